@@ -1,0 +1,131 @@
+/* graph.h — the operator graph: parameters, named axes, tensors and ops.
+ *
+ * Loaded from JSON (docs/FORMATS.md §1). Axes are global names ("m", "n", "k"); a tensor
+ * lists the axes it is stored over, outermost first, innermost contiguous. Because axes are
+ * shared, a tile size per axis fixes every tensor's tile (see propagate.h). Limits below are
+ * generous for every workload of the paper; the loader reports any excess by name. */
+#ifndef PT_GRAPH_H
+#define PT_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "pt_error.h"
+
+#define PT_NAME_MAX 48
+#define PT_MAX_PARAMS 32
+#define PT_MAX_AXES 16
+#define PT_MAX_TENSORS 32
+#define PT_MAX_OPS 32
+#define PT_MAX_RANK 6
+#define PT_MAX_OP_IN 4
+/* Largest extent of one axis and of one tensor (elements): keeps every product in int64. */
+#define PT_MAX_EXTENT ((int64_t)1 << 31)
+#define PT_MAX_ELEMS ((int64_t)1 << 46)
+
+typedef struct {
+    char name[PT_NAME_MAX];
+    int64_t value;
+} pt_param;
+
+typedef struct {
+    char name[PT_NAME_MAX];
+    int64_t extent;
+    bool batch;           /* batch axis: tiled by 1 unless the tiling says otherwise */
+} pt_axis;
+
+typedef enum { PT_ROLE_INPUT, PT_ROLE_OUTPUT, PT_ROLE_INTERMEDIATE } pt_role;
+
+typedef struct {
+    char name[PT_NAME_MAX];
+    int rank;
+    int axes[PT_MAX_RANK]; /* indices into graph->axes; outermost first */
+    pt_dtype dtype;
+    pt_role role;
+    int view_of;           /* tensor index whose storage this re-indexes, or -1 */
+    int scales;            /* 4-bit types: tensor index of the group scales, else -1 */
+    int group_axis;        /* axis index the scale groups run along, or -1 */
+    int64_t group_size;    /* elements per scale group along group_axis, or 0 */
+} pt_tensor;
+
+typedef enum {
+    PT_OP_MATMUL,
+    /* unary elementwise */
+    PT_OP_EXP2, PT_OP_EXP, PT_OP_SCALE, PT_OP_CAST, PT_OP_RELU, PT_OP_GELU, PT_OP_SILU,
+    /* binary elementwise */
+    PT_OP_ADD, PT_OP_SUB, PT_OP_MUL, PT_OP_MAX,
+    /* reductions */
+    PT_OP_REDUCE_MAX, PT_OP_REDUCE_SUM,
+    PT_OP_ONLINE_SOFTMAX,
+    PT_OP_DEQUANTIZE,
+    PT_OP_CUMSUM,
+    PT_OP_EXP_DECAY,
+    PT_OP_FILL, PT_OP_COPY,
+    PT_OP_KIND_COUNT
+} pt_op_kind;
+
+typedef struct {
+    char name[PT_NAME_MAX];
+    pt_op_kind kind;
+    int n_in;
+    int in[PT_MAX_OP_IN];  /* tensor indices */
+    int out;               /* tensor index */
+    /* matmul: the operand views of the einsum spec "a b, b c -> a c" (axis indices) */
+    int spec_rank[3];
+    int spec_axes[3][PT_MAX_RANK];
+    int n_reduce;          /* matmul: contracted axes; reduce: the reduced axis */
+    int reduce_axes[PT_MAX_RANK];
+    pt_dtype acc;          /* matmul accumulation type (f32 unless said) */
+    int axis;              /* reduce / online_softmax / cumsum: the axis; else -1 */
+    double scale;          /* scale, online_softmax scale (1 if absent), fill value */
+    bool causal;           /* online_softmax / exp_decay: mask col > row */
+    int row_axis;          /* causal row axis (e.g. m), -1 when not causal */
+    int col_axis;          /* causal column axis (e.g. n), -1 when not causal */
+} pt_op;
+
+typedef struct {
+    char name[PT_NAME_MAX];
+    char file[256];        /* where it was loaded from, for messages */
+    int n_params;
+    pt_param params[PT_MAX_PARAMS];
+    int n_axes;
+    pt_axis axes[PT_MAX_AXES];
+    int n_tensors;
+    pt_tensor tensors[PT_MAX_TENSORS];
+    int n_ops;
+    pt_op ops[PT_MAX_OPS];
+    /* "defaults": the tiling to use when none is given (0 = not given) */
+    int64_t default_tile[PT_MAX_AXES];
+    int default_warpgroups;
+    int default_stages;
+} pt_graph;
+
+const char *pt_op_kind_name(pt_op_kind k);
+bool pt_op_kind_parse(const char *s, pt_op_kind *out);
+const char *pt_op_kind_names(void);
+bool pt_op_is_unary(pt_op_kind k);
+bool pt_op_is_binary(pt_op_kind k);
+const char *pt_role_name(pt_role r);
+
+int pt_graph_find_axis(const pt_graph *g, const char *name);
+int pt_graph_find_tensor(const pt_graph *g, const char *name);
+int pt_graph_find_param(const pt_graph *g, const char *name);
+/* Index of the op producing tensor t, or -1 (graph inputs). */
+int pt_graph_producer(const pt_graph *g, int t);
+/* Elements of a whole tensor. */
+int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t);
+bool pt_tensor_has_axis(const pt_tensor *t, int axis);
+
+/* Load from a file, or from text (name is used in messages). On failure returns false with
+ * err filled as "<file>: <json path>: <reason>". `overrides` is "P=V,Q=W" or NULL: replaces
+ * parameter values before sizes are evaluated. */
+bool pt_graph_load_file(pt_graph *g, const char *path, const char *overrides, pt_error *err);
+bool pt_graph_load_text(pt_graph *g, const char *name, const char *text, size_t len,
+                        const char *overrides, pt_error *err);
+
+/* Total flops of the whole operator graph (matmuls 2·M·N·K; others 1 per output element). */
+int64_t pt_graph_matmul_flops(const pt_graph *g);
+
+#endif

@@ -1,0 +1,68 @@
+/* hw.h — hardware models: one EU (SM / CU) and its sEUs.
+ *
+ * Embedded defaults for H100 SXM, H200 and MI300X (hw_builtin.c) and JSON overrides
+ * (docs/FORMATS.md §2). Times are nanoseconds, rates are per EU (per SM), so the simulator
+ * needs no clock. Every constant carries its source in the JSON ("source" fields). */
+#ifndef PT_HW_H
+#define PT_HW_H
+
+#include "stask.h"
+
+/* Cost of an sTask kind on one dtype: duration = latency_ns + amount / rate, where amount is
+ * bytes (load/store), flops (mma) or elements (cuda-core pieces). rate <= 0: unsupported. */
+typedef struct {
+    double rate;
+    double latency_ns;
+} pt_cost;
+
+typedef struct {
+    bool present;
+    bool async;            /* the issuing warp goes on after issue */
+    int max_in_flight;     /* async: operations outstanding at once per EU (0 = no limit) */
+    double issue_ns;       /* time the issuing warp spends issuing one operation */
+} pt_seu_model;
+
+typedef struct {
+    char name[48];         /* "H200" */
+    char vendor[16];       /* "nvidia" | "amd" */
+    char arch[16];         /* "sm_90a" | "gfx942" */
+    char source[256];      /* where the numbers come from, with dates */
+    int eu_count;
+    double clock_ghz;
+    int warp_size;
+    int64_t smem_per_eu;         /* bytes of shared memory / LDS per EU */
+    int64_t smem_per_block;      /* largest opt-in dynamic shared memory for one block */
+    int64_t regs_per_eu;         /* 32-bit registers per EU */
+    int max_regs_per_thread;
+    int min_regs_per_thread;     /* setmaxnreg lower bound */
+    int max_threads_per_block;
+    int max_warps_per_eu;
+    int64_t l2_bytes;
+    double hbm_bytes_per_ns;     /* whole chip (GB/s / 1) */
+    double l2_bytes_per_ns;      /* whole chip */
+    double barrier_ns;           /* one cross-warp barrier hand-off (arrive -> waiter wakes) */
+    double launch_ns;            /* kernel launch overhead added to every kernel */
+    double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */
+    int mma_m;                   /* tensor-core instruction rows per warpgroup (64) */
+    int mma_n_max, mma_n_step;   /* allowed N: step..max by step */
+    int mma_k_bytes;             /* K-extent of one instruction, bytes (32: k16 for f16) */
+    int64_t tma_box_max;         /* largest box dim, elements (256) */
+    pt_seu_model seu[PT_SEU_COUNT];
+    pt_cost cost[PT_ST_KIND_COUNT][PT_DTYPE_COUNT];
+} pt_hw;
+
+/* Names of the embedded models: "H100", "H200", "MI300X" (case-insensitive on lookup). */
+const char *const *pt_hw_builtin_names(void);
+/* Load a builtin by name, else a JSON file path (which may itself say "base": "H200" and
+ * override a few fields). */
+bool pt_hw_load(pt_hw *hw, const char *name_or_file, pt_error *err);
+bool pt_hw_load_text(pt_hw *hw, const char *name, const char *text, size_t len, pt_error *err);
+/* The embedded JSON text of a builtin, or NULL. */
+const char *pt_hw_builtin_json(const char *name);
+/* Write a model as JSON (the same format the loader reads). Returns malloc'd text. */
+char *pt_hw_to_json(const pt_hw *hw);
+
+/* Duration of one sTask of `kind` on `dtype` moving/doing `amount` (ns); < 0 if unsupported. */
+double pt_hw_duration(const pt_hw *hw, pt_stask_kind kind, pt_dtype dtype, double amount);
+
+#endif

@@ -1,0 +1,20 @@
+/* pt_error.c — formatting of one-line error reports. */
+#include "pt_error.h"
+
+#include <stdio.h>
+
+bool pt_vfail(pt_error *err, const char *fmt, va_list ap)
+{
+    if (err)
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    return false;
+}
+
+bool pt_fail(pt_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pt_vfail(err, fmt, ap);
+    va_end(ap);
+    return false;
+}

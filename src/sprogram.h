@@ -1,0 +1,107 @@
+/* sprogram.h — the sProgram: a schedule of one sTask-graph on the sEUs of an EU.
+ *
+ * sProg[lane][order]: each lane is one sEU as issued by one warp role (`tma` by the
+ * producer, `tc.wg0`/`cuda.wg0` by consumer warpgroup 0, ...). Its entries are issued in
+ * order: prologue sTasks first, then the loop body once per iteration (an entry with
+ * offset o runs, in loop step v, the sTask of iteration v + o: this is how software
+ * pipelining is written), then epilogue sTasks. Waits are the cross-lane dependencies;
+ * each becomes a barrier-sTask in code. Also holds the tiling, the stages of each buffered
+ * tile, the warp roles' register budgets and the inter-EU partition. */
+#ifndef PT_SPROGRAM_H
+#define PT_SPROGRAM_H
+
+#include "hw.h"
+#include "stask.h"
+
+#define PT_MAX_LANES 16
+#define PT_MAX_ROLES 8
+#define PT_LANE_NAME_MAX 32
+
+typedef struct {
+    int stask;
+    int offset;            /* iteration offset within the loop (body sTasks only) */
+} pt_lane_entry;
+
+typedef struct {
+    char name[PT_LANE_NAME_MAX];
+    pt_seu_kind seu;
+    int role;              /* index into roles */
+    int n, cap;
+    pt_lane_entry *entries;
+} pt_lane;
+
+typedef struct {
+    char name[PT_LANE_NAME_MAX];   /* "producer", "wg0", ... */
+    int threads;                   /* 128: one warpgroup */
+    int regs;                      /* per-thread budget (setmaxnreg) */
+    int wg;                        /* consumer warpgroup index, -1 for the producer */
+} pt_role_def;
+
+typedef struct {
+    int stask;             /* the waiting sTask */
+    int on;                /* the sTask waited for */
+    int distance;          /* iterations back: 0 = same iteration */
+} pt_wait;
+
+typedef enum { PT_RASTER_ROW, PT_RASTER_COLUMN, PT_RASTER_GROUPED } pt_raster;
+
+typedef struct {
+    pt_raster raster;
+    int group;             /* grouped rasterisation: tiles per group along the slow axis */
+    bool persistent;       /* one CTA per EU looping over tiles */
+} pt_partition_spec;
+
+typedef struct {
+    char graph_name[PT_NAME_MAX];
+    char hw_name[48];
+    pt_tiling tiling;              /* as given (unpropagated tiles are 0) */
+    int stages[PT_MAX_TENSORS];    /* ring depth per buffered tensor, 0 = not buffered */
+    int n_roles;
+    pt_role_def roles[PT_MAX_ROLES];
+    int n_lanes;
+    pt_lane lanes[PT_MAX_LANES];
+    int n_waits, cap_waits;
+    pt_wait *waits;
+    pt_partition_spec partition;
+} pt_sprogram;
+
+const char *pt_raster_name(pt_raster r);
+bool pt_raster_parse(const char *s, pt_raster *out);
+
+/* An empty program for sg: roles producer + one per warpgroup, lanes tma, tc.wgN, cuda.wgN,
+ * stages 2 on every buffered tensor, no entries and no waits. */
+void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
+void pt_sprogram_free(pt_sprogram *p);
+bool pt_sprogram_copy(pt_sprogram *dst, const pt_sprogram *src);
+
+int pt_sprogram_find_lane(const pt_sprogram *p, const char *name);
+/* Where an sTask is placed: returns false if nowhere. */
+bool pt_sprogram_placement(const pt_sprogram *p, int stask, int *lane, int *pos);
+
+/* Append(sTask, lane[, position]): place (or move) an sTask; position -1 = at the end. */
+bool pt_append(pt_sprogram *p, const pt_stask_graph *sg, int stask, int lane, int position,
+               int offset, pt_error *err);
+/* Remove an sTask from its lane (it is then unplaced: validation will say so). */
+bool pt_unplace(pt_sprogram *p, int stask);
+/* Wait(sTask, list): stask may not start until each of on[i] (distance[i] iterations back;
+ * distance may be NULL = all 0) has completed. Duplicates are ignored. */
+bool pt_wait(pt_sprogram *p, const pt_stask_graph *sg, int stask, const int *on,
+             const int *distance, int n, pt_error *err);
+bool pt_unwait(pt_sprogram *p, int stask, int on, int distance);
+bool pt_has_wait(const pt_sprogram *p, int stask, int on, int distance);
+
+/* The deterministic default: every sTask on its natural lane in topological order, a Wait
+ * for every cross-lane dependency, stages from the graph's defaults (2 if none). */
+bool pt_sprogram_default(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                         pt_error *err);
+
+/* JSON (docs/FORMATS.md §3). Loading re-partitions `g` with the file's tiling into sg
+ * (caller frees with pt_stask_graph_free) and resolves sTask ids against it. */
+bool pt_sprogram_load_file(pt_sprogram *p, pt_stask_graph *sg, const pt_graph *g,
+                           const char *path, pt_error *err);
+bool pt_sprogram_load_text(pt_sprogram *p, pt_stask_graph *sg, const pt_graph *g,
+                           const char *name, const char *text, size_t len, pt_error *err);
+/* malloc'd JSON text, stable key order, one entry per line where it helps diffs. */
+char *pt_sprogram_to_json(const pt_sprogram *p, const pt_stask_graph *sg);
+
+#endif

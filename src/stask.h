@@ -1,0 +1,105 @@
+/* stask.h — sTasks and the sTask-graph produced by sTask-partition.
+ *
+ * An sTask is one piece of work on one tile, executed on one sEU of an EU. The sTask-graph
+ * is what one EU (one CTA / one output tile) does: a prologue, a loop body over the
+ * reduction axis (the "loop axis": K in GEMM, the key sequence in attention, ...) whose
+ * dependencies may cross iterations (distance 1 = the previous iteration), and an epilogue.
+ * pt_stask_graph_instances() expands it into (sTask, iteration) instances. */
+#ifndef PT_STASK_H
+#define PT_STASK_H
+
+#include "graph.h"
+
+typedef enum { PT_SEU_TMA, PT_SEU_TENSOR_CORE, PT_SEU_CUDA_CORE, PT_SEU_COUNT } pt_seu_kind;
+
+typedef enum {
+    PT_ST_LOAD,         /* global -> shared (TMA / AMD buffer load to LDS) */
+    PT_ST_STORE,        /* registers/shared -> global */
+    PT_ST_MMA,          /* tensor-core matrix multiply-accumulate */
+    PT_ST_SOFTMAX_MAX,  /* online softmax: row max (with causal mask) */
+    PT_ST_SOFTMAX_EXP,  /* online softmax: exp2((s - m) * scale) */
+    PT_ST_SOFTMAX_SUM,  /* online softmax: row sum */
+    PT_ST_RESCALE,      /* online softmax: O *= exp2(m_old - m_new) */
+    PT_ST_NORMALIZE,    /* online softmax: O /= l, at the end */
+    PT_ST_ELEMENTWISE,  /* unary / binary pointwise */
+    PT_ST_REDUCE,       /* max / sum over an axis */
+    PT_ST_DEQUANT,      /* 4-bit + group scale -> f16/bf16 */
+    PT_ST_CUMSUM,       /* prefix sum along an axis (Mamba2) */
+    PT_ST_EXP_DECAY,    /* exp(a_i - a_j), masked (Mamba2 segment decay) */
+    PT_ST_FILL,         /* set a tile to a constant */
+    PT_ST_CONVERT,      /* f32 accumulator -> output dtype */
+    PT_ST_KIND_COUNT
+} pt_stask_kind;
+
+typedef enum { PT_REGION_PROLOGUE, PT_REGION_BODY, PT_REGION_EPILOGUE } pt_region;
+
+typedef struct {
+    int from;           /* sTask index */
+    int distance;       /* 0: same iteration; 1: the previous iteration (loop-carried) */
+} pt_dep;
+
+#define PT_MAX_DEPS 8
+#define PT_STASK_ID_MAX 64
+
+typedef struct {
+    char id[PT_STASK_ID_MAX];   /* stable name used by sProgram files: "load.A", "mma.C.wg0" */
+    pt_stask_kind kind;
+    pt_seu_kind seu;
+    pt_region region;
+    int op;             /* source op index, -1 for loads/stores */
+    int tensor;         /* tensor loaded, stored or produced */
+    int wg;             /* consumer warpgroup this belongs to, -1 = whole EU */
+    int rank;           /* tile shape over the tensor's axes (the tile this sTask touches) */
+    int axes[PT_MAX_RANK];
+    int64_t tile[PT_MAX_RANK];
+    pt_dtype dtype;     /* operand type (mma: input type) */
+    int64_t bytes;      /* bytes moved to/from global memory */
+    int64_t flops;      /* floating-point work (mma: 2·m·n·k) */
+    int64_t elems;      /* elements processed (cuda-core pieces) */
+    bool buffered;      /* a body load whose tile lives in a ring of stages */
+    char expr[160];     /* the tensor expression it computes, for people */
+    int n_deps;
+    pt_dep deps[PT_MAX_DEPS];
+} pt_stask;
+
+/* The tiling: one tile size per graph axis (0 = untiled, i.e. the whole extent) plus the
+ * number of consumer warpgroups that split the first spatial axis between them. */
+typedef struct {
+    int64_t tile[PT_MAX_AXES];
+    int warpgroups;
+} pt_tiling;
+
+typedef struct {
+    const pt_graph *graph;
+    pt_tiling tiling;           /* after Propagate: every axis has a tile > 0 */
+    int n;
+    pt_stask *tasks;            /* owned */
+    int loop_axis;              /* -1 when there is no reduction loop */
+    int64_t iterations;         /* trip count of the loop body for a full (unmasked) tile */
+    int64_t tiles;              /* output tiles = EU work items */
+    int64_t tile_grid[PT_MAX_AXES]; /* tiles along each axis (1 for reduced/untiled axes) */
+    int split_axis;             /* axis split between consumer warpgroups, -1 if one wg */
+    int causal_op;              /* op index whose causal mask shortens loops, or -1 */
+} pt_stask_graph;
+
+const char *pt_seu_name(pt_seu_kind k);          /* "tma", "tensor_core", "cuda_core" */
+bool pt_seu_parse(const char *s, pt_seu_kind *out);
+const char *pt_stask_kind_name(pt_stask_kind k); /* "load", "mma", "softmax_max", ... */
+bool pt_stask_kind_parse(const char *s, pt_stask_kind *out);
+pt_seu_kind pt_stask_kind_seu(pt_stask_kind k);  /* the sEU kind an sTask kind runs on */
+const char *pt_region_name(pt_region r);
+
+/* sTask-partition: graph + tiling -> sTask-graph (Propagate is applied first). */
+bool pt_partition(pt_stask_graph *sg, const pt_graph *g, const pt_tiling *tiling, pt_error *err);
+void pt_stask_graph_free(pt_stask_graph *sg);
+int pt_stask_find(const pt_stask_graph *sg, const char *id);
+
+/* Loop trip count of output tile `tile_index` (row-major over tile_grid): shorter than
+ * `iterations` for tiles that a causal mask cuts. */
+int64_t pt_stask_graph_tile_iterations(const pt_stask_graph *sg, int64_t tile_index);
+/* Instances of a graph for `iters` iterations: prologue + body*iters + epilogue. */
+int64_t pt_stask_graph_instances(const pt_stask_graph *sg, int64_t iters);
+/* Total flops over all tiles (masked iterations skipped). */
+double pt_stask_graph_total_flops(const pt_stask_graph *sg);
+
+#endif

@@ -1,0 +1,34 @@
+/* validate.h — is an sProgram executable on the hardware model, and if not, why.
+ *
+ * Checks: every sTask placed exactly once; each sTask on a lane of its sEU kind; offsets
+ * only on body sTasks; every cross-lane data dependency covered by a Wait; no cycle through
+ * Waits, data dependencies and lane orders (a deadlock: the cycle is named); shared memory
+ * (stages x tiles + resident tiles + barriers) and registers (accumulators per warpgroup,
+ * role budgets summed) within the model. */
+#ifndef PT_VALIDATE_H
+#define PT_VALIDATE_H
+
+#include "sprogram.h"
+
+#define PT_MAX_PROBLEMS 32
+
+typedef struct {
+    int n_problems;
+    char problems[PT_MAX_PROBLEMS][320];
+    int64_t smem_bytes;            /* needed per EU */
+    int64_t smem_limit;
+    int regs_needed[PT_MAX_ROLES]; /* per thread, per role */
+    int64_t regs_total;            /* budgets x threads summed over roles */
+    int64_t regs_limit;
+} pt_validation;
+
+/* Returns true when valid. `report` (may be NULL) receives every problem found; `err` the
+ * first one as a single line. */
+bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                 pt_validation *report, pt_error *err);
+/* Shared memory one EU needs under this program (bytes). */
+int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
+/* Registers per thread the accumulators/fragments of consumer warpgroup `wg` need. */
+int pt_sprogram_regs_needed(const pt_sprogram *p, const pt_stask_graph *sg, int wg);
+
+#endif
