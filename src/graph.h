@@ -55,7 +55,7 @@ typedef enum {
     /* unary elementwise */
     PT_OP_EXP2, PT_OP_EXP, PT_OP_SCALE, PT_OP_CAST, PT_OP_RELU, PT_OP_GELU, PT_OP_SILU,
     /* binary elementwise */
-    PT_OP_ADD, PT_OP_SUB, PT_OP_MUL, PT_OP_MAX,
+    PT_OP_ADD, PT_OP_SUB, PT_OP_MUL, PT_OP_DIV, PT_OP_MAX,
     /* reductions */
     PT_OP_REDUCE_MAX, PT_OP_REDUCE_SUM,
     PT_OP_ONLINE_SOFTMAX,
@@ -83,6 +83,7 @@ typedef struct {
     bool causal;           /* online_softmax / exp_decay: mask col > row */
     int row_axis;          /* causal row axis (e.g. m), -1 when not causal */
     int col_axis;          /* causal column axis (e.g. n), -1 when not causal */
+    int lse;               /* online_softmax: optional log-sum-exp output tensor, or -1 */
 } pt_op;
 
 typedef struct {
@@ -112,7 +113,7 @@ const char *pt_role_name(pt_role r);
 int pt_graph_find_axis(const pt_graph *g, const char *name);
 int pt_graph_find_tensor(const pt_graph *g, const char *name);
 int pt_graph_find_param(const pt_graph *g, const char *name);
-/* Index of the op producing tensor t, or -1 (graph inputs). */
+/* Index of the op producing tensor t (as its output or its lse), or -1 (graph inputs). */
 int pt_graph_producer(const pt_graph *g, int t);
 /* Elements of a whole tensor. */
 int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t);

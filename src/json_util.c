@@ -95,6 +95,32 @@ bool pt_write_file(const char *path, const char *text, pt_error *err)
     return true;
 }
 
+/* Bracket depth at `at` and at the end, string-aware; returns true when the text ends inside
+ * a string. Tells a truncated file or a too-deep one from a plain syntax error. */
+static bool scan_depth(const char *text, const char *at, size_t len, int *depth_at, int *depth_end)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (text + i == at)
+            *depth_at = depth;
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"')
+            in_string = true;
+        else if (c == '[' || c == '{')
+            depth++;
+        else if (c == ']' || c == '}')
+            depth--;
+    }
+    *depth_end = depth;
+    return in_string;
+}
+
 cJSON *pt_json_parse(const char *name, const char *text, size_t len, pt_error *err)
 {
     if (len == 0 || strspn(text, " \t\r\n") == len) {
@@ -119,12 +145,23 @@ cJSON *pt_json_parse(const char *name, const char *text, size_t len, pt_error *e
             } else
                 col++;
         }
-        if (at >= text + len)
-            pt_fail(err, "%s: line %d: the JSON text ends early (truncated?) or nests deeper "
-                         "than 1000 levels; expected a complete JSON object", name, line);
-        else
-            pt_fail(err, "%s: line %d, column %d: JSON syntax error near '%.12s'", name, line,
-                    col, at);
+        int depth_at = 0, depth_end = 0;
+        bool in_string = scan_depth(text, at, len, &depth_at, &depth_end);
+        if (depth_at >= 1000)
+            pt_fail(err, "%s: line %d: the JSON text nests deeper than 1000 levels", name, line);
+        else if (at >= text + len || in_string || depth_end > 0)
+            pt_fail(err, "%s: line %d: the JSON text ends early (truncated?); expected a complete "
+                         "JSON value", name, line);
+        else {
+            char near[13];
+            size_t n = 0;
+            while (n < 12 && at + n < text + len && at[n] != '\n' && at[n] != '\r')
+                n++;
+            memcpy(near, at, n);
+            near[n] = 0;
+            pt_fail(err, "%s: line %d, column %d: JSON syntax error near '%s'", name, line, col,
+                    near);
+        }
         return NULL;
     }
     /* Trailing garbage after the value. */
@@ -228,7 +265,7 @@ bool pt_json_get_int(const cJSON *obj, const char *key, bool required, int64_t l
         return pt_fail(err, "%s: %s.%s: %g is not a whole number; expected an integer", file,
                        path, key, d);
     if (d < (double)lo || d > (double)hi)
-        return pt_fail(err, "%s: %s.%s: %.0f is out of range; expected %lld to %lld", file, path,
+        return pt_fail(err, "%s: %s.%s: %.6g is out of range; expected %lld to %lld", file, path,
                        key, d, (long long)lo, (long long)hi);
     *out = (int64_t)d;
     return true;

@@ -47,4 +47,11 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
                  pt_timeline *tl, pt_error *err);
 void pt_timeline_free(pt_timeline *tl);
 
+/* The dependency instances of (stask, iter) in a loop of `iters` iterations, mapped across
+ * regions exactly as the simulator does: sTask-graph data dependencies, then the program's
+ * Waits (p may be NULL); buffer-stage reuse is not included. Writes up to cap pairs and
+ * returns how many there are (which may exceed cap). Used by exports and the GUI. */
+int pt_instance_deps(const pt_sprogram *p, const pt_stask_graph *sg, int stask, int64_t iter,
+                     int64_t iters, int *dep_stask, int64_t *dep_iter, int cap);
+
 #endif

@@ -41,7 +41,7 @@ typedef struct {
     int stask;             /* the waiting sTask */
     int on;                /* the sTask waited for */
     int distance;          /* iterations back: 0 = same iteration */
-} pt_wait;
+} pt_wait_entry;       /* (named apart from the function pt_wait: C has one namespace) */
 
 typedef enum { PT_RASTER_ROW, PT_RASTER_COLUMN, PT_RASTER_GROUPED } pt_raster;
 
@@ -61,7 +61,7 @@ typedef struct {
     int n_lanes;
     pt_lane lanes[PT_MAX_LANES];
     int n_waits, cap_waits;
-    pt_wait *waits;
+    pt_wait_entry *waits;
     pt_partition_spec partition;
 } pt_sprogram;
 

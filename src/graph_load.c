@@ -1,0 +1,829 @@
+/* graph_load.c — reads an operator graph from JSON (docs/FORMATS.md §1) and checks it.
+ *
+ * Everything a later stage relies on is checked here, once: names resolve, sizes evaluate
+ * to positive extents whose products fit, every op has the inputs and axes its kind needs,
+ * and ops are listed in dependency order (so the graph is acyclic by construction). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+#include "graph.h"
+#include "json_util.h"
+
+typedef struct {
+    pt_graph *g;
+    const char *file;
+    pt_error *err;
+} loader;
+
+static bool is_identifier(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return false;
+    return true;
+}
+
+static bool check_name(loader *L, const char *path, const char *name, const char *what)
+{
+    if (!is_identifier(name))
+        return pt_fail(L->err, "%s: %s: \"%.40s\" is not a valid %s name; expected letters, "
+                               "digits and '_', starting with a letter", L->file, path, name ? name : "", what);
+    if (strlen(name) >= PT_NAME_MAX)
+        return pt_fail(L->err, "%s: %s: name is longer than %d characters", L->file, path,
+                       PT_NAME_MAX - 1);
+    return true;
+}
+
+/* ---- params and overrides ---- */
+
+static bool load_params(loader *L, const cJSON *root)
+{
+    bool ok;
+    const cJSON *params = pt_json_get_object(root, "params", false, L->file, "$", &ok, L->err);
+    if (!ok)
+        return false;
+    if (!params)
+        return true;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, params)
+    {
+        char path[PT_PATH_MAX];
+        pt_path_key(path, "$.params", it->string);
+        if (L->g->n_params >= PT_MAX_PARAMS)
+            return pt_fail(L->err, "%s: %s: too many parameters; expected at most %d", L->file,
+                           path, PT_MAX_PARAMS);
+        if (!check_name(L, path, it->string, "parameter"))
+            return false;
+        if (pt_graph_find_param(L->g, it->string) >= 0)
+            return pt_fail(L->err, "%s: %s: parameter defined twice", L->file, path);
+        int64_t v;
+        if (!pt_json_get_int(params, it->string, true, -((int64_t)1 << 40), (int64_t)1 << 40,
+                             L->file, "$.params", &v, L->err))
+            return false;
+        pt_param *p = &L->g->params[L->g->n_params++];
+        snprintf(p->name, sizeof p->name, "%s", it->string);
+        p->value = v;
+    }
+    return true;
+}
+
+static bool apply_overrides(loader *L, const char *overrides)
+{
+    if (!overrides || !*overrides)
+        return true;
+    const char *s = overrides;
+    while (*s) {
+        const char *comma = strchr(s, ',');
+        size_t n = comma ? (size_t)(comma - s) : strlen(s);
+        char item[128];
+        if (n >= sizeof item)
+            return pt_fail(L->err, "--set: \"%.40s...\" is too long", s);
+        memcpy(item, s, n);
+        item[n] = 0;
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return pt_fail(L->err, "--set: \"%s\": expected NAME=VALUE", item);
+        *eq = 0;
+        int p = pt_graph_find_param(L->g, item);
+        if (p < 0)
+            return pt_fail(L->err, "--set: %s has no parameter \"%s\" in $.params", L->file, item);
+        char *end;
+        long long v = strtoll(eq + 1, &end, 10);
+        if (end == eq + 1 || *end || v < 0 || v > ((long long)1 << 40))
+            return pt_fail(L->err, "--set: %s=\"%s\": expected a whole number from 0 to 2^40",
+                           item, eq + 1);
+        L->g->params[p].value = v;
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    return true;
+}
+
+/* ---- axes ---- */
+
+static bool eval_size(loader *L, const cJSON *v, const char *path, int64_t *out)
+{
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (!(d >= 1 && d <= (double)PT_MAX_EXTENT) || d != (double)(int64_t)d)
+            return pt_fail(L->err, "%s: %s: %g is not a valid size; expected a whole number "
+                                   "from 1 to %lld", L->file, path, d, (long long)PT_MAX_EXTENT);
+        *out = (int64_t)d;
+        return true;
+    }
+    if (!cJSON_IsString(v))
+        return pt_fail(L->err, "%s: %s: is %s; expected a size (a number or an expression "
+                               "over params such as \"S/256\")", L->file, path, pt_json_type(v));
+    char why[160];
+    int64_t x;
+    if (!pt_expr_eval(v->valuestring, L->g, &x, why, sizeof why))
+        return pt_fail(L->err, "%s: %s: size \"%.60s\": %s", L->file, path, v->valuestring, why);
+    if (x < 1 || x > PT_MAX_EXTENT)
+        return pt_fail(L->err, "%s: %s: size \"%.60s\" is %lld; expected 1 to %lld", L->file,
+                       path, v->valuestring, (long long)x, (long long)PT_MAX_EXTENT);
+    *out = x;
+    return true;
+}
+
+static bool load_axes(loader *L, const cJSON *root)
+{
+    bool ok;
+    const cJSON *axes = pt_json_get_object(root, "axes", true, L->file, "$", &ok, L->err);
+    if (!axes)
+        return false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, axes)
+    {
+        char path[PT_PATH_MAX];
+        pt_path_key(path, "$.axes", it->string);
+        if (L->g->n_axes >= PT_MAX_AXES)
+            return pt_fail(L->err, "%s: %s: too many axes; expected at most %d", L->file, path,
+                           PT_MAX_AXES);
+        if (!check_name(L, path, it->string, "axis"))
+            return false;
+        if (pt_graph_find_axis(L->g, it->string) >= 0)
+            return pt_fail(L->err, "%s: %s: axis defined twice", L->file, path);
+        pt_axis *a = &L->g->axes[L->g->n_axes];
+        snprintf(a->name, sizeof a->name, "%s", it->string);
+        const cJSON *size = it;
+        if (cJSON_IsObject(it)) {
+            static const char *const keys[] = {"size", "batch", NULL};
+            if (!pt_json_check_keys(it, keys, L->file, path, L->err) ||
+                !pt_json_get_bool(it, "batch", false, L->file, path, &a->batch, L->err))
+                return false;
+            size = cJSON_GetObjectItemCaseSensitive(it, "size");
+            if (!size)
+                return pt_fail(L->err, "%s: %s: missing \"size\"; expected a number or an "
+                                       "expression", L->file, path);
+            char sp[PT_PATH_MAX];
+            pt_path_key(sp, path, "size");
+            if (!eval_size(L, size, sp, &a->extent))
+                return false;
+        } else if (!eval_size(L, size, path, &a->extent))
+            return false;
+        L->g->n_axes++;
+    }
+    if (L->g->n_axes == 0)
+        return pt_fail(L->err, "%s: $.axes: is empty; expected at least one axis", L->file);
+    return true;
+}
+
+/* ---- tensors ---- */
+
+static bool resolve_axis(loader *L, const cJSON *v, const char *path, int *out)
+{
+    if (!cJSON_IsString(v))
+        return pt_fail(L->err, "%s: %s: is %s; expected an axis name", L->file, path,
+                       pt_json_type(v));
+    int a = pt_graph_find_axis(L->g, v->valuestring);
+    if (a < 0)
+        return pt_fail(L->err, "%s: %s: axis \"%.40s\" is not defined in $.axes", L->file, path,
+                       v->valuestring);
+    *out = a;
+    return true;
+}
+
+static bool resolve_tensor(loader *L, const char *name, const char *path, int *out)
+{
+    int t = pt_graph_find_tensor(L->g, name);
+    if (t < 0)
+        return pt_fail(L->err, "%s: %s: tensor \"%.40s\" is not defined in $.tensors", L->file,
+                       path, name);
+    *out = t;
+    return true;
+}
+
+static bool load_tensor_axes(loader *L, const cJSON *def, const char *path, pt_tensor *t)
+{
+    bool ok;
+    const cJSON *axes = pt_json_get_array(def, "axes", true, L->file, path, &ok, L->err);
+    if (!axes)
+        return false;
+    char ap[PT_PATH_MAX];
+    pt_path_key(ap, path, "axes");
+    int n = cJSON_GetArraySize(axes);
+    if (n < 1 || n > PT_MAX_RANK)
+        return pt_fail(L->err, "%s: %s: has %d axes; expected 1 to %d", L->file, ap, n,
+                       PT_MAX_RANK);
+    int64_t elems = 1;
+    for (int i = 0; i < n; i++) {
+        char ip[PT_PATH_MAX];
+        pt_path_idx(ip, ap, i);
+        if (!resolve_axis(L, cJSON_GetArrayItem(axes, i), ip, &t->axes[i]))
+            return false;
+        for (int j = 0; j < i; j++)
+            if (t->axes[j] == t->axes[i])
+                return pt_fail(L->err, "%s: %s: axis \"%s\" appears twice in one tensor",
+                               L->file, ip, L->g->axes[t->axes[i]].name);
+        elems *= L->g->axes[t->axes[i]].extent;
+        if (elems > PT_MAX_ELEMS)
+            return pt_fail(L->err, "%s: %s: the tensor has more than 2^46 elements; expected "
+                                   "a smaller size", L->file, ap);
+    }
+    t->rank = n;
+    return true;
+}
+
+/* The scales tensor has the quantised tensor's axes, except that the grouped axis is
+ * replaced by one of extent/group (one scale per group). */
+static bool check_scales_shape(loader *L, const pt_tensor *t, const char *path)
+{
+    const pt_tensor *s = &L->g->tensors[t->scales];
+    if (s == t || s->rank != t->rank || pt_dtype_is_4bit(s->dtype))
+        return pt_fail(L->err, "%s: %s: scales \"%s\" must be a 8-bit-or-wider tensor of rank %d",
+                       L->file, path, s->name, t->rank);
+    for (int i = 0; i < t->rank; i++) {
+        int64_t want = L->g->axes[t->axes[i]].extent;
+        if (t->axes[i] == t->group_axis)
+            want /= t->group_size;
+        else if (s->axes[i] != t->axes[i])
+            return pt_fail(L->err, "%s: %s: axis %d of scales \"%s\" must be \"%s\"", L->file,
+                           path, i, s->name, L->g->axes[t->axes[i]].name);
+        if (L->g->axes[s->axes[i]].extent != want)
+            return pt_fail(L->err, "%s: %s: axis %d of scales \"%s\" has size %lld; expected %lld",
+                           L->file, path, i, s->name, (long long)L->g->axes[s->axes[i]].extent,
+                           (long long)want);
+    }
+    return true;
+}
+
+static bool check_view(loader *L, pt_tensor *t, const char *path)
+{
+    char vp[PT_PATH_MAX];
+    pt_path_key(vp, path, "view_of");
+    const pt_tensor *base = &L->g->tensors[t->view_of];
+    if (base == t || base->view_of >= 0)
+        return pt_fail(L->err, "%s: %s: a view must refer to a tensor that is not itself "
+               "a view", L->file, vp);
+    if (base->rank != t->rank || base->dtype != t->dtype)
+        return pt_fail(L->err, "%s: %s: view of \"%s\" must have its rank (%d) and dtype "
+               "(%s)", L->file, vp, base->name, base->rank,
+               pt_dtype_name(base->dtype));
+    for (int i = 0; i < t->rank; i++)
+        if (L->g->axes[base->axes[i]].extent != L->g->axes[t->axes[i]].extent)
+            return pt_fail(L->err, "%s: %s: axis %d of the view (\"%s\") and of \"%s\" "
+                   "differ in size", L->file, vp, i,
+                   L->g->axes[t->axes[i]].name, base->name);
+    t->role = base->role;
+    return true;
+}
+
+static bool load_tensors(loader *L, const cJSON *root)
+{
+    bool ok;
+    const cJSON *tensors = pt_json_get_object(root, "tensors", true, L->file, "$", &ok, L->err);
+    if (!tensors)
+        return false;
+    const cJSON *it;
+    /* First pass: names, so that "view_of" and "scales" may refer forward. */
+    cJSON_ArrayForEach(it, tensors)
+    {
+        char path[PT_PATH_MAX];
+        pt_path_key(path, "$.tensors", it->string);
+        if (L->g->n_tensors >= PT_MAX_TENSORS)
+            return pt_fail(L->err, "%s: %s: too many tensors; expected at most %d", L->file,
+                           path, PT_MAX_TENSORS);
+        if (!check_name(L, path, it->string, "tensor"))
+            return false;
+        if (pt_graph_find_tensor(L->g, it->string) >= 0)
+            return pt_fail(L->err, "%s: %s: tensor defined twice", L->file, path);
+        if (!cJSON_IsObject(it))
+            return pt_fail(L->err, "%s: %s: is %s; expected an object with \"axes\", \"dtype\" "
+                                   "and \"role\"", L->file, path, pt_json_type(it));
+        pt_tensor *t = &L->g->tensors[L->g->n_tensors++];
+        snprintf(t->name, sizeof t->name, "%s", it->string);
+        t->view_of = t->scales = t->group_axis = -1;
+    }
+    int idx = 0;
+    cJSON_ArrayForEach(it, tensors)
+    {
+        pt_tensor *t = &L->g->tensors[idx++];
+        char path[PT_PATH_MAX];
+        pt_path_key(path, "$.tensors", it->string);
+        static const char *const keys[] = {"axes", "dtype", "role", "view_of", "scales",
+                                           "description", NULL};
+        if (!pt_json_check_keys(it, keys, L->file, path, L->err) ||
+            !load_tensor_axes(L, it, path, t))
+            return false;
+        const char *dt = NULL, *role = "intermediate", *view = NULL;
+        if (!pt_json_get_string(it, "dtype", true, L->file, path, &dt, L->err) ||
+            !pt_json_get_string(it, "role", false, L->file, path, &role, L->err) ||
+            !pt_json_get_string(it, "view_of", false, L->file, path, &view, L->err))
+            return false;
+        if (!pt_dtype_parse(dt, &t->dtype))
+            return pt_fail(L->err, "%s: %s.dtype: \"%.20s\" is not a dtype; expected one of: %s",
+                           L->file, path, dt, pt_dtype_names());
+        if (strcmp(role, "input") == 0)
+            t->role = PT_ROLE_INPUT;
+        else if (strcmp(role, "output") == 0)
+            t->role = PT_ROLE_OUTPUT;
+        else if (strcmp(role, "intermediate") == 0)
+            t->role = PT_ROLE_INTERMEDIATE;
+        else
+            return pt_fail(L->err, "%s: %s.role: \"%.20s\" is not a role; expected input, "
+                                   "output or intermediate", L->file, path, role);
+        if (view) {
+            char vp[PT_PATH_MAX];
+            pt_path_key(vp, path, "view_of");
+            if (!resolve_tensor(L, view, vp, &t->view_of))
+                return false;
+        }
+        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(it, "scales");
+        if (sc) {
+            char sp[PT_PATH_MAX];
+            pt_path_key(sp, path, "scales");
+            static const char *const skeys[] = {"tensor", "axis", "group", NULL};
+            const char *stn = NULL;
+            int64_t group = 0;
+            if (!cJSON_IsObject(sc))
+                return pt_fail(L->err, "%s: %s: is %s; expected {\"tensor\", \"axis\", \"group\"}",
+                               L->file, sp, pt_json_type(sc));
+            if (!pt_json_check_keys(sc, skeys, L->file, sp, L->err) ||
+                !pt_json_get_string(sc, "tensor", true, L->file, sp, &stn, L->err) ||
+                !pt_json_get_int(sc, "group", true, 1, 1 << 20, L->file, sp, &group, L->err))
+                return false;
+            char tp[PT_PATH_MAX], ap[PT_PATH_MAX];
+            pt_path_key(tp, sp, "tensor");
+            pt_path_key(ap, sp, "axis");
+            if (!resolve_tensor(L, stn, tp, &t->scales) ||
+                !resolve_axis(L, cJSON_GetObjectItemCaseSensitive(sc, "axis"), ap, &t->group_axis))
+                return false;
+            if (!pt_tensor_has_axis(t, t->group_axis))
+                return pt_fail(L->err, "%s: %s: the tensor has no axis \"%s\"", L->file, ap,
+                               L->g->axes[t->group_axis].name);
+            if (L->g->axes[t->group_axis].extent % group != 0)
+                return pt_fail(L->err, "%s: %s.group: %lld does not divide axis \"%s\" (%lld)",
+                               L->file, sp, (long long)group, L->g->axes[t->group_axis].name,
+                               (long long)L->g->axes[t->group_axis].extent);
+            t->group_size = group;
+        } else if (pt_dtype_is_4bit(t->dtype) && t->view_of < 0)
+            return pt_fail(L->err, "%s: %s: a %s tensor needs \"scales\": {\"tensor\", \"axis\", "
+                                   "\"group\"}", L->file, path, pt_dtype_name(t->dtype));
+    }
+    if (L->g->n_tensors == 0)
+        return pt_fail(L->err, "%s: $.tensors: is empty; expected at least one tensor", L->file);
+    /* Checks that look at another tensor's axes run once all are read. */
+    for (int i = 0; i < L->g->n_tensors; i++) {
+        pt_tensor *t = &L->g->tensors[i];
+        char path[PT_PATH_MAX];
+        pt_path_key(path, "$.tensors", t->name);
+        if (t->view_of >= 0 && !check_view(L, t, path))
+            return false;
+        if (t->scales >= 0 && !check_scales_shape(L, t, path))
+            return false;
+    }
+    return true;
+}
+
+/* ---- ops ---- */
+
+/* "m k, k n -> m n": operand axis lists (space separated) split by ',' and '->'. */
+static bool parse_spec(loader *L, const char *spec, const char *path, pt_op *op)
+{
+    const char *arrow = strstr(spec, "->");
+    if (!arrow)
+        return pt_fail(L->err, "%s: %s: \"%.60s\" has no \"->\"; expected an einsum-style spec "
+                               "like \"m k, k n -> m n\"", L->file, path, spec);
+    char buf[256];
+    if (strlen(spec) >= sizeof buf)
+        return pt_fail(L->err, "%s: %s: spec is too long", L->file, path);
+    snprintf(buf, sizeof buf, "%s", spec);
+    buf[arrow - spec] = 0;
+    char *parts[3] = {buf, NULL, buf + (arrow - spec) + 2};
+    char *comma = strchr(buf, ',');
+    if (!comma || strchr(comma + 1, ','))
+        return pt_fail(L->err, "%s: %s: \"%.60s\" must name exactly two operands before \"->\"",
+                       L->file, path, spec);
+    *comma = 0;
+    parts[1] = comma + 1;
+    for (int k = 0; k < 3; k++) {
+        int n = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(parts[k], " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+            if (n >= PT_MAX_RANK)
+                return pt_fail(L->err, "%s: %s: operand %d has more than %d axes", L->file, path,
+                               k, PT_MAX_RANK);
+            int a = pt_graph_find_axis(L->g, tok);
+            if (a < 0)
+                return pt_fail(L->err, "%s: %s: axis \"%.40s\" is not defined in $.axes",
+                               L->file, path, tok);
+            op->spec_axes[k][n++] = a;
+        }
+        if (n == 0)
+            return pt_fail(L->err, "%s: %s: operand %d of \"%.60s\" has no axes", L->file, path,
+                           k, spec);
+        op->spec_rank[k] = n;
+    }
+    return true;
+}
+
+static bool same_axis_set(const int *a, int na, const pt_tensor *t)
+{
+    if (na != t->rank)
+        return false;
+    for (int i = 0; i < na; i++)
+        if (!pt_tensor_has_axis(t, a[i]))
+            return false;
+    return true;
+}
+
+static bool has(const int *a, int n, int x)
+{
+    for (int i = 0; i < n; i++)
+        if (a[i] == x)
+            return true;
+    return false;
+}
+
+static bool check_matmul(loader *L, const cJSON *def, const char *path, pt_op *op)
+{
+    const char *spec = NULL, *acc = "f32";
+    char sp[PT_PATH_MAX];
+    pt_path_key(sp, path, "spec");
+    if (!pt_json_get_string(def, "spec", true, L->file, path, &spec, L->err) ||
+        !parse_spec(L, spec, sp, op) ||
+        !pt_json_get_string(def, "acc", false, L->file, path, &acc, L->err))
+        return false;
+    if (!pt_dtype_parse(acc, &op->acc) || (op->acc != PT_F32 && op->acc != PT_F16))
+        return pt_fail(L->err, "%s: %s.acc: \"%.20s\"; expected f32 or f16", L->file, path, acc);
+    const int ts[3] = {op->in[0], op->in[1], op->out};
+    for (int k = 0; k < 3; k++) {
+        const pt_tensor *t = &L->g->tensors[ts[k]];
+        if (!same_axis_set(op->spec_axes[k], op->spec_rank[k], t))
+            return pt_fail(L->err, "%s: %s: operand %d of the spec does not list the axes of "
+                                   "tensor \"%s\"; expected a permutation of its %d axes",
+                           L->file, sp, k, t->name, t->rank);
+    }
+    /* Contracted axes: in both inputs, not in the output. Every output axis comes from an
+     * input; an axis of one input alone that is not in the output is no matmul. */
+    op->n_reduce = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < op->spec_rank[k]; i++) {
+            int a = op->spec_axes[k][i];
+            if (has(op->spec_axes[2], op->spec_rank[2], a))
+                continue;
+            if (!has(op->spec_axes[1 - k], op->spec_rank[1 - k], a))
+                return pt_fail(L->err, "%s: %s: axis \"%s\" of operand %d is neither in the other "
+                                       "operand nor in the output", L->file, sp,
+                               L->g->axes[a].name, k);
+            if (k == 0)
+                op->reduce_axes[op->n_reduce++] = a;
+        }
+    for (int i = 0; i < op->spec_rank[2]; i++) {
+        int a = op->spec_axes[2][i];
+        if (!has(op->spec_axes[0], op->spec_rank[0], a) &&
+            !has(op->spec_axes[1], op->spec_rank[1], a))
+            return pt_fail(L->err, "%s: %s: output axis \"%s\" is in no input", L->file, sp,
+                           L->g->axes[a].name);
+    }
+    if (op->n_reduce == 0)
+        return pt_fail(L->err, "%s: %s: no axis is contracted; expected an axis shared by both "
+                               "operands and absent from the output", L->file, sp);
+    return true;
+}
+
+static bool get_axis_key(loader *L, const cJSON *def, const char *key, bool required,
+                         const char *path, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(def, key);
+    if (!v) {
+        if (required)
+            return pt_fail(L->err, "%s: %s: missing \"%s\"; expected an axis name", L->file,
+                           path, key);
+        return true;
+    }
+    char kp[PT_PATH_MAX];
+    pt_path_key(kp, path, key);
+    return resolve_axis(L, v, kp, out);
+}
+
+static bool axes_subset(const pt_tensor *a, const pt_tensor *b)
+{
+    for (int i = 0; i < a->rank; i++)
+        if (!pt_tensor_has_axis(b, a->axes[i]))
+            return false;
+    return true;
+}
+
+/* online_softmax may also write the rows' log-sum-exp (split-KV attention needs it). */
+static bool check_lse(loader *L, const cJSON *def, const char *path, pt_op *op)
+{
+    const char *name = NULL;
+    if (!pt_json_get_string(def, "lse", false, L->file, path, &name, L->err))
+        return false;
+    if (!name)
+        return true;
+    char lp[PT_PATH_MAX];
+    pt_path_key(lp, path, "lse");
+    if (!resolve_tensor(L, name, lp, &op->lse))
+        return false;
+    const pt_tensor *in = &L->g->tensors[op->in[0]], *lse = &L->g->tensors[op->lse];
+    if (lse->role == PT_ROLE_INPUT || lse->view_of >= 0 || op->lse == op->out ||
+        pt_graph_producer(L->g, op->lse) >= 0)
+        return pt_fail(L->err, "%s: %s: tensor \"%s\" cannot be written here (an input, a view, "
+                               "or already written)", L->file, lp, lse->name);
+    if (lse->rank != in->rank - 1 || pt_tensor_has_axis(lse, op->axis) || !axes_subset(lse, in))
+        return pt_fail(L->err, "%s: %s: \"%s\" must have the axes of \"%s\" without \"%s\"",
+                       L->file, lp, lse->name, in->name, L->g->axes[op->axis].name);
+    return true;
+}
+
+/* A flag is true/false or the name of a parameter (non-zero = true), so that it can be
+ * switched from the command line with --set. */
+static bool get_flag(loader *L, const cJSON *def, const char *key, const char *path, bool *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(def, key);
+    if (!v || cJSON_IsBool(v))
+        return pt_json_get_bool(def, key, false, L->file, path, out, L->err);
+    if (!cJSON_IsString(v))
+        return pt_fail(L->err, "%s: %s.%s: is %s; expected true, false or a parameter name",
+                       L->file, path, key, pt_json_type(v));
+    int p = pt_graph_find_param(L->g, v->valuestring);
+    if (p < 0)
+        return pt_fail(L->err, "%s: %s.%s: parameter \"%.40s\" is not defined in $.params",
+                       L->file, path, key, v->valuestring);
+    *out = L->g->params[p].value != 0;
+    return true;
+}
+
+static bool check_op_kind(loader *L, const cJSON *def, const char *path, pt_op *op)
+{
+    const pt_graph *g = L->g;
+    const pt_tensor *out = &g->tensors[op->out];
+    const pt_tensor *in0 = op->n_in > 0 ? &g->tensors[op->in[0]] : NULL;
+    int want_in = 1;
+    if (op->kind == PT_OP_MATMUL || pt_op_is_binary(op->kind))
+        want_in = 2;
+    else if (op->kind == PT_OP_FILL)
+        want_in = 0;
+    if (op->kind == PT_OP_EXP_DECAY && op->n_in == 2)
+        want_in = 2;
+    if (op->n_in != want_in)
+        return pt_fail(L->err, "%s: %s.in: has %d tensors; %s takes %d", L->file, path, op->n_in,
+                       pt_op_kind_name(op->kind), want_in);
+    op->axis = op->row_axis = op->col_axis = -1;
+    op->scale = 1.0;
+    if (!pt_json_get_number(def, "scale", false, -1e30, 1e30, L->file, path, &op->scale, L->err) ||
+        !get_flag(L, def, "causal", path, &op->causal))
+        return false;
+    switch (op->kind) {
+    case PT_OP_MATMUL:
+        return check_matmul(L, def, path, op);
+    case PT_OP_REDUCE_MAX:
+    case PT_OP_REDUCE_SUM:
+        if (!get_axis_key(L, def, "axis", true, path, &op->axis))
+            return false;
+        if (!pt_tensor_has_axis(in0, op->axis) || pt_tensor_has_axis(out, op->axis) ||
+            out->rank != in0->rank - 1 || !axes_subset(out, in0))
+            return pt_fail(L->err, "%s: %s.axis: the output \"%s\" must have the axes of \"%s\" "
+                                   "without \"%s\"", L->file, path, out->name, in0->name,
+                           g->axes[op->axis].name);
+        op->n_reduce = 1;
+        op->reduce_axes[0] = op->axis;
+        return true;
+    case PT_OP_ONLINE_SOFTMAX:
+    case PT_OP_CUMSUM:
+        if (!get_axis_key(L, def, "axis", true, path, &op->axis))
+            return false;
+        if (!pt_tensor_has_axis(in0, op->axis) || out->rank != in0->rank || !axes_subset(out, in0))
+            return pt_fail(L->err, "%s: %s: input and output must have the same axes, "
+                                   "including \"%s\"", L->file, path, g->axes[op->axis].name);
+        if (op->kind == PT_OP_ONLINE_SOFTMAX && !check_lse(L, def, path, op))
+            return false;
+        if (op->kind == PT_OP_ONLINE_SOFTMAX && op->causal) {
+            if (!get_axis_key(L, def, "rows", true, path, &op->row_axis))
+                return false;
+            op->col_axis = op->axis;
+            if (op->row_axis == op->axis || !pt_tensor_has_axis(in0, op->row_axis))
+                return pt_fail(L->err, "%s: %s.rows: expected an axis of \"%s\" other than the "
+                                       "softmax axis", L->file, path, in0->name);
+        }
+        return true;
+    case PT_OP_EXP_DECAY:
+        op->causal = true;
+        if (!get_flag(L, def, "causal", path, &op->causal) ||
+            !get_axis_key(L, def, "rows", true, path, &op->row_axis) ||
+            !get_axis_key(L, def, "cols", true, path, &op->col_axis))
+            return false;
+        if (!pt_tensor_has_axis(out, op->row_axis) || !pt_tensor_has_axis(out, op->col_axis) ||
+            op->row_axis == op->col_axis)
+            return pt_fail(L->err, "%s: %s: the output \"%s\" must have both the \"rows\" and "
+                                   "the \"cols\" axis", L->file, path, out->name);
+        for (int i = 0; i < op->n_in; i++)
+            if (!axes_subset(&g->tensors[op->in[i]], out))
+                return pt_fail(L->err, "%s: %s.in[%d]: every axis of \"%s\" must be an axis of "
+                                       "the output", L->file, path, i, g->tensors[op->in[i]].name);
+        return true;
+    case PT_OP_DEQUANTIZE:
+        if (!pt_dtype_is_4bit(in0->dtype) || in0->scales < 0)
+            return pt_fail(L->err, "%s: %s.in[0]: \"%s\" is %s; dequantize expects a 4-bit tensor "
+                                   "(int4, fp4-e2m1) with \"scales\"", L->file, path, in0->name,
+                           pt_dtype_name(in0->dtype));
+        if (out->dtype != PT_F16 && out->dtype != PT_BF16)
+            return pt_fail(L->err, "%s: %s.out: \"%s\" is %s; dequantize produces f16 or bf16",
+                           L->file, path, out->name, pt_dtype_name(out->dtype));
+        if (out->rank != in0->rank || !axes_subset(out, in0))
+            return pt_fail(L->err, "%s: %s: input and output must have the same axes", L->file,
+                           path);
+        return true;
+    case PT_OP_FILL:
+        if (!pt_json_get_number(def, "value", false, -1e30, 1e30, L->file, path, &op->scale,
+                                L->err))
+            return false;
+        return true;
+    default: /* unary and binary elementwise, copy */
+        for (int i = 0; i < op->n_in; i++)
+            if (!axes_subset(&g->tensors[op->in[i]], out))
+                return pt_fail(L->err, "%s: %s.in[%d]: every axis of \"%s\" must be an axis of "
+                                       "the output \"%s\" (inputs broadcast, never reduce)",
+                               L->file, path, i, g->tensors[op->in[i]].name, out->name);
+        return true;
+    }
+}
+
+static bool load_op(loader *L, const cJSON *def, int index)
+{
+    pt_graph *g = L->g;
+    pt_op *op = &g->ops[index];
+    char path[PT_PATH_MAX];
+    pt_path_idx(path, "$.ops", index);
+    if (!cJSON_IsObject(def))
+        return pt_fail(L->err, "%s: %s: is %s; expected an object with \"op\", \"in\" and \"out\"",
+                       L->file, path, pt_json_type(def));
+    static const char *const keys[] = {"name", "op", "in", "out", "spec", "acc", "axis", "scale",
+                                       "causal", "rows", "cols", "value", "lse", "description",
+                                       NULL};
+    op->lse = -1;
+    const char *kind = NULL, *outname = NULL;
+    if (!pt_json_check_keys(def, keys, L->file, path, L->err) ||
+        !pt_json_get_name(def, "name", false, L->file, path, op->name, sizeof op->name, L->err) ||
+        !pt_json_get_string(def, "op", true, L->file, path, &kind, L->err) ||
+        !pt_json_get_string(def, "out", true, L->file, path, &outname, L->err))
+        return false;
+    if (!pt_op_kind_parse(kind, &op->kind))
+        return pt_fail(L->err, "%s: %s.op: \"%.30s\" is not an op; expected one of: %s", L->file,
+                       path, kind, pt_op_kind_names());
+    if (!op->name[0])
+        snprintf(op->name, sizeof op->name, "%s%d", pt_op_kind_name(op->kind), index);
+    char op_path[PT_PATH_MAX];
+    pt_path_key(op_path, path, "out");
+    if (!resolve_tensor(L, outname, op_path, &op->out))
+        return false;
+    pt_tensor *out = &g->tensors[op->out];
+    if (out->role == PT_ROLE_INPUT || out->view_of >= 0)
+        return pt_fail(L->err, "%s: %s: tensor \"%s\" is %s; an op cannot write it", L->file,
+                       op_path, out->name, out->view_of >= 0 ? "a view" : "a graph input");
+    int prev = pt_graph_producer(g, op->out); /* only earlier ops are loaded yet */
+    if (prev >= 0)
+        return pt_fail(L->err, "%s: %s: tensor \"%s\" is already written by $.ops[%d]; each "
+                               "tensor has one producer", L->file, op_path, out->name, prev);
+    bool ok;
+    const cJSON *in = pt_json_get_array(def, "in", op->kind != PT_OP_FILL, L->file, path, &ok,
+                                        L->err);
+    if (!ok)
+        return false;
+    int n = in ? cJSON_GetArraySize(in) : 0;
+    if (n > PT_MAX_OP_IN)
+        return pt_fail(L->err, "%s: %s.in: has %d tensors; expected at most %d", L->file, path, n,
+                       PT_MAX_OP_IN);
+    op->n_in = n;
+    for (int i = 0; i < n; i++) {
+        char ip[PT_PATH_MAX], inp[PT_PATH_MAX];
+        pt_path_key(inp, path, "in");
+        pt_path_idx(ip, inp, i);
+        const cJSON *v = cJSON_GetArrayItem(in, i);
+        if (!cJSON_IsString(v))
+            return pt_fail(L->err, "%s: %s: is %s; expected a tensor name", L->file, ip,
+                           pt_json_type(v));
+        if (!resolve_tensor(L, v->valuestring, ip, &op->in[i]))
+            return false;
+        const pt_tensor *t = &g->tensors[op->in[i]];
+        int base = t->view_of >= 0 ? t->view_of : op->in[i];
+        if (base == op->out)
+            return pt_fail(L->err, "%s: %s: op reads its own output \"%s\"", L->file, ip, t->name);
+        if (g->tensors[base].role != PT_ROLE_INPUT) {
+            if (pt_graph_producer(g, base) < 0)
+                return pt_fail(L->err, "%s: %s: tensor \"%s\" is not a graph input and no earlier "
+                                       "op writes it; ops must be listed in dependency order",
+                               L->file, ip, t->name);
+        }
+    }
+    return check_op_kind(L, def, path, op);
+}
+
+static bool load_ops(loader *L, const cJSON *root)
+{
+    bool ok;
+    const cJSON *ops = pt_json_get_array(root, "ops", true, L->file, "$", &ok, L->err);
+    if (!ops)
+        return false;
+    int n = cJSON_GetArraySize(ops);
+    if (n < 1 || n > PT_MAX_OPS)
+        return pt_fail(L->err, "%s: $.ops: has %d ops; expected 1 to %d", L->file, n, PT_MAX_OPS);
+    for (int i = 0; i < n; i++) {
+        if (!load_op(L, cJSON_GetArrayItem(ops, i), i))
+            return false;
+        L->g->n_ops = i + 1;
+    }
+    for (int t = 0; t < L->g->n_tensors; t++) {
+        const pt_tensor *x = &L->g->tensors[t];
+        if (x->role != PT_ROLE_INPUT && x->view_of < 0 && pt_graph_producer(L->g, t) < 0)
+            return pt_fail(L->err, "%s: $.tensors.%s: is %s but no op writes it", L->file, x->name,
+                           pt_role_name(x->role));
+    }
+    return true;
+}
+
+/* ---- defaults ---- */
+
+static bool load_defaults(loader *L, const cJSON *root)
+{
+    bool ok;
+    const cJSON *d = pt_json_get_object(root, "defaults", false, L->file, "$", &ok, L->err);
+    if (!ok)
+        return false;
+    if (!d)
+        return true;
+    static const char *const keys[] = {"tile", "warpgroups", "stages", NULL};
+    int64_t wg = 0, st = 0;
+    if (!pt_json_check_keys(d, keys, L->file, "$.defaults", L->err) ||
+        !pt_json_get_int(d, "warpgroups", false, 1, 4, L->file, "$.defaults", &wg, L->err) ||
+        !pt_json_get_int(d, "stages", false, 1, 16, L->file, "$.defaults", &st, L->err))
+        return false;
+    L->g->default_warpgroups = (int)wg;
+    L->g->default_stages = (int)st;
+    const cJSON *tile = pt_json_get_object(d, "tile", false, L->file, "$.defaults", &ok, L->err);
+    if (!ok)
+        return false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, tile)
+    {
+        char tp[PT_PATH_MAX];
+        pt_path_key(tp, "$.defaults.tile", it->string);
+        int a = it->string ? pt_graph_find_axis(L->g, it->string) : -1;
+        if (a < 0)
+            return pt_fail(L->err, "%s: %s: \"%.40s\" is not an axis in $.axes", L->file, tp,
+                           it->string ? it->string : "");
+        int64_t v;
+        if (!pt_json_get_int(tile, it->string, true, 1, 4096, L->file, "$.defaults.tile", &v,
+                             L->err))
+            return false;
+        L->g->default_tile[a] = v;
+    }
+    return true;
+}
+
+static bool load_root(loader *L, const cJSON *root, const char *overrides)
+{
+    if (!cJSON_IsObject(root))
+        return pt_fail(L->err, "%s: $: is %s; expected a JSON object (an operator graph)",
+                       L->file, pt_json_type(root));
+    static const char *const keys[] = {"format", "version", "name", "description", "params",
+                                       "axes", "tensors", "ops", "defaults", NULL};
+    const char *format = NULL, *desc = NULL;
+    int64_t version = 1;
+    if (!pt_json_check_keys(root, keys, L->file, "$", L->err) ||
+        !pt_json_get_string(root, "format", false, L->file, "$", &format, L->err) ||
+        !pt_json_get_int(root, "version", false, 1, 1, L->file, "$", &version, L->err) ||
+        !pt_json_get_string(root, "description", false, L->file, "$", &desc, L->err))
+        return false;
+    if (format && strcmp(format, "pipethreader.graph") != 0)
+        return pt_fail(L->err, "%s: $.format: \"%.40s\"; expected \"pipethreader.graph\"",
+                       L->file, format);
+    if (!pt_json_get_name(root, "name", true, L->file, "$", L->g->name, sizeof L->g->name,
+                          L->err))
+        return false;
+    return load_params(L, root) && apply_overrides(L, overrides) && load_axes(L, root) &&
+           load_tensors(L, root) && load_ops(L, root) && load_defaults(L, root);
+}
+
+bool pt_graph_load_text(pt_graph *g, const char *name, const char *text, size_t len,
+                        const char *overrides, pt_error *err)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->file, sizeof g->file, "%s", name);
+    cJSON *root = pt_json_parse(name, text, len, err);
+    if (!root)
+        return false;
+    loader L = {g, g->file, err};
+    bool ok = load_root(&L, root, overrides);
+    cJSON_Delete(root);
+    return ok;
+}
+
+bool pt_graph_load_file(pt_graph *g, const char *path, const char *overrides, pt_error *err)
+{
+    char *text;
+    size_t len;
+    if (!pt_read_file(path, &text, &len, err))
+        return false;
+    bool ok = pt_graph_load_text(g, path, text, len, overrides, err);
+    free(text);
+    return ok;
+}

@@ -1,0 +1,652 @@
+/* hw.c — hardware models: the embedded H100 / H200 / MI300X defaults, the JSON loader
+ * (with "base" overrides), the writer, and the sTask cost function.
+ *
+ * The format is described in docs/FORMAT-hw.md. The loader is fed untrusted text (it is
+ * fuzzed): every value is type- and range-checked through json_util.h, every index is
+ * bounded, and a failed load leaves the caller's model untouched. */
+#include "hw.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "json_util.h"
+
+#define HW_FORMAT "pipethreader.hw"
+#define HW_VERSION 1
+
+/* ---- builtin models --------------------------------------------------------------- */
+
+static const char *const builtin_names[] = {"H100", "H200", "MI300X", NULL};
+
+/* Other spellings people use for the same parts. */
+static const struct {
+    const char *alias, *name;
+} aliases[] = {
+    {"H100-SXM", "H100"}, {"H100-SXM5", "H100"}, {"H100SXM", "H100"},
+    {"H200-SXM", "H200"}, {"H200SXM", "H200"},   {"MI300", "MI300X"},
+};
+
+/* ASCII-only case folding: locale-independent, so names match the same way everywhere. */
+static bool same_name(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = (unsigned char)*a, cb = (unsigned char)*b;
+        if (ca >= 'a' && ca <= 'z')
+            ca -= 'a' - 'A';
+        if (cb >= 'a' && cb <= 'z')
+            cb -= 'a' - 'A';
+        if (ca != cb)
+            return false;
+        if (!ca)
+            return true;
+    }
+}
+
+/* Canonical builtin name for `name` (any case, or an alias), or NULL. */
+static const char *builtin_canonical(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (const char *const *n = builtin_names; *n; n++)
+        if (same_name(name, *n))
+            return *n;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (same_name(name, aliases[i].alias))
+            return aliases[i].name;
+    return NULL;
+}
+
+const char *const *pt_hw_builtin_names(void)
+{
+    return builtin_names;
+}
+
+const char *pt_hw_builtin_json(const char *name)
+{
+    const char *canon = builtin_canonical(name);
+    return canon ? pt_embedded_find(pt_embedded_hw, canon) : NULL;
+}
+
+/* ---- the scalar fields, table-driven so loader and writer cannot drift apart ---------- */
+
+typedef enum { F_INT, F_I64, F_NUM } field_type;
+
+typedef struct {
+    const char *key;
+    field_type type;
+    size_t offset;
+    double lo, hi;
+    bool positive; /* F_NUM: must be > 0, not just >= lo */
+} field;
+
+#define FLD(key, type, member, lo, hi, pos) {key, type, offsetof(pt_hw, member), lo, hi, pos}
+static const field fields[] = {
+    FLD("eu_count", F_INT, eu_count, 1, 4096, false),
+    FLD("clock_ghz", F_NUM, clock_ghz, 0, 20, true),
+    FLD("warp_size", F_INT, warp_size, 1, 1024, false),
+    FLD("smem_per_eu", F_I64, smem_per_eu, 1, 1 << 30, false),
+    FLD("smem_per_block", F_I64, smem_per_block, 1, 1 << 30, false),
+    FLD("regs_per_eu", F_I64, regs_per_eu, 1, 1 << 24, false),
+    FLD("max_regs_per_thread", F_INT, max_regs_per_thread, 1, 4096, false),
+    FLD("min_regs_per_thread", F_INT, min_regs_per_thread, 1, 4096, false),
+    FLD("max_threads_per_block", F_INT, max_threads_per_block, 1, 65536, false),
+    FLD("max_warps_per_eu", F_INT, max_warps_per_eu, 1, 4096, false),
+    FLD("l2_bytes", F_I64, l2_bytes, 0, 1099511627776.0, false),
+    FLD("hbm_gbps", F_NUM, hbm_bytes_per_ns, 0, 1e7, true),
+    FLD("l2_gbps", F_NUM, l2_bytes_per_ns, 0, 1e8, true),
+    FLD("barrier_ns", F_NUM, barrier_ns, 0, 1e6, false),
+    FLD("launch_ns", F_NUM, launch_ns, 0, 1e9, false),
+    FLD("tile_overhead_ns", F_NUM, tile_overhead_ns, 0, 1e9, false),
+    FLD("tma_box_max", F_I64, tma_box_max, 1, 1 << 20, false),
+};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+/* Top-level keys; "sources" may name any of the scalar keys and "name"/"vendor"/"arch". */
+static const char *const top_keys[] = {
+    "format", "version", "base", "name", "vendor", "arch", "source", "sources",
+    "eu_count", "clock_ghz", "warp_size", "smem_per_eu", "smem_per_block", "regs_per_eu",
+    "max_regs_per_thread", "min_regs_per_thread", "max_threads_per_block", "max_warps_per_eu",
+    "l2_bytes", "hbm_gbps", "l2_gbps", "barrier_ns", "launch_ns", "tile_overhead_ns", "mma",
+    "tma_box_max", "seus", "costs", NULL};
+static const char *const mma_keys[] = {"m", "n_max", "n_step", "k_bytes", "source", NULL};
+static const char *const seu_keys[] = {"async", "max_in_flight", "issue_ns", "source", NULL};
+static const char *const cost_keys[] = {"kind", "dtype", "rate", "latency_ns", "source", NULL};
+
+/* ---- loader --------------------------------------------------------------------------- */
+
+/* State of one load: the file name for messages and whether fields may be omitted. */
+typedef struct {
+    const char *file;
+    bool has_base;
+    pt_error *err;
+} ld;
+
+static bool load_root(pt_hw *hw, const char *file, const char *text, size_t len, int depth,
+                      pt_error *err);
+
+static bool has(const cJSON *obj, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
+}
+
+static bool get_field(ld *L, const cJSON *root, const field *f, pt_hw *hw)
+{
+    if (L->has_base && !has(root, f->key))
+        return true; /* keep the base's value */
+    char *dst = (char *)hw + f->offset;
+    if (f->type == F_NUM) {
+        double d = 0;
+        if (!pt_json_get_number(root, f->key, true, f->lo, f->hi, L->file, "$", &d, L->err))
+            return false;
+        if (f->positive && !(d > 0))
+            return pt_fail(L->err, "%s: $.%s: %g is out of range; expected a positive number",
+                           L->file, f->key, d);
+        memcpy(dst, &d, sizeof d);
+        return true;
+    }
+    int64_t v = 0;
+    if (!pt_json_get_int(root, f->key, true, (int64_t)f->lo, (int64_t)f->hi, L->file, "$", &v,
+                         L->err))
+        return false;
+    if (f->type == F_INT) {
+        int i = (int)v;
+        memcpy(dst, &i, sizeof i);
+    } else
+        memcpy(dst, &v, sizeof v);
+    return true;
+}
+
+/* A fixed-size name: the whole buffer is rewritten so equal models compare equal bytewise. */
+static bool get_name(ld *L, const cJSON *obj, const char *key, const char *path, char *out,
+                     size_t cap)
+{
+    char tmp[256];
+    memset(tmp, 0, sizeof tmp);
+    if (cap > sizeof tmp)
+        cap = sizeof tmp;
+    if (!has(obj, key) && L->has_base)
+        return true;
+    if (!pt_json_get_name(obj, key, true, L->file, path, tmp, cap, L->err))
+        return false;
+    memcpy(out, tmp, cap);
+    return true;
+}
+
+static bool check_header(ld *L, const cJSON *root)
+{
+    const char *fmt = NULL;
+    if (!pt_json_get_string(root, "format", false, L->file, "$", &fmt, L->err))
+        return false;
+    if (fmt && strcmp(fmt, HW_FORMAT) != 0)
+        return pt_fail(L->err, "%s: $.format: is \"%.64s\"; expected \"" HW_FORMAT "\"",
+                       L->file, fmt);
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+    if (!ver)
+        return true;
+    if (!cJSON_IsNumber(ver))
+        return pt_fail(L->err, "%s: $.version: is %s; expected the number %d", L->file,
+                       pt_json_type(ver), HW_VERSION);
+    if (ver->valuedouble != HW_VERSION)
+        return pt_fail(L->err, "%s: $.version: %g is not supported; expected %d", L->file,
+                       ver->valuedouble, HW_VERSION);
+    return true;
+}
+
+/* "base": a builtin name; the model starts as that builtin and the file overrides it. */
+static bool apply_base(ld *L, const cJSON *root, pt_hw *hw, int depth)
+{
+    const char *base = NULL;
+    if (!pt_json_get_string(root, "base", false, L->file, "$", &base, L->err))
+        return false;
+    L->has_base = base != NULL;
+    if (!base)
+        return true;
+    const char *canon = builtin_canonical(base);
+    if (!canon)
+        return pt_fail(L->err, "%s: $.base: unknown hardware model \"%.64s\"; expected one of: "
+                       "H100, H200, MI300X", L->file, base);
+    if (depth > 0)
+        return pt_fail(L->err, "%s: $.base: a base model may not itself have a base; expected "
+                       "a model without \"base\"", L->file);
+    const char *text = pt_embedded_find(pt_embedded_hw, canon);
+    if (!text)
+        return pt_fail(L->err, "%s: $.base: builtin \"%s\" is not compiled in; expected one of: "
+                       "H100, H200, MI300X", L->file, canon);
+    return load_root(hw, canon, text, strlen(text), depth + 1, L->err);
+}
+
+/* "sources": per-field provenance strings; checked (typos, types) but not stored. */
+static bool check_sources(ld *L, const cJSON *root)
+{
+    bool ok;
+    const cJSON *src = pt_json_get_object(root, "sources", false, L->file, "$", &ok, L->err);
+    if (!ok || !src)
+        return ok;
+    const char *allowed[N_FIELDS + 4];
+    size_t n = 0;
+    allowed[n++] = "name";
+    allowed[n++] = "vendor";
+    allowed[n++] = "arch";
+    for (size_t i = 0; i < N_FIELDS; i++)
+        allowed[n++] = fields[i].key;
+    allowed[n] = NULL;
+    if (!pt_json_check_keys(src, allowed, L->file, "$.sources", L->err))
+        return false;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, src)
+    {
+        if (!cJSON_IsString(it))
+            return pt_fail(L->err, "%s: $.sources.%.64s: is %s; expected a string", L->file,
+                           it->string ? it->string : "?", pt_json_type(it));
+    }
+    return true;
+}
+
+static bool check_vendor(ld *L, const cJSON *root, const pt_hw *hw)
+{
+    if (!has(root, "vendor"))
+        return true;
+    if (strcmp(hw->vendor, "nvidia") != 0 && strcmp(hw->vendor, "amd") != 0)
+        return pt_fail(L->err, "%s: $.vendor: is \"%s\"; expected \"nvidia\" or \"amd\"",
+                       L->file, hw->vendor);
+    return true;
+}
+
+static bool get_int_into(ld *L, const cJSON *obj, const char *key, int64_t lo, int64_t hi,
+                         const char *path, bool required, int *out)
+{
+    int64_t v = *out;
+    if (!pt_json_get_int(obj, key, required, lo, hi, L->file, path, &v, L->err))
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool get_mma(ld *L, const cJSON *root, pt_hw *hw)
+{
+    bool ok;
+    const cJSON *m = pt_json_get_object(root, "mma", !L->has_base, L->file, "$", &ok, L->err);
+    if (!ok || !m)
+        return ok;
+    const char *p = "$.mma", *src = NULL;
+    bool req = !L->has_base;
+    return pt_json_check_keys(m, mma_keys, L->file, p, L->err) &&
+           get_int_into(L, m, "m", 1, 1024, p, req, &hw->mma_m) &&
+           get_int_into(L, m, "n_max", 1, 4096, p, req, &hw->mma_n_max) &&
+           get_int_into(L, m, "n_step", 1, 4096, p, req, &hw->mma_n_step) &&
+           get_int_into(L, m, "k_bytes", 1, 4096, p, req, &hw->mma_k_bytes) &&
+           pt_json_get_string(m, "source", false, L->file, p, &src, L->err);
+}
+
+/* One sEU entry. Fields are required unless the base already defines this sEU. */
+static bool get_seu(ld *L, const cJSON *obj, const char *path, pt_seu_model *s)
+{
+    bool req = !s->present;
+    const char *src = NULL;
+    if (!pt_json_check_keys(obj, seu_keys, L->file, path, L->err) ||
+        !pt_json_get_bool(obj, "async", req, L->file, path, &s->async, L->err) ||
+        !get_int_into(L, obj, "max_in_flight", 0, 1 << 20, path, false, &s->max_in_flight) ||
+        !pt_json_get_number(obj, "issue_ns", req, 0, 1e6, L->file, path, &s->issue_ns, L->err) ||
+        !pt_json_get_string(obj, "source", false, L->file, path, &src, L->err))
+        return false;
+    s->present = true;
+    return true;
+}
+
+static bool get_seus(ld *L, const cJSON *root, pt_hw *hw)
+{
+    bool ok;
+    const cJSON *seus = pt_json_get_object(root, "seus", !L->has_base, L->file, "$", &ok, L->err);
+    if (!ok || !seus)
+        return ok;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, seus)
+    {
+        pt_seu_kind k;
+        const char *key = it->string ? it->string : "";
+        if (!pt_seu_parse(key, &k) || (unsigned)k >= PT_SEU_COUNT)
+            return pt_fail(L->err, "%s: $.seus: unknown sEU \"%.64s\"; expected one of: tma, "
+                           "tensor_core, cuda_core", L->file, key);
+        char path[PT_PATH_MAX];
+        pt_path_key(path, "$.seus", key);
+        if (!cJSON_IsObject(it))
+            return pt_fail(L->err, "%s: %s: is %s; expected an object", L->file, path,
+                           pt_json_type(it));
+        if (!get_seu(L, it, path, &hw->seu[k]))
+            return false;
+    }
+    return true;
+}
+
+/* One parsed "costs" entry before it is applied. dtype -1 means "*" (every dtype). */
+typedef struct {
+    int kind, dtype, index;
+    bool has_rate, has_latency;
+    double rate, latency_ns;
+} cost_entry;
+
+static void kind_list(char *out, size_t cap)
+{
+    out[0] = 0;
+    for (int k = 0; k < PT_ST_KIND_COUNT; k++) {
+        size_t n = strlen(out);
+        snprintf(out + n, cap - n, "%s%s", k ? ", " : "", pt_stask_kind_name((pt_stask_kind)k));
+    }
+}
+
+static bool parse_cost_ids(ld *L, const cJSON *e, const char *path, cost_entry *c)
+{
+    const char *kind = NULL, *dtype = "*";
+    if (!pt_json_get_string(e, "kind", true, L->file, path, &kind, L->err) ||
+        !pt_json_get_string(e, "dtype", false, L->file, path, &dtype, L->err))
+        return false;
+    pt_stask_kind k;
+    if (!pt_stask_kind_parse(kind, &k) || (unsigned)k >= PT_ST_KIND_COUNT) {
+        char list[512];
+        kind_list(list, sizeof list);
+        return pt_fail(L->err, "%s: %s.kind: unknown sTask kind \"%.64s\"; expected one of: %s",
+                       L->file, path, kind, list);
+    }
+    c->kind = (int)k;
+    c->dtype = -1;
+    if (strcmp(dtype, "*") != 0) {
+        pt_dtype d;
+        if (!pt_dtype_parse(dtype, &d) || (unsigned)d >= PT_DTYPE_COUNT)
+            return pt_fail(L->err, "%s: %s.dtype: unknown dtype \"%.64s\"; expected \"*\" or one "
+                           "of: %s", L->file, path, dtype, pt_dtype_names());
+        c->dtype = (int)d;
+    }
+    return true;
+}
+
+static bool parse_cost(ld *L, const cJSON *e, int index, cost_entry *c)
+{
+    char path[PT_PATH_MAX];
+    pt_path_idx(path, "$.costs", index);
+    if (!cJSON_IsObject(e))
+        return pt_fail(L->err, "%s: %s: is %s; expected an object {\"kind\", \"dtype\", "
+                       "\"rate\", \"latency_ns\"}", L->file, path, pt_json_type(e));
+    memset(c, 0, sizeof *c);
+    c->index = index;
+    const char *src = NULL;
+    bool req = !L->has_base;
+    if (!pt_json_check_keys(e, cost_keys, L->file, path, L->err) ||
+        !parse_cost_ids(L, e, path, c) ||
+        !pt_json_get_number(e, "rate", req, 0, 1e9, L->file, path, &c->rate, L->err) ||
+        !pt_json_get_number(e, "latency_ns", req, 0, 1e9, L->file, path, &c->latency_ns,
+                            L->err) ||
+        !pt_json_get_string(e, "source", false, L->file, path, &src, L->err))
+        return false;
+    c->has_rate = has(e, "rate");
+    c->has_latency = has(e, "latency_ns");
+    if (!c->has_rate && !c->has_latency)
+        return pt_fail(L->err, "%s: %s: sets neither \"rate\" nor \"latency_ns\"; expected at "
+                       "least one of them", L->file, path);
+    return true;
+}
+
+static void apply_cost(pt_hw *hw, const cost_entry *c, int dtype)
+{
+    pt_cost *dst = &hw->cost[c->kind][dtype];
+    if (c->has_rate)
+        dst->rate = c->rate;
+    if (c->has_latency)
+        dst->latency_ns = c->latency_ns;
+}
+
+/* "costs": a dtype-specific entry wins over "*" whatever the order; a repeated
+ * (kind, dtype) pair is refused, which also bounds the work to KIND x (DTYPE + 1) entries. */
+static bool get_costs(ld *L, const cJSON *root, pt_hw *hw)
+{
+    bool ok;
+    const cJSON *arr = pt_json_get_array(root, "costs", !L->has_base, L->file, "$", &ok, L->err);
+    if (!ok || !arr)
+        return ok;
+    enum { SLOTS = PT_ST_KIND_COUNT * (PT_DTYPE_COUNT + 1) };
+    cost_entry entries[SLOTS];
+    int first[PT_ST_KIND_COUNT][PT_DTYPE_COUNT + 1];
+    memset(first, -1, sizeof first);
+    int n = 0, index = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        cost_entry c;
+        if (!parse_cost(L, e, index, &c))
+            return false;
+        int *seen = &first[c.kind][c.dtype + 1];
+        if (*seen >= 0)
+            return pt_fail(L->err, "%s: $.costs[%d]: a second entry for %s on %s (the first is "
+                           "$.costs[%d]); expected one entry per kind and dtype", L->file, index,
+                           pt_stask_kind_name((pt_stask_kind)c.kind),
+                           c.dtype < 0 ? "\"*\"" : pt_dtype_name((pt_dtype)c.dtype), *seen);
+        *seen = index++;
+        entries[n++] = c; /* n < SLOTS: each slot of `first` is taken at most once */
+    }
+    for (int i = 0; i < n; i++)
+        if (entries[i].dtype < 0)
+            for (int d = 0; d < PT_DTYPE_COUNT; d++)
+                apply_cost(hw, &entries[i], d);
+    for (int i = 0; i < n; i++)
+        if (entries[i].dtype >= 0)
+            apply_cost(hw, &entries[i], entries[i].dtype);
+    return true;
+}
+
+/* Relations between fields, checked on the final (base + override) model. */
+static bool check_model(ld *L, const pt_hw *hw)
+{
+    const char *f = L->file;
+    if (hw->smem_per_block > hw->smem_per_eu)
+        return pt_fail(L->err, "%s: $.smem_per_block: %lld is more than smem_per_eu (%lld); "
+                       "expected at most smem_per_eu", f, (long long)hw->smem_per_block,
+                       (long long)hw->smem_per_eu);
+    if (hw->min_regs_per_thread > hw->max_regs_per_thread)
+        return pt_fail(L->err, "%s: $.min_regs_per_thread: %d is more than max_regs_per_thread "
+                       "(%d); expected at most that", f, hw->min_regs_per_thread,
+                       hw->max_regs_per_thread);
+    if ((int64_t)hw->max_threads_per_block > (int64_t)hw->max_warps_per_eu * hw->warp_size)
+        return pt_fail(L->err, "%s: $.max_threads_per_block: %d is more than max_warps_per_eu x "
+                       "warp_size (%lld); expected at most that", f, hw->max_threads_per_block,
+                       (long long)hw->max_warps_per_eu * hw->warp_size);
+    if (hw->mma_n_step > hw->mma_n_max || hw->mma_n_max % hw->mma_n_step != 0)
+        return pt_fail(L->err, "%s: $.mma.n_max: %d is not a multiple of n_step (%d); expected "
+                       "N = n_step, 2 n_step, ..., n_max", f, hw->mma_n_max, hw->mma_n_step);
+    for (int s = 0; s < PT_SEU_COUNT; s++)
+        if (!hw->seu[s].present)
+            return pt_fail(L->err, "%s: $.seus: missing \"%s\"; expected an object {\"async\", "
+                           "\"max_in_flight\", \"issue_ns\"}", f, pt_seu_name((pt_seu_kind)s));
+    for (int k = 0; k < PT_ST_KIND_COUNT; k++) {
+        bool any = false;
+        for (int d = 0; d < PT_DTYPE_COUNT; d++)
+            any |= hw->cost[k][d].rate > 0;
+        if (!any)
+            return pt_fail(L->err, "%s: $.costs: no positive rate for sTask kind \"%s\"; expected "
+                           "an entry {\"kind\": \"%s\", \"dtype\": \"*\", \"rate\": ..., "
+                           "\"latency_ns\": ...}", f, pt_stask_kind_name((pt_stask_kind)k),
+                           pt_stask_kind_name((pt_stask_kind)k));
+    }
+    return true;
+}
+
+static bool load_object(ld *L, const cJSON *root, pt_hw *hw, int depth)
+{
+    if (!cJSON_IsObject(root))
+        return pt_fail(L->err, "%s: $: is %s; expected a JSON object (a hardware model)",
+                       L->file, pt_json_type(root));
+    if (!pt_json_check_keys(root, top_keys, L->file, "$", L->err) || !check_header(L, root) ||
+        !apply_base(L, root, hw, depth) || !check_sources(L, root))
+        return false;
+    /* name is required even over a base: a modified model must not pass for the builtin. */
+    bool has_base = L->has_base;
+    L->has_base = false;
+    bool ok = get_name(L, root, "name", "$", hw->name, sizeof hw->name);
+    L->has_base = has_base;
+    if (!ok || !get_name(L, root, "vendor", "$", hw->vendor, sizeof hw->vendor) ||
+        !check_vendor(L, root, hw) || !get_name(L, root, "arch", "$", hw->arch, sizeof hw->arch) ||
+        !get_name(L, root, "source", "$", hw->source, sizeof hw->source))
+        return false;
+    for (size_t i = 0; i < N_FIELDS; i++)
+        if (!get_field(L, root, &fields[i], hw))
+            return false;
+    return get_mma(L, root, hw) && get_seus(L, root, hw) && get_costs(L, root, hw) &&
+           check_model(L, hw);
+}
+
+static bool load_root(pt_hw *hw, const char *file, const char *text, size_t len, int depth,
+                      pt_error *err)
+{
+    cJSON *root = pt_json_parse(file, text, len, err);
+    if (!root)
+        return false;
+    ld L = {.file = file, .has_base = false, .err = err};
+    bool ok = load_object(&L, root, hw, depth);
+    cJSON_Delete(root);
+    return ok;
+}
+
+bool pt_hw_load_text(pt_hw *hw, const char *name, const char *text, size_t len, pt_error *err)
+{
+    const char *file = name ? name : "<hardware model>";
+    if (!hw || !text)
+        return pt_fail(err, "%s: no text; expected a JSON hardware model", file);
+    pt_hw *tmp = calloc(1, sizeof *tmp);
+    if (!tmp)
+        return pt_fail(err, "%s: out of memory", file);
+    bool ok = load_root(tmp, file, text, len, 0, err);
+    if (ok)
+        *hw = *tmp;
+    free(tmp);
+    return ok;
+}
+
+bool pt_hw_load(pt_hw *hw, const char *name_or_file, pt_error *err)
+{
+    if (!name_or_file || !*name_or_file)
+        return pt_fail(err, "hardware: no model given; expected H100, H200, MI300X or a JSON "
+                       "file");
+    const char *canon = builtin_canonical(name_or_file);
+    if (canon) {
+        const char *text = pt_embedded_find(pt_embedded_hw, canon);
+        if (text) {
+            char label[64];
+            snprintf(label, sizeof label, "builtin %s", canon);
+            return pt_hw_load_text(hw, label, text, strlen(text), err);
+        }
+    }
+    char *text = NULL;
+    size_t len = 0;
+    if (!pt_read_file(name_or_file, &text, &len, err))
+        return false;
+    bool ok = pt_hw_load_text(hw, name_or_file, text, len, err);
+    free(text);
+    return ok;
+}
+
+/* ---- writer --------------------------------------------------------------------------- */
+
+static void put_field(cJSON *root, const pt_hw *hw, const field *f)
+{
+    const char *base = (const char *)hw + f->offset;
+    double d;
+    if (f->type == F_NUM) {
+        memcpy(&d, base, sizeof d);
+    } else if (f->type == F_INT) {
+        int i;
+        memcpy(&i, base, sizeof i);
+        d = i;
+    } else {
+        int64_t v;
+        memcpy(&v, base, sizeof v);
+        d = (double)v;
+    }
+    cJSON_AddNumberToObject(root, f->key, d);
+}
+
+static void put_seus(cJSON *root, const pt_hw *hw)
+{
+    cJSON *seus = cJSON_AddObjectToObject(root, "seus");
+    for (int s = 0; s < PT_SEU_COUNT; s++) {
+        const pt_seu_model *m = &hw->seu[s];
+        if (!m->present)
+            continue;
+        cJSON *o = cJSON_AddObjectToObject(seus, pt_seu_name((pt_seu_kind)s));
+        cJSON_AddBoolToObject(o, "async", m->async);
+        cJSON_AddNumberToObject(o, "max_in_flight", m->max_in_flight);
+        cJSON_AddNumberToObject(o, "issue_ns", m->issue_ns);
+    }
+}
+
+static void put_cost(cJSON *arr, int kind, const char *dtype, const pt_cost *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", pt_stask_kind_name((pt_stask_kind)kind));
+    cJSON_AddStringToObject(o, "dtype", dtype);
+    cJSON_AddNumberToObject(o, "rate", c->rate);
+    cJSON_AddNumberToObject(o, "latency_ns", c->latency_ns);
+    if (!cJSON_AddItemToArray(arr, o))
+        cJSON_Delete(o);
+}
+
+/* One "*" entry when every dtype costs the same, else one entry per supported dtype. */
+static void put_costs(cJSON *root, const pt_hw *hw)
+{
+    cJSON *arr = cJSON_AddArrayToObject(root, "costs");
+    for (int k = 0; k < PT_ST_KIND_COUNT; k++) {
+        const pt_cost *c = hw->cost[k];
+        bool uniform = c[0].rate > 0;
+        for (int d = 1; d < PT_DTYPE_COUNT && uniform; d++)
+            uniform = c[d].rate == c[0].rate && c[d].latency_ns == c[0].latency_ns;
+        if (uniform) {
+            put_cost(arr, k, "*", &c[0]);
+            continue;
+        }
+        for (int d = 0; d < PT_DTYPE_COUNT; d++)
+            if (c[d].rate > 0)
+                put_cost(arr, k, pt_dtype_name((pt_dtype)d), &c[d]);
+    }
+}
+
+char *pt_hw_to_json(const pt_hw *hw)
+{
+    if (!hw)
+        return NULL;
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    cJSON_AddStringToObject(root, "format", HW_FORMAT);
+    cJSON_AddNumberToObject(root, "version", HW_VERSION);
+    cJSON_AddStringToObject(root, "name", hw->name);
+    cJSON_AddStringToObject(root, "vendor", hw->vendor);
+    cJSON_AddStringToObject(root, "arch", hw->arch);
+    cJSON_AddStringToObject(root, "source", hw->source);
+    for (size_t i = 0; i < N_FIELDS; i++)
+        put_field(root, hw, &fields[i]);
+    cJSON *mma = cJSON_AddObjectToObject(root, "mma");
+    cJSON_AddNumberToObject(mma, "m", hw->mma_m);
+    cJSON_AddNumberToObject(mma, "n_max", hw->mma_n_max);
+    cJSON_AddNumberToObject(mma, "n_step", hw->mma_n_step);
+    cJSON_AddNumberToObject(mma, "k_bytes", hw->mma_k_bytes);
+    put_seus(root, hw);
+    put_costs(root, hw);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+/* ---- cost ----------------------------------------------------------------------------- */
+
+double pt_hw_duration(const pt_hw *hw, pt_stask_kind kind, pt_dtype dtype, double amount)
+{
+    if (!hw || (unsigned)kind >= PT_ST_KIND_COUNT || (unsigned)dtype >= PT_DTYPE_COUNT)
+        return -1;
+    const pt_cost *c = &hw->cost[kind][dtype];
+    if (!(c->rate > 0))
+        return -1;
+    if (!(amount > 0)) /* negative or NaN work: nothing to do but the latency */
+        amount = 0;
+    return c->latency_ns + amount / c->rate;
+}

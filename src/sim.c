@@ -1,0 +1,986 @@
+/* sim.c — discrete-event simulation of one EU running an sProgram, and the kernel-level
+ * wave model built on it.
+ *
+ * One EU: every lane is a cursor over its expanded instance list (prologue entries, the
+ * software-pipelined loop steps, epilogue entries). At each step the ready lane head with the
+ * earliest possible issue time is committed; because committed issue times never decrease,
+ * the per-EU unit queues (TMA bandwidth server, the one tensor-core stream) are served FIFO
+ * in time order. Everything is precomputed per call (instance slots, dependency rules) so the
+ * main loop allocates nothing.
+ *
+ * Kernel: tiles are spread over the EUs in launch (raster) order, either greedily onto the
+ * earliest free EU or, for persistent kernels, round-robin over a fixed grid. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+
+/* Largest number of instances one simulation may expand to (memory and GUI latency). */
+#define PT_SIM_MAX_INSTANCES 5000000
+/* Above this many tiles the wave model uses its closed form instead of dispatching. */
+#define PT_SIM_MAX_DISPATCH_TILES 4000000
+
+/* How a dependency edge of sTask s maps instance (s, i) to the instance it needs. */
+typedef enum {
+    DM_FIXED, /* (from, 0): prologue producer, or epilogue -> epilogue */
+    DM_BODY,  /* (from, i - k) when inside [0, iters) */
+    DM_LAST,  /* (from, iters - 1): epilogue consuming the loop's last iteration */
+} dep_mode;
+
+typedef struct {
+    int from;
+    dep_mode mode;
+    int64_t k;
+} dep_ent;
+
+/* One lane's cursor over its expanded instance list, plus the cached readiness of its head. */
+typedef struct {
+    int n_pro, n_body, n_epi;
+    int *pro, *body, *epi;   /* entry indices into the pt_lane, by region */
+    int min_off, max_off;    /* over body entries */
+    int phase, pos;          /* 0 prologue, 1 loop, 2 epilogue, 3 finished */
+    int64_t v;               /* current loop step */
+    bool has;                /* head exists */
+    int stask;
+    int64_t iter;
+    bool ready;              /* every dependency of the head is simulated */
+    int dep_pos;             /* next dependency to check (cache for blocked heads) */
+    double dep_t;            /* latest dependency end (+ barrier) checked so far */
+} lane_state;
+
+typedef struct {
+    const pt_sprogram *p;
+    const pt_stask_graph *sg;
+    const pt_hw *hw;
+    int64_t iters;
+    int n;                   /* sTasks */
+    int64_t *base;           /* first slot of each sTask */
+    int *lane_of;            /* lane holding each sTask, -1 = unplaced */
+    int *dep_off;            /* per sTask: [dep_off[s], dep_off[s+1]) in deps */
+    dep_ent *deps;
+    int64_t n_slots;
+    double *end;             /* per slot */
+    uint64_t *done;          /* per slot bitmap */
+    lane_state ls[PT_MAX_LANES];
+    int *entry_idx;          /* storage behind ls[].pro/body/epi */
+    double lane_ready[PT_MAX_LANES];
+    double role_free[PT_MAX_ROLES];
+    double tma_free, tc_free;
+    double *inflight;        /* ends of outstanding TMA copies (bounded set) */
+    int n_inflight, max_inflight;
+    double tma_last_admit;
+    pt_span *spans;
+    int64_t n_spans;
+} sim_state;
+
+/* ---- small helpers ----------------------------------------------------------------- */
+
+static bool is_body(const pt_stask_graph *sg, int s)
+{
+    return sg->tasks[s].region == PT_REGION_BODY;
+}
+
+static bool slot_done(const sim_state *S, int64_t slot)
+{
+    return (S->done[slot >> 6] >> (slot & 63)) & 1u;
+}
+
+static void mark_done(sim_state *S, int64_t slot)
+{
+    S->done[slot >> 6] |= (uint64_t)1 << (slot & 63);
+}
+
+static int64_t slot_of(const sim_state *S, int s, int64_t i)
+{
+    return S->base[s] + (is_body(S->sg, s) ? i : 0);
+}
+
+static double amount_of(const pt_stask *t)
+{
+    switch (t->kind) {
+    case PT_ST_LOAD:
+    case PT_ST_STORE:
+        return (double)t->bytes;
+    case PT_ST_MMA:
+        return (double)t->flops;
+    default:
+        return (double)t->elems;
+    }
+}
+
+/* The rule shared by the simulator and pt_instance_deps: how an edge "s needs `from`,
+ * `dist` iterations back" maps between regions. Returns false when the edge never applies
+ * (validation rejects those shapes; the simulator ignores them). */
+static bool map_edge(const pt_stask_graph *sg, int s, int from, int dist, dep_mode *mode,
+                     int64_t *k)
+{
+    pt_region rs = sg->tasks[s].region, rf = sg->tasks[from].region;
+    *k = 0;
+    if (rf == PT_REGION_PROLOGUE) {
+        *mode = DM_FIXED;
+        return true;
+    }
+    if (rf == PT_REGION_EPILOGUE) {
+        *mode = DM_FIXED;
+        return rs == PT_REGION_EPILOGUE;
+    }
+    /* from is in the loop body */
+    if (rs == PT_REGION_BODY) {
+        *mode = DM_BODY;
+        *k = dist;
+        return true;
+    }
+    *mode = DM_LAST;
+    return rs == PT_REGION_EPILOGUE;
+}
+
+static int64_t edge_slot(const sim_state *S, const dep_ent *d, int64_t i)
+{
+    switch (d->mode) {
+    case DM_FIXED:
+        return S->base[d->from];
+    case DM_LAST:
+        return S->iters > 0 ? S->base[d->from] + S->iters - 1 : -1;
+    case DM_BODY:
+    default: {
+        int64_t j = i - d->k;
+        return (j >= 0 && j < S->iters) ? S->base[d->from] + j : -1;
+    }
+    }
+}
+
+static void inst_name(char *out, size_t cap, const pt_stask_graph *sg, int s, int64_t i)
+{
+    snprintf(out, cap, "%s[%lld]", sg->tasks[s].id, (long long)i);
+}
+
+/* ---- setup ------------------------------------------------------------------------- */
+
+static bool check_program(const pt_sprogram *p, const pt_stask_graph *sg, pt_error *err)
+{
+    if (p->n_lanes < 0 || p->n_lanes > PT_MAX_LANES)
+        return pt_fail(err, "simulate: %d lanes; expected 0 to %d", p->n_lanes, PT_MAX_LANES);
+    if (p->n_roles < 0 || p->n_roles > PT_MAX_ROLES)
+        return pt_fail(err, "simulate: %d warp roles; expected 0 to %d", p->n_roles,
+                       PT_MAX_ROLES);
+    for (int L = 0; L < p->n_lanes; L++) {
+        const pt_lane *ln = &p->lanes[L];
+        if (ln->role < 0 || ln->role >= p->n_roles)
+            return pt_fail(err, "simulate: lane %s has warp role %d; expected 0 to %d",
+                           ln->name, ln->role, p->n_roles - 1);
+        if ((unsigned)ln->seu >= PT_SEU_COUNT)
+            return pt_fail(err, "simulate: lane %s has an unknown sEU kind %d", ln->name,
+                           (int)ln->seu);
+        for (int e = 0; e < ln->n; e++)
+            if (ln->entries[e].stask < 0 || ln->entries[e].stask >= sg->n)
+                return pt_fail(err, "simulate: lane %s entry %d names sTask %d; the sTask-graph "
+                               "has %d", ln->name, e, ln->entries[e].stask, sg->n);
+    }
+    for (int w = 0; w < p->n_waits; w++) {
+        const pt_wait_entry *wt = &p->waits[w];
+        if (wt->stask < 0 || wt->stask >= sg->n || wt->on < 0 || wt->on >= sg->n)
+            return pt_fail(err, "simulate: wait %d names sTasks %d and %d; the sTask-graph has "
+                           "%d", w, wt->stask, wt->on, sg->n);
+    }
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        if (t->n_deps < 0 || t->n_deps > PT_MAX_DEPS)
+            return pt_fail(err, "simulate: sTask %s has %d dependencies; expected 0 to %d",
+                           t->id, t->n_deps, PT_MAX_DEPS);
+        for (int d = 0; d < t->n_deps; d++)
+            if (t->deps[d].from < 0 || t->deps[d].from >= sg->n)
+                return pt_fail(err, "simulate: sTask %s has a dependency on sTask %d; the "
+                               "sTask-graph has %d", t->id, t->deps[d].from, sg->n);
+    }
+    return true;
+}
+
+/* Placement and costs of every placed sTask; counts the instances. */
+static bool place_tasks(sim_state *S, int64_t *n_inst, pt_error *err)
+{
+    const pt_sprogram *p = S->p;
+    const pt_stask_graph *sg = S->sg;
+    *n_inst = 0;
+    for (int L = 0; L < p->n_lanes; L++)
+        for (int e = 0; e < p->lanes[L].n; e++) {
+            int s = p->lanes[L].entries[e].stask;
+            const pt_stask *t = &sg->tasks[s];
+            if (S->lane_of[s] >= 0)
+                return pt_fail(err, "simulate: sTask %s is placed twice (lanes %s and %s); "
+                               "expected once", t->id, p->lanes[S->lane_of[s]].name,
+                               p->lanes[L].name);
+            S->lane_of[s] = L;
+            if ((unsigned)t->kind >= PT_ST_KIND_COUNT || (unsigned)t->dtype >= PT_DTYPE_COUNT)
+                return pt_fail(err, "simulate: sTask %s has an unknown kind or dtype", t->id);
+            const pt_cost *c = &S->hw->cost[t->kind][t->dtype];
+            if (!(c->rate > 0) || !isfinite(c->rate) || !isfinite(c->latency_ns) ||
+                c->latency_ns < 0)
+                return pt_fail(err, "simulate: sTask %s: hardware %s has no cost for %s on %s "
+                               "(rate %g); expected a positive rate", t->id, S->hw->name,
+                               pt_stask_kind_name(t->kind), pt_dtype_name(t->dtype), c->rate);
+            if (amount_of(t) < 0)
+                return pt_fail(err, "simulate: sTask %s has a negative amount of work", t->id);
+            *n_inst += is_body(sg, s) ? S->iters : 1;
+        }
+    if (*n_inst > PT_SIM_MAX_INSTANCES)
+        return pt_fail(err, "simulate: %lld sTask instances at %lld iterations is over the "
+                       "limit of %d; use a larger reduction tile", (long long)*n_inst,
+                       (long long)S->iters, PT_SIM_MAX_INSTANCES);
+    return true;
+}
+
+/* Flattened dependency rules per sTask: data deps, Waits, then buffer-stage reuse. */
+static bool build_deps(sim_state *S, pt_error *err)
+{
+    const pt_stask_graph *sg = S->sg;
+    const pt_sprogram *p = S->p;
+    int n = S->n;
+    size_t cap = 0;
+    for (int s = 0; s < n; s++)
+        cap += (size_t)sg->tasks[s].n_deps + (size_t)n;
+    cap += (size_t)p->n_waits + 1;
+    S->deps = malloc(cap * sizeof *S->deps);
+    S->dep_off = malloc(((size_t)n + 1) * sizeof *S->dep_off);
+    if (!S->deps || !S->dep_off)
+        return pt_fail(err, "simulate: out of memory");
+    int m = 0;
+    for (int s = 0; s < n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        S->dep_off[s] = m;
+        for (int d = 0; d < t->n_deps; d++) {
+            dep_ent e = {.from = t->deps[d].from};
+            if (map_edge(sg, s, e.from, t->deps[d].distance, &e.mode, &e.k))
+                S->deps[m++] = e;
+        }
+        for (int w = 0; w < p->n_waits; w++) {
+            const pt_wait_entry *wt = &p->waits[w];
+            dep_ent e = {.from = wt->on};
+            if (wt->stask == s && map_edge(sg, s, e.from, wt->distance, &e.mode, &e.k))
+                S->deps[m++] = e;
+        }
+        /* A buffered load may refill stage (i mod k) only after every same-iteration
+         * consumer of the copy k iterations back has finished with it. */
+        if (t->kind == PT_ST_LOAD && t->buffered && t->region == PT_REGION_BODY) {
+            int k = (t->tensor >= 0 && t->tensor < PT_MAX_TENSORS) ? p->stages[t->tensor] : 1;
+            if (k < 1)
+                k = 1;
+            for (int c = 0; c < n; c++) {
+                if (!is_body(sg, c))
+                    continue;
+                for (int d = 0; d < sg->tasks[c].n_deps; d++)
+                    if (sg->tasks[c].deps[d].from == s && sg->tasks[c].deps[d].distance == 0) {
+                        S->deps[m++] = (dep_ent){.from = c, .mode = DM_BODY, .k = k};
+                        break;
+                    }
+            }
+        }
+    }
+    S->dep_off[n] = m;
+    return true;
+}
+
+static bool build_lanes(sim_state *S, pt_error *err)
+{
+    const pt_sprogram *p = S->p;
+    size_t total = 0;
+    for (int L = 0; L < p->n_lanes; L++)
+        total += (size_t)p->lanes[L].n;
+    S->entry_idx = malloc((total + 1) * sizeof *S->entry_idx);
+    if (!S->entry_idx)
+        return pt_fail(err, "simulate: out of memory");
+    int *w = S->entry_idx;
+    for (int L = 0; L < p->n_lanes; L++) {
+        const pt_lane *ln = &p->lanes[L];
+        lane_state *ls = &S->ls[L];
+        memset(ls, 0, sizeof *ls);
+        pt_region order[3] = {PT_REGION_PROLOGUE, PT_REGION_BODY, PT_REGION_EPILOGUE};
+        for (int r = 0; r < 3; r++) {
+            int *start = w, cnt = 0;
+            for (int e = 0; e < ln->n; e++) {
+                const pt_lane_entry *en = &ln->entries[e];
+                if (S->sg->tasks[en->stask].region != order[r])
+                    continue;
+                if (order[r] == PT_REGION_BODY) {
+                    if (cnt == 0 || en->offset < ls->min_off)
+                        ls->min_off = en->offset;
+                    if (cnt == 0 || en->offset > ls->max_off)
+                        ls->max_off = en->offset;
+                }
+                *w++ = e;
+                cnt++;
+            }
+            if (r == 0)
+                ls->pro = start, ls->n_pro = cnt;
+            else if (r == 1)
+                ls->body = start, ls->n_body = cnt;
+            else
+                ls->epi = start, ls->n_epi = cnt;
+        }
+    }
+    return true;
+}
+
+/* ---- lane cursors ------------------------------------------------------------------ */
+
+static void set_head(sim_state *S, lane_state *ls, int stask, int64_t iter)
+{
+    ls->has = true;
+    ls->stask = stask;
+    ls->iter = iter;
+    ls->ready = false;
+    ls->dep_pos = S->dep_off[stask];
+    ls->dep_t = 0;
+}
+
+/* At the start of loop step v: true if some body entry yields an instance; otherwise moves
+ * v to the next step that can (skipping empty steps of far-apart offsets) or ends the loop. */
+static bool step_has_work(const pt_lane *ln, lane_state *ls, int64_t iters)
+{
+    int64_t next = INT64_MAX;
+    for (int b = 0; b < ls->n_body; b++) {
+        int64_t i = ls->v + ln->entries[ls->body[b]].offset;
+        if (i >= 0 && i < iters)
+            return true;
+        if (i < 0 && -(int64_t)ln->entries[ls->body[b]].offset < next)
+            next = -(int64_t)ln->entries[ls->body[b]].offset;
+    }
+    if (next == INT64_MAX)
+        ls->phase = 2, ls->pos = 0;
+    else
+        ls->v = next;
+    return false;
+}
+
+/* Moves the lane's head to its next instance (has = false when the lane is finished). */
+static void lane_advance(sim_state *S, int L)
+{
+    const pt_lane *ln = &S->p->lanes[L];
+    lane_state *ls = &S->ls[L];
+    ls->has = false;
+    for (;;) {
+        if (ls->phase == 0) {
+            if (ls->pos < ls->n_pro) {
+                set_head(S, ls, ln->entries[ls->pro[ls->pos++]].stask, 0);
+                return;
+            }
+            ls->phase = 1, ls->pos = 0, ls->v = -(int64_t)ls->max_off;
+            if (S->iters <= 0 || ls->n_body == 0)
+                ls->phase = 2;
+        } else if (ls->phase == 1) {
+            if (ls->v > S->iters - 1 - ls->min_off) {
+                ls->phase = 2, ls->pos = 0;
+                continue;
+            }
+            if (ls->pos == 0 && !step_has_work(ln, ls, S->iters))
+                continue;
+            if (ls->pos >= ls->n_body) {
+                ls->pos = 0, ls->v++;
+                continue;
+            }
+            const pt_lane_entry *en = &ln->entries[ls->body[ls->pos++]];
+            int64_t i = ls->v + en->offset;
+            if (i >= 0 && i < S->iters) {
+                set_head(S, ls, en->stask, i);
+                return;
+            }
+        } else if (ls->phase == 2) {
+            if (ls->pos < ls->n_epi) {
+                set_head(S, ls, ln->entries[ls->epi[ls->pos++]].stask, 0);
+                return;
+            }
+            ls->phase = 3;
+        } else {
+            return;
+        }
+    }
+}
+
+/* ---- the event loop ---------------------------------------------------------------- */
+
+static int role_of(const sim_state *S, int L)
+{
+    return S->p->lanes[L].role;
+}
+
+/* Resumes the head's dependency scan; true when all its dependencies are simulated. */
+static bool head_ready(sim_state *S, int L)
+{
+    lane_state *ls = &S->ls[L];
+    if (ls->ready)
+        return true;
+    int R = role_of(S, L);
+    int end = S->dep_off[ls->stask + 1];
+    for (; ls->dep_pos < end; ls->dep_pos++) {
+        const dep_ent *d = &S->deps[ls->dep_pos];
+        int64_t slot = edge_slot(S, d, ls->iter);
+        if (slot < 0)
+            continue;
+        if (!slot_done(S, slot))
+            return false;
+        /* a done slot is always placed; a hand-off between warp roles costs a barrier */
+        double t = S->end[slot];
+        if (role_of(S, S->lane_of[d->from]) != R)
+            t += S->hw->barrier_ns;
+        if (t > ls->dep_t)
+            ls->dep_t = t;
+    }
+    ls->ready = true;
+    return true;
+}
+
+/* Drops copies finished by t from the in-flight set. */
+static void tma_retire(sim_state *S, double t)
+{
+    int w = 0;
+    for (int j = 0; j < S->n_inflight; j++)
+        if (S->inflight[j] > t)
+            S->inflight[w++] = S->inflight[j];
+    S->n_inflight = w;
+}
+
+/* Admission to the TMA queue: FIFO after the previous copy, and when the in-flight bound is
+ * reached, at the earliest end of an outstanding copy. Returns the issue time. */
+static double tma_admit(sim_state *S, double t)
+{
+    if (S->max_inflight <= 0)
+        return t;
+    if (t < S->tma_last_admit)
+        t = S->tma_last_admit;
+    for (;;) {
+        tma_retire(S, t);
+        if (S->n_inflight < S->max_inflight)
+            break;
+        double earliest = S->inflight[0];
+        for (int j = 1; j < S->n_inflight; j++)
+            if (S->inflight[j] < earliest)
+                earliest = S->inflight[j];
+        t = earliest;
+    }
+    S->tma_last_admit = t;
+    return t;
+}
+
+static void commit(sim_state *S, int L, double t)
+{
+    lane_state *ls = &S->ls[L];
+    const pt_stask *task = &S->sg->tasks[ls->stask];
+    const pt_lane *ln = &S->p->lanes[L];
+    const pt_cost *c = &S->hw->cost[task->kind][task->dtype];
+    double work = amount_of(task) / c->rate, start, end;
+    int R = ln->role;
+    bool async = true;
+    switch (ln->seu) {
+    case PT_SEU_TMA:
+        t = tma_admit(S, t);
+        start = t > S->tma_free ? t : S->tma_free;
+        S->tma_free = start + work;
+        end = S->tma_free + c->latency_ns;
+        if (S->max_inflight > 0)
+            S->inflight[S->n_inflight++] = end;
+        break;
+    case PT_SEU_TENSOR_CORE:
+        start = t > S->tc_free ? t : S->tc_free;
+        S->tc_free = start + work;
+        end = S->tc_free + c->latency_ns;
+        break;
+    default:
+        start = t;
+        end = t + c->latency_ns + work;
+        async = false;
+        break;
+    }
+    double next = async ? t + S->hw->seu[ln->seu].issue_ns : end;
+    S->lane_ready[L] = S->role_free[R] = next;
+    int64_t slot = slot_of(S, ls->stask, ls->iter);
+    S->end[slot] = end;
+    mark_done(S, slot);
+    S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
+                                       .issue_ns = t, .start_ns = start, .end_ns = end};
+    lane_advance(S, L);
+}
+
+/* ---- deadlock report --------------------------------------------------------------- */
+
+/* First unsimulated dependency of lane L's head, as (stask, iter). */
+static bool first_blocker(const sim_state *S, int L, int *from, int64_t *iter)
+{
+    const lane_state *ls = &S->ls[L];
+    for (int d = S->dep_off[ls->stask]; d < S->dep_off[ls->stask + 1]; d++) {
+        int64_t slot = edge_slot(S, &S->deps[d], ls->iter);
+        if (slot >= 0 && !slot_done(S, slot)) {
+            *from = S->deps[d].from;
+            *iter = is_body(S->sg, *from) ? slot - S->base[*from] : 0;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool report_deadlock(const sim_state *S, pt_error *err)
+{
+    const pt_sprogram *p = S->p;
+    const pt_stask_graph *sg = S->sg;
+    int chain[PT_MAX_LANES + 1], n = 0, pos_of[PT_MAX_LANES];
+    int dep_s[PT_MAX_LANES + 1];
+    int64_t dep_i[PT_MAX_LANES + 1];
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        pos_of[L] = -1;
+    int L = 0;
+    while (L < p->n_lanes && !S->ls[L].has)
+        L++;
+    if (L >= p->n_lanes)
+        return pt_fail(err, "deadlock: no lane can make progress");
+    char a[PT_STASK_ID_MAX + 24], b[PT_STASK_ID_MAX + 24];
+    while (L < p->n_lanes && pos_of[L] < 0) {
+        pos_of[L] = n;
+        chain[n] = L;
+        if (!first_blocker(S, L, &dep_s[n], &dep_i[n]))
+            return pt_fail(err, "deadlock: no lane can make progress");
+        int next = S->lane_of[dep_s[n]];
+        if (next < 0) {
+            inst_name(a, sizeof a, sg, S->ls[L].stask, S->ls[L].iter);
+            return pt_fail(err, "sTask %s is not placed on any lane (%s on %s waits for it)",
+                           sg->tasks[dep_s[n]].id, a, p->lanes[L].name);
+        }
+        n++;
+        L = next;
+    }
+    char msg[PT_ERROR_MAX];
+    size_t len = (size_t)snprintf(msg, sizeof msg, "deadlock:");
+    for (int c = pos_of[L]; c < n && len < sizeof msg; c++) {
+        int H = chain[c], D = S->lane_of[dep_s[c]];
+        inst_name(a, sizeof a, sg, S->ls[H].stask, S->ls[H].iter);
+        inst_name(b, sizeof b, sg, dep_s[c], dep_i[c]);
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "%s %s (%s) waits for %s (%s)",
+                                c == pos_of[L] ? "" : ";", a, p->lanes[H].name, b,
+                                p->lanes[D].name);
+        bool at_head = S->ls[D].stask == dep_s[c] && S->ls[D].iter == dep_i[c];
+        if (!at_head && len < sizeof msg) {
+            inst_name(a, sizeof a, sg, S->ls[D].stask, S->ls[D].iter);
+            len += (size_t)snprintf(msg + len, sizeof msg - len, ", queued behind %s", a);
+        }
+    }
+    if (len < sizeof msg)
+        snprintf(msg + len, sizeof msg - len, " (cycle)");
+    return pt_fail(err, "%s", msg);
+}
+
+/* ---- results ----------------------------------------------------------------------- */
+
+static bool span_before(const pt_span *x, const pt_span *y)
+{
+    if (x->start_ns != y->start_ns)
+        return x->start_ns < y->start_ns;
+    return x->lane < y->lane;
+}
+
+/* Stable bottom-up merge sort by (start, lane): equal keys keep commit order. */
+static bool sort_spans(pt_span *v, int64_t n)
+{
+    bool sorted = true;
+    for (int64_t i = 1; i < n && sorted; i++)
+        sorted = !span_before(&v[i], &v[i - 1]);
+    if (sorted)
+        return true;
+    pt_span *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        return false;
+    pt_span *src = v, *dst = tmp;
+    for (int64_t w = 1; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = span_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        pt_span *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, (size_t)n * sizeof *v);
+    free(tmp);
+    return true;
+}
+
+static void summarise(const sim_state *S, pt_timeline *tl)
+{
+    double cur_s[PT_MAX_LANES], cur_e[PT_MAX_LANES];
+    bool open[PT_MAX_LANES] = {false};
+    double first = 0, last = 0;
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        tl->lane_busy_ns[L] = 0;
+    for (int64_t k = 0; k < S->n_spans; k++) {
+        const pt_span *sp = &S->spans[k];
+        int L = sp->lane;
+        if (k == 0 || sp->issue_ns < first)
+            first = sp->issue_ns;
+        if (k == 0 || sp->end_ns > last)
+            last = sp->end_ns;
+        /* spans come sorted by start, so each lane's intervals merge left to right */
+        if (open[L] && sp->start_ns <= cur_e[L]) {
+            if (sp->end_ns > cur_e[L])
+                cur_e[L] = sp->end_ns;
+            continue;
+        }
+        if (open[L])
+            tl->lane_busy_ns[L] += cur_e[L] - cur_s[L];
+        open[L] = true;
+        cur_s[L] = sp->start_ns;
+        cur_e[L] = sp->end_ns;
+    }
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        if (open[L])
+            tl->lane_busy_ns[L] += cur_e[L] - cur_s[L];
+    tl->eu_time_ns = S->n_spans ? last - first : 0;
+}
+
+static void sim_free(sim_state *S)
+{
+    free(S->base);
+    free(S->lane_of);
+    free(S->dep_off);
+    free(S->deps);
+    free(S->end);
+    free(S->done);
+    free(S->entry_idx);
+    free(S->inflight);
+    free(S->spans);
+}
+
+static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
+{
+    const pt_stask_graph *sg = S->sg;
+    int n = sg->n;
+    S->n = n;
+    S->base = malloc(((size_t)n + 1) * sizeof *S->base);
+    S->lane_of = malloc(((size_t)n + 1) * sizeof *S->lane_of);
+    if (!S->base || !S->lane_of)
+        return pt_fail(err, "simulate: out of memory");
+    int64_t slots = 0;
+    for (int s = 0; s < n; s++) {
+        S->base[s] = slots;
+        S->lane_of[s] = -1;
+        slots += is_body(sg, s) ? S->iters : 1;
+    }
+    S->n_slots = slots;
+    if (!place_tasks(S, n_inst, err) || !build_deps(S, err) || !build_lanes(S, err))
+        return false;
+    if (slots > (int64_t)PT_SIM_MAX_INSTANCES + n)
+        return pt_fail(err, "simulate: %lld iterations x %d sTasks is over the limit of %d "
+                       "instances; use a larger reduction tile", (long long)S->iters, n,
+                       PT_SIM_MAX_INSTANCES);
+    S->end = malloc(((size_t)slots + 1) * sizeof *S->end);
+    S->done = calloc((size_t)(slots >> 6) + 1, sizeof *S->done);
+    S->spans = malloc(((size_t)*n_inst + 1) * sizeof *S->spans);
+    int mif = S->hw->seu[PT_SEU_TMA].max_in_flight;
+    S->max_inflight = mif > 0 ? (mif < *n_inst + 1 ? mif : (int)(*n_inst + 1)) : 0;
+    S->inflight = malloc(((size_t)S->max_inflight + 1) * sizeof *S->inflight);
+    if (!S->end || !S->done || !S->spans || !S->inflight)
+        return pt_fail(err, "simulate: out of memory for %lld instances", (long long)*n_inst);
+    return true;
+}
+
+static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
+{
+    const pt_sprogram *p = S->p;
+    for (int L = 0; L < p->n_lanes; L++)
+        lane_advance(S, L);
+    for (int64_t left = n_inst; left > 0; left--) {
+        int best = -1;
+        double best_t = 0;
+        for (int L = 0; L < p->n_lanes; L++) {
+            if (!S->ls[L].has || !head_ready(S, L))
+                continue;
+            double t = S->lane_ready[L];
+            if (S->role_free[role_of(S, L)] > t)
+                t = S->role_free[role_of(S, L)];
+            if (S->ls[L].dep_t > t)
+                t = S->ls[L].dep_t;
+            if (best < 0 || t < best_t)
+                best = L, best_t = t;
+        }
+        if (best < 0)
+            return report_deadlock(S, err);
+        commit(S, best, best_t);
+    }
+    return true;
+}
+
+bool pt_simulate_eu(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                    int64_t iters, pt_timeline *tl, pt_error *err)
+{
+    tl->spans = NULL;
+    tl->n_spans = 0;
+    if (!p || !sg || !hw || (sg->n > 0 && !sg->tasks) || sg->n < 0)
+        return pt_fail(err, "simulate: missing program, sTask-graph or hardware model");
+    if (iters < 0 || iters > PT_SIM_MAX_INSTANCES)
+        return pt_fail(err, "simulate: %lld iterations; expected 0 to %d", (long long)iters,
+                       PT_SIM_MAX_INSTANCES);
+    if (!check_program(p, sg, err))
+        return false;
+    sim_state S;
+    memset(&S, 0, sizeof S);
+    S.p = p;
+    S.sg = sg;
+    S.hw = hw;
+    S.iters = iters;
+    int64_t n_inst = 0;
+    bool ok = sim_setup(&S, &n_inst, err) && sim_run(&S, n_inst, err);
+    if (ok && !sort_spans(S.spans, S.n_spans))
+        ok = pt_fail(err, "simulate: out of memory");
+    if (ok) {
+        summarise(&S, tl);
+        tl->spans = S.spans;
+        tl->n_spans = S.n_spans;
+        tl->n_lanes = p->n_lanes;
+        tl->eu_iterations = iters;
+        S.spans = NULL;
+    }
+    sim_free(&S);
+    return ok;
+}
+
+/* ---- dependency instances (for exports and the GUI) -------------------------------- */
+
+int pt_instance_deps(const pt_sprogram *p, const pt_stask_graph *sg, int stask, int64_t iter,
+                     int64_t iters, int *dep_stask, int64_t *dep_iter, int cap)
+{
+    if (!sg || stask < 0 || stask >= sg->n)
+        return 0;
+    const pt_stask *t = &sg->tasks[stask];
+    int n_edges = t->n_deps + (p ? p->n_waits : 0), count = 0;
+    for (int e = 0; e < n_edges; e++) {
+        int from, dist;
+        if (e < t->n_deps) {
+            from = t->deps[e].from;
+            dist = t->deps[e].distance;
+        } else {
+            const pt_wait_entry *w = &p->waits[e - t->n_deps];
+            if (w->stask != stask)
+                continue;
+            from = w->on;
+            dist = w->distance;
+        }
+        dep_mode mode;
+        int64_t k, j;
+        if (from < 0 || from >= sg->n || !map_edge(sg, stask, from, dist, &mode, &k))
+            continue;
+        if (mode == DM_FIXED)
+            j = 0;
+        else if (mode == DM_LAST)
+            j = iters - 1;
+        else
+            j = iter - k;
+        if (j < 0 || (mode != DM_FIXED && j >= iters))
+            continue;
+        if (count < cap) {
+            dep_stask[count] = from;
+            dep_iter[count] = j;
+        }
+        count++;
+    }
+    return count;
+}
+
+/* ---- kernel level: tiles over EUs -------------------------------------------------- */
+
+typedef struct {
+    pt_raster raster;
+    int64_t group;
+    int n_axes;
+    int64_t grid[PT_MAX_AXES];
+    int slow, fast;          /* the two fastest tile-grid axes with more than one tile */
+} raster_order;
+
+static void raster_init(raster_order *ro, const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    ro->raster = p->partition.raster;
+    ro->group = p->partition.group < 1 ? 1 : p->partition.group;
+    ro->n_axes = sg->graph ? sg->graph->n_axes : PT_MAX_AXES;
+    if (ro->n_axes < 0 || ro->n_axes > PT_MAX_AXES)
+        ro->n_axes = PT_MAX_AXES;
+    ro->slow = ro->fast = -1;
+    for (int a = 0; a < ro->n_axes; a++) {
+        ro->grid[a] = sg->tile_grid[a] < 1 ? 1 : sg->tile_grid[a];
+        if (ro->grid[a] > 1)
+            ro->slow = ro->fast, ro->fast = a;
+    }
+    if (ro->slow < 0)
+        ro->raster = PT_RASTER_ROW; /* fewer than two tiled axes: every order is the same */
+}
+
+/* Row-major tile index of the tile launched at position j. */
+static int64_t raster_tile(const raster_order *ro, int64_t j)
+{
+    if (ro->raster == PT_RASTER_ROW)
+        return j;
+    int64_t S = ro->grid[ro->slow], F = ro->grid[ro->fast];
+    int64_t q = j % (S * F), rest = j / (S * F), s, f;
+    if (ro->raster == PT_RASTER_COLUMN) {
+        s = q % S;
+        f = q / S;
+    } else {
+        /* grouped: bands of `group` slow-axis rows, walked column by column */
+        int64_t band = ro->group * F, first = (q / band) * ro->group;
+        int64_t rows = S - first < ro->group ? S - first : ro->group;
+        s = first + (q % band) % rows;
+        f = (q % band) / rows;
+    }
+    /* rest enumerates the other axes row-major; rebuild the full row-major index */
+    int64_t coord[PT_MAX_AXES];
+    for (int a = ro->n_axes - 1; a >= 0; a--) {
+        if (a == ro->slow || a == ro->fast)
+            continue;
+        coord[a] = rest % ro->grid[a];
+        rest /= ro->grid[a];
+    }
+    coord[ro->slow] = s;
+    coord[ro->fast] = f;
+    int64_t idx = 0;
+    for (int a = 0; a < ro->n_axes; a++)
+        idx = idx * ro->grid[a] + coord[a];
+    return idx;
+}
+
+typedef struct {
+    const pt_stask_graph *sg;
+    bool interp;
+    double t_one, t_full, overhead;
+    int64_t iters_full;
+} tile_model;
+
+static double tile_time(const tile_model *tm, int64_t tile)
+{
+    double t = tm->t_full;
+    if (tm->interp) {
+        int64_t i = pt_stask_graph_tile_iterations(tm->sg, tile);
+        t = tm->t_one + (double)(i - 1) * (tm->t_full - tm->t_one) / (double)(tm->iters_full - 1);
+        if (t < 0)
+            t = 0;
+    }
+    return t + tm->overhead;
+}
+
+static void heap_sift_down(double *h, int64_t n, int64_t i)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, m = i;
+        if (l < n && h[l] < h[m])
+            m = l;
+        if (l + 1 < n && h[l + 1] < h[m])
+            m = l + 1;
+        if (m == i)
+            return;
+        double t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Makespan of the whole grid; false only when out of memory. */
+static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_model *tm,
+                     int64_t tiles, int64_t eus, double *out)
+{
+    raster_order ro;
+    raster_init(&ro, p, sg);
+    int64_t slots = tiles < eus ? tiles : eus;
+    double *h = calloc((size_t)slots + 1, sizeof *h), best = 0;
+    if (!h)
+        return false;
+    if (p->partition.persistent) {
+        /* CTA c owns launch positions c, c + grid, ...: its time is their sum */
+        for (int64_t j = 0; j < tiles; j++)
+            h[j % slots] += tile_time(tm, raster_tile(&ro, j));
+        for (int64_t c = 0; c < slots; c++)
+            best = h[c] > best ? h[c] : best;
+    } else {
+        /* each tile goes to the EU that frees first (a min-heap of EU free times) */
+        for (int64_t j = 0; j < tiles; j++) {
+            h[0] += tile_time(tm, raster_tile(&ro, j));
+            best = h[0] > best ? h[0] : best;
+            heap_sift_down(h, slots, 0);
+        }
+    }
+    free(h);
+    *out = best;
+    return true;
+}
+
+static double dram_bytes(const pt_stask_graph *sg)
+{
+    const pt_graph *g = sg->graph;
+    double bytes = 0;
+    if (!g)
+        return 0;
+    for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
+        const pt_tensor *tn = &g->tensors[t];
+        /* views share storage with the tensor they re-index: count that one only */
+        if (tn->view_of >= 0 || tn->role == PT_ROLE_INTERMEDIATE)
+            continue;
+        int64_t bits = pt_tensor_elems(g, tn) * (int64_t)pt_dtype_bits(tn->dtype);
+        bytes += (double)((bits + 7) / 8);
+    }
+    return bytes;
+}
+
+bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                 pt_timeline *tl, pt_error *err)
+{
+    memset(tl, 0, sizeof *tl);
+    if (!p || !sg || !hw)
+        return pt_fail(err, "simulate: missing program, sTask-graph or hardware model");
+    if (hw->eu_count < 1)
+        return pt_fail(err, "simulate: hardware %s has %d EUs; expected at least 1", hw->name,
+                       hw->eu_count);
+    tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns};
+    if (!pt_simulate_eu(p, sg, hw, sg->iterations, tl, err))
+        return false;
+    tm.t_full = tm.t_one = tl->eu_time_ns;
+    tm.interp = sg->causal_op >= 0 && tm.iters_full > 1;
+    if (tm.interp) {
+        /* causal tiles run fewer iterations: interpolate between 1 and the full count */
+        pt_timeline one;
+        if (!pt_simulate_eu(p, sg, hw, 1, &one, err)) {
+            pt_timeline_free(tl);
+            return false;
+        }
+        tm.t_one = one.eu_time_ns;
+        pt_timeline_free(&one);
+    }
+    int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
+    double span = 0;
+    if (tiles > PT_SIM_MAX_DISPATCH_TILES)
+        span = (double)((tiles + eus - 1) / eus) * (tm.t_full + tm.overhead);
+    else if (tiles > 0 && !makespan(p, sg, &tm, tiles, eus, &span)) {
+        pt_timeline_free(tl);
+        return pt_fail(err, "simulate: out of memory for %lld tiles", (long long)tiles);
+    }
+    tl->tiles = tiles;
+    tl->grid = p->partition.persistent ? (tiles < eus ? tiles : eus) : tiles;
+    tl->waves = (tiles + eus - 1) / eus;
+    tl->dram_bytes = dram_bytes(sg);
+    tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
+    tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
+    tl->flops = pt_stask_graph_total_flops(sg);
+    tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
+    return true;
+}
+
+void pt_timeline_free(pt_timeline *tl)
+{
+    if (!tl)
+        return;
+    free(tl->spans);
+    memset(tl, 0, sizeof *tl);
+}

@@ -1,0 +1,728 @@
+/* validate.c — can this sProgram run on this EU, and if not, why (in the user's words).
+ *
+ * The GUI validates after every edit, so this never trusts the program: indices are
+ * checked before use, every problem found is listed (not only the first), and the deadlock
+ * search is an iterative DFS over a bounded instance graph. The instance graph uses the
+ * same lane-expansion and dependency rules as the simulator (sim.c), so a cycle found here
+ * is exactly a simulator deadlock. */
+#include "validate.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SMEM_ALIGN 1024        /* 128B-swizzled TMA/wgmma buffers start on 1 KiB */
+#define SMEM_BARRIER_BASE 64   /* bookkeeping barriers (pipeline start, epilogue) */
+#define REG_OVERHEAD 24        /* addresses, loop counters, barrier phases per thread */
+#define MAX_CHECK_ITERS 64     /* bound of the unrolled instance graph */
+#define MAX_OFFSET 8           /* the Append limit on |offset| (sprogram.c) */
+
+/* ---- problem list ----------------------------------------------------------------------- */
+
+static void problem(pt_validation *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(pt_validation *r, const char *fmt, ...)
+{
+    if (r->n_problems >= PT_MAX_PROBLEMS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->problems[r->n_problems++], sizeof r->problems[0], fmt, ap);
+    va_end(ap);
+}
+
+/* ---- small safe accessors --------------------------------------------------------------- */
+
+static const char *seu_name(pt_seu_kind k)
+{
+    return (unsigned)k < PT_SEU_COUNT ? pt_seu_name(k) : "?";
+}
+
+static const char *region_name(pt_region r)
+{
+    return (unsigned)r <= PT_REGION_EPILOGUE ? pt_region_name(r) : "?";
+}
+
+static int deps_of(const pt_stask *t)
+{
+    return t->n_deps < 0 ? 0 : t->n_deps > PT_MAX_DEPS ? PT_MAX_DEPS : t->n_deps;
+}
+
+static bool is_body(const pt_stask_graph *sg, int s)
+{
+    return sg->tasks[s].region == PT_REGION_BODY;
+}
+
+static bool tensor_ok(int t)
+{
+    return t >= 0 && t < PT_MAX_TENSORS;
+}
+
+static int lanes_of(const pt_sprogram *p)
+{
+    return p->n_lanes < 0 ? 0 : p->n_lanes > PT_MAX_LANES ? PT_MAX_LANES : p->n_lanes;
+}
+
+static int roles_of(const pt_sprogram *p)
+{
+    return p->n_roles < 0 ? 0 : p->n_roles > PT_MAX_ROLES ? PT_MAX_ROLES : p->n_roles;
+}
+
+static int lane_len(const pt_lane *l)
+{
+    return l->entries && l->n > 0 ? l->n : 0;
+}
+
+static int waits_of(const pt_sprogram *p)
+{
+    return p->waits && p->n_waits > 0 ? p->n_waits : 0;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* Storage bits of the tensor an sTask touches (the graph's dtype when known). */
+static int tensor_bits(const pt_stask_graph *sg, const pt_stask *t)
+{
+    int bits = 0;
+    if (sg->graph && t->tensor >= 0 && t->tensor < sg->graph->n_tensors &&
+        t->tensor < PT_MAX_TENSORS)
+        bits = pt_dtype_bits(sg->graph->tensors[t->tensor].dtype);
+    if (bits <= 0)
+        bits = pt_dtype_bits(t->dtype);
+    return bits > 0 ? bits : 16;
+}
+
+static int64_t tile_elems(const pt_stask *t)
+{
+    int64_t e = 1;
+    int rank = t->rank < 0 ? 0 : t->rank > PT_MAX_RANK ? PT_MAX_RANK : t->rank;
+    for (int r = 0; r < rank; r++) {
+        int64_t x = t->tile[r] > 0 ? t->tile[r] : 1;
+        if (x > PT_MAX_ELEMS || e > PT_MAX_ELEMS / x)
+            return PT_MAX_ELEMS;
+        e *= x;
+    }
+    return e;
+}
+
+static int64_t round_up(int64_t x, int64_t a)
+{
+    return x > INT64_MAX - a ? INT64_MAX : (x + a - 1) / a * a;
+}
+
+static int64_t tile_buffer_bytes(const pt_stask_graph *sg, const pt_stask *t)
+{
+    return round_up((tile_elems(t) * tensor_bits(sg, t) + 7) / 8, SMEM_ALIGN);
+}
+
+/* ---- shared memory ---------------------------------------------------------------------- */
+
+int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    if (!p || !sg || !sg->tasks || sg->n <= 0)
+        return 0;
+    int64_t ring[PT_MAX_TENSORS] = {0}; /* one copy of every buffered tile of a tensor */
+    int64_t total = SMEM_BARRIER_BASE;
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        if (t->kind == PT_ST_LOAD && t->buffered && tensor_ok(t->tensor))
+            ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes(sg, t));
+        else if (t->kind == PT_ST_LOAD || t->kind == PT_ST_STORE)
+            /* resident tiles (Q in attention) and the output staging tile: one copy */
+            total = sat_add(total, tile_buffer_bytes(sg, t));
+    }
+    for (int x = 0; x < PT_MAX_TENSORS; x++) {
+        if (!ring[x])
+            continue;
+        int64_t stages = p->stages[x] < 0 ? 0 : p->stages[x] > 65536 ? 65536 : p->stages[x];
+        int64_t bytes = ring[x] > INT64_MAX / 65536 / 2 ? INT64_MAX / 65536 / 2 : ring[x];
+        total = sat_add(total, stages * bytes);
+        total = sat_add(total, stages * 2 * 8); /* full + empty mbarrier per stage */
+    }
+    return total;
+}
+
+/* ---- registers -------------------------------------------------------------------------- */
+
+static int task_wg(const pt_stask *t)
+{
+    return t->wg < 0 ? 0 : t->wg;
+}
+
+static int64_t fragment_regs(int64_t elems, int bits, int threads)
+{
+    int64_t per_reg = 32 * (int64_t)threads; /* bits held by one register across the wg */
+    int64_t total_bits = elems > INT64_MAX / 64 ? INT64_MAX / 64 : elems * bits;
+    return (total_bits + per_reg - 1) / per_reg;
+}
+
+static int acc_bits(const pt_stask_graph *sg, const pt_stask *t)
+{
+    if (sg->graph && t->op >= 0 && t->op < sg->graph->n_ops && t->op < PT_MAX_OPS) {
+        int b = pt_dtype_bits(sg->graph->ops[t->op].acc);
+        if (b > 0)
+            return b;
+    }
+    return 32;
+}
+
+static bool reads_mma(const pt_stask_graph *sg, const pt_stask *t)
+{
+    for (int k = 0; k < deps_of(t); k++) {
+        int f = t->deps[k].from;
+        if (f >= 0 && f < sg->n && sg->tasks[f].kind == PT_ST_MMA)
+            return true;
+    }
+    return false;
+}
+
+static int role_threads(const pt_sprogram *p, int wg)
+{
+    for (int r = 0; r < roles_of(p); r++)
+        if (p->roles[r].wg == wg && p->roles[r].threads > 0)
+            return p->roles[r].threads;
+    return 128;
+}
+
+int pt_sprogram_regs_needed(const pt_sprogram *p, const pt_stask_graph *sg, int wg)
+{
+    if (!p || !sg || !sg->tasks || sg->n <= 0)
+        return REG_OVERHEAD;
+    int threads = role_threads(p, wg);
+    bool counted[PT_MAX_TENSORS] = {false};
+    int64_t regs = REG_OVERHEAD;
+    /* Accumulators: one fragment per distinct mma output (S and O in attention). */
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        if (t->kind != PT_ST_MMA || task_wg(t) != wg || !tensor_ok(t->tensor) ||
+            counted[t->tensor])
+            continue;
+        counted[t->tensor] = true;
+        regs = sat_add(regs, fragment_regs(tile_elems(t), acc_bits(sg, t), threads));
+    }
+    /* Register fragments that cuda-core pieces make out of accumulators (P = exp(S), ...). */
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        if (t->seu != PT_SEU_CUDA_CORE || task_wg(t) != wg || !tensor_ok(t->tensor) ||
+            counted[t->tensor] || !reads_mma(sg, t))
+            continue;
+        counted[t->tensor] = true;
+        regs = sat_add(regs, fragment_regs(tile_elems(t), tensor_bits(sg, t), threads));
+    }
+    return regs > INT32_MAX ? INT32_MAX : (int)regs;
+}
+
+/* ---- placement, sEUs, offsets ----------------------------------------------------------- */
+
+typedef struct {
+    const pt_sprogram *p;
+    const pt_stask_graph *sg;
+    const pt_hw *hw;
+    pt_validation *r;
+    int *lane_of;      /* first lane an sTask is placed on, -1 = unplaced */
+    int *pos_of;       /* its position there */
+} vctx;
+
+static void check_placement(vctx *c)
+{
+    const pt_sprogram *p = c->p;
+    const pt_stask_graph *sg = c->sg;
+    int *count = calloc((size_t)sg->n, sizeof *count);
+    if (!count) {
+        problem(c->r, "out of memory while validating");
+        return;
+    }
+    for (int l = 0; l < lanes_of(p); l++) {
+        const pt_lane *ln = &p->lanes[l];
+        if (ln->n > 0 && !ln->entries)
+            problem(c->r, "lane %s claims %d entries but holds none", ln->name, ln->n);
+        if (ln->role < 0 || ln->role >= roles_of(p))
+            problem(c->r, "lane %s is issued by role %d, which does not exist", ln->name,
+                    ln->role);
+        for (int i = 0; i < lane_len(ln); i++) {
+            const pt_lane_entry *e = &ln->entries[i];
+            if (e->stask < 0 || e->stask >= sg->n) {
+                problem(c->r, "lane %s, position %d: sTask index %d is not in the sTask-graph",
+                        ln->name, i, e->stask);
+                continue;
+            }
+            const pt_stask *t = &sg->tasks[e->stask];
+            if (++count[e->stask] == 1) {
+                c->lane_of[e->stask] = l;
+                c->pos_of[e->stask] = i;
+            } else if (count[e->stask] == 2)
+                problem(c->r, "sTask %s is placed more than once (lanes %s and %s); expected "
+                              "exactly one place", t->id, p->lanes[c->lane_of[e->stask]].name,
+                        ln->name);
+            if (ln->seu != t->seu)
+                problem(c->r, "sTask %s runs on the %s but lane %s issues to the %s", t->id,
+                        seu_name(t->seu), ln->name, seu_name(ln->seu));
+            if (e->offset < -MAX_OFFSET || e->offset > MAX_OFFSET)
+                problem(c->r, "sTask %s has offset %d on lane %s; expected %d to %d", t->id,
+                        e->offset, ln->name, -MAX_OFFSET, MAX_OFFSET);
+            else if (e->offset != 0 && t->region != PT_REGION_BODY)
+                problem(c->r, "sTask %s has offset %d on lane %s but is in the %s; offsets are "
+                              "for loop-body sTasks only", t->id, e->offset, ln->name,
+                        region_name(t->region));
+        }
+    }
+    for (int s = 0; s < sg->n; s++)
+        if (count[s] == 0)
+            problem(c->r, "sTask %s is not placed on any lane; Append it to a %s lane",
+                    sg->tasks[s].id, seu_name(sg->tasks[s].seu));
+    free(count);
+}
+
+/* ---- Waits ------------------------------------------------------------------------------ */
+
+static bool wait_ok(const vctx *c, const pt_wait_entry *w)
+{
+    return w->stask >= 0 && w->stask < c->sg->n && w->on >= 0 && w->on < c->sg->n &&
+           w->distance >= 0;
+}
+
+static void check_waits(vctx *c)
+{
+    const pt_sprogram *p = c->p;
+    const pt_stask_graph *sg = c->sg;
+    for (int i = 0; i < waits_of(p); i++)
+        if (!wait_ok(c, &p->waits[i]))
+            problem(c->r, "Wait %d refers to sTasks %d and %d at distance %d; expected sTasks "
+                          "of the sTask-graph and a distance >= 0", i, p->waits[i].stask,
+                    p->waits[i].on, p->waits[i].distance);
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        for (int k = 0; k < deps_of(t); k++) {
+            const pt_dep *d = &t->deps[k];
+            if (d->from < 0 || d->from >= sg->n)
+                continue;
+            int lt = c->lane_of[s], lf = c->lane_of[d->from];
+            if (lt < 0 || lf < 0 || lt == lf)
+                continue;
+            bool covered = false;
+            for (int i = 0; i < waits_of(p) && !covered; i++) {
+                const pt_wait_entry *w = &p->waits[i];
+                covered = w->stask == s && w->on == d->from && w->distance >= 0 &&
+                          w->distance <= d->distance;
+            }
+            if (!covered)
+                problem(c->r, "%s reads %s but has no Wait on it (lanes %s and %s)", t->id,
+                        sg->tasks[d->from].id, p->lanes[lt].name, p->lanes[lf].name);
+        }
+    }
+}
+
+static void check_stages(vctx *c)
+{
+    bool reported[PT_MAX_TENSORS] = {false};
+    for (int s = 0; s < c->sg->n; s++) {
+        const pt_stask *t = &c->sg->tasks[s];
+        if (t->kind != PT_ST_LOAD || !t->buffered || !tensor_ok(t->tensor) ||
+            reported[t->tensor] || c->p->stages[t->tensor] >= 1)
+            continue;
+        reported[t->tensor] = true;
+        const char *name = c->sg->graph && t->tensor < c->sg->graph->n_tensors
+                               ? c->sg->graph->tensors[t->tensor].name
+                               : t->id;
+        problem(c->r, "tensor %s is loaded into a ring buffer by %s but has %d stages; "
+                      "expected at least 1", name, t->id, c->p->stages[t->tensor]);
+    }
+}
+
+/* ---- deadlock: cycle search on the instance graph ---------------------------------------- */
+
+typedef struct {
+    const vctx *c;
+    int iters;
+    int *base;         /* first node of each sTask */
+    int n_nodes;
+    int *eu, *ev;      /* edges u -> v: instance u waits for instance v */
+    int n_edges, cap_edges;
+    bool oom;
+} igraph;
+
+static int node(const igraph *g, int s, int i)
+{
+    return g->base[s] + (is_body(g->c->sg, s) ? i : 0);
+}
+
+static void add_edge(igraph *g, int u, int v)
+{
+    if (u < 0 || v < 0 || g->oom)
+        return;
+    if (g->n_edges == g->cap_edges) {
+        int cap = g->cap_edges ? g->cap_edges * 2 : 256;
+        int *nu = realloc(g->eu, (size_t)cap * sizeof *nu);
+        if (nu)
+            g->eu = nu;
+        int *nv = nu ? realloc(g->ev, (size_t)cap * sizeof *nv) : NULL;
+        if (!nu || !nv) {
+            g->oom = true;
+            return;
+        }
+        g->ev = nv;
+        g->cap_edges = cap;
+    }
+    g->eu[g->n_edges] = u;
+    g->ev[g->n_edges++] = v;
+}
+
+/* The instance of `from` that instance (s, i) depends on at distance `dist`, or -1. */
+static int dep_instance(const igraph *g, int s, int i, int from, int dist)
+{
+    const pt_stask_graph *sg = g->c->sg;
+    if (!is_body(sg, from))
+        return node(g, from, 0);
+    if (!is_body(sg, s))
+        return node(g, from, g->iters - 1);
+    int j = i - dist;
+    return j >= 0 ? node(g, from, j) : -1;
+}
+
+static int instances_of(const igraph *g, int s)
+{
+    return is_body(g->c->sg, s) ? g->iters : 1;
+}
+
+/* Does entry i of lane l take part in the instance graph? Only an sTask's first placement
+ * counts (duplicates are reported, not expanded), and offsets beyond the Append limit are
+ * reported and skipped so the loop below stays short. */
+static bool entry_counts(const igraph *g, int l, int i)
+{
+    const vctx *c = g->c;
+    const pt_lane_entry *e = &c->p->lanes[l].entries[i];
+    return e->stask >= 0 && e->stask < c->sg->n && c->lane_of[e->stask] == l &&
+           c->pos_of[e->stask] == i && e->offset >= -MAX_OFFSET && e->offset <= MAX_OFFSET;
+}
+
+/* Consecutive instances on a lane: each waits for the one issued before it. The order is
+ * the lane expansion the simulator uses: prologue entries, then loop steps
+ * v = -max(offset) .. iters-1-min(offset) giving (body entry, v + offset) when that
+ * iteration exists, then epilogue entries. */
+static void lane_edges(igraph *g, int l)
+{
+    const vctx *c = g->c;
+    const pt_lane *ln = &c->p->lanes[l];
+    int prev = -1, min_off = 0, max_off = 0;
+    for (int i = 0; i < lane_len(ln); i++) {
+        int s = ln->entries[i].stask;
+        if (!entry_counts(g, l, i) || c->sg->tasks[s].region == PT_REGION_EPILOGUE)
+            continue;
+        if (is_body(c->sg, s)) {
+            int o = ln->entries[i].offset;
+            min_off = o < min_off ? o : min_off;
+            max_off = o > max_off ? o : max_off;
+            continue;
+        }
+        add_edge(g, node(g, s, 0), prev); /* prologue (or unknown region): before the loop */
+        prev = node(g, s, 0);
+    }
+    for (int v = -max_off; v <= g->iters - 1 - min_off; v++)
+        for (int i = 0; i < lane_len(ln); i++) {
+            int s = ln->entries[i].stask;
+            if (!entry_counts(g, l, i) || !is_body(c->sg, s))
+                continue;
+            int it = v + ln->entries[i].offset;
+            if (it < 0 || it >= g->iters)
+                continue;
+            add_edge(g, node(g, s, it), prev);
+            prev = node(g, s, it);
+        }
+    for (int i = 0; i < lane_len(ln); i++) {
+        int s = ln->entries[i].stask;
+        if (!entry_counts(g, l, i) || c->sg->tasks[s].region != PT_REGION_EPILOGUE)
+            continue;
+        add_edge(g, node(g, s, 0), prev);
+        prev = node(g, s, 0);
+    }
+}
+
+static void dependency_edges(igraph *g)
+{
+    const pt_stask_graph *sg = g->c->sg;
+    const pt_sprogram *p = g->c->p;
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        for (int i = 0; i < instances_of(g, s); i++) {
+            int u = node(g, s, i);
+            for (int k = 0; k < deps_of(t); k++)
+                if (t->deps[k].from >= 0 && t->deps[k].from < sg->n)
+                    add_edge(g, u, dep_instance(g, s, i, t->deps[k].from, t->deps[k].distance));
+        }
+    }
+    for (int w = 0; w < waits_of(p); w++) {
+        const pt_wait_entry *we = &p->waits[w];
+        if (!wait_ok(g->c, we))
+            continue;
+        for (int i = 0; i < instances_of(g, we->stask); i++)
+            add_edge(g, node(g, we->stask, i), dep_instance(g, we->stask, i, we->on,
+                                                            we->distance));
+    }
+}
+
+/* A buffered load reuses the slot of `stages` iterations ago: it waits until every
+ * same-iteration reader of that older tile has completed. */
+static void stage_edges(igraph *g)
+{
+    const pt_stask_graph *sg = g->c->sg;
+    for (int l = 0; l < sg->n; l++) {
+        const pt_stask *ld = &sg->tasks[l];
+        if (ld->kind != PT_ST_LOAD || !ld->buffered || !is_body(sg, l) || !tensor_ok(ld->tensor))
+            continue;
+        int st = g->c->p->stages[ld->tensor];
+        if (st < 1 || st >= g->iters)
+            continue;
+        for (int s = 0; s < sg->n; s++) {
+            const pt_stask *t = &sg->tasks[s];
+            if (!is_body(sg, s))
+                continue;
+            for (int k = 0; k < deps_of(t); k++) {
+                if (t->deps[k].from != l || t->deps[k].distance != 0)
+                    continue;
+                for (int i = st; i < g->iters; i++)
+                    add_edge(g, node(g, l, i), node(g, s, i - st));
+            }
+        }
+    }
+}
+
+/* Name of an instance for messages: "mma.C.wg0[3] (tc.wg0)". */
+static int instance_name(const igraph *g, int nd, char *out, size_t cap)
+{
+    int s = 0;
+    while (s + 1 < g->c->sg->n && g->base[s + 1] <= nd)
+        s++;
+    const pt_stask *t = &g->c->sg->tasks[s];
+    int l = g->c->lane_of[s];
+    const char *lane = l >= 0 ? g->c->p->lanes[l].name : "unplaced";
+    if (is_body(g->c->sg, s))
+        return snprintf(out, cap, "%s[%d] (%s)", t->id, nd - g->base[s], lane);
+    return snprintf(out, cap, "%s (%s)", t->id, lane);
+}
+
+static void report_cycle(const igraph *g, const int *cyc, int len)
+{
+    char msg[sizeof g->c->r->problems[0]];
+    char name[PT_STASK_ID_MAX + PT_LANE_NAME_MAX + 24];
+    char close[sizeof name];
+    const char *tail = " (each waits for the next)";
+    instance_name(g, cyc[0], close, sizeof close);
+    /* room left once the closing " -> first" and the tail are reserved */
+    size_t room = sizeof msg - strlen(close) - strlen(tail) - 16;
+    size_t n = (size_t)snprintf(msg, sizeof msg, "deadlock: ");
+    for (int k = 0; k < len; k++) {
+        instance_name(g, cyc[k], name, sizeof name);
+        if (n + strlen(name) + 4 > room) {
+            n += (size_t)snprintf(msg + n, sizeof msg - n, " -> ...");
+            break;
+        }
+        n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s", k ? " -> " : "", name);
+    }
+    snprintf(msg + n, sizeof msg - n, " -> %s%s", close, tail);
+    problem(g->c->r, "%s", msg);
+}
+
+/* Iterative DFS (no recursion: the instance graph can be thousands deep). */
+static void find_cycle(igraph *g)
+{
+    int N = g->n_nodes, E = g->n_edges;
+    int *start = calloc((size_t)N + 1, sizeof *start);
+    int *adj = malloc(((size_t)E + 1) * sizeof *adj);
+    int *fill = calloc((size_t)N + 1, sizeof *fill);
+    unsigned char *color = calloc((size_t)N + 1, 1);
+    int *stack = malloc(((size_t)N + 1) * sizeof *stack);
+    int *cursor = malloc(((size_t)N + 1) * sizeof *cursor);
+    int *pos = malloc(((size_t)N + 1) * sizeof *pos);
+    if (!start || !adj || !fill || !color || !stack || !cursor || !pos) {
+        problem(g->c->r, "out of memory while looking for deadlocks");
+        goto out;
+    }
+    for (int e = 0; e < E; e++)
+        start[g->eu[e] + 1]++;
+    for (int v = 0; v < N; v++)
+        start[v + 1] += start[v];
+    for (int e = 0; e < E; e++)
+        adj[start[g->eu[e]] + fill[g->eu[e]]++] = g->ev[e];
+
+    for (int root = 0; root < N; root++) {
+        if (color[root])
+            continue;
+        int sp = 0;
+        stack[sp] = root;
+        cursor[sp] = start[root];
+        pos[root] = sp++;
+        color[root] = 1;
+        while (sp > 0) {
+            int u = stack[sp - 1];
+            if (cursor[sp - 1] == start[u + 1]) {
+                color[u] = 2;
+                sp--;
+                continue;
+            }
+            int v = adj[cursor[sp - 1]++];
+            if (color[v] == 0) {
+                color[v] = 1;
+                stack[sp] = v;
+                cursor[sp] = start[v];
+                pos[v] = sp++;
+            } else if (color[v] == 1) {
+                report_cycle(g, stack + pos[v], sp - pos[v]);
+                goto out;
+            }
+        }
+    }
+out:
+    free(start);
+    free(adj);
+    free(fill);
+    free(color);
+    free(stack);
+    free(cursor);
+    free(pos);
+}
+
+/* Enough iterations that every stage reuse and every offset shows up at least once. */
+static int check_iterations(const vctx *c)
+{
+    int max_stages = 0, min_off = 0, max_off = 0;
+    for (int x = 0; x < PT_MAX_TENSORS; x++)
+        if (c->p->stages[x] > max_stages)
+            max_stages = c->p->stages[x] > MAX_CHECK_ITERS ? MAX_CHECK_ITERS : c->p->stages[x];
+    for (int l = 0; l < lanes_of(c->p); l++)
+        for (int i = 0; i < lane_len(&c->p->lanes[l]); i++) {
+            int o = c->p->lanes[l].entries[i].offset;
+            o = o < -MAX_CHECK_ITERS ? -MAX_CHECK_ITERS : o > MAX_CHECK_ITERS ? MAX_CHECK_ITERS : o;
+            min_off = o < min_off ? o : min_off;
+            max_off = o > max_off ? o : max_off;
+        }
+    int64_t n = (int64_t)max_stages + (max_off - min_off) + 3;
+    if (c->sg->iterations < n)
+        n = c->sg->iterations;
+    if (n > MAX_CHECK_ITERS)
+        n = MAX_CHECK_ITERS;
+    return n < 1 ? 1 : (int)n;
+}
+
+static void check_deadlock(vctx *c)
+{
+    igraph g = {.c = c, .iters = check_iterations(c)};
+    g.base = malloc(((size_t)c->sg->n + 1) * sizeof *g.base);
+    if (!g.base) {
+        problem(c->r, "out of memory while looking for deadlocks");
+        return;
+    }
+    for (int s = 0; s < c->sg->n; s++) {
+        g.base[s] = g.n_nodes;
+        if (g.n_nodes > INT32_MAX / 2 - MAX_CHECK_ITERS) {
+            problem(c->r, "the sTask-graph is too large to check for deadlocks");
+            free(g.base);
+            return;
+        }
+        g.n_nodes += instances_of(&g, s);
+    }
+    g.base[c->sg->n] = g.n_nodes;
+    for (int l = 0; l < lanes_of(c->p); l++)
+        lane_edges(&g, l);
+    dependency_edges(&g);
+    stage_edges(&g);
+    if (g.oom)
+        problem(c->r, "out of memory while looking for deadlocks");
+    else
+        find_cycle(&g);
+    free(g.base);
+    free(g.eu);
+    free(g.ev);
+}
+
+/* ---- resources -------------------------------------------------------------------------- */
+
+static void check_smem(vctx *c)
+{
+    c->r->smem_bytes = pt_sprogram_smem_bytes(c->p, c->sg);
+    c->r->smem_limit = c->hw ? c->hw->smem_per_block : 0;
+    if (!c->hw || c->r->smem_bytes <= c->r->smem_limit)
+        return;
+    char stages[160] = "";
+    size_t n = 0;
+    for (int x = 0; x < PT_MAX_TENSORS && c->sg->graph && x < c->sg->graph->n_tensors; x++)
+        if (c->p->stages[x] > 0 && n + 64 < sizeof stages)
+            n += (size_t)snprintf(stages + n, sizeof stages - n, "%s%s: %d", n ? ", " : "",
+                                  c->sg->graph->tensors[x].name, c->p->stages[x]);
+    problem(c->r, "shared memory: the program needs %lld bytes but %s allows %lld per block "
+                  "(stages %s); use fewer stages or smaller tiles",
+            (long long)c->r->smem_bytes, c->hw->name, (long long)c->r->smem_limit,
+            n ? stages : "none");
+}
+
+static void check_regs(vctx *c)
+{
+    const pt_sprogram *p = c->p;
+    const pt_hw *hw = c->hw;
+    int64_t total = 0;
+    for (int r = 0; r < roles_of(p); r++) {
+        const pt_role_def *rd = &p->roles[r];
+        int need = rd->wg >= 0 ? pt_sprogram_regs_needed(p, c->sg, rd->wg) : REG_OVERHEAD;
+        c->r->regs_needed[r] = need;
+        if (rd->wg >= 0 && need > rd->regs)
+            problem(c->r, "registers: role %s needs %d per thread for its accumulators and "
+                          "fragments but its budget is %d", rd->name, need, rd->regs);
+        if (rd->threads <= 0 || rd->threads % 32 != 0)
+            problem(c->r, "role %s has %d threads; expected a positive multiple of 32",
+                    rd->name, rd->threads);
+        if (hw && (rd->regs > hw->max_regs_per_thread + 1 || rd->regs < hw->min_regs_per_thread ||
+                   rd->regs % 8 != 0))
+            problem(c->r, "registers: role %s has a budget of %d per thread; expected a "
+                          "multiple of 8 from %d to %d (setmaxnreg)", rd->name, rd->regs,
+                    hw->min_regs_per_thread, hw->max_regs_per_thread + 1);
+        if (rd->threads > 0 && rd->regs > 0)
+            total = sat_add(total, (int64_t)rd->regs * rd->threads);
+    }
+    c->r->regs_total = total;
+    c->r->regs_limit = hw ? hw->regs_per_eu : 0;
+    if (hw && total > hw->regs_per_eu)
+        problem(c->r, "registers: the roles' budgets add up to %lld per EU but %s has %lld; "
+                      "lower a role's budget", (long long)total, hw->name,
+                (long long)hw->regs_per_eu);
+}
+
+/* ---- entry point ------------------------------------------------------------------------ */
+
+bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                 pt_validation *report, pt_error *err)
+{
+    pt_validation local;
+    pt_validation *r = report ? report : &local;
+    memset(r, 0, sizeof *r);
+    if (!p || !sg || sg->n < 0 || (sg->n > 0 && !sg->tasks))
+        problem(r, "no sProgram or sTask-graph to validate");
+    else if (p->n_lanes < 0 || p->n_lanes > PT_MAX_LANES || p->n_roles < 0 ||
+             p->n_roles > PT_MAX_ROLES)
+        problem(r, "the sProgram has %d lanes and %d roles; expected at most %d and %d",
+                p->n_lanes, p->n_roles, PT_MAX_LANES, PT_MAX_ROLES);
+    else {
+        vctx c = {.p = p, .sg = sg, .hw = hw, .r = r};
+        c.lane_of = malloc(((size_t)sg->n + 1) * sizeof *c.lane_of);
+        c.pos_of = malloc(((size_t)sg->n + 1) * sizeof *c.pos_of);
+        if (!c.lane_of || !c.pos_of)
+            problem(r, "out of memory while validating");
+        else {
+            for (int s = 0; s < sg->n; s++)
+                c.lane_of[s] = c.pos_of[s] = -1;
+            check_placement(&c);
+            check_waits(&c);
+            check_stages(&c);
+            check_deadlock(&c);
+            check_smem(&c);
+            check_regs(&c);
+        }
+        free(c.lane_of);
+        free(c.pos_of);
+    }
+    if (r->n_problems > 0)
+        pt_fail(err, "%s", r->problems[0]);
+    return r->n_problems == 0;
+}

@@ -1,0 +1,105 @@
+/* test_graph.c — the operator-graph loader: every example loads, every file of the bad-input
+ * corpus fails with its expected message, size expressions and --set overrides work. */
+#include "embedded.h"
+#include "expr.h"
+#include "graph.h"
+#include "json_util.h"
+#include "ptest.h"
+
+#define CORPUS PT_SOURCE_ROOT "/tests/corpus/graph"
+
+static void examples_load(void)
+{
+    int n = 0;
+    for (const pt_embedded_file *f = pt_embedded_examples; f->name; f++, n++) {
+        pt_graph g;
+        pt_error e = {{0}};
+        bool ok = pt_graph_load_text(&g, f->name, f->text, strlen(f->text), NULL, &e);
+        CHECK_MSG(ok, "%s: %s", f->name, e.msg);
+        CHECK_STR(g.name, f->name);
+    }
+    CHECK(n >= 9);
+}
+
+static void corpus_messages(void)
+{
+    char *list;
+    size_t len;
+    pt_error e;
+    CHECK(pt_read_file(CORPUS "/EXPECTED", &list, &len, &e));
+    int cases = 0;
+    for (char *line = strtok(list, "\n"); line; line = strtok(NULL, "\n")) {
+        char *tab = strchr(line, '\t');
+        if (!tab)
+            continue;
+        *tab = 0;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", CORPUS, line);
+        pt_graph g;
+        e.msg[0] = 0;
+        bool ok = pt_graph_load_file(&g, path, NULL, &e);
+        CHECK_MSG(!ok, "%s loaded but should fail", line);
+        CHECK_CONTAINS(e.msg, tab + 1);
+        CHECK_CONTAINS(e.msg, line); /* the message names the file */
+        CHECK_MSG(strchr(e.msg, '\n') == NULL, "%s: message is not one line", line);
+        cases++;
+    }
+    CHECK(cases >= 30);
+    free(list);
+}
+
+static void expressions(void)
+{
+    pt_graph g = {0};
+    g.n_params = 2;
+    snprintf(g.params[0].name, PT_NAME_MAX, "S");
+    g.params[0].value = 8192;
+    snprintf(g.params[1].name, PT_NAME_MAX, "L");
+    g.params[1].value = 256;
+    int64_t v;
+    char why[128];
+    CHECK(pt_expr_eval("S/L", &g, &v, why, sizeof why) && v == 32);
+    CHECK(pt_expr_eval(" (S + L) * 2 - 1 ", &g, &v, why, sizeof why) && v == 16895);
+    CHECK(pt_expr_eval("-3+5", &g, &v, why, sizeof why) && v == 2);
+    CHECK(!pt_expr_eval("S/", &g, &v, why, sizeof why));
+    CHECK(!pt_expr_eval("S)", &g, &v, why, sizeof why));
+    CHECK(!pt_expr_eval("((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1))))"
+                        "))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
+                        &g, &v, why, sizeof why));
+    CHECK_CONTAINS(why, "nested too deeply");
+    CHECK(!pt_expr_eval("99999999999999999999", &g, &v, why, sizeof why));
+}
+
+static void overrides(void)
+{
+    pt_graph g;
+    pt_error e;
+    const char *fa = pt_embedded_find(pt_embedded_examples, "flash_attention");
+    CHECK(pt_graph_load_text(&g, "fa", fa, strlen(fa), "S=1000,D=64,CAUSAL=1", &e));
+    int m = pt_graph_find_axis(&g, "m"), d = pt_graph_find_axis(&g, "d");
+    CHECK(g.axes[m].extent == 1000 && g.axes[d].extent == 64);
+    CHECK(g.ops[1].causal && g.ops[1].row_axis == m);
+    CHECK(!pt_graph_load_text(&g, "fa", fa, strlen(fa), "Q=3", &e));
+    CHECK_CONTAINS(e.msg, "no parameter \"Q\"");
+    CHECK(!pt_graph_load_text(&g, "fa", fa, strlen(fa), "S=abc", &e));
+    CHECK_CONTAINS(e.msg, "S=\"abc\"");
+}
+
+static void flops(void)
+{
+    pt_graph g;
+    pt_error e;
+    const char *t = pt_embedded_find(pt_embedded_examples, "gemm_f16");
+    CHECK(pt_graph_load_text(&g, "gemm", t, strlen(t), "M=256,N=512,K=1024", &e));
+    CHECK(pt_graph_matmul_flops(&g) == 2LL * 256 * 512 * 1024);
+}
+
+int main(void)
+{
+    PTEST_RUN(examples_load);
+    PTEST_RUN(corpus_messages);
+    PTEST_RUN(expressions);
+    PTEST_RUN(overrides);
+    PTEST_RUN(flops);
+    PTEST_END();
+}

@@ -1,0 +1,175 @@
+/* test_propagate.c — Propagate and sTask-partition against hand-derived tiles and structure. */
+#include "embedded.h"
+#include "propagate.h"
+#include "ptest.h"
+
+static bool load(pt_graph *g, const char *name, const char *set)
+{
+    pt_error e;
+    const char *t = pt_embedded_find(pt_embedded_examples, name);
+    bool ok = t && pt_graph_load_text(g, name, t, strlen(t), set, &e);
+    CHECK_MSG(ok, "%s: %s", name, t ? e.msg : "not embedded");
+    return ok;
+}
+
+static const pt_stask *find(const pt_stask_graph *sg, const char *id)
+{
+    int i = pt_stask_find(sg, id);
+    CHECK_MSG(i >= 0, "no sTask %s", id);
+    return i >= 0 ? &sg->tasks[i] : NULL;
+}
+
+static bool tile_is(const pt_stask *s, int rank, const int64_t *want)
+{
+    if (!s || s->rank != rank)
+        return false;
+    for (int i = 0; i < rank; i++)
+        if (s->tile[i] != want[i])
+            return false;
+    return true;
+}
+
+static bool depends(const pt_stask_graph *sg, const char *to, const char *from, int dist)
+{
+    const pt_stask *s = find(sg, to);
+    int f = pt_stask_find(sg, from);
+    for (int i = 0; s && i < s->n_deps; i++)
+        if (s->deps[i].from == f && s->deps[i].distance == dist)
+            return true;
+    return false;
+}
+
+/* GEMM: output tile BM x BN with reduction tile BK gives A: BM x BK, B: BK x BN. */
+static void gemm_tiles(void)
+{
+    pt_graph g;
+    if (!load(&g, "gemm_f16", "M=1000,N=2000,K=300"))
+        return;
+    pt_tiling t = {0}, p;
+    pt_error e;
+    t.warpgroups = 1;
+    CHECK(pt_tiling_parse(&g, "m=128,n=64,k=32", "--tile", &t, &e));
+    CHECK(pt_propagate(&g, &t, &p, &e));
+    int64_t a[2], b[2], c[2];
+    pt_tiling_tensor_tile(&g, &p, pt_graph_find_tensor(&g, "A"), a);
+    pt_tiling_tensor_tile(&g, &p, pt_graph_find_tensor(&g, "B"), b);
+    pt_tiling_tensor_tile(&g, &p, pt_graph_find_tensor(&g, "C"), c);
+    CHECK(a[0] == 128 && a[1] == 32 && b[0] == 32 && b[1] == 64 && c[0] == 128 && c[1] == 64);
+
+    pt_stask_graph sg;
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    CHECK(sg.n == 5); /* load.A load.B mma.C convert.C store.C */
+    CHECK(sg.iterations == 10);          /* ceil(300/32) */
+    CHECK(sg.tiles == 8 * 32);           /* ceil(1000/128) * ceil(2000/64) */
+    CHECK(tile_is(find(&sg, "load.A"), 2, (int64_t[]){128, 32}));
+    CHECK(tile_is(find(&sg, "load.B"), 2, (int64_t[]){32, 64}));
+    const pt_stask *mma = find(&sg, "mma.C");
+    CHECK(mma && mma->flops == 2LL * 128 * 64 * 32 && mma->region == PT_REGION_BODY);
+    CHECK(find(&sg, "load.A")->bytes == 128 * 32 * 2 && find(&sg, "load.A")->buffered);
+    CHECK(depends(&sg, "mma.C", "load.A", 0) && depends(&sg, "mma.C", "mma.C", 1));
+    CHECK(find(&sg, "store.C")->region == PT_REGION_EPILOGUE);
+    pt_stask_graph_free(&sg);
+
+    /* Two consumer warpgroups split M. */
+    CHECK(pt_tiling_parse(&g, "wg=2", "--tile", &t, &e));
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    CHECK(tile_is(find(&sg, "mma.C.wg1"), 2, (int64_t[]){64, 64}));
+    CHECK(find(&sg, "mma.C.wg1")->wg == 1 && find(&sg, "load.A")->wg == -1);
+    CHECK(depends(&sg, "store.C", "convert.C.wg0", 0) && depends(&sg, "store.C", "convert.C.wg1", 0));
+    pt_stask_graph_free(&sg);
+
+    /* Refusals. */
+    CHECK(pt_tiling_parse(&g, "m=90,wg=4", "--tile", &t, &e));
+    CHECK(!pt_partition(&sg, &g, &t, &e));
+    CHECK_CONTAINS(e.msg, "does not split evenly");
+    CHECK(!pt_tiling_parse(&g, "z=4", "--tile", &t, &e));
+    CHECK_CONTAINS(e.msg, "\"z\" is not an axis");
+}
+
+/* FlashAttention: tile BM x BN over (queries, keys): Q BM x D resident, K/V BN x D streamed,
+ * S and P BM x BN, O BM x D; the softmax pieces, rescale and normalise are wired. */
+static void fa_tiles(void)
+{
+    pt_graph g;
+    if (!load(&g, "flash_attention", "S=1000,D=64"))
+        return;
+    pt_tiling t;
+    pt_error e;
+    pt_tiling_defaults(&g, &t);
+    CHECK(pt_tiling_parse(&g, "m=128,n=64,wg=2", "--tile", &t, &e));
+    pt_stask_graph sg;
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    CHECK(sg.loop_axis == pt_graph_find_axis(&g, "n"));
+    CHECK(sg.iterations == 16); /* ceil(1000/64) */
+    CHECK(sg.tiles == 4 * 16 * 8);
+    CHECK(tile_is(find(&sg, "load.Q"), 4, (int64_t[]){1, 1, 128, 64}));
+    CHECK(find(&sg, "load.Q")->region == PT_REGION_PROLOGUE && !find(&sg, "load.Q")->buffered);
+    CHECK(tile_is(find(&sg, "load.K"), 4, (int64_t[]){1, 1, 64, 64}));
+    CHECK(tile_is(find(&sg, "mma.S.wg0"), 4, (int64_t[]){1, 1, 64, 64}));
+    CHECK(tile_is(find(&sg, "mma.O.wg1"), 4, (int64_t[]){1, 1, 64, 64}));
+    CHECK(tile_is(find(&sg, "store.O"), 4, (int64_t[]){1, 1, 128, 64}));
+    CHECK(depends(&sg, "softmax_max.P.wg0", "mma.S.wg0", 0));
+    CHECK(depends(&sg, "softmax_max.P.wg0", "softmax_max.P.wg0", 1));
+    CHECK(depends(&sg, "rescale.O.wg0", "softmax_max.P.wg0", 0));
+    CHECK(depends(&sg, "rescale.O.wg0", "mma.O.wg0", 1));
+    CHECK(depends(&sg, "mma.O.wg0", "rescale.O.wg0", 0));
+    CHECK(depends(&sg, "mma.O.wg0", "softmax_exp.P.wg0", 0));
+    CHECK(depends(&sg, "normalize.O.wg0", "softmax_sum.P.wg0", 0));
+    CHECK(find(&sg, "normalize.O.wg0")->region == PT_REGION_EPILOGUE);
+    CHECK(sg.causal_op < 0 && pt_stask_graph_tile_iterations(&sg, 0) == 16);
+    pt_stask_graph_free(&sg);
+
+    /* Causal: the first row tile sees 2 key tiles (rows 0..127, 64 keys each). */
+    CHECK(load(&g, "flash_attention", "S=1000,D=64,CAUSAL=1"));
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    CHECK(sg.causal_op == 1);
+    CHECK(pt_stask_graph_tile_iterations(&sg, 0) == 2);
+    CHECK(pt_stask_graph_tile_iterations(&sg, 7) == 16); /* last row tile: rows 896..999 */
+    CHECK(pt_stask_graph_tile_iterations(&sg, 8) == 2);  /* next head, first row tile */
+    double full = 4.0 * 4 * 16 * 1000.0 * 1000 * 64;
+    CHECK_NEAR(pt_stask_graph_total_flops(&sg), full / 2, 1);
+    pt_stask_graph_free(&sg);
+}
+
+static void every_example_partitions(void)
+{
+    for (const pt_embedded_file *f = pt_embedded_examples; f->name; f++) {
+        pt_graph g;
+        if (!load(&g, f->name, NULL))
+            continue;
+        pt_tiling t;
+        pt_error e;
+        pt_stask_graph sg;
+        pt_tiling_defaults(&g, &t);
+        bool ok = pt_partition(&sg, &g, &t, &e);
+        CHECK_MSG(ok, "%s: %s", f->name, e.msg);
+        if (!ok)
+            continue;
+        /* every dependency points inside the graph; every sTask has a store downstream or is one */
+        for (int i = 0; i < sg.n; i++)
+            for (int d = 0; d < sg.tasks[i].n_deps; d++)
+                CHECK(sg.tasks[i].deps[d].from >= 0 && sg.tasks[i].deps[d].from < sg.n);
+        pt_stask_graph_free(&sg);
+    }
+}
+
+static void low_bit_refusal(void)
+{
+    pt_graph g;
+    pt_error e;
+    CHECK(pt_graph_load_file(&g, PT_SOURCE_ROOT "/tests/corpus/matmul_int4_graph.json", NULL, &e));
+    pt_tiling t;
+    pt_stask_graph sg;
+    pt_tiling_defaults(&g, &t);
+    CHECK(!pt_partition(&sg, &g, &t, &e));
+    CHECK_CONTAINS(e.msg, "expected a dequantize op");
+}
+
+int main(void)
+{
+    PTEST_RUN(gemm_tiles);
+    PTEST_RUN(fa_tiles);
+    PTEST_RUN(every_example_partitions);
+    PTEST_RUN(low_bit_refusal);
+    PTEST_END();
+}

@@ -1,0 +1,214 @@
+/* chrome.c — Chrome trace-event JSON export of a timeline (for Perfetto).
+ *
+ * Written by hand rather than through cJSON so that large timelines (hundreds of thousands
+ * of instances) export without building a tree of every event in memory. Timestamps are
+ * microseconds (the trace-event unit) with fractions; "displayTimeUnit": "ns" asks the
+ * viewer to label the axis in nanoseconds. */
+#include "chrome.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+    bool oom;
+} outbuf;
+
+static void ob_printf(outbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ob_printf(outbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (need < 0 || b->oom)
+        return;
+    if (b->n + (size_t)need + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 65536;
+        while (cap < b->n + (size_t)need + 1)
+            cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) {
+            b->oom = true;
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)need;
+}
+
+static void ob_string(outbuf *b, const char *s)
+{
+    ob_printf(b, "\"");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            ob_printf(b, "\\%c", *c);
+        else if (*c < 0x20)
+            ob_printf(b, "\\u%04x", *c);
+        else
+            ob_printf(b, "%c", *c);
+    }
+    ob_printf(b, "\"");
+}
+
+/* Nanoseconds as fractional microseconds, shortest exact text. */
+static void ob_us(outbuf *b, double ns)
+{
+    double us = isfinite(ns) ? ns / 1000.0 : 0;
+    char tmp[40];
+    snprintf(tmp, sizeof tmp, "%.15g", us);
+    if (strtod(tmp, NULL) != us)
+        snprintf(tmp, sizeof tmp, "%.17g", us);
+    ob_printf(b, "%s", tmp);
+}
+
+static const char *lane_name(const pt_sprogram *p, int L, char *tmp, size_t cap)
+{
+    if (L >= 0 && L < p->n_lanes)
+        return p->lanes[L].name;
+    snprintf(tmp, cap, "lane %d", L);
+    return tmp;
+}
+
+static void write_metadata(outbuf *b, const pt_timeline *tl, const pt_sprogram *p,
+                           const char *label)
+{
+    char proc[160], tmp[32];
+    snprintf(proc, sizeof proc, "EU 0 (%s)", label ? label : "predicted");
+    ob_printf(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":");
+    ob_string(b, proc);
+    ob_printf(b, "}}");
+    int lanes = p->n_lanes > tl->n_lanes ? p->n_lanes : tl->n_lanes;
+    for (int L = 0; L < lanes; L++) {
+        ob_printf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
+                  "\"args\":{\"name\":", L);
+        ob_string(b, lane_name(p, L, tmp, sizeof tmp));
+        ob_printf(b, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
+                  "\"args\":{\"sort_index\":%d}}", L, L);
+    }
+}
+
+static void write_span(outbuf *b, const pt_span *sp, const pt_sprogram *p,
+                       const pt_stask_graph *sg)
+{
+    const pt_stask *t = &sg->tasks[sp->stask];
+    const char *cat = sp->lane < p->n_lanes ? pt_seu_name(p->lanes[sp->lane].seu) : "?";
+    char name[PT_STASK_ID_MAX + 24];
+    snprintf(name, sizeof name, "%s[%lld]", t->id, (long long)sp->iter);
+    ob_printf(b, ",\n{\"name\":");
+    ob_string(b, name);
+    ob_printf(b, ",\"cat\":");
+    ob_string(b, cat);
+    ob_printf(b, ",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", sp->lane);
+    ob_us(b, sp->start_ns);
+    ob_printf(b, ",\"dur\":");
+    ob_us(b, sp->end_ns - sp->start_ns);
+    ob_printf(b, ",\"args\":{\"stask\":");
+    ob_string(b, t->id);
+    ob_printf(b, ",\"iter\":%lld,\"kind\":", (long long)sp->iter);
+    ob_string(b, pt_stask_kind_name(t->kind));
+    ob_printf(b, ",\"issue_ns\":%.17g,\"bytes\":%lld,\"flops\":%lld}}", sp->issue_ns,
+              (long long)t->bytes, (long long)t->flops);
+}
+
+/* Slot of (stask, iter) in a table of every instance, or -1 when outside the graph. */
+static int64_t inst_slot(const pt_stask_graph *sg, const int64_t *base, int64_t iters, int s,
+                         int64_t i)
+{
+    if (s < 0 || s >= sg->n)
+        return -1;
+    if (sg->tasks[s].region != PT_REGION_BODY)
+        return i == 0 ? base[s] : -1;
+    return (i >= 0 && i < iters) ? base[s] + i : -1;
+}
+
+static double mid(const pt_span *sp)
+{
+    return sp->start_ns + (sp->end_ns - sp->start_ns) / 2;
+}
+
+/* Flow arrows from each cross-lane producer to its consumer; ids are unique per arrow. */
+static void write_flows(outbuf *b, const pt_timeline *tl, const pt_sprogram *p,
+                        const pt_stask_graph *sg, const int64_t *base, const int64_t *where)
+{
+    int64_t iters = tl->eu_iterations, id = 0;
+    int ds[64];
+    int64_t di[64];
+    for (int64_t k = 0; k < tl->n_spans; k++) {
+        const pt_span *c = &tl->spans[k];
+        if (c->lane < 0 || inst_slot(sg, base, iters, c->stask, c->iter) < 0)
+            continue;
+        int n = pt_instance_deps(p, sg, c->stask, c->iter, iters, ds, di, 64);
+        if (n > 64)
+            n = 64;
+        for (int d = 0; d < n; d++) {
+            bool dup = false;
+            for (int e = 0; e < d && !dup; e++)
+                dup = ds[e] == ds[d] && di[e] == di[d];
+            int64_t slot = inst_slot(sg, base, iters, ds[d], di[d]);
+            if (dup || slot < 0 || where[slot] < 0)
+                continue;
+            const pt_span *pr = &tl->spans[where[slot]];
+            if (pr->lane == c->lane)
+                continue;
+            id++;
+            ob_printf(b, ",\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%lld,"
+                      "\"pid\":0,\"tid\":%d,\"ts\":", (long long)id, pr->lane);
+            ob_us(b, mid(pr));
+            ob_printf(b, "},\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\","
+                      "\"id\":%lld,\"pid\":0,\"tid\":%d,\"ts\":", (long long)id, c->lane);
+            ob_us(b, mid(c));
+            ob_printf(b, "}");
+        }
+    }
+}
+
+char *pt_chrome_trace(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_graph *sg,
+                      const char *label)
+{
+    if (!tl || !p || !sg || tl->n_spans < 0 || (tl->n_spans > 0 && !tl->spans))
+        return NULL;
+    int64_t iters = tl->eu_iterations > 0 ? tl->eu_iterations : 0, slots = 0;
+    int64_t *base = malloc(((size_t)sg->n + 1) * sizeof *base);
+    if (!base)
+        return NULL;
+    for (int s = 0; s < sg->n; s++) {
+        base[s] = slots;
+        slots += sg->tasks[s].region == PT_REGION_BODY ? iters : 1;
+    }
+    int64_t *where = malloc(((size_t)slots + 1) * sizeof *where);
+    if (!where) {
+        free(base);
+        return NULL;
+    }
+    for (int64_t i = 0; i < slots; i++)
+        where[i] = -1;
+    outbuf b = {0};
+    ob_printf(&b, "{\"traceEvents\":[\n");
+    write_metadata(&b, tl, p, label);
+    for (int64_t k = 0; k < tl->n_spans; k++) {
+        const pt_span *sp = &tl->spans[k];
+        int64_t slot = inst_slot(sg, base, iters, sp->stask, sp->iter);
+        if (slot < 0 || sp->lane < 0)
+            continue; /* not an instance of this graph: nothing to name it by */
+        where[slot] = k;
+        write_span(&b, sp, p, sg);
+    }
+    write_flows(&b, tl, p, sg, base, where);
+    ob_printf(&b, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
+    free(base);
+    free(where);
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
