@@ -960,7 +960,8 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     }
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
     double span = 0;
-    if (tiles > PT_SIM_MAX_DISPATCH_TILES)
+    /* equal tiles (no causal mask) fill whole waves: the dispatch would give exactly this */
+    if (tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp)
         span = (double)((tiles + eus - 1) / eus) * (tm.t_full + tm.overhead);
     else if (tiles > 0 && !makespan(p, sg, &tm, tiles, eus, &span)) {
         pt_timeline_free(tl);

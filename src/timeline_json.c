@@ -181,6 +181,20 @@ void pt_trace_free(pt_trace *tr)
     memset(tr, 0, sizeof *tr);
 }
 
+/* A name that may be empty (a trace of an unnamed graph or model still reads back). */
+static bool get_label(const cJSON *obj, const char *key, const char *name, char *out,
+                      size_t cap, pt_error *err)
+{
+    const char *v = NULL;
+    if (!pt_json_get_string(obj, key, true, name, "$", &v, err))
+        return false;
+    if (strlen(v) >= cap)
+        return pt_fail(err, "%s: $.%s: is %zu characters long; expected at most %zu", name, key,
+                       strlen(v), cap - 1);
+    strcpy(out, v);
+    return true;
+}
+
 static bool read_header(pt_trace *tr, const cJSON *root, const char *name, pt_error *err)
 {
     static const char *const keys[] = {"format", "version", "graph", "hw", "build", "summary",
@@ -202,8 +216,8 @@ static bool read_header(pt_trace *tr, const cJSON *root, const char *name, pt_er
     if (!pt_json_check_keys(root, keys, name, "$", err))
         return false;
     strcpy(tr->build, "predicted");
-    return pt_json_get_name(root, "graph", true, name, "$", tr->graph, sizeof tr->graph, err) &&
-           pt_json_get_name(root, "hw", true, name, "$", tr->hw, sizeof tr->hw, err) &&
+    return get_label(root, "graph", name, tr->graph, sizeof tr->graph, err) &&
+           get_label(root, "hw", name, tr->hw, sizeof tr->hw, err) &&
            pt_json_get_name(root, "build", false, name, "$", tr->build, sizeof tr->build, err);
 }
 
@@ -331,11 +345,11 @@ static bool read_span(pt_trace *tr, const cJSON *it, const char *name, const cha
     if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 6)
         return pt_fail(err, "%s: %s: is %s; expected [stask, lane, iter, issue_ns, start_ns, "
                        "end_ns]", name, path, pt_json_type(it));
-    const cJSON *v[6];
+    const cJSON *v[6] = {NULL};
     int k = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, it) v[k++] = e;
-    int64_t s, lane;
+    int64_t s = 0, lane = 0;
     if (!span_int(v[0], name, path, 0, "the sTask index", 0, tr->n_stasks - 1, &s, err) ||
         !span_int(v[1], name, path, 1, "the lane index", 0, tr->n_lanes - 1, &lane, err) ||
         !span_int(v[2], name, path, 2, "the iteration", 0, (int64_t)1 << 53, &sp->iter, err) ||
