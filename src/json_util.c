@@ -95,6 +95,15 @@ bool pt_write_file(const char *path, const char *text, pt_error *err)
     return true;
 }
 
+/* Only whitespace in text[0..len)? Bounded by len: callers may pass text without a NUL. */
+static bool blank(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n')
+            return false;
+    return true;
+}
+
 /* Bracket depth at `at` and at the end, string-aware; returns true when the text ends inside
  * a string. Tells a truncated file or a too-deep one from a plain syntax error. */
 static bool scan_depth(const char *text, const char *at, size_t len, int *depth_at, int *depth_end)
@@ -123,7 +132,7 @@ static bool scan_depth(const char *text, const char *at, size_t len, int *depth_
 
 cJSON *pt_json_parse(const char *name, const char *text, size_t len, pt_error *err)
 {
-    if (len == 0 || strspn(text, " \t\r\n") == len) {
+    if (blank(text, len)) {
         pt_fail(err, "%s: line 1: the file is empty; expected a JSON object", name);
         return NULL;
     }
@@ -165,7 +174,7 @@ cJSON *pt_json_parse(const char *name, const char *text, size_t len, pt_error *e
         return NULL;
     }
     /* Trailing garbage after the value. */
-    if (end && end < text + len && strspn(end, " \t\r\n") != (size_t)(text + len - end)) {
+    if (end && end < text + len && !blank(end, (size_t)(text + len - end))) {
         int line = 1;
         for (const char *c = text; c < end; c++)
             line += *c == '\n';

@@ -466,7 +466,18 @@ bool pt_sprogram_load_text(pt_sprogram *p, pt_stask_graph *sg, const pt_graph *g
         name = "sProgram";
     if (!g || !text)
         return pt_fail(err, "%s: no operator graph or text to load", name);
-    cJSON *root = pt_json_parse(name, text, len, err);
+    if (len > PT_JSON_MAX_FILE)
+        return pt_fail(err, "%s: larger than %u MiB; expected a smaller JSON file", name,
+                       PT_JSON_MAX_FILE >> 20);
+    /* The text comes with a length and need not end in a NUL (GUI buffers, fuzzers); the
+     * JSON layer scans for one, so give it a terminated copy. */
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return pt_fail(err, "%s: out of memory", name);
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    cJSON *root = pt_json_parse(name, copy, len, err);
+    free(copy);
     if (!root)
         return false;
     loader L = {.file = name, .g = g, .sg = sg, .p = p, .err = err};

@@ -1,0 +1,174 @@
+/* args.c — option parsing and input loading shared by every verb. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "embedded.h"
+#include "json_util.h"
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("pipethreader-cli: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static bool allowed_opt(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = allowed; (p = strstr(p, name)); p += n)
+        if ((p == allowed || p[-1] == ',') && (p[n] == ',' || p[n] == 0))
+            return true;
+    return false;
+}
+
+bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
+{
+    static const struct {
+        const char *flag, *name;
+        bool has_value;
+    } opts[] = {
+        {"--hw", "hw", true},        {"--tile", "tile", true},     {"--set", "set", true},
+        {"--program", "program", true}, {"-o", "o", true},         {"--output", "o", true},
+        {"--chrome", "chrome", true}, {"--json", "json", false},   {"-q", "q", false},
+        {"--width", "width", true},
+    };
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == 0) {
+            if (o->graph_arg) {
+                cli_error("%s: unexpected argument \"%s\"; see %s --help", o->verb, a, o->verb);
+                return false;
+            }
+            o->graph_arg = a;
+            continue;
+        }
+        const char *eq = strchr(a, '=');
+        size_t flen = eq ? (size_t)(eq - a) : strlen(a);
+        int k = -1;
+        for (size_t j = 0; j < sizeof opts / sizeof opts[0]; j++)
+            if (strlen(opts[j].flag) == flen && strncmp(opts[j].flag, a, flen) == 0)
+                k = (int)j;
+        if (k < 0 || !allowed_opt(allowed, opts[k].name)) {
+            cli_error("%s: unknown option \"%.*s\"; see %s --help", o->verb, (int)flen, a, o->verb);
+            return false;
+        }
+        const char *val = NULL;
+        if (opts[k].has_value) {
+            if (eq)
+                val = eq + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else {
+                cli_error("%s: option %s needs a value", o->verb, opts[k].flag);
+                return false;
+            }
+        } else if (eq) {
+            cli_error("%s: option %s takes no value", o->verb, opts[k].flag);
+            return false;
+        }
+        const char *n = opts[k].name;
+        if (!strcmp(n, "hw")) o->hw = val;
+        else if (!strcmp(n, "tile")) o->tile = val;
+        else if (!strcmp(n, "set")) o->set = val;
+        else if (!strcmp(n, "program")) o->program = val;
+        else if (!strcmp(n, "o")) o->out = val;
+        else if (!strcmp(n, "chrome")) o->chrome = val;
+        else if (!strcmp(n, "json")) o->json = true;
+        else if (!strcmp(n, "q")) o->quiet = true;
+        else if (!strcmp(n, "width")) {
+            char *end;
+            long w = strtol(val, &end, 10);
+            if (*end || w < 20 || w > 1000) {
+                cli_error("%s: --width %s: expected a number from 20 to 1000", o->verb, val);
+                return false;
+            }
+            o->width = (int)w;
+        }
+    }
+    if (!o->graph_arg) {
+        cli_error("%s: missing GRAPH (a graph file or an example name: see 'examples'); see %s "
+                  "--help", o->verb, o->verb);
+        return false;
+    }
+    return true;
+}
+
+bool cli_load_graph(const cli_opts *o, cli_inputs *in)
+{
+    pt_error err = {{0}};
+    struct stat st;
+    const char *embedded = pt_embedded_find(pt_embedded_examples, o->graph_arg);
+    bool ok;
+    if (stat(o->graph_arg, &st) != 0 && embedded)
+        ok = pt_graph_load_text(&in->graph, o->graph_arg, embedded, strlen(embedded), o->set, &err);
+    else
+        ok = pt_graph_load_file(&in->graph, o->graph_arg, o->set, &err);
+    if (!ok || !pt_hw_load(&in->hw, o->hw ? o->hw : "H200", &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return false;
+    }
+    if (o->program)
+        return true; /* the program's own tiling is partitioned by cli_load_program */
+    pt_tiling t;
+    pt_tiling_defaults(&in->graph, &t);
+    if ((o->tile && !pt_tiling_parse(&in->graph, o->tile, "--tile", &t, &err)) ||
+        !pt_partition(&in->sg, &in->graph, &t, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return false;
+    }
+    in->have_sg = true;
+    return true;
+}
+
+bool cli_load_program(const cli_opts *o, cli_inputs *in)
+{
+    pt_error err = {{0}};
+    if (o->program) {
+        if (o->tile) {
+            cli_error("%s: --tile cannot be combined with --program (the sProgram has its own "
+                      "tiling)", o->verb);
+            return false;
+        }
+        if (!pt_sprogram_load_file(&in->prog, &in->sg, &in->graph, o->program, &err)) {
+            fprintf(stderr, "%s\n", err.msg);
+            return false;
+        }
+        in->have_sg = in->have_prog = true;
+        return true;
+    }
+    if (!pt_sprogram_default(&in->prog, &in->sg, &in->hw, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return false;
+    }
+    in->have_prog = true;
+    return true;
+}
+
+void cli_inputs_free(cli_inputs *in)
+{
+    if (in->have_prog)
+        pt_sprogram_free(&in->prog);
+    if (in->have_sg)
+        pt_stask_graph_free(&in->sg);
+    in->have_prog = in->have_sg = false;
+}
+
+bool cli_write(const char *path, const char *text)
+{
+    if (!path || strcmp(path, "-") == 0) {
+        fputs(text, stdout);
+        return true;
+    }
+    pt_error err;
+    if (!pt_write_file(path, text, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return false;
+    }
+    return true;
+}

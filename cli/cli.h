@@ -1,0 +1,65 @@
+/* cli.h — shared pieces of pipethreader-cli: options, loading the inputs every verb needs,
+ * and the exit statuses (0 ok, 1 invalid input or schedule, 2 wrong usage). */
+#ifndef PT_CLI_H
+#define PT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "propagate.h"
+#include "sim.h"
+#include "sprogram.h"
+#include "validate.h"
+
+enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
+
+typedef struct {
+    const char *verb;
+    const char *graph_arg;     /* file path or embedded example name */
+    const char *hw;            /* --hw NAME|FILE (default H200) */
+    const char *tile;          /* --tile axis=N,... */
+    const char *set;           /* --set P=V,... */
+    const char *program;       /* --program PROG */
+    const char *out;           /* -o FILE */
+    const char *chrome;        /* --chrome FILE */
+    bool json;                 /* --json */
+    bool quiet;                /* -q */
+    int width;                 /* --width N for the text timeline */
+} cli_opts;
+
+/* Everything loaded for a verb. */
+typedef struct {
+    pt_graph graph;
+    pt_hw hw;
+    pt_stask_graph sg;
+    pt_sprogram prog;
+    bool have_sg, have_prog;
+} cli_inputs;
+
+/* Parse argv after the verb. `allowed` lists the long options this verb takes (e.g.
+ * "hw,tile,set,o"). Prints the error and returns false on wrong usage. */
+bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o);
+/* Load graph (file or embedded example), hardware, and partition with --tile over the graph's
+ * defaults. Prints the error (one line) and returns false on invalid input. */
+bool cli_load_graph(const cli_opts *o, cli_inputs *in);
+/* Then the sProgram: --program file (its tiling wins; --tile with --program is an error), or
+ * the default sProgram. */
+bool cli_load_program(const cli_opts *o, cli_inputs *in);
+void cli_inputs_free(cli_inputs *in);
+/* Write text to -o FILE (atomically) or stdout. */
+bool cli_write(const char *path, const char *text);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Readable summaries. */
+void cli_print_stask_graph(FILE *f, const cli_inputs *in);
+void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, int width);
+void cli_print_validation(FILE *f, const pt_validation *v);
+
+int verb_partition(int argc, char **argv);
+int verb_program(int argc, char **argv);
+int verb_simulate(int argc, char **argv);
+int verb_validate(int argc, char **argv);
+int verb_hw(int argc, char **argv);
+int verb_examples(int argc, char **argv);
+
+#endif

@@ -1,0 +1,79 @@
+/* main.c — pipethreader-cli: every step of PipeThreader headless, for scripts and CI. */
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;
+    const char *help;
+} verbs[] = {
+    {"partition", verb_partition, "partition GRAPH [--hw H] [--tile axis=N,...] [--set P=V,...] [-o FILE] [--json]",
+     "sTask-partition of an operator graph: prints the sTask-graph (or writes it as JSON).\n"
+     "  GRAPH            a graph JSON file, or the name of a built-in example\n"
+     "  --hw H           hardware model: H100, H200 (default), MI300X, or a JSON file\n"
+     "  --tile SPEC      tile per axis and consumer warpgroups, e.g. m=128,n=256,k=64,wg=2\n"
+     "                   (over the graph's \"defaults\"; Propagate fills the other axes)\n"
+     "  --set P=V,...    override graph parameters, e.g. S=8192,CAUSAL=1\n"
+     "  -o FILE          write the sTask-graph as JSON\n"
+     "  --json           print the sTask-graph as JSON on stdout\n"},
+    {"program", verb_program, "program GRAPH [--hw H] [--tile SPEC] [--set P=V,...] [-o PROG]",
+     "Write the deterministic default sProgram (lanes, order, Waits, stages) as JSON, for editing.\n"
+     "  -o PROG          output file (default: stdout)\n"},
+    {"simulate", verb_simulate,
+     "simulate GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] [-o TRACE] [--chrome FILE] [--json] [--width N]",
+     "Validate and simulate an sProgram: the predicted per-lane timeline of one EU and the\n"
+     "kernel time over all waves.\n"
+     "  --program PROG   sProgram JSON (default: the default sProgram)\n"
+     "  -o TRACE         write the predicted trace (pipethreader.trace JSON)\n"
+     "  --chrome FILE    write Chrome trace-event JSON (open it in Perfetto)\n"
+     "  --json           print a one-line JSON summary (predicted_time_ns, tflops, ...)\n"
+     "  --width N        width of the text timeline (default 100)\n"},
+    {"validate", verb_validate, "validate GRAPH [--program PROG] [--hw H] [--set P=V,...] [-q]",
+     "Check an sProgram: placement, sEU kinds, Waits, deadlock, shared memory, registers.\n"
+     "Exit status 1 with every problem listed when it is not valid.\n"},
+    {"hw", verb_hw, "hw [NAME|FILE]",
+     "List the built-in hardware models, or print one (or a JSON override) in full.\n"},
+    {"examples", verb_examples, "examples [NAME]",
+     "List the built-in example graphs, or print one.\n"},
+};
+
+#define N_VERBS (int)(sizeof verbs / sizeof verbs[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: pipethreader-cli VERB [options]   (pipethreader-cli VERB --help)\n\n");
+    for (int i = 0; i < N_VERBS; i++)
+        fprintf(f, "  %s\n", verbs[i].usage);
+    fprintf(f, "\nExit status: 0 success, 1 invalid input or schedule, 2 wrong usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        puts("pipethreader-cli " PT_VERSION);
+        return EXIT_OK;
+    }
+    for (int i = 0; i < N_VERBS; i++) {
+        if (strcmp(argv[1], verbs[i].name) != 0)
+            continue;
+        for (int a = 2; a < argc; a++)
+            if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+                printf("usage: pipethreader-cli %s\n\n%s", verbs[i].usage, verbs[i].help);
+                return EXIT_OK;
+            }
+        return verbs[i].run(argc - 2, argv + 2);
+    }
+    cli_error("unknown verb \"%s\"", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

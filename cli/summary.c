@@ -1,0 +1,122 @@
+/* summary.c — the readable output of the CLI: sTask-graph tables, a text timeline with one
+ * row per lane, validation reports. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static char kind_char(pt_stask_kind k)
+{
+    static const char c[PT_ST_KIND_COUNT] = {
+        [PT_ST_LOAD] = 'L',        [PT_ST_STORE] = 'S',       [PT_ST_MMA] = 'M',
+        [PT_ST_SOFTMAX_MAX] = 'x', [PT_ST_SOFTMAX_EXP] = 'e', [PT_ST_SOFTMAX_SUM] = 's',
+        [PT_ST_RESCALE] = 'r',     [PT_ST_NORMALIZE] = 'n',   [PT_ST_ELEMENTWISE] = 'w',
+        [PT_ST_REDUCE] = 'R',      [PT_ST_DEQUANT] = 'q',     [PT_ST_CUMSUM] = 'c',
+        [PT_ST_EXP_DECAY] = 'd',   [PT_ST_FILL] = 'f',        [PT_ST_CONVERT] = 'v',
+    };
+    return (unsigned)k < PT_ST_KIND_COUNT ? c[k] : '?';
+}
+
+static void shape(const pt_stask *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < s->rank && n + 1 < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%lld", i ? "x" : "", (long long)s->tile[i]);
+}
+
+void cli_print_stask_graph(FILE *f, const cli_inputs *in)
+{
+    const pt_stask_graph *sg = &in->sg;
+    const pt_graph *g = &in->graph;
+    fprintf(f, "sTask-graph of %s: %d sTasks", g->name, sg->n);
+    if (sg->loop_axis >= 0)
+        fprintf(f, ", loop over \"%s\" x %lld iterations", g->axes[sg->loop_axis].name,
+                (long long)sg->iterations);
+    fprintf(f, ", %lld output tiles, %d consumer warpgroup%s\n", (long long)sg->tiles,
+            sg->tiling.warpgroups, sg->tiling.warpgroups > 1 ? "s" : "");
+    fprintf(f, "tile:");
+    for (int a = 0; a < g->n_axes; a++)
+        fprintf(f, " %s=%lld", g->axes[a].name, (long long)sg->tiling.tile[a]);
+    fprintf(f, "\n\n  %-22s %-12s %-12s %-9s %-14s %10s %12s  %s\n", "sTask", "kind", "sEU",
+            "region", "tile", "bytes", "flops", "depends on");
+    for (int i = 0; i < sg->n; i++) {
+        const pt_stask *s = &sg->tasks[i];
+        char sh[64];
+        shape(s, sh, sizeof sh);
+        fprintf(f, "  %-22s %-12s %-12s %-9s %-14s %10lld %12lld  ", s->id,
+                pt_stask_kind_name(s->kind), pt_seu_name(s->seu), pt_region_name(s->region), sh,
+                (long long)s->bytes, (long long)s->flops);
+        for (int d = 0; d < s->n_deps; d++) {
+            fprintf(f, "%s%s", d ? ", " : "", sg->tasks[s->deps[d].from].id);
+            if (s->deps[d].distance)
+                fprintf(f, "[i-%d]", s->deps[d].distance);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void fmt_time(double ns, char *out, size_t cap)
+{
+    if (ns >= 1e6)
+        snprintf(out, cap, "%.3f ms", ns / 1e6);
+    else if (ns >= 1e3)
+        snprintf(out, cap, "%.2f us", ns / 1e3);
+    else
+        snprintf(out, cap, "%.0f ns", ns);
+}
+
+void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, int width)
+{
+    char kt[32], et[32], ft[32];
+    fmt_time(tl->kernel_time_ns, kt, sizeof kt);
+    fmt_time(tl->eu_time_ns, et, sizeof et);
+    fmt_time(tl->dram_floor_ns, ft, sizeof ft);
+    fprintf(f, "predicted kernel time %s, %.1f TFLOP/s on %s (%lld tiles on %lld CTAs, %lld "
+               "wave%s; memory floor %s)\n",
+            kt, tl->tflops, in->hw.name, (long long)tl->tiles, (long long)tl->grid,
+            (long long)tl->waves, tl->waves == 1 ? "" : "s", ft);
+    fprintf(f, "one EU, %lld iteration%s: %s\n\n", (long long)tl->eu_iterations,
+            tl->eu_iterations == 1 ? "" : "s", et);
+    if (width < 20)
+        width = 100;
+    char *row = malloc((size_t)width + 1);
+    if (!row)
+        return;
+    double span = tl->eu_time_ns > 0 ? tl->eu_time_ns : 1;
+    for (int l = 0; l < in->prog.n_lanes; l++) {
+        memset(row, '.', (size_t)width);
+        row[width] = 0;
+        for (int64_t i = 0; i < tl->n_spans; i++) {
+            const pt_span *s = &tl->spans[i];
+            if (s->lane != l)
+                continue;
+            int a = (int)(s->start_ns / span * width), b = (int)(s->end_ns / span * width);
+            if (b <= a)
+                b = a + 1;
+            for (int c = a; c < b && c < width; c++)
+                row[c] = kind_char(in->sg.tasks[s->stask].kind);
+        }
+        double busy = l < tl->n_lanes ? tl->lane_busy_ns[l] : 0;
+        fprintf(f, "  %-10s |%s| %5.1f%% busy\n", in->prog.lanes[l].name, row,
+                100.0 * busy / span);
+    }
+    free(row);
+    fprintf(f, "\n  legend:");
+    bool seen[PT_ST_KIND_COUNT] = {false};
+    for (int i = 0; i < in->sg.n; i++)
+        seen[in->sg.tasks[i].kind] = true;
+    for (int k = 0; k < PT_ST_KIND_COUNT; k++)
+        if (seen[k])
+            fprintf(f, " %c=%s", kind_char((pt_stask_kind)k), pt_stask_kind_name((pt_stask_kind)k));
+    fprintf(f, " .=idle\n");
+}
+
+void cli_print_validation(FILE *f, const pt_validation *v)
+{
+    fprintf(f, "shared memory %lld of %lld bytes; registers %lld of %lld\n",
+            (long long)v->smem_bytes, (long long)v->smem_limit, (long long)v->regs_total,
+            (long long)v->regs_limit);
+    for (int i = 0; i < v->n_problems; i++)
+        fprintf(f, "  problem: %s\n", v->problems[i]);
+}

@@ -1,0 +1,452 @@
+/* test_validate.c — pt_validate: placement, sEUs, offsets, missing Waits, deadlocks (with
+ * the cycle named), shared memory and registers, on hand-built sTask-graphs. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptest.h"
+#include "validate.h"
+
+/* ---- a hand-made GEMM sTask-graph: C[m,n] = A[m,k] B[k,n], loop over k ---- */
+
+static pt_graph hand_g;
+
+static void hand_graph_init(void)
+{
+    memset(&hand_g, 0, sizeof hand_g);
+    snprintf(hand_g.name, sizeof hand_g.name, "hand_gemm");
+    const char *axes[] = {"m", "n", "k"};
+    int64_t ext[] = {1024, 1024, 512};
+    for (int a = 0; a < 3; a++) {
+        snprintf(hand_g.axes[a].name, PT_NAME_MAX, "%s", axes[a]);
+        hand_g.axes[a].extent = ext[a];
+    }
+    hand_g.n_axes = 3;
+    const char *tn[] = {"A", "B", "C"};
+    int ta[3][2] = {{0, 2}, {2, 1}, {0, 1}};
+    for (int t = 0; t < 3; t++) {
+        pt_tensor *x = &hand_g.tensors[t];
+        snprintf(x->name, PT_NAME_MAX, "%s", tn[t]);
+        x->rank = 2;
+        x->axes[0] = ta[t][0];
+        x->axes[1] = ta[t][1];
+        x->dtype = PT_F16;
+        x->role = t == 2 ? PT_ROLE_OUTPUT : PT_ROLE_INPUT;
+        x->view_of = x->scales = x->group_axis = -1;
+    }
+    hand_g.n_tensors = 3;
+    hand_g.n_ops = 1;
+    hand_g.ops[0].kind = PT_OP_MATMUL;
+    hand_g.ops[0].acc = PT_F32;
+    hand_g.default_stages = 3;
+}
+
+static int add(pt_stask_graph *sg, const char *id, pt_stask_kind kind, pt_seu_kind seu,
+               pt_region region, int tensor, int wg, int64_t t0, int64_t t1)
+{
+    pt_stask *t = &sg->tasks[sg->n];
+    memset(t, 0, sizeof *t);
+    snprintf(t->id, sizeof t->id, "%s", id);
+    t->kind = kind;
+    t->seu = seu;
+    t->region = region;
+    t->tensor = tensor;
+    t->wg = wg;
+    t->op = kind == PT_ST_MMA ? 0 : -1;
+    t->rank = 2;
+    t->tile[0] = t0;
+    t->tile[1] = t1;
+    t->dtype = PT_F16;
+    t->buffered = kind == PT_ST_LOAD && region == PT_REGION_BODY;
+    return sg->n++;
+}
+
+static void dep(pt_stask_graph *sg, int to, int from, int distance)
+{
+    pt_stask *t = &sg->tasks[to];
+    t->deps[t->n_deps++] = (pt_dep){from, distance};
+}
+
+/* wgs consumer warpgroups (1 or 2), each with its own mma and convert. */
+static void hand_graph(pt_stask_graph *sg, int wgs)
+{
+    hand_graph_init();
+    memset(sg, 0, sizeof *sg);
+    sg->graph = &hand_g;
+    sg->tasks = calloc(16, sizeof *sg->tasks);
+    sg->tiling.tile[0] = 128;
+    sg->tiling.tile[1] = 128;
+    sg->tiling.tile[2] = 64;
+    sg->tiling.warpgroups = wgs;
+    sg->loop_axis = 2;
+    sg->iterations = 8;
+    sg->split_axis = wgs > 1 ? 0 : -1;
+    sg->causal_op = -1;
+    int a = add(sg, "load.A", PT_ST_LOAD, PT_SEU_TMA, PT_REGION_BODY, 0, -1, 128, 64);
+    int b = add(sg, "load.B", PT_ST_LOAD, PT_SEU_TMA, PT_REGION_BODY, 1, -1, 64, 128);
+    int mma[2], cvt[2];
+    char id[64];
+    for (int w = 0; w < wgs; w++) {
+        snprintf(id, sizeof id, "mma.C.wg%d", w);
+        mma[w] = add(sg, id, PT_ST_MMA, PT_SEU_TENSOR_CORE, PT_REGION_BODY, 2, w, 128 / wgs, 128);
+        dep(sg, mma[w], a, 0);
+        dep(sg, mma[w], b, 0);
+        dep(sg, mma[w], mma[w], 1);
+    }
+    for (int w = 0; w < wgs; w++) {
+        snprintf(id, sizeof id, "convert.C.wg%d", w);
+        cvt[w] = add(sg, id, PT_ST_CONVERT, PT_SEU_CUDA_CORE, PT_REGION_EPILOGUE, 2, w, 128 / wgs,
+                     128);
+        dep(sg, cvt[w], mma[w], 0);
+    }
+    int st = add(sg, "store.C", PT_ST_STORE, PT_SEU_TMA, PT_REGION_EPILOGUE, 2, -1, 128, 128);
+    for (int w = 0; w < wgs; w++)
+        dep(sg, st, cvt[w], 0);
+}
+
+static void hand_hw(pt_hw *hw)
+{
+    memset(hw, 0, sizeof *hw);
+    snprintf(hw->name, sizeof hw->name, "TestGPU");
+    hw->smem_per_block = 232448;
+    hw->smem_per_eu = 233472;
+    hw->regs_per_eu = 65536;
+    hw->max_regs_per_thread = 255;
+    hw->min_regs_per_thread = 24;
+}
+
+static int find(const pt_stask_graph *sg, const char *id)
+{
+    for (int i = 0; i < sg->n; i++)
+        if (strcmp(sg->tasks[i].id, id) == 0)
+            return i;
+    return -1;
+}
+
+/* Does any problem of the report contain all of the needles? */
+static bool has_problem(const pt_validation *r, const char *a, const char *b)
+{
+    for (int i = 0; i < r->n_problems; i++)
+        if (strstr(r->problems[i], a) && (!b || strstr(r->problems[i], b)))
+            return true;
+    return false;
+}
+
+static void dump(const pt_validation *r)
+{
+    for (int i = 0; i < r->n_problems; i++)
+        fprintf(stderr, "    problem: %s\n", r->problems[i]);
+}
+
+#define EXPECT_PROBLEM(r, a, b)                                                              \
+    do {                                                                                     \
+        bool found_ = has_problem((r), (a), (b));                                            \
+        CHECK_MSG(found_, "no problem mentions \"%s\"", (a));                                \
+        if (!found_)                                                                         \
+            dump(r);                                                                         \
+    } while (0)
+
+typedef struct {
+    pt_stask_graph sg;
+    pt_hw hw;
+    pt_sprogram p;
+    pt_validation r;
+    pt_error err;
+} fixture;
+
+static void setup(fixture *f, int wgs)
+{
+    memset(f, 0, sizeof *f);
+    hand_hw(&f->hw);
+    hand_graph(&f->sg, wgs);
+    bool ok = pt_sprogram_default(&f->p, &f->sg, &f->hw, &f->err);
+    CHECK_MSG(ok, "%s", f->err.msg);
+}
+
+static void teardown(fixture *f)
+{
+    pt_sprogram_free(&f->p);
+    free(f->sg.tasks);
+}
+
+static bool run(fixture *f)
+{
+    f->err.msg[0] = 0;
+    return pt_validate(&f->p, &f->sg, &f->hw, &f->r, &f->err);
+}
+
+static void test_default_is_valid(void)
+{
+    fixture f;
+    for (int wgs = 1; wgs <= 2; wgs++) {
+        setup(&f, wgs);
+        bool ok = run(&f);
+        CHECK_MSG(ok, "%s", f.err.msg);
+        if (!ok)
+            dump(&f.r);
+        CHECK(f.r.n_problems == 0);
+        teardown(&f);
+    }
+    /* the numbers of the 1-warpgroup program */
+    setup(&f, 1);
+    CHECK(run(&f));
+    /* A, B: 3 stages x 16 KiB; C staging 32 KiB; 2 barriers per stage per ring; 64 */
+    CHECK(f.r.smem_bytes == 3 * 16384 * 2 + 32768 + 2 * 3 * 16 + 64);
+    CHECK(f.r.smem_bytes == pt_sprogram_smem_bytes(&f.p, &f.sg));
+    CHECK(f.r.smem_limit == 232448);
+    /* 128x128 f32 accumulator over 128 threads + overhead */
+    CHECK(f.r.regs_needed[1] == 128 + 24);
+    CHECK(pt_sprogram_regs_needed(&f.p, &f.sg, 0) == 152);
+    CHECK(f.r.regs_total == 40 * 128 + 240 * 128);
+    CHECK(f.r.regs_limit == 65536);
+    CHECK(pt_validate(&f.p, &f.sg, &f.hw, NULL, NULL)); /* report and err are optional */
+    teardown(&f);
+}
+
+static void test_placement(void)
+{
+    fixture f;
+    setup(&f, 1);
+    int A = find(&f.sg, "load.A"), B = find(&f.sg, "load.B"), M = find(&f.sg, "mma.C.wg0");
+    int S = find(&f.sg, "store.C");
+
+    CHECK(pt_unplace(&f.p, B));
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "sTask load.B is not placed", NULL);
+    CHECK_CONTAINS(f.err.msg, "load.B");
+    CHECK(strcmp(f.err.msg, f.r.problems[0]) == 0);
+    CHECK(pt_append(&f.p, &f.sg, B, 0, 1, 0, &f.err));
+    CHECK(run(&f));
+
+    /* wrong sEU: the mma on the TMA lane */
+    CHECK(pt_append(&f.p, &f.sg, M, 0, -1, 0, &f.err));
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "sTask mma.C.wg0 runs on the tensor_core but lane tma", NULL);
+    CHECK(pt_append(&f.p, &f.sg, M, 1, -1, 0, &f.err));
+    CHECK(run(&f));
+
+    /* an sTask twice and an offset on an epilogue sTask (only by editing the struct) */
+    f.p.lanes[0].entries[0].stask = B;
+    f.p.lanes[0].entries[2].offset = 1;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "load.B is placed more than once", "tma");
+    EXPECT_PROBLEM(&f.r, "store.C has offset 1", "loop-body");
+    EXPECT_PROBLEM(&f.r, "load.A is not placed", NULL);
+    f.p.lanes[0].entries[0].stask = A;
+    f.p.lanes[0].entries[2].offset = 0;
+    CHECK(f.p.lanes[0].entries[2].stask == S);
+    CHECK(run(&f));
+    teardown(&f);
+}
+
+static void test_missing_wait(void)
+{
+    fixture f;
+    setup(&f, 1);
+    int A = find(&f.sg, "load.A"), M = find(&f.sg, "mma.C.wg0");
+    CHECK(pt_unwait(&f.p, M, A, 0));
+    CHECK(!run(&f));
+    CHECK_STR(f.err.msg, "mma.C.wg0 reads load.A but has no Wait on it (lanes tc.wg0 and tma)");
+    /* a Wait on an older iteration does not cover a same-iteration read */
+    int one = 1, zero = 0;
+    CHECK(pt_wait(&f.p, &f.sg, M, &A, &one, 1, &f.err));
+    CHECK(!run(&f));
+    CHECK(pt_wait(&f.p, &f.sg, M, &A, &zero, 1, &f.err));
+    CHECK(run(&f));
+    teardown(&f);
+
+    /* a loop-carried read (the load reuses what the mma of 2 iterations ago freed) */
+    hand_graph_init();
+    setup(&f, 1);
+    pt_stask *ld = &f.sg.tasks[find(&f.sg, "load.A")];
+    M = find(&f.sg, "mma.C.wg0");
+    A = find(&f.sg, "load.A");
+    ld->deps[ld->n_deps++] = (pt_dep){M, 2};
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "load.A reads mma.C.wg0 but has no Wait on it", "(lanes tma and tc.wg0)");
+    int three = 3, two = 2;
+    CHECK(pt_wait(&f.p, &f.sg, A, &M, &three, 1, &f.err));
+    CHECK(!run(&f));
+    CHECK(pt_wait(&f.p, &f.sg, A, &M, &two, 1, &f.err));
+    bool ok = run(&f);
+    CHECK_MSG(ok, "%s", f.err.msg);
+    teardown(&f);
+}
+
+static void test_deadlock_wait(void)
+{
+    fixture f;
+    setup(&f, 1);
+    int A = find(&f.sg, "load.A"), M = find(&f.sg, "mma.C.wg0");
+    /* the load waits for the mma of its own iteration, which waits for the load */
+    CHECK(pt_wait(&f.p, &f.sg, A, &M, NULL, 1, &f.err));
+    CHECK(!run(&f));
+    CHECK_CONTAINS(f.err.msg, "deadlock: ");
+    CHECK_CONTAINS(f.err.msg, "load.A[0] (tma) -> mma.C.wg0[0] (tc.wg0) -> load.A[0] (tma)");
+    /* one iteration later it is a legal pipeline */
+    CHECK(pt_unwait(&f.p, A, M, 0));
+    int one = 1;
+    CHECK(pt_wait(&f.p, &f.sg, A, &M, &one, 1, &f.err));
+    bool ok = run(&f);
+    CHECK_MSG(ok, "%s", f.err.msg);
+    teardown(&f);
+}
+
+static void test_deadlock_lane_order(void)
+{
+    fixture f;
+    setup(&f, 2);
+    int A = find(&f.sg, "load.A"), B = find(&f.sg, "load.B");
+    int M0 = find(&f.sg, "mma.C.wg0"), M1 = find(&f.sg, "mma.C.wg1");
+    /* reshape the graph: mma.C.wg1 reads only B, mma.C.wg0 reads nothing loaded */
+    f.sg.tasks[M1].deps[0] = (pt_dep){B, 0};
+    f.sg.tasks[M0].deps[0] = (pt_dep){M0, 1};
+    f.sg.tasks[M0].n_deps = 1;
+    pt_sprogram_free(&f.p);
+    CHECK(pt_sprogram_default(&f.p, &f.sg, &f.hw, &f.err));
+    int tc0 = pt_sprogram_find_lane(&f.p, "tc.wg0");
+    /* tc.wg0 issues mma.C.wg1 before mma.C.wg0; the TMA lane issues load.A before load.B;
+     * load.A waits for mma.C.wg0 and mma.C.wg1 reads load.B: the two lanes are ordered
+     * against each other. */
+    CHECK(pt_append(&f.p, &f.sg, M1, tc0, 0, 0, &f.err));
+    CHECK(run(&f));
+    CHECK(pt_wait(&f.p, &f.sg, A, &M0, NULL, 1, &f.err));
+    CHECK(!run(&f));
+    CHECK_STR(f.err.msg, "deadlock: load.A[0] (tma) -> mma.C.wg0[0] (tc.wg0) -> mma.C.wg1[0] "
+                         "(tc.wg0) -> load.B[0] (tma) -> load.A[0] (tma) (each waits for the "
+                         "next)");
+    teardown(&f);
+}
+
+static void test_deadlock_stages(void)
+{
+    fixture f;
+    setup(&f, 1);
+    int A = find(&f.sg, "load.A");
+    /* load.A runs 3 iterations ahead but its ring has 2 slots: load.A[2] needs the slot of
+     * iteration 0, freed by mma.C.wg0[0], which needs load.B[0], issued after load.A[3]. */
+    CHECK(pt_append(&f.p, &f.sg, A, 0, 0, 3, &f.err));
+    f.p.stages[0] = f.p.stages[1] = 2;
+    CHECK(!run(&f));
+    CHECK_CONTAINS(f.err.msg, "deadlock: ");
+    CHECK_CONTAINS(f.err.msg, "mma.C.wg0[0] (tc.wg0)");
+    CHECK_CONTAINS(f.err.msg, "load.B[0] (tma)");
+    /* a ring deep enough for the offset is fine */
+    f.p.stages[0] = f.p.stages[1] = 4;
+    bool ok = run(&f);
+    CHECK_MSG(ok, "%s", f.err.msg);
+    /* zero stages on a buffered tensor is reported */
+    f.p.stages[1] = 0;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "tensor B is loaded into a ring buffer", "0 stages");
+    teardown(&f);
+}
+
+static void test_shared_memory(void)
+{
+    fixture f;
+    setup(&f, 1);
+    f.p.stages[0] = f.p.stages[1] = 6;
+    CHECK(run(&f)); /* 6 x 32 KiB + 32 KiB + barriers: fits in 227 KiB */
+    f.p.stages[0] = f.p.stages[1] = 16;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "shared memory", "232448");
+    EXPECT_PROBLEM(&f.r, "A: 16, B: 16", NULL);
+    CHECK(f.r.smem_bytes == 16 * 32768 + 32768 + 2 * 16 * 16 + 64);
+    CHECK(f.r.smem_bytes > f.r.smem_limit);
+    /* odd-sized tiles are padded to 1 KiB each */
+    f.p.stages[0] = f.p.stages[1] = 1;
+    f.sg.tasks[0].tile[1] = 3; /* 128 x 3 f16 = 768 B -> 1 KiB */
+    CHECK(pt_sprogram_smem_bytes(&f.p, &f.sg) == 1024 + 16384 + 32768 + 2 * 16 + 64);
+    teardown(&f);
+}
+
+static void test_registers(void)
+{
+    fixture f;
+    setup(&f, 1);
+    f.p.roles[1].regs = 104;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "role wg0 needs 152", "104");
+    f.p.roles[1].regs = 250;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "budget of 250", "multiple of 8");
+    f.p.roles[0].regs = 16;
+    f.p.roles[1].regs = 240;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "role producer has a budget of 16", NULL);
+    f.p.roles[0].regs = 40;
+    f.p.roles[1].threads = 512; /* 4 warpgroups at 240: over the register file */
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "add up to 128000", "65536");
+    teardown(&f);
+
+    /* one warpgroup cannot hold a 128x256 f32 accumulator (256 + 24 > 240) */
+    setup(&f, 1);
+    int M = find(&f.sg, "mma.C.wg0");
+    f.sg.tasks[M].tile[1] = 256;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "role wg0 needs 280", "240");
+    teardown(&f);
+
+    /* cuda-core pieces that turn an accumulator into a 16-bit fragment count too */
+    setup(&f, 1);
+    pt_stask *cvt = &f.sg.tasks[find(&f.sg, "convert.C.wg0")];
+    cvt->tensor = 1; /* pretend it makes a distinct f16 tile of 128x128 */
+    CHECK(pt_sprogram_regs_needed(&f.p, &f.sg, 0) == 152 + 64);
+    teardown(&f);
+}
+
+/* Garbage in the program must give problems, never a crash. */
+static void test_corrupt(void)
+{
+    fixture f;
+    setup(&f, 1);
+    f.p.lanes[0].entries[0].stask = 1000;
+    f.p.lanes[0].entries[1].offset = 1 << 30;
+    f.p.lanes[1].role = 99;
+    f.p.waits[0].on = -7;
+    f.p.waits[1].distance = -1;
+    f.p.stages[0] = 1 << 30;
+    f.sg.tasks[2].deps[0].from = 77;
+    f.sg.iterations = (int64_t)1 << 40;
+    CHECK(!run(&f));
+    CHECK(f.r.n_problems > 3);
+    f.p.n_lanes = 99;
+    CHECK(!run(&f));
+    CHECK_CONTAINS(f.err.msg, "99 lanes");
+    f.p.n_lanes = 3;
+    CHECK(!pt_validate(&f.p, NULL, &f.hw, &f.r, &f.err));
+    CHECK(!pt_validate(NULL, &f.sg, &f.hw, &f.r, &f.err));
+    CHECK(pt_sprogram_smem_bytes(NULL, NULL) == 0);
+    teardown(&f);
+
+    /* no hardware model: structure is still checked, resources are not */
+    setup(&f, 1);
+    CHECK(pt_validate(&f.p, &f.sg, NULL, &f.r, &f.err));
+    teardown(&f);
+
+    /* many problems are capped, the first one is in err */
+    setup(&f, 1);
+    for (int l = 0; l < f.p.n_lanes; l++)
+        f.p.lanes[l].n = 0;
+    f.p.n_waits = 0;
+    CHECK(!run(&f));
+    CHECK(f.r.n_problems <= PT_MAX_PROBLEMS);
+    CHECK_CONTAINS(f.err.msg, "load.A is not placed");
+    teardown(&f);
+}
+
+int main(void)
+{
+    PTEST_RUN(test_default_is_valid);
+    PTEST_RUN(test_placement);
+    PTEST_RUN(test_missing_wait);
+    PTEST_RUN(test_deadlock_wait);
+    PTEST_RUN(test_deadlock_lane_order);
+    PTEST_RUN(test_deadlock_stages);
+    PTEST_RUN(test_shared_memory);
+    PTEST_RUN(test_registers);
+    PTEST_RUN(test_corrupt);
+    PTEST_END();
+}
