@@ -91,6 +91,11 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
             o->width = (int)w;
         }
     }
+    if (o->tile && o->program) {
+        cli_error("%s: --tile cannot be combined with --program (the sProgram has its own "
+                  "tiling)", o->verb);
+        return false;
+    }
     if (!o->graph_arg) {
         cli_error("%s: missing GRAPH (a graph file or an example name: see 'examples'); see %s "
                   "--help", o->verb, o->verb);
@@ -130,11 +135,6 @@ bool cli_load_program(const cli_opts *o, cli_inputs *in)
 {
     pt_error err = {{0}};
     if (o->program) {
-        if (o->tile) {
-            cli_error("%s: --tile cannot be combined with --program (the sProgram has its own "
-                      "tiling)", o->verb);
-            return false;
-        }
         if (!pt_sprogram_load_file(&in->prog, &in->sg, &in->graph, o->program, &err)) {
             fprintf(stderr, "%s\n", err.msg);
             return false;

@@ -136,7 +136,10 @@ int verb_simulate(int argc, char **argv)
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
-    const char *what = o.program ? o.program : "default sProgram";
+    char what[300];
+    snprintf(what, sizeof what, "%s", o.program ? o.program : "");
+    if (!o.program)
+        snprintf(what, sizeof what, "%s (default sProgram)", in.graph.file);
     int rc = report_invalid(&in, what);
     pt_timeline tl = {0};
     pt_error err = {{0}};
@@ -178,7 +181,10 @@ int verb_validate(int argc, char **argv)
     pt_validation v;
     pt_error err = {{0}};
     bool ok = pt_validate(&in.prog, &in.sg, &in.hw, &v, &err);
-    const char *what = o.program ? o.program : "default sProgram";
+    char what[300];
+    snprintf(what, sizeof what, "%s", o.program ? o.program : "");
+    if (!o.program)
+        snprintf(what, sizeof what, "%s (default sProgram)", in.graph.file);
     if (!ok) {
         for (int i = 0; i < v.n_problems; i++)
             fprintf(stderr, "%s: %s\n", what, v.problems[i]);
