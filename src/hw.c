@@ -6,6 +6,7 @@
  * bounded, and a failed load leaves the caller's model untouched. */
 #include "hw.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -118,6 +119,19 @@ static const char *const cost_keys[] = {"kind", "dtype", "rate", "latency_ns", "
 
 /* ---- loader --------------------------------------------------------------------------- */
 
+/* A user string made safe to quote in a one-line message: control bytes become '?', and
+ * it is cut to 64 bytes (the buffer must hold 68). */
+static const char *shown(const char *s, char *buf)
+{
+    size_t n = 0;
+    for (; s && s[n] && n < 64; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+    if (s && s[n])
+        memcpy(buf + n, "...", 3), n += 3;
+    buf[n] = 0;
+    return buf;
+}
+
 /* State of one load: the file name for messages and whether fields may be omitted. */
 typedef struct {
     const char *file;
@@ -172,6 +186,11 @@ static bool get_name(ld *L, const cJSON *obj, const char *key, const char *path,
         return true;
     if (!pt_json_get_name(obj, key, true, L->file, path, tmp, cap, L->err))
         return false;
+    /* Names end up in other one-line messages and in file headers: printable only. */
+    for (const char *c = tmp; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return pt_fail(L->err, "%s: %s.%s: contains a control character (byte %d); expected "
+                           "printable text", L->file, path, key, *c);
     memcpy(out, tmp, cap);
     return true;
 }
@@ -181,9 +200,10 @@ static bool check_header(ld *L, const cJSON *root)
     const char *fmt = NULL;
     if (!pt_json_get_string(root, "format", false, L->file, "$", &fmt, L->err))
         return false;
+    char b[68];
     if (fmt && strcmp(fmt, HW_FORMAT) != 0)
-        return pt_fail(L->err, "%s: $.format: is \"%.64s\"; expected \"" HW_FORMAT "\"",
-                       L->file, fmt);
+        return pt_fail(L->err, "%s: $.format: is \"%s\"; expected \"" HW_FORMAT "\"",
+                       L->file, shown(fmt, b));
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!ver)
         return true;
@@ -206,9 +226,10 @@ static bool apply_base(ld *L, const cJSON *root, pt_hw *hw, int depth)
     if (!base)
         return true;
     const char *canon = builtin_canonical(base);
+    char b[68];
     if (!canon)
-        return pt_fail(L->err, "%s: $.base: unknown hardware model \"%.64s\"; expected one of: "
-                       "H100, H200, MI300X", L->file, base);
+        return pt_fail(L->err, "%s: $.base: unknown hardware model \"%s\"; expected one of: "
+                       "H100, H200, MI300X", L->file, shown(base, b));
     if (depth > 0)
         return pt_fail(L->err, "%s: $.base: a base model may not itself have a base; expected "
                        "a model without \"base\"", L->file);
@@ -239,9 +260,10 @@ static bool check_sources(ld *L, const cJSON *root)
     const cJSON *it;
     cJSON_ArrayForEach(it, src)
     {
+        char b[68];
         if (!cJSON_IsString(it))
-            return pt_fail(L->err, "%s: $.sources.%.64s: is %s; expected a string", L->file,
-                           it->string ? it->string : "?", pt_json_type(it));
+            return pt_fail(L->err, "%s: $.sources.%s: is %s; expected a string", L->file,
+                           shown(it->string, b), pt_json_type(it));
     }
     return true;
 }
@@ -250,9 +272,10 @@ static bool check_vendor(ld *L, const cJSON *root, const pt_hw *hw)
 {
     if (!has(root, "vendor"))
         return true;
+    char b[68];
     if (strcmp(hw->vendor, "nvidia") != 0 && strcmp(hw->vendor, "amd") != 0)
         return pt_fail(L->err, "%s: $.vendor: is \"%s\"; expected \"nvidia\" or \"amd\"",
-                       L->file, hw->vendor);
+                       L->file, shown(hw->vendor, b));
     return true;
 }
 
@@ -308,9 +331,10 @@ static bool get_seus(ld *L, const cJSON *root, pt_hw *hw)
     {
         pt_seu_kind k;
         const char *key = it->string ? it->string : "";
+        char b[68];
         if (!pt_seu_parse(key, &k) || (unsigned)k >= PT_SEU_COUNT)
-            return pt_fail(L->err, "%s: $.seus: unknown sEU \"%.64s\"; expected one of: tma, "
-                           "tensor_core, cuda_core", L->file, key);
+            return pt_fail(L->err, "%s: $.seus: unknown sEU \"%s\"; expected one of: tma, "
+                           "tensor_core, cuda_core", L->file, shown(key, b));
         char path[PT_PATH_MAX];
         pt_path_key(path, "$.seus", key);
         if (!cJSON_IsObject(it))
@@ -345,19 +369,20 @@ static bool parse_cost_ids(ld *L, const cJSON *e, const char *path, cost_entry *
         !pt_json_get_string(e, "dtype", false, L->file, path, &dtype, L->err))
         return false;
     pt_stask_kind k;
+    char b[68];
     if (!pt_stask_kind_parse(kind, &k) || (unsigned)k >= PT_ST_KIND_COUNT) {
         char list[512];
         kind_list(list, sizeof list);
-        return pt_fail(L->err, "%s: %s.kind: unknown sTask kind \"%.64s\"; expected one of: %s",
-                       L->file, path, kind, list);
+        return pt_fail(L->err, "%s: %s.kind: unknown sTask kind \"%s\"; expected one of: %s",
+                       L->file, path, shown(kind, b), list);
     }
     c->kind = (int)k;
     c->dtype = -1;
     if (strcmp(dtype, "*") != 0) {
         pt_dtype d;
         if (!pt_dtype_parse(dtype, &d) || (unsigned)d >= PT_DTYPE_COUNT)
-            return pt_fail(L->err, "%s: %s.dtype: unknown dtype \"%.64s\"; expected \"*\" or one "
-                           "of: %s", L->file, path, dtype, pt_dtype_names());
+            return pt_fail(L->err, "%s: %s.dtype: unknown dtype \"%s\"; expected \"*\" or one "
+                           "of: %s", L->file, path, shown(dtype, b), pt_dtype_names());
         c->dtype = (int)d;
     }
     return true;
@@ -436,8 +461,9 @@ static bool get_costs(ld *L, const cJSON *root, pt_hw *hw)
     return true;
 }
 
-/* Relations between fields, checked on the final (base + override) model. */
-static bool check_model(ld *L, const pt_hw *hw)
+/* Relations between fields, checked on the final (base + override) model; also puts
+ * unsupported costs into their one canonical form so equal models compare equal. */
+static bool check_model(ld *L, pt_hw *hw)
 {
     const char *f = L->file;
     if (hw->smem_per_block > hw->smem_per_eu)
@@ -461,8 +487,12 @@ static bool check_model(ld *L, const pt_hw *hw)
                            "\"max_in_flight\", \"issue_ns\"}", f, pt_seu_name((pt_seu_kind)s));
     for (int k = 0; k < PT_ST_KIND_COUNT; k++) {
         bool any = false;
-        for (int d = 0; d < PT_DTYPE_COUNT; d++)
-            any |= hw->cost[k][d].rate > 0;
+        for (int d = 0; d < PT_DTYPE_COUNT; d++) {
+            if (hw->cost[k][d].rate > 0)
+                any = true;
+            else /* unsupported carries no latency: one canonical form */
+                hw->cost[k][d] = (pt_cost){0, 0};
+        }
         if (!any)
             return pt_fail(L->err, "%s: $.costs: no positive rate for sTask kind \"%s\"; expected "
                            "an entry {\"kind\": \"%s\", \"dtype\": \"*\", \"rate\": ..., "
@@ -513,13 +543,26 @@ bool pt_hw_load_text(pt_hw *hw, const char *name, const char *text, size_t len, 
     const char *file = name ? name : "<hardware model>";
     if (!hw || !text)
         return pt_fail(err, "%s: no text; expected a JSON hardware model", file);
+    /* A NUL-terminated private copy: callers (and fuzzers) may pass an unterminated buffer,
+     * and the parse helpers scan for whitespace with string functions. */
+    char *copy = malloc(len + 1);
     pt_hw *tmp = calloc(1, sizeof *tmp);
-    if (!tmp)
+    if (!copy || !tmp) {
+        free(copy);
+        free(tmp);
         return pt_fail(err, "%s: out of memory", file);
-    bool ok = load_root(tmp, file, text, len, 0, err);
+    }
+    memcpy(copy, text, len);
+    copy[len] = 0;
+    bool ok = load_root(tmp, file, copy, len, 0, err);
     if (ok)
         *hw = *tmp;
+    else if (err) /* messages may quote the input (keys, syntax context): keep them one line */
+        for (char *c = err->msg; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
     free(tmp);
+    free(copy);
     return ok;
 }
 
@@ -548,6 +591,24 @@ bool pt_hw_load(pt_hw *hw, const char *name_or_file, pt_error *err)
 
 /* ---- writer --------------------------------------------------------------------------- */
 
+/* cJSON prints doubles to 15 digits when that is "close enough" (within an epsilon), which
+ * loses the last bits; write the shortest of %.15g / %.17g that reads back exactly. */
+static void add_num(cJSON *obj, const char *key, double d)
+{
+    char buf[40];
+    if (!isfinite(d))
+        d = 0; /* cannot happen for a loaded model; JSON has no inf/nan */
+    snprintf(buf, sizeof buf, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        snprintf(buf, sizeof buf, "%.17g", d);
+    /* The GUI runs under the user's locale: JSON wants '.', whatever printf used. */
+    char point = localeconv()->decimal_point[0];
+    for (char *c = buf; *c; c++)
+        if (*c == point && point != '.')
+            *c = '.';
+    cJSON_AddRawToObject(obj, key, buf);
+}
+
 static void put_field(cJSON *root, const pt_hw *hw, const field *f)
 {
     const char *base = (const char *)hw + f->offset;
@@ -563,7 +624,7 @@ static void put_field(cJSON *root, const pt_hw *hw, const field *f)
         memcpy(&v, base, sizeof v);
         d = (double)v;
     }
-    cJSON_AddNumberToObject(root, f->key, d);
+    add_num(root, f->key, d);
 }
 
 static void put_seus(cJSON *root, const pt_hw *hw)
@@ -575,8 +636,8 @@ static void put_seus(cJSON *root, const pt_hw *hw)
             continue;
         cJSON *o = cJSON_AddObjectToObject(seus, pt_seu_name((pt_seu_kind)s));
         cJSON_AddBoolToObject(o, "async", m->async);
-        cJSON_AddNumberToObject(o, "max_in_flight", m->max_in_flight);
-        cJSON_AddNumberToObject(o, "issue_ns", m->issue_ns);
+        add_num(o, "max_in_flight", m->max_in_flight);
+        add_num(o, "issue_ns", m->issue_ns);
     }
 }
 
@@ -585,8 +646,8 @@ static void put_cost(cJSON *arr, int kind, const char *dtype, const pt_cost *c)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "kind", pt_stask_kind_name((pt_stask_kind)kind));
     cJSON_AddStringToObject(o, "dtype", dtype);
-    cJSON_AddNumberToObject(o, "rate", c->rate);
-    cJSON_AddNumberToObject(o, "latency_ns", c->latency_ns);
+    add_num(o, "rate", c->rate);
+    add_num(o, "latency_ns", c->latency_ns);
     if (!cJSON_AddItemToArray(arr, o))
         cJSON_Delete(o);
 }
@@ -618,7 +679,7 @@ char *pt_hw_to_json(const pt_hw *hw)
     if (!root)
         return NULL;
     cJSON_AddStringToObject(root, "format", HW_FORMAT);
-    cJSON_AddNumberToObject(root, "version", HW_VERSION);
+    add_num(root, "version", HW_VERSION);
     cJSON_AddStringToObject(root, "name", hw->name);
     cJSON_AddStringToObject(root, "vendor", hw->vendor);
     cJSON_AddStringToObject(root, "arch", hw->arch);
@@ -626,10 +687,10 @@ char *pt_hw_to_json(const pt_hw *hw)
     for (size_t i = 0; i < N_FIELDS; i++)
         put_field(root, hw, &fields[i]);
     cJSON *mma = cJSON_AddObjectToObject(root, "mma");
-    cJSON_AddNumberToObject(mma, "m", hw->mma_m);
-    cJSON_AddNumberToObject(mma, "n_max", hw->mma_n_max);
-    cJSON_AddNumberToObject(mma, "n_step", hw->mma_n_step);
-    cJSON_AddNumberToObject(mma, "k_bytes", hw->mma_k_bytes);
+    add_num(mma, "m", hw->mma_m);
+    add_num(mma, "n_max", hw->mma_n_max);
+    add_num(mma, "n_step", hw->mma_n_step);
+    add_num(mma, "k_bytes", hw->mma_k_bytes);
     put_seus(root, hw);
     put_costs(root, hw);
     char *text = cJSON_Print(root);

@@ -1,7 +1,7 @@
 /* hw.h — hardware models: one EU (SM / CU) and its sEUs.
  *
- * Embedded defaults for H100 SXM, H200 and MI300X (hw_builtin.c) and JSON overrides
- * (docs/FORMATS.md §2). Times are nanoseconds, rates are per EU (per SM), so the simulator
+ * Embedded defaults for H100 SXM, H200 and MI300X (JSON files in src/hw, compiled in) and JSON
+ * overrides (docs/FORMAT-hw.md). Times are nanoseconds, rates are per EU (per SM), so the simulator
  * needs no clock. Every constant carries its source in the JSON ("source" fields). */
 #ifndef PT_HW_H
 #define PT_HW_H

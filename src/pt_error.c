@@ -5,8 +5,13 @@
 
 bool pt_vfail(pt_error *err, const char *fmt, va_list ap)
 {
-    if (err)
+    if (err) {
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        /* One line, always: quoted input may hold newlines or control bytes. */
+        for (char *c = err->msg; *c; c++)
+            if ((unsigned char)*c < 0x20)
+                *c = '?';
+    }
     return false;
 }
 
