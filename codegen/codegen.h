@@ -1,0 +1,50 @@
+/* codegen.h — code generation from an sProgram: the backends' common contract.
+ *
+ * A backend turns (graph, sTask-graph, sProgram, hardware) into CUDA/HIP source text plus the C
+ * host code that launches it. Generated host code works on "tensor slots": slot i is graph
+ * tensor i (pt_graph.tensors[i]); the harness allocates one device buffer per slot.
+ *
+ * Kernel side (backend-specific), host side (C, CUDA driver API) exports:
+ *     int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
+ *   returns 0 or a CUresult; it encodes tensor maps (cuTensorMapEncodeTiled), sets the
+ *   dynamic shared memory attribute, and launches. Only input and output slots are read.
+ *
+ * The reference backend exports, in its own host code:
+ *     int pt_reference_run(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
+ *   where input slots hold the inputs in their graph dtype, and intermediate and output slots
+ *   are f32 buffers of the tensor's element count (the reference computes everything in f32).
+ */
+#ifndef PT_CODEGEN_H
+#define PT_CODEGEN_H
+
+#include "sprogram.h"
+
+typedef struct {
+    char *kernel_cu;       /* device source (malloc'd) */
+    char *host_c;          /* C source defining pt_kernel_launch (malloc'd) */
+    char kernel_name[64];  /* the __global__ entry point */
+    int64_t grid;          /* CTAs launched */
+    int block_threads;     /* threads per CTA */
+    int64_t smem_bytes;    /* dynamic shared memory per CTA */
+    char summary[512];     /* one paragraph for people: what the kernel does */
+} pt_codegen_result;
+
+void pt_codegen_result_free(pt_codegen_result *r);
+
+/* Hopper sm_90a: TMA producer warp + wgmma consumer warpgroups from the sProgram. Refuses
+ * (false, one-line reason) what it cannot generate correctly. */
+bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      pt_codegen_result *out, pt_error *err);
+
+/* The naive reference: one kernel per op, one thread per output element, f32 accumulation.
+ * kernel_cu holds the kernels, host_c defines pt_reference_run. */
+bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err);
+
+/* Standalone bundle in `dir` (created if missing): kernel.cu, reference.cu, harness.c,
+ * Makefile (nvcc only), README.md. Inputs are seeded random, every output element is checked
+ * against the reference, timing uses CUDA events after warm-up, and the harness prints one
+ * JSON result line. */
+bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_graph *sg,
+                       const pt_hw *hw, const char *target, pt_error *err);
+
+#endif

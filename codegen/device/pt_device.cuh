@@ -1,0 +1,181 @@
+// pt_device.cuh — PipeThreader's device-side PTX wrappers for Hopper (sm_90a).
+//
+// Everything generated kernels need from the hardware, in one readable page: shared-memory
+// addresses, mbarriers (init, arrive, expect_tx, parity wait), TMA bulk tensor copies, async
+// proxy fences, wgmma fences/commit/wait and shared-memory matrix descriptors, setmaxnreg and
+// named barriers. The wgmma instruction itself is emitted by the generator for the exact N of
+// the tile. Build with -gencode=arch=compute_90a,code=sm_90a.
+#pragma once
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include <stdio.h>
+
+namespace pt {
+
+// ---- addresses ----
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarrier: the completion mechanism of TMA and of producer/consumer hand-offs ----
+__device__ __forceinline__ void mbar_init(uint64_t *bar, uint32_t arrivals)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals));
+}
+
+// Makes initialised barriers visible to the async proxy (TMA) before first use.
+__device__ __forceinline__ void mbar_fence_init()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// One arrival that also announces `bytes` of TMA traffic completing on this barrier.
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)),
+                 "r"(bytes)
+                 : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+
+__device__ __forceinline__ bool mbar_try_wait(uint64_t *bar, uint32_t parity)
+{
+    uint32_t done;
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, p;\n\t}"
+                 : "=r"(done)
+                 : "r"(smem_addr(bar)), "r"(parity)
+                 : "memory");
+    return done != 0;
+}
+
+// Waits until the phase with this parity has completed. A fresh barrier counts its
+// "previous" phase (parity 1) as complete, which is how a producer's first pass over an
+// empty ring goes through without waiting. Debug builds (-DPT_HANG_SPINS=N) trap after N
+// failed polls instead of hanging, naming the barrier.
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
+{
+#ifdef PT_HANG_SPINS
+    unsigned long long spins = 0;
+    while (!mbar_try_wait(bar, parity))
+        if (++spins == (unsigned long long)PT_HANG_SPINS) {
+            printf("pipethreader: mbarrier wait hung (block %d thread %d, smem 0x%x, parity %u)\n",
+                   blockIdx.x, threadIdx.x, smem_addr(bar), parity);
+            __trap();
+        }
+#else
+    while (!mbar_try_wait(bar, parity)) {
+    }
+#endif
+}
+
+// ---- TMA: bulk tensor copies (coordinates in elements, innermost first) ----
+__device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, uint64_t *bar,
+                                            int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4}], [%2];" ::"r"(smem_addr(dst)),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, const void *src, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];"
+                 ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(src)), "r"(c0), "r"(c1)
+                 : "memory");
+}
+
+__device__ __forceinline__ void tma_store_commit()
+{
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+// The source shared memory of all committed stores may be overwritten.
+__device__ __forceinline__ void tma_store_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+
+// All committed stores are complete (before the kernel may exit).
+__device__ __forceinline__ void tma_store_wait_all()
+{
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+// Generic-proxy writes to shared memory become visible to the async proxy (TMA, wgmma).
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// ---- wgmma ----
+__device__ __forceinline__ void wgmma_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmma_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+template <int InFlight> __device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(InFlight) : "memory");
+}
+
+// Shared-memory matrix descriptor with 128-byte swizzle. Offsets in bytes; the hardware
+// takes address, leading and stride byte offsets >> 4 (bits 0-13, 16-29, 32-45), swizzle mode
+// in bits 62-63 (1 = 128B). The buffer must start on a 1024-byte boundary.
+__device__ __forceinline__ uint64_t desc_sw128(const void *start, uint32_t lead_bytes,
+                                               uint32_t stride_bytes)
+{
+    uint64_t d = (uint64_t)((smem_addr(start) & 0x3FFFF) >> 4);
+    d |= (uint64_t)((lead_bytes & 0x3FFFF) >> 4) << 16;
+    d |= (uint64_t)((stride_bytes & 0x3FFFF) >> 4) << 32;
+    d |= (uint64_t)1 << 62;
+    return d;
+}
+
+// Keeps the compiler from moving accumulator code across wgmma fences (no C7515
+// serialisation): an empty asm that "uses and defines" the register.
+__device__ __forceinline__ void keep(float &r)
+{
+    asm volatile("" : "+f"(r)::"memory");
+}
+
+// ---- registers and barriers between warpgroups ----
+template <int Regs> __device__ __forceinline__ void regs_increase()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+
+template <int Regs> __device__ __forceinline__ void regs_decrease()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+
+// Named barrier `id` (1..15; 0 is __syncthreads) over `threads` threads.
+__device__ __forceinline__ void named_sync(int id, int threads)
+{
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Byte offset of 16-bit element (row, col) inside a 128B-swizzled tile whose rows are 128
+// bytes (64 elements): the 16-byte chunk index is XORed with the row's position in its
+// 8-row group, as TMA and wgmma lay it out.
+__device__ __forceinline__ uint32_t sw128_offset(uint32_t row, uint32_t col_bytes)
+{
+    return row * 128 + ((((col_bytes >> 4) ^ (row & 7)) << 4) | (col_bytes & 15));
+}
+
+} // namespace pt

@@ -1,0 +1,431 @@
+/* sm90a_emit.c — prints the CUDA kernel and its C launcher from an sm90a plan.
+ *
+ * Kernel shape: warpgroup 0 is the producer role (one thread issues the TMA lane: its loads in
+ * the sProgram's order and offsets into per-tensor rings of stages, and the TMA store when the
+ * store sTask sits on its lane); warpgroups 1.. are the consumer roles (wgmma on their
+ * tensor-core lane, then the f32 -> output conversion of their CUDA-core lane into a 128B-
+ * swizzled staging tile). Every Wait of the sProgram is an mbarrier: full[s] (load -> mma,
+ * with TMA transaction bytes), empty[s] (mma -> next load into that stage), c_full (convert ->
+ * store) and c_empty (store has read the staging tile -> next convert). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "sm90a_plan.h"
+#include "strbuf.h"
+
+extern const pt_embedded_file pt_embedded_device[];
+
+static const char *ptx_type(pt_dtype d)
+{
+    return d == PT_BF16 ? "bf16" : "f16";
+}
+
+static const char *tmap_type(pt_dtype d)
+{
+    return d == PT_BF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
+           : d == PT_F16 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
+                         : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
+}
+
+/* wgmma m64nNk16 with A and B from shared memory; B transposed (N-major) when trans_b. */
+static void emit_wgmma(strbuf *sb, const sm90a_plan *pl)
+{
+    int n = (int)pl->BN, regs = n / 2;
+    sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += A[64 x 16] . B[16 x %d], A and B read from\n"
+                  "// shared memory through descriptors%s.\n",
+              n, n, n, pl->b_kmajor ? "" : " (B N-major: the transposed form)");
+    sb_printf(sb, "__device__ __forceinline__ void wgmma_step(float (&d)[%d], uint64_t da, uint64_t db)\n{\n", regs);
+    sb_printf(sb, "    asm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
+              n, ptx_type(pl->in_dt), ptx_type(pl->in_dt));
+    for (int r = 0; r < regs; r++)
+        sb_printf(sb, "%%%d%s%s", r, r + 1 < regs ? ", " : "", (r % 16 == 15 && r + 1 < regs) ? "\"\n        \"" : "");
+    sb_printf(sb, "}, %%%d, %%%d, 1, 1, 1, 0, %d;\"\n        : ", regs, regs + 1, pl->b_kmajor ? 0 : 1);
+    for (int r = 0; r < regs; r++)
+        sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < regs ? ", " : "", (r % 8 == 7 && r + 1 < regs) ? "\n          " : "");
+    sb_printf(sb, "\n        : \"l\"(da), \"l\"(db));\n}\n\n");
+}
+
+static void emit_constants(strbuf *sb, const sm90a_plan *pl)
+{
+    sb_printf(sb, "namespace {\n"
+                  "// Problem and tile (from the graph and the sProgram's tiling).\n"
+                  "// M = %lld, N = %lld, K = %lld: ragged edges are zero-filled by TMA loads and clipped by TMA stores.\n"
+                  "constexpr int BM = %lld, BN = %lld, BK = %lld;\n"
+                  "constexpr int WGS = %d, M_WG = %d, MREP = %d;  // consumer warpgroups, rows each, m64 blocks each\n"
+                  "constexpr int TILES_M = %lld, TILES_N = %lld, TILES = %lld, K_ITERS = %lld;\n"
+                  "constexpr int STAGES_A = %d, STAGES_B = %d;\n"
+                  "// Shared memory (bytes from the 1024-aligned base).\n"
+                  "constexpr int SLOT_A = %lld, SLOT_A_PITCH = %lld, OFF_A = %lld;\n"
+                  "constexpr int SLOT_B = %lld, SLOT_B_PITCH = %lld, OFF_B = %lld;\n"
+                  "constexpr int OFF_C = %lld, C_CHUNK_COLS = %d, OFF_BAR = %lld;\n"
+                  "constexpr int GROUP = %d;\n"
+                  "static_assert(TILES == TILES_M * TILES_N, \"tile grid\");\n"
+                  "static_assert(GROUP > 0, \"raster group\");\n"
+                  "}\n\n",
+              (long long)pl->M, (long long)pl->N, (long long)pl->K, (long long)pl->BM,
+              (long long)pl->BN, (long long)pl->BK, pl->wgs, pl->m_wg, pl->mrep,
+              (long long)pl->tiles_m, (long long)pl->tiles_n, (long long)pl->tiles,
+              (long long)pl->k_iters, pl->stages[0], pl->stages[1], (long long)pl->slot_bytes[0],
+              (long long)((pl->slot_bytes[0] + 1023) / 1024 * 1024), (long long)pl->off_ring[0],
+              (long long)pl->slot_bytes[1], (long long)((pl->slot_bytes[1] + 1023) / 1024 * 1024),
+              (long long)pl->off_ring[1], (long long)pl->off_c, pl->c_chunk_cols,
+              (long long)pl->off_bar, pl->group);
+}
+
+static void emit_raster(strbuf *sb, const sm90a_plan *pl)
+{
+    sb_puts(sb, "// Output tile t -> (tile row, tile column), in the sProgram's rasterisation.\n"
+                "__device__ __forceinline__ void tile_coords(int t, int &tm, int &tn)\n{\n");
+    switch (pl->raster) {
+    case PT_RASTER_ROW:
+        sb_puts(sb, "    tm = t / TILES_N;  // row raster: columns fastest\n    tn = t % TILES_N;\n");
+        break;
+    case PT_RASTER_COLUMN:
+        sb_puts(sb, "    tm = t % TILES_M;  // column raster: rows fastest\n    tn = t / TILES_M;\n");
+        break;
+    case PT_RASTER_GROUPED:
+        sb_puts(sb, "    // grouped raster: GROUP tile rows walked column by column, for L2 reuse\n"
+                    "    const int per_group = GROUP * TILES_N;\n"
+                    "    const int first_m = (t / per_group) * GROUP;\n"
+                    "    const int rows = TILES_M - first_m < GROUP ? TILES_M - first_m : GROUP;\n"
+                    "    const int in_group = t % per_group;\n"
+                    "    tm = first_m + in_group % rows;\n"
+                    "    tn = in_group / rows;\n");
+        break;
+    }
+    sb_puts(sb, "}\n\n");
+}
+
+/* The producer's loads for one loop step, in lane order: entry e issues iteration v + offset. */
+static void emit_producer(strbuf *sb, const sm90a_plan *pl)
+{
+    const char *names[2] = {pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name};
+    sb_printf(sb, "    if (wg == 0) {\n"
+                  "        // Producer role: lane tma (%d registers per thread).\n"
+                  "        pt::regs_decrease<%d>();\n"
+                  "        if (threadIdx.x == 0) {\n"
+                  "            uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
+                  "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+                  "                int tm, tn;\n"
+                  "                tile_coords(t, tm, tn);\n",
+              pl->regs_producer, pl->regs_producer);
+    sb_printf(sb, "                // Loop steps of the lane: its loads at their iteration offsets.\n"
+                  "                for (int v = %d; v < K_ITERS + %d; ++v) {\n", -pl->off_max, -pl->off_min);
+    for (int e = 0; e < pl->n_loads; e++) {
+        const sm90a_load_entry *le = &pl->loads[e];
+        int w = le->which;
+        const char *X = w ? "b" : "a", *XU = w ? "B" : "A";
+        sb_printf(sb, "                    {   // load.%s at iteration v%+d\n"
+                      "                        const int i = v + %d;\n"
+                      "                        if (i >= 0 && i < K_ITERS) {\n"
+                      "                            const uint32_t s = cnt_%s %% STAGES_%s, ph = (cnt_%s / STAGES_%s) & 1;\n"
+                      "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: the stage's readers are done\n"
+                      "                            pt::mbar_arrive_expect_tx(&full_%s[s], SLOT_%s);\n",
+                  names[w], le->offset, le->offset, X, XU, X, XU, X, X, XU);
+        if (w == 0) {
+            sb_puts(sb, "                            for (int kb = 0; kb < BK / 64; ++kb)  // 64-wide swizzle atoms along K\n"
+                        "                                pt::tma_load_2d(ring_a + s * SLOT_A_PITCH + kb * (BM * 128), &tm_a, &full_a[s],\n"
+                        "                                                i * BK + kb * 64, tm * BM);\n");
+        } else if (pl->b_kmajor) {
+            sb_puts(sb, "                            for (int kb = 0; kb < BK / 64; ++kb)\n"
+                        "                                pt::tma_load_2d(ring_b + s * SLOT_B_PITCH + kb * (BN * 128), &tm_b, &full_b[s],\n"
+                        "                                                i * BK + kb * 64, tn * BN);\n");
+        } else {
+            sb_puts(sb, "                            for (int nb = 0; nb < BN / 64; ++nb)  // 64-wide swizzle atoms along N\n"
+                        "                                pt::tma_load_2d(ring_b + s * SLOT_B_PITCH + nb * (BK * 128), &tm_b, &full_b[s],\n"
+                        "                                                tn * BN + nb * 64, i * BK);\n");
+        }
+        sb_printf(sb, "                            ++cnt_%s;\n                        }\n                    }\n", X);
+    }
+    sb_puts(sb, "                }\n");
+    if (pl->store_by_producer) {
+        sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's convert.\n"
+                      "                pt::mbar_wait(c_full, n_tile & 1);\n"
+                      "                for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
+                      "                    pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
+                      "                pt::tma_store_commit();\n"
+                      "                pt::tma_store_wait_read();\n"
+                      "                pt::mbar_arrive(c_empty);  // the staging tile may be rewritten\n",
+                  pl->g->tensors[pl->C].name);
+    }
+    sb_puts(sb, "            }\n");
+    if (pl->store_by_producer)
+        sb_puts(sb, "            pt::tma_store_wait_all();\n");
+    sb_puts(sb, "        }\n        return;\n    }\n\n");
+}
+
+static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
+{
+    const char *C = pl->g->tensors[pl->C].name;
+    sb_puts(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
+                "    const int cw = wg - 1;\n");
+    bool same = true;
+    for (int w = 1; w < pl->wgs; w++)
+        same &= pl->regs_consumer[w] == pl->regs_consumer[0];
+    if (same)
+        sb_printf(sb, "    pt::regs_increase<%d>();\n", pl->regs_consumer[0]);
+    else
+        for (int w = 0; w < pl->wgs; w++)
+            sb_printf(sb, "    if (cw == %d) pt::regs_increase<%d>();\n", w, pl->regs_consumer[w]);
+    sb_printf(sb,
+              "    const int warp = (threadIdx.x / 32) %% 4, lane = threadIdx.x %% 32;\n"
+              "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
+              "    float acc[MREP][BN / 2];\n"
+              "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+              "        int tm, tn;\n"
+              "        tile_coords(t, tm, tn);\n"
+              "        #pragma unroll\n"
+              "        for (int r = 0; r < MREP; ++r)\n"
+              "            #pragma unroll\n"
+              "            for (int j = 0; j < BN / 2; ++j)\n"
+              "                acc[r][j] = 0.f;\n"
+              "        uint32_t prev_a = 0, prev_b = 0;\n"
+              "        for (int i = 0; i < K_ITERS; ++i) {\n"
+              "            // mma.%s: Waits on load.%s and load.%s (full barriers, TMA bytes landed).\n"
+              "            const uint32_t sa = cnt_a %% STAGES_A, sb = cnt_b %% STAGES_B;\n"
+              "            pt::mbar_wait(&full_a[sa], (cnt_a / STAGES_A) & 1);\n"
+              "            pt::mbar_wait(&full_b[sb], (cnt_b / STAGES_B) & 1);\n"
+              "            #pragma unroll\n"
+              "            for (int r = 0; r < MREP; ++r)\n"
+              "                #pragma unroll\n"
+              "                for (int j = 0; j < BN / 2; ++j)\n"
+              "                    pt::keep(acc[r][j]);\n"
+              "            pt::wgmma_fence();\n"
+              "            #pragma unroll\n"
+              "            for (int kk = 0; kk < BK / 16; ++kk) {\n",
+              C, pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name);
+    if (pl->b_kmajor)
+        sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * SLOT_B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
+    else
+        sb_puts(sb, "                // N-major B: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
+                    "                const uint64_t db = pt::desc_sw128(ring_b + sb * SLOT_B_PITCH + kk * 16 * 128, BK * 128, 1024);\n");
+    sb_puts(sb, "                #pragma unroll\n"
+                "                for (int r = 0; r < MREP; ++r) {\n"
+                "                    const uint64_t da = pt::desc_sw128(ring_a + sa * SLOT_A_PITCH + (kk / 4) * (BM * 128)\n"
+                "                                                       + (cw * M_WG + r * 64) * 128 + (kk % 4) * 32, 16, 1024);\n"
+                "                    wgmma_step(acc[r], da, db);\n"
+                "                }\n"
+                "            }\n"
+                "            pt::wgmma_commit();\n"
+                "            // Keep one wgmma group in flight: when it returns, the previous iteration's\n"
+                "            // stages have been read and are handed back to the producer (empty barriers).\n"
+                "            pt::wgmma_wait<1>();\n"
+                "            if (i > 0 && threadIdx.x % 128 == 0) {\n"
+                "                pt::mbar_arrive(&empty_a[prev_a]);\n"
+                "                pt::mbar_arrive(&empty_b[prev_b]);\n"
+                "            }\n"
+                "            prev_a = sa;\n"
+                "            prev_b = sb;\n"
+                "            ++cnt_a;\n"
+                "            ++cnt_b;\n"
+                "        }\n"
+                "        pt::wgmma_wait<0>();\n"
+                "        #pragma unroll\n"
+                "        for (int r = 0; r < MREP; ++r)\n"
+                "            #pragma unroll\n"
+                "            for (int j = 0; j < BN / 2; ++j)\n"
+                "                pt::keep(acc[r][j]);\n"
+                "        if (threadIdx.x % 128 == 0) {\n"
+                "            pt::mbar_arrive(&empty_a[prev_a]);\n"
+                "            pt::mbar_arrive(&empty_b[prev_b]);\n"
+                "        }\n");
+    sb_printf(sb, "        // convert.%s: f32 accumulators -> %s into the 128B-swizzled staging tile, in\n"
+                  "        // boxes of C_CHUNK_COLS columns. Wait until the previous store has read it.\n"
+                  "        if (n_tile > 0)\n"
+                  "            pt::mbar_wait(c_empty, (n_tile - 1) & 1);\n"
+                  "        #pragma unroll\n"
+                  "        for (int r = 0; r < MREP; ++r) {\n"
+                  "            #pragma unroll\n"
+                  "            for (int j = 0; j < BN / 8; ++j) {\n"
+                  "                #pragma unroll\n"
+                  "                for (int h = 0; h < 2; ++h) {\n"
+                  "                    const int row = cw * M_WG + r * 64 + warp * 16 + lane / 4 + 8 * h;\n"
+                  "                    const int col = j * 8 + (lane %% 4) * 2;\n"
+                  "                    uint8_t *chunk = stage_c + (col / C_CHUNK_COLS) * (BM * 128);\n"
+                  "                    const uint32_t off = pt::sw128_offset(row, (col %% C_CHUNK_COLS) * %d);\n",
+              C, pt_dtype_name(pl->out_dt), pl->out_bytes);
+    if (pl->out_dt == PT_F32)
+        sb_puts(sb, "                    *reinterpret_cast<float2 *>(chunk + off) = make_float2(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
+    else if (pl->out_dt == PT_F16)
+        sb_puts(sb, "                    *reinterpret_cast<__half2 *>(chunk + off) = __floats2half2_rn(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
+    else
+        sb_puts(sb, "                    *reinterpret_cast<__nv_bfloat162 *>(chunk + off) = __floats2bfloat162_rn(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
+    sb_puts(sb, "                }\n"
+                "            }\n"
+                "        }\n"
+                "        pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
+                "        pt::named_sync(1 + cw, 128);\n"
+                "        if (threadIdx.x % 128 == 0)\n"
+                "            pt::mbar_arrive(c_full);\n");
+    if (!pl->store_by_producer) {
+        sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n"
+                      "            // store.%s sits on this warpgroup's TMA lane.\n"
+                      "            pt::mbar_wait(c_full, n_tile & 1);\n"
+                      "            for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
+                      "                pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
+                      "            pt::tma_store_commit();\n"
+                      "            pt::tma_store_wait_read();\n"
+                      "            pt::mbar_arrive(c_empty);\n"
+                      "        }\n",
+                  pl->store_wg, C);
+    }
+    sb_puts(sb, "    }\n");
+    if (!pl->store_by_producer)
+        sb_printf(sb, "    if (cw == %d && threadIdx.x %% 128 == 0)\n        pt::tma_store_wait_all();\n",
+                  pl->store_wg);
+}
+
+static void emit_kernel(strbuf *sb, const sm90a_plan *pl)
+{
+    const char *dev = pt_embedded_find(pt_embedded_device, "pt_device.cuh");
+    sb_printf(sb, "// %s.cu — generated by PipeThreader (target sm90a) from graph \"%s\" and its sProgram.\n"
+                  "// C[%lld x %lld] = A . B%s, %s in, f32 accumulate, %s out. Do not edit: regenerate.\n"
+                  "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
+              pl->kernel_name, pl->g->name, (long long)pl->M, (long long)pl->N,
+              pl->b_kmajor ? "^T (B stored N x K)" : " (B stored K x N)", pt_dtype_name(pl->in_dt),
+              pt_dtype_name(pl->out_dt));
+    sb_puts(sb, "// ---- device header (codegen/device/pt_device.cuh) ----\n");
+    /* inlined so the kernel source stands alone; its include guard is not needed here */
+    const char *body = dev ? strstr(dev, "#pragma once\n") : NULL;
+    if (body) {
+        sb_printf(sb, "%.*s", (int)(body - dev), dev);
+        sb_puts(sb, body + strlen("#pragma once\n"));
+    } else
+        sb_puts(sb, dev ? dev : "#error pt_device.cuh missing\n");
+    sb_puts(sb, "// ---- end of device header ----\n\n");
+    emit_constants(sb, pl);
+    emit_wgmma(sb, pl);
+    emit_raster(sb, pl);
+    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
+                  "%s(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,\n"
+                  "   const __grid_constant__ CUtensorMap tm_c)\n{\n",
+              pl->threads, pl->kernel_name);
+    sb_printf(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
+                  "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
+                  "    uint8_t *smem = smem_raw + ((1024 - (pt::smem_addr(smem_raw) & 1023)) & 1023);\n"
+                  "    uint8_t *ring_a = smem + OFF_A, *ring_b = smem + OFF_B, *stage_c = smem + OFF_C;\n"
+                  "    uint64_t *full_a = reinterpret_cast<uint64_t *>(smem + OFF_BAR);\n"
+                  "    uint64_t *empty_a = full_a + STAGES_A, *full_b = empty_a + STAGES_A;\n"
+                  "    uint64_t *empty_b = full_b + STAGES_B, *c_full = empty_b + STAGES_B, *c_empty = c_full + 1;\n"
+                  "    const int wg = threadIdx.x / 128;\n"
+                  "    if (threadIdx.x == 0) {\n"
+                  "        for (int s = 0; s < STAGES_A; ++s) {\n"
+                  "            pt::mbar_init(&full_a[s], 1);      // producer's expect_tx arrival\n"
+                  "            pt::mbar_init(&empty_a[s], WGS);   // one arrival per consumer warpgroup\n"
+                  "        }\n"
+                  "        for (int s = 0; s < STAGES_B; ++s) {\n"
+                  "            pt::mbar_init(&full_b[s], 1);\n"
+                  "            pt::mbar_init(&empty_b[s], WGS);\n"
+                  "        }\n"
+                  "        pt::mbar_init(c_full, WGS);\n"
+                  "        pt::mbar_init(c_empty, 1);\n"
+                  "        pt::mbar_fence_init();\n"
+                  "    }\n"
+                  "    __syncthreads();\n\n");
+    emit_producer(sb, pl);
+    emit_consumer(sb, pl);
+    sb_puts(sb, "}\n");
+}
+
+static void emit_host(strbuf *sb, const sm90a_plan *pl)
+{
+    const pt_graph *g = pl->g;
+    sb_printf(sb, "/* launch.c — generated by PipeThreader: host launcher of %s (CUDA driver API). */\n"
+                  "#include <cuda.h>\n#include <stdint.h>\n\n"
+                  "/* A 2-D tensor map with 128-byte swizzle: inner x outer elements, box bi x bo. */\n"
+                  "static CUresult map_2d(CUtensorMap *map, CUtensorMapDataType type, CUdeviceptr base,\n"
+                  "                       uint64_t inner, uint64_t outer, uint64_t row_bytes, uint32_t bi, uint32_t bo)\n{\n"
+                  "    cuuint64_t dims[2] = {inner, outer};\n"
+                  "    cuuint64_t strides[1] = {row_bytes};\n"
+                  "    cuuint32_t box[2] = {bi, bo};\n"
+                  "    cuuint32_t elem_strides[2] = {1, 1};\n"
+                  "    return cuTensorMapEncodeTiled(map, type, 2, (void *)base, dims, strides, box, elem_strides,\n"
+                  "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,\n"
+                  "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
+              pl->kernel_name);
+    sb_printf(sb, "/* Slots are graph tensors: %d = %s (A), %d = %s (B), %d = %s (C). */\n"
+                  "int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n{\n"
+                  "    CUfunction f;\n"
+                  "    CUresult r = cuModuleGetFunction(&f, mod, \"%s\");\n"
+                  "    CUtensorMap ta, tb, tc;\n"
+                  "    if (r == CUDA_SUCCESS)\n"
+                  "        r = map_2d(&ta, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
+              pl->A, g->tensors[pl->A].name, pl->B, g->tensors[pl->B].name, pl->C,
+              g->tensors[pl->C].name, pl->kernel_name, tmap_type(pl->in_dt), pl->A,
+              (long long)pl->K, (long long)pl->M, (long long)(pl->K * 2), (long long)pl->BM);
+    if (pl->b_kmajor)
+        sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tb, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
+                  tmap_type(pl->in_dt), pl->B, (long long)pl->K, (long long)pl->N,
+                  (long long)(pl->K * 2), (long long)pl->BN);
+    else
+        sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tb, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
+                  tmap_type(pl->in_dt), pl->B, (long long)pl->N, (long long)pl->K,
+                  (long long)(pl->N * 2), (long long)pl->BK);
+    sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tc, %s, slots[%d], %lldu, %lldu, %lldu, %d, %lld);\n",
+              tmap_type(pl->out_dt), pl->C, (long long)pl->N, (long long)pl->M,
+              (long long)(pl->N * pl->out_bytes), pl->c_chunk_cols, (long long)pl->BM);
+    sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
+                  "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
+                  "    if (r == CUDA_SUCCESS) {\n"
+                  "        void *args[] = {&ta, &tb, &tc};\n"
+                  "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
+                  "    }\n"
+                  "    return (int)r;\n}\n",
+              (long long)pl->smem_dynamic, (long long)pl->grid, pl->threads,
+              (long long)pl->smem_dynamic);
+}
+
+bool sm90a_emit(const sm90a_plan *pl, pt_codegen_result *out, pt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    strbuf k = {0}, h = {0};
+    emit_kernel(&k, pl);
+    emit_host(&h, pl);
+    out->kernel_cu = sb_take(&k);
+    out->host_c = sb_take(&h);
+    if (!out->kernel_cu || !out->host_c) {
+        pt_codegen_result_free(out);
+        return pt_fail(err, "codegen sm90a: out of memory");
+    }
+    snprintf(out->kernel_name, sizeof out->kernel_name, "%s", pl->kernel_name);
+    out->grid = pl->grid;
+    out->block_threads = pl->threads;
+    out->smem_bytes = pl->smem_dynamic;
+    char loads[128] = "";
+    for (int e = 0; e < pl->n_loads; e++) {
+        size_t n = strlen(loads);
+        snprintf(loads + n, sizeof loads - n, "%sload.%s%+d", e ? ", " : "",
+                 pl->g->tensors[pl->loads[e].which ? pl->B : pl->A].name, pl->loads[e].offset);
+    }
+    snprintf(out->summary, sizeof out->summary,
+             "%s: tile %lldx%lldx%lld, %d consumer warpgroup%s (%d rows each), stages A %d / B %d, "
+             "producer order [%s], B %s, store issued by %s, %s grid of %lld CTAs (%lld tiles, %s "
+             "raster), %lld bytes of shared memory, registers %d/%d",
+             pl->kernel_name, (long long)pl->BM, (long long)pl->BN, (long long)pl->BK, pl->wgs,
+             pl->wgs > 1 ? "s" : "", pl->m_wg, pl->stages[0], pl->stages[1], loads,
+             pl->b_kmajor ? "K-major" : "N-major", pl->store_by_producer ? "the producer" : "a consumer",
+             pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
+             (long long)pl->tiles, pt_raster_name(pl->raster), (long long)pl->smem_dynamic,
+             pl->regs_producer, pl->regs_consumer[0]);
+    return true;
+}
+
+bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      pt_codegen_result *out, pt_error *err)
+{
+    sm90a_plan *pl = malloc(sizeof *pl);
+    if (!pl)
+        return pt_fail(err, "codegen sm90a: out of memory");
+    bool ok = sm90a_make_plan(pl, p, sg, hw, err) && sm90a_emit(pl, out, err);
+    free(pl);
+    return ok;
+}
+
+void pt_codegen_result_free(pt_codegen_result *r)
+{
+    free(r->kernel_cu);
+    free(r->host_c);
+    r->kernel_cu = r->host_c = NULL;
+}
