@@ -36,7 +36,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         {"--hw", "hw", true},        {"--tile", "tile", true},     {"--set", "set", true},
         {"--program", "program", true}, {"-o", "o", true},         {"--output", "o", true},
         {"--chrome", "chrome", true}, {"--json", "json", false},   {"-q", "q", false},
-        {"--width", "width", true},
+        {"--width", "width", true},   {"--target", "target", true},
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -79,6 +79,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         else if (!strcmp(n, "program")) o->program = val;
         else if (!strcmp(n, "o")) o->out = val;
         else if (!strcmp(n, "chrome")) o->chrome = val;
+        else if (!strcmp(n, "target")) o->target = val;
         else if (!strcmp(n, "json")) o->json = true;
         else if (!strcmp(n, "q")) o->quiet = true;
         else if (!strcmp(n, "width")) {

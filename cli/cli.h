@@ -22,6 +22,7 @@ typedef struct {
     const char *program;       /* --program PROG */
     const char *out;           /* -o FILE */
     const char *chrome;        /* --chrome FILE */
+    const char *target;        /* --target NAME (codegen: sm90a) */
     bool json;                 /* --json */
     bool quiet;                /* -q */
     int width;                 /* --width N for the text timeline */
@@ -61,5 +62,6 @@ int verb_simulate(int argc, char **argv);
 int verb_validate(int argc, char **argv);
 int verb_hw(int argc, char **argv);
 int verb_examples(int argc, char **argv);
+int verb_codegen(int argc, char **argv);
 
 #endif

@@ -33,6 +33,16 @@ static const struct {
     {"validate", verb_validate, "validate GRAPH [--program PROG] [--hw H] [--set P=V,...] [-q]",
      "Check an sProgram: placement, sEU kinds, Waits, deadlock, shared memory, registers.\n"
      "Exit status 1 with every problem listed when it is not valid.\n"},
+    {"codegen", verb_codegen,
+     "codegen GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] [--target sm90a] -o DIR",
+     "Validate an sProgram and write a standalone bundle for it into DIR (created if missing):\n"
+     "kernel.cu + launch.c (the generated kernel and its launcher), reference.cu +\n"
+     "reference_host.c (a naive f32 reference), harness.c (checks every output element against\n"
+     "the reference on seeded random inputs, then times the kernel; prints one JSON line),\n"
+     "Makefile (needs only nvcc) and README.md. On the GPU machine: make -C DIR run.\n"
+     "  --program PROG   sProgram JSON (default: the default sProgram)\n"
+     "  --target T       code generator: sm90a (Hopper: TMA, mbarrier, wgmma; the default)\n"
+     "  -o DIR           the bundle directory\n"},
     {"hw", verb_hw, "hw [NAME|FILE]",
      "List the built-in hardware models, or print one (or a JSON override) in full.\n"},
     {"examples", verb_examples, "examples [NAME]",

@@ -1,0 +1,675 @@
+/* reference.c — the naive reference backend: CUDA kernels that are obviously correct.
+ *
+ * One kernel per op of the operator graph (ref_op<i>), one thread per output element over a
+ * grid-stride loop with 64-bit indices, f32 arithmetic throughout. Every generated kernel of
+ * the optimised backends is checked against what these compute, so they trade all speed for
+ * plainness: no shared memory, no tiling, index math spelled out from the tensors' axes.
+ *
+ * Storage seen by the reference (the contract in codegen.h): graph inputs stay in their graph
+ * dtype; every tensor an op writes (intermediate or output) is an f32 buffer of the tensor's
+ * element count. A tensor is row-major over its declared axes (last axis contiguous); a view
+ * reads its base tensor's slot with the view's own axes. An input is indexed by the
+ * coordinates of its own axes, which broadcasts it over the output's other axes.
+ *
+ * Conventions that the optimised kernels must agree with:
+ *   - int4 is signed two's complement (-8..7); int4 and fp4-e2m1 pack two elements per byte,
+ *     the even element (along the innermost axis) in the low nibble;
+ *   - fp8-e4m3 is the OCP "fn" variant (bias 7, no infinities, S.1111.111 is NaN);
+ *   - dequantize multiplies by the group scale: out = value * scale[... , coord / group, ...];
+ *   - gelu is the exact erf form 0.5·x·(1 + erf(x/√2));
+ *   - online_softmax is the plain softmax over `axis` of s = x·scale: max m of s over the row,
+ *     sum l = Σ exp(s − m) (natural exp via expf), p = exp(s − m)/l. Causal: a column
+ *     coordinate greater than the row coordinate is excluded (p = 0); a fully masked row gives
+ *     p = 0. lse = m + log(l) in natural-log units (−inf for a fully masked row);
+ *   - exp_decay with one input subtracts the same tensor read at the column coordinate.
+ *
+ * Two kernels run one thread per row instead of per element: online_softmax (its max and sum
+ * are row-wide, and the lse is per row) — re-reducing the row for every element would make the
+ * reference quadratic in the row length. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "strbuf.h"
+
+/* Grid cap of the reference launches; the kernels' grid-stride loops cover the rest. */
+#define REF_THREADS 256
+#define REF_MAX_BLOCKS (65535LL * 16)
+
+/* Text of a name that is safe inside a C comment: no comment terminator, no control bytes. */
+static const char *comment_safe(const char *in, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; in[i] && o + 2 < cap; i++) {
+        unsigned char c = (unsigned char)in[i];
+        if (c == '/' && i > 0 && in[i - 1] == '*')
+            out[o++] = '|';
+        else
+            out[o++] = (c < 32 || c == 127) ? '?' : (char)c;
+    }
+    out[o] = 0;
+    return out;
+}
+
+/* ---- names and index expressions ---- */
+
+typedef struct {
+    const pt_graph *g;
+    strbuf *b;
+    char coord[PT_MAX_AXES][PT_NAME_MAX + 8]; /* coordinate variable of each axis */
+} gen;
+
+static bool is_ident(const char *s)
+{
+    if (!*s)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_'))
+            return false;
+    return true;
+}
+
+/* Coordinate variables read "c_m" for axis m, or "c3" when the axis name is no identifier. */
+static void name_coords(gen *G)
+{
+    for (int a = 0; a < G->g->n_axes; a++) {
+        if (is_ident(G->g->axes[a].name))
+            snprintf(G->coord[a], sizeof G->coord[a], "c_%s", G->g->axes[a].name);
+        else
+            snprintf(G->coord[a], sizeof G->coord[a], "c%d", a);
+    }
+}
+
+static int base_of(const pt_graph *g, int t)
+{
+    return g->tensors[t].view_of >= 0 ? g->tensors[t].view_of : t;
+}
+
+/* The dtype a slot holds while the reference runs. */
+static pt_dtype storage_dtype(const pt_graph *g, int t)
+{
+    const pt_tensor *b = &g->tensors[base_of(g, t)];
+    return b->role == PT_ROLE_INPUT ? b->dtype : PT_F32;
+}
+
+static const char *ctype(pt_dtype d)
+{
+    switch (d) {
+    case PT_F16: return "__half";
+    case PT_BF16: return "__nv_bfloat16";
+    case PT_F32: return "float";
+    default: return "unsigned char"; /* fp8 bytes, packed 4-bit pairs */
+    }
+}
+
+/* Row-major element index of tensor t, in Horner form over its axes. pos_expr[i] (may be
+ * NULL, or NULL entries) replaces the coordinate of the tensor's i-th axis. */
+static void index_expr(const gen *G, int t, const char *const *pos_expr, char *out, size_t cap)
+{
+    const pt_tensor *x = &G->g->tensors[t];
+    if (x->rank == 0) {
+        snprintf(out, cap, "0");
+        return;
+    }
+    /* ((c0 * E1 + c1) * E2 + c2) ...: rank - 2 opening parentheses up front */
+    size_t n = 0;
+    for (int i = 0; i + 2 < x->rank && n + 1 < cap; i++)
+        out[n++] = '(';
+    out[n] = 0;
+    for (int i = 0; i < x->rank && n < cap; i++) {
+        const char *c = pos_expr && pos_expr[i] ? pos_expr[i] : G->coord[x->axes[i]];
+        int w = i == 0 ? snprintf(out + n, cap - n, "%s", c)
+                       : snprintf(out + n, cap - n, " * %lldLL + %s%s",
+                                  (long long)G->g->axes[x->axes[i]].extent, c,
+                                  i + 1 < x->rank ? ")" : "");
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+/* Expression reading element `idx` of tensor t through kernel parameter `param`, as float. */
+static void load_expr(const gen *G, int t, const char *param, const char *idx, char *out,
+                      size_t cap)
+{
+    switch (storage_dtype(G->g, t)) {
+    case PT_F16: snprintf(out, cap, "__half2float(%s[%s])", param, idx); break;
+    case PT_BF16: snprintf(out, cap, "__bfloat162float(%s[%s])", param, idx); break;
+    case PT_F32: snprintf(out, cap, "%s[%s]", param, idx); break;
+    case PT_FP8_E4M3: snprintf(out, cap, "pt_fp8e4m3_to_float(%s[%s])", param, idx); break;
+    case PT_INT4: snprintf(out, cap, "pt_int4_at(%s, %s)", param, idx); break;
+    case PT_FP4_E2M1: snprintf(out, cap, "pt_fp4e2m1_at(%s, %s)", param, idx); break;
+    default: snprintf(out, cap, "0.0f"); break;
+    }
+}
+
+/* Read tensor t at the current coordinates (with optional per-position replacements). */
+static void read_at(const gen *G, int t, const char *param, const char *const *pos_expr,
+                    char *out, size_t cap)
+{
+    char idx[1200];
+    index_expr(G, t, pos_expr, idx, sizeof idx);
+    load_expr(G, t, param, idx, out, cap);
+}
+
+static int axis_pos(const pt_tensor *t, int axis)
+{
+    for (int i = 0; i < t->rank; i++)
+        if (t->axes[i] == axis)
+            return i;
+    return -1;
+}
+
+/* Splits the linear work index `i` into the coordinates of `axes` (row-major, last fastest),
+ * declaring only the coordinates in `used` (unused ones would be compiler warnings). */
+static void decompose(const gen *G, const int *axes, int rank, const bool *used, const char *ind)
+{
+    int first = -1; /* outermost position whose coordinate is needed */
+    for (int i = 0; i < rank && first < 0; i++)
+        if (used[axes[i]])
+            first = i;
+    if (first < 0)
+        return;
+    sb_printf(G->b, "%slong long r = i;\n", ind);
+    for (int i = rank - 1; i >= first; i--) {
+        const char *c = G->coord[axes[i]];
+        long long e = (long long)G->g->axes[axes[i]].extent;
+        if (i == 0)
+            sb_printf(G->b, "%sconst long long %s = r;\n", ind, c);
+        else if (i == first)
+            sb_printf(G->b, "%sconst long long %s = r %% %lldLL;\n", ind, c, e);
+        else {
+            if (used[axes[i]])
+                sb_printf(G->b, "%sconst long long %s = r %% %lldLL;\n", ind, c, e);
+            sb_printf(G->b, "%sr /= %lldLL;\n", ind, e);
+        }
+    }
+}
+
+static void mark_tensor_axes(const pt_graph *g, int t, bool *used)
+{
+    for (int i = 0; i < g->tensors[t].rank; i++)
+        used[g->tensors[t].axes[i]] = true;
+}
+
+/* "(float)<value>" with every digit of the double, so the literal says what the graph says. */
+static void float_lit(double v, char *out, size_t cap)
+{
+    snprintf(out, cap, "(float)%.17g", v);
+}
+
+/* ---- kernel bodies ---- */
+
+static void kernel_open(const gen *G, int i, const char *params)
+{
+    sb_printf(G->b,
+              "extern \"C\" __global__ void __launch_bounds__(%d) ref_op%d(%slong long n)\n"
+              "{\n"
+              "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"
+              "         i += (long long)gridDim.x * blockDim.x) {\n",
+              REF_THREADS, i, params);
+}
+
+static void kernel_close(const gen *G)
+{
+    sb_printf(G->b, "    }\n}\n\n");
+}
+
+/* Kernel parameter list: one pointer per input, then out (and lse). */
+static void param_list(const gen *G, const pt_op *op, char *out, size_t cap)
+{
+    const pt_graph *g = G->g;
+    size_t o = 0;
+    out[0] = 0;
+    for (int k = 0; k < op->n_in; k++)
+        o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ in%d, ",
+                              ctype(storage_dtype(g, op->in[k])), k);
+    if (op->kind == PT_OP_DEQUANTIZE) {
+        int s = g->tensors[op->in[0]].scales;
+        o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ scales, ",
+                              ctype(storage_dtype(g, s)));
+    }
+    o += (size_t)snprintf(out + o, cap - o, "float *__restrict__ out, ");
+    if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
+        snprintf(out + o, cap - o, "float *__restrict__ lse, ");
+}
+
+static const char *unary_fmt(pt_op_kind k)
+{
+    switch (k) {
+    case PT_OP_EXP2: return "exp2f(x)";
+    case PT_OP_EXP: return "expf(x)";
+    case PT_OP_RELU: return "(x > 0.0f ? x : 0.0f)";
+    case PT_OP_GELU: return "0.5f * x * (1.0f + erff(x * 0.70710678118654752f))";
+    case PT_OP_SILU: return "x / (1.0f + expf(-x))";
+    default: return "x"; /* cast, copy: identity in f32 */
+    }
+}
+
+static const char *binary_fmt(pt_op_kind k)
+{
+    switch (k) {
+    case PT_OP_ADD: return "a + b";
+    case PT_OP_SUB: return "a - b";
+    case PT_OP_MUL: return "a * b";
+    case PT_OP_DIV: return "a / b";
+    default: return "fmaxf(a, b)";
+    }
+}
+
+/* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
+ * element. Matmul and the reductions loop over the axes they sum. */
+static bool gen_per_element(const gen *G, int oi, pt_error *err)
+{
+    const pt_graph *g = G->g;
+    const pt_op *op = &g->ops[oi];
+    const pt_tensor *out = &g->tensors[op->out];
+    bool used[PT_MAX_AXES] = {false};
+    bool in_out[PT_MAX_AXES] = {false};
+    for (int i = 0; i < out->rank; i++)
+        in_out[out->axes[i]] = true;
+    for (int k = 0; k < op->n_in; k++)
+        mark_tensor_axes(g, op->in[k], used);
+    /* Axes summed over: an input's axes that the output lacks (matmul, reduce_*). */
+    int loops[PT_MAX_AXES], n_loops = 0;
+    for (int a = 0; a < g->n_axes; a++)
+        if (used[a] && !in_out[a])
+            loops[n_loops++] = a;
+    bool reduction = op->kind == PT_OP_MATMUL || op->kind == PT_OP_REDUCE_MAX ||
+                     op->kind == PT_OP_REDUCE_SUM;
+    if (n_loops && !reduction)
+        return pt_fail(err, "reference: op \"%s\" (%s) reads an axis its output lacks", op->name,
+                       pt_op_kind_name(op->kind));
+    if (op->kind == PT_OP_EXP_DECAY) {
+        used[op->row_axis] = used[op->col_axis] = true;
+        if (op->n_in == 1) {
+            const pt_tensor *x = &g->tensors[op->in[0]];
+            if (axis_pos(x, op->row_axis) < 0 || axis_pos(x, op->col_axis) >= 0)
+                return pt_fail(err, "reference: exp_decay \"%s\" with one input needs \"%s\" to "
+                                    "have the rows axis and not the cols axis", op->name,
+                               x->name);
+        }
+    }
+    if (op->kind == PT_OP_CUMSUM)
+        used[op->axis] = true;
+    if (op->kind == PT_OP_DEQUANTIZE)
+        mark_tensor_axes(g, op->in[0], used);
+    for (int l = 0; l < n_loops; l++)
+        used[loops[l]] = false; /* loop variables, not decomposed */
+
+    char params[1024];
+    param_list(G, op, params, sizeof params);
+    kernel_open(G, oi, params);
+    const char *ind = "        ";
+    decompose(G, out->axes, out->rank, used, ind);
+
+    char a[1400], b[1400], c[1400];
+    switch (op->kind) {
+    case PT_OP_FILL:
+        float_lit(op->scale, a, sizeof a);
+        sb_printf(G->b, "%sout[i] = %s;\n", ind, a);
+        break;
+    case PT_OP_SCALE:
+        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+        float_lit(op->scale, b, sizeof b);
+        sb_printf(G->b, "%sout[i] = %s * %s;\n", ind, a, b);
+        break;
+    case PT_OP_EXP2: case PT_OP_EXP: case PT_OP_CAST: case PT_OP_RELU: case PT_OP_GELU:
+    case PT_OP_SILU: case PT_OP_COPY:
+        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+        sb_printf(G->b, "%sconst float x = %s;\n%sout[i] = %s;\n", ind, a, ind,
+                  unary_fmt(op->kind));
+        break;
+    case PT_OP_ADD: case PT_OP_SUB: case PT_OP_MUL: case PT_OP_DIV: case PT_OP_MAX:
+        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+        read_at(G, op->in[1], "in1", NULL, b, sizeof b);
+        sb_printf(G->b, "%sconst float a = %s;\n%sconst float b = %s;\n%sout[i] = %s;\n", ind, a,
+                  ind, b, ind, binary_fmt(op->kind));
+        break;
+    case PT_OP_DEQUANTIZE: {
+        const pt_tensor *q = &g->tensors[op->in[0]];
+        const char *pos[PT_MAX_RANK] = {0};
+        char grp[PT_NAME_MAX + 40];
+        int gp = axis_pos(q, q->group_axis);
+        if (gp < 0 || q->group_size <= 0 || q->scales < 0)
+            return pt_fail(err, "reference: dequantize \"%s\": \"%s\" has no usable group scales",
+                           op->name, q->name);
+        snprintf(grp, sizeof grp, "%s / %lldLL", G->coord[q->group_axis],
+                 (long long)q->group_size);
+        pos[gp] = grp;
+        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+        read_at(G, q->scales, "scales", pos, b, sizeof b);
+        sb_printf(G->b, "%s/* 4-bit value times the scale of its group of %lld along %s */\n",
+                  ind, (long long)q->group_size, G->coord[q->group_axis]);
+        sb_printf(G->b, "%sout[i] = %s * %s;\n", ind, a, b);
+        break;
+    }
+    case PT_OP_EXP_DECAY: {
+        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+        if (op->n_in == 2)
+            read_at(G, op->in[1], "in1", NULL, b, sizeof b);
+        else {
+            const char *pos[PT_MAX_RANK] = {0};
+            pos[axis_pos(&g->tensors[op->in[0]], op->row_axis)] = G->coord[op->col_axis];
+            read_at(G, op->in[0], "in0", pos, b, sizeof b);
+        }
+        if (op->causal)
+            sb_printf(G->b, "%sout[i] = %s > %s ? 0.0f : expf(%s - %s);\n", ind,
+                      G->coord[op->col_axis], G->coord[op->row_axis], a, b);
+        else
+            sb_printf(G->b, "%sout[i] = expf(%s - %s);\n", ind, a, b);
+        break;
+    }
+    case PT_OP_CUMSUM: {
+        /* Inclusive prefix: O(extent) per element, which keeps it one thread per element. */
+        const char *pos[PT_MAX_RANK] = {0};
+        pos[axis_pos(&g->tensors[op->in[0]], op->axis)] = "j";
+        read_at(G, op->in[0], "in0", pos, a, sizeof a);
+        sb_printf(G->b, "%sfloat acc = 0.0f;\n%sfor (long long j = 0; j <= %s; j++)\n"
+                        "%s    acc += %s;\n%sout[i] = acc;\n",
+                  ind, ind, G->coord[op->axis], ind, a, ind);
+        break;
+    }
+    case PT_OP_MATMUL: case PT_OP_REDUCE_MAX: case PT_OP_REDUCE_SUM: {
+        sb_printf(G->b, "%sfloat acc = %s;\n", ind,
+                  op->kind == PT_OP_REDUCE_MAX ? "-INFINITY" : "0.0f");
+        char deeper[64];
+        snprintf(deeper, sizeof deeper, "%s", ind);
+        for (int l = 0; l < n_loops; l++) {
+            const char *v = G->coord[loops[l]];
+            sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++) /* over %s */\n",
+                      deeper, v, v, (long long)g->axes[loops[l]].extent, v,
+                      comment_safe(g->axes[loops[l]].name, c, sizeof c));
+            size_t dl = strlen(deeper);
+            if (dl + 4 < sizeof deeper)
+                memcpy(deeper + dl, "    ", 5);
+        }
+        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+        if (op->kind == PT_OP_MATMUL) {
+            read_at(G, op->in[1], "in1", NULL, b, sizeof b);
+            sb_printf(G->b, "%sacc += %s * %s;\n", deeper, a, b);
+        } else if (op->kind == PT_OP_REDUCE_MAX)
+            sb_printf(G->b, "%sacc = fmaxf(acc, %s);\n", deeper, a);
+        else
+            sb_printf(G->b, "%sacc += %s;\n", deeper, a);
+        sb_printf(G->b, "%sout[i] = acc;\n", ind);
+        break;
+    }
+    default:
+        return pt_fail(err, "reference: op \"%s\": kind %s is not handled", op->name,
+                       pt_op_kind_name(op->kind));
+    }
+    kernel_close(G);
+    return true;
+}
+
+/* online_softmax: one thread per row (all output coordinates but `axis`), three passes. */
+static bool gen_softmax(const gen *G, int oi, pt_error *err)
+{
+    const pt_graph *g = G->g;
+    const pt_op *op = &g->ops[oi];
+    const pt_tensor *out = &g->tensors[op->out];
+    int row_axes[PT_MAX_RANK], nr = 0;
+    for (int i = 0; i < out->rank; i++)
+        if (out->axes[i] != op->axis)
+            row_axes[nr++] = out->axes[i];
+    if (nr == out->rank)
+        return pt_fail(err, "reference: online_softmax \"%s\": output lacks the softmax axis",
+                       op->name);
+    bool used[PT_MAX_AXES] = {false};
+    for (int i = 0; i < nr; i++)
+        used[row_axes[i]] = true;
+
+    char params[1024];
+    param_list(G, op, params, sizeof params);
+    kernel_open(G, oi, params);
+    const char *ind = "        ";
+    decompose(G, row_axes, nr, used, ind);
+
+    const char *v = G->coord[op->axis];
+    long long ext = (long long)g->axes[op->axis].extent;
+    char x[1400], oidx[1200], lidx[1200], sc[64], mask[160] = "";
+    read_at(G, op->in[0], "in0", NULL, x, sizeof x);
+    index_expr(G, op->out, NULL, oidx, sizeof oidx);
+    float_lit(op->scale, sc, sizeof sc);
+    if (op->causal)
+        snprintf(mask, sizeof mask, "%s > %s", v, G->coord[op->row_axis]);
+    /* Under the causal mask the loops skip masked columns; the last pass writes them as 0. */
+    const char *skip = op->causal ? "    if (" : "";
+    sb_printf(G->b, "%sconst float scale = %s;\n", ind, sc);
+    sb_printf(G->b, "%sfloat mx = -INFINITY; /* row max of x * scale over unmasked columns */\n",
+              ind);
+    sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++)\n", ind, v, v, ext, v);
+    if (op->causal)
+        sb_printf(G->b, "%s%s!(%s))\n    ", ind, skip, mask);
+    sb_printf(G->b, "%s    mx = fmaxf(mx, %s * scale);\n", ind, x);
+    sb_printf(G->b, "%sfloat sum = 0.0f; /* sum of exp(x * scale - mx) */\n", ind);
+    sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++)\n", ind, v, v, ext, v);
+    if (op->causal)
+        sb_printf(G->b, "%s%s!(%s))\n    ", ind, skip, mask);
+    sb_printf(G->b, "%s    sum += expf(%s * scale - mx);\n", ind, x);
+    sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++)\n", ind, v, v, ext, v);
+    if (op->causal)
+        sb_printf(G->b, "%s    out[%s] = (%s || !(sum > 0.0f)) ? 0.0f : expf(%s * scale - mx) / sum;\n",
+                  ind, oidx, mask, x);
+    else
+        sb_printf(G->b, "%s    out[%s] = sum > 0.0f ? expf(%s * scale - mx) / sum : 0.0f;\n", ind,
+                  oidx, x);
+    if (op->lse >= 0) {
+        index_expr(G, op->lse, NULL, lidx, sizeof lidx);
+        sb_printf(G->b, "%s/* log-sum-exp of the row in natural-log units */\n", ind);
+        sb_printf(G->b, "%slse[%s] = sum > 0.0f ? mx + logf(sum) : -INFINITY;\n", ind, lidx);
+    }
+    kernel_close(G);
+    return true;
+}
+
+/* ---- device helpers, emitted only when a kernel needs them ---- */
+
+static void emit_helpers(strbuf *b, const bool *dtype_used)
+{
+    if (dtype_used[PT_FP8_E4M3])
+        sb_printf(b,
+                  "/* fp8 e4m3 (OCP \"fn\": bias 7, no infinities, S.1111.111 is NaN), decoded by "
+                  "hand. */\n"
+                  "__device__ __forceinline__ float pt_fp8e4m3_to_float(unsigned char v)\n"
+                  "{\n"
+                  "    const int e = (v >> 3) & 15, m = v & 7;\n"
+                  "    float mag;\n"
+                  "    if (e == 15 && m == 7)\n"
+                  "        return __int_as_float(0x7fc00000);\n"
+                  "    if (e == 0)\n"
+                  "        mag = ldexpf((float)m, -9);          /* subnormal: m/8 * 2^-6 */\n"
+                  "    else\n"
+                  "        mag = ldexpf((float)(8 + m), e - 10); /* (1 + m/8) * 2^(e-7) */\n"
+                  "    return (v & 0x80) ? -mag : mag;\n"
+                  "}\n\n");
+    if (dtype_used[PT_INT4])
+        sb_printf(b,
+                  "/* int4: signed (-8..7), two per byte, even element in the low nibble. */\n"
+                  "__device__ __forceinline__ float pt_int4_at(const unsigned char *p, long long i)\n"
+                  "{\n"
+                  "    const int v = (p[i >> 1] >> ((i & 1) * 4)) & 15;\n"
+                  "    return (float)(v >= 8 ? v - 16 : v);\n"
+                  "}\n\n");
+    if (dtype_used[PT_FP4_E2M1])
+        sb_printf(b,
+                  "/* fp4 e2m1: S.EE.M, bias 1, no inf/NaN (0, 0.5, 1, 1.5, 2, 3, 4, 6); two per "
+                  "byte,\n"
+                  " * even element in the low nibble. */\n"
+                  "__device__ __forceinline__ float pt_fp4e2m1_at(const unsigned char *p, long long "
+                  "i)\n"
+                  "{\n"
+                  "    const int v = (p[i >> 1] >> ((i & 1) * 4)) & 15;\n"
+                  "    const int e = (v >> 1) & 3, m = v & 1;\n"
+                  "    const float mag = e == 0 ? 0.5f * (float)m : ldexpf((float)(2 + m), e - 2);\n"
+                  "    return (v & 8) ? -mag : mag;\n"
+                  "}\n\n");
+}
+
+/* One line saying what op i computes, for the comment above its kernel. */
+static void describe_op(const pt_graph *g, int oi, char *out, size_t cap)
+{
+    const pt_op *op = &g->ops[oi];
+    char nm[PT_NAME_MAX + 8], t[4][PT_NAME_MAX + 8], o[PT_NAME_MAX + 8];
+    comment_safe(op->name, nm, sizeof nm);
+    comment_safe(g->tensors[op->out].name, o, sizeof o);
+    for (int k = 0; k < op->n_in && k < 4; k++)
+        comment_safe(g->tensors[op->in[k]].name, t[k], sizeof t[k]);
+    size_t n = (size_t)snprintf(out, cap, "op %d \"%s\": %s = %s(", oi, nm, o,
+                                pt_op_kind_name(op->kind));
+    for (int k = 0; k < op->n_in && n < cap; k++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", k ? ", " : "", t[k]);
+    if (n < cap)
+        n += (size_t)snprintf(out + n, cap - n, ")");
+    if (n < cap && op->axis >= 0) {
+        char ax[PT_NAME_MAX + 8];
+        n += (size_t)snprintf(out + n, cap - n, " over %s",
+                              comment_safe(g->axes[op->axis].name, ax, sizeof ax));
+    }
+    if (n < cap && (op->kind == PT_OP_SCALE || op->kind == PT_OP_ONLINE_SOFTMAX))
+        n += (size_t)snprintf(out + n, cap - n, ", scale %.9g", op->scale);
+    if (n < cap && op->kind == PT_OP_FILL)
+        n += (size_t)snprintf(out + n, cap - n, " = %.9g", op->scale);
+    if (n < cap && op->causal)
+        n += (size_t)snprintf(out + n, cap - n, ", causal");
+    if (n < cap && op->lse >= 0) {
+        char l[PT_NAME_MAX + 8];
+        snprintf(out + n, cap - n, ", lse -> %s",
+                 comment_safe(g->tensors[op->lse].name, l, sizeof l));
+    }
+}
+
+static long long work_items(const pt_graph *g, const pt_op *op)
+{
+    long long n = (long long)pt_tensor_elems(g, &g->tensors[op->out]);
+    if (op->kind == PT_OP_ONLINE_SOFTMAX)
+        n /= (long long)g->axes[op->axis].extent; /* rows */
+    return n;
+}
+
+bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    strbuf dev = {0}, host = {0};
+    gen G = {.g = g, .b = &dev};
+    name_coords(&G);
+    char gname[PT_NAME_MAX + 8], line[1024];
+    comment_safe(g->name, gname, sizeof gname);
+
+    bool dtype_used[PT_DTYPE_COUNT] = {false};
+    for (int t = 0; t < g->n_tensors; t++)
+        dtype_used[storage_dtype(g, t)] = true;
+
+    sb_printf(&dev,
+              "/* reference.cu — generated by PipeThreader: the f32 reference of graph \"%s\".\n"
+              " *\n"
+              " * One kernel per op (ref_op<i>), one thread per output element (online_softmax: "
+              "per row),\n"
+              " * grid-stride loops over 64-bit indices. Graph inputs are read in their dtype; "
+              "every tensor\n"
+              " * an op writes is an f32 buffer, row-major over its axes. See codegen/reference.c "
+              "for the\n"
+              " * conventions (4-bit packing, fp8 variant, gelu form, softmax and lse). */\n"
+              "#include <cuda_bf16.h>\n"
+              "#include <cuda_fp16.h>\n"
+              "#include <math.h>\n\n",
+              gname);
+    emit_helpers(&dev, dtype_used);
+
+    sb_printf(&host,
+              "/* reference_host.c — generated by PipeThreader: launches the reference kernels of "
+              "graph\n"
+              " * \"%s\" in op order (CUDA driver API). Slot i is graph tensor i; views use their "
+              "base\n"
+              " * tensor's slot. */\n"
+              "#include <cuda.h>\n\n"
+              "int pt_reference_run(CUmodule mod, const CUdeviceptr *slots, CUstream stream);\n\n"
+              "/* %d threads per block, at most %lld blocks: the kernels loop over the rest. */\n"
+              "static CUresult pt_ref_launch(CUmodule mod, const char *name, void **args, "
+              "long long n,\n"
+              "                              CUstream stream)\n"
+              "{\n"
+              "    CUfunction f;\n"
+              "    CUresult rc = cuModuleGetFunction(&f, mod, name);\n"
+              "    if (rc != CUDA_SUCCESS)\n"
+              "        return rc;\n"
+              "    long long blocks = (n + %d - 1) / %d;\n"
+              "    if (blocks > %lldLL)\n"
+              "        blocks = %lldLL;\n"
+              "    if (blocks < 1)\n"
+              "        blocks = 1;\n"
+              "    return cuLaunchKernel(f, (unsigned)blocks, 1, 1, %d, 1, 1, 0, stream, args, "
+              "NULL);\n"
+              "}\n\n"
+              "int pt_reference_run(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n"
+              "{\n"
+              "    CUresult rc;\n",
+              gname, REF_THREADS, REF_MAX_BLOCKS, REF_THREADS, REF_THREADS, REF_MAX_BLOCKS,
+              REF_MAX_BLOCKS, REF_THREADS);
+
+    long long max_blocks = 0;
+    for (int oi = 0; oi < g->n_ops; oi++) {
+        const pt_op *op = &g->ops[oi];
+        describe_op(g, oi, line, sizeof line);
+        sb_printf(&dev, "/* %s */\n", line);
+        bool ok = op->kind == PT_OP_ONLINE_SOFTMAX ? gen_softmax(&G, oi, err)
+                                                   : gen_per_element(&G, oi, err);
+        if (!ok) {
+            sb_free(&dev);
+            sb_free(&host);
+            return false;
+        }
+        long long n = work_items(g, op);
+        long long blocks = (n + REF_THREADS - 1) / REF_THREADS;
+        if (blocks > REF_MAX_BLOCKS)
+            blocks = REF_MAX_BLOCKS;
+        if (blocks > max_blocks)
+            max_blocks = blocks;
+        sb_printf(&host, "    { /* %s */\n", line);
+        for (int k = 0; k < op->n_in; k++)
+            sb_printf(&host, "        CUdeviceptr in%d = slots[%d];\n", k, base_of(g, op->in[k]));
+        if (op->kind == PT_OP_DEQUANTIZE)
+            sb_printf(&host, "        CUdeviceptr scales = slots[%d];\n",
+                      base_of(g, g->tensors[op->in[0]].scales));
+        sb_printf(&host, "        CUdeviceptr out = slots[%d];\n", op->out);
+        if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
+            sb_printf(&host, "        CUdeviceptr lse = slots[%d];\n", op->lse);
+        sb_printf(&host, "        long long n = %lldLL;%s\n", n,
+                  op->kind == PT_OP_ONLINE_SOFTMAX ? " /* rows */" : "");
+        sb_printf(&host, "        void *args[] = {");
+        for (int k = 0; k < op->n_in; k++)
+            sb_printf(&host, "&in%d, ", k);
+        if (op->kind == PT_OP_DEQUANTIZE)
+            sb_printf(&host, "&scales, ");
+        sb_printf(&host, "&out, ");
+        if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
+            sb_printf(&host, "&lse, ");
+        sb_printf(&host, "&n};\n");
+        sb_printf(&host,
+                  "        if ((rc = pt_ref_launch(mod, \"ref_op%d\", args, n, stream)) != "
+                  "CUDA_SUCCESS)\n"
+                  "            return (int)rc;\n"
+                  "    }\n",
+                  oi);
+    }
+    sb_printf(&host, "    return 0;\n}\n");
+
+    out->kernel_cu = sb_take(&dev);
+    out->host_c = sb_take(&host);
+    if (!out->kernel_cu || !out->host_c) {
+        pt_codegen_result_free(out);
+        return pt_fail(err, "reference: out of memory generating code for \"%s\"", g->name);
+    }
+    snprintf(out->kernel_name, sizeof out->kernel_name, "ref_op0");
+    out->grid = max_blocks;
+    out->block_threads = REF_THREADS;
+    out->smem_bytes = 0;
+    snprintf(out->summary, sizeof out->summary,
+             "Reference of %s: %d naive f32 kernel%s (ref_op0..ref_op%d), one thread per output "
+             "element, %d threads per block, up to %lld blocks each.",
+             gname, g->n_ops, g->n_ops == 1 ? "" : "s", g->n_ops - 1, REF_THREADS, max_blocks);
+    return true;
+}
