@@ -35,17 +35,13 @@ int verb_codegen(int argc, char **argv)
     }
     int rc = EXIT_OK;
     pt_codegen_result k = {0};
-    /* The bundle does not report its launch shape; the generator is deterministic, so a
-     * second run gives the numbers for the message. */
-    if (!pt_codegen_bundle(o.out, &in.prog, &in.sg, &in.hw, target, &err) ||
-        !pt_codegen_sm90a(&in.prog, &in.sg, &in.hw, &k, &err)) {
+    if (!pt_codegen_bundle(o.out, &in.prog, &in.sg, &in.hw, target, &k, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         rc = EXIT_INVALID;
     } else
         printf("wrote %s: kernel.cu launch.c reference.cu reference_host.c harness.c Makefile "
                "README.md (grid %lld, block %d, smem %lld)\n",
                o.out, (long long)k.grid, k.block_threads, (long long)k.smem_bytes);
-    pt_codegen_result_free(&k);
     cli_inputs_free(&in);
     return rc;
 }

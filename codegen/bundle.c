@@ -1100,7 +1100,8 @@ static bool write_in(const char *dir, const char *file, const char *text, pt_err
 }
 
 bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_graph *sg,
-                       const pt_hw *hw, const char *target, pt_error *err)
+                       const pt_hw *hw, const char *target, pt_codegen_result *info,
+                       pt_error *err)
 {
     if (!target || strcmp(target, "sm90a") != 0)
         return pt_fail(err, "codegen: unknown target \"%.40s\"; valid targets: sm90a",
@@ -1138,5 +1139,8 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
     free(readme);
     pt_codegen_result_free(&k);
     pt_codegen_result_free(&r);
+    if (ok && info) {
+        *info = k; /* launch shape and summary; the texts were freed above */
+    }
     return ok;
 }

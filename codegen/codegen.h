@@ -43,8 +43,10 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
 /* Standalone bundle in `dir` (created if missing): kernel.cu, reference.cu, harness.c,
  * Makefile (nvcc only), README.md. Inputs are seeded random, every output element is checked
  * against the reference, timing uses CUDA events after warm-up, and the harness prints one
- * JSON result line. */
+ * JSON result line. `info` (may be NULL) receives the launch shape and summary of the kernel
+ * (its text members are NULL). */
 bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_graph *sg,
-                       const pt_hw *hw, const char *target, pt_error *err);
+                       const pt_hw *hw, const char *target, pt_codegen_result *info,
+                       pt_error *err);
 
 #endif
