@@ -14,6 +14,7 @@
 #include "embedded.h"
 #include "sm90a_plan.h"
 #include "strbuf.h"
+#include "trace_abi.h"
 
 extern const pt_embedded_file pt_embedded_device[];
 
@@ -74,6 +75,31 @@ static void emit_constants(strbuf *sb, const sm90a_plan *pl)
               (long long)pl->off_bar, pl->group);
 }
 
+/* sTask and lane numbers stamped into the instrumented build's records. */
+static void emit_trace_ids(strbuf *sb, const sm90a_plan *pl)
+{
+    sb_printf(sb, "#ifdef PT_TRACE\n"
+                  "// Instrumented build: sTask and lane indices of the records (codegen/trace_abi.h).\n"
+                  "namespace {\n"
+                  "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, ST_STORE = %d, LANE_LOAD = %d, LANE_STORE = %d;\n"
+                  "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;\n",
+              pl->st_load[0], pl->st_load[1], pl->st_store, pl->lane_load, pl->lane_store,
+              1 + pl->wgs, PT_TRACE_CAP);
+    const char *names[4] = {"ST_MMA", "LANE_MMA", "ST_CVT", "LANE_CVT"};
+    const int *vals[4] = {pl->st_mma, pl->lane_mma, pl->st_cvt, pl->lane_cvt};
+    for (int k = 0; k < 4; k++) {
+        sb_printf(sb, "__device__ constexpr int %s[WGS] = {", names[k]);
+        for (int w = 0; w < pl->wgs; w++)
+            sb_printf(sb, "%s%d", w ? ", " : "", vals[k][w]);
+        sb_puts(sb, "};\n");
+    }
+    sb_puts(sb, "}\n"
+                "#define PT_REC(...) tracer.rec(__VA_ARGS__)\n"
+                "#else\n"
+                "#define PT_REC(...) ((void)0)\n"
+                "#endif\n\n");
+}
+
 static void emit_raster(strbuf *sb, const sm90a_plan *pl)
 {
     sb_puts(sb, "// Output tile t -> (tile row, tile column), in the sProgram's rasterisation.\n"
@@ -106,6 +132,9 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
                   "        // Producer role: lane tma (%d registers per thread).\n"
                   "        pt::regs_decrease<%d>();\n"
                   "        if (threadIdx.x == 0) {\n"
+                  "#ifdef PT_TRACE\n"
+                  "            tracer.begin(pt_trace, 0, TRACE_ROLES, TRACE_CAP);\n"
+                  "#endif\n"
                   "            uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
                   "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
                   "                int tm, tn;\n"
@@ -122,8 +151,9 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
                       "                        if (i >= 0 && i < K_ITERS) {\n"
                       "                            const uint32_t s = cnt_%s %% STAGES_%s, ph = (cnt_%s / STAGES_%s) & 1;\n"
                       "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: the stage's readers are done\n"
+                      "                            PT_REC(ST_LOAD_%s, LANE_LOAD, n_tile, i, 0);\n"
                       "                            pt::mbar_arrive_expect_tx(&full_%s[s], SLOT_%s);\n",
-                  names[w], le->offset, le->offset, X, XU, X, XU, X, X, XU);
+                  names[w], le->offset, le->offset, X, XU, X, XU, X, XU, X, XU);
         if (w == 0) {
             sb_puts(sb, "                            for (int kb = 0; kb < BK / 64; ++kb)  // 64-wide swizzle atoms along K\n"
                         "                                pt::tma_load_2d(ring_a + s * SLOT_A_PITCH + kb * (BM * 128), &tm_a, &full_a[s],\n"
@@ -143,16 +173,19 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
     if (pl->store_by_producer) {
         sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's convert.\n"
                       "                pt::mbar_wait(c_full, n_tile & 1);\n"
+                      "                PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 0);\n"
                       "                for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
                       "                    pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
                       "                pt::tma_store_commit();\n"
                       "                pt::tma_store_wait_read();\n"
+                      "                PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);  // staging tile read\n"
                       "                pt::mbar_arrive(c_empty);  // the staging tile may be rewritten\n",
                   pl->g->tensors[pl->C].name);
     }
     sb_puts(sb, "            }\n");
     if (pl->store_by_producer)
         sb_puts(sb, "            pt::tma_store_wait_all();\n");
+    sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n");
     sb_puts(sb, "        }\n        return;\n    }\n\n");
 }
 
@@ -171,6 +204,11 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
             sb_printf(sb, "    if (cw == %d) pt::regs_increase<%d>();\n", w, pl->regs_consumer[w]);
     sb_printf(sb,
               "    const int warp = (threadIdx.x / 32) %% 4, lane = threadIdx.x %% 32;\n"
+              "    const bool lead = threadIdx.x %% 128 == 0;  // the warpgroup's issuing thread\n"
+              "#ifdef PT_TRACE\n"
+              "    if (lead)\n"
+              "        tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
+              "#endif\n"
               "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
               "    float acc[MREP][BN / 2];\n"
               "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
@@ -186,7 +224,12 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
               "            // mma.%s: Waits on load.%s and load.%s (full barriers, TMA bytes landed).\n"
               "            const uint32_t sa = cnt_a %% STAGES_A, sb = cnt_b %% STAGES_B;\n"
               "            pt::mbar_wait(&full_a[sa], (cnt_a / STAGES_A) & 1);\n"
+              "            if (cw == 0)\n"
+              "                PT_REC(ST_LOAD_A, LANE_LOAD, n_tile, i, 1);  // the load's bytes have landed\n"
               "            pt::mbar_wait(&full_b[sb], (cnt_b / STAGES_B) & 1);\n"
+              "            if (cw == 0)\n"
+              "                PT_REC(ST_LOAD_B, LANE_LOAD, n_tile, i, 1);\n"
+              "            PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 0);\n"
               "            #pragma unroll\n"
               "            for (int r = 0; r < MREP; ++r)\n"
               "                #pragma unroll\n"
@@ -212,7 +255,9 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                 "            // Keep one wgmma group in flight: when it returns, the previous iteration's\n"
                 "            // stages have been read and are handed back to the producer (empty barriers).\n"
                 "            pt::wgmma_wait<1>();\n"
-                "            if (i > 0 && threadIdx.x % 128 == 0) {\n"
+                "            if (i > 0)\n"
+                "                PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i - 1, 1);\n"
+                "            if (i > 0 && lead) {\n"
                 "                pt::mbar_arrive(&empty_a[prev_a]);\n"
                 "                pt::mbar_arrive(&empty_b[prev_b]);\n"
                 "            }\n"
@@ -222,6 +267,7 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                 "            ++cnt_b;\n"
                 "        }\n"
                 "        pt::wgmma_wait<0>();\n"
+                "        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, K_ITERS - 1, 1);\n"
                 "        #pragma unroll\n"
                 "        for (int r = 0; r < MREP; ++r)\n"
                 "            #pragma unroll\n"
@@ -235,6 +281,7 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                   "        // boxes of C_CHUNK_COLS columns. Wait until the previous store has read it.\n"
                   "        if (n_tile > 0)\n"
                   "            pt::mbar_wait(c_empty, (n_tile - 1) & 1);\n"
+                  "        PT_REC(ST_CVT[cw], LANE_CVT[cw], n_tile, 0, 0);\n"
                   "        #pragma unroll\n"
                   "        for (int r = 0; r < MREP; ++r) {\n"
                   "            #pragma unroll\n"
@@ -257,24 +304,28 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                 "        }\n"
                 "        pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                 "        pt::named_sync(1 + cw, 128);\n"
-                "        if (threadIdx.x % 128 == 0)\n"
+                "        PT_REC(ST_CVT[cw], LANE_CVT[cw], n_tile, 0, 1);\n"
+                "        if (lead)\n"
                 "            pt::mbar_arrive(c_full);\n");
     if (!pl->store_by_producer) {
         sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n"
                       "            // store.%s sits on this warpgroup's TMA lane.\n"
                       "            pt::mbar_wait(c_full, n_tile & 1);\n"
+                      "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 0);\n"
                       "            for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
                       "                pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
                       "            pt::tma_store_commit();\n"
                       "            pt::tma_store_wait_read();\n"
+                      "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);\n"
                       "            pt::mbar_arrive(c_empty);\n"
                       "        }\n",
                   pl->store_wg, C);
     }
     sb_puts(sb, "    }\n");
     if (!pl->store_by_producer)
-        sb_printf(sb, "    if (cw == %d && threadIdx.x %% 128 == 0)\n        pt::tma_store_wait_all();\n",
+        sb_printf(sb, "    if (cw == %d && lead)\n        pt::tma_store_wait_all();\n",
                   pl->store_wg);
+    sb_puts(sb, "#ifdef PT_TRACE\n    tracer.end();\n#endif\n");
 }
 
 static void emit_kernel(strbuf *sb, const sm90a_plan *pl)
@@ -296,11 +347,12 @@ static void emit_kernel(strbuf *sb, const sm90a_plan *pl)
         sb_puts(sb, dev ? dev : "#error pt_device.cuh missing\n");
     sb_puts(sb, "// ---- end of device header ----\n\n");
     emit_constants(sb, pl);
+    emit_trace_ids(sb, pl);
     emit_wgmma(sb, pl);
     emit_raster(sb, pl);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                   "%s(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,\n"
-                  "   const __grid_constant__ CUtensorMap tm_c)\n{\n",
+                  "   const __grid_constant__ CUtensorMap tm_c, uint8_t *pt_trace)\n{\n",
               pl->threads, pl->kernel_name);
     sb_printf(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
                   "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
@@ -323,7 +375,12 @@ static void emit_kernel(strbuf *sb, const sm90a_plan *pl)
                   "        pt::mbar_init(c_empty, 1);\n"
                   "        pt::mbar_fence_init();\n"
                   "    }\n"
-                  "    __syncthreads();\n\n");
+                  "    __syncthreads();\n"
+                  "#ifdef PT_TRACE\n"
+                  "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
+                  "#else\n"
+                  "    (void)pt_trace;\n"
+                  "#endif\n\n");
     emit_producer(sb, pl);
     emit_consumer(sb, pl);
     sb_puts(sb, "}\n");
@@ -346,7 +403,7 @@ static void emit_host(strbuf *sb, const sm90a_plan *pl)
                   "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
               pl->kernel_name);
     sb_printf(sb, "/* Slots are graph tensors: %d = %s (A), %d = %s (B), %d = %s (C). */\n"
-                  "int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n{\n"
+                  "static int launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)\n{\n"
                   "    CUfunction f;\n"
                   "    CUresult r = cuModuleGetFunction(&f, mod, \"%s\");\n"
                   "    CUtensorMap ta, tb, tc;\n"
@@ -369,12 +426,27 @@ static void emit_host(strbuf *sb, const sm90a_plan *pl)
     sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
                   "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
                   "    if (r == CUDA_SUCCESS) {\n"
-                  "        void *args[] = {&ta, &tb, &tc};\n"
+                  "        void *args[] = {&ta, &tb, &tc, &trace};\n"
                   "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
                   "    }\n"
-                  "    return (int)r;\n}\n",
+                  "    return (int)r;\n}\n\n",
               (long long)pl->smem_dynamic, (long long)pl->grid, pl->threads,
               (long long)pl->smem_dynamic);
+    sb_printf(sb, "int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n{\n"
+                  "    return launch(mod, slots, 0, stream);\n}\n\n"
+                  "/* Instrumented build (kernel compiled with -DPT_TRACE): the trace buffer of\n"
+                  " * codegen/trace_abi.h holds n_ctas sampled CTAs x n_roles warp roles x cap records. */\n"
+                  "void pt_kernel_trace_layout(unsigned *n_ctas, unsigned *n_roles, unsigned *cap,\n"
+                  "                            unsigned *stride, unsigned *grid)\n{\n"
+                  "    *grid = %lldu;\n"
+                  "    *n_ctas = *grid < 8u ? *grid : 8u;\n"
+                  "    *stride = *grid / *n_ctas;\n"
+                  "    *n_roles = %du;\n"
+                  "    *cap = %uu;\n}\n\n"
+                  "int pt_kernel_launch_traced(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace,\n"
+                  "                            CUstream stream)\n{\n"
+                  "    return launch(mod, slots, trace, stream);\n}\n",
+              (long long)pl->grid, 1 + pl->wgs, PT_TRACE_CAP);
 }
 
 bool sm90a_emit(const sm90a_plan *pl, pt_codegen_result *out, pt_error *err)

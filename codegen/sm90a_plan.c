@@ -137,7 +137,9 @@ static bool plan_lanes(sm90a_plan *pl, pt_error *err)
             REFUSE("the loads sit on two lanes (%s and %s); expected one TMA lane",
                    p->lanes[prod_lane].name, p->lanes[lane].name);
         prod_lane = lane;
+        pl->st_load[which] = s;
     }
+    pl->lane_load = prod_lane;
     const pt_lane *L = &p->lanes[prod_lane];
     pl->n_loads = 0;
     pl->off_min = pl->off_max = 0;
@@ -174,11 +176,20 @@ static bool plan_lanes(sm90a_plan *pl, pt_error *err)
             if (p->lanes[lane].entries[pos].offset != 0)
                 REFUSE("%s has iteration offset %d; offsets are generated on loads only so far",
                        sg->tasks[s].id, p->lanes[lane].entries[pos].offset);
+            if (k) {
+                pl->st_cvt[w] = s;
+                pl->lane_cvt[w] = lane;
+            } else {
+                pl->st_mma[w] = s;
+                pl->lane_mma[w] = lane;
+            }
         }
         pl->regs_consumer[w] = p->roles[roles[0]].regs;
     }
     if (!pt_sprogram_placement(p, store, &lane, &pos))
         REFUSE("sTask %s is not placed", sg->tasks[store].id);
+    pl->st_store = store;
+    pl->lane_store = lane;
     pl->store_role = p->lanes[lane].role;
     pl->store_by_producer = p->roles[pl->store_role].wg < 0;
     pl->store_wg = p->roles[pl->store_role].wg;

@@ -37,6 +37,9 @@ typedef struct {
     int n_loads;                 /* producer body entries in lane order */
     sm90a_load_entry loads[SM90A_MAX_LOADS];
     int off_min, off_max;        /* offsets over those entries */
+    /* sTask and lane indices, for the instrumented build's records */
+    int st_load[2], st_store, st_mma[SM90A_MAX_WG], st_cvt[SM90A_MAX_WG];
+    int lane_load, lane_store, lane_mma[SM90A_MAX_WG], lane_cvt[SM90A_MAX_WG];
     int store_role;              /* role index issuing the TMA store */
     bool store_by_producer;
     int store_wg;                /* consumer warpgroup that stores, when not the producer */

@@ -178,4 +178,98 @@ __device__ __forceinline__ uint32_t sw128_offset(uint32_t row, uint32_t col_byte
     return row * 128 + ((((col_bytes >> 4) ^ (row & 7)) << 4) | (col_bytes & 15));
 }
 
+// ---- instrumented builds (-DPT_TRACE): per-sTask start/end stamps ----
+// The buffer layout is codegen/trace_abi.h: a header, then per sampled CTA and warp role a
+// role header and `cap` records. Only the role's issuing thread writes its region.
+#ifdef PT_TRACE
+struct TraceHeader {
+    uint64_t magic;
+    uint32_t version, n_ctas, n_roles, cap, stride, grid;
+    uint64_t reserved[4];
+};
+struct TraceRoleHeader {
+    uint32_t block, smid, count, dropped;
+    uint64_t gt0, clk0, gt1, clk1;
+};
+struct TraceRecord {
+    uint64_t clk;
+    uint16_t stask;
+    uint8_t lane, is_end;
+    uint16_t tile, iter;
+};
+static_assert(sizeof(TraceHeader) == 64 && sizeof(TraceRoleHeader) == 48 &&
+                  sizeof(TraceRecord) == 16, "trace ABI (codegen/trace_abi.h)");
+
+__device__ __forceinline__ uint64_t globaltimer()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ __forceinline__ uint32_t sm_id()
+{
+    uint32_t s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+}
+
+struct Tracer {
+    TraceRoleHeader *h = nullptr;
+    TraceRecord *r = nullptr;
+    uint32_t n = 0, cap = 0;
+
+    // Sampled CTAs: n_ctas of them spread over the grid; role 0 = producer, 1 + w = consumer w.
+    __device__ void begin(uint8_t *buf, uint32_t role, uint32_t n_roles, uint32_t cap_)
+    {
+        if (!buf)
+            return;
+        const uint32_t n_ctas = gridDim.x < 8 ? gridDim.x : 8;
+        const uint32_t stride = gridDim.x / n_ctas;
+        if (blockIdx.x == 0 && role == 0) {
+            TraceHeader *th = reinterpret_cast<TraceHeader *>(buf);
+            th->magic = 0x3145434152545450ull;
+            th->version = 1;
+            th->n_ctas = n_ctas;
+            th->n_roles = n_roles;
+            th->cap = cap_;
+            th->stride = stride;
+            th->grid = gridDim.x;
+        }
+        if (blockIdx.x % stride || blockIdx.x / stride >= n_ctas)
+            return;
+        uint8_t *base = buf + sizeof(TraceHeader) +
+                        ((size_t)(blockIdx.x / stride) * n_roles + role) *
+                            (sizeof(TraceRoleHeader) + (size_t)cap_ * sizeof(TraceRecord));
+        h = reinterpret_cast<TraceRoleHeader *>(base);
+        r = reinterpret_cast<TraceRecord *>(base + sizeof(TraceRoleHeader));
+        cap = cap_;
+        h->block = blockIdx.x;
+        h->smid = sm_id();
+        h->gt0 = globaltimer();
+        h->clk0 = clock64();
+    }
+
+    __device__ __forceinline__ void rec(int stask, int lane, uint32_t tile, int iter, int is_end)
+    {
+        if (!h)
+            return;
+        if (n < cap)
+            r[n] = TraceRecord{(uint64_t)clock64(), (uint16_t)stask, (uint8_t)lane,
+                               (uint8_t)is_end, (uint16_t)tile, (uint16_t)iter};
+        ++n;
+    }
+
+    __device__ void end()
+    {
+        if (!h)
+            return;
+        h->clk1 = clock64();
+        h->gt1 = globaltimer();
+        h->count = n < cap ? n : cap;
+        h->dropped = n > cap ? n - cap : 0;
+    }
+};
+#endif
+
 } // namespace pt
