@@ -536,6 +536,20 @@ static bool find_loop_axis(builder *b)
                            g->axes[sg->loop_axis].name, g->axes[a].name);
         sg->loop_axis = a;
     }
+    /* An axis an op contracts must be whole inside a tile unless it is the loop: a partial
+     * sum (FlashAttention's head dim, tiled in O but contracted in Q.K^T) would be wrong. */
+    for (int i = 0; i < g->n_ops; i++) {
+        const pt_op *op = &g->ops[i];
+        for (int r = 0; r < op->n_reduce; r++) {
+            int a = op->reduce_axes[r];
+            if (a != sg->loop_axis && sg->tiling.tile[a] < g->axes[a].extent)
+                return pt_fail(b->err, "%s: tiling: axis \"%s\" is tiled (%lld of %lld) but op "
+                                       "\"%s\" sums over it; expected its whole extent or the "
+                                       "loop over it", g->file, g->axes[a].name,
+                               (long long)sg->tiling.tile[a], (long long)g->axes[a].extent,
+                               op->name);
+        }
+    }
     return true;
 }
 

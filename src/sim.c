@@ -856,6 +856,7 @@ typedef struct {
     const pt_stask_graph *sg;
     bool interp;
     double t_one, t_full, overhead;
+    double persist_saving;  /* per follow-on tile of a persistent CTA */
     int64_t iters_full;
 } tile_model;
 
@@ -899,9 +900,10 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     if (!h)
         return false;
     if (p->partition.persistent) {
-        /* CTA c owns launch positions c, c + grid, ...: its time is their sum */
+        /* CTA c owns launch positions c, c + grid, ...: its time is their sum, less what a
+         * follow-on tile overlaps with the one before it */
         for (int64_t j = 0; j < tiles; j++)
-            h[j % slots] += tile_time(tm, raster_tile(&ro, j));
+            h[j % slots] += tile_time(tm, raster_tile(&ro, j)) - (j >= slots ? tm->persist_saving : 0);
         for (int64_t c = 0; c < slots; c++)
             best = h[c] > best ? h[c] : best;
     } else {
@@ -934,6 +936,28 @@ static double dram_bytes(const pt_stask_graph *sg)
     return bytes;
 }
 
+/* A persistent CTA runs its tiles back to back: the producer loads the next tile while the
+ * consumers finish the current one, so a follow-on tile hides the pipeline fill (everything
+ * before the first compute sTask starts: the first loads' latency) and the final store, and
+ * pays no block launch (tile_overhead_ns). */
+static double persistent_saving(const pt_sprogram *p, const pt_timeline *tl, const pt_hw *hw)
+{
+    double first_compute = -1, last_compute = 0;
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *s = &tl->spans[i];
+        if (s->lane < 0 || s->lane >= p->n_lanes || p->lanes[s->lane].seu == PT_SEU_TMA)
+            continue;
+        if (first_compute < 0 || s->start_ns < first_compute)
+            first_compute = s->start_ns;
+        if (s->end_ns > last_compute)
+            last_compute = s->end_ns;
+    }
+    if (first_compute < 0)
+        return hw->tile_overhead_ns;
+    double tail = tl->eu_time_ns - last_compute;
+    return first_compute + (tail > 0 ? tail : 0) + hw->tile_overhead_ns;
+}
+
 bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                  pt_timeline *tl, pt_error *err)
 {
@@ -959,9 +983,16 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
         pt_timeline_free(&one);
     }
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
+    if (p->partition.persistent)
+        tm.persist_saving = persistent_saving(p, tl, hw);
     double span = 0;
     /* equal tiles (no causal mask) fill whole waves: the dispatch would give exactly this */
-    if (tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp)
+    if ((tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp) && p->partition.persistent) {
+        int64_t per_cta = (tiles + eus - 1) / eus;
+        span = per_cta > 0 ? (double)per_cta * (tm.t_full + tm.overhead) -
+                                 (double)(per_cta - 1) * tm.persist_saving
+                           : 0;
+    } else if (tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp)
         span = (double)((tiles + eus - 1) / eus) * (tm.t_full + tm.overhead);
     else if (tiles > 0 && !makespan(p, sg, &tm, tiles, eus, &span)) {
         pt_timeline_free(tl);

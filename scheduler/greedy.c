@@ -1,0 +1,202 @@
+/* greedy.c — intra-EU scheduling: greedy list scheduling of an sTask-graph onto lanes.
+ *
+ * Every sTask goes to the lane of its sEU in its warpgroup (tma; tc.wgN; cuda.wgN). The order
+ * inside each lane comes from list scheduling over the same-iteration dependencies: among the
+ * sTasks whose producers are all placed, take the one on an asynchronous sEU first (TMA and
+ * tensor-core work is issued early so it overlaps), then the one with the fewest dependencies
+ * still unplaced (loop-carried ones included), then the one that unlocks the most downstream
+ * sTasks, then the lowest index (determinism). Every dependency between lanes becomes a Wait. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scheduler.h"
+
+static int lane_of(const pt_sprogram *p, const pt_stask *s)
+{
+    char name[PT_LANE_NAME_MAX];
+    int wg = s->wg < 0 ? 0 : s->wg;
+    switch (s->seu) {
+    case PT_SEU_TMA: snprintf(name, sizeof name, "tma"); break;
+    case PT_SEU_TENSOR_CORE: snprintf(name, sizeof name, "tc.wg%d", wg); break;
+    default: snprintf(name, sizeof name, "cuda.wg%d", wg); break;
+    }
+    return pt_sprogram_find_lane(p, name);
+}
+
+/* Descendants through same-iteration dependencies: how much work an sTask unlocks. */
+static void count_downstream(const pt_stask_graph *sg, int *down)
+{
+    int n = sg->n;
+    unsigned char *seen = malloc((size_t)n);
+    int *stack = malloc((size_t)n * sizeof *stack);
+    for (int i = 0; i < n && seen && stack; i++) {
+        memset(seen, 0, (size_t)n);
+        int top = 0, count = 0;
+        stack[top++] = i;
+        while (top) {
+            int x = stack[--top];
+            for (int j = 0; j < n; j++) {
+                if (seen[j])
+                    continue;
+                const pt_stask *t = &sg->tasks[j];
+                for (int d = 0; d < t->n_deps; d++)
+                    if (t->deps[d].from == x && t->deps[d].distance == 0 && j != x) {
+                        seen[j] = 1;
+                        count++;
+                        stack[top++] = j;
+                        break;
+                    }
+            }
+        }
+        down[i] = count;
+    }
+    free(seen);
+    free(stack);
+}
+
+/* A tensor-core sTask fed only by loads, with nothing carried from its previous iteration,
+ * can be issued one iteration ahead (FlashAttention's S = Q.K^T of the next block). */
+static bool can_look_ahead(const pt_stask_graph *sg, const pt_stask *s)
+{
+    if (s->seu != PT_SEU_TENSOR_CORE || s->region != PT_REGION_BODY)
+        return false;
+    for (int d = 0; d < s->n_deps; d++) {
+        const pt_stask *f = &sg->tasks[s->deps[d].from];
+        if (s->deps[d].distance != 0 || f->kind != PT_ST_LOAD)
+            return false;
+    }
+    return true;
+}
+
+/* Lexicographic order of priority keys: smaller is scheduled first. */
+static bool key_less(const int *a, const int *b)
+{
+    for (int k = 0; k < 4; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k];
+    return false;
+}
+
+bool pt_schedule_can_look_ahead(const pt_stask_graph *sg)
+{
+    for (int i = 0; i < sg->n; i++)
+        if (can_look_ahead(sg, &sg->tasks[i]))
+            return true;
+    return false;
+}
+
+static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_opts *o,
+                      pt_error *err)
+{
+    int n = sg->n;
+    int *down = calloc((size_t)n, sizeof *down);
+    bool *placed = calloc((size_t)n, sizeof *placed);
+    bool ok = down && placed;
+    if (!ok)
+        pt_fail(err, "scheduler: out of memory");
+    else
+        count_downstream(sg, down);
+    for (int step = 0; ok && step < n; step++) {
+        int best = -1, best_key[4] = {0};
+        for (int i = 0; i < n; i++) {
+            if (placed[i])
+                continue;
+            const pt_stask *s = &sg->tasks[i];
+            bool ready = true;
+            int unmet = 0;
+            for (int d = 0; d < s->n_deps; d++) {
+                int f = s->deps[d].from;
+                if (f == i || placed[f])
+                    continue;
+                unmet++;
+                if (s->deps[d].distance == 0)
+                    ready = false;
+            }
+            if (!ready)
+                continue;
+            int key[4] = {s->seu == PT_SEU_CUDA_CORE ? 1 : 0, unmet, -down[i], i};
+            if (best < 0 || key_less(key, best_key)) {
+                best = i;
+                memcpy(best_key, key, sizeof key);
+            }
+        }
+        if (best < 0) {
+            ok = pt_fail(err, "scheduler: the sTask-graph of %s has a cycle of same-iteration "
+                              "dependencies", sg->graph->name);
+            break;
+        }
+        const pt_stask *s = &sg->tasks[best];
+        int lane = lane_of(p, s);
+        if (lane < 0) {
+            ok = pt_fail(err, "scheduler: no lane for sTask %s", s->id);
+            break;
+        }
+        int offset = o->lookahead && can_look_ahead(sg, s) ? 1 : 0;
+        ok = pt_append(p, sg, best, lane, -1, offset, err);
+        placed[best] = true;
+    }
+    free(down);
+    free(placed);
+    return ok;
+}
+
+static int placed_lane(const pt_sprogram *p, int s)
+{
+    int lane, pos;
+    return pt_sprogram_placement(p, s, &lane, &pos) ? lane : -1;
+}
+
+static bool add_waits(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_opts *o,
+                      pt_error *err)
+{
+    for (int i = 0; i < sg->n; i++) {
+        const pt_stask *s = &sg->tasks[i];
+        for (int d = 0; d < s->n_deps; d++) {
+            int f = s->deps[d].from;
+            if (placed_lane(p, f) != placed_lane(p, i) &&
+                !pt_wait(p, sg, i, &f, &s->deps[d].distance, 1, err))
+                return false;
+        }
+    }
+    if (!o->pingpong || sg->tiling.warpgroups < 2)
+        return true;
+    /* Ping-pong: the warpgroups take turns on the tensor cores, each body mma after the
+     * previous warpgroup's, and warpgroup 0's next one after the last warpgroup's. */
+    int wgs = sg->tiling.warpgroups;
+    for (int i = 0; i < sg->n; i++) {
+        const pt_stask *s = &sg->tasks[i];
+        if (s->kind != PT_ST_MMA || s->region != PT_REGION_BODY || s->wg < 0)
+            continue;
+        for (int j = 0; j < sg->n; j++) {
+            const pt_stask *t = &sg->tasks[j];
+            if (t->kind != PT_ST_MMA || t->op != s->op || t->region != PT_REGION_BODY)
+                continue;
+            int dist = -1;
+            if (t->wg == s->wg - 1)
+                dist = 0;
+            else if (s->wg == 0 && t->wg == wgs - 1)
+                dist = 1;
+            if (dist >= 0 && !pt_wait(p, sg, i, &j, &dist, 1, err))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool pt_schedule_intra(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       const pt_intra_opts *o, pt_error *err)
+{
+    pt_sprogram_init(p, sg, hw);
+    for (int t = 0; t < PT_MAX_TENSORS; t++)
+        if (p->stages[t] > 0)
+            p->stages[t] = o->stages > 0 ? o->stages : 2;
+    p->partition.persistent = o->persistent;
+    p->partition.raster = o->raster;
+    p->partition.group = o->group > 0 ? o->group : 8;
+    if (!place_all(p, sg, o, err) || !add_waits(p, sg, o, err)) {
+        pt_sprogram_free(p);
+        return false;
+    }
+    return true;
+}

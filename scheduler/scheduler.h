@@ -1,0 +1,70 @@
+/* scheduler.h — PipeThreader's two-level automatic scheduler.
+ *
+ * Intra-EU: greedy list scheduling of one sTask-graph onto the lanes of an EU with the paper's
+ * priority (asynchronous sEUs first, then fewest unmet dependencies, then the sTask that
+ * unlocks the most downstream work), through the same Append/Wait primitives the GUI uses,
+ * plus two pipelining options: look-ahead (a tensor-core sTask fed only by loads is issued one
+ * iteration ahead, so softmax of one block overlaps the next block's GEMM) and ping-pong
+ * (two consumer warpgroups take turns on the tensor cores).
+ * Inter-EU and joint search: output-tile shapes valid for the hardware, the reduction tile,
+ * consumer warpgroups, stages, the pipelining options, persistent or one-CTA-per-tile grids
+ * and rasterisation, pruned by on-chip memory and by a roofline bound, each candidate scored
+ * by the simulator; the top k sPrograms come back with their predicted times. */
+#ifndef PT_SCHEDULER_H
+#define PT_SCHEDULER_H
+
+#include "sim.h"
+#include "sprogram.h"
+
+typedef struct {
+    bool lookahead;
+    bool pingpong;
+    int stages;            /* for every buffered tensor */
+    bool persistent;
+    pt_raster raster;
+    int group;
+} pt_intra_opts;
+
+/* Does sg have a tensor-core sTask that look-ahead would issue one iteration early? */
+bool pt_schedule_can_look_ahead(const pt_stask_graph *sg);
+
+/* Greedy intra-EU schedule of sg (already partitioned) into p (initialised here). */
+bool pt_schedule_intra(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       const pt_intra_opts *o, pt_error *err);
+
+typedef struct {
+    int top_k;             /* how many sPrograms to return (>= 1) */
+    double budget_s;       /* stop searching after this many seconds (<= 0: no limit) */
+    /* called about every 1000 candidates and at the end; may be NULL */
+    void (*progress)(void *ctx, int64_t seen, int64_t total, double best_ns);
+    /* extra acceptance test of a valid candidate (e.g. "a code generator can emit it");
+     * may be NULL */
+    bool (*accept)(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
+    void *ctx;
+} pt_schedule_opts;
+
+typedef struct {
+    pt_sprogram prog;
+    pt_stask_graph sg;     /* the partition the program refers to */
+    double predicted_ns;
+    double tflops;
+    char desc[200];        /* "m=128 n=256 k=64 wg=2 stages=3 look-ahead persistent grouped8" */
+} pt_schedule_candidate;
+
+typedef struct {
+    int n;                           /* candidates returned, best first */
+    pt_schedule_candidate *best;
+    int64_t total;                   /* candidates in the space */
+    int64_t seen;                    /* candidates looked at */
+    int64_t pruned_invalid;          /* partition or validation refused (memory, registers, shape) */
+    int64_t pruned_bound;            /* roofline bound already worse than the k-th best */
+    int64_t simulated;
+    double elapsed_s;
+    bool budget_hit;
+} pt_schedule_result;
+
+bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
+                 pt_schedule_result *r, pt_error *err);
+void pt_schedule_result_free(pt_schedule_result *r);
+
+#endif

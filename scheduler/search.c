@@ -1,0 +1,335 @@
+/* search.c — joint search over tilings, warpgroups, stages, pipelining and the inter-EU
+ * partition, scored by the simulator.
+ *
+ * Axes are classified from the graph: batch axes take 1; axes an op contracts while they also
+ * index an output (FlashAttention's head dim) stay whole; the other output axes are the
+ * output tile (the first of them is split between consumer warpgroups, so its tile is a
+ * multiple of the hardware's mma rows per warpgroup); an axis that is reduced and indexes no
+ * output is the loop, and its tile is the reduction tile. The space is enumerated in a fixed
+ * order, so the same inputs give the same answer. Candidates failing partition or validation
+ * (shared memory, registers, shapes) are pruned, and so is any whose roofline bound (tensor
+ * core and load time per iteration, times iterations, times waves) cannot beat the k-th best. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "propagate.h"
+#include "scheduler.h"
+#include "validate.h"
+
+#define MAX_VALUES 8
+
+typedef struct {
+    int n;
+    int64_t v[MAX_VALUES];
+} value_set;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void add_value(value_set *s, int64_t v)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->v[i] == v)
+            return;
+    if (s->n < MAX_VALUES)
+        s->v[s->n++] = v;
+}
+
+static bool in_output(const pt_graph *g, int a)
+{
+    for (int t = 0; t < g->n_tensors; t++)
+        if (g->tensors[t].role == PT_ROLE_OUTPUT && g->tensors[t].view_of < 0 &&
+            pt_tensor_has_axis(&g->tensors[t], a))
+            return true;
+    return false;
+}
+
+static bool contracted(const pt_graph *g, int a)
+{
+    for (int i = 0; i < g->n_ops; i++) {
+        const pt_op *op = &g->ops[i];
+        for (int r = 0; r < op->n_reduce; r++)
+            if (op->reduce_axes[r] == a)
+                return true;
+        if ((op->kind == PT_OP_ONLINE_SOFTMAX || op->kind == PT_OP_CUMSUM) && op->axis == a)
+            return true;
+    }
+    return false;
+}
+
+/* The first non-batch axis of the first output: split between warpgroups. */
+static int split_axis(const pt_graph *g)
+{
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *x = &g->tensors[t];
+        if (x->role != PT_ROLE_OUTPUT || x->view_of >= 0)
+            continue;
+        for (int i = 0; i < x->rank; i++)
+            if (!g->axes[x->axes[i]].batch && !contracted(g, x->axes[i]))
+                return x->axes[i];
+    }
+    return -1;
+}
+
+/* Rows of one tensor-core instruction per warpgroup, or 1 for graphs without a matmul (their
+ * warpgroups split rows freely). */
+static int64_t mma_rows(const pt_graph *g, const pt_hw *hw)
+{
+    for (int i = 0; i < g->n_ops; i++)
+        if (g->ops[i].kind == PT_OP_MATMUL)
+            return hw->mma_m > 0 ? hw->mma_m : 64;
+    return 1;
+}
+
+/* Candidate tiles of every axis (a single value where the axis is not searched). */
+static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
+{
+    int split = split_axis(g);
+    int64_t mrow = mma_rows(g, hw);
+    for (int a = 0; a < g->n_axes; a++) {
+        value_set *s = &vals[a];
+        s->n = 0;
+        int64_t ext = g->axes[a].extent;
+        bool out = in_output(g, a), red = contracted(g, a);
+        if (g->axes[a].batch) {
+            add_value(s, 1);
+        } else if (out && red) {
+            add_value(s, ext); /* summed over elsewhere: whole */
+        } else if (out && a == split && mrow > 1) {
+            for (int64_t v = mrow; v <= 4 * mrow; v += mrow)
+                if (v < ext + mrow) /* no tile entirely past the extent */
+                    add_value(s, v);
+        } else if (out) {
+            static const int64_t opts[] = {64, 128, 192, 256};
+            for (int i = 0; i < 4; i++)
+                if (opts[i] < ext + 64)
+                    add_value(s, opts[i]);
+            if (ext < 256)
+                add_value(s, ext);
+        } else if (red) {
+            /* reduction tiles are whole 128-byte swizzle atoms of 16-bit data */
+            static const int64_t opts[] = {64, 128, 256};
+            for (int i = 0; i < 3; i++)
+                if (opts[i] <= ext)
+                    add_value(s, opts[i]);
+            if (s->n == 0)
+                add_value(s, ext);
+        } else {
+            add_value(s, ext);
+        }
+    }
+}
+
+/* Lower bound of the kernel time: per EU and iteration, the tensor core and the loads cannot
+ * go faster than their rates; iterations and waves multiply. */
+static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool persistent)
+{
+    double mma = 0, load = 0;
+    for (int i = 0; i < sg->n; i++) {
+        const pt_stask *s = &sg->tasks[i];
+        if (s->region != PT_REGION_BODY)
+            continue;
+        const pt_cost *c = &hw->cost[s->kind][s->dtype];
+        if (c->rate <= 0)
+            continue;
+        if (s->kind == PT_ST_MMA)
+            mma += (double)s->flops / c->rate;
+        else if (s->kind == PT_ST_LOAD)
+            load += (double)s->bytes / c->rate;
+    }
+    double per_iter = mma > load ? mma : load;
+    double iters = (double)sg->iterations * (sg->causal_op >= 0 ? 0.5 : 1.0);
+    double eus = hw->eu_count > 0 ? hw->eu_count : 1;
+    double waves = persistent ? (double)sg->tiles / eus : ceil((double)sg->tiles / eus);
+    return hw->launch_ns + waves * iters * per_iter;
+}
+
+typedef struct {
+    pt_schedule_result *r;
+    int k;
+} topk;
+
+/* Keep the k best, best first; ties keep the earlier candidate (enumeration order). */
+static void offer(topk *t, pt_schedule_candidate *c)
+{
+    pt_schedule_result *r = t->r;
+    int pos = r->n;
+    while (pos > 0 && c->predicted_ns < r->best[pos - 1].predicted_ns)
+        pos--;
+    if (pos >= t->k) {
+        pt_sprogram_free(&c->prog);
+        pt_stask_graph_free(&c->sg);
+        return;
+    }
+    if (r->n == t->k) {
+        pt_sprogram_free(&r->best[r->n - 1].prog);
+        pt_stask_graph_free(&r->best[r->n - 1].sg);
+        r->n--;
+    }
+    memmove(&r->best[pos + 1], &r->best[pos], (size_t)(r->n - pos) * sizeof *r->best);
+    r->best[pos] = *c;
+    r->n++;
+}
+
+static double kth_best(const topk *t)
+{
+    return t->r->n < t->k ? INFINITY : t->r->best[t->r->n - 1].predicted_ns;
+}
+
+typedef struct {
+    const pt_graph *g;
+    const pt_hw *hw;
+    const pt_schedule_opts *o;
+    topk top;
+    double t0;
+    value_set vals[PT_MAX_AXES];
+} search;
+
+static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io)
+{
+    pt_schedule_result *r = S->top.r;
+    pt_schedule_candidate c;
+    memset(&c, 0, sizeof c);
+    pt_error err;
+    r->seen++;
+    if (!pt_partition(&c.sg, S->g, tiling, &err)) {
+        r->pruned_invalid++;
+        return;
+    }
+    if (io->lookahead && !pt_schedule_can_look_ahead(&c.sg)) {
+        r->pruned_invalid++; /* the same program as without look-ahead */
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
+    double bound = roofline_bound(&c.sg, S->hw, io->persistent);
+    if (bound >= kth_best(&S->top)) {
+        r->pruned_bound++;
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
+    pt_validation v;
+    if (!pt_schedule_intra(&c.prog, &c.sg, S->hw, io, &err)) {
+        r->pruned_invalid++;
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
+    pt_timeline tl = {0};
+    if (!pt_validate(&c.prog, &c.sg, S->hw, &v, &err) ||
+        (S->o && S->o->accept && !S->o->accept(S->o->ctx, &c.prog, &c.sg, S->hw)) ||
+        !pt_simulate(&c.prog, &c.sg, S->hw, &tl, &err)) {
+        r->pruned_invalid++;
+        pt_timeline_free(&tl);
+        pt_sprogram_free(&c.prog);
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
+    r->simulated++;
+    c.predicted_ns = tl.kernel_time_ns;
+    c.tflops = tl.tflops;
+    pt_timeline_free(&tl);
+    size_t n = 0;
+    for (int a = 0; a < S->g->n_axes; a++)
+        if (S->vals[a].n > 1 || (!S->g->axes[a].batch && tiling->tile[a] < S->g->axes[a].extent))
+            n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "%s=%lld ", S->g->axes[a].name,
+                                  (long long)c.sg.tiling.tile[a]);
+    snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s", tiling->warpgroups,
+             io->stages, io->lookahead ? " look-ahead" : "", io->pingpong ? " ping-pong" : "",
+             io->persistent ? "persistent " : "", pt_raster_name(io->raster));
+    offer(&S->top, &c);
+}
+
+/* Odometer over the axes' value sets. */
+static bool next_tiling(const search *S, int *idx)
+{
+    for (int a = S->g->n_axes - 1; a >= 0; a--) {
+        if (++idx[a] < S->vals[a].n)
+            return true;
+        idx[a] = 0;
+    }
+    return false;
+}
+
+bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
+                 pt_schedule_result *r, pt_error *err)
+{
+    memset(r, 0, sizeof *r);
+    int k = o && o->top_k > 0 ? o->top_k : 1;
+    if (k > 64)
+        k = 64;
+    r->best = calloc((size_t)k + 1, sizeof *r->best);
+    if (!r->best)
+        return pt_fail(err, "scheduler: out of memory");
+    search S = {.g = g, .hw = hw, .o = o, .top = {r, k}, .t0 = now_s()};
+    axis_values(g, hw, S.vals);
+    int split = split_axis(g);
+    static const int stages_opts[] = {2, 3, 4};
+    struct {
+        bool persistent;
+        pt_raster raster;
+    } parts[] = {{false, PT_RASTER_ROW}, {true, PT_RASTER_GROUPED}};
+    int64_t per_tiling = 3 /* wgs */ * 3 /* stages */ * 2 /* look-ahead */ * 2 /* ping-pong */ * 2;
+    r->total = per_tiling;
+    for (int a = 0; a < g->n_axes; a++)
+        r->total *= S.vals[a].n;
+    int idx[PT_MAX_AXES] = {0};
+    bool more = true;
+    while (more && !r->budget_hit) {
+        pt_tiling t = {0};
+        for (int a = 0; a < g->n_axes; a++)
+            t.tile[a] = S.vals[a].v[idx[a]];
+        for (int wgs = 1; wgs <= 3 && !r->budget_hit; wgs++) {
+            t.warpgroups = wgs;
+            bool split_ok = split < 0 ? wgs == 1 : t.tile[split] % (wgs * mma_rows(g, hw)) == 0;
+            for (int si = 0; si < 3; si++)
+                for (int la = 0; la < 2; la++)
+                    for (int pp = 0; pp < 2; pp++)
+                        for (int pi = 0; pi < 2; pi++) {
+                            if (!split_ok || (pp && wgs < 2)) {
+                                r->seen++;
+                                r->pruned_invalid++;
+                                continue;
+                            }
+                            pt_intra_opts io = {.lookahead = la, .pingpong = pp,
+                                                .stages = stages_opts[si],
+                                                .persistent = parts[pi].persistent,
+                                                .raster = parts[pi].raster, .group = 8};
+                            try_candidate(&S, &t, &io);
+                            if (o && o->progress && r->seen % 500 == 0)
+                                o->progress(o->ctx, r->seen, r->total,
+                                            r->n ? r->best[0].predicted_ns : 0);
+                            if (o && o->budget_s > 0 && now_s() - S.t0 > o->budget_s)
+                                r->budget_hit = true;
+                        }
+        }
+        more = next_tiling(&S, idx);
+    }
+    r->elapsed_s = now_s() - S.t0;
+    if (o && o->progress)
+        o->progress(o->ctx, r->seen, r->total, r->n ? r->best[0].predicted_ns : 0);
+    if (r->n == 0) {
+        pt_fail(err, "scheduler: none of the %lld candidate sPrograms for %s fits %s "
+                     "(shared memory, registers or tile shapes)",
+                (long long)r->seen, g->name, hw->name);
+        pt_schedule_result_free(r);
+        return false;
+    }
+    return true;
+}
+
+void pt_schedule_result_free(pt_schedule_result *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        pt_sprogram_free(&r->best[i].prog);
+        pt_stask_graph_free(&r->best[i].sg);
+    }
+    free(r->best);
+    r->best = NULL;
+    r->n = 0;
+}

@@ -1,0 +1,166 @@
+/* test_scheduler.c — the automatic scheduler: hand-derived optima on small graphs, every
+ * returned sProgram valid, determinism, the budget, and FlashAttention's FA3 structure. */
+#include <time.h>
+
+#include "embedded.h"
+#include "propagate.h"
+#include "ptest.h"
+#include "scheduler.h"
+#include "validate.h"
+
+static bool load(pt_graph *g, const char *name, const char *set)
+{
+    pt_error e;
+    const char *t = pt_embedded_find(pt_embedded_examples, name);
+    bool ok = t && pt_graph_load_text(g, name, t, strlen(t), set, &e);
+    CHECK_MSG(ok, "%s: %s", name, t ? e.msg : "missing");
+    return ok;
+}
+
+static int lane_named(const pt_sprogram *p, const char *name)
+{
+    return pt_sprogram_find_lane(p, name);
+}
+
+/* Greedy order by hand: loads (asynchronous) come before the mma on their lanes, the mma
+ * waits for both loads, the convert for the mma and the store for the converts. */
+static void greedy_gemm(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    if (!load(&g, "gemm_f16", "M=256,N=256,K=256") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_tiling t;
+    pt_tiling_defaults(&g, &t);
+    pt_stask_graph sg;
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    pt_sprogram p;
+    pt_intra_opts o = {.stages = 3};
+    CHECK_MSG(pt_schedule_intra(&p, &sg, &hw, &o, &e), "%s", e.msg);
+    const pt_lane *tma = &p.lanes[lane_named(&p, "tma")];
+    CHECK(tma->n == 3);
+    CHECK_STR(sg.tasks[tma->entries[0].stask].id, "load.A");
+    CHECK_STR(sg.tasks[tma->entries[1].stask].id, "load.B");
+    CHECK_STR(sg.tasks[tma->entries[2].stask].id, "store.C");
+    CHECK(pt_has_wait(&p, pt_stask_find(&sg, "mma.C.wg0"), pt_stask_find(&sg, "load.A"), 0));
+    CHECK(pt_has_wait(&p, pt_stask_find(&sg, "store.C"), pt_stask_find(&sg, "convert.C.wg1"), 0));
+    CHECK(p.stages[pt_graph_find_tensor(&g, "A")] == 3);
+    pt_validation v;
+    CHECK_MSG(pt_validate(&p, &sg, &hw, &v, &e), "%s", e.msg);
+    pt_sprogram_free(&p);
+    /* ping-pong: warpgroup 1's mma waits for warpgroup 0's of the same iteration, and 0's for
+     * 1's of the previous one */
+    o.pingpong = true;
+    CHECK(pt_schedule_intra(&p, &sg, &hw, &o, &e));
+    int m0 = pt_stask_find(&sg, "mma.C.wg0"), m1 = pt_stask_find(&sg, "mma.C.wg1");
+    CHECK(pt_has_wait(&p, m1, m0, 0) && pt_has_wait(&p, m0, m1, 1));
+    CHECK(pt_validate(&p, &sg, &hw, &v, &e));
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
+/* A GEMM of 128x128x64 is 4 tiles of 64x64 at most: with one wave available, the best
+ * schedule spreads it over as many EUs as the smallest legal tile gives (m=64 needs one
+ * warpgroup), not one CTA doing it all. */
+static void tiny_gemm_spreads(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    if (!load(&g, "gemm_f16", "M=128,N=128,K=64") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_schedule_opts o = {.top_k = 3};
+    pt_schedule_result r;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    CHECK(r.n >= 1);
+    if (r.n) {
+        const pt_stask_graph *sg = &r.best[0].sg;
+        CHECK_MSG(sg->tiles == 4 && sg->tiling.warpgroups == 1, "best: %s", r.best[0].desc);
+    }
+    pt_schedule_result_free(&r);
+}
+
+static void valid_and_deterministic(void)
+{
+    pt_hw hw;
+    pt_error e;
+    if (!pt_hw_load(&hw, "H200", &e))
+        return;
+    for (const pt_embedded_file *f = pt_embedded_examples; f->name; f++) {
+        pt_graph g;
+        if (!load(&g, f->name, NULL))
+            continue;
+        pt_schedule_opts o = {.top_k = 4};
+        pt_schedule_result a, b;
+        bool ok = pt_schedule(&g, &hw, &o, &a, &e);
+        CHECK_MSG(ok, "%s: %s", f->name, e.msg);
+        if (!ok)
+            continue;
+        CHECK(pt_schedule(&g, &hw, &o, &b, &e));
+        CHECK(a.n == b.n && a.seen == b.seen);
+        for (int i = 0; i < a.n && i < b.n; i++) {
+            CHECK_STR(a.best[i].desc, b.best[i].desc);
+            CHECK(a.best[i].predicted_ns == b.best[i].predicted_ns);
+            if (i > 0)
+                CHECK(a.best[i - 1].predicted_ns <= a.best[i].predicted_ns);
+            pt_validation v;
+            CHECK_MSG(pt_validate(&a.best[i].prog, &a.best[i].sg, &hw, &v, &e), "%s #%d: %s",
+                      f->name, i, e.msg);
+        }
+        pt_schedule_result_free(&a);
+        pt_schedule_result_free(&b);
+    }
+}
+
+static void budget(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    if (!load(&g, "flash_attention", NULL) || !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_schedule_opts o = {.top_k = 1, .budget_s = 1e-4};
+    pt_schedule_result r;
+    bool ok = pt_schedule(&g, &hw, &o, &r, &e);
+    CHECK(r.budget_hit);
+    CHECK(r.seen < r.total);
+    CHECK(r.elapsed_s < 0.5);
+    if (ok)
+        pt_schedule_result_free(&r);
+}
+
+/* FlashAttention: the best sProgram has FA3's structure — a TMA producer, two consumer
+ * warpgroups, and QK^T of the next block issued before the current block's softmax and PV
+ * (look-ahead), so softmax overlaps a GEMM. */
+static void fa3_structure(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    if (!load(&g, "flash_attention", "S=8192,B=2") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_schedule_opts o = {.top_k = 1};
+    pt_schedule_result r;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    if (r.n < 1)
+        return;
+    const pt_sprogram *p = &r.best[0].prog;
+    const pt_stask_graph *sg = &r.best[0].sg;
+    CHECK_MSG(sg->tiling.warpgroups == 2, "%s", r.best[0].desc);
+    CHECK(lane_named(p, "tma") >= 0 && p->roles[p->lanes[lane_named(p, "tma")].role].wg == -1);
+    int s0 = pt_stask_find(sg, "mma.S.wg0"), lane, pos;
+    CHECK(s0 >= 0 && pt_sprogram_placement(p, s0, &lane, &pos));
+    CHECK_MSG(p->lanes[lane].entries[pos].offset == 1, "%s", r.best[0].desc);
+    pt_schedule_result_free(&r);
+}
+
+int main(void)
+{
+    PTEST_RUN(greedy_gemm);
+    PTEST_RUN(tiny_gemm_spreads);
+    PTEST_RUN(valid_and_deterministic);
+    PTEST_RUN(budget);
+    PTEST_RUN(fa3_structure);
+    PTEST_END();
+}
