@@ -8,6 +8,7 @@
 
 #include "embedded.h"
 #include "propagate.h"
+#include "scheduler.h"
 #include "sim.h"
 #include "sprogram.h"
 #include "validate.h"
@@ -127,5 +128,35 @@ int main(void)
     }
     pt_stask_graph_free(&sg);
     pt_sprogram_free(&p);
+
+    /* The automatic scheduler's full search (issue 5): goals GEMM <= 1 s, FlashAttention <= 10 s. */
+    printf("\n| full schedule search | candidates | simulated | best predicted | seconds | goal s | within goal |\n"
+           "|---|---|---|---|---|---|---|\n");
+    struct {
+        const char *name, *set;
+        double goal;
+    } jobs[] = {{"gemm_f16", NULL, 1}, {"gemm_bf16", "M=8192,N=8192,K=8192", 1},
+                {"flash_attention", NULL, 10}, {"flash_attention", "S=16384,B=1,CAUSAL=1", 10},
+                {"flash_decoding", NULL, 10}, {"mamba2_chunk_scan", NULL, 10},
+                {"mamba2_chunk_state", NULL, 10}, {"gemm_w4a16", NULL, 10}};
+    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
+        const char *t = pt_embedded_find(pt_embedded_examples, jobs[j].name);
+        pt_graph gg;
+        if (!pt_graph_load_text(&gg, jobs[j].name, t, strlen(t), jobs[j].set, &e))
+            return 1;
+        pt_schedule_opts o = {.top_k = 5};
+        pt_schedule_result r;
+        double t0 = now_ms();
+        if (!pt_schedule(&gg, &hw, &o, &r, &e)) {
+            fprintf(stderr, "%s\n", e.msg);
+            return 1;
+        }
+        double secs = (now_ms() - t0) / 1e3;
+        printf("| %s%s%s | %lld | %lld | %.1f us (%s) | %.3f | %.0f | %s |\n", jobs[j].name,
+               jobs[j].set ? " " : "", jobs[j].set ? jobs[j].set : "", (long long)r.seen,
+               (long long)r.simulated, r.best[0].predicted_ns / 1e3, r.best[0].desc, secs,
+               jobs[j].goal, secs <= jobs[j].goal ? "yes" : "NO");
+        pt_schedule_result_free(&r);
+    }
     return 0;
 }
