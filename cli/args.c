@@ -37,11 +37,13 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         {"--program", "program", true}, {"-o", "o", true},         {"--output", "o", true},
         {"--chrome", "chrome", true}, {"--json", "json", false},   {"-q", "q", false},
         {"--width", "width", true},   {"--target", "target", true},
+        {"--remote", "remote", true}, {"--timeout", "timeout", true},
+        {"--from", "from", true},
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == 0) {
-            if (o->graph_arg) {
+            if (o->graph_arg || o->no_graph) {
                 cli_error("%s: unexpected argument \"%s\"; see %s --help", o->verb, a, o->verb);
                 return false;
             }
@@ -80,6 +82,22 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         else if (!strcmp(n, "o")) o->out = val;
         else if (!strcmp(n, "chrome")) o->chrome = val;
         else if (!strcmp(n, "target")) o->target = val;
+        else if (!strcmp(n, "from")) o->calib_from = val;
+        else if (!strcmp(n, "remote")) {
+            if (!val[0]) {
+                cli_error("%s: --remote needs a command; see %s --help", o->verb, o->verb);
+                return false;
+            }
+            o->remote = val;
+        } else if (!strcmp(n, "timeout")) {
+            char *end;
+            double s = strtod(val, &end);
+            if (*end || end == val || !(s >= 1 && s <= 86400)) {
+                cli_error("%s: --timeout %s: expected seconds from 1 to 86400", o->verb, val);
+                return false;
+            }
+            o->timeout_s = s;
+        }
         else if (!strcmp(n, "json")) o->json = true;
         else if (!strcmp(n, "q")) o->quiet = true;
         else if (!strcmp(n, "width")) {
@@ -97,7 +115,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
                   "tiling)", o->verb);
         return false;
     }
-    if (!o->graph_arg) {
+    if (!o->graph_arg && !o->no_graph) {
         cli_error("%s: missing GRAPH (a graph file or an example name: see 'examples'); see %s "
                   "--help", o->verb, o->verb);
         return false;

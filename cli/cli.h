@@ -23,6 +23,10 @@ typedef struct {
     const char *out;           /* -o FILE */
     const char *chrome;        /* --chrome FILE */
     const char *target;        /* --target NAME (codegen: sm90a) */
+    const char *calib_from;    /* --from RESULT.json (calibrate: a saved benchmark result) */
+    bool no_graph;             /* set by verbs that take no GRAPH argument (calibrate) */
+    const char *remote;        /* --remote 'CMD' (profile: run on another machine) */
+    double timeout_s;          /* --timeout S (profile: watchdog of the kernel run), 0 = default */
     bool json;                 /* --json */
     bool quiet;                /* -q */
     int width;                 /* --width N for the text timeline */
@@ -63,5 +67,7 @@ int verb_validate(int argc, char **argv);
 int verb_hw(int argc, char **argv);
 int verb_examples(int argc, char **argv);
 int verb_codegen(int argc, char **argv);
+int verb_calibrate(int argc, char **argv);
+int verb_profile(int argc, char **argv);
 
 #endif

@@ -43,6 +43,36 @@ static const struct {
      "  --program PROG   sProgram JSON (default: the default sProgram)\n"
      "  --target T       code generator: sm90a (Hopper: TMA, mbarrier, wgmma; the default)\n"
      "  -o DIR           the bundle directory\n"},
+    {"profile", verb_profile,
+     "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--remote 'CMD'] [--timeout S]",
+     "Validate and simulate an sProgram, generate its bundle, build and run it on a GPU: every\n"
+     "output element is checked against the reference first (a wrong result is reported, never\n"
+     "timed), then the kernel is timed (CUDA events; CUPTI records where CUPTI is installed),\n"
+     "then the instrumented build records per-sTask start/end times of sampled CTAs. Writes a\n"
+     "trace with the predicted and the measured timelines aligned sTask by sTask, and prints\n"
+     "predicted vs measured kernel time, instrumentation overhead, per-lane busy time and the\n"
+     "worst-predicted sTasks. Runs in a child process: a fault or a hang is reported, not fatal.\n"
+     "  -o TRACE         write the trace (pipethreader.trace JSON, version 2)\n"
+     "  --chrome FILE    write Chrome trace-event JSON of both timelines (Perfetto)\n"
+     "  --remote 'CMD'   run on another machine: CMD gets the bundle as a tar stream on stdin,\n"
+     "                   must unpack it into an empty directory there, run 'sh pt-run.sh' and\n"
+     "                   pass its stdout back, e.g.\n"
+     "                   ssh gpu 'd=$(mktemp -d) && tar -xf - -C \"$d\" && cd \"$d\" && sh pt-run.sh; s=$?; rm -rf \"$d\"; exit $s'\n"
+     "  --timeout S      seconds the kernel runs may take before they count as hung (default 60)\n"
+     "Without --remote it needs, here: the NVIDIA driver, a GPU, nvcc and make (built bundles\n"
+     "are cached in $XDG_CACHE_HOME/pipethreader or ~/.cache/pipethreader).\n"},
+    {"calibrate", verb_calibrate, "calibrate [--hw BASE] -o HW.json [--from RESULT.json] [--timeout S]",
+     "Measure the GPU with microbenchmarks (bench/micro/calibrate.cu: TMA loads and stores under\n"
+     "full-chip load, wgmma per shape and dtype, the CUDA-core pieces, barrier hand-offs, the SM\n"
+     "clock) and write a hardware-model override whose costs come from them; use it with\n"
+     "--hw HW.json. Needs nvcc and a GPU here (it compiles the benchmark into a temporary\n"
+     "directory and runs it in a child process), or --from a result saved on the GPU machine.\n"
+     "See docs/FORMAT-hw.md, \"Calibration\", for how each constant is derived.\n"
+     "  --hw BASE        built-in model the override starts from (default H200)\n"
+     "  -o HW.json       the model to write; measured here, the raw result is kept beside it\n"
+     "                   as HW.result.json\n"
+     "  --from RESULT    convert a saved benchmark result instead of measuring\n"
+     "  --timeout S      limit for compiling and for running the benchmark (default 900)\n"},
     {"hw", verb_hw, "hw [NAME|FILE]",
      "List the built-in hardware models, or print one (or a JSON override) in full.\n"},
     {"examples", verb_examples, "examples [NAME]",

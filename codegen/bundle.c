@@ -18,6 +18,13 @@
 #include "codegen.h"
 #include "strbuf.h"
 #include "json_util.h"
+#include "trace_abi.h"
+
+/* The harness sizes the trace buffer with these numbers (it stands alone, without
+ * trace_abi.h): keep them in step. */
+_Static_assert(sizeof(pt_trace_header) == 64, "harness trace_buffer_bytes: header is 64 bytes");
+_Static_assert(sizeof(pt_trace_role_header) == 48, "harness trace_buffer_bytes: role header is 48 bytes");
+_Static_assert(sizeof(pt_trace_record) == 16, "harness trace_buffer_bytes: a record is 16 bytes");
 
 #define BUNDLE_PATH_MAX 4096
 
@@ -59,6 +66,7 @@ static const char *plain(const char *in, char *out, size_t cap)
 /* Before the generated table: includes, the generated host code's entry points, the table's types. */
 static const char *const harness_prelude[] = {
     "#include <cuda.h>",
+    "#include <errno.h>",
     "#include <math.h>",
     "#include <stdarg.h>",
     "#include <stdbool.h>",
@@ -71,6 +79,13 @@ static const char *const harness_prelude[] = {
     " * reference). Both take one device pointer per graph tensor (\"slot\"). */",
     "int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream);",
     "int pt_reference_run(CUmodule mod, const CUdeviceptr *slots, CUstream stream);",
+    "/* The instrumented build (kernel_trace.cubin, -DPT_TRACE): the layout of its trace buffer",
+    " * (codegen/trace_abi.h in PipeThreader) and its launch. Weak: a launcher without them",
+    " * still links, and --trace then says so. */",
+    "void pt_kernel_trace_layout(unsigned *n_ctas, unsigned *n_roles, unsigned *cap, unsigned *stride,",
+    "                            unsigned *grid) __attribute__((weak));",
+    "int pt_kernel_launch_traced(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace,",
+    "                            CUstream stream) __attribute__((weak));",
     "",
     "enum { DT_F16, DT_BF16, DT_F32, DT_FP8_E4M3, DT_INT4, DT_FP4_E2M1 };",
     "enum { ROLE_INPUT, ROLE_OUTPUT, ROLE_INTERMEDIATE };",
@@ -297,6 +312,18 @@ static const char *const harness_body[] = {
     "    va_end(ap);",
     "}",
     "",
+    "/* Progress for a supervising process (--progress): which step is running, so that a hang",
+    " * or a fault can be reported with it. */",
+    "static bool progress;",
+    "",
+    "static void step(const char *name)",
+    "{",
+    "    if (!progress)",
+    "        return;",
+    "    fprintf(stderr, \"PT-STEP %s\\n\", name);",
+    "    fflush(stderr);",
+    "}",
+    "",
     "/* ---- options ---- */",
     "",
     "typedef struct {",
@@ -304,16 +331,20 @@ static const char *const harness_body[] = {
     "    long long warmup, iters, rotate; /* rotate 0: choose */",
     "    double atol, rtol;               /* < 0: by dtype */",
     "    bool check, time;",
+    "    const char *trace_path;          /* --trace FILE: the instrumented build's device buffer */",
+    "    bool progress;                   /* --progress: \"PT-STEP name\" lines on stderr */",
     "} options;",
     "",
     "static void usage(FILE *f)",
     "{",
     "    fprintf(f,",
     "            \"usage: harness [--seed N] [--warmup N] [--iters N] [--rotate K] [--atol X] [--rtol X]\\n\"",
-    "            \"               [--check-only | --no-check] [--json-only]\\n\"",
+    "            \"               [--check-only | --no-check] [--json-only] [--trace FILE] [--progress]\\n\"",
     "            \"Checks the generated kernel against the f32 reference on seeded random inputs,\\n\"",
-    "            \"then times it. One JSON line on stdout; exit 0 correct, 3 wrong results,\\n\"",
-    "            \"1 CUDA error, 2 wrong usage.\\n\");",
+    "            \"then times it. --trace FILE also times the instrumented build (kernel_trace.cubin,\\n\"",
+    "            \"'make trace') and writes the device buffer of one instrumented launch to FILE.\\n\"",
+    "            \"One JSON line on stdout; exit 0 correct, 3 wrong results, 1 CUDA error,\\n\"",
+    "            \"2 wrong usage.\\n\");",
     "}",
     "",
     "static bool parse_ll(const char *opt, const char *v, long long lo, long long hi, long long *out)",
@@ -349,7 +380,8 @@ static const char *const harness_body[] = {
     "        snprintf(flag, sizeof flag, \"%.*s\", eq ? (int)(eq - a) : (int)strlen(a), a);",
     "        bool takes = !strcmp(flag, \"--seed\") || !strcmp(flag, \"--warmup\") ||",
     "                     !strcmp(flag, \"--iters\") || !strcmp(flag, \"--rotate\") ||",
-    "                     !strcmp(flag, \"--atol\") || !strcmp(flag, \"--rtol\");",
+    "                     !strcmp(flag, \"--atol\") || !strcmp(flag, \"--rtol\") ||",
+    "                     !strcmp(flag, \"--trace\");",
     "        const char *v = NULL;",
     "        if (takes) {",
     "            if (eq)",
@@ -394,6 +426,15 @@ static const char *const harness_body[] = {
     "            o->check = false;",
     "        else if (!strcmp(flag, \"--json-only\"))",
     "            json_only = true;",
+    "        else if (!strcmp(flag, \"--progress\"))",
+    "            o->progress = true;",
+    "        else if (!strcmp(flag, \"--trace\")) {",
+    "            if (!*v) {",
+    "                fprintf(stderr, \"harness: --trace needs a file name\\n\");",
+    "                return 2;",
+    "            }",
+    "            o->trace_path = v;",
+    "        }",
     "        else if (!strcmp(flag, \"--help\") || !strcmp(flag, \"-h\")) {",
     "            usage(stdout);",
     "            return 0;",
@@ -405,6 +446,10 @@ static const char *const harness_body[] = {
     "    }",
     "    if (!o->check && !o->time) {",
     "        fprintf(stderr, \"harness: --check-only and --no-check leave nothing to do\\n\");",
+    "        return 2;",
+    "    }",
+    "    if (o->trace_path && !o->time) {",
+    "        fprintf(stderr, \"harness: --trace needs timing; drop --check-only\\n\");",
     "        return 2;",
     "    }",
     "    return -1; /* go on */",
@@ -502,6 +547,145 @@ static const char *const harness_body[] = {
     "         rel_ok ? \"\" : \" (above rtol)\");",
     "}",
     "",
+    "/* ---- CUPTI kernel activity (make CUPTI=1) ---- */",
+    "",
+    "/* Kernel records of the generated kernel. Each step (plain timing, instrumented timing, the",
+    " * traced launch) is a window of CUPTI timestamps between stream synchronisations: a record",
+    " * belongs to the step whose window holds its start, whenever CUPTI delivers it. */",
+    "enum { PH_OTHER, PH_PLAIN, PH_TRACED_TIMED, PH_TRACE, PH_COUNT };",
+    "",
+    "typedef struct {",
+    "    uint64_t start, end;          /* ns, the GPU timestamp %globaltimer also reads */",
+    "    int phase;",
+    "    int registers;",
+    "    long long smem;               /* static + dynamic shared memory */",
+    "    long long grid, block;",
+    "} kernel_record;",
+    "",
+    "static kernel_record *krec;",
+    "static size_t n_krec;",
+    "static int cupti_phase = PH_OTHER;",
+    "static uint64_t phase_begin[PH_COUNT], phase_end[PH_COUNT];",
+    "static bool cupti_on;             /* activity collection works */",
+    "",
+    "#ifdef PT_CUPTI",
+    "#include <cupti.h>",
+    "",
+    "static size_t cap_krec;",
+    "#if CUPTI_API_VERSION >= 130000",
+    "typedef CUpti_ActivityKernel10 cupti_kernel_activity;",
+    "#else",
+    "typedef CUpti_ActivityKernel9 cupti_kernel_activity;",
+    "#endif",
+    "",
+    "static void CUPTIAPI cupti_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)",
+    "{",
+    "    *size = 1u << 20;",
+    "    *buffer = malloc(*size); /* malloc's alignment satisfies CUPTI's 8 bytes */",
+    "    *max_records = 0;",
+    "}",
+    "",
+    "static void CUPTIAPI cupti_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,",
+    "                                            size_t size, size_t valid)",
+    "{",
+    "    (void)ctx;",
+    "    (void)stream_id;",
+    "    (void)size;",
+    "    CUpti_Activity *r = NULL;",
+    "    while (buffer && cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {",
+    "        if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && r->kind != CUPTI_ACTIVITY_KIND_KERNEL)",
+    "            continue;",
+    "        const cupti_kernel_activity *k = (const cupti_kernel_activity *)r;",
+    "        if (!k->name || strcmp(k->name, KERNEL_NAME) != 0)",
+    "            continue;",
+    "        if (n_krec == cap_krec) {",
+    "            size_t cap = cap_krec ? 2 * cap_krec : 256;",
+    "            kernel_record *nk = realloc(krec, cap * sizeof *nk);",
+    "            if (!nk)",
+    "                break;",
+    "            krec = nk;",
+    "            cap_krec = cap;",
+    "        }",
+    "        kernel_record *o = &krec[n_krec++];",
+    "        o->start = k->start;",
+    "        o->end = k->end;",
+    "        o->phase = PH_OTHER; /* classified by phase_of() once every record is in */",
+    "        o->registers = k->registersPerThread;",
+    "        o->smem = (long long)k->staticSharedMemory + k->dynamicSharedMemory;",
+    "        o->grid = (long long)k->gridX * k->gridY * k->gridZ;",
+    "        o->block = (long long)k->blockX * k->blockY * k->blockZ;",
+    "    }",
+    "    free(buffer);",
+    "}",
+    "",
+    "static bool cupti_ok(CUptiResult rc, const char *call)",
+    "{",
+    "    if (rc == CUPTI_SUCCESS)",
+    "        return true;",
+    "    const char *text = NULL;",
+    "    if (cuptiGetResultString(rc, &text) != CUPTI_SUCCESS)",
+    "        text = NULL;",
+    "    fprintf(stderr, \"harness: %s failed: %s (code %d); no CUPTI numbers\\n\", call,",
+    "            text ? text : \"unknown error\", (int)rc);",
+    "    return false;",
+    "}",
+    "",
+    "static void cupti_start(void)",
+    "{",
+    "    cupti_on = cupti_ok(cuptiActivityRegisterCallbacks(cupti_buffer_requested, cupti_buffer_completed),",
+    "                        \"cuptiActivityRegisterCallbacks\") &&",
+    "               cupti_ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),",
+    "                        \"cuptiActivityEnable(CONCURRENT_KERNEL)\");",
+    "}",
+    "",
+    "/* Close the window of the step that ends (the stream is synchronised) and open `next`'s. */",
+    "static void cupti_step(int next)",
+    "{",
+    "    uint64_t t = 0;",
+    "    if (cupti_on)",
+    "        cupti_on = cupti_ok(cuptiGetTimestamp(&t), \"cuptiGetTimestamp\");",
+    "    phase_end[cupti_phase] = t;",
+    "    phase_begin[next] = t;",
+    "    cupti_phase = next;",
+    "}",
+    "",
+    "/* The step a record belongs to. */",
+    "static int phase_of(const kernel_record *r)",
+    "{",
+    "    for (int p = PH_PLAIN; p < PH_COUNT; p++)",
+    "        if (phase_end[p] > phase_begin[p] && r->start >= phase_begin[p] && r->start <= phase_end[p])",
+    "            return p;",
+    "    return PH_OTHER;",
+    "}",
+    "",
+    "/* Every record delivered (a blocking, forced flush), then each tagged with its step. */",
+    "static void cupti_stop(void)",
+    "{",
+    "    cupti_step(PH_OTHER);",
+    "    if (cupti_on) {",
+    "        cupti_on = cupti_ok(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED),",
+    "                            \"cuptiActivityFlushAll\");",
+    "        cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);",
+    "    }",
+    "    for (size_t i = 0; i < n_krec; i++)",
+    "        krec[i].phase = phase_of(&krec[i]);",
+    "}",
+    "#else",
+    "static void cupti_start(void)",
+    "{",
+    "}",
+    "",
+    "static void cupti_step(int next)",
+    "{",
+    "    phase_end[cupti_phase] = phase_begin[next] = 0;",
+    "    cupti_phase = next;",
+    "}",
+    "",
+    "static void cupti_stop(void)",
+    "{",
+    "}",
+    "#endif",
+    "",
     "/* ---- timing ---- */",
     "",
     "static int cmp_float(const void *a, const void *b)",
@@ -510,14 +694,23 @@ static const char *const harness_body[] = {
     "    return (x > y) - (x < y);",
     "}",
     "",
+    "/* The plain kernel (trace == 0) or the instrumented one writing into `trace`. */",
+    "static int launch_kernel(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)",
+    "{",
+    "    if (trace)",
+    "        return pt_kernel_launch_traced(mod, slots, trace, stream);",
+    "    return pt_kernel_launch(mod, slots, stream);",
+    "}",
+    "",
     "/* One launch of the kernel under test, as a CUDA graph when one was captured: replaying a",
     " * graph keeps the launcher's host work (tensor-map encoding) out of the measured time. */",
-    "static bool capture(CUmodule mod, const CUdeviceptr *slots, CUstream stream, CUgraphExec *exec)",
+    "static bool capture(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream,",
+    "                    CUgraphExec *exec)",
     "{",
     "    CUgraph graph = NULL;",
     "    if (cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED) != CUDA_SUCCESS)",
     "        return false;",
-    "    int rc = pt_kernel_launch(mod, slots, stream);",
+    "    int rc = launch_kernel(mod, slots, trace, stream);",
     "    CUresult end = cuStreamEndCapture(stream, &graph);",
     "    bool ok = rc == 0 && end == CUDA_SUCCESS && graph &&",
     "              cuGraphInstantiate(exec, graph, 0) == CUDA_SUCCESS;",
@@ -526,12 +719,14 @@ static const char *const harness_body[] = {
     "    return ok;",
     "}",
     "",
-    "static void launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream, CUgraphExec exec)",
+    "static void launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream,",
+    "                   CUgraphExec exec)",
     "{",
     "    if (exec)",
     "        cu_check(cuGraphLaunch(exec, stream), \"cuGraphLaunch\");",
     "    else",
-    "        cu_check((CUresult)pt_kernel_launch(mod, slots, stream), \"pt_kernel_launch\");",
+    "        cu_check((CUresult)launch_kernel(mod, slots, trace, stream),",
+    "                 trace ? \"pt_kernel_launch_traced\" : \"pt_kernel_launch\");",
     "}",
     "",
     "/* Input copies to rotate between so that inputs come from HBM, not L2: at least 2 x 60 MB",
@@ -552,15 +747,126 @@ static const char *const harness_body[] = {
     "    return want < 1 ? 1 : (long long)want;",
     "}",
     "",
+    "typedef struct {",
+    "    float med, tmin, tmax;",
+    "    const char *mode;             /* \"graph\" or \"direct\" */",
+    "} timing;",
+    "",
+    "/* Warm-up, then o->iters launches each between two events, rotating over the input copies",
+    " * `all` (rotate sets of N_TENSORS slots). */",
+    "static void time_kernel(CUmodule mod, const CUdeviceptr *all, long long rotate, CUdeviceptr trace,",
+    "                        CUstream stream, const options *o, int phase, timing *t)",
+    "{",
+    "    CUgraphExec *exec = xmalloc(sizeof *exec * (size_t)rotate, \"graphs\");",
+    "    memset(exec, 0, sizeof *exec * (size_t)rotate);",
+    "    bool graphs = true;",
+    "    for (long long k = 0; k < rotate && graphs; k++)",
+    "        graphs = capture(mod, all + k * N_TENSORS, trace, stream, &exec[k]);",
+    "    t->mode = \"graph\";",
+    "    if (!graphs) {",
+    "        note(\"timing: CUDA graph capture failed; timing direct launches (host work included)\\n\");",
+    "        t->mode = \"direct\";",
+    "        for (long long k = 0; k < rotate; k++)",
+    "            if (exec[k]) {",
+    "                cuGraphExecDestroy(exec[k]);",
+    "                exec[k] = NULL;",
+    "            }",
+    "    }",
+    "    long long it = 0;",
+    "    for (long long w = 0; w < o->warmup; w++, it++)",
+    "        launch(mod, all + (it % rotate) * N_TENSORS, trace, stream, exec[it % rotate]);",
+    "    cu_check(cuStreamSynchronize(stream), \"cuStreamSynchronize(warm-up)\");",
+    "    cupti_step(phase); /* CUPTI: only the timed launches */",
+    "    CUevent *ev = xmalloc(sizeof(CUevent) * 2 * (size_t)o->iters, \"events\");",
+    "    for (long long i = 0; i < 2 * o->iters; i++)",
+    "        cu_check(cuEventCreate(&ev[i], CU_EVENT_DEFAULT), \"cuEventCreate\");",
+    "    for (long long i = 0; i < o->iters; i++, it++) {",
+    "        cu_check(cuEventRecord(ev[2 * i], stream), \"cuEventRecord\");",
+    "        launch(mod, all + (it % rotate) * N_TENSORS, trace, stream, exec[it % rotate]);",
+    "        cu_check(cuEventRecord(ev[2 * i + 1], stream), \"cuEventRecord\");",
+    "    }",
+    "    cu_check(cuStreamSynchronize(stream), trace ? \"cuStreamSynchronize(timing the instrumented kernel)\"",
+    "                                                : \"cuStreamSynchronize(timing)\");",
+    "    cupti_step(PH_OTHER);",
+    "    float *ms = xmalloc(sizeof(float) * (size_t)o->iters, \"times\");",
+    "    for (long long i = 0; i < o->iters; i++)",
+    "        cu_check(cuEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]), \"cuEventElapsedTime\");",
+    "    qsort(ms, (size_t)o->iters, sizeof *ms, cmp_float);",
+    "    t->med = o->iters % 2 ? ms[o->iters / 2] : 0.5f * (ms[o->iters / 2 - 1] + ms[o->iters / 2]);",
+    "    t->tmin = ms[0];",
+    "    t->tmax = ms[o->iters - 1];",
+    "    for (long long i = 0; i < 2 * o->iters; i++)",
+    "        cuEventDestroy(ev[i]);",
+    "    for (long long k = 0; k < rotate; k++)",
+    "        if (exec[k])",
+    "            cuGraphExecDestroy(exec[k]);",
+    "    free(ms);",
+    "    free(ev);",
+    "    free(exec);",
+    "}",
+    "",
+    "/* Size of the trace buffer (codegen/trace_abi.h): a 64-byte header, then per sampled CTA and",
+    " * warp role a 48-byte role header and `cap` 16-byte records. */",
+    "static unsigned long long trace_buffer_bytes(unsigned n_ctas, unsigned n_roles, unsigned cap)",
+    "{",
+    "    return 64ull + (unsigned long long)n_ctas * n_roles * (48ull + 16ull * cap);",
+    "}",
+    "",
+    "static int cmp_double(const void *a, const void *b)",
+    "{",
+    "    double x = *(const double *)a, y = *(const double *)b;",
+    "    return (x > y) - (x < y);",
+    "}",
+    "",
+    "/* \"cupti\": {...} from the records of the plain timed launches, or null. */",
+    "static void json_cupti(void)",
+    "{",
+    "    size_t n = 0;",
+    "    for (size_t i = 0; i < n_krec; i++)",
+    "        n += krec[i].phase == PH_PLAIN;",
+    "    if (!cupti_on || n == 0) {",
+    "        printf(\"null\");",
+    "        return;",
+    "    }",
+    "    double *ms = xmalloc(sizeof(double) * n, \"CUPTI times\");",
+    "    const kernel_record *first = NULL;",
+    "    size_t k = 0;",
+    "    for (size_t i = 0; i < n_krec; i++)",
+    "        if (krec[i].phase == PH_PLAIN) {",
+    "            if (!first)",
+    "                first = &krec[i];",
+    "            ms[k++] = (double)(krec[i].end - krec[i].start) * 1e-6;",
+    "        }",
+    "    qsort(ms, n, sizeof *ms, cmp_double);",
+    "    double med = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);",
+    "    printf(\"{\\\"median_ms\\\": \");",
+    "    json_num(med, true);",
+    "    printf(\", \\\"min_ms\\\": \");",
+    "    json_num(ms[0], true);",
+    "    printf(\", \\\"max_ms\\\": \");",
+    "    json_num(ms[n - 1], true);",
+    "    printf(\", \\\"records\\\": %zu, \\\"registers\\\": %d, \\\"smem\\\": %lld, \\\"grid\\\": %lld, \\\"block\\\": %lld, \"",
+    "           \"\\\"start_ns_first\\\": %llu, \\\"end_ns_first\\\": %llu}\",",
+    "           n, first->registers, first->smem, first->grid, first->block,",
+    "           (unsigned long long)first->start, (unsigned long long)first->end);",
+    "    free(ms);",
+    "}",
+    "",
     "/* ---- main ---- */",
     "",
     "int main(int argc, char **argv)",
     "{",
     "    options o = {.seed = 1234, .warmup = 10, .iters = 50, .rotate = 0, .atol = -1, .rtol = -1,",
-    "                 .check = true, .time = true};",
+    "                 .check = true, .time = true, .trace_path = NULL, .progress = false};",
     "    int prc = parse_options(argc, argv, &o);",
     "    if (prc >= 0)",
     "        return prc;",
+    "    progress = o.progress;",
+    "    if (o.trace_path && (!pt_kernel_launch_traced || !pt_kernel_trace_layout)) {",
+    "        fprintf(stderr, \"harness: --trace: this bundle's launch.c has no pt_kernel_launch_traced \"",
+    "                        \"(regenerate the bundle with a PipeThreader that instruments kernels)\\n\");",
+    "        return 2;",
+    "    }",
     "",
     "    /* The cubins sit next to the harness binary. */",
     "    char dir[4096] = \".\", path[4200];",
@@ -568,6 +874,8 @@ static const char *const harness_body[] = {
     "    if (slash)",
     "        snprintf(dir, sizeof dir, \"%.*s\", slash == argv[0] ? 1 : (int)(slash - argv[0]), argv[0]);",
     "",
+    "    step(\"init\");",
+    "    cupti_start();",
     "    CUdevice dev;",
     "    CUcontext ctx;",
     "    char devname[256] = \"?\";",
@@ -577,18 +885,21 @@ static const char *const harness_body[] = {
     "    /* The primary context: cuCtxCreate changed its signature in CUDA 13. */",
     "    cu_check(cuDevicePrimaryCtxRetain(&ctx, dev), \"cuDevicePrimaryCtxRetain\");",
     "    cu_check(cuCtxSetCurrent(ctx), \"cuCtxSetCurrent\");",
-    "    CUmodule kmod, rmod = NULL;",
+    "    CUmodule kmod, rmod = NULL, tmod = NULL;",
     "    snprintf(path, sizeof path, \"%s/kernel.cubin\", dir);",
     "    cu_check(cuModuleLoad(&kmod, path), \"cuModuleLoad(kernel.cubin)\");",
     "    if (o.check) {",
     "        snprintf(path, sizeof path, \"%s/reference.cubin\", dir);",
     "        cu_check(cuModuleLoad(&rmod, path), \"cuModuleLoad(reference.cubin)\");",
     "    }",
+    "    if (o.trace_path) {",
+    "        snprintf(path, sizeof path, \"%s/kernel_trace.cubin\", dir);",
+    "        cu_check(cuModuleLoad(&tmod, path), \"cuModuleLoad(kernel_trace.cubin; build it with 'make trace')\");",
+    "    }",
     "    CUstream stream;",
     "    cu_check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), \"cuStreamCreate\");",
     "    note(\"harness: %s, target %s, on %s (grid %lld, block %d, smem %lld)\\n\", GRAPH_NAME, TARGET,",
     "         devname, GRID, BLOCK, SMEM);",
-    "",
     "    /* Inputs: seeded random, uploaded once (copy 0). */",
     "    static CUdeviceptr in0[N_TENSORS], kout[N_TENSORS];",
     "    size_t input_bytes = 0;",
@@ -621,6 +932,7 @@ static const char *const harness_body[] = {
     "    bool correct = true;",
     "    check_result cr = {0, 0, 0, 0.0, 0.0, 0.0, true};",
     "    if (o.check) {",
+    "        step(\"check\");",
     "        /* Reference: f32 slots for everything an op writes. */",
     "        CUdeviceptr rslots[N_TENSORS];",
     "        for (int t = 0; t < N_TENSORS; t++) {",
@@ -672,14 +984,12 @@ static const char *const harness_body[] = {
     "             correct ? \"correct\" : \"WRONG\", cr.mismatches, cr.elements,",
     "             cr.finite ? cr.max_abs : INFINITY, cr.finite ? rel_err : INFINITY);",
     "",
-    "    float med = 0, tmin = 0, tmax = 0;",
-    "    bool timed = o.time && correct;",
-    "    const char *mode = \"direct\";",
+    "    timing tp = {0, 0, 0, \"direct\"}, tt = {0, 0, 0, \"direct\"};",
+    "    bool timed = o.time && correct, traced = timed && o.trace_path;",
+    "    unsigned long long trace_bytes = 0;",
     "    if (timed) {",
     "        rotate = o.rotate ? o.rotate : default_rotation(input_bytes);",
     "        CUdeviceptr *all = xmalloc(sizeof(CUdeviceptr) * N_TENSORS * (size_t)rotate, \"slots\");",
-    "        CUgraphExec *exec = xmalloc(sizeof *exec * (size_t)rotate, \"graphs\");",
-    "        memset(exec, 0, sizeof *exec * (size_t)rotate);",
     "        for (long long k = 0; k < rotate; k++) {",
     "            CUdeviceptr *s = all + k * N_TENSORS;",
     "            memcpy(s, kslots, sizeof(CUdeviceptr) * N_TENSORS);",
@@ -695,62 +1005,64 @@ static const char *const harness_body[] = {
     "                if (TENSORS[t].view_of >= 0)",
     "                    s[t] = s[TENSORS[t].view_of];",
     "        }",
-    "        bool graphs = true;",
-    "        for (long long k = 0; k < rotate && graphs; k++)",
-    "            graphs = capture(kmod, all + k * N_TENSORS, stream, &exec[k]);",
-    "        if (!graphs) {",
-    "            note(\"timing: CUDA graph capture failed; timing direct launches (host work \"",
-    "                 \"included)\\n\");",
-    "            for (long long k = 0; k < rotate; k++)",
-    "                if (exec[k]) {",
-    "                    cuGraphExecDestroy(exec[k]);",
-    "                    exec[k] = NULL;",
-    "                }",
-    "        } else",
-    "            mode = \"graph\";",
-    "        long long it = 0;",
-    "        for (long long w = 0; w < o.warmup; w++, it++)",
-    "            launch(kmod, all + (it % rotate) * N_TENSORS, stream, exec[it % rotate]);",
-    "        CUevent *ev = xmalloc(sizeof(CUevent) * 2 * (size_t)o.iters, \"events\");",
-    "        for (long long i = 0; i < 2 * o.iters; i++)",
-    "            cu_check(cuEventCreate(&ev[i], CU_EVENT_DEFAULT), \"cuEventCreate\");",
-    "        for (long long i = 0; i < o.iters; i++, it++) {",
-    "            cu_check(cuEventRecord(ev[2 * i], stream), \"cuEventRecord\");",
-    "            launch(kmod, all + (it % rotate) * N_TENSORS, stream, exec[it % rotate]);",
-    "            cu_check(cuEventRecord(ev[2 * i + 1], stream), \"cuEventRecord\");",
-    "        }",
-    "        cu_check(cuStreamSynchronize(stream), \"cuStreamSynchronize(timing)\");",
-    "        float *ms = xmalloc(sizeof(float) * (size_t)o.iters, \"times\");",
-    "        for (long long i = 0; i < o.iters; i++)",
-    "            cu_check(cuEventElapsedTime(&ms[i], ev[2 * i], ev[2 * i + 1]), \"cuEventElapsedTime\");",
-    "        qsort(ms, (size_t)o.iters, sizeof *ms, cmp_float);",
-    "        med = o.iters % 2 ? ms[o.iters / 2] : 0.5f * (ms[o.iters / 2 - 1] + ms[o.iters / 2]);",
-    "        tmin = ms[0];",
-    "        tmax = ms[o.iters - 1];",
+    "        step(\"time\");",
+    "        time_kernel(kmod, all, rotate, 0, stream, &o, PH_PLAIN, &tp);",
     "        note(\"time: median %.4f ms (min %.4f, max %.4f) over %lld launches after %lld warm-up, \"",
     "             \"%lld input cop%s, %s launches; %.1f TFLOP/s\\n\",",
-    "             med, tmin, tmax, o.iters, o.warmup, rotate, rotate == 1 ? \"y\" : \"ies\", mode,",
-    "             med > 0 ? USEFUL_FLOPS / (med * 1e-3) / 1e12 : 0.0);",
-    "        for (long long i = 0; i < 2 * o.iters; i++)",
-    "            cuEventDestroy(ev[i]);",
-    "        for (long long k = 0; k < rotate; k++) {",
-    "            if (exec[k])",
-    "                cuGraphExecDestroy(exec[k]);",
-    "            for (int t = 0; k > 0 && t < N_TENSORS; t++)",
+    "             tp.med, tp.tmin, tp.tmax, o.iters, o.warmup, rotate, rotate == 1 ? \"y\" : \"ies\", tp.mode,",
+    "             tp.med > 0 ? USEFUL_FLOPS / (tp.med * 1e-3) / 1e12 : 0.0);",
+    "",
+    "        if (traced) {",
+    "            /* The instrumented build: timed like the plain one (its overhead), then one",
+    "             * launch into a zeroed buffer, which is what FILE receives. */",
+    "            unsigned n_ctas = 0, n_roles = 0, cap = 0, stride = 0, grid = 0;",
+    "            pt_kernel_trace_layout(&n_ctas, &n_roles, &cap, &stride, &grid);",
+    "            trace_bytes = trace_buffer_bytes(n_ctas, n_roles, cap);",
+    "            CUdeviceptr tbuf;",
+    "            cu_check(cuMemAlloc(&tbuf, (size_t)trace_bytes), \"cuMemAlloc(trace buffer)\");",
+    "            step(\"trace-time\");",
+    "            time_kernel(tmod, all, rotate, tbuf, stream, &o, PH_TRACED_TIMED, &tt);",
+    "            step(\"trace\");",
+    "            cu_check(cuMemsetD8(tbuf, 0, (size_t)trace_bytes), \"cuMemsetD8(trace buffer)\");",
+    "            cu_check(cuStreamSynchronize(stream), \"cuStreamSynchronize(trace buffer)\");",
+    "            cupti_step(PH_TRACE);",
+    "            cu_check((CUresult)pt_kernel_launch_traced(tmod, kslots, tbuf, stream), \"pt_kernel_launch_traced\");",
+    "            cu_check(cuStreamSynchronize(stream), \"cuStreamSynchronize(instrumented kernel)\");",
+    "            cupti_step(PH_OTHER);",
+    "            unsigned char *host = xmalloc((size_t)trace_bytes, \"trace buffer\");",
+    "            cu_check(cuMemcpyDtoH(host, tbuf, (size_t)trace_bytes), \"cuMemcpyDtoH(trace buffer)\");",
+    "            FILE *f = fopen(o.trace_path, \"wb\");",
+    "            bool wrote = f && fwrite(host, 1, (size_t)trace_bytes, f) == (size_t)trace_bytes;",
+    "            if (f && fclose(f) != 0)",
+    "                wrote = false;",
+    "            if (!wrote) {",
+    "                fprintf(stderr, \"harness: --trace %s: cannot write the trace buffer: %s\\n\",",
+    "                        o.trace_path, strerror(errno));",
+    "                return 1;",
+    "            }",
+    "            free(host);",
+    "            cuMemFree(tbuf);",
+    "            note(\"trace: %llu bytes (%u sampled CTAs every %u of %u, %u warp roles, %u records \"",
+    "                 \"each) written to %s; instrumented kernel median %.4f ms (%+.1f%%)\\n\",",
+    "                 trace_bytes, n_ctas, stride, grid, n_roles, cap, o.trace_path, tt.med,",
+    "                 tp.med > 0 ? (tt.med - tp.med) / tp.med * 100.0 : 0.0);",
+    "        }",
+    "        for (long long k = 1; k < rotate; k++)",
+    "            for (int t = 0; t < N_TENSORS; t++)",
     "                if (TENSORS[t].role == ROLE_INPUT && TENSORS[t].view_of < 0)",
     "                    cuMemFree(all[k * N_TENSORS + t]);",
-    "        }",
-    "        free(ms);",
-    "        free(ev);",
-    "        free(exec);",
     "        free(all);",
     "    }",
+    "    step(\"done\");",
+    "    cupti_stop();",
     "",
     "    /* The result: one JSON line. */",
     "    printf(\"{\\\"graph\\\": \");",
     "    json_str(GRAPH_NAME);",
     "    printf(\", \\\"target\\\": \");",
     "    json_str(TARGET);",
+    "    printf(\", \\\"kernel\\\": \");",
+    "    json_str(KERNEL_NAME);",
     "    printf(\", \\\"correct\\\": %s\", o.check ? (correct ? \"true\" : \"false\") : \"null\");",
     "    printf(\", \\\"mismatches\\\": \");",
     "    json_num((double)cr.mismatches, o.check);",
@@ -761,13 +1073,13 @@ static const char *const harness_body[] = {
     "    printf(\", \\\"rel_err\\\": \");",
     "    json_num(rel_err, o.check && cr.finite);",
     "    printf(\", \\\"time_ms_median\\\": \");",
-    "    json_num(med, timed);",
+    "    json_num(tp.med, timed);",
     "    printf(\", \\\"time_ms_min\\\": \");",
-    "    json_num(tmin, timed);",
+    "    json_num(tp.tmin, timed);",
     "    printf(\", \\\"time_ms_max\\\": \");",
-    "    json_num(tmax, timed);",
+    "    json_num(tp.tmax, timed);",
     "    printf(\", \\\"tflops\\\": \");",
-    "    json_num(med > 0 ? USEFUL_FLOPS / (med * 1e-3) / 1e12 : 0.0, timed && med > 0 && USEFUL_FLOPS > 0);",
+    "    json_num(tp.med > 0 ? USEFUL_FLOPS / (tp.med * 1e-3) / 1e12 : 0.0, timed && tp.med > 0 && USEFUL_FLOPS > 0);",
     "    printf(\", \\\"grid\\\": %lld, \\\"block\\\": %d, \\\"smem\\\": %lld, \\\"seed\\\": %llu\", GRID, BLOCK, SMEM,",
     "           o.seed);",
     "    printf(\", \\\"rotate\\\": \");",
@@ -776,9 +1088,28 @@ static const char *const harness_body[] = {
     "    json_num((double)o.iters, timed);",
     "    printf(\", \\\"timing\\\": \");",
     "    if (timed)",
-    "        json_str(mode);",
+    "        json_str(tp.mode);",
     "    else",
     "        printf(\"null\");",
+    "    printf(\", \\\"trace_time_ms_median\\\": \");",
+    "    json_num(tt.med, traced);",
+    "    printf(\", \\\"trace_time_ms_min\\\": \");",
+    "    json_num(tt.tmin, traced);",
+    "    printf(\", \\\"trace_time_ms_max\\\": \");",
+    "    json_num(tt.tmax, traced);",
+    "    printf(\", \\\"trace_bytes\\\": \");",
+    "    json_num((double)trace_bytes, traced);",
+    "    printf(\", \\\"cupti\\\": \");",
+    "    json_cupti();",
+    "    const kernel_record *tr = NULL;",
+    "    for (size_t i = 0; i < n_krec && cupti_on; i++)",
+    "        if (krec[i].phase == PH_TRACE)",
+    "            tr = &krec[i];",
+    "    if (tr)",
+    "        printf(\", \\\"trace_kernel_start_ns\\\": %llu, \\\"trace_kernel_end_ns\\\": %llu\",",
+    "               (unsigned long long)tr->start, (unsigned long long)tr->end);",
+    "    else",
+    "        printf(\", \\\"trace_kernel_start_ns\\\": null, \\\"trace_kernel_end_ns\\\": null\");",
     "    printf(\"}\\n\");",
     "    fflush(stdout);",
     "",
@@ -791,10 +1122,13 @@ static const char *const harness_body[] = {
     "            cuMemFree(kout[t]);",
     "    }",
     "    free(kslots);",
+    "    free(krec);",
     "    cuStreamDestroy(stream);",
     "    cuModuleUnload(kmod);",
     "    if (rmod)",
     "        cuModuleUnload(rmod);",
+    "    if (tmod)",
+    "        cuModuleUnload(tmod);",
     "    cuDevicePrimaryCtxRelease(dev);",
     "    return correct ? 0 : 3;",
     "}",
@@ -878,6 +1212,9 @@ static char *gen_harness(const pt_stask_graph *sg, const pt_codegen_result *k, c
     sb_cstr(&b, g->name);
     sb_printf(&b, ";\nstatic const char TARGET[] = ");
     sb_cstr(&b, target);
+    sb_printf(&b, ";\n/* The kernel's entry point (CUPTI records are matched by it). */\n"
+                  "static const char KERNEL_NAME[] = ");
+    sb_cstr(&b, k->kernel_name);
     sb_printf(&b, ";\n/* Useful flops of the graph (matmuls; causal masks halve the masked loop). */\n"
                   "static const double USEFUL_FLOPS = %.17g;\n",
               pt_stask_graph_total_flops(sg));
@@ -934,6 +1271,8 @@ static char *gen_makefile(const pt_graph *g, const char *target)
               "CUOBJDUMP ?= cuobjdump\n"
               "# Extra harness arguments for 'make run', e.g. RUN_ARGS=\"--iters 200 --seed 7\"\n"
               "RUN_ARGS ?=\n"
+              "# make CUPTI=1: the harness also reports CUPTI kernel activity records.\n"
+              "CUPTI ?= 0\n"
               "KERNEL_FLAGS = -cubin -O3 -gencode=arch=compute_90a,code=sm_90a -lineinfo\n"
               "REFERENCE_FLAGS = -cubin -O3 -arch=sm_90\n"
               "# The driver library: link against the toolkit's stub, the driver's libcuda.so.1 "
@@ -941,10 +1280,26 @@ static char *gen_makefile(const pt_graph *g, const char *target)
               "# loaded at run time.\n"
               "HOST_FLAGS = -O2 -I$(CUDA_PATH)/include\n"
               "HOST_LIBS = -L$(CUDA_PATH)/lib64/stubs -L$(CUDA_PATH)/lib64 -lcuda -lm\n"
+              "ifeq ($(CUPTI),1)\n"
+              "CUPTI_DIRS = $(CUDA_PATH)/extras/CUPTI $(CUDA_PATH)/targets/x86_64-linux "
+              "$(CUDA_PATH)/targets/sbsa-linux\n"
+              "CUPTI_INC = $(firstword $(foreach d,$(CUPTI_DIRS),$(if $(wildcard "
+              "$(d)/include/cupti.h),$(d)/include)))\n"
+              "CUPTI_LIB = $(firstword $(foreach d,$(CUPTI_DIRS),$(if $(wildcard "
+              "$(d)/lib64/libcupti.so),$(d)/lib64) $(if $(wildcard $(d)/lib/libcupti.so),$(d)/lib)))\n"
+              "ifeq ($(CUPTI_INC)$(CUPTI_LIB),)\n"
+              "$(error CUPTI=1: no cupti.h / libcupti.so under $(CUPTI_DIRS))\n"
+              "endif\n"
+              "HOST_FLAGS += -DPT_CUPTI -I$(CUPTI_INC)\n"
+              "HOST_LIBS += -L$(CUPTI_LIB) -lcupti -Xlinker -rpath=$(CUPTI_LIB)\n"
+              "endif\n"
               "\n"
-              ".PHONY: all run check sass clean\n"
+              ".PHONY: all trace run run-trace check sass clean FORCE\n"
               "\n"
               "all: kernel.cubin reference.cubin harness\n"
+              "\n"
+              "# The instrumented build (same flags, -DPT_TRACE): ./harness --trace FILE uses it.\n"
+              "trace: kernel_trace.cubin harness\n"
               "\n"
               "# ptxas's report (registers, shared memory, spills) is kept in kernel.ptxas.txt.\n"
               "kernel.cubin: kernel.cu\n"
@@ -952,14 +1307,27 @@ static char *gen_makefile(const pt_graph *g, const char *target)
               "{ cat kernel.ptxas.txt; exit 1; }\n"
               "\t@cat kernel.ptxas.txt\n"
               "\n"
+              "kernel_trace.cubin: kernel.cu\n"
+              "\t$(NVCC) $(KERNEL_FLAGS) -DPT_TRACE -Xptxas -v -o $@ kernel.cu 2> "
+              "kernel_trace.ptxas.txt || { cat kernel_trace.ptxas.txt; exit 1; }\n"
+              "\n"
               "reference.cubin: reference.cu\n"
               "\t$(NVCC) $(REFERENCE_FLAGS) -o $@ reference.cu\n"
               "\n"
-              "harness: harness.c launch.c reference_host.c\n"
+              "# host.flags changes when the flags do (make CUPTI=1 after make), rebuilding the "
+              "harness.\n"
+              "host.flags: FORCE\n"
+              "\t@echo '$(HOST_FLAGS) $(HOST_LIBS)' | cmp -s - $@ || echo '$(HOST_FLAGS) "
+              "$(HOST_LIBS)' > $@\n"
+              "\n"
+              "harness: harness.c launch.c reference_host.c host.flags\n"
               "\t$(NVCC) $(HOST_FLAGS) -o $@ harness.c launch.c reference_host.c $(HOST_LIBS)\n"
               "\n"
               "run: all\n"
               "\t./harness $(RUN_ARGS)\n"
+              "\n"
+              "run-trace: all trace\n"
+              "\t./harness --trace trace.bin $(RUN_ARGS)\n"
               "\n"
               "check: all\n"
               "\t./harness --check-only $(RUN_ARGS)\n"
@@ -968,7 +1336,8 @@ static char *gen_makefile(const pt_graph *g, const char *target)
               "\t$(CUOBJDUMP) --dump-sass kernel.cubin > kernel.sass\n"
               "\n"
               "clean:\n"
-              "\trm -f kernel.cubin reference.cubin harness kernel.sass kernel.ptxas.txt\n",
+              "\trm -f kernel.cubin kernel_trace.cubin reference.cubin harness host.flags "
+              "kernel.sass kernel.ptxas.txt kernel_trace.ptxas.txt trace.bin\n",
               plain(g->name, name, sizeof name), target);
     return sb_take(&b); /* NULL when out of memory */
 }
@@ -1021,6 +1390,9 @@ static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt
               "harness\n"
               "make run      # check every output element, then time; one JSON line on stdout\n"
               "make check    # check only\n"
+              "make trace    # kernel_trace.cubin: the instrumented build (-DPT_TRACE)\n"
+              "make run-trace  # also time the instrumented build; its trace buffer in trace.bin\n"
+              "make CUPTI=1  # the harness also reports CUPTI kernel activity records\n"
               "make sass     # kernel.sass: look for HGMMA, UTMALDG, SYNCS\n"
               "make NVCC=/path/to/nvcc CUDA_PATH=/path/to/cuda   # another toolkit\n"
               "```\n\n"
@@ -1028,7 +1400,10 @@ static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt
               "`--iters N` (timed launches, default 50), `--rotate K` (input copies rotated so "
               "that inputs do not sit in L2; default enough for 2 x 60 MB, at most 16), "
               "`--atol X`, `--rtol X` (tolerances), `--check-only`, `--no-check` (for profilers), "
-              "`--json-only` (nothing on stderr but errors). Exit status: 0 correct, 3 wrong "
+              "`--json-only` (nothing on stderr but errors), `--trace FILE` (after the plain "
+              "kernel, time the instrumented build the same way and write the device buffer of "
+              "one instrumented launch, raw bytes, to FILE; needs `make trace`), `--progress` "
+              "(`PT-STEP name` lines on stderr as it goes, for a supervising process). Exit status: 0 correct, 3 wrong "
               "results (no timing then), 1 CUDA error (one line naming the call), 2 wrong "
               "usage.\n\n"
               "## Check\n\n"
@@ -1056,7 +1431,18 @@ static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt
               "| `grid`, `block`, `smem` | launch shape and dynamic shared memory |\n"
               "| `seed` | input seed |\n"
               "| `rotate`, `iters`, `timing` | input copies, timed launches, `graph` (CUDA graph "
-              "replay: launcher host work excluded) or `direct` |\n");
+              "replay: launcher host work excluded) or `direct` |\n"
+              "| `kernel` | the kernel's entry point |\n"
+              "| `trace_time_ms_median`, `trace_time_ms_min`, `trace_time_ms_max` | the instrumented "
+              "build, timed like the plain one (null without `--trace`) |\n"
+              "| `trace_bytes` | size of the trace buffer written to FILE |\n"
+              "| `cupti` | with `make CUPTI=1`: `median_ms`, `min_ms`, `max_ms` of the plain timed "
+              "launches from CUPTI kernel records, `records`, `registers` (per thread), `smem` "
+              "(static + dynamic bytes), `grid`, `block`, `start_ns_first`, `end_ns_first` (GPU "
+              "timestamps of the first timed launch); null otherwise |\n"
+              "| `trace_kernel_start_ns`, `trace_kernel_end_ns` | CUPTI start and end of the "
+              "instrumented launch whose buffer was saved (the clock `%%globaltimer` reads); "
+              "null without CUPTI |\n");
     return sb_take(&b); /* NULL when out of memory */
 }
 

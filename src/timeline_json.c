@@ -1,4 +1,6 @@
-/* timeline_json.c — write and read "pipethreader.trace" files (docs/FORMAT-trace.md).
+/* timeline_json.c — write and read "pipethreader.trace" files (docs/FORMAT-trace.md):
+ * version 2 is written, versions 1 and 2 are read; version 2 adds the measured side and the
+ * alignment of predicted with measured.
  *
  * The writer prints by hand so that each span is one line (diffable, and a 100k-span trace
  * stays small); numbers use the shortest text that reads back to the same double, so a
@@ -139,14 +141,128 @@ static void write_spans(strbuf *b, const pt_timeline *tl)
     sb_printf(b, "\n  ]},\n");
 }
 
+/* A number, or null when not finite (unknown). */
+static void sb_key_num(strbuf *b, const char *sep, const char *key, double v)
+{
+    sb_printf(b, "%s\"%s\": ", sep, key);
+    sb_number(b, v);
+}
+
+static bool write_measured(strbuf *b, const pt_measured *m, int n_stasks, int n_lanes)
+{
+    if (!m || !m->present) {
+        sb_printf(b, "  \"measured\": null");
+        return true;
+    }
+    const pt_mkernel *k = &m->kernel;
+    sb_printf(b, "  \"measured\": {\"build\": ");
+    sb_string(b, m->build[0] ? m->build : "instrumented");
+    sb_printf(b, ", \"origin\": ");
+    sb_string(b, m->origin[0] ? m->origin : "first_record");
+    sb_key_num(b, ", ", "first_warp_delay_ns", m->first_warp_delay_ns);
+    sb_key_num(b, ", ", "last_warp_gap_ns", m->last_warp_gap_ns);
+    sb_printf(b, ",\n    \"kernel\": {\"timing\": ");
+    if (k->timing[0])
+        sb_string(b, k->timing);
+    else
+        sb_printf(b, "null");
+    sb_printf(b, ", \"iters\": %lld", (long long)k->iters);
+    sb_key_num(b, ", ", "plain_ms_median", k->plain_ms_median);
+    sb_key_num(b, ", ", "plain_ms_min", k->plain_ms_min);
+    sb_key_num(b, ", ", "plain_ms_max", k->plain_ms_max);
+    sb_key_num(b, ",\n               ", "instrumented_ms_median", k->instr_ms_median);
+    sb_key_num(b, ", ", "instrumented_ms_min", k->instr_ms_min);
+    sb_key_num(b, ", ", "instrumented_ms_max", k->instr_ms_max);
+    sb_key_num(b, ", ", "overhead_pct", k->overhead_pct);
+    sb_key_num(b, ",\n               ", "traced_kernel_ns", k->traced_kernel_ns);
+    sb_printf(b, ", \"cupti\": ");
+    if (k->has_cupti) {
+        sb_key_num(b, "{", "median_ms", k->cupti_ms_median);
+        sb_key_num(b, ", ", "min_ms", k->cupti_ms_min);
+        sb_key_num(b, ", ", "max_ms", k->cupti_ms_max);
+        sb_printf(b, ", \"registers\": %lld, \"smem\": %lld, \"grid\": %lld, \"block\": %lld}",
+                  (long long)k->cupti_registers, (long long)k->cupti_smem,
+                  (long long)k->cupti_grid, (long long)k->cupti_block);
+    } else
+        sb_printf(b, "null");
+    sb_printf(b, "},\n    \"ctas\": [");
+    for (int c = 0; c < m->n_ctas; c++) {
+        const pt_mcta *ct = &m->ctas[c];
+        sb_printf(b, "%s\n      {\"block\": %lld, \"smid\": %lld, \"dropped\": %lld, "
+                  "\"unpaired\": %lld, \"spans\": [", c ? "," : "", (long long)ct->block,
+                  (long long)ct->smid, (long long)ct->dropped, (long long)ct->unpaired);
+        for (int64_t i = 0; i < ct->n_spans && !b->oom; i++) {
+            const pt_mspan *s = &ct->spans[i];
+            if (s->stask < 0 || s->stask >= n_stasks || s->lane < 0 || s->lane >= n_lanes)
+                return false;
+            sb_printf(b, "%s\n        [%d, %d, %d, %lld, ", i ? "," : "", s->stask, s->lane,
+                      s->tile, (long long)s->iter);
+            sb_number(b, s->start_ns);
+            sb_printf(b, ", ");
+            sb_number(b, s->end_ns);
+            sb_printf(b, "]");
+        }
+        sb_printf(b, "]}");
+    }
+    sb_printf(b, "\n    ]}");
+    return true;
+}
+
+static bool write_alignment(strbuf *b, const pt_alignment *a, int n_stasks, int n_lanes)
+{
+    if (!a || !a->present) {
+        sb_printf(b, ",\n  \"alignment\": null");
+        return true;
+    }
+    sb_printf(b, ",\n  \"alignment\": {\"kernel\": {");
+    sb_key_num(b, "", "predicted_ns", a->predicted_kernel_ns);
+    sb_key_num(b, ", ", "measured_ns", a->measured_kernel_ns);
+    sb_key_num(b, ", ", "error_pct", a->kernel_error_pct);
+    sb_printf(b, "},\n    \"stasks\": [");
+    for (int i = 0; i < a->n_stasks; i++) {
+        const pt_align_stask *s = &a->stasks[i];
+        if (s->stask < 0 || s->stask >= n_stasks)
+            return false;
+        sb_printf(b, "%s\n      {\"stask\": %d, \"predicted_count\": %lld, "
+                  "\"measured_count\": %lld", i ? "," : "", s->stask,
+                  (long long)s->predicted_count, (long long)s->measured_count);
+        sb_key_num(b, ", ", "predicted_mean_ns", s->predicted_mean_ns);
+        sb_key_num(b, ", ", "measured_mean_ns", s->measured_mean_ns);
+        sb_key_num(b, ", ", "error_pct", s->error_pct);
+        sb_key_num(b, ",\n       ", "predicted_first_start_ns", s->predicted_first_start_ns);
+        sb_key_num(b, ", ", "measured_first_start_ns", s->measured_first_start_ns);
+        sb_key_num(b, ", ", "start_error_ns", s->start_error_ns);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "\n    ],\n    \"lanes\": [");
+    for (int i = 0; i < a->n_lanes && i < PT_MAX_LANES; i++) {
+        const pt_align_lane *l = &a->lanes[i];
+        if (l->lane < 0 || l->lane >= n_lanes)
+            return false;
+        sb_printf(b, "%s\n      {\"lane\": %d", i ? "," : "", l->lane);
+        sb_key_num(b, ", ", "predicted_busy_pct", l->predicted_busy_pct);
+        sb_key_num(b, ", ", "measured_busy_pct", l->measured_busy_pct);
+        sb_printf(b, "}");
+    }
+    sb_printf(b, "\n    ]}");
+    return true;
+}
+
 char *pt_timeline_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_graph *sg,
                           const pt_hw *hw)
+{
+    return pt_profile_to_json(tl, p, sg, hw, NULL, NULL);
+}
+
+char *pt_profile_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_graph *sg,
+                         const pt_hw *hw, const pt_measured *m, const pt_alignment *a)
 {
     if (!tl || !p || !sg)
         return NULL;
     strbuf b = {0};
+    int version = (m && m->present) || (a && a->present) ? PT_TRACE_FILE_VERSION : 1;
     sb_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"graph\": ", PT_TRACE_FORMAT,
-              PT_TRACE_VERSION);
+              version);
     sb_string(&b, sg->graph ? sg->graph->name : p->graph_name);
     sb_printf(&b, ",\n  \"hw\": ");
     sb_string(&b, hw ? hw->name : p->hw_name);
@@ -162,8 +278,13 @@ char *pt_timeline_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_
     }
     sb_printf(&b, "\n  ],\n");
     write_spans(&b, tl);
-    sb_printf(&b, "  \"measured\": null\n}\n");
-    if (b.oom) {
+    int n_lanes = p->n_lanes < PT_MAX_LANES ? p->n_lanes : PT_MAX_LANES;
+    /* A predicted-only trace stays version 1 (older readers take it); the measured side and
+     * the alignment make it version 2. */
+    bool ok = write_measured(&b, m, sg->n, n_lanes) &&
+              (version < 2 || write_alignment(&b, a, sg->n, n_lanes));
+    sb_printf(&b, "\n}\n");
+    if (b.oom || !ok) {
         free(b.s);
         return NULL;
     }
@@ -172,10 +293,30 @@ char *pt_timeline_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_
 
 /* ---- reading ----------------------------------------------------------------------- */
 
+void pt_measured_free(pt_measured *m)
+{
+    if (!m)
+        return;
+    for (int c = 0; c < m->n_ctas && m->ctas; c++)
+        free(m->ctas[c].spans);
+    free(m->ctas);
+    memset(m, 0, sizeof *m);
+}
+
+void pt_alignment_free(pt_alignment *a)
+{
+    if (!a)
+        return;
+    free(a->stasks);
+    memset(a, 0, sizeof *a);
+}
+
 void pt_trace_free(pt_trace *tr)
 {
     if (!tr)
         return;
+    pt_measured_free(&tr->measured);
+    pt_alignment_free(&tr->alignment);
     free(tr->stask_ids);
     pt_timeline_free(&tr->tl);
     memset(tr, 0, sizeof *tr);
@@ -197,8 +338,11 @@ static bool get_label(const cJSON *obj, const char *key, const char *name, char 
 
 static bool read_header(pt_trace *tr, const cJSON *root, const char *name, pt_error *err)
 {
-    static const char *const keys[] = {"format", "version", "graph", "hw", "build", "summary",
-                                       "lanes", "stasks", "predicted", "measured", NULL};
+    static const char *const keys1[] = {"format", "version", "graph", "hw", "build", "summary",
+                                        "lanes", "stasks", "predicted", "measured", NULL};
+    static const char *const keys2[] = {"format", "version", "graph", "hw", "build", "summary",
+                                        "lanes", "stasks", "predicted", "measured", "alignment",
+                                        NULL};
     if (!cJSON_IsObject(root))
         return pt_fail(err, "%s: $: is %s; expected a trace object", name, pt_json_type(root));
     const char *fmt = NULL;
@@ -210,10 +354,11 @@ static bool read_header(pt_trace *tr, const cJSON *root, const char *name, pt_er
                        PT_TRACE_FORMAT);
     if (!pt_json_get_int(root, "version", true, 1, 1000000, name, "$", &version, err))
         return false;
-    if (version != PT_TRACE_VERSION)
-        return pt_fail(err, "%s: $.version: %lld is newer than this build reads; expected %d",
-                       name, (long long)version, PT_TRACE_VERSION);
-    if (!pt_json_check_keys(root, keys, name, "$", err))
+    if (version > PT_TRACE_FILE_VERSION)
+        return pt_fail(err, "%s: $.version: %lld is newer than this build reads; expected 1 to "
+                       "%d", name, (long long)version, PT_TRACE_FILE_VERSION);
+    tr->version = (int)version;
+    if (!pt_json_check_keys(root, version == 1 ? keys1 : keys2, name, "$", err))
         return false;
     strcpy(tr->build, "predicted");
     return get_label(root, "graph", name, tr->graph, sizeof tr->graph, err) &&
@@ -396,6 +541,291 @@ static bool read_predicted(pt_trace *tr, const cJSON *root, const char *name, pt
     return true;
 }
 
+/* ---- reading the measured side and the alignment (version 2) ---- */
+
+/* A number within [lo, hi] or null (NaN). Absent: an error when required, else NaN. */
+static bool get_num_or_null(const cJSON *obj, const char *key, bool required, double lo,
+                            double hi, const char *name, const char *path, double *out,
+                            pt_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NAN;
+    if (!v && !required)
+        return true;
+    if (v && cJSON_IsNull(v))
+        return true;
+    if (!v)
+        return pt_fail(err, "%s: %s: \"%s\" is missing; expected a number or null", name, path,
+                       key);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo ||
+        v->valuedouble > hi)
+        return pt_fail(err, "%s: %s.%s: is %s%s; expected a number from %g to %g, or null", name,
+                       path, key, pt_json_type(v), cJSON_IsNumber(v) ? " out of range" : "", lo,
+                       hi);
+    *out = v->valuedouble;
+    return true;
+}
+
+static bool read_mkernel(pt_measured *m, const cJSON *ms, const char *name, pt_error *err)
+{
+    static const char *const keys[] = {"timing", "iters", "plain_ms_median", "plain_ms_min",
+                                       "plain_ms_max", "instrumented_ms_median",
+                                       "instrumented_ms_min", "instrumented_ms_max",
+                                       "overhead_pct", "traced_kernel_ns", "cupti", NULL};
+    static const char *const ckeys[] = {"median_ms", "min_ms", "max_ms", "registers", "smem",
+                                        "grid", "block", NULL};
+    bool ok;
+    const char *P = "$.measured.kernel", *C = "$.measured.kernel.cupti";
+    const cJSON *k = pt_json_get_object(ms, "kernel", true, name, "$.measured", &ok, err);
+    if (!k)
+        return false;
+    pt_mkernel *o = &m->kernel;
+    const int64_t big = (int64_t)1 << 53;
+    if (!pt_json_check_keys(k, keys, name, P, err) ||
+        (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(k, "timing")) &&
+         !pt_json_get_name(k, "timing", false, name, P, o->timing, sizeof o->timing, err)) ||
+        !pt_json_get_int(k, "iters", false, 0, big, name, P, &o->iters, err) ||
+        !get_num_or_null(k, "plain_ms_median", true, 0, HUGE_VAL, name, P, &o->plain_ms_median, err) ||
+        !get_num_or_null(k, "plain_ms_min", false, 0, HUGE_VAL, name, P, &o->plain_ms_min, err) ||
+        !get_num_or_null(k, "plain_ms_max", false, 0, HUGE_VAL, name, P, &o->plain_ms_max, err) ||
+        !get_num_or_null(k, "instrumented_ms_median", true, 0, HUGE_VAL, name, P,
+                         &o->instr_ms_median, err) ||
+        !get_num_or_null(k, "instrumented_ms_min", false, 0, HUGE_VAL, name, P, &o->instr_ms_min,
+                         err) ||
+        !get_num_or_null(k, "instrumented_ms_max", false, 0, HUGE_VAL, name, P, &o->instr_ms_max,
+                         err) ||
+        !get_num_or_null(k, "overhead_pct", false, -HUGE_VAL, HUGE_VAL, name, P,
+                         &o->overhead_pct, err) ||
+        !get_num_or_null(k, "traced_kernel_ns", false, 0, HUGE_VAL, name, P,
+                         &o->traced_kernel_ns, err))
+        return false;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(k, "cupti");
+    if (!c || cJSON_IsNull(c))
+        return true;
+    if (!cJSON_IsObject(c))
+        return pt_fail(err, "%s: %s: is %s; expected an object or null", name, C,
+                       pt_json_type(c));
+    o->has_cupti = true;
+    return pt_json_check_keys(c, ckeys, name, C, err) &&
+           get_num_or_null(c, "median_ms", true, 0, HUGE_VAL, name, C, &o->cupti_ms_median, err) &&
+           get_num_or_null(c, "min_ms", false, 0, HUGE_VAL, name, C, &o->cupti_ms_min, err) &&
+           get_num_or_null(c, "max_ms", false, 0, HUGE_VAL, name, C, &o->cupti_ms_max, err) &&
+           pt_json_get_int(c, "registers", false, 0, 1 << 20, name, C, &o->cupti_registers, err) &&
+           pt_json_get_int(c, "smem", false, 0, big, name, C, &o->cupti_smem, err) &&
+           pt_json_get_int(c, "grid", false, 0, big, name, C, &o->cupti_grid, err) &&
+           pt_json_get_int(c, "block", false, 0, big, name, C, &o->cupti_block, err);
+}
+
+static bool read_mspan(const pt_trace *tr, const cJSON *it, const char *name, const char *path,
+                       pt_mspan *sp, pt_error *err)
+{
+    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 6)
+        return pt_fail(err, "%s: %s: is %s; expected [stask, lane, tile, iter, start_ns, end_ns]",
+                       name, path, pt_json_type(it));
+    const cJSON *v[6] = {NULL};
+    int k = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, it) v[k++] = e;
+    int64_t s = 0, lane = 0, tile = 0;
+    if (!span_int(v[0], name, path, 0, "the sTask index", 0, tr->n_stasks - 1, &s, err) ||
+        !span_int(v[1], name, path, 1, "the lane index", 0, tr->n_lanes - 1, &lane, err) ||
+        !span_int(v[2], name, path, 2, "the tile", 0, 1 << 30, &tile, err) ||
+        !span_int(v[3], name, path, 3, "the iteration", 0, (int64_t)1 << 53, &sp->iter, err))
+        return false;
+    for (int j = 4; j < 6; j++)
+        if (!cJSON_IsNumber(v[j]) || !isfinite(v[j]->valuedouble))
+            return pt_fail(err, "%s: %s[%d]: %s is %s; expected a time in ns", name, path, j,
+                           j == 4 ? "start_ns" : "end_ns", pt_json_type(v[j]));
+    sp->start_ns = v[4]->valuedouble;
+    sp->end_ns = v[5]->valuedouble;
+    if (sp->end_ns < sp->start_ns)
+        return pt_fail(err, "%s: %s: end_ns %g is before start_ns %g; expected start_ns <= "
+                       "end_ns", name, path, sp->end_ns, sp->start_ns);
+    sp->stask = (int)s;
+    sp->lane = (int)lane;
+    sp->tile = (int)tile;
+    return true;
+}
+
+static bool read_mcta(pt_trace *tr, const cJSON *it, const char *name, const char *path,
+                      pt_mcta *ct, pt_error *err)
+{
+    static const char *const keys[] = {"block", "smid", "dropped", "unpaired", "spans", NULL};
+    if (!cJSON_IsObject(it))
+        return pt_fail(err, "%s: %s: is %s; expected a CTA object", name, path, pt_json_type(it));
+    const int64_t big = (int64_t)1 << 53;
+    bool ok;
+    if (!pt_json_check_keys(it, keys, name, path, err) ||
+        !pt_json_get_int(it, "block", true, 0, big, name, path, &ct->block, err) ||
+        !pt_json_get_int(it, "smid", true, 0, 1 << 20, name, path, &ct->smid, err) ||
+        !pt_json_get_int(it, "dropped", false, 0, big, name, path, &ct->dropped, err) ||
+        !pt_json_get_int(it, "unpaired", false, 0, big, name, path, &ct->unpaired, err))
+        return false;
+    const cJSON *arr = pt_json_get_array(it, "spans", true, name, path, &ok, err);
+    if (!arr)
+        return false;
+    int n = cJSON_GetArraySize(arr);
+    char sp_path[PT_PATH_MAX], one[PT_PATH_MAX];
+    pt_path_key(sp_path, path, "spans");
+    if (n > PT_TRACE_MAX_SPANS)
+        return pt_fail(err, "%s: %s: has %d spans; expected at most %d", name, sp_path, n,
+                       PT_TRACE_MAX_SPANS);
+    ct->spans = calloc((size_t)n + 1, sizeof *ct->spans);
+    if (!ct->spans)
+        return pt_fail(err, "%s: out of memory", name);
+    int k = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        pt_path_idx(one, sp_path, k);
+        if (!read_mspan(tr, e, name, one, &ct->spans[k], err))
+            return false;
+        ct->n_spans = ++k;
+    }
+    return true;
+}
+
+static bool read_measured(pt_trace *tr, const cJSON *ms, const char *name, pt_error *err)
+{
+    static const char *const keys[] = {"build", "origin", "first_warp_delay_ns",
+                                       "last_warp_gap_ns", "kernel", "ctas", NULL};
+    pt_measured *m = &tr->measured;
+    const char *P = "$.measured";
+    bool ok;
+    strcpy(m->build, "instrumented");
+    if (!pt_json_check_keys(ms, keys, name, P, err) ||
+        !pt_json_get_name(ms, "build", false, name, P, m->build, sizeof m->build, err) ||
+        !pt_json_get_name(ms, "origin", true, name, P, m->origin, sizeof m->origin, err) ||
+        !get_num_or_null(ms, "first_warp_delay_ns", false, -HUGE_VAL, HUGE_VAL, name, P,
+                         &m->first_warp_delay_ns, err) ||
+        !get_num_or_null(ms, "last_warp_gap_ns", false, -HUGE_VAL, HUGE_VAL, name, P,
+                         &m->last_warp_gap_ns, err) ||
+        !read_mkernel(m, ms, name, err))
+        return false;
+    const cJSON *arr = pt_json_get_array(ms, "ctas", true, name, P, &ok, err);
+    if (!arr)
+        return false;
+    int n = cJSON_GetArraySize(arr);
+    if (n > PT_TRACE_FILE_MAX_CTAS)
+        return pt_fail(err, "%s: $.measured.ctas: has %d CTAs; expected at most %d", name, n,
+                       PT_TRACE_FILE_MAX_CTAS);
+    m->ctas = calloc((size_t)n + 1, sizeof *m->ctas);
+    if (!m->ctas)
+        return pt_fail(err, "%s: out of memory", name);
+    char path[PT_PATH_MAX];
+    int c = 0;
+    int64_t total = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+    {
+        pt_path_idx(path, "$.measured.ctas", c);
+        m->n_ctas = c + 1; /* freed with the rest on failure */
+        if (!read_mcta(tr, it, name, path, &m->ctas[c], err))
+            return false;
+        total += m->ctas[c].n_spans;
+        if (total > PT_TRACE_MAX_SPANS)
+            return pt_fail(err, "%s: $.measured.ctas: more than %d spans in all", name,
+                           PT_TRACE_MAX_SPANS);
+        c++;
+    }
+    m->n_ctas = c;
+    m->present = true;
+    return true;
+}
+
+static bool read_alignment(pt_trace *tr, const cJSON *al, const char *name, pt_error *err)
+{
+    static const char *const keys[] = {"kernel", "stasks", "lanes", NULL};
+    static const char *const kkeys[] = {"predicted_ns", "measured_ns", "error_pct", NULL};
+    static const char *const skeys[] = {"stask", "predicted_count", "measured_count",
+                                        "predicted_mean_ns", "measured_mean_ns", "error_pct",
+                                        "predicted_first_start_ns", "measured_first_start_ns",
+                                        "start_error_ns", NULL};
+    static const char *const lkeys[] = {"lane", "predicted_busy_pct", "measured_busy_pct", NULL};
+    pt_alignment *a = &tr->alignment;
+    const char *P = "$.alignment", *K = "$.alignment.kernel";
+    const double inf = HUGE_VAL;
+    const int64_t big = (int64_t)1 << 53;
+    bool ok;
+    const cJSON *k = pt_json_get_object(al, "kernel", true, name, P, &ok, err);
+    if (!pt_json_check_keys(al, keys, name, P, err) || !k ||
+        !pt_json_check_keys(k, kkeys, name, K, err) ||
+        !get_num_or_null(k, "predicted_ns", true, 0, inf, name, K, &a->predicted_kernel_ns, err) ||
+        !get_num_or_null(k, "measured_ns", true, 0, inf, name, K, &a->measured_kernel_ns, err) ||
+        !get_num_or_null(k, "error_pct", true, -inf, inf, name, K, &a->kernel_error_pct, err))
+        return false;
+    const cJSON *arr = pt_json_get_array(al, "stasks", true, name, P, &ok, err);
+    if (!arr)
+        return false;
+    int n = cJSON_GetArraySize(arr);
+    if (n > tr->n_stasks)
+        return pt_fail(err, "%s: $.alignment.stasks: has %d entries; expected at most %d (the "
+                       "sTasks)", name, n, tr->n_stasks);
+    a->stasks = calloc((size_t)n + 1, sizeof *a->stasks);
+    if (!a->stasks)
+        return pt_fail(err, "%s: out of memory", name);
+    char path[PT_PATH_MAX];
+    const cJSON *it;
+    int i = 0;
+    cJSON_ArrayForEach(it, arr)
+    {
+        pt_align_stask *s = &a->stasks[i];
+        int64_t id = 0;
+        pt_path_idx(path, "$.alignment.stasks", i);
+        if (!cJSON_IsObject(it))
+            return pt_fail(err, "%s: %s: is %s; expected an object", name, path,
+                           pt_json_type(it));
+        if (!pt_json_check_keys(it, skeys, name, path, err) ||
+            !pt_json_get_int(it, "stask", true, 0, tr->n_stasks - 1, name, path, &id, err) ||
+            !pt_json_get_int(it, "predicted_count", false, 0, big, name, path,
+                             &s->predicted_count, err) ||
+            !pt_json_get_int(it, "measured_count", false, 0, big, name, path,
+                             &s->measured_count, err) ||
+            !get_num_or_null(it, "predicted_mean_ns", true, 0, inf, name, path,
+                             &s->predicted_mean_ns, err) ||
+            !get_num_or_null(it, "measured_mean_ns", true, 0, inf, name, path,
+                             &s->measured_mean_ns, err) ||
+            !get_num_or_null(it, "error_pct", true, -inf, inf, name, path, &s->error_pct, err) ||
+            !get_num_or_null(it, "predicted_first_start_ns", false, -inf, inf, name, path,
+                             &s->predicted_first_start_ns, err) ||
+            !get_num_or_null(it, "measured_first_start_ns", false, -inf, inf, name, path,
+                             &s->measured_first_start_ns, err) ||
+            !get_num_or_null(it, "start_error_ns", false, -inf, inf, name, path,
+                             &s->start_error_ns, err))
+            return false;
+        s->stask = (int)id;
+        a->n_stasks = ++i;
+    }
+    arr = pt_json_get_array(al, "lanes", true, name, P, &ok, err);
+    if (!arr)
+        return false;
+    n = cJSON_GetArraySize(arr);
+    if (n > tr->n_lanes)
+        return pt_fail(err, "%s: $.alignment.lanes: has %d entries; expected at most %d (the "
+                       "lanes)", name, n, tr->n_lanes);
+    i = 0;
+    cJSON_ArrayForEach(it, arr)
+    {
+        pt_align_lane *l = &a->lanes[i];
+        int64_t id = 0;
+        pt_path_idx(path, "$.alignment.lanes", i);
+        if (!cJSON_IsObject(it))
+            return pt_fail(err, "%s: %s: is %s; expected an object", name, path,
+                           pt_json_type(it));
+        if (!pt_json_check_keys(it, lkeys, name, path, err) ||
+            !pt_json_get_int(it, "lane", true, 0, tr->n_lanes - 1, name, path, &id, err) ||
+            !get_num_or_null(it, "predicted_busy_pct", true, 0, inf, name, path,
+                             &l->predicted_busy_pct, err) ||
+            !get_num_or_null(it, "measured_busy_pct", true, 0, inf, name, path,
+                             &l->measured_busy_pct, err))
+            return false;
+        l->lane = (int)id;
+        a->n_lanes = ++i;
+    }
+    a->present = true;
+    return true;
+}
+
 bool pt_trace_load_text(pt_trace *tr, const char *name, const char *text, size_t len,
                         pt_error *err)
 {
@@ -412,6 +842,16 @@ bool pt_trace_load_text(pt_trace *tr, const char *name, const char *text, size_t
             ok = pt_fail(err, "%s: $.measured: is %s; expected null or an object", name,
                          pt_json_type(m));
         tr->has_measured = m && cJSON_IsObject(m);
+        if (ok && tr->has_measured && tr->version >= 2)
+            ok = read_measured(tr, m, name, err);
+    }
+    if (ok && tr->version >= 2) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "alignment");
+        if (a && !cJSON_IsNull(a) && !cJSON_IsObject(a))
+            ok = pt_fail(err, "%s: $.alignment: is %s; expected null or an object", name,
+                         pt_json_type(a));
+        else if (a && cJSON_IsObject(a))
+            ok = read_alignment(tr, a, name, err);
     }
     cJSON_Delete(root);
     if (!ok)

@@ -1,4 +1,5 @@
-/* chrome.c — Chrome trace-event JSON export of a timeline (for Perfetto).
+/* chrome.c — Chrome trace-event JSON export of a timeline (for Perfetto), predicted alone or
+ * with the measured spans of a profile.
  *
  * Written by hand rather than through cJSON so that large timelines (hundreds of thousands
  * of instances) export without building a tree of every event in memory. Timestamps are
@@ -97,7 +98,7 @@ static void write_metadata(outbuf *b, const pt_timeline *tl, const pt_sprogram *
 }
 
 static void write_span(outbuf *b, const pt_span *sp, const pt_sprogram *p,
-                       const pt_stask_graph *sg)
+                       const pt_stask_graph *sg, double shift)
 {
     const pt_stask *t = &sg->tasks[sp->stask];
     const char *cat = sp->lane < p->n_lanes ? pt_seu_name(p->lanes[sp->lane].seu) : "?";
@@ -108,7 +109,7 @@ static void write_span(outbuf *b, const pt_span *sp, const pt_sprogram *p,
     ob_printf(b, ",\"cat\":");
     ob_string(b, cat);
     ob_printf(b, ",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", sp->lane);
-    ob_us(b, sp->start_ns);
+    ob_us(b, sp->start_ns + shift);
     ob_printf(b, ",\"dur\":");
     ob_us(b, sp->end_ns - sp->start_ns);
     ob_printf(b, ",\"args\":{\"stask\":");
@@ -137,7 +138,8 @@ static double mid(const pt_span *sp)
 
 /* Flow arrows from each cross-lane producer to its consumer; ids are unique per arrow. */
 static void write_flows(outbuf *b, const pt_timeline *tl, const pt_sprogram *p,
-                        const pt_stask_graph *sg, const int64_t *base, const int64_t *where)
+                        const pt_stask_graph *sg, const int64_t *base, const int64_t *where,
+                        double shift)
 {
     int64_t iters = tl->eu_iterations, id = 0;
     int ds[64];
@@ -162,20 +164,81 @@ static void write_flows(outbuf *b, const pt_timeline *tl, const pt_sprogram *p,
             id++;
             ob_printf(b, ",\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%lld,"
                       "\"pid\":0,\"tid\":%d,\"ts\":", (long long)id, pr->lane);
-            ob_us(b, mid(pr));
+            ob_us(b, mid(pr) + shift);
             ob_printf(b, "},\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\","
                       "\"id\":%lld,\"pid\":0,\"tid\":%d,\"ts\":", (long long)id, c->lane);
-            ob_us(b, mid(c));
+            ob_us(b, mid(c) + shift);
             ob_printf(b, "}");
         }
     }
 }
 
-char *pt_chrome_trace(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_graph *sg,
-                      const char *label)
+/* One process per sampled CTA, after the predicted EU's. */
+static void write_measured(outbuf *b, const pt_measured *m, const pt_sprogram *p,
+                           const pt_stask_graph *sg)
+{
+    char tmp[32], proc[96], name[PT_STASK_ID_MAX + 48];
+    for (int c = 0; c < m->n_ctas; c++) {
+        const pt_mcta *ct = &m->ctas[c];
+        int pid = 1 + c;
+        snprintf(proc, sizeof proc, "CTA %lld on SM %lld (measured)", (long long)ct->block,
+                 (long long)ct->smid);
+        ob_printf(b, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+                  "\"args\":{\"name\":", pid);
+        ob_string(b, proc);
+        ob_printf(b, "}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
+                  "\"tid\":0,\"args\":{\"sort_index\":%d}}", pid, pid);
+        for (int L = 0; L < p->n_lanes; L++) {
+            ob_printf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+                      "\"args\":{\"name\":", pid, L);
+            ob_string(b, lane_name(p, L, tmp, sizeof tmp));
+            ob_printf(b, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,"
+                      "\"tid\":%d,\"args\":{\"sort_index\":%d}}", pid, L, L);
+        }
+        for (int64_t i = 0; i < ct->n_spans; i++) {
+            const pt_mspan *sp = &ct->spans[i];
+            if (sp->stask < 0 || sp->stask >= sg->n || sp->lane < 0)
+                continue; /* not an sTask of this graph: nothing to name it by */
+            const pt_stask *t = &sg->tasks[sp->stask];
+            if (sp->tile)
+                snprintf(name, sizeof name, "%s[%lld] tile %d", t->id, (long long)sp->iter,
+                         sp->tile);
+            else
+                snprintf(name, sizeof name, "%s[%lld]", t->id, (long long)sp->iter);
+            ob_printf(b, ",\n{\"name\":");
+            ob_string(b, name);
+            ob_printf(b, ",\"cat\":");
+            ob_string(b, sp->lane < p->n_lanes ? pt_seu_name(p->lanes[sp->lane].seu) : "?");
+            ob_printf(b, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, sp->lane);
+            ob_us(b, sp->start_ns);
+            ob_printf(b, ",\"dur\":");
+            ob_us(b, sp->end_ns - sp->start_ns);
+            ob_printf(b, ",\"args\":{\"stask\":");
+            ob_string(b, t->id);
+            ob_printf(b, ",\"iter\":%lld,\"tile\":%d,\"kind\":", (long long)sp->iter, sp->tile);
+            ob_string(b, pt_stask_kind_name(t->kind));
+            ob_printf(b, "}}");
+        }
+    }
+}
+
+static char *chrome(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_graph *sg,
+                    const char *label, const pt_measured *m)
 {
     if (!tl || !p || !sg || tl->n_spans < 0 || (tl->n_spans > 0 && !tl->spans))
         return NULL;
+    /* With a measured side, the predicted EU starts where the first sampled CTA does. */
+    double shift = 0;
+    if (m && m->present) {
+        double m0 = HUGE_VAL, p0 = HUGE_VAL;
+        for (int c = 0; c < m->n_ctas; c++)
+            for (int64_t i = 0; i < m->ctas[c].n_spans; i++)
+                m0 = m->ctas[c].spans[i].start_ns < m0 ? m->ctas[c].spans[i].start_ns : m0;
+        for (int64_t i = 0; i < tl->n_spans; i++)
+            p0 = tl->spans[i].start_ns < p0 ? tl->spans[i].start_ns : p0;
+        if (m0 < HUGE_VAL && p0 < HUGE_VAL)
+            shift = m0 - p0;
+    }
     int64_t iters = tl->eu_iterations > 0 ? tl->eu_iterations : 0, slots = 0;
     int64_t *base = malloc(((size_t)sg->n + 1) * sizeof *base);
     if (!base)
@@ -200,9 +263,11 @@ char *pt_chrome_trace(const pt_timeline *tl, const pt_sprogram *p, const pt_stas
         if (slot < 0 || sp->lane < 0)
             continue; /* not an instance of this graph: nothing to name it by */
         where[slot] = k;
-        write_span(&b, sp, p, sg);
+        write_span(&b, sp, p, sg, shift);
     }
-    write_flows(&b, tl, p, sg, base, where);
+    write_flows(&b, tl, p, sg, base, where, shift);
+    if (m && m->present)
+        write_measured(&b, m, p, sg);
     ob_printf(&b, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
     free(base);
     free(where);
@@ -211,4 +276,16 @@ char *pt_chrome_trace(const pt_timeline *tl, const pt_sprogram *p, const pt_stas
         return NULL;
     }
     return b.s;
+}
+
+char *pt_chrome_trace(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_graph *sg,
+                      const char *label)
+{
+    return chrome(tl, p, sg, label, NULL);
+}
+
+char *pt_chrome_trace_profile(const pt_timeline *tl, const pt_sprogram *p,
+                              const pt_stask_graph *sg, const pt_measured *m)
+{
+    return chrome(tl, p, sg, "predicted", m);
 }
