@@ -38,7 +38,8 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         {"--chrome", "chrome", true}, {"--json", "json", false},   {"-q", "q", false},
         {"--width", "width", true},   {"--target", "target", true},
         {"--remote", "remote", true}, {"--timeout", "timeout", true},
-        {"--from", "from", true},
+        {"--from", "from", true},     {"--top", "top", true},
+        {"--budget", "budget", true}, {"--measure", "measure", true},
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -89,6 +90,26 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
                 return false;
             }
             o->remote = val;
+        } else if (!strcmp(n, "top") || !strcmp(n, "measure")) {
+            char *end;
+            long v = strtol(val, &end, 10);
+            if (*end || v < (n[0] == 't' ? 1 : 0) || v > 64) {
+                cli_error("%s: --%s %s: expected a whole number from %d to 64", o->verb, n, val,
+                          n[0] == 't' ? 1 : 0);
+                return false;
+            }
+            if (n[0] == 't')
+                o->top = (int)v;
+            else
+                o->measure = (int)v;
+        } else if (!strcmp(n, "budget")) {
+            char *end;
+            double v = strtod(val, &end);
+            if (*end || !(v > 0 && v <= 86400)) {
+                cli_error("%s: --budget %s: expected seconds, more than 0", o->verb, val);
+                return false;
+            }
+            o->budget_s = v;
         } else if (!strcmp(n, "timeout")) {
             char *end;
             double s = strtod(val, &end);

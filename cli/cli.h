@@ -27,6 +27,9 @@ typedef struct {
     bool no_graph;             /* set by verbs that take no GRAPH argument (calibrate) */
     const char *remote;        /* --remote 'CMD' (profile: run on another machine) */
     double timeout_s;          /* --timeout S (profile: watchdog of the kernel run), 0 = default */
+    int top;                   /* --top K (schedule), 0 = default */
+    double budget_s;           /* --budget S (schedule), 0 = none */
+    int measure;               /* --measure N (schedule: profile the best N on a GPU) */
     bool json;                 /* --json */
     bool quiet;                /* -q */
     int width;                 /* --width N for the text timeline */
@@ -69,5 +72,6 @@ int verb_examples(int argc, char **argv);
 int verb_codegen(int argc, char **argv);
 int verb_calibrate(int argc, char **argv);
 int verb_profile(int argc, char **argv);
+int verb_schedule(int argc, char **argv);
 
 #endif

@@ -43,6 +43,19 @@ static const struct {
      "  --program PROG   sProgram JSON (default: the default sProgram)\n"
      "  --target T       code generator: sm90a (Hopper: TMA, mbarrier, wgmma; the default)\n"
      "  -o DIR           the bundle directory\n"},
+    {"schedule", verb_schedule,
+     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N] [--target sm90a] [--remote 'CMD'] [--timeout S]",
+     "The automatic scheduler: searches tile shapes (the reduction tile too), consumer\n"
+     "warpgroups, stages, look-ahead and ping-pong pipelining, persistent or one-CTA-per-tile\n"
+     "grids and rasterisation; each candidate gets the greedy intra-EU schedule, is validated\n"
+     "(shared memory, registers) and scored by the simulator. Progress on stderr; prints the\n"
+     "search summary and the top K with their predicted times.\n"
+     "  -o PROG          write the best sProgram (the fastest measured one with --measure)\n"
+     "  --top K          how many to list (default 5)\n"
+     "  --budget S       stop searching after S seconds\n"
+     "  --target sm90a   keep only sPrograms the Hopper code generator emits\n"
+     "  --measure N      compile, check and time the best N on the GPU (implies --target\n"
+     "                   sm90a); keep the fastest measured. --remote/--timeout as for profile\n"},
     {"profile", verb_profile,
      "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--remote 'CMD'] [--timeout S]",
      "Validate and simulate an sProgram, generate its bundle, build and run it on a GPU: every\n"

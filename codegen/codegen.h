@@ -36,6 +36,10 @@ void pt_codegen_result_free(pt_codegen_result *r);
 bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                       pt_codegen_result *out, pt_error *err);
 
+/* Would pt_codegen_sm90a accept this sProgram? (The scheduler's filter for --target sm90a.) */
+bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                            pt_error *err);
+
 /* The naive reference: one kernel per op, one thread per output element, f32 accumulation.
  * kernel_cu holds the kernels, host_c defines pt_reference_run. */
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err);

@@ -495,6 +495,17 @@ bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
     return ok;
 }
 
+bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                            pt_error *err)
+{
+    sm90a_plan *pl = malloc(sizeof *pl);
+    if (!pl)
+        return pt_fail(err, "codegen sm90a: out of memory");
+    bool ok = sm90a_make_plan(pl, p, sg, hw, err);
+    free(pl);
+    return ok;
+}
+
 void pt_codegen_result_free(pt_codegen_result *r)
 {
     free(r->kernel_cu);
