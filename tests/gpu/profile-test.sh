@@ -61,8 +61,14 @@ if cu:
           % (cu["median_ms"], ev, d, spread))
     print("     CUPTI: %d registers per thread, %d bytes of shared memory, grid %d, block %d"
           % (cu["registers"], cu["smem"], cu["grid"], cu["block"]))
-check(m["origin"] == "cupti_kernel_start", "spans placed on the CUPTI kernel span (origin %s, first "
-      "record %s ns after the start)" % (m["origin"], m["first_warp_delay_ns"]))
+# %globaltimer and CUPTI's clock may disagree (on the H200 of 2026-11-29 by ~967 us): then the
+# records are aligned at the CUPTI kernel start. Either way every span lies on the traced
+# launch's CUPTI span.
+kns = k.get("traced_kernel_ns") or 0
+last = max((sp[5] for c in m["ctas"] for sp in c["spans"]), default=0)
+check(m["origin"] in ("cupti_kernel_start", "kernel_start_aligned") and 0 < last <= kns + 1000,
+      "spans placed on the CUPTI kernel span (origin %s, last span ends %.0f ns into a %.0f ns kernel)"
+      % (m["origin"], last, kns))
 print("instrumentation overhead: %+.1f%% (instrumented %.4f ms vs plain %.4f ms, medians of %d)"
       % (k["overhead_pct"], k["instrumented_ms_median"], k["plain_ms_median"], k["iters"]))
 print("predicted %.1f us vs measured %.1f us: error %+.1f%%"
