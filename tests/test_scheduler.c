@@ -149,9 +149,11 @@ static void fa3_structure(void)
     const pt_stask_graph *sg = &r.best[0].sg;
     CHECK_MSG(sg->tiling.warpgroups == 2, "%s", r.best[0].desc);
     CHECK(lane_named(p, "tma") >= 0 && p->roles[p->lanes[lane_named(p, "tma")].role].wg == -1);
-    int s0 = pt_stask_find(sg, "mma.S.wg0"), lane, pos;
-    CHECK(s0 >= 0 && pt_sprogram_placement(p, s0, &lane, &pos));
-    CHECK_MSG(p->lanes[lane].entries[pos].offset == 1, "%s", r.best[0].desc);
+    int s0 = pt_stask_find(sg, "mma.S.wg0"), lane = -1, pos = -1;
+    bool placed = s0 >= 0 && pt_sprogram_placement(p, s0, &lane, &pos);
+    CHECK(placed);
+    if (placed)
+        CHECK_MSG(p->lanes[lane].entries[pos].offset == 1, "%s", r.best[0].desc);
     pt_schedule_result_free(&r);
 }
 
