@@ -123,7 +123,7 @@ for dt in f16 bf16 fp8-e4m3 f32; do
 done
 file_has "$m" '"barrier_ns":	58.6' "barrier_ns from the mbarrier hand-off"
 file_has "$m" '"issue_ns":	13.8' "TMA issue_ns"
-file_has "$m" '"rate":	56.4' "load rate = median L2 re-read rate"
+file_has "$m" '"rate":	56.9' "load rate = L2 re-read rate of the largest tiles"
 file_has "$m" '"rate":	6930' "f16 mma rate = best configuration"
 file_has "$m" 'mostly hit L2' "load source explains the L2 choice"
 n_src=$(grep -c '"source":' "$m"); n_kind=$(grep -c '"kind":' "$m")
