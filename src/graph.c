@@ -105,16 +105,22 @@ bool pt_tensor_has_axis(const pt_tensor *t, int axis)
     return false;
 }
 
+double pt_op_flops(const pt_graph *g, int op_index)
+{
+    const pt_op *op = &g->ops[op_index];
+    if (op->kind != PT_OP_MATMUL)
+        return 0;
+    double f = 2.0 * (double)pt_tensor_elems(g, &g->tensors[op->out]);
+    for (int r = 0; r < op->n_reduce; r++)
+        f *= (double)g->axes[op->reduce_axes[r]].extent;
+    return f;
+}
+
 int64_t pt_graph_matmul_flops(const pt_graph *g)
 {
     int64_t total = 0;
     for (int i = 0; i < g->n_ops; i++) {
-        const pt_op *op = &g->ops[i];
-        if (op->kind != PT_OP_MATMUL)
-            continue;
-        double f = 2.0 * (double)pt_tensor_elems(g, &g->tensors[op->out]);
-        for (int r = 0; r < op->n_reduce; r++)
-            f *= (double)g->axes[op->reduce_axes[r]].extent;
+        double f = pt_op_flops(g, i);
         total += f > 9e18 ? (int64_t)9e18 : (int64_t)f;
     }
     return total;

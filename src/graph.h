@@ -126,7 +126,10 @@ bool pt_graph_load_file(pt_graph *g, const char *path, const char *overrides, pt
 bool pt_graph_load_text(pt_graph *g, const char *name, const char *text, size_t len,
                         const char *overrides, pt_error *err);
 
-/* Total flops of the whole operator graph (matmuls 2·M·N·K; others 1 per output element). */
+/* Useful flops of op i over the whole graph: 2·M·N·K for a matmul, 0 otherwise (the
+ * convention of TFLOP/s figures). */
+double pt_op_flops(const pt_graph *g, int op_index);
+/* Sum of pt_op_flops over the graph. */
 int64_t pt_graph_matmul_flops(const pt_graph *g);
 
 #endif

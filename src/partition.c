@@ -696,12 +696,9 @@ double pt_stask_graph_total_flops(const pt_stask_graph *sg)
     const pt_graph *g = sg->graph;
     double total = 0;
     for (int i = 0; i < g->n_ops; i++) {
-        const pt_op *op = &g->ops[i];
-        if (op->kind != PT_OP_MATMUL)
+        double f = pt_op_flops(g, i);
+        if (f == 0)
             continue;
-        double f = 2.0 * (double)pt_tensor_elems(g, &g->tensors[op->out]);
-        for (int r = 0; r < op->n_reduce; r++)
-            f *= (double)g->axes[op->reduce_axes[r]].extent;
         /* A causal mask over the loop skips half of the loop's work (FLOP convention). */
         bool in_loop = false;
         for (int s = 0; s < sg->n; s++)
