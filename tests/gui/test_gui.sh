@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# test_gui.sh — the explorer end to end (suite 'gui'), through `pipethreader --screenshot`.
+#   usage: test_gui.sh PIPETHREADER PNG_CHECK [EXAMPLE…]
+# Without a display it re-runs itself under Xvfb (skip, 77, when xvfb-run is missing).
+# Checks: every embedded example opens, simulates and renders to a PNG that decodes and is not
+# blank; selecting an sTask fills the inspector; a broken file, a file that does not exist and a graph that is not a graph each show
+# their one-line error in the window (printed as "error: …"), still write a screenshot and exit
+# 0 (the app never crashes on bad input); bad options are refused with exit 2.
+set -u
+app=$1 check=$2
+shift 2
+if [ -z "${DISPLAY:-}" ] && [ -z "${PT_GUI_TEST_UNDER_XVFB:-}" ]; then
+    if ! command -v xvfb-run >/dev/null; then
+        echo "test_gui: SKIP: no display and no xvfb-run (install xvfb xauth)"
+        exit 77
+    fi
+    export PT_GUI_TEST_UNDER_XVFB=1
+    exec xvfb-run -a -s "-screen 0 1600x1000x24" "$0" "$app" "$check" "$@"
+fi
+export GDK_BACKEND=x11 GSK_RENDERER=cairo NO_AT_BRIDGE=1 GTK_A11Y=none
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+examples=("$@")
+if [ ${#examples[@]} -eq 0 ]; then
+    examples=(gemm_f16 gemm_bf16 flash_attention flash_decoding flash_decoding_combine
+              mamba2_chunk_scan mamba2_chunk_state gemm_w4a16 gemm_wfp4a16)
+fi
+
+# Every example renders (not blank) and reports a simulated kernel.
+for ex in "${examples[@]}"; do
+    out=$tmp/$ex.png
+    if ! timeout 60 "$app" --screenshot "$out" --size 1200x800 "$ex" >"$tmp/$ex.log" 2>&1; then
+        fail "$ex: pipethreader --screenshot exited $?"; cat "$tmp/$ex.log"; continue
+    fi
+    grep -q '^error:' "$tmp/$ex.log" && { fail "$ex: error shown"; cat "$tmp/$ex.log"; }
+    grep -q "kernel .* µs" "$tmp/$ex.log" || { fail "$ex: no simulated summary"; cat "$tmp/$ex.log"; }
+    if res=$(python3 "$check" "$out" 600 400); then
+        echo "ok: $ex: $res"
+    else
+        fail "$ex: $res"
+    fi
+done
+
+# Every hardware model.
+for hw in H100 MI300X; do
+    if timeout 60 "$app" --screenshot "$tmp/hw.png" --size 1000x700 --hw "$hw" gemm_f16 >"$tmp/hw.log" 2>&1 &&
+        grep -q " on $hw " "$tmp/hw.log" && python3 "$check" "$tmp/hw.png" >/dev/null; then
+        echo "ok: gemm_f16 on $hw"
+    else
+        fail "gemm_f16 on $hw"; cat "$tmp/hw.log"
+    fi
+done
+
+# Selecting an sTask (as a click on a bar or a table row does) fills the inspector; an unknown
+# id is an error shown in the window, not a crash.
+if timeout 60 "$app" --screenshot "$tmp/sel.png" --size 1200x800 --select mma.S.wg0 flash_attention \
+        >"$tmp/sel.log" 2>&1 && grep -q '^inspector: mma.S.wg0' "$tmp/sel.log" &&
+        grep -q '^predicted: [1-9][0-9]* instances, mean' "$tmp/sel.log" &&
+        grep -q '^deps: load.Q load.K' "$tmp/sel.log"; then
+    echo "ok: --select mma.S.wg0 fills the inspector"
+else
+    fail "--select mma.S.wg0"; cat "$tmp/sel.log"
+fi
+if timeout 60 "$app" --screenshot "$tmp/sel.png" --size 1200x800 --select no.such flash_attention \
+        >"$tmp/sel.log" 2>&1 && grep -q "^error: no sTask 'no.such'" "$tmp/sel.log"; then
+    echo "ok: --select no.such is an error in the window"
+else
+    fail "--select no.such"; cat "$tmp/sel.log"
+fi
+
+# Broken inputs: the error is shown in the window, the app keeps running and exits 0.
+printf '{"name": "broken", "axes": [' >"$tmp/broken.json"
+printf '{"name": "not_a_graph", "ops": 42}' >"$tmp/wrong.json"
+head -c 3000 /dev/urandom >"$tmp/random.json"
+for f in "$tmp/broken.json" "$tmp/wrong.json" "$tmp/random.json" "$tmp/missing.json"; do
+    name=$(basename "$f")
+    timeout 60 "$app" --screenshot "$tmp/err.png" --size 1000x700 "$f" >"$tmp/err.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        fail "$name: exit $rc (expected 0)"; cat "$tmp/err.log"; continue
+    fi
+    line=$(grep -m1 '^error: ' "$tmp/err.log")
+    if [ -z "$line" ] || ! grep -q "$name" <<<"$line"; then
+        fail "$name: no one-line error naming the file"; cat "$tmp/err.log"; continue
+    fi
+    if ! python3 "$check" "$tmp/err.png" >/dev/null; then
+        fail "$name: no screenshot of the window showing the error"; continue
+    fi
+    echo "ok: $name: $line"
+done
+
+# Refusals.
+for args in "--size 10x10 --screenshot $tmp/x.png gemm_f16" "--bogus" "--screenshot $tmp/x.png"; do
+    # shellcheck disable=SC2086
+    timeout 30 "$app" $args >/dev/null 2>&1
+    rc=$?
+    [ $rc -eq 2 ] && echo "ok: refused: $args" || fail "'$args' exited $rc (expected 2)"
+done
+
+if [ $fails -ne 0 ]; then
+    echo "test_gui: $fails failures"
+    exit 1
+fi
+echo "test_gui: all passed"

@@ -1,0 +1,153 @@
+/* test_timeline_render.c — the timeline drawing with no display: a hand-made timeline is
+ * rendered into a cairo image surface and checked pixel by pixel (no text is compared: fonts
+ * differ), plus the geometry (fit, zoom about a point, pan, hit-testing) and the level of
+ * detail (20,000 sub-pixel bars are merged, not drawn one by one). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "timeline_render.h"
+
+static int failures;
+#define CHECK(c)                                                                         \
+    do {                                                                                 \
+        if (!(c)) {                                                                      \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);        \
+            failures++;                                                                  \
+        }                                                                                \
+    } while (0)
+
+static uint32_t pixel(cairo_surface_t *s, int x, int y)
+{
+    unsigned char *d = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    return *(uint32_t *)(d + y * stride + x * 4) & 0xffffff;
+}
+
+static const char *const labels[] = {"load.A", "mma.C", "store.C"};
+static const pt_seu_kind seus[] = {PT_SEU_TMA, PT_SEU_TENSOR_CORE, PT_SEU_TMA};
+
+static pt_tl_model hand_model(pt_span *spans)
+{
+    /* lane 0 (tma): load 0-100, load 200-300; lane 1 (tc): mma 100-200 and 300-400, idle
+     * between; lane 2 (cuda): nothing at all. */
+    spans[0] = (pt_span){0, 0, 0, 0, 0, 100};
+    spans[1] = (pt_span){1, 1, 0, 100, 100, 200};
+    spans[2] = (pt_span){0, 0, 1, 200, 200, 300};
+    spans[3] = (pt_span){1, 1, 1, 300, 300, 400};
+    pt_tl_model m = {0};
+    m.n_lanes = 3;
+    m.lane_names[0] = "tma";
+    m.lane_names[1] = "tc.wg0";
+    m.lane_names[2] = "cuda.wg0";
+    m.lane_seu[0] = PT_SEU_TMA;
+    m.lane_seu[1] = PT_SEU_TENSOR_CORE;
+    m.lane_seu[2] = PT_SEU_CUDA_CORE;
+    m.n_spans = 4;
+    m.spans = spans;
+    m.n_stasks = 3;
+    m.stask_labels = labels;
+    m.stask_seu = seus;
+    return m;
+}
+
+int main(void)
+{
+    pt_span spans[4];
+    pt_tl_model m = hand_model(spans);
+    const int W = 496, H = 140; /* plot area 400 px wide: 1 ns per pixel over 0..400 */
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 400, .width = W, .height = H,
+                        .selected_stask = -1, .hover_span = -1, .dark = false};
+
+    /* Geometry. */
+    CHECK(fabs(pt_tl_time_to_x(&v, 0) - PT_TL_LABEL_W) < 1e-9);
+    CHECK(fabs(pt_tl_x_to_time(&v, PT_TL_LABEL_W + 250) - 250) < 1e-9);
+    double lo, hi;
+    pt_tl_extent(&m, &lo, &hi);
+    CHECK(lo == 0 && hi == 400);
+    pt_tl_viewport f = v;
+    pt_tl_fit(&m, &f);
+    CHECK(f.t0_ns < 0 && f.t1_ns > 400 && f.t0_ns > -20 && f.t1_ns < 420);
+    pt_tl_viewport z = v;
+    double x = PT_TL_LABEL_W + 100, t = pt_tl_x_to_time(&z, x);
+    pt_tl_zoom(&z, 2.0, x);
+    CHECK(fabs(pt_tl_x_to_time(&z, x) - t) < 1e-6);           /* the point stays put */
+    CHECK(fabs((z.t1_ns - z.t0_ns) - 200) < 1e-6);
+    pt_tl_pan(&z, 0.5);
+    CHECK(fabs(pt_tl_x_to_time(&z, x) - (t + 100)) < 1e-6);
+
+    /* Hit-testing: lane rows start below the axis. */
+    double y0 = PT_TL_AXIS_H + PT_TL_LANE_H / 2, y1 = y0 + PT_TL_LANE_H;
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 50, y0) == 0);
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 250, y0) == 2);
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 150, y1) == 1);
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 50, y1) == -1);   /* idle gap */
+    CHECK(pt_tl_hit(&m, &v, 10, y0) == -1);                    /* the lane-name column */
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 50, 5) == -1);     /* the axis */
+
+    /* Pixels. */
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(s);
+    pt_tl_stats st;
+    pt_tl_render(cr, &m, &v, &st);
+    cairo_surface_flush(s);
+    CHECK(st.bars == 4 && st.merged == 0);
+    uint32_t tma_bar = pixel(s, (int)PT_TL_LABEL_W + 50, (int)y0);
+    uint32_t tc_bar = pixel(s, (int)PT_TL_LABEL_W + 150, (int)y1);
+    uint32_t tc_idle = pixel(s, (int)PT_TL_LABEL_W + 50, (int)y1 + 10);
+    uint32_t cuda_idle = pixel(s, (int)PT_TL_LABEL_W + 200, (int)(y1 + PT_TL_LANE_H));
+    CHECK(tma_bar != tc_bar);        /* coloured by sEU kind */
+    CHECK(tc_bar != tc_idle);        /* idle gaps visible */
+    CHECK(tma_bar != cuda_idle);
+    uint32_t b = tma_bar;
+    CHECK(((b >> 16) & 0xff) < (b & 0xff));          /* TMA is blue */
+    b = tc_bar;
+    CHECK(((b >> 8) & 0xff) > ((b >> 16) & 0xff));   /* tensor core is green */
+
+    /* Selection outlines every bar of the sTask. */
+    pt_tl_viewport sel = v;
+    sel.selected_stask = 1;
+    pt_tl_render(cr, &m, &sel, NULL);
+    cairo_surface_flush(s);
+    uint32_t edge = pixel(s, (int)PT_TL_LABEL_W + 101, (int)y1);
+    CHECK(edge != tc_bar);
+
+    /* Level of detail: 20,000 bars of 0.02 ns each over 400 px are merged per lane. */
+    int n = 20000;
+    pt_span *many = malloc(sizeof *many * (size_t)n);
+    for (int i = 0; i < n; i++)
+        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 0.02, i * 0.02, i * 0.02 + 0.015};
+    pt_tl_model mm = m;
+    mm.n_spans = n;
+    mm.spans = many;
+    pt_tl_viewport vm = v;
+    vm.t1_ns = 20000; /* 50 ns per pixel */
+    pt_tl_render(cr, &mm, &vm, &st);
+    CHECK(st.bars == 0);
+    CHECK(st.merged >= 2 && st.merged < 100);
+    /* Zoomed right in, they are real bars again, and only the visible ones are drawn. */
+    vm.t0_ns = 0;
+    vm.t1_ns = 4;
+    pt_tl_render(cr, &mm, &vm, &st);
+    CHECK(st.bars > 100 && st.bars < 400 && st.merged == 0);
+    free(many);
+
+    /* Empty model and a degenerate viewport do not crash. */
+    pt_tl_model empty = {0};
+    pt_tl_viewport ve = {.t0_ns = 5, .t1_ns = 5, .width = 10, .height = 10,
+                         .selected_stask = -1, .hover_span = -1};
+    pt_tl_render(cr, &empty, &ve, &st);
+    CHECK(st.bars == 0);
+    CHECK(pt_tl_hit(&empty, &ve, 50, 50) == -1);
+
+    if (getenv("PT_RENDER_PNG"))
+        cairo_surface_write_to_png(s, getenv("PT_RENDER_PNG"));
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    cairo_debug_reset_static_data(); /* let a leak checker see only our own allocations */
+    if (failures)
+        fprintf(stderr, "test_timeline_render: %d failures\n", failures);
+    else
+        printf("test_timeline_render: ok\n");
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,238 @@
+/* main.c — the `pipethreader` explorer: a GtkApplication (org.pipethreader.Explorer).
+ *
+ *   pipethreader [--hw NAME] [FILE-or-example…]
+ *   pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK] FILE-or-example
+ *
+ * Each FILE opens in its own window; with none, the window's start page lists the embedded
+ * examples. --screenshot renders the main window with FILE loaded and simulated to a PNG and
+ * exits (--select first selects an sTask by id, as a click would, and prints the inspector's
+ * text); a load error is shown in the window's banner, printed as "error: …" and the
+ * screenshot is still written (exit 0); only a failure to write the PNG exits non-zero. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gtk/gtk.h>
+
+#include "window.h"
+
+#define PT_APP_ID "org.pipethreader.Explorer"
+
+typedef struct {
+    const char *screenshot;
+    int width, height;
+    const char *hw;
+    const char *select;     /* --select ID (with --screenshot): select an sTask first */
+    GPtrArray *sources;
+    int status;
+    PtWindow *shot_window;
+    int frames;
+    gboolean shot_done;
+} app_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: pipethreader [--hw H100|H200|MI300X|FILE.json] [GRAPH…]\n"
+               "       pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK] GRAPH\n"
+               "GRAPH is an operator-graph JSON file or an embedded example name.\n");
+}
+
+static const char app_css[] =
+    /* GTK 4.8's default theme has @error_color but not libadwaita's @error_bg_color. */
+    ".pt-error-banner { background-color: #c01c28; color: #ffffff; padding: 6px 12px; }\n"
+    ".pt-error-banner label, .pt-error-banner image { color: #ffffff; }\n"
+    ".pt-error-banner button { color: #ffffff; }\n";
+
+static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a, (void)p;
+    GtkWindow *parent = gtk_application_get_active_window(GTK_APPLICATION(data));
+    const char *authors[] = {"The PipeThreader developers", NULL};
+    gtk_show_about_dialog(parent, "program-name", "PipeThreader", "logo-icon-name", PT_APP_ID,
+                          "version", PT_VERSION, "comments",
+                          "Interactive GPU pipeline-schedule explorer: sTask-graphs, "
+                          "per-sEU timelines and software-defined pipelining.",
+                          "license-type", GTK_LICENSE_MIT_X11, "authors", authors, NULL);
+}
+
+static void action_quit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a, (void)p;
+    g_application_quit(G_APPLICATION(data));
+}
+
+static const GActionEntry app_actions[] = {
+    {"about", action_about, NULL, NULL, NULL, {0}},
+    {"quit", action_quit, NULL, NULL, NULL, {0}},
+};
+
+static void on_startup(GApplication *app, gpointer data)
+{
+    (void)data;
+    g_action_map_add_action_entries(G_ACTION_MAP(app), app_actions, G_N_ELEMENTS(app_actions),
+                                    app);
+    const char *quit[] = {"<Control>q", NULL}, *open[] = {"<Control>o", NULL},
+               *help[] = {"<Control>question", NULL}, *fit[] = {"<Control>0", NULL};
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "app.quit", quit);
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.open", open);
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-help-overlay", help);
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.fit", fit);
+    GtkCssProvider *css = gtk_css_provider_new();
+    gtk_css_provider_load_from_data(css, app_css, -1);
+    gtk_style_context_add_provider_for_display(gdk_display_get_default(),
+                                               GTK_STYLE_PROVIDER(css),
+                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+    g_object_unref(css);
+}
+
+static gboolean take_screenshot(app_opts *o)
+{
+    GtkWidget *win = GTK_WIDGET(o->shot_window);
+    int w = gtk_widget_get_width(win), h = gtk_widget_get_height(win);
+    if (w <= 0 || h <= 0) {
+        fprintf(stderr, "pipethreader: the window has no size; nothing to capture\n");
+        return FALSE;
+    }
+    GdkPaintable *paintable = gtk_widget_paintable_new(win);
+    GtkSnapshot *snap = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, GDK_SNAPSHOT(snap), w, h);
+    GskRenderNode *node = gtk_snapshot_free_to_node(snap);
+    gboolean ok = FALSE;
+    if (node) {
+        GskRenderer *r = gtk_native_get_renderer(GTK_NATIVE(win));
+        GdkTexture *tex = gsk_renderer_render_texture(r, node,
+                                                      &GRAPHENE_RECT_INIT(0, 0, (float)w, (float)h));
+        ok = tex && gdk_texture_save_to_png(tex, o->screenshot);
+        if (tex)
+            g_object_unref(tex);
+        gsk_render_node_unref(node);
+    }
+    g_object_unref(paintable);
+    if (!ok)
+        fprintf(stderr, "pipethreader: could not write %s\n", o->screenshot);
+    return ok;
+}
+
+static void finish_screenshot(app_opts *o)
+{
+    if (o->shot_done)
+        return;
+    o->shot_done = TRUE;
+    const char *err = pt_window_get_error(o->shot_window);
+    if (err)
+        printf("error: %s\n", err);
+    char *sum = pt_window_dup_summary(o->shot_window);
+    if (sum)
+        printf("%s\n", sum);
+    g_free(sum);
+    if (take_screenshot(o))
+        printf("screenshot: %s (%dx%d)\n", o->screenshot,
+               gtk_widget_get_width(GTK_WIDGET(o->shot_window)),
+               gtk_widget_get_height(GTK_WIDGET(o->shot_window)));
+    else
+        o->status = 1;
+    fflush(stdout);
+    gtk_window_destroy(GTK_WINDOW(o->shot_window));
+}
+
+/* Wait a few frames so layout and the first paint are done, then capture. */
+static gboolean on_tick(GtkWidget *w, GdkFrameClock *clock, gpointer data)
+{
+    app_opts *o = data;
+    (void)w, (void)clock;
+    if (++o->frames < 4)
+        return G_SOURCE_CONTINUE;
+    finish_screenshot(o);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean on_shot_timeout(gpointer data)
+{
+    app_opts *o = data;
+    if (!o->shot_done) /* no frames came (no compositor?): capture anyway */
+        finish_screenshot(o);
+    return G_SOURCE_REMOVE;
+}
+
+static void on_activate(GApplication *app, gpointer data)
+{
+    app_opts *o = data;
+    if (o->screenshot) {
+        PtWindow *win = pt_window_new(GTK_APPLICATION(app), o->hw);
+        gtk_window_set_default_size(GTK_WINDOW(win), o->width, o->height);
+        if (o->sources->len && pt_window_open(win, g_ptr_array_index(o->sources, 0)) &&
+            o->select && pt_window_select_stask_id(win, o->select)) {
+            char *text = pt_window_dup_inspector_text(win);
+            printf("inspector: %s\n", text);
+            g_free(text);
+        }
+        o->shot_window = win;
+        gtk_widget_add_tick_callback(GTK_WIDGET(win), on_tick, o, NULL);
+        g_timeout_add_seconds(20, on_shot_timeout, o);
+        gtk_window_present(GTK_WINDOW(win));
+        return;
+    }
+    if (o->sources->len == 0) {
+        gtk_window_present(GTK_WINDOW(pt_window_new(GTK_APPLICATION(app), o->hw)));
+        return;
+    }
+    for (guint i = 0; i < o->sources->len; i++) {
+        PtWindow *win = pt_window_new(GTK_APPLICATION(app), o->hw);
+        pt_window_open(win, g_ptr_array_index(o->sources, i));
+        gtk_window_present(GTK_WINDOW(win));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    app_opts o = {.width = 1400, .height = 860};
+    o.sources = g_ptr_array_new();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("pipethreader %s\n", PT_VERSION);
+            return 0;
+        } else if (!strcmp(a, "--screenshot") || !strcmp(a, "--size") || !strcmp(a, "--hw") ||
+                   !strcmp(a, "--select")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "pipethreader: %s needs a value\n", a);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (!strcmp(a, "--screenshot")) {
+                o.screenshot = v;
+            } else if (!strcmp(a, "--hw")) {
+                o.hw = v;
+            } else if (!strcmp(a, "--select")) {
+                o.select = v;
+            } else if (sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 200 ||
+                       o.height < 150 || o.width > 8192 || o.height > 8192) {
+                fprintf(stderr, "pipethreader: --size %s: expected WxH, e.g. 1600x1000 "
+                                "(200x150 to 8192x8192)\n", v);
+                return 2;
+            }
+        } else if (a[0] == '-' && a[1] == '-') {
+            fprintf(stderr, "pipethreader: unknown option %s\n", a);
+            usage(stderr);
+            return 2;
+        } else {
+            g_ptr_array_add(o.sources, (gpointer)a);
+        }
+    }
+    if (o.screenshot && o.sources->len != 1) {
+        fprintf(stderr, "pipethreader: --screenshot takes exactly one GRAPH\n");
+        return 2;
+    }
+    /* Non-unique: arguments are handled here, not forwarded to another running instance. */
+    GtkApplication *app = gtk_application_new(PT_APP_ID, G_APPLICATION_NON_UNIQUE);
+    g_signal_connect(app, "startup", G_CALLBACK(on_startup), NULL);
+    g_signal_connect(app, "activate", G_CALLBACK(on_activate), &o);
+    char *app_argv[] = {argv[0], NULL};
+    int rc = g_application_run(G_APPLICATION(app), 1, app_argv);
+    g_object_unref(app);
+    g_ptr_array_free(o.sources, TRUE);
+    return rc ? rc : o.status;
+}

@@ -1,0 +1,251 @@
+/* timeline_view.c — PtTimelineView (see timeline_view.h). */
+#include "timeline_view.h"
+
+#include <math.h>
+
+struct _PtTimelineView {
+    GtkWidget parent_instance;
+    pt_tl_model model;
+    bool have_model;
+    pt_tl_viewport vp;
+    bool fitted;            /* fit on the first allocation after a model change */
+    double pointer_x;
+};
+
+G_DEFINE_FINAL_TYPE(PtTimelineView, pt_timeline_view, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_STASK_SELECTED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_size, int *min,
+                                     int *nat, int *min_base, int *nat_base)
+{
+    PtTimelineView *self = PT_TIMELINE_VIEW(w);
+    (void)for_size;
+    if (o == GTK_ORIENTATION_HORIZONTAL) {
+        *min = (int)PT_TL_LABEL_W + 100;
+        *nat = 800;
+    } else {
+        int h = self->have_model ? (int)pt_tl_content_height(&self->model) : 120;
+        *min = h < 120 ? 120 : h;
+        *nat = *min;
+    }
+    *min_base = *nat_base = -1;
+}
+
+static void pt_timeline_view_size_allocate(GtkWidget *w, int width, int height, int baseline)
+{
+    PtTimelineView *self = PT_TIMELINE_VIEW(w);
+    (void)baseline;
+    self->vp.width = width;
+    self->vp.height = height;
+    if (!self->fitted && self->have_model && width > 0) {
+        pt_tl_fit(&self->model, &self->vp);
+        self->fitted = true;
+    }
+}
+
+static bool is_dark(GtkWidget *w)
+{
+    GtkSettings *s = gtk_widget_get_settings(w);
+    gboolean dark = FALSE;
+    g_object_get(s, "gtk-application-prefer-dark-theme", &dark, NULL);
+    return dark;
+}
+
+static void pt_timeline_view_snapshot(GtkWidget *w, GtkSnapshot *snap)
+{
+    PtTimelineView *self = PT_TIMELINE_VIEW(w);
+    int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
+    if (width <= 0 || height <= 0 || !self->have_model)
+        return;
+    self->vp.width = width;
+    self->vp.height = height;
+    self->vp.dark = is_dark(w);
+    cairo_t *cr = gtk_snapshot_append_cairo(snap, &GRAPHENE_RECT_INIT(0, 0, (float)width,
+                                                                      (float)height));
+    pt_tl_render(cr, &self->model, &self->vp, NULL);
+    cairo_destroy(cr);
+}
+
+void pt_timeline_view_fit(PtTimelineView *self)
+{
+    if (!self->have_model)
+        return;
+    pt_tl_fit(&self->model, &self->vp);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_timeline_view_zoom(PtTimelineView *self, double factor)
+{
+    double x = self->pointer_x >= PT_TL_LABEL_W ? self->pointer_x : -1;
+    pt_tl_zoom(&self->vp, factor, x);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_timeline_view_pan(PtTimelineView *self, double fraction)
+{
+    pt_tl_pan(&self->vp, fraction);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static gboolean on_scroll(GtkEventControllerScroll *c, double dx, double dy, gpointer data)
+{
+    PtTimelineView *self = data;
+    GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(c));
+    if (mods & GDK_CONTROL_MASK) {
+        pt_tl_zoom(&self->vp, pow(1.15, -dy), self->pointer_x);
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+        return TRUE;
+    }
+    if (dx != 0 || (mods & GDK_SHIFT_MASK)) {
+        pt_timeline_view_pan(self, 0.05 * (dx != 0 ? dx : dy));
+        return TRUE;
+    }
+    return FALSE; /* plain wheel scrolls the lanes (the parent scrolled window) */
+}
+
+static void on_motion(GtkEventControllerMotion *c, double x, double y, gpointer data)
+{
+    PtTimelineView *self = data;
+    (void)c;
+    self->pointer_x = x;
+    if (!self->have_model)
+        return;
+    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
+    if (hit != self->vp.hover_span) {
+        self->vp.hover_span = hit;
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+    }
+}
+
+static void on_leave(GtkEventControllerMotion *c, gpointer data)
+{
+    PtTimelineView *self = data;
+    (void)c;
+    if (self->vp.hover_span != -1) {
+        self->vp.hover_span = -1;
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+    }
+}
+
+static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
+                       GdkModifierType state, gpointer data)
+{
+    PtTimelineView *self = data;
+    (void)c, (void)keycode;
+    if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
+        return FALSE;
+    switch (keyval) {
+    case GDK_KEY_w: case GDK_KEY_W: pt_timeline_view_zoom(self, 1.25); return TRUE;
+    case GDK_KEY_s: case GDK_KEY_S: pt_timeline_view_zoom(self, 1 / 1.25); return TRUE;
+    case GDK_KEY_a: case GDK_KEY_A: pt_timeline_view_pan(self, -0.1); return TRUE;
+    case GDK_KEY_d: case GDK_KEY_D: pt_timeline_view_pan(self, 0.1); return TRUE;
+    case GDK_KEY_f: case GDK_KEY_F: pt_timeline_view_fit(self); return TRUE;
+    default: return FALSE;
+    }
+}
+
+static void on_click(GtkGestureClick *g, int n, double x, double y, gpointer data)
+{
+    PtTimelineView *self = data;
+    (void)g, (void)n;
+    gtk_widget_grab_focus(GTK_WIDGET(self));
+    if (!self->have_model)
+        return;
+    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
+    if (hit >= 0)
+        g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
+}
+
+static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkTooltip *tip,
+                                 gpointer data)
+{
+    PtTimelineView *self = PT_TIMELINE_VIEW(w);
+    (void)kb, (void)data;
+    if (!self->have_model)
+        return FALSE;
+    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
+    if (hit < 0)
+        return FALSE;
+    const pt_span *s = &self->model.spans[hit];
+    const char *id = self->model.stask_labels && s->stask >= 0 && s->stask < self->model.n_stasks
+                         ? self->model.stask_labels[s->stask] : "?";
+    char *text = g_strdup_printf("<b>%s</b>  (lane %s)\niteration %" G_GINT64_FORMAT
+                                 "\nstart %.1f ns\nend %.1f ns\nduration %.1f ns",
+                                 id, self->model.lane_names[s->lane], (gint64)s->iter,
+                                 s->start_ns, s->end_ns, s->end_ns - s->start_ns);
+    gtk_tooltip_set_markup(tip, text);
+    g_free(text);
+    return TRUE;
+}
+
+static void pt_timeline_view_class_init(PtTimelineViewClass *klass)
+{
+    GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+    wc->measure = pt_timeline_view_measure;
+    wc->size_allocate = pt_timeline_view_size_allocate;
+    wc->snapshot = pt_timeline_view_snapshot;
+    signals[SIGNAL_STASK_SELECTED] = g_signal_new("stask-selected", G_TYPE_FROM_CLASS(klass),
+        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+    gtk_widget_class_set_accessible_role(wc, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void pt_timeline_view_init(PtTimelineView *self)
+{
+    GtkWidget *w = GTK_WIDGET(self);
+    self->vp.selected_stask = -1;
+    self->vp.hover_span = -1;
+    self->vp.t0_ns = 0;
+    self->vp.t1_ns = 1;
+    self->pointer_x = -1;
+    gtk_widget_set_focusable(w, TRUE);
+    gtk_widget_set_has_tooltip(w, TRUE);
+    g_signal_connect(w, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
+
+    GtkEventController *scroll = gtk_event_controller_scroll_new(
+        GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+    g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
+    gtk_widget_add_controller(w, scroll);
+    GtkEventController *motion = gtk_event_controller_motion_new();
+    g_signal_connect(motion, "motion", G_CALLBACK(on_motion), self);
+    g_signal_connect(motion, "leave", G_CALLBACK(on_leave), self);
+    gtk_widget_add_controller(w, motion);
+    GtkEventController *key = gtk_event_controller_key_new();
+    g_signal_connect(key, "key-pressed", G_CALLBACK(on_key), self);
+    gtk_widget_add_controller(w, key);
+    GtkGesture *click = gtk_gesture_click_new();
+    g_signal_connect(click, "pressed", G_CALLBACK(on_click), self);
+    gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(click));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
+        "Predicted timeline: one row per lane; the sTask table lists every bar", -1);
+}
+
+GtkWidget *pt_timeline_view_new(void)
+{
+    return g_object_new(PT_TYPE_TIMELINE_VIEW, NULL);
+}
+
+void pt_timeline_view_set_model(PtTimelineView *self, const pt_tl_model *m)
+{
+    self->have_model = m != NULL;
+    if (m)
+        self->model = *m;
+    self->vp.hover_span = -1;
+    self->vp.selected_stask = -1;
+    self->fitted = false;
+    if (m && self->vp.width > 0) {
+        pt_tl_fit(&self->model, &self->vp);
+        self->fitted = true;
+    }
+    gtk_widget_queue_resize(GTK_WIDGET(self));
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_timeline_view_set_selected(PtTimelineView *self, int stask)
+{
+    if (self->vp.selected_stask == stask)
+        return;
+    self->vp.selected_stask = stask;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}

@@ -1,0 +1,710 @@
+/* window.c — PtWindow (see window.h). */
+#include "window.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "embedded.h"
+#include "explorer_model.h"
+#include "timeline_view.h"
+
+static const char *const hw_names[] = {"H100", "H200", "MI300X", NULL};
+
+enum { COL_ID, COL_KIND, COL_SEU, COL_REGION, COL_TILE, COL_BYTES, COL_FLOPS, N_COLS };
+static const char *const col_titles[N_COLS] = {"sTask", "Kind", "sEU", "Region", "Tile",
+                                               "Bytes", "Flops"};
+
+struct _PtWindow {
+    GtkApplicationWindow parent_instance;
+    pt_explorer_model *model;
+    char hw_name[64];
+    const char **labels;       /* sTask ids, borrowed from model->sg */
+    pt_seu_kind *stask_seu;
+    char *error;               /* banner text, NULL when hidden */
+
+    GtkWidget *stack, *banner, *banner_label, *summary, *timeline, *hw_dropdown;
+    GtkWidget *search, *inspector, *column_view;
+    GtkStringList *rows;       /* one item per sTask: its index as text */
+    GtkCustomFilter *filter;
+    GtkSingleSelection *selection;
+    gboolean syncing;
+};
+
+G_DEFINE_FINAL_TYPE(PtWindow, pt_window, GTK_TYPE_APPLICATION_WINDOW)
+
+/* ---- banner ---------------------------------------------------------------------------- */
+
+static void show_error(PtWindow *self, const char *msg)
+{
+    g_free(self->error);
+    self->error = msg ? g_strdup(msg) : NULL;
+    if (msg)
+        gtk_label_set_text(GTK_LABEL(self->banner_label), msg);
+    gtk_widget_set_visible(self->banner, msg != NULL);
+}
+
+static void on_banner_close(GtkButton *b, gpointer data)
+{
+    (void)b;
+    show_error(PT_WINDOW(data), NULL);
+}
+
+const char *pt_window_get_error(PtWindow *self)
+{
+    return self->error;
+}
+
+/* ---- sTask table ----------------------------------------------------------------------- */
+
+static int item_stask(gpointer item)
+{
+    if (!item)
+        return -1;
+    return atoi(gtk_string_object_get_string(GTK_STRING_OBJECT(item)));
+}
+
+static char *cell_text(PtWindow *self, int i, int col)
+{
+    const pt_explorer_model *m = self->model;
+    if (!m->have_sg || i < 0 || i >= m->sg.n)
+        return g_strdup("");
+    const pt_stask *t = &m->sg.tasks[i];
+    switch (col) {
+    case COL_ID: return g_strdup(t->id);
+    case COL_KIND: return g_strdup(pt_stask_kind_name(t->kind));
+    case COL_SEU: return g_strdup(pt_seu_name(t->seu));
+    case COL_REGION: return g_strdup(pt_region_name(t->region));
+    case COL_TILE: {
+        GString *s = g_string_new(NULL);
+        for (int r = 0; r < t->rank; r++)
+            g_string_append_printf(s, "%s%" G_GINT64_FORMAT, r ? "×" : "", (gint64)t->tile[r]);
+        return g_string_free(s, FALSE);
+    }
+    case COL_BYTES: return g_strdup_printf("%" G_GINT64_FORMAT, (gint64)t->bytes);
+    case COL_FLOPS: return g_strdup_printf("%" G_GINT64_FORMAT, (gint64)t->flops);
+    default: return g_strdup("");
+    }
+}
+
+static void cell_setup(GtkSignalListItemFactory *f, GtkListItem *li, gpointer data)
+{
+    (void)f;
+    GtkWidget *label = gtk_label_new(NULL);
+    int col = GPOINTER_TO_INT(data);
+    gtk_label_set_xalign(GTK_LABEL(label), col >= COL_BYTES ? 1.0f : 0.0f);
+    if (col == COL_ID)
+        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
+    gtk_list_item_set_child(li, label);
+}
+
+static void cell_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer data)
+{
+    PtWindow *self = g_object_get_data(G_OBJECT(f), "pt-window");
+    char *text = cell_text(self, item_stask(gtk_list_item_get_item(li)), GPOINTER_TO_INT(data));
+    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(li)), text);
+    g_free(text);
+}
+
+static gboolean filter_match(gpointer item, gpointer data)
+{
+    PtWindow *self = data;
+    const char *q = gtk_editable_get_text(GTK_EDITABLE(self->search));
+    if (!q || !*q)
+        return TRUE;
+    int i = item_stask(item);
+    if (!self->model->have_sg || i < 0 || i >= self->model->sg.n)
+        return FALSE;
+    const pt_stask *t = &self->model->sg.tasks[i];
+    char *needle = g_utf8_casefold(q, -1);
+    char *hay = g_strdup_printf("%s %s %s %s %s", t->id, pt_stask_kind_name(t->kind),
+                                pt_seu_name(t->seu), pt_region_name(t->region), t->expr);
+    char *fold = g_utf8_casefold(hay, -1);
+    gboolean ok = strstr(fold, needle) != NULL;
+    g_free(needle);
+    g_free(hay);
+    g_free(fold);
+    return ok;
+}
+
+static void on_search_changed(GtkSearchEntry *e, gpointer data)
+{
+    PtWindow *self = data;
+    (void)e;
+    gtk_filter_changed(GTK_FILTER(self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+/* ---- inspector --------------------------------------------------------------------------- */
+
+static void update_inspector(PtWindow *self, int i)
+{
+    const pt_explorer_model *m = self->model;
+    if (!m->have_sg || i < 0 || i >= m->sg.n) {
+        gtk_label_set_text(GTK_LABEL(self->inspector),
+                           "Select an sTask in the table or click a bar in the timeline.");
+        return;
+    }
+    const pt_stask *t = &m->sg.tasks[i];
+    GString *s = g_string_new(NULL);
+    char *tile = cell_text(self, i, COL_TILE);
+    g_string_append_printf(s, "%s\n\nkind %s on %s, %s\ntile %s\nbytes %" G_GINT64_FORMAT
+                           ", flops %" G_GINT64_FORMAT "\nexpr %s\n",
+                           t->id, pt_stask_kind_name(t->kind), pt_seu_name(t->seu),
+                           pt_region_name(t->region), tile, (gint64)t->bytes,
+                           (gint64)t->flops, t->expr);
+    g_free(tile);
+    g_string_append(s, "deps:");
+    if (t->n_deps == 0)
+        g_string_append(s, " none");
+    for (int d = 0; d < t->n_deps; d++) {
+        int from = t->deps[d].from;
+        g_string_append_printf(s, " %s", from >= 0 && from < m->sg.n ? m->sg.tasks[from].id : "?");
+        if (t->deps[d].distance)
+            g_string_append_printf(s, " (-%d)", t->deps[d].distance);
+    }
+    g_string_append(s, "\nwaits:");
+    int nw = 0;
+    if (m->have_prog)
+        for (int w = 0; w < m->prog.n_waits; w++) {
+            const pt_wait_entry *we = &m->prog.waits[w];
+            if (we->stask != i || we->on < 0 || we->on >= m->sg.n)
+                continue;
+            g_string_append_printf(s, " %s", m->sg.tasks[we->on].id);
+            if (we->distance)
+                g_string_append_printf(s, " (-%d)", we->distance);
+            nw++;
+        }
+    if (!nw)
+        g_string_append(s, " none");
+    int lane, pos;
+    if (m->have_prog && pt_sprogram_placement(&m->prog, i, &lane, &pos))
+        g_string_append_printf(s, "\nplaced on %s, position %d", m->prog.lanes[lane].name, pos);
+    int64_t n = 0;
+    double mean = pt_explorer_model_mean_ns(m, i, &n);
+    if (n)
+        g_string_append_printf(s, "\npredicted: %" G_GINT64_FORMAT " instances, mean %.1f ns",
+                               (gint64)n, mean);
+    else
+        g_string_append(s, "\npredicted: no instances");
+    gtk_label_set_text(GTK_LABEL(self->inspector), s->str);
+    g_string_free(s, TRUE);
+}
+
+void pt_window_select_stask(PtWindow *self, int stask)
+{
+    if (self->syncing)
+        return;
+    self->syncing = TRUE;
+    pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), stask);
+    update_inspector(self, stask);
+    GListModel *lm = G_LIST_MODEL(self->selection);
+    guint found = GTK_INVALID_LIST_POSITION;
+    for (int pass = 0; stask >= 0 && pass < 2 && found == GTK_INVALID_LIST_POSITION; pass++) {
+        if (pass == 1) /* filtered out: clear the search so it can be shown */
+            gtk_editable_set_text(GTK_EDITABLE(self->search), "");
+        guint n = g_list_model_get_n_items(lm);
+        for (guint p = 0; p < n; p++) {
+            gpointer item = g_list_model_get_item(lm, p);
+            int s = item_stask(item);
+            g_object_unref(item);
+            if (s == stask) {
+                found = p;
+                break;
+            }
+        }
+    }
+    gtk_single_selection_set_selected(self->selection, found);
+    self->syncing = FALSE;
+}
+
+gboolean pt_window_select_stask_id(PtWindow *self, const char *id)
+{
+    int i = self->model->have_sg ? pt_stask_find(&self->model->sg, id) : -1;
+    if (i < 0) {
+        char *msg = g_strdup_printf("no sTask '%s' in %s", id,
+                                    self->model->have_sg ? self->model->title : "(nothing loaded)");
+        show_error(self, msg);
+        g_free(msg);
+        return FALSE;
+    }
+    pt_window_select_stask(self, i);
+    return TRUE;
+}
+
+char *pt_window_dup_inspector_text(PtWindow *self)
+{
+    return g_strdup(gtk_label_get_text(GTK_LABEL(self->inspector)));
+}
+
+static void on_selection_changed(GObject *o, GParamSpec *ps, gpointer data)
+{
+    PtWindow *self = data;
+    (void)ps;
+    if (self->syncing)
+        return;
+    int i = item_stask(gtk_single_selection_get_selected_item(GTK_SINGLE_SELECTION(o)));
+    self->syncing = TRUE;
+    pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), i);
+    update_inspector(self, i);
+    self->syncing = FALSE;
+}
+
+static void on_timeline_selected(PtTimelineView *v, int stask, gpointer data)
+{
+    (void)v;
+    pt_window_select_stask(PT_WINDOW(data), stask);
+}
+
+/* ---- loading ----------------------------------------------------------------------------- */
+
+char *pt_window_dup_summary(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    if (!m->have_tl)
+        return NULL;
+    return g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %" G_GINT64_FORMAT
+                           " iterations; kernel %.2f µs (%.0f TFLOP/s, %" G_GINT64_FORMAT
+                           " tiles, %" G_GINT64_FORMAT " waves)",
+                           m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
+                           m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
+                           m->tl.kernel_time_ns / 1000.0, m->tl.tflops, (gint64)m->tl.tiles,
+                           (gint64)m->tl.waves);
+}
+
+static void show_model(PtWindow *self)
+{
+    pt_explorer_model *m = self->model;
+    g_free(self->labels);
+    g_free(self->stask_seu);
+    self->labels = g_new0(const char *, m->sg.n > 0 ? m->sg.n : 1);
+    self->stask_seu = g_new0(pt_seu_kind, m->sg.n > 0 ? m->sg.n : 1);
+    for (int i = 0; i < m->sg.n; i++) {
+        self->labels[i] = m->sg.tasks[i].id;
+        self->stask_seu[i] = m->sg.tasks[i].seu;
+    }
+    pt_tl_model tm = {0};
+    tm.n_lanes = m->prog.n_lanes;
+    for (int l = 0; l < m->prog.n_lanes && l < PT_MAX_LANES; l++) {
+        tm.lane_names[l] = m->prog.lanes[l].name;
+        tm.lane_seu[l] = m->prog.lanes[l].seu;
+    }
+    tm.n_spans = m->tl.n_spans;
+    tm.spans = m->tl.spans;
+    tm.n_stasks = m->sg.n;
+    tm.stask_labels = self->labels;
+    tm.stask_seu = self->stask_seu;
+    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+
+    char *sum = pt_window_dup_summary(self);
+    if (m->warning[0]) {
+        char *w = g_strdup_printf("%s\nValidation: %s", sum, m->warning);
+        g_free(sum);
+        sum = w;
+    }
+    gtk_label_set_text(GTK_LABEL(self->summary), sum);
+    g_free(sum);
+
+    self->syncing = TRUE;
+    guint old = g_list_model_get_n_items(G_LIST_MODEL(self->rows));
+    char **ids = g_new0(char *, m->sg.n + 1);
+    for (int i = 0; i < m->sg.n; i++)
+        ids[i] = g_strdup_printf("%d", i);
+    gtk_string_list_splice(self->rows, 0, old, (const char *const *)ids);
+    g_strfreev(ids);
+    gtk_single_selection_set_selected(self->selection, GTK_INVALID_LIST_POSITION);
+    self->syncing = FALSE;
+    update_inspector(self, -1);
+
+    char *title = g_strdup_printf("%s — PipeThreader", m->title);
+    gtk_window_set_title(GTK_WINDOW(self), title);
+    g_free(title);
+    gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "main");
+    gtk_widget_grab_focus(self->timeline);
+}
+
+gboolean pt_window_open(PtWindow *self, const char *source)
+{
+    pt_explorer_model *next = pt_explorer_model_new();
+    pt_error err = {{0}};
+    if (!next) {
+        show_error(self, "out of memory");
+        return FALSE;
+    }
+    if (!pt_explorer_model_load(next, source, self->hw_name, &err)) {
+        show_error(self, err.msg[0] ? err.msg : "could not load the file");
+        pt_explorer_model_free(next);
+        return FALSE;
+    }
+    /* The view and table borrow from the model: detach them before freeing the old one. */
+    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
+    pt_explorer_model *old = self->model;
+    self->model = next;
+    pt_explorer_model_free(old);
+    show_error(self, NULL);
+    show_model(self);
+    return TRUE;
+}
+
+/* ---- header bar actions -------------------------------------------------------------- */
+
+static void on_chooser_response(GtkNativeDialog *d, int response, gpointer data)
+{
+    PtWindow *self = data;
+    if (response == GTK_RESPONSE_ACCEPT) {
+        GFile *f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
+        char *path = f ? g_file_get_path(f) : NULL;
+        if (path)
+            pt_window_open(self, path);
+        else
+            show_error(self, "the chosen file has no local path");
+        g_free(path);
+        if (f)
+            g_object_unref(f);
+    }
+    gtk_native_dialog_destroy(d);
+    g_object_unref(d);
+}
+
+static void action_open(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a, (void)p;
+    GtkFileChooserNative *fc = gtk_file_chooser_native_new(
+        "Open Operator Graph", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+    GtkFileFilter *json = gtk_file_filter_new();
+    gtk_file_filter_set_name(json, "Operator graphs (*.json)");
+    gtk_file_filter_add_pattern(json, "*.json");
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(fc), json);
+    g_object_unref(json);
+    GtkFileFilter *all = gtk_file_filter_new();
+    gtk_file_filter_set_name(all, "All files");
+    gtk_file_filter_add_pattern(all, "*");
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(fc), all);
+    g_object_unref(all);
+    g_signal_connect(fc, "response", G_CALLBACK(on_chooser_response), self);
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
+}
+
+static void action_fit(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a, (void)p;
+    pt_timeline_view_fit(PT_TIMELINE_VIEW(PT_WINDOW(data)->timeline));
+}
+
+static void action_examples(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a, (void)p;
+    gtk_stack_set_visible_child_name(GTK_STACK(PT_WINDOW(data)->stack), "start");
+}
+
+static void on_hw_changed(GObject *o, GParamSpec *ps, gpointer data)
+{
+    PtWindow *self = data;
+    (void)ps;
+    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(o));
+    if (i >= G_N_ELEMENTS(hw_names) - 1 || g_str_equal(self->hw_name, hw_names[i]))
+        return;
+    g_strlcpy(self->hw_name, hw_names[i], sizeof self->hw_name);
+    if (self->model->have_tl) {
+        char *src = g_strdup(self->model->source);
+        pt_window_open(self, src);
+        g_free(src);
+    }
+}
+
+static void on_example_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
+{
+    (void)box;
+    const char *name = g_object_get_data(G_OBJECT(row), "pt-example");
+    if (name)
+        pt_window_open(PT_WINDOW(data), name);
+}
+
+/* ---- construction ---------------------------------------------------------------------- */
+
+static const char help_overlay_ui[] =
+    "<interface><object class='GtkShortcutsWindow' id='help_overlay'><property name='modal'>1"
+    "</property><child><object class='GtkShortcutsSection'><property name='section-name'>main"
+    "</property><child><object class='GtkShortcutsGroup'><property name='title'>General</property>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Open a graph</property>"
+    "<property name='accelerator'>&lt;Control&gt;o</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Keyboard shortcuts"
+    "</property><property name='accelerator'>&lt;Control&gt;question</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Quit</property>"
+    "<property name='accelerator'>&lt;Control&gt;q</property></object></child>"
+    "</object></child><child><object class='GtkShortcutsGroup'><property name='title'>Timeline"
+    "</property>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Zoom in / out (Ctrl+wheel: about the pointer)</property>"
+    "<property name='accelerator'>w s</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Pan left / right"
+    "</property><property name='accelerator'>a d</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Fit to window</property>"
+    "<property name='accelerator'>f</property></object></child>"
+    "</object></child></object></child></object></interface>";
+
+static GtkWidget *build_start_page(PtWindow *self)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+    gtk_widget_set_halign(box, GTK_ALIGN_CENTER);
+    gtk_widget_set_valign(box, GTK_ALIGN_CENTER);
+    gtk_widget_set_margin_top(box, 24);
+    gtk_widget_set_margin_bottom(box, 24);
+    GtkWidget *title = gtk_label_new("Open an operator graph");
+    gtk_widget_add_css_class(title, "title-1");
+    gtk_box_append(GTK_BOX(box), title);
+    GtkWidget *sub = gtk_label_new("Use Open (Ctrl+O) for a graph JSON file, or start from a "
+                                   "shipped example:");
+    gtk_widget_add_css_class(sub, "dim-label");
+    gtk_box_append(GTK_BOX(box), sub);
+    GtkWidget *list = gtk_list_box_new();
+    gtk_widget_add_css_class(list, "boxed-list");
+    gtk_list_box_set_selection_mode(GTK_LIST_BOX(list), GTK_SELECTION_NONE);
+    for (const pt_embedded_file *e = pt_embedded_examples; e->name; e++) {
+        GtkWidget *row = gtk_list_box_row_new();
+        GtkWidget *label = gtk_label_new(e->name);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        gtk_widget_set_margin_start(label, 12);
+        gtk_widget_set_margin_end(label, 12);
+        gtk_widget_set_margin_top(label, 8);
+        gtk_widget_set_margin_bottom(label, 8);
+        gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+        g_object_set_data(G_OBJECT(row), "pt-example", (gpointer)e->name);
+        gtk_list_box_append(GTK_LIST_BOX(list), row);
+    }
+    g_signal_connect(list, "row-activated", G_CALLBACK(on_example_activated), self);
+    GtkWidget *frame = gtk_frame_new(NULL);
+    gtk_frame_set_child(GTK_FRAME(frame), list);
+    gtk_widget_set_size_request(frame, 360, -1);
+    gtk_box_append(GTK_BOX(box), frame);
+    GtkWidget *scroll = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
+    return scroll;
+}
+
+static GtkWidget *build_side_panel(PtWindow *self)
+{
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    gtk_widget_set_margin_start(box, 6);
+    gtk_widget_set_margin_end(box, 6);
+    gtk_widget_set_margin_top(box, 6);
+    gtk_widget_set_margin_bottom(box, 6);
+    self->search = gtk_search_entry_new();
+    /* The property exists in 4.8; the setter only from 4.10. */
+    g_object_set(self->search, "placeholder-text", "Search sTasks (id, kind, sEU, expr)", NULL);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(self->search), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Search sTasks", -1);
+    g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
+    gtk_box_append(GTK_BOX(box), self->search);
+
+    self->rows = gtk_string_list_new(NULL);
+    self->filter = gtk_custom_filter_new(filter_match, self, NULL);
+    GtkFilterListModel *fm = gtk_filter_list_model_new(G_LIST_MODEL(self->rows),
+                                                       GTK_FILTER(self->filter));
+    self->selection = gtk_single_selection_new(G_LIST_MODEL(fm));
+    gtk_single_selection_set_autoselect(self->selection, FALSE);
+    gtk_single_selection_set_can_unselect(self->selection, TRUE);
+    g_signal_connect(self->selection, "notify::selected", G_CALLBACK(on_selection_changed), self);
+    self->column_view = gtk_column_view_new(GTK_SELECTION_MODEL(self->selection));
+    gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->column_view), TRUE);
+    for (int c = 0; c < N_COLS; c++) {
+        GtkListItemFactory *f = gtk_signal_list_item_factory_new();
+        g_object_set_data(G_OBJECT(f), "pt-window", self);
+        g_signal_connect(f, "setup", G_CALLBACK(cell_setup), GINT_TO_POINTER(c));
+        g_signal_connect(f, "bind", G_CALLBACK(cell_bind), GINT_TO_POINTER(c));
+        GtkColumnViewColumn *col = gtk_column_view_column_new(col_titles[c], f);
+        gtk_column_view_column_set_resizable(col, TRUE);
+        if (c == COL_ID) {
+            gtk_column_view_column_set_expand(col, TRUE);
+            gtk_column_view_column_set_fixed_width(col, 130);
+        }
+        gtk_column_view_append_column(GTK_COLUMN_VIEW(self->column_view), col);
+        g_object_unref(col);
+    }
+    GtkWidget *scroll = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->column_view);
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_AUTOMATIC,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_widget_set_vexpand(scroll, TRUE);
+    GtkWidget *frame = gtk_frame_new(NULL);
+    gtk_frame_set_child(GTK_FRAME(frame), scroll);
+    gtk_widget_set_vexpand(frame, TRUE);
+    gtk_box_append(GTK_BOX(box), frame);
+
+    GtkWidget *heading = gtk_label_new("Inspector");
+    gtk_widget_add_css_class(heading, "heading");
+    gtk_label_set_xalign(GTK_LABEL(heading), 0);
+    gtk_box_append(GTK_BOX(box), heading);
+    self->inspector = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(self->inspector), 0);
+    gtk_label_set_yalign(GTK_LABEL(self->inspector), 0);
+    gtk_label_set_wrap(GTK_LABEL(self->inspector), TRUE);
+    gtk_label_set_wrap_mode(GTK_LABEL(self->inspector), PANGO_WRAP_WORD_CHAR);
+    gtk_label_set_selectable(GTK_LABEL(self->inspector), TRUE);
+    GtkWidget *iscroll = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(iscroll), GTK_POLICY_NEVER,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(iscroll), self->inspector);
+    gtk_widget_set_size_request(iscroll, -1, 220);
+    gtk_box_append(GTK_BOX(box), iscroll);
+    gtk_widget_set_size_request(box, 470, -1);
+    return box;
+}
+
+static GtkWidget *build_main_page(PtWindow *self)
+{
+    GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    self->summary = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(self->summary), 0);
+    gtk_label_set_wrap(GTK_LABEL(self->summary), TRUE);
+    gtk_widget_set_margin_start(self->summary, 8);
+    gtk_widget_set_margin_top(self->summary, 6);
+    gtk_box_append(GTK_BOX(left), self->summary);
+    GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
+                                    "select · colours: blue TMA, green tensor core, orange CUDA "
+                                    "core, grey merged");
+    gtk_widget_add_css_class(hint, "dim-label");
+    gtk_label_set_xalign(GTK_LABEL(hint), 0);
+    gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
+    gtk_widget_set_margin_start(hint, 8);
+    gtk_box_append(GTK_BOX(left), hint);
+    self->timeline = pt_timeline_view_new();
+    g_signal_connect(self->timeline, "stask-selected", G_CALLBACK(on_timeline_selected), self);
+    GtkWidget *scroll = gtk_scrolled_window_new();
+    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
+                                   GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->timeline);
+    gtk_widget_set_vexpand(scroll, TRUE);
+    gtk_widget_set_hexpand(scroll, TRUE);
+    gtk_box_append(GTK_BOX(left), scroll);
+
+    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    gtk_paned_set_start_child(GTK_PANED(paned), left);
+    gtk_paned_set_end_child(GTK_PANED(paned), build_side_panel(self));
+    gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
+    gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
+    return paned;
+}
+
+static void pt_window_dispose(GObject *o)
+{
+    PtWindow *self = PT_WINDOW(o);
+    if (self->timeline)
+        pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
+    G_OBJECT_CLASS(pt_window_parent_class)->dispose(o);
+}
+
+static void pt_window_finalize(GObject *o)
+{
+    PtWindow *self = PT_WINDOW(o);
+    pt_explorer_model_free(self->model);
+    g_free(self->labels);
+    g_free(self->stask_seu);
+    g_free(self->error);
+    G_OBJECT_CLASS(pt_window_parent_class)->finalize(o);
+}
+
+static void pt_window_class_init(PtWindowClass *klass)
+{
+    G_OBJECT_CLASS(klass)->dispose = pt_window_dispose;
+    G_OBJECT_CLASS(klass)->finalize = pt_window_finalize;
+}
+
+static const GActionEntry win_actions[] = {
+    {"open", action_open, NULL, NULL, NULL, {0}},
+    {"fit", action_fit, NULL, NULL, NULL, {0}},
+    {"examples", action_examples, NULL, NULL, NULL, {0}},
+};
+
+static void pt_window_init(PtWindow *self)
+{
+    self->model = pt_explorer_model_new();
+    if (!self->model)
+        g_error("out of memory");
+    g_strlcpy(self->hw_name, "H200", sizeof self->hw_name);
+    g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
+                                    self);
+    gtk_window_set_title(GTK_WINDOW(self), "PipeThreader");
+    gtk_window_set_default_size(GTK_WINDOW(self), 1400, 860);
+
+    GtkWidget *header = gtk_header_bar_new();
+    GtkWidget *open = gtk_button_new_with_mnemonic("_Open");
+    gtk_widget_set_tooltip_text(open, "Open an operator graph (Ctrl+O)");
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(open), "win.open");
+    gtk_header_bar_pack_start(GTK_HEADER_BAR(header), open);
+    self->hw_dropdown = gtk_drop_down_new_from_strings(hw_names);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), 1);
+    gtk_widget_set_tooltip_text(self->hw_dropdown, "Hardware model");
+    gtk_accessible_update_property(GTK_ACCESSIBLE(self->hw_dropdown),
+                                   GTK_ACCESSIBLE_PROPERTY_LABEL, "Hardware model", -1);
+    g_signal_connect(self->hw_dropdown, "notify::selected", G_CALLBACK(on_hw_changed), self);
+    gtk_header_bar_pack_start(GTK_HEADER_BAR(header), self->hw_dropdown);
+
+    GMenu *menu = g_menu_new();
+    GMenu *sec1 = g_menu_new();
+    g_menu_append(sec1, "_Examples", "win.examples");
+    g_menu_append(sec1, "_Fit Timeline", "win.fit");
+    g_menu_append_section(menu, NULL, G_MENU_MODEL(sec1));
+    GMenu *sec2 = g_menu_new();
+    g_menu_append(sec2, "_Keyboard Shortcuts", "win.show-help-overlay");
+    g_menu_append(sec2, "_About PipeThreader", "app.about");
+    g_menu_append(sec2, "_Quit", "app.quit");
+    g_menu_append_section(menu, NULL, G_MENU_MODEL(sec2));
+    GtkWidget *menu_button = gtk_menu_button_new();
+    gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(menu_button), "open-menu-symbolic");
+    gtk_menu_button_set_menu_model(GTK_MENU_BUTTON(menu_button), G_MENU_MODEL(menu));
+    gtk_widget_set_tooltip_text(menu_button, "Main menu");
+    gtk_accessible_update_property(GTK_ACCESSIBLE(menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Main menu", -1);
+    gtk_header_bar_pack_end(GTK_HEADER_BAR(header), menu_button);
+    g_object_unref(sec1);
+    g_object_unref(sec2);
+    g_object_unref(menu);
+    gtk_window_set_titlebar(GTK_WINDOW(self), header);
+
+    GtkBuilder *b = gtk_builder_new_from_string(help_overlay_ui, -1);
+    GtkShortcutsWindow *overlay = GTK_SHORTCUTS_WINDOW(gtk_builder_get_object(b, "help_overlay"));
+    gtk_application_window_set_help_overlay(GTK_APPLICATION_WINDOW(self), overlay);
+    g_object_unref(b);
+
+    GtkWidget *vbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    self->banner = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);
+    gtk_widget_add_css_class(self->banner, "pt-error-banner");
+    GtkWidget *icon = gtk_image_new_from_icon_name("dialog-error-symbolic");
+    gtk_box_append(GTK_BOX(self->banner), icon);
+    self->banner_label = gtk_label_new(NULL);
+    gtk_label_set_xalign(GTK_LABEL(self->banner_label), 0);
+    gtk_label_set_wrap(GTK_LABEL(self->banner_label), TRUE);
+    gtk_label_set_wrap_mode(GTK_LABEL(self->banner_label), PANGO_WRAP_WORD_CHAR);
+    gtk_widget_set_hexpand(self->banner_label, TRUE);
+    gtk_box_append(GTK_BOX(self->banner), self->banner_label);
+    GtkWidget *close = gtk_button_new_from_icon_name("window-close-symbolic");
+    gtk_widget_add_css_class(close, "flat");
+    gtk_widget_set_tooltip_text(close, "Dismiss");
+    g_signal_connect(close, "clicked", G_CALLBACK(on_banner_close), self);
+    gtk_box_append(GTK_BOX(self->banner), close);
+    gtk_widget_set_visible(self->banner, FALSE);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(self->banner), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Error", -1);
+    gtk_box_append(GTK_BOX(vbox), self->banner);
+
+    self->stack = gtk_stack_new();
+    gtk_stack_add_named(GTK_STACK(self->stack), build_start_page(self), "start");
+    gtk_stack_add_named(GTK_STACK(self->stack), build_main_page(self), "main");
+    gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "start");
+    gtk_widget_set_vexpand(self->stack, TRUE);
+    gtk_box_append(GTK_BOX(vbox), self->stack);
+    gtk_window_set_child(GTK_WINDOW(self), vbox);
+    update_inspector(self, -1);
+}
+
+PtWindow *pt_window_new(GtkApplication *app, const char *hw_name)
+{
+    PtWindow *self = g_object_new(PT_TYPE_WINDOW, "application", app, NULL);
+    if (hw_name) {
+        for (guint i = 0; hw_names[i]; i++)
+            if (g_str_equal(hw_names[i], hw_name))
+                gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), i);
+        g_strlcpy(self->hw_name, hw_name, sizeof self->hw_name);
+    }
+    return self;
+}
