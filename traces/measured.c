@@ -269,7 +269,7 @@ bool pt_measured_parse(pt_measured *m, const char *name, const void *buf, size_t
                 rv[k++] = x;
             }
         }
-        if (ok)
+        if (ok && k > 0) /* qsort must not get a NULL array, even with no elements */
             qsort(rv, k, sizeof *rv, cmp_rec);
         int n_pend = 0;
         for (size_t i = 0; ok && i < k; i++) {
@@ -302,7 +302,8 @@ bool pt_measured_parse(pt_measured *m, const char *name, const void *buf, size_t
         free(rv);
         if (!ok)
             break;
-        qsort(sv.v, (size_t)sv.n, sizeof *sv.v, cmp_span);
+        if (sv.n > 0)
+            qsort(sv.v, (size_t)sv.n, sizeof *sv.v, cmp_span);
         ct->spans = malloc(((size_t)sv.n + 1) * sizeof *ct->spans);
         if (!ct->spans) {
             ok = pt_fail(err, "%s: out of memory", name);
@@ -335,7 +336,13 @@ bool pt_measured_parse(pt_measured *m, const char *name, const void *buf, size_t
                 t1 = m->ctas[c].spans[i].end_ns;
         }
     if (t0 == HUGE_VAL)
-        t0 = 0;
+        t0 = t1 = 0;
+    if (!(t0 > -1e15 && t1 < 1e15)) {
+        pt_measured_free(m);
+        return pt_fail(err, "%s: the records' times span beyond 1e15 ns of the first CTA start "
+                            "(role headers' globaltimer/clock64 stamps are inconsistent); expected "
+                            "the records of one kernel launch", name);
+    }
     double whole = floor(t0);
     for (int c = 0; c < m->n_ctas; c++)
         for (int64_t i = 0; i < m->ctas[c].n_spans; i++) {

@@ -1027,9 +1027,9 @@ static bool h_u64(const cJSON *o, const char *key, const char *text, size_t len,
     *have = false;
     if (!v || cJSON_IsNull(v))
         return true;
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0)
-        return pt_fail(err, "%s: %s.%s: is %s; expected a timestamp in ns or null", name, path,
-                       key, pt_json_type(v));
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble < 1.8e19))
+        return pt_fail(err, "%s: %s.%s: is %s; expected a timestamp in ns (0 to 1.8e19) or null",
+                       name, path, key, cJSON_IsNumber(v) ? "out of range" : pt_json_type(v));
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\"", key);
     size_t pl = strlen(pat);
@@ -1041,7 +1041,7 @@ static bool h_u64(const cJSON *o, const char *key, const char *text, size_t len,
             j++;
         uint64_t x = 0;
         size_t d = 0;
-        while (j < len && text[j] >= '0' && text[j] <= '9' && d < 20) {
+        while (j < len && text[j] >= '0' && text[j] <= '9' && d < 19) { /* 19 digits fit */
             x = x * 10 + (uint64_t)(text[j] - '0');
             j++;
             d++;
