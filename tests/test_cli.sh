@@ -24,7 +24,7 @@ one_line_err() {
 }
 
 expect 0 "top-level --help" "$cli" --help
-for v in partition program simulate validate hw examples; do
+for v in partition program simulate validate schedule codegen profile calibrate hw examples; do
     expect 0 "$v --help" "$cli" "$v" --help
 done
 expect 2 "no verb" "$cli"
@@ -87,6 +87,15 @@ stderr_has "shared memory" "smem overflow named"
 
 # The graph named by the program must match.
 expect 1 "program for another graph" "$cli" validate flash_attention --program "$tmp/g.json"
+
+# The automatic scheduler: its best sProgram validates and simulates; usage errors exit 2.
+expect 0 "schedule flash_attention" "$cli" schedule flash_attention -q --top 3 -o "$tmp/fa.sched.json"
+expect 0 "scheduled program validates" "$cli" validate flash_attention --program "$tmp/fa.sched.json"
+expect 0 "schedule gemm --target sm90a" "$cli" schedule gemm_f16 -q --target sm90a -o "$tmp/g.sched.json"
+expect 0 "scheduled gemm generates" "$cli" codegen gemm_f16 --program "$tmp/g.sched.json" --target sm90a -o "$tmp/g.bundle"
+expect 2 "schedule --top 0" "$cli" schedule gemm_f16 --top 0
+expect 2 "schedule --target bogus" "$cli" schedule gemm_f16 --target bogus
+expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1
 
 # Output cannot be written: exit 1, nothing crashes.
 expect 1 "unwritable output" "$cli" program gemm_f16 -o /nonexistent-dir/p.json
