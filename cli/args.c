@@ -190,6 +190,28 @@ bool cli_load_program(const cli_opts *o, cli_inputs *in)
     return true;
 }
 
+void cli_program_name(const cli_opts *o, const cli_inputs *in, char *out, size_t cap)
+{
+    if (o->program)
+        snprintf(out, cap, "%s", o->program);
+    else
+        snprintf(out, cap, "%s (default sProgram)", in->graph.file);
+}
+
+bool cli_check_valid(const cli_opts *o, const cli_inputs *in)
+{
+    pt_validation v;
+    pt_error err = {{0}};
+    if (pt_validate(&in->prog, &in->sg, &in->hw, &v, &err))
+        return true;
+    char what[300];
+    cli_program_name(o, in, what, sizeof what);
+    fprintf(stderr, "%s: the sProgram is not valid: %s\n", what, err.msg);
+    for (int i = 1; i < v.n_problems; i++)
+        fprintf(stderr, "%s: also: %s\n", what, v.problems[i]);
+    return false;
+}
+
 void cli_inputs_free(cli_inputs *in)
 {
     if (in->have_prog)

@@ -54,6 +54,11 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in);
  * the default sProgram. */
 bool cli_load_program(const cli_opts *o, cli_inputs *in);
 void cli_inputs_free(cli_inputs *in);
+/* "PROG" or "GRAPH (default sProgram)": what messages about the schedule name. */
+void cli_program_name(const cli_opts *o, const cli_inputs *in, char *out, size_t cap);
+/* Validate the loaded sProgram; when invalid print every problem (one line each, naming the
+ * program) and return false. */
+bool cli_check_valid(const cli_opts *o, const cli_inputs *in);
 /* Write text to -o FILE (atomically) or stdout. */
 bool cli_write(const char *path, const char *text);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

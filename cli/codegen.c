@@ -24,15 +24,11 @@ int verb_codegen(int argc, char **argv)
         return EXIT_INVALID;
     }
     /* Code is generated only from a valid schedule: the generators trust validation. */
-    pt_validation v;
-    pt_error err = {{0}};
-    const char *what = o.program ? o.program : in.graph.file;
-    if (!pt_validate(&in.prog, &in.sg, &in.hw, &v, &err)) {
-        fprintf(stderr, "%s%s: the sProgram is not valid: %s\n", what,
-                o.program ? "" : " (default sProgram)", err.msg);
+    if (!cli_check_valid(&o, &in)) {
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
+    pt_error err = {{0}};
     int rc = EXIT_OK;
     pt_codegen_result k = {0};
     if (!pt_codegen_bundle(o.out, &in.prog, &in.sg, &in.hw, target, &k, &err)) {

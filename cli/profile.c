@@ -158,12 +158,9 @@ int verb_profile(int argc, char **argv)
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
-    pt_validation v;
     pt_error err = {{0}};
     const char *prog_name = o.program ? o.program : "default sProgram";
-    if (!pt_validate(&in.prog, &in.sg, &in.hw, &v, &err)) {
-        fprintf(stderr, "%s%s: the sProgram is not valid: %s\n", o.program ? o.program : in.graph.file,
-                o.program ? "" : " (default sProgram)", err.msg);
+    if (!cli_check_valid(&o, &in)) {
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }

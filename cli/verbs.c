@@ -104,18 +104,6 @@ int verb_program(int argc, char **argv)
     return rc;
 }
 
-static int report_invalid(const cli_inputs *in, const char *what)
-{
-    pt_validation v;
-    pt_error err = {{0}};
-    if (pt_validate(&in->prog, &in->sg, &in->hw, &v, &err))
-        return EXIT_OK;
-    fprintf(stderr, "%s: the sProgram is not valid: %s\n", what, err.msg);
-    for (int i = 1; i < v.n_problems; i++)
-        fprintf(stderr, "%s: also: %s\n", what, v.problems[i]);
-    return EXIT_INVALID;
-}
-
 static void print_summary_json(const cli_inputs *in, const pt_timeline *tl)
 {
     printf("{\"graph\": \"%s\", \"hw\": \"%s\", \"predicted_time_ns\": %.1f, \"tflops\": %.3f, "
@@ -136,11 +124,7 @@ int verb_simulate(int argc, char **argv)
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
-    char what[300];
-    snprintf(what, sizeof what, "%s", o.program ? o.program : "");
-    if (!o.program)
-        snprintf(what, sizeof what, "%s (default sProgram)", in.graph.file);
-    int rc = report_invalid(&in, what);
+    int rc = cli_check_valid(&o, &in) ? EXIT_OK : EXIT_INVALID;
     pt_timeline tl = {0};
     pt_error err = {{0}};
     if (rc == EXIT_OK && !pt_simulate(&in.prog, &in.sg, &in.hw, &tl, &err)) {
@@ -182,9 +166,7 @@ int verb_validate(int argc, char **argv)
     pt_error err = {{0}};
     bool ok = pt_validate(&in.prog, &in.sg, &in.hw, &v, &err);
     char what[300];
-    snprintf(what, sizeof what, "%s", o.program ? o.program : "");
-    if (!o.program)
-        snprintf(what, sizeof what, "%s (default sProgram)", in.graph.file);
+    cli_program_name(&o, &in, what, sizeof what);
     if (!ok) {
         for (int i = 0; i < v.n_problems; i++)
             fprintf(stderr, "%s: %s\n", what, v.problems[i]);
