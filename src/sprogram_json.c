@@ -7,6 +7,7 @@
  * line naming the file, the JSON path and what was expected. Loading re-runs
  * sTask-partition with the file's tiling and resolves sTask ids against the result. */
 #include "json_util.h"
+#include "strbuf.h"
 #include "sprogram.h"
 
 #include <stdarg.h>
@@ -513,65 +514,6 @@ bool pt_sprogram_load_file(pt_sprogram *p, pt_stask_graph *sg, const pt_graph *g
 
 /* ---- writer ------------------------------------------------------------------------------ */
 
-typedef struct {
-    char *buf;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t len)
-{
-    if (b->oom)
-        return;
-    if (b->n + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->n + len + 1)
-            cap *= 2;
-        char *nb = realloc(b->buf, cap);
-        if (!nb) {
-            b->oom = true;
-            return;
-        }
-        b->buf = nb;
-        b->cap = cap;
-    }
-    memcpy(b->buf + b->n, s, len);
-    b->n += len;
-    b->buf[b->n] = 0;
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        sb_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-/* A JSON string literal: quotes, backslashes and control characters escaped. */
-static void sb_str(sbuf *b, const char *s)
-{
-    sb_put(b, "\"", 1);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\') {
-            char e[2] = {'\\', (char)*c};
-            sb_put(b, e, 2);
-        } else if (*c == '\n')
-            sb_put(b, "\\n", 2);
-        else if (*c == '\t')
-            sb_put(b, "\\t", 2);
-        else if (*c < 0x20)
-            sb_printf(b, "\\u%04x", *c);
-        else
-            sb_put(b, (const char *)c, 1);
-    }
-    sb_put(b, "\"", 1);
-}
-
 static const char *id_of(const pt_stask_graph *sg, int s)
 {
     return sg && sg->tasks && s >= 0 && s < sg->n ? sg->tasks[s].id : NULL;
@@ -582,22 +524,22 @@ static int clamp_count(int n, int max)
     return n < 0 ? 0 : n > max ? max : n;
 }
 
-static void write_header(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
+static void write_header(strbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
 {
     const pt_graph *g = sg ? sg->graph : NULL;
     sb_printf(b, "{\n  \"format\": \"" FORMAT_NAME "\",\n  \"version\": %d,\n  \"graph\": ",
               FORMAT_VERSION);
-    sb_str(b, p->graph_name[0] || !g ? p->graph_name : g->name);
+    sb_json_string(b, p->graph_name[0] || !g ? p->graph_name : g->name);
     if (p->hw_name[0]) {
         sb_printf(b, ",\n  \"hw\": ");
-        sb_str(b, p->hw_name);
+        sb_json_string(b, p->hw_name);
     }
     sb_printf(b, ",\n  \"tile\": {");
     int k = 0;
     for (int a = 0; g && a < g->n_axes && a < PT_MAX_AXES; a++)
         if (p->tiling.tile[a] > 0) {
             sb_printf(b, "%s", k++ ? ", " : "");
-            sb_str(b, g->axes[a].name);
+            sb_json_string(b, g->axes[a].name);
             sb_printf(b, ": %lld", (long long)p->tiling.tile[a]);
         }
     sb_printf(b, "}");
@@ -608,20 +550,20 @@ static void write_header(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg
     for (int t = 0; g && t < g->n_tensors && t < PT_MAX_TENSORS; t++)
         if (p->stages[t] > 0) {
             sb_printf(b, "%s", k++ ? ", " : "");
-            sb_str(b, g->tensors[t].name);
+            sb_json_string(b, g->tensors[t].name);
             sb_printf(b, ": %d", p->stages[t]);
         }
     sb_printf(b, "}");
 }
 
-static void write_roles(sbuf *b, const pt_sprogram *p)
+static void write_roles(strbuf *b, const pt_sprogram *p)
 {
     int n = clamp_count(p->n_roles, PT_MAX_ROLES);
     sb_printf(b, ",\n  \"roles\": [");
     for (int r = 0; r < n; r++) {
         const pt_role_def *rd = &p->roles[r];
         sb_printf(b, "%s\n    {\"name\": ", r ? "," : "");
-        sb_str(b, rd->name);
+        sb_json_string(b, rd->name);
         if (rd->wg != role_wg_from_name(rd->name))
             sb_printf(b, ", \"wg\": %d", rd->wg);
         if (rd->threads != 128)
@@ -633,7 +575,7 @@ static void write_roles(sbuf *b, const pt_sprogram *p)
               p->partition.group, p->partition.persistent ? "true" : "false");
 }
 
-static void write_lanes(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
+static void write_lanes(strbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
 {
     int n = clamp_count(p->n_lanes, PT_MAX_LANES);
     sb_printf(b, ",\n  \"lanes\": [");
@@ -641,10 +583,10 @@ static void write_lanes(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
         const pt_lane *ln = &p->lanes[l];
         int role = ln->role;
         sb_printf(b, "%s\n    {\"name\": ", l ? "," : "");
-        sb_str(b, ln->name);
+        sb_json_string(b, ln->name);
         sb_printf(b, ", \"seu\": \"%s\", \"role\": ",
                   (unsigned)ln->seu < PT_SEU_COUNT ? pt_seu_name(ln->seu) : "?");
-        sb_str(b, role >= 0 && role < clamp_count(p->n_roles, PT_MAX_ROLES) ? p->roles[role].name
+        sb_json_string(b, role >= 0 && role < clamp_count(p->n_roles, PT_MAX_ROLES) ? p->roles[role].name
                                                                           : "");
         sb_printf(b, ", \"order\": [");
         int k = 0;
@@ -654,10 +596,10 @@ static void write_lanes(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
                 continue;
             sb_printf(b, "%s\n      ", k++ ? "," : "");
             if (ln->entries[i].offset == 0)
-                sb_str(b, id);
+                sb_json_string(b, id);
             else {
                 sb_printf(b, "{\"stask\": ");
-                sb_str(b, id);
+                sb_json_string(b, id);
                 sb_printf(b, ", \"offset\": %d}", ln->entries[i].offset);
             }
         }
@@ -666,7 +608,7 @@ static void write_lanes(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
     sb_printf(b, "%s]", n ? "\n  " : "");
 }
 
-static void write_waits(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
+static void write_waits(strbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
 {
     sb_printf(b, ",\n  \"waits\": [");
     int k = 0;
@@ -675,9 +617,9 @@ static void write_waits(sbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)
         if (!id || !on)
             continue;
         sb_printf(b, "%s\n    {\"stask\": ", k++ ? "," : "");
-        sb_str(b, id);
+        sb_json_string(b, id);
         sb_printf(b, ", \"on\": ");
-        sb_str(b, on);
+        sb_json_string(b, on);
         sb_printf(b, ", \"distance\": %d}", p->waits[i].distance);
     }
     sb_printf(b, "%s]\n}\n", k ? "\n  " : "");
@@ -687,14 +629,10 @@ char *pt_sprogram_to_json(const pt_sprogram *p, const pt_stask_graph *sg)
 {
     if (!p)
         return NULL;
-    sbuf b = {0};
+    strbuf b = {0};
     write_header(&b, p, sg);
     write_roles(&b, p);
     write_lanes(&b, p, sg);
     write_waits(&b, p, sg);
-    if (b.oom) {
-        free(b.buf);
-        return NULL;
-    }
-    return b.buf;
+    return sb_take(&b); /* NULL when out of memory */
 }

@@ -15,94 +15,26 @@
 #include <string.h>
 
 #include "json_util.h"
+#include "strbuf.h"
 
 /* ---- writing ----------------------------------------------------------------------- */
-
-typedef struct {
-    char *s;
-    size_t n, cap;
-    bool oom;
-} strbuf;
-
-static void sb_grow(strbuf *b, size_t extra)
-{
-    if (b->oom || b->n + extra + 1 <= b->cap)
-        return;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->n + extra + 1)
-        cap *= 2;
-    char *ns = realloc(b->s, cap);
-    if (!ns) {
-        b->oom = true;
-        return;
-    }
-    b->s = ns;
-    b->cap = cap;
-}
-
-static void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(strbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (need < 0)
-        return;
-    sb_grow(b, (size_t)need);
-    if (b->oom)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)need;
-}
-
-/* A JSON string literal (quotes, backslashes and control characters escaped). */
-static void sb_string(strbuf *b, const char *s)
-{
-    sb_printf(b, "\"");
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            sb_printf(b, "\\%c", *c);
-        else if (*c < 0x20)
-            sb_printf(b, "\\u%04x", *c);
-        else
-            sb_printf(b, "%c", *c);
-    }
-    sb_printf(b, "\"");
-}
-
-/* Shortest of %.15g / %.17g that reads back to the same double; null if not finite. */
-static void sb_number(strbuf *b, double v)
-{
-    if (!isfinite(v)) {
-        sb_printf(b, "null");
-        return;
-    }
-    char tmp[40];
-    snprintf(tmp, sizeof tmp, "%.15g", v);
-    if (strtod(tmp, NULL) != v)
-        snprintf(tmp, sizeof tmp, "%.17g", v);
-    sb_printf(b, "%s", tmp);
-}
 
 static void write_summary(strbuf *b, const pt_timeline *tl)
 {
     sb_printf(b, "  \"summary\": {\"kernel_time_ns\": ");
-    sb_number(b, tl->kernel_time_ns);
+    sb_json_number(b, tl->kernel_time_ns);
     sb_printf(b, ", \"eu_time_ns\": ");
-    sb_number(b, tl->eu_time_ns);
+    sb_json_number(b, tl->eu_time_ns);
     sb_printf(b, ", \"tflops\": ");
-    sb_number(b, tl->tflops);
+    sb_json_number(b, tl->tflops);
     sb_printf(b, ", \"flops\": ");
-    sb_number(b, tl->flops);
+    sb_json_number(b, tl->flops);
     sb_printf(b, ",\n              \"tiles\": %lld, \"grid\": %lld, \"waves\": %lld, "
               "\"iterations\": %lld, \"dram_bytes\": ", (long long)tl->tiles,
               (long long)tl->grid, (long long)tl->waves, (long long)tl->eu_iterations);
-    sb_number(b, tl->dram_bytes);
+    sb_json_number(b, tl->dram_bytes);
     sb_printf(b, ", \"dram_floor_ns\": ");
-    sb_number(b, tl->dram_floor_ns);
+    sb_json_number(b, tl->dram_floor_ns);
     sb_printf(b, "},\n");
 }
 
@@ -112,13 +44,13 @@ static void write_lanes(strbuf *b, const pt_timeline *tl, const pt_sprogram *p)
     for (int L = 0; L < p->n_lanes && L < PT_MAX_LANES; L++) {
         const pt_lane *ln = &p->lanes[L];
         sb_printf(b, "%s\n    {\"name\": ", L ? "," : "");
-        sb_string(b, ln->name);
+        sb_json_string(b, ln->name);
         sb_printf(b, ", \"seu\": ");
-        sb_string(b, pt_seu_name(ln->seu));
+        sb_json_string(b, pt_seu_name(ln->seu));
         sb_printf(b, ", \"role\": ");
-        sb_string(b, ln->role >= 0 && ln->role < p->n_roles ? p->roles[ln->role].name : "");
+        sb_json_string(b, ln->role >= 0 && ln->role < p->n_roles ? p->roles[ln->role].name : "");
         sb_printf(b, ", \"busy_ns\": ");
-        sb_number(b, L < tl->n_lanes ? tl->lane_busy_ns[L] : 0);
+        sb_json_number(b, L < tl->n_lanes ? tl->lane_busy_ns[L] : 0);
         sb_printf(b, "}");
     }
     sb_printf(b, "\n  ],\n");
@@ -127,15 +59,15 @@ static void write_lanes(strbuf *b, const pt_timeline *tl, const pt_sprogram *p)
 static void write_spans(strbuf *b, const pt_timeline *tl)
 {
     sb_printf(b, "  \"predicted\": {\"spans\": [");
-    for (int64_t k = 0; k < tl->n_spans && !b->oom; k++) {
+    for (int64_t k = 0; k < tl->n_spans && !b->failed; k++) {
         const pt_span *sp = &tl->spans[k];
         sb_printf(b, "%s\n    [%d, %d, %lld, ", k ? "," : "", sp->stask, sp->lane,
                   (long long)sp->iter);
-        sb_number(b, sp->issue_ns);
+        sb_json_number(b, sp->issue_ns);
         sb_printf(b, ", ");
-        sb_number(b, sp->start_ns);
+        sb_json_number(b, sp->start_ns);
         sb_printf(b, ", ");
-        sb_number(b, sp->end_ns);
+        sb_json_number(b, sp->end_ns);
         sb_printf(b, "]");
     }
     sb_printf(b, "\n  ]},\n");
@@ -145,7 +77,7 @@ static void write_spans(strbuf *b, const pt_timeline *tl)
 static void sb_key_num(strbuf *b, const char *sep, const char *key, double v)
 {
     sb_printf(b, "%s\"%s\": ", sep, key);
-    sb_number(b, v);
+    sb_json_number(b, v);
 }
 
 static bool write_measured(strbuf *b, const pt_measured *m, int n_stasks, int n_lanes)
@@ -156,14 +88,14 @@ static bool write_measured(strbuf *b, const pt_measured *m, int n_stasks, int n_
     }
     const pt_mkernel *k = &m->kernel;
     sb_printf(b, "  \"measured\": {\"build\": ");
-    sb_string(b, m->build[0] ? m->build : "instrumented");
+    sb_json_string(b, m->build[0] ? m->build : "instrumented");
     sb_printf(b, ", \"origin\": ");
-    sb_string(b, m->origin[0] ? m->origin : "first_record");
+    sb_json_string(b, m->origin[0] ? m->origin : "first_record");
     sb_key_num(b, ", ", "first_warp_delay_ns", m->first_warp_delay_ns);
     sb_key_num(b, ", ", "last_warp_gap_ns", m->last_warp_gap_ns);
     sb_printf(b, ",\n    \"kernel\": {\"timing\": ");
     if (k->timing[0])
-        sb_string(b, k->timing);
+        sb_json_string(b, k->timing);
     else
         sb_printf(b, "null");
     sb_printf(b, ", \"iters\": %lld", (long long)k->iters);
@@ -191,15 +123,15 @@ static bool write_measured(strbuf *b, const pt_measured *m, int n_stasks, int n_
         sb_printf(b, "%s\n      {\"block\": %lld, \"smid\": %lld, \"dropped\": %lld, "
                   "\"unpaired\": %lld, \"spans\": [", c ? "," : "", (long long)ct->block,
                   (long long)ct->smid, (long long)ct->dropped, (long long)ct->unpaired);
-        for (int64_t i = 0; i < ct->n_spans && !b->oom; i++) {
+        for (int64_t i = 0; i < ct->n_spans && !b->failed; i++) {
             const pt_mspan *s = &ct->spans[i];
             if (s->stask < 0 || s->stask >= n_stasks || s->lane < 0 || s->lane >= n_lanes)
                 return false;
             sb_printf(b, "%s\n        [%d, %d, %d, %lld, ", i ? "," : "", s->stask, s->lane,
                       s->tile, (long long)s->iter);
-            sb_number(b, s->start_ns);
+            sb_json_number(b, s->start_ns);
             sb_printf(b, ", ");
-            sb_number(b, s->end_ns);
+            sb_json_number(b, s->end_ns);
             sb_printf(b, "]");
         }
         sb_printf(b, "]}");
@@ -263,9 +195,9 @@ char *pt_profile_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_s
     int version = (m && m->present) || (a && a->present) ? PT_TRACE_FILE_VERSION : 1;
     sb_printf(&b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n  \"graph\": ", PT_TRACE_FORMAT,
               version);
-    sb_string(&b, sg->graph ? sg->graph->name : p->graph_name);
+    sb_json_string(&b, sg->graph ? sg->graph->name : p->graph_name);
     sb_printf(&b, ",\n  \"hw\": ");
-    sb_string(&b, hw ? hw->name : p->hw_name);
+    sb_json_string(&b, hw ? hw->name : p->hw_name);
     sb_printf(&b, ",\n  \"build\": \"predicted\",\n");
     write_summary(&b, tl);
     write_lanes(&b, tl, p);
@@ -274,7 +206,7 @@ char *pt_profile_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_s
         sb_printf(&b, "%s", s ? ", " : "");
         if (s % 8 == 0)
             sb_printf(&b, "\n    ");
-        sb_string(&b, sg->tasks[s].id);
+        sb_json_string(&b, sg->tasks[s].id);
     }
     sb_printf(&b, "\n  ],\n");
     write_spans(&b, tl);
@@ -284,11 +216,11 @@ char *pt_profile_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_s
     bool ok = write_measured(&b, m, sg->n, n_lanes) &&
               (version < 2 || write_alignment(&b, a, sg->n, n_lanes));
     sb_printf(&b, "\n}\n");
-    if (b.oom || !ok) {
-        free(b.s);
+    if (!ok) {
+        sb_free(&b);
         return NULL;
     }
-    return b.s;
+    return sb_take(&b); /* NULL when out of memory */
 }
 
 /* ---- reading ----------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
  * microseconds (the trace-event unit) with fractions; "displayTimeUnit": "ns" asks the
  * viewer to label the axis in nanoseconds. */
 #include "chrome.h"
+#include "strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -13,62 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    char *s;
-    size_t n, cap;
-    bool oom;
-} outbuf;
-
-static void ob_printf(outbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ob_printf(outbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int need = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (need < 0 || b->oom)
-        return;
-    if (b->n + (size_t)need + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->n + (size_t)need + 1)
-            cap *= 2;
-        char *ns = realloc(b->s, cap);
-        if (!ns) {
-            b->oom = true;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)need;
-}
-
-static void ob_string(outbuf *b, const char *s)
-{
-    ob_printf(b, "\"");
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            ob_printf(b, "\\%c", *c);
-        else if (*c < 0x20)
-            ob_printf(b, "\\u%04x", *c);
-        else
-            ob_printf(b, "%c", *c);
-    }
-    ob_printf(b, "\"");
-}
-
 /* Nanoseconds as fractional microseconds, shortest exact text. */
-static void ob_us(outbuf *b, double ns)
+static void ob_us(strbuf *b, double ns)
 {
     double us = isfinite(ns) ? ns / 1000.0 : 0;
     char tmp[40];
     snprintf(tmp, sizeof tmp, "%.15g", us);
     if (strtod(tmp, NULL) != us)
         snprintf(tmp, sizeof tmp, "%.17g", us);
-    ob_printf(b, "%s", tmp);
+    sb_printf(b, "%s", tmp);
 }
 
 static const char *lane_name(const pt_sprogram *p, int L, char *tmp, size_t cap)
@@ -79,44 +33,44 @@ static const char *lane_name(const pt_sprogram *p, int L, char *tmp, size_t cap)
     return tmp;
 }
 
-static void write_metadata(outbuf *b, const pt_timeline *tl, const pt_sprogram *p,
+static void write_metadata(strbuf *b, const pt_timeline *tl, const pt_sprogram *p,
                            const char *label)
 {
     char proc[160], tmp[32];
     snprintf(proc, sizeof proc, "EU 0 (%s)", label ? label : "predicted");
-    ob_printf(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":");
-    ob_string(b, proc);
-    ob_printf(b, "}}");
+    sb_printf(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":0,\"tid\":0,\"args\":{\"name\":");
+    sb_json_string(b, proc);
+    sb_printf(b, "}}");
     int lanes = p->n_lanes > tl->n_lanes ? p->n_lanes : tl->n_lanes;
     for (int L = 0; L < lanes; L++) {
-        ob_printf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
+        sb_printf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
                   "\"args\":{\"name\":", L);
-        ob_string(b, lane_name(p, L, tmp, sizeof tmp));
-        ob_printf(b, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
+        sb_json_string(b, lane_name(p, L, tmp, sizeof tmp));
+        sb_printf(b, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,"
                   "\"args\":{\"sort_index\":%d}}", L, L);
     }
 }
 
-static void write_span(outbuf *b, const pt_span *sp, const pt_sprogram *p,
+static void write_span(strbuf *b, const pt_span *sp, const pt_sprogram *p,
                        const pt_stask_graph *sg, double shift)
 {
     const pt_stask *t = &sg->tasks[sp->stask];
     const char *cat = sp->lane < p->n_lanes ? pt_seu_name(p->lanes[sp->lane].seu) : "?";
     char name[PT_STASK_ID_MAX + 24];
     snprintf(name, sizeof name, "%s[%lld]", t->id, (long long)sp->iter);
-    ob_printf(b, ",\n{\"name\":");
-    ob_string(b, name);
-    ob_printf(b, ",\"cat\":");
-    ob_string(b, cat);
-    ob_printf(b, ",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", sp->lane);
+    sb_printf(b, ",\n{\"name\":");
+    sb_json_string(b, name);
+    sb_printf(b, ",\"cat\":");
+    sb_json_string(b, cat);
+    sb_printf(b, ",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":", sp->lane);
     ob_us(b, sp->start_ns + shift);
-    ob_printf(b, ",\"dur\":");
+    sb_printf(b, ",\"dur\":");
     ob_us(b, sp->end_ns - sp->start_ns);
-    ob_printf(b, ",\"args\":{\"stask\":");
-    ob_string(b, t->id);
-    ob_printf(b, ",\"iter\":%lld,\"kind\":", (long long)sp->iter);
-    ob_string(b, pt_stask_kind_name(t->kind));
-    ob_printf(b, ",\"issue_ns\":%.17g,\"bytes\":%lld,\"flops\":%lld}}", sp->issue_ns,
+    sb_printf(b, ",\"args\":{\"stask\":");
+    sb_json_string(b, t->id);
+    sb_printf(b, ",\"iter\":%lld,\"kind\":", (long long)sp->iter);
+    sb_json_string(b, pt_stask_kind_name(t->kind));
+    sb_printf(b, ",\"issue_ns\":%.17g,\"bytes\":%lld,\"flops\":%lld}}", sp->issue_ns,
               (long long)t->bytes, (long long)t->flops);
 }
 
@@ -137,7 +91,7 @@ static double mid(const pt_span *sp)
 }
 
 /* Flow arrows from each cross-lane producer to its consumer; ids are unique per arrow. */
-static void write_flows(outbuf *b, const pt_timeline *tl, const pt_sprogram *p,
+static void write_flows(strbuf *b, const pt_timeline *tl, const pt_sprogram *p,
                         const pt_stask_graph *sg, const int64_t *base, const int64_t *where,
                         double shift)
 {
@@ -162,19 +116,19 @@ static void write_flows(outbuf *b, const pt_timeline *tl, const pt_sprogram *p,
             if (pr->lane == c->lane)
                 continue;
             id++;
-            ob_printf(b, ",\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%lld,"
+            sb_printf(b, ",\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"s\",\"id\":%lld,"
                       "\"pid\":0,\"tid\":%d,\"ts\":", (long long)id, pr->lane);
             ob_us(b, mid(pr) + shift);
-            ob_printf(b, "},\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\","
+            sb_printf(b, "},\n{\"name\":\"dep\",\"cat\":\"dep\",\"ph\":\"f\",\"bp\":\"e\","
                       "\"id\":%lld,\"pid\":0,\"tid\":%d,\"ts\":", (long long)id, c->lane);
             ob_us(b, mid(c) + shift);
-            ob_printf(b, "}");
+            sb_printf(b, "}");
         }
     }
 }
 
 /* One process per sampled CTA, after the predicted EU's. */
-static void write_measured(outbuf *b, const pt_measured *m, const pt_sprogram *p,
+static void write_measured(strbuf *b, const pt_measured *m, const pt_sprogram *p,
                            const pt_stask_graph *sg)
 {
     char tmp[32], proc[96], name[PT_STASK_ID_MAX + 48];
@@ -183,16 +137,16 @@ static void write_measured(outbuf *b, const pt_measured *m, const pt_sprogram *p
         int pid = 1 + c;
         snprintf(proc, sizeof proc, "CTA %lld on SM %lld (measured)", (long long)ct->block,
                  (long long)ct->smid);
-        ob_printf(b, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+        sb_printf(b, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
                   "\"args\":{\"name\":", pid);
-        ob_string(b, proc);
-        ob_printf(b, "}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
+        sb_json_string(b, proc);
+        sb_printf(b, "}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
                   "\"tid\":0,\"args\":{\"sort_index\":%d}}", pid, pid);
         for (int L = 0; L < p->n_lanes; L++) {
-            ob_printf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+            sb_printf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                       "\"args\":{\"name\":", pid, L);
-            ob_string(b, lane_name(p, L, tmp, sizeof tmp));
-            ob_printf(b, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,"
+            sb_json_string(b, lane_name(p, L, tmp, sizeof tmp));
+            sb_printf(b, "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,"
                       "\"tid\":%d,\"args\":{\"sort_index\":%d}}", pid, L, L);
         }
         for (int64_t i = 0; i < ct->n_spans; i++) {
@@ -205,19 +159,19 @@ static void write_measured(outbuf *b, const pt_measured *m, const pt_sprogram *p
                          sp->tile);
             else
                 snprintf(name, sizeof name, "%s[%lld]", t->id, (long long)sp->iter);
-            ob_printf(b, ",\n{\"name\":");
-            ob_string(b, name);
-            ob_printf(b, ",\"cat\":");
-            ob_string(b, sp->lane < p->n_lanes ? pt_seu_name(p->lanes[sp->lane].seu) : "?");
-            ob_printf(b, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, sp->lane);
+            sb_printf(b, ",\n{\"name\":");
+            sb_json_string(b, name);
+            sb_printf(b, ",\"cat\":");
+            sb_json_string(b, sp->lane < p->n_lanes ? pt_seu_name(p->lanes[sp->lane].seu) : "?");
+            sb_printf(b, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, sp->lane);
             ob_us(b, sp->start_ns);
-            ob_printf(b, ",\"dur\":");
+            sb_printf(b, ",\"dur\":");
             ob_us(b, sp->end_ns - sp->start_ns);
-            ob_printf(b, ",\"args\":{\"stask\":");
-            ob_string(b, t->id);
-            ob_printf(b, ",\"iter\":%lld,\"tile\":%d,\"kind\":", (long long)sp->iter, sp->tile);
-            ob_string(b, pt_stask_kind_name(t->kind));
-            ob_printf(b, "}}");
+            sb_printf(b, ",\"args\":{\"stask\":");
+            sb_json_string(b, t->id);
+            sb_printf(b, ",\"iter\":%lld,\"tile\":%d,\"kind\":", (long long)sp->iter, sp->tile);
+            sb_json_string(b, pt_stask_kind_name(t->kind));
+            sb_printf(b, "}}");
         }
     }
 }
@@ -254,8 +208,8 @@ static char *chrome(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_
     }
     for (int64_t i = 0; i < slots; i++)
         where[i] = -1;
-    outbuf b = {0};
-    ob_printf(&b, "{\"traceEvents\":[\n");
+    strbuf b = {0};
+    sb_printf(&b, "{\"traceEvents\":[\n");
     write_metadata(&b, tl, p, label);
     for (int64_t k = 0; k < tl->n_spans; k++) {
         const pt_span *sp = &tl->spans[k];
@@ -268,14 +222,14 @@ static char *chrome(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_
     write_flows(&b, tl, p, sg, base, where, shift);
     if (m && m->present)
         write_measured(&b, m, p, sg);
-    ob_printf(&b, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
+    sb_printf(&b, "\n],\n\"displayTimeUnit\":\"ns\"}\n");
     free(base);
     free(where);
-    if (b.oom) {
-        free(b.s);
+    if (b.failed) {
+        sb_free(&b);
         return NULL;
     }
-    return b.s;
+    return sb_take(&b);
 }
 
 char *pt_chrome_trace(const pt_timeline *tl, const pt_sprogram *p, const pt_stask_graph *sg,

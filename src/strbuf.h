@@ -1,4 +1,4 @@
-/* strbuf.h — a growable text buffer for code generators (printf-style appends). */
+/* strbuf.h — a growable text buffer: the JSON writers and the code generators append to it. */
 #ifndef PT_STRBUF_H
 #define PT_STRBUF_H
 
@@ -13,6 +13,11 @@ typedef struct {
 
 void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_puts(strbuf *sb, const char *s);
+void sb_putn(strbuf *sb, const char *s, size_t n);
+/* A JSON string literal: quotes, backslashes and control characters escaped (NULL = ""). */
+void sb_json_string(strbuf *sb, const char *s);
+/* The shortest of %.15g / %.17g that reads back to the same double; null if not finite. */
+void sb_json_number(strbuf *sb, double v);
 /* The text (caller frees), or NULL when an append failed. Resets the buffer. */
 char *sb_take(strbuf *sb);
 void sb_free(strbuf *sb);

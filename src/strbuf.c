@@ -1,6 +1,7 @@
-/* strbuf.c — growable text buffer. */
+/* strbuf.c — growable text buffer, with the JSON string and number writers. */
 #include "strbuf.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,13 +40,50 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     sb->len += (size_t)n;
 }
 
-void sb_puts(strbuf *sb, const char *s)
+void sb_putn(strbuf *sb, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     if (!reserve(sb, n))
         return;
-    memcpy(sb->text + sb->len, s, n + 1);
+    memcpy(sb->text + sb->len, s, n);
     sb->len += n;
+    sb->text[sb->len] = 0;
+}
+
+void sb_puts(strbuf *sb, const char *s)
+{
+    sb_putn(sb, s, strlen(s));
+}
+
+void sb_json_string(strbuf *sb, const char *s)
+{
+    sb_putn(sb, "\"", 1);
+    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            char e[2] = {'\\', (char)*c};
+            sb_putn(sb, e, 2);
+        } else if (*c == '\n')
+            sb_putn(sb, "\\n", 2);
+        else if (*c == '\t')
+            sb_putn(sb, "\\t", 2);
+        else if (*c < 0x20)
+            sb_printf(sb, "\\u%04x", *c);
+        else
+            sb_putn(sb, (const char *)c, 1);
+    }
+    sb_putn(sb, "\"", 1);
+}
+
+void sb_json_number(strbuf *sb, double v)
+{
+    if (!isfinite(v)) {
+        sb_puts(sb, "null");
+        return;
+    }
+    char tmp[40];
+    snprintf(tmp, sizeof tmp, "%.15g", v);
+    if (strtod(tmp, NULL) != v)
+        snprintf(tmp, sizeof tmp, "%.17g", v);
+    sb_puts(sb, tmp);
 }
 
 char *sb_take(strbuf *sb)
