@@ -87,7 +87,7 @@ static bool plan_tiles(sm90a_plan *pl, pt_error *err)
 {
     pl->wgs = pl->sg->tiling.warpgroups;
     if (pl->wgs > SM90A_MAX_WG)
-        REFUSE("%d consumer warpgroups; expected 1 or 2", pl->wgs);
+        REFUSE("%d consumer warpgroups; expected 1 to %d", pl->wgs, SM90A_MAX_WG);
     if (pl->BM % pl->wgs)
         REFUSE("tile m=%lld does not split between %d warpgroups", (long long)pl->BM, pl->wgs);
     pl->m_wg = (int)(pl->BM / pl->wgs);

@@ -9,7 +9,7 @@
 
 #include "codegen.h"
 
-#define SM90A_MAX_WG 2
+#define SM90A_MAX_WG 3
 #define SM90A_MAX_LOADS 4
 
 /* One producer-lane body entry: load `which` (0 = A, 1 = B) at iteration offset. */
