@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "embedded.h"
+#include "json_util.h"
 #include "propagate.h"
 #include "validate.h"
 
@@ -17,8 +18,32 @@ pt_explorer_model *pt_explorer_model_new(void)
     return calloc(1, sizeof(pt_explorer_model));
 }
 
+struct pt_explorer_state {
+    pt_tiling tiling;
+    pt_sprogram prog;
+};
+
+static void state_free(struct pt_explorer_state *s)
+{
+    if (!s)
+        return;
+    pt_sprogram_free(&s->prog);
+    free(s);
+}
+
+static void history_clear(struct pt_explorer_state **stack, int *n)
+{
+    for (int i = 0; i < *n; i++)
+        state_free(stack[i]);
+    *n = 0;
+}
+
 void pt_explorer_model_clear(pt_explorer_model *m)
 {
+    history_clear(m->undo, &m->n_undo);
+    history_clear(m->redo, &m->n_redo);
+    m->dirty = false;
+    m->save_path[0] = '\0';
     if (m->have_tl)
         pt_timeline_free(&m->tl);
     if (m->have_prog)
@@ -55,6 +80,7 @@ bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char
         goto fail;
     pt_tiling t;
     pt_tiling_defaults(&m->graph, &t);
+    m->tiling = t;
     if (!pt_partition(&m->sg, &m->graph, &t, err))
         goto fail;
     m->have_sg = true;
@@ -88,4 +114,380 @@ double pt_explorer_model_mean_ns(const pt_explorer_model *m, int stask, int64_t 
     if (count)
         *count = n;
     return n ? sum / (double)n : NAN;
+}
+
+/* ---- editing ------------------------------------------------------------------------------ */
+
+/* Validate and simulate `cand` (against *nsg when given, else m->sg). On success the model takes
+ * both over (its old program, timeline and, with nsg, sTask-graph are freed); on failure both are
+ * freed and the model is untouched. */
+static bool install(pt_explorer_model *m, pt_sprogram *cand, pt_stask_graph *nsg,
+                    const pt_tiling *tiling, pt_error *err)
+{
+    const pt_stask_graph *sg = nsg ? nsg : &m->sg;
+    pt_timeline tl;
+    bool ok = pt_validate(cand, sg, &m->hw, NULL, err) && pt_simulate(cand, sg, &m->hw, &tl, err);
+    if (!ok) {
+        pt_sprogram_free(cand);
+        if (nsg)
+            pt_stask_graph_free(nsg);
+        return false;
+    }
+    if (m->have_tl)
+        pt_timeline_free(&m->tl);
+    m->tl = tl;
+    m->have_tl = true;
+    pt_sprogram_free(&m->prog);
+    m->prog = *cand;
+    if (nsg) {
+        pt_stask_graph_free(&m->sg);
+        m->sg = *nsg;
+    }
+    if (tiling)
+        m->tiling = *tiling;
+    m->warning[0] = '\0';
+    return true;
+}
+
+static struct pt_explorer_state *snapshot(const pt_explorer_model *m)
+{
+    struct pt_explorer_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->tiling = m->tiling;
+    if (!pt_sprogram_copy(&s->prog, &m->prog)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void push(struct pt_explorer_state **stack, int *n, struct pt_explorer_state *s)
+{
+    if (*n == PT_EXPLORER_HISTORY) { /* drop the oldest */
+        state_free(stack[0]);
+        memmove(stack, stack + 1, (size_t)(*n - 1) * sizeof *stack);
+        (*n)--;
+    }
+    stack[(*n)++] = s;
+}
+
+static bool begin(pt_explorer_model *m, pt_sprogram *cand, pt_error *err)
+{
+    if (!m->have_prog || !m->have_sg)
+        return pt_fail(err, "nothing is loaded");
+    if (!pt_sprogram_copy(cand, &m->prog))
+        return pt_fail(err, "out of memory");
+    return true;
+}
+
+/* Install cand as an edit: remember the current state for undo. */
+static bool commit(pt_explorer_model *m, pt_sprogram *cand, pt_stask_graph *nsg,
+                   const pt_tiling *tiling, pt_error *err)
+{
+    struct pt_explorer_state *old = snapshot(m);
+    if (!old) {
+        pt_sprogram_free(cand);
+        if (nsg)
+            pt_stask_graph_free(nsg);
+        return pt_fail(err, "out of memory");
+    }
+    if (!install(m, cand, nsg, tiling, err)) {
+        state_free(old);
+        return false;
+    }
+    push(m->undo, &m->n_undo, old);
+    history_clear(m->redo, &m->n_redo);
+    m->dirty = true;
+    return true;
+}
+
+static bool check_stask(const pt_explorer_model *m, int stask, pt_error *err)
+{
+    if (!m->have_sg)
+        return pt_fail(err, "nothing is loaded");
+    if (stask < 0 || stask >= m->sg.n)
+        return pt_fail(err, "no sTask is selected");
+    return true;
+}
+
+bool pt_explorer_model_append(pt_explorer_model *m, int stask, int lane, int position,
+                              pt_error *err)
+{
+    pt_sprogram c;
+    if (!check_stask(m, stask, err) || !begin(m, &c, err))
+        return false;
+    int ol, op, offset = 0;
+    if (pt_sprogram_placement(&c, stask, &ol, &op))
+        offset = c.lanes[ol].entries[op].offset;
+    if (!pt_append(&c, &m->sg, stask, lane, position, offset, err)) {
+        pt_sprogram_free(&c);
+        return false;
+    }
+    return commit(m, &c, NULL, NULL, err);
+}
+
+bool pt_explorer_model_wait_add(pt_explorer_model *m, int stask, int on, int distance,
+                                pt_error *err)
+{
+    pt_sprogram c;
+    if (!check_stask(m, stask, err) || !check_stask(m, on, err))
+        return false;
+    if (pt_has_wait(&m->prog, stask, on, distance))
+        return pt_fail(err, "%s already waits on %s (distance %d)", m->sg.tasks[stask].id,
+                       m->sg.tasks[on].id, distance);
+    if (!begin(m, &c, err))
+        return false;
+    if (!pt_wait(&c, &m->sg, stask, &on, &distance, 1, err)) {
+        pt_sprogram_free(&c);
+        return false;
+    }
+    return commit(m, &c, NULL, NULL, err);
+}
+
+bool pt_explorer_model_wait_remove(pt_explorer_model *m, int stask, int on, int distance,
+                                   pt_error *err)
+{
+    pt_sprogram c;
+    if (!check_stask(m, stask, err) || !check_stask(m, on, err))
+        return false;
+    if (!pt_has_wait(&m->prog, stask, on, distance))
+        return pt_fail(err, "%s does not wait on %s (distance %d)", m->sg.tasks[stask].id,
+                       m->sg.tasks[on].id, distance);
+    if (!begin(m, &c, err))
+        return false;
+    pt_unwait(&c, stask, on, distance);
+    return commit(m, &c, NULL, NULL, err);
+}
+
+bool pt_explorer_model_set_stages(pt_explorer_model *m, const char *tensor, int stages,
+                                  pt_error *err)
+{
+    if (!m->have_graph)
+        return pt_fail(err, "nothing is loaded");
+    int t = -1;
+    for (int i = 0; i < m->graph.n_tensors; i++)
+        if (strcmp(m->graph.tensors[i].name, tensor) == 0)
+            t = i;
+    if (t < 0)
+        return pt_fail(err, "no tensor '%s' in %s", tensor, m->graph.name);
+    if (m->prog.stages[t] == 0)
+        return pt_fail(err, "tensor '%s' is not buffered: it has no stages", tensor);
+    if (stages < 1 || stages > 16)
+        return pt_fail(err, "stages %d for '%s' is out of range; expected 1 to 16", stages,
+                       tensor);
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    c.stages[t] = stages;
+    return commit(m, &c, NULL, NULL, err);
+}
+
+bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    pt_tiling t = m->tiling;
+    if (!pt_tiling_parse(&m->graph, spec, "tile", &t, err))
+        return false;
+    /* Keep the placement: write the program with the new tiling and read it back, which
+     * re-partitions and resolves the sTask ids; if some id no longer exists, start over from
+     * the default sProgram of the new sTask-graph. */
+    pt_sprogram c, np;
+    pt_stask_graph nsg;
+    if (!begin(m, &c, err))
+        return false;
+    c.tiling = t;
+    char *json = pt_sprogram_to_json(&c, &m->sg);
+    pt_sprogram_free(&c);
+    if (!json)
+        return pt_fail(err, "out of memory");
+    pt_error lerr = {{0}};
+    bool kept = pt_sprogram_load_text(&np, &nsg, &m->graph, "retile", json, strlen(json), &lerr);
+    free(json);
+    if (kept) {
+        pt_error verr = {{0}};
+        if (pt_validate(&np, &nsg, &m->hw, NULL, &verr)) {
+            return commit(m, &np, &nsg, &t, err);
+        }
+        pt_sprogram_free(&np);
+        pt_stask_graph_free(&nsg);
+    }
+    if (!pt_partition(&nsg, &m->graph, &t, err))
+        return false;
+    if (!pt_sprogram_default(&np, &nsg, &m->hw, err)) {
+        pt_stask_graph_free(&nsg);
+        return false;
+    }
+    return commit(m, &np, &nsg, &t, err);
+}
+
+bool pt_explorer_model_can_undo(const pt_explorer_model *m)
+{
+    return m->n_undo > 0;
+}
+
+bool pt_explorer_model_can_redo(const pt_explorer_model *m)
+{
+    return m->n_redo > 0;
+}
+
+/* Make state s current; false (model unchanged) if it cannot be. */
+static bool restore(pt_explorer_model *m, const struct pt_explorer_state *s, pt_error *err)
+{
+    pt_sprogram c;
+    if (!pt_sprogram_copy(&c, &s->prog))
+        return pt_fail(err, "out of memory");
+    pt_stask_graph nsg, *pn = NULL;
+    if (memcmp(&s->tiling, &m->tiling, sizeof s->tiling) != 0) {
+        if (!pt_partition(&nsg, &m->graph, &s->tiling, err)) {
+            pt_sprogram_free(&c);
+            return false;
+        }
+        pn = &nsg;
+    }
+    return install(m, &c, pn, &s->tiling, err);
+}
+
+static bool step(pt_explorer_model *m, struct pt_explorer_state **from, int *nfrom,
+                 struct pt_explorer_state **to, int *nto, pt_error *err)
+{
+    if (*nfrom == 0)
+        return pt_fail(err, "nothing to undo or redo");
+    struct pt_explorer_state *cur = snapshot(m);
+    if (!cur)
+        return pt_fail(err, "out of memory");
+    if (!restore(m, from[*nfrom - 1], err)) {
+        state_free(cur);
+        return false;
+    }
+    state_free(from[--*nfrom]);
+    push(to, nto, cur);
+    m->dirty = true;
+    return true;
+}
+
+bool pt_explorer_model_undo(pt_explorer_model *m, pt_error *err)
+{
+    return step(m, m->undo, &m->n_undo, m->redo, &m->n_redo, err);
+}
+
+bool pt_explorer_model_redo(pt_explorer_model *m, pt_error *err)
+{
+    return step(m, m->redo, &m->n_redo, m->undo, &m->n_undo, err);
+}
+
+/* ---- files -------------------------------------------------------------------------------- */
+
+char *pt_explorer_model_to_json(const pt_explorer_model *m)
+{
+    return m->have_prog ? pt_sprogram_to_json(&m->prog, &m->sg) : NULL;
+}
+
+bool pt_explorer_model_save(pt_explorer_model *m, const char *path, pt_error *err)
+{
+    char *json = pt_explorer_model_to_json(m);
+    if (!json)
+        return pt_fail(err, "nothing to save");
+    bool ok = pt_write_file(path, json, err);
+    free(json);
+    if (ok) {
+        m->dirty = false;
+        snprintf(m->save_path, sizeof m->save_path, "%s", path);
+    }
+    return ok;
+}
+
+bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
+                                     const char *graph_source, const char *hw_name,
+                                     pt_error *err)
+{
+    pt_explorer_model_clear(m);
+    char *text = NULL;
+    size_t len = 0;
+    if (!pt_read_file(path, &text, &len, err))
+        return false;
+    cJSON *root = pt_json_parse(path, text, len, err);
+    if (!root) {
+        free(text);
+        return false;
+    }
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "graph");
+    char gname[PT_NAME_MAX] = "";
+    if (cJSON_IsString(g) && g->valuestring)
+        snprintf(gname, sizeof gname, "%s", g->valuestring);
+    cJSON_Delete(root);
+    bool ok = false;
+    if (graph_source) {
+        ok = pt_explorer_model_load(m, graph_source, hw_name, err);
+    } else {
+        for (const pt_embedded_file *e = pt_embedded_examples; e->name && !ok; e++) {
+            pt_graph probe;
+            pt_error perr = {{0}};
+            if (!pt_graph_load_text(&probe, e->name, e->text, strlen(e->text), NULL, &perr))
+                continue;
+            bool match = strcmp(probe.name, gname) == 0 || strcmp(e->name, gname) == 0;
+            if (match)
+                ok = pt_explorer_model_load(m, e->name, hw_name, err);
+        }
+        if (!ok && !err->msg[0])
+            pt_fail(err, "%s: its graph '%s' is not a shipped example; open the graph file "
+                         "first", path, gname[0] ? gname : "(none)");
+    }
+    if (!ok) {
+        free(text);
+        return false;
+    }
+    pt_sprogram np;
+    pt_stask_graph nsg;
+    ok = pt_sprogram_load_text(&np, &nsg, &m->graph, path, text, len, err);
+    free(text);
+    if (!ok) {
+        pt_explorer_model_clear(m);
+        return false;
+    }
+    pt_tiling t = np.tiling;
+    if (!install(m, &np, &nsg, &t, err)) {
+        pt_explorer_model_clear(m);
+        return false;
+    }
+    snprintf(m->save_path, sizeof m->save_path, "%s", path);
+    m->dirty = false;
+    return true;
+}
+
+bool pt_explorer_is_sprogram_file(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    pt_error err = {{0}};
+    if (!pt_read_file(path, &text, &len, &err))
+        return false;
+    cJSON *root = pt_json_parse(path, text, len, &err);
+    free(text);
+    bool yes = root && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "format"));
+    cJSON_Delete(root);
+    return yes;
+}
+
+int pt_explorer_model_drop_position(const pt_explorer_model *m, int stask, int lane, double t_ns)
+{
+    if (!m->have_prog || !m->have_tl || lane < 0 || lane >= m->prog.n_lanes)
+        return -1;
+    const pt_lane *l = &m->prog.lanes[lane];
+    int k = 0;
+    for (int e = 0; e < l->n; e++) {
+        int s = l->entries[e].stask;
+        if (s == stask)
+            continue;
+        double first = INFINITY;
+        for (int64_t i = 0; i < m->tl.n_spans; i++)
+            if (m->tl.spans[i].stask == s && m->tl.spans[i].lane == lane &&
+                m->tl.spans[i].start_ns < first)
+                first = m->tl.spans[i].start_ns;
+        if (first > t_ns)
+            return k;
+        k++;
+    }
+    return -1;
 }

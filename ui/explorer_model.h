@@ -13,6 +13,10 @@
 #include "sprogram.h"
 #include "stask.h"
 
+#define PT_EXPLORER_HISTORY 100
+
+struct pt_explorer_state;
+
 typedef struct {
     char source[1024];      /* the file path or embedded example name it came from */
     char title[256];        /* for the window title: graph name */
@@ -24,6 +28,12 @@ typedef struct {
     pt_stask_graph sg;
     pt_sprogram prog;
     pt_timeline tl;
+    pt_tiling tiling;       /* the tiling as given (unpropagated) that sg was partitioned with */
+    /* Undo/redo: deep copies of earlier/later states, most recent last. */
+    int n_undo, n_redo;
+    struct pt_explorer_state *undo[PT_EXPLORER_HISTORY], *redo[PT_EXPLORER_HISTORY];
+    bool dirty;             /* edited since loaded or saved */
+    char save_path[1024];   /* where the sProgram was last saved or opened from ("" if never) */
 } pt_explorer_model;
 
 /* A new, empty model (calloc'd); NULL when out of memory. */
@@ -41,5 +51,48 @@ bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char
 
 /* Mean predicted duration (ns) of an sTask's instances; NaN when it has none. */
 double pt_explorer_model_mean_ns(const pt_explorer_model *m, int stask, int64_t *count);
+
+/* Load a saved sProgram file: its "graph" must name an embedded example, unless graph_source
+ * (a graph file or example name) is given. Validated and simulated; false with err on failure
+ * (model empty). */
+bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
+                                     const char *graph_source, const char *hw_name,
+                                     pt_error *err);
+
+/* Whether path is a saved sProgram (a JSON object with a "format" key), not a graph. */
+bool pt_explorer_is_sprogram_file(const char *path);
+
+/* Edits. Each validates and re-simulates at once; an edit that leaves the sProgram invalid
+ * (deadlock, memory over the limit, sTask on a wrong sEU, ...) is refused: false with the reason
+ * in err and the model unchanged. A successful edit is pushed on the undo stack (redo cleared)
+ * and sets dirty. */
+/* Move sTask `stask` to lane `lane` at `position` (-1: the end), keeping its iteration offset. */
+bool pt_explorer_model_append(pt_explorer_model *m, int stask, int lane, int position,
+                              pt_error *err);
+bool pt_explorer_model_wait_add(pt_explorer_model *m, int stask, int on, int distance,
+                                pt_error *err);
+bool pt_explorer_model_wait_remove(pt_explorer_model *m, int stask, int on, int distance,
+                                   pt_error *err);
+/* Ring depth of buffered tensor `tensor` (graph tensor name). */
+bool pt_explorer_model_set_stages(pt_explorer_model *m, const char *tensor, int stages,
+                                  pt_error *err);
+/* Re-tile with a spec like "m=128,n=128,k=64,wg=2" applied over the current tiling: Propagate
+ * and re-partition; the placement and waits are kept where every sTask id survives, else the
+ * default sProgram of the new sTask-graph. */
+bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *err);
+
+/* Where a bar of `stask` dropped at time t_ns on lane `lane` goes: before the first other entry
+ * of the lane whose bars start after t_ns (counted without stask itself), -1 for the end. */
+int pt_explorer_model_drop_position(const pt_explorer_model *m, int stask, int lane, double t_ns);
+
+bool pt_explorer_model_can_undo(const pt_explorer_model *m);
+bool pt_explorer_model_can_redo(const pt_explorer_model *m);
+bool pt_explorer_model_undo(pt_explorer_model *m, pt_error *err);
+bool pt_explorer_model_redo(pt_explorer_model *m, pt_error *err);
+
+/* The sProgram as JSON (malloc'd), or NULL. */
+char *pt_explorer_model_to_json(const pt_explorer_model *m);
+/* Write the sProgram to path; clears dirty and remembers the path. */
+bool pt_explorer_model_save(pt_explorer_model *m, const char *path, pt_error *err);
 
 #endif

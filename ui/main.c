@@ -58,7 +58,11 @@ static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
 static void action_quit(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a, (void)p;
-    g_application_quit(G_APPLICATION(data));
+    /* Close each window (each asks about unsaved changes); the app ends with the last one. */
+    GList *wins = g_list_copy(gtk_application_get_windows(GTK_APPLICATION(data)));
+    for (GList *l = wins; l; l = l->next)
+        gtk_window_close(GTK_WINDOW(l->data));
+    g_list_free(wins);
 }
 
 static const GActionEntry app_actions[] = {
@@ -77,6 +81,12 @@ static void on_startup(GApplication *app, gpointer data)
     gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.open", open);
     gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.show-help-overlay", help);
     gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.fit", fit);
+    const char *undo[] = {"<Control>z", NULL}, *redo[] = {"<Control><Shift>z", NULL},
+               *save[] = {"<Control>s", NULL}, *save_as[] = {"<Control><Shift>s", NULL};
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.undo", undo);
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.redo", redo);
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.save", save);
+    gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.save-as", save_as);
     GtkCssProvider *css = gtk_css_provider_new();
     gtk_css_provider_load_from_data(css, app_css, -1);
     gtk_style_context_add_provider_for_display(gdk_display_get_default(),

@@ -10,11 +10,13 @@ struct _PtTimelineView {
     pt_tl_viewport vp;
     bool fitted;            /* fit on the first allocation after a model change */
     double pointer_x;
+    int drag_stask;         /* the sTask whose bar a drag started on, or -1 */
+    double drag_x, drag_y;
 };
 
 G_DEFINE_FINAL_TYPE(PtTimelineView, pt_timeline_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_STASK_SELECTED, N_SIGNALS };
+enum { SIGNAL_STASK_SELECTED, SIGNAL_STASK_DROPPED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_size, int *min,
@@ -158,6 +160,89 @@ static void on_click(GtkGestureClick *g, int n, double x, double y, gpointer dat
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
 }
 
+void pt_timeline_view_drag_begin(PtTimelineView *self, double x, double y)
+{
+    self->drag_stask = -1;
+    self->drag_x = x;
+    self->drag_y = y;
+    if (!self->have_model)
+        return;
+    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
+    if (hit >= 0)
+        self->drag_stask = self->model.spans[hit].stask;
+}
+
+void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
+{
+    int stask = self->drag_stask;
+    self->drag_stask = -1;
+    if (!self->have_model || stask < 0 || (fabs(dx) < 4 && fabs(dy) < 4))
+        return;
+    double x = self->drag_x + dx, y = self->drag_y + dy;
+    if (y < PT_TL_AXIS_H)
+        return;
+    int lane = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
+    if (lane < 0 || lane >= self->model.n_lanes)
+        return;
+    double t = pt_tl_x_to_time(&self->vp, x < PT_TL_LABEL_W ? PT_TL_LABEL_W : x);
+    g_signal_emit(self, signals[SIGNAL_STASK_DROPPED], 0, stask, lane, t);
+}
+
+static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
+{
+    (void)g;
+    pt_timeline_view_drag_begin(data, x, y);
+}
+
+static void on_drag_end(GtkGestureDrag *g, double dx, double dy, gpointer data)
+{
+    (void)g;
+    pt_timeline_view_drag_end(data, dx, dy);
+}
+
+gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, double *y)
+{
+    if (!self->have_model)
+        return FALSE;
+    for (int64_t i = 0; i < self->model.n_spans; i++) {
+        const pt_span *s = &self->model.spans[i];
+        if (s->stask != stask)
+            continue;
+        /* Just inside its start: bars of one lane may overlap (asynchronous copies) and a hit
+         * goes to the nearest start. */
+        double bx = fmin(pt_tl_time_to_x(&self->vp, s->start_ns) + 2,
+                         pt_tl_time_to_x(&self->vp, (s->start_ns + s->end_ns) / 2));
+        double by = pt_timeline_view_lane_y(self, s->lane);
+        int64_t hit = pt_tl_hit(&self->model, &self->vp, bx, by);
+        if (hit < 0 || self->model.spans[hit].stask != stask)
+            continue; /* covered by a neighbour at this zoom: try the next bar */
+        *x = bx;
+        *y = by;
+        return TRUE;
+    }
+    return FALSE;
+}
+
+double pt_timeline_view_lane_y(PtTimelineView *self, int lane)
+{
+    (void)self;
+    return PT_TL_AXIS_H + (lane + 0.5) * PT_TL_LANE_H;
+}
+
+void pt_timeline_view_set_range(PtTimelineView *self, double t0_ns, double t1_ns)
+{
+    if (!(t1_ns > t0_ns))
+        return;
+    self->vp.t0_ns = t0_ns;
+    self->vp.t1_ns = t1_ns;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+double pt_timeline_view_time_x(PtTimelineView *self, double t_ns)
+{
+    return pt_tl_time_to_x(&self->vp, t_ns);
+}
+
 static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkTooltip *tip,
                                  gpointer data)
 {
@@ -188,6 +273,9 @@ static void pt_timeline_view_class_init(PtTimelineViewClass *klass)
     wc->snapshot = pt_timeline_view_snapshot;
     signals[SIGNAL_STASK_SELECTED] = g_signal_new("stask-selected", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+    signals[SIGNAL_STASK_DROPPED] = g_signal_new("stask-dropped", G_TYPE_FROM_CLASS(klass),
+        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
+        G_TYPE_DOUBLE);
     gtk_widget_class_set_accessible_role(wc, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
@@ -217,6 +305,12 @@ static void pt_timeline_view_init(PtTimelineView *self)
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "pressed", G_CALLBACK(on_click), self);
     gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(click));
+    self->drag_stask = -1;
+    GtkGesture *drag = gtk_gesture_drag_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
+    g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+    g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
+    gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
     gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
         "Predicted timeline: one row per lane; the sTask table lists every bar", -1);
 }

@@ -23,6 +23,21 @@ void pt_timeline_view_fit(PtTimelineView *self);
 void pt_timeline_view_zoom(PtTimelineView *self, double factor);
 void pt_timeline_view_pan(PtTimelineView *self, double fraction);
 
+/* Dragging a bar (GtkGestureDrag, button 1) emits "stask-dropped" (sTask index, target lane,
+ * drop time in ns) when released at least a few pixels away on a lane. The handlers are public
+ * so that tests can drive a drag without synthesising pointer events: begin at (x, y) in widget
+ * coordinates, end at an offset (dx, dy) from there. */
+void pt_timeline_view_drag_begin(PtTimelineView *self, double x, double y);
+void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy);
+/* Widget coordinates just inside the start of the first bar of sTask `stask` that a click there would
+ * hit (FALSE if none),
+ * and the y of the middle of lane `lane`. */
+gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, double *y);
+double pt_timeline_view_lane_y(PtTimelineView *self, int lane);
+/* Show the time range [t0_ns, t1_ns]. */
+void pt_timeline_view_set_range(PtTimelineView *self, double t0_ns, double t1_ns);
+double pt_timeline_view_time_x(PtTimelineView *self, double t_ns);
+
 G_END_DECLS
 
 #endif

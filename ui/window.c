@@ -28,6 +28,8 @@ struct _PtWindow {
     GtkCustomFilter *filter;
     GtkSingleSelection *selection;
     gboolean syncing;
+    int selected;              /* selected sTask, -1: none */
+    gboolean closing;          /* the unsaved-changes prompt answered: really close */
 };
 
 G_DEFINE_FINAL_TYPE(PtWindow, pt_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -194,6 +196,7 @@ void pt_window_select_stask(PtWindow *self, int stask)
     if (self->syncing)
         return;
     self->syncing = TRUE;
+    self->selected = stask;
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), stask);
     update_inspector(self, stask);
     GListModel *lm = G_LIST_MODEL(self->selection);
@@ -243,6 +246,7 @@ static void on_selection_changed(GObject *o, GParamSpec *ps, gpointer data)
         return;
     int i = item_stask(gtk_single_selection_get_selected_item(GTK_SINGLE_SELECTION(o)));
     self->syncing = TRUE;
+    self->selected = i;
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), i);
     update_inspector(self, i);
     self->syncing = FALSE;
@@ -268,6 +272,29 @@ char *pt_window_dup_summary(PtWindow *self)
                            m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
                            m->tl.kernel_time_ns / 1000.0, m->tl.tflops, (gint64)m->tl.tiles,
                            (gint64)m->tl.waves);
+}
+
+static void enable(PtWindow *self, const char *name, gboolean on)
+{
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(self), name);
+    if (a)
+        g_simple_action_set_enabled(G_SIMPLE_ACTION(a), on);
+}
+
+static void update_title_and_actions(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    gboolean loaded = m->have_prog;
+    char *title = loaded ? g_strdup_printf("%s%s — PipeThreader", m->dirty ? "• " : "", m->title)
+                         : g_strdup("PipeThreader");
+    gtk_window_set_title(GTK_WINDOW(self), title);
+    g_free(title);
+    enable(self, "undo", pt_explorer_model_can_undo(m));
+    enable(self, "redo", pt_explorer_model_can_redo(m));
+    static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "tile",
+                                        "save", "save-as"};
+    for (guint i = 0; i < G_N_ELEMENTS(edits); i++)
+        enable(self, edits[i], loaded);
 }
 
 static void show_model(PtWindow *self)
@@ -312,11 +339,9 @@ static void show_model(PtWindow *self)
     g_strfreev(ids);
     gtk_single_selection_set_selected(self->selection, GTK_INVALID_LIST_POSITION);
     self->syncing = FALSE;
+    self->selected = -1;
     update_inspector(self, -1);
-
-    char *title = g_strdup_printf("%s — PipeThreader", m->title);
-    gtk_window_set_title(GTK_WINDOW(self), title);
-    g_free(title);
+    update_title_and_actions(self);
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "main");
     gtk_widget_grab_focus(self->timeline);
 }
@@ -329,7 +354,10 @@ gboolean pt_window_open(PtWindow *self, const char *source)
         show_error(self, "out of memory");
         return FALSE;
     }
-    if (!pt_explorer_model_load(next, source, self->hw_name, &err)) {
+    gboolean ok = pt_explorer_is_sprogram_file(source)
+        ? pt_explorer_model_load_sprogram(next, source, NULL, self->hw_name, &err)
+        : pt_explorer_model_load(next, source, self->hw_name, &err);
+    if (!ok) {
         show_error(self, err.msg[0] ? err.msg : "could not load the file");
         pt_explorer_model_free(next);
         return FALSE;
@@ -341,6 +369,246 @@ gboolean pt_window_open(PtWindow *self, const char *source)
     pt_explorer_model_free(old);
     show_error(self, NULL);
     show_model(self);
+    return TRUE;
+}
+
+
+/* ---- editing ------------------------------------------------------------------------------ */
+
+/* After an edit (or its refusal): a refused edit shows why and leaves everything as it was. */
+static gboolean edited(PtWindow *self, gboolean ok, const pt_error *err)
+{
+    if (!ok) {
+        show_error(self, err->msg[0] ? err->msg : "the edit was refused");
+        update_title_and_actions(self);
+        return FALSE;
+    }
+    int sel = self->selected;
+    show_error(self, NULL);
+    show_model(self);
+    if (sel >= 0 && sel < self->model->sg.n)
+        pt_window_select_stask(self, sel);
+    return TRUE;
+}
+
+pt_explorer_model *pt_window_get_model(PtWindow *self)
+{
+    return self->model;
+}
+
+int pt_window_get_selected(PtWindow *self)
+{
+    return self->selected;
+}
+
+GtkWidget *pt_window_get_timeline(PtWindow *self)
+{
+    return self->timeline;
+}
+
+static int find_stask(PtWindow *self, const char *id, pt_error *err)
+{
+    int i = self->model->have_sg ? pt_stask_find(&self->model->sg, id) : -1;
+    if (i < 0)
+        pt_fail(err, "no sTask '%s'", id);
+    return i;
+}
+
+static void action_append(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    const char *lane_name;
+    gint32 pos;
+    g_variant_get(p, "(&si)", &lane_name, &pos);
+    pt_error err = {{0}};
+    int lane = self->model->have_prog ? pt_sprogram_find_lane(&self->model->prog, lane_name) : -1;
+    gboolean ok = lane >= 0 ? pt_explorer_model_append(self->model, self->selected, lane, pos, &err)
+                            : pt_fail(&err, "Append: no lane '%s'", lane_name);
+    edited(self, ok, &err);
+}
+
+static void action_wait(GSimpleAction *a, GVariant *p, gpointer data, gboolean add)
+{
+    PtWindow *self = data;
+    (void)a;
+    const char *on_id;
+    gint32 dist;
+    g_variant_get(p, "(&si)", &on_id, &dist);
+    pt_error err = {{0}};
+    int on = find_stask(self, on_id, &err);
+    gboolean ok = FALSE;
+    if (on >= 0)
+        ok = add ? pt_explorer_model_wait_add(self->model, self->selected, on, dist, &err)
+                 : pt_explorer_model_wait_remove(self->model, self->selected, on, dist, &err);
+    edited(self, ok, &err);
+}
+
+static void action_wait_add(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    action_wait(a, p, data, TRUE);
+}
+
+static void action_wait_remove(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    action_wait(a, p, data, FALSE);
+}
+
+static void action_stages(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    const char *tensor;
+    gint32 n;
+    g_variant_get(p, "(&si)", &tensor, &n);
+    pt_error err = {{0}};
+    edited(self, pt_explorer_model_set_stages(self->model, tensor, n, &err), &err);
+}
+
+static void action_tile(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    pt_error err = {{0}};
+    edited(self, pt_explorer_model_retile(self->model, g_variant_get_string(p, NULL), &err),
+           &err);
+}
+
+static void action_undo(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a, (void)p;
+    pt_error err = {{0}};
+    edited(self, pt_explorer_model_undo(self->model, &err), &err);
+}
+
+static void action_redo(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a, (void)p;
+    pt_error err = {{0}};
+    edited(self, pt_explorer_model_redo(self->model, &err), &err);
+}
+
+static void on_stask_dropped(PtTimelineView *v, int stask, int lane, double t_ns, gpointer data)
+{
+    PtWindow *self = data;
+    (void)v;
+    pt_error err = {{0}};
+    int pos = pt_explorer_model_drop_position(self->model, stask, lane, t_ns);
+    self->selected = stask;
+    edited(self, pt_explorer_model_append(self->model, stask, lane, pos, &err), &err);
+}
+
+/* ---- saving ------------------------------------------------------------------------------- */
+
+gboolean pt_window_save_to(PtWindow *self, const char *path)
+{
+    pt_error err = {{0}};
+    if (!pt_explorer_model_save(self->model, path, &err)) {
+        show_error(self, err.msg[0] ? err.msg : "could not save");
+        return FALSE;
+    }
+    update_title_and_actions(self);
+    return TRUE;
+}
+
+static void on_save_response(GtkNativeDialog *d, int response, gpointer data)
+{
+    PtWindow *self = data;
+    gboolean close_after = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(d), "pt-close-after"));
+    gboolean saved = FALSE;
+    if (response == GTK_RESPONSE_ACCEPT) {
+        GFile *f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
+        char *path = f ? g_file_get_path(f) : NULL;
+        if (path)
+            saved = pt_window_save_to(self, path);
+        else
+            show_error(self, "the chosen file has no local path");
+        g_free(path);
+        if (f)
+            g_object_unref(f);
+    }
+    gtk_native_dialog_destroy(d);
+    g_object_unref(d);
+    if (saved && close_after) {
+        self->closing = TRUE;
+        gtk_window_close(GTK_WINDOW(self));
+    }
+}
+
+static void save_as(PtWindow *self, gboolean close_after)
+{
+    GtkFileChooserNative *fc = gtk_file_chooser_native_new(
+        "Save sProgram", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel");
+    char *name = g_strdup_printf("%s.sprogram.json", self->model->graph.name);
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(fc), name);
+    g_free(name);
+    g_object_set_data(G_OBJECT(fc), "pt-close-after", GINT_TO_POINTER(close_after));
+    g_signal_connect(fc, "response", G_CALLBACK(on_save_response), self);
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
+}
+
+/* Save to the known path, else ask; TRUE when saved right away. */
+static gboolean save(PtWindow *self, gboolean close_after)
+{
+    if (self->model->save_path[0])
+        return pt_window_save_to(self, self->model->save_path);
+    save_as(self, close_after);
+    return FALSE;
+}
+
+static void action_save(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a, (void)p;
+    save(PT_WINDOW(data), FALSE);
+}
+
+static void action_save_as(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a, (void)p;
+    save_as(PT_WINDOW(data), FALSE);
+}
+
+enum { ANSWER_SAVE = 1, ANSWER_DISCARD = 2 };
+
+static gboolean close_later(gpointer data)
+{
+    PtWindow *self = data;
+    self->closing = TRUE;
+    gtk_window_close(GTK_WINDOW(self));
+    g_object_unref(self);
+    return G_SOURCE_REMOVE;
+}
+
+static void on_close_answer(GtkDialog *d, int response, gpointer data)
+{
+    PtWindow *self = data;
+    gtk_window_destroy(GTK_WINDOW(d));
+    /* Close once the dialog (still referenced while its signal runs) is gone. */
+    if (response == ANSWER_DISCARD || (response == ANSWER_SAVE && save(self, TRUE)))
+        g_idle_add(close_later, g_object_ref(self));
+}
+
+static gboolean on_close_request(GtkWindow *w, gpointer data)
+{
+    PtWindow *self = PT_WINDOW(w);
+    (void)data;
+    if (self->closing || !self->model->dirty)
+        return FALSE;
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    GtkWidget *d = gtk_message_dialog_new(w, GTK_DIALOG_MODAL,
+                                          GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                                          "Save changes to the sProgram of %s?",
+                                          self->model->title);
+    gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(d),
+                                             "Unsaved edits are lost if you don't save.");
+    gtk_dialog_add_buttons(GTK_DIALOG(d), "_Cancel", GTK_RESPONSE_CANCEL, "_Discard",
+                           ANSWER_DISCARD, "_Save", ANSWER_SAVE, NULL);
+    gtk_dialog_set_default_response(GTK_DIALOG(d), ANSWER_SAVE);
+    G_GNUC_END_IGNORE_DEPRECATIONS
+    g_signal_connect(d, "response", G_CALLBACK(on_close_answer), self);
+    gtk_window_present(GTK_WINDOW(d));
     return TRUE;
 }
 
@@ -427,6 +695,10 @@ static const char help_overlay_ui[] =
     "</property><child><object class='GtkShortcutsGroup'><property name='title'>General</property>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Open a graph</property>"
     "<property name='accelerator'>&lt;Control&gt;o</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Save / Save As</property>"
+    "<property name='accelerator'>&lt;Control&gt;s &lt;Control&gt;&lt;Shift&gt;s</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Undo / Redo</property>"
+    "<property name='accelerator'>&lt;Control&gt;z &lt;Control&gt;&lt;Shift&gt;z</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Keyboard shortcuts"
     "</property><property name='accelerator'>&lt;Control&gt;question</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Quit</property>"
@@ -559,7 +831,7 @@ static GtkWidget *build_main_page(PtWindow *self)
     gtk_widget_set_margin_top(self->summary, 6);
     gtk_box_append(GTK_BOX(left), self->summary);
     GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
-                                    "select · colours: blue TMA, green tensor core, orange CUDA "
+                                    "select, drag it to move it (Append) · colours: blue TMA, green tensor core, orange CUDA "
                                     "core, grey merged");
     gtk_widget_add_css_class(hint, "dim-label");
     gtk_label_set_xalign(GTK_LABEL(hint), 0);
@@ -568,6 +840,7 @@ static GtkWidget *build_main_page(PtWindow *self)
     gtk_box_append(GTK_BOX(left), hint);
     self->timeline = pt_timeline_view_new();
     g_signal_connect(self->timeline, "stask-selected", G_CALLBACK(on_timeline_selected), self);
+    g_signal_connect(self->timeline, "stask-dropped", G_CALLBACK(on_stask_dropped), self);
     GtkWidget *scroll = gtk_scrolled_window_new();
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
                                    GTK_POLICY_AUTOMATIC);
@@ -613,6 +886,15 @@ static const GActionEntry win_actions[] = {
     {"open", action_open, NULL, NULL, NULL, {0}},
     {"fit", action_fit, NULL, NULL, NULL, {0}},
     {"examples", action_examples, NULL, NULL, NULL, {0}},
+    {"append", action_append, "(si)", NULL, NULL, {0}},
+    {"wait-add", action_wait_add, "(si)", NULL, NULL, {0}},
+    {"wait-remove", action_wait_remove, "(si)", NULL, NULL, {0}},
+    {"stages", action_stages, "(si)", NULL, NULL, {0}},
+    {"tile", action_tile, "s", NULL, NULL, {0}},
+    {"undo", action_undo, NULL, NULL, NULL, {0}},
+    {"redo", action_redo, NULL, NULL, NULL, {0}},
+    {"save", action_save, NULL, NULL, NULL, {0}},
+    {"save-as", action_save_as, NULL, NULL, NULL, {0}},
 };
 
 static void pt_window_init(PtWindow *self)
@@ -623,6 +905,8 @@ static void pt_window_init(PtWindow *self)
     g_strlcpy(self->hw_name, "H200", sizeof self->hw_name);
     g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
                                     self);
+    self->selected = -1;
+    g_signal_connect(self, "close-request", G_CALLBACK(on_close_request), NULL);
     gtk_window_set_title(GTK_WINDOW(self), "PipeThreader");
     gtk_window_set_default_size(GTK_WINDOW(self), 1400, 860);
 
@@ -642,6 +926,10 @@ static void pt_window_init(PtWindow *self)
     GMenu *menu = g_menu_new();
     GMenu *sec1 = g_menu_new();
     g_menu_append(sec1, "_Examples", "win.examples");
+    g_menu_append(sec1, "_Save", "win.save");
+    g_menu_append(sec1, "Save _As…", "win.save-as");
+    g_menu_append(sec1, "_Undo", "win.undo");
+    g_menu_append(sec1, "_Redo", "win.redo");
     g_menu_append(sec1, "_Fit Timeline", "win.fit");
     g_menu_append_section(menu, NULL, G_MENU_MODEL(sec1));
     GMenu *sec2 = g_menu_new();
@@ -695,6 +983,7 @@ static void pt_window_init(PtWindow *self)
     gtk_box_append(GTK_BOX(vbox), self->stack);
     gtk_window_set_child(GTK_WINDOW(self), vbox);
     update_inspector(self, -1);
+    update_title_and_actions(self);
 }
 
 PtWindow *pt_window_new(GtkApplication *app, const char *hw_name)

@@ -6,6 +6,8 @@
 
 #include <gtk/gtk.h>
 
+#include "explorer_model.h"
+
 G_BEGIN_DECLS
 
 #define PT_TYPE_WINDOW (pt_window_get_type())
@@ -25,6 +27,16 @@ void pt_window_select_stask(PtWindow *self, int stask);
 gboolean pt_window_select_stask_id(PtWindow *self, const char *id);
 /* The inspector's text (caller frees). */
 char *pt_window_dup_inspector_text(PtWindow *self);
+
+/* Editing goes through the window's actions (menus, shortcuts and tests alike), each on the
+ * selected sTask: win.append (lane name, position) "(si)"; win.wait-add / win.wait-remove (id of
+ * the sTask waited on, distance) "(si)"; win.stages (tensor, stages) "(si)"; win.tile (spec) "s";
+ * win.undo, win.redo, win.save, win.save-as. A refused edit shows its reason in the banner. */
+pt_explorer_model *pt_window_get_model(PtWindow *self);
+int pt_window_get_selected(PtWindow *self);
+GtkWidget *pt_window_get_timeline(PtWindow *self);
+/* Save the sProgram to path (no dialog); FALSE and the banner on failure. */
+gboolean pt_window_save_to(PtWindow *self, const char *path);
 
 G_END_DECLS
 
