@@ -11,6 +11,7 @@
 #include "embedded.h"
 #include "json_util.h"
 #include "propagate.h"
+#include "timeline_json.h"
 #include "validate.h"
 
 pt_explorer_model *pt_explorer_model_new(void)
@@ -38,8 +39,21 @@ static void history_clear(struct pt_explorer_state **stack, int *n)
     *n = 0;
 }
 
+static void measured_clear(pt_explorer_model *m)
+{
+    free(m->measured);
+    free(m->stask_error_pct);
+    free(m->stask_measured_ns);
+    m->measured = NULL;
+    m->stask_error_pct = m->stask_measured_ns = NULL;
+    m->n_measured = 0;
+    m->have_measured = false;
+    m->measured_kernel_ns = m->kernel_error_pct = NAN;
+}
+
 void pt_explorer_model_clear(pt_explorer_model *m)
 {
+    measured_clear(m);
     history_clear(m->undo, &m->n_undo);
     history_clear(m->redo, &m->n_redo);
     m->dirty = false;
@@ -142,6 +156,7 @@ static bool install(pt_explorer_model *m, pt_sprogram *cand, pt_stask_graph *nsg
     if (nsg) {
         pt_stask_graph_free(&m->sg);
         m->sg = *nsg;
+        measured_clear(m); /* its sTask indices may no longer hold */
     }
     if (tiling)
         m->tiling = *tiling;
@@ -398,6 +413,21 @@ bool pt_explorer_model_save(pt_explorer_model *m, const char *path, pt_error *er
     return ok;
 }
 
+/* Load the embedded example whose graph (or file) name is gname. */
+static bool load_embedded_named(pt_explorer_model *m, const char *gname, const char *hw_name,
+                                pt_error *err)
+{
+    for (const pt_embedded_file *e = pt_embedded_examples; e->name; e++) {
+        pt_graph probe;
+        pt_error perr = {{0}};
+        if (!pt_graph_load_text(&probe, e->name, e->text, strlen(e->text), NULL, &perr))
+            continue;
+        if (strcmp(probe.name, gname) == 0 || strcmp(e->name, gname) == 0)
+            return pt_explorer_model_load(m, e->name, hw_name, err);
+    }
+    return false;
+}
+
 bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
                                      const char *graph_source, const char *hw_name,
                                      pt_error *err)
@@ -421,15 +451,7 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
     if (graph_source) {
         ok = pt_explorer_model_load(m, graph_source, hw_name, err);
     } else {
-        for (const pt_embedded_file *e = pt_embedded_examples; e->name && !ok; e++) {
-            pt_graph probe;
-            pt_error perr = {{0}};
-            if (!pt_graph_load_text(&probe, e->name, e->text, strlen(e->text), NULL, &perr))
-                continue;
-            bool match = strcmp(probe.name, gname) == 0 || strcmp(e->name, gname) == 0;
-            if (match)
-                ok = pt_explorer_model_load(m, e->name, hw_name, err);
-        }
+        ok = load_embedded_named(m, gname, hw_name, err);
         if (!ok && !err->msg[0])
             pt_fail(err, "%s: its graph '%s' is not a shipped example; open the graph file "
                          "first", path, gname[0] ? gname : "(none)");
@@ -490,4 +512,124 @@ int pt_explorer_model_drop_position(const pt_explorer_model *m, int stask, int l
         k++;
     }
     return -1;
+}
+
+/* ---- traces ------------------------------------------------------------------------------- */
+
+static int cmp_span_start(const void *a, const void *b)
+{
+    const pt_span *p = a, *q = b;
+    if (p->start_ns != q->start_ns)
+        return p->start_ns < q->start_ns ? -1 : 1;
+    return (p->lane > q->lane) - (p->lane < q->lane);
+}
+
+bool pt_explorer_is_trace_file(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    pt_error err = {{0}};
+    if (!pt_read_file(path, &text, &len, &err))
+        return false;
+    cJSON *root = pt_json_parse(path, text, len, &err);
+    free(text);
+    const cJSON *f = root ? cJSON_GetObjectItemCaseSensitive(root, "format") : NULL;
+    bool yes = cJSON_IsString(f) && f->valuestring && strcmp(f->valuestring, PT_TRACE_FORMAT) == 0;
+    cJSON_Delete(root);
+    return yes;
+}
+
+/* The model's sTask index of the trace's sTask k, or -1. */
+static int trace_stask(const pt_explorer_model *m, const pt_trace *tr, int k)
+{
+    if (k < 0 || k >= tr->n_stasks)
+        return -1;
+    return pt_stask_find(&m->sg, tr->stask_ids[k]);
+}
+
+bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const char *hw_name,
+                                  pt_error *err)
+{
+    pt_explorer_model_clear(m);
+    pt_trace *tr = calloc(1, sizeof *tr);
+    if (!tr)
+        return pt_fail(err, "out of memory");
+    if (!pt_trace_load_file(tr, path, err)) {
+        free(tr);
+        return false;
+    }
+    pt_hw probe;
+    pt_error herr = {{0}};
+    const char *hw = tr->hw[0] && pt_hw_load(&probe, tr->hw, &herr) ? tr->hw : hw_name;
+    bool ok = load_embedded_named(m, tr->graph, hw, err);
+    if (!ok) {
+        if (!err->msg[0])
+            pt_fail(err, "%s: its graph '%s' is not a shipped example; open the graph file first",
+                    path, tr->graph[0] ? tr->graph : "(none)");
+        pt_trace_free(tr);
+        free(tr);
+        return false;
+    }
+    m->measured_kernel_ns = m->kernel_error_pct = NAN;
+    if (tr->has_measured && tr->measured.present && tr->measured.n_ctas > 0) {
+        const pt_mcta *c = &tr->measured.ctas[0];
+        size_t n = (size_t)(c->n_spans > 0 ? c->n_spans : 1);
+        m->measured = calloc(n, sizeof(pt_span));
+        m->stask_error_pct = malloc((size_t)(m->sg.n > 0 ? m->sg.n : 1) * sizeof(double));
+        m->stask_measured_ns = malloc((size_t)(m->sg.n > 0 ? m->sg.n : 1) * sizeof(double));
+        if (!m->measured || !m->stask_error_pct || !m->stask_measured_ns) {
+            pt_trace_free(tr);
+            free(tr);
+            pt_explorer_model_clear(m);
+            return pt_fail(err, "out of memory");
+        }
+        for (int i = 0; i < m->sg.n; i++)
+            m->stask_error_pct[i] = m->stask_measured_ns[i] = NAN;
+        double first = INFINITY;
+        for (int64_t i = 0; i < c->n_spans; i++) {
+            const pt_mspan *ms = &c->spans[i];
+            int s = trace_stask(m, tr, ms->stask);
+            int lane = ms->lane >= 0 && ms->lane < tr->n_lanes
+                           ? pt_sprogram_find_lane(&m->prog, tr->lane_names[ms->lane]) : -1;
+            if (s < 0 || lane < 0)
+                continue;
+            pt_span *o = &m->measured[m->n_measured++];
+            o->stask = s;
+            o->lane = lane;
+            o->iter = ms->iter;
+            o->issue_ns = o->start_ns = ms->start_ns;
+            o->end_ns = ms->end_ns;
+            if (ms->start_ns < first)
+                first = ms->start_ns;
+        }
+        double shift = m->tl.n_spans > 0 && m->n_measured > 0 ? m->tl.spans[0].start_ns - first
+                                                               : 0;
+        for (int64_t i = 0; i < m->n_measured; i++) {
+            m->measured[i].issue_ns += shift;
+            m->measured[i].start_ns += shift;
+            m->measured[i].end_ns += shift;
+        }
+        qsort(m->measured, (size_t)m->n_measured, sizeof(pt_span), cmp_span_start);
+        m->measured_block = c->block;
+        m->trace_iterations = tr->tl.eu_iterations;
+        if (tr->alignment.present) {
+            for (int k = 0; k < tr->alignment.n_stasks; k++) {
+                const pt_align_stask *a = &tr->alignment.stasks[k];
+                int s = trace_stask(m, tr, a->stask);
+                if (s < 0)
+                    continue;
+                m->stask_error_pct[s] = a->error_pct;
+                m->stask_measured_ns[s] = a->measured_mean_ns;
+            }
+            m->measured_kernel_ns = tr->alignment.measured_kernel_ns;
+            m->kernel_error_pct = tr->alignment.kernel_error_pct;
+        }
+        if (!(m->measured_kernel_ns > 0) && tr->measured.kernel.plain_ms_median > 0)
+            m->measured_kernel_ns = tr->measured.kernel.plain_ms_median * 1e6;
+        m->have_measured = true;
+    }
+    snprintf(m->source, sizeof m->source, "%s", path);
+    pt_trace_free(tr);
+    free(tr);
+    return true;
 }

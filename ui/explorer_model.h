@@ -34,6 +34,20 @@ typedef struct {
     struct pt_explorer_state *undo[PT_EXPLORER_HISTORY], *redo[PT_EXPLORER_HISTORY];
     bool dirty;             /* edited since loaded or saved */
     char save_path[1024];   /* where the sProgram was last saved or opened from ("" if never) */
+    /* Measured overlay, from a profiled trace (pt_explorer_model_load_trace); dropped when an
+     * edit re-partitions the sTask-graph. */
+    bool have_measured;
+    int64_t n_measured;
+    pt_span *measured;          /* the first sampled CTA's spans, mapped to this model's sTask
+                                   and lane indices (by id and name), shifted so that its first
+                                   start is the predicted first start; sorted by start */
+    int64_t measured_block;     /* blockIdx.x of that CTA */
+    double *stask_error_pct;    /* per sTask: the trace's alignment error_pct (NaN: none) */
+    double *stask_measured_ns;  /* per sTask: measured mean duration (NaN: none) */
+    double measured_kernel_ns;  /* NaN when unknown */
+    double kernel_error_pct;    /* NaN when unknown */
+    int64_t trace_iterations;   /* the trace's own loop trip count (its shape may differ from
+                                   the embedded example's) */
 } pt_explorer_model;
 
 /* A new, empty model (calloc'd); NULL when out of memory. */
@@ -58,6 +72,15 @@ double pt_explorer_model_mean_ns(const pt_explorer_model *m, int stask, int64_t 
 bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
                                      const char *graph_source, const char *hw_name,
                                      pt_error *err);
+
+/* Load a trace file (pipethreader.trace v1 or v2): its graph must be an embedded example, which
+ * is loaded with the default sProgram on the trace's hardware (else hw_name) and simulated;
+ * when the trace has a measured side, the overlay fields above are filled. False with err on
+ * failure (model empty). */
+bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const char *hw_name,
+                                  pt_error *err);
+/* Whether path is a trace file (a JSON object whose "format" is "pipethreader.trace"). */
+bool pt_explorer_is_trace_file(const char *path);
 
 /* Whether path is a saved sProgram (a JSON object with a "format" key), not a graph. */
 bool pt_explorer_is_sprogram_file(const char *path);

@@ -1,7 +1,8 @@
 /* main.c — the `pipethreader` explorer: a GtkApplication (org.pipethreader.Explorer).
  *
  *   pipethreader [--hw NAME] [FILE-or-example…]
- *   pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK] FILE-or-example
+ *   pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]
+ *                [--page timeline|graph] FILE-or-example
  *
  * Each FILE opens in its own window; with none, the window's start page lists the embedded
  * examples. --screenshot renders the main window with FILE loaded and simulated to a PNG and
@@ -23,6 +24,7 @@ typedef struct {
     int width, height;
     const char *hw;
     const char *select;     /* --select ID (with --screenshot): select an sTask first */
+    const char *page;       /* --page timeline|graph: the page shown */
     GPtrArray *sources;
     int status;
     PtWindow *shot_window;
@@ -33,7 +35,8 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f, "usage: pipethreader [--hw H100|H200|MI300X|FILE.json] [GRAPH…]\n"
-               "       pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK] GRAPH\n"
+               "       pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]\n"
+               "                    [--page timeline|graph] GRAPH\n"
                "GRAPH is an operator-graph JSON file or an embedded example name.\n");
 }
 
@@ -176,6 +179,8 @@ static void on_activate(GApplication *app, gpointer data)
             printf("inspector: %s\n", text);
             g_free(text);
         }
+        if (o->page && !pt_window_show_page(win, o->page))
+            printf("error: no page '%s' (timeline or graph)\n", o->page);
         o->shot_window = win;
         gtk_widget_add_tick_callback(GTK_WIDGET(win), on_tick, o, NULL);
         g_timeout_add_seconds(20, on_shot_timeout, o);
@@ -206,7 +211,7 @@ int main(int argc, char **argv)
             printf("pipethreader %s\n", PT_VERSION);
             return 0;
         } else if (!strcmp(a, "--screenshot") || !strcmp(a, "--size") || !strcmp(a, "--hw") ||
-                   !strcmp(a, "--select")) {
+                   !strcmp(a, "--select") || !strcmp(a, "--page")) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "pipethreader: %s needs a value\n", a);
                 return 2;
@@ -218,6 +223,8 @@ int main(int argc, char **argv)
                 o.hw = v;
             } else if (!strcmp(a, "--select")) {
                 o.select = v;
+            } else if (!strcmp(a, "--page")) {
+                o.page = v;
             } else if (sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 200 ||
                        o.height < 150 || o.width > 8192 || o.height > 8192) {
                 fprintf(stderr, "pipethreader: --size %s: expected WxH, e.g. 1600x1000 "

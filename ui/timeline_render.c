@@ -26,6 +26,14 @@ static rgb seu_colour(pt_seu_kind k, bool dark)
     return dark ? darkc[k] : light[k];
 }
 
+void pt_tl_seu_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b)
+{
+    rgb c = seu_colour(k, dark);
+    *r = c.r;
+    *g = c.g;
+    *b = c.b;
+}
+
 void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -205,7 +213,10 @@ static void flush_merge(cairo_t *cr, merge_run *r, int lane, rgb fg, pt_tl_stats
 
 void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats)
 {
-    pt_tl_stats st = {0, 0, 0};
+    pt_tl_stats st = {0, 0, 0, 0};
+    bool overlay = m->n_measured > 0 && m->measured;
+    /* With the measured overlay the predicted bars take the upper part of a lane. */
+    double bar_top = 4, bar_h = overlay ? PT_TL_LANE_H - 15 : PT_TL_LANE_H - 8;
     rgb bg = v->dark ? (rgb){0.14, 0.14, 0.15} : (rgb){1, 1, 1};
     rgb fg = v->dark ? (rgb){0.92, 0.92, 0.92} : (rgb){0.13, 0.13, 0.15};
     cairo_save(cr);
@@ -265,7 +276,7 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
                             ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
         rgb c = seu_colour(k, v->dark);
-        double y = lane_y(s->lane) + 4, h = PT_TL_LANE_H - 8, w = x1 - x0;
+        double y = lane_y(s->lane) + bar_top, h = bar_h, w = x1 - x0;
         if (w < 1)
             w = 1;
         cairo_set_source_rgb(cr, c.r, c.g, c.b);
@@ -284,7 +295,7 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         }
         const char *label = m->stask_labels && s->stask >= 0 && s->stask < m->n_stasks
                                 ? m->stask_labels[s->stask] : NULL;
-        if (label && w > 24) {
+        if (label && w > 24 && h >= 14) {
             cairo_text_extents_t te;
             cairo_text_extents(cr, label, &te);
             if (te.x_advance + 6 <= w) {
@@ -301,6 +312,29 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     }
     for (int l = 0; l < m->n_lanes; l++)
         flush_merge(cr, &runs[l], l, fg, &st);
+    /* Measured bars: thin, magenta, outlined, under the predicted ones. */
+    for (int64_t i = 0; overlay && v->t1_ns > v->t0_ns && i < m->n_measured; i++) {
+        const pt_span *s = &m->measured[i];
+        if (s->lane < 0 || s->lane >= m->n_lanes)
+            continue;
+        if (s->start_ns > v->t1_ns)
+            break;
+        if (s->end_ns < v->t0_ns)
+            continue;
+        double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
+        double w = x1 - x0 < 1 ? 1 : x1 - x0;
+        double y = lane_y(s->lane) + PT_TL_LANE_H - 10, h = 7;
+        cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.35);
+        cairo_rectangle(cr, x0, y, w, h);
+        cairo_fill(cr);
+        if (w >= 3) {
+            cairo_set_source_rgb(cr, 0.80, 0.15, 0.60);
+            cairo_set_line_width(cr, 1);
+            cairo_rectangle(cr, x0 + 0.5, y + 0.5, w - 1, h - 1);
+            cairo_stroke(cr);
+        }
+        st.measured++;
+    }
     cairo_restore(cr);
 
     /* Lane name column on top. */

@@ -30,6 +30,11 @@ typedef struct {
     int n_stasks;
     const char *const *stask_labels; /* n_stasks entries (may be NULL: no labels) */
     const pt_seu_kind *stask_seu;    /* n_stasks entries (may be NULL: colour by lane) */
+    /* Measured overlay (may be empty): spans of one sampled CTA, sorted by start, drawn as
+     * thinner outlined magenta bars under the predicted ones, which then take the upper part
+     * of each lane. */
+    int64_t n_measured;
+    const pt_span *measured;
 } pt_tl_model;
 
 /* Where we look. */
@@ -42,11 +47,14 @@ typedef struct {
 } pt_tl_viewport;
 
 typedef struct {
+    int64_t measured;        /* measured bars drawn */
     int64_t bars;            /* bars drawn individually */
     int64_t merged;          /* merged blocks drawn */
     int64_t labels;          /* labels drawn */
 } pt_tl_stats;
 
+/* The colour of an sEU kind (bars, lane marks and the sTask-graph's nodes share it). */
+void pt_tl_seu_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b);
 /* Time range of all spans (0..1 when empty). */
 void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1);
 /* Set v's time range to show everything, with a small margin. */

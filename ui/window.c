@@ -6,6 +6,7 @@
 
 #include "embedded.h"
 #include "explorer_model.h"
+#include "graph_view.h"
 #include "timeline_view.h"
 
 static const char *const hw_names[] = {"H100", "H200", "MI300X", NULL};
@@ -23,6 +24,7 @@ struct _PtWindow {
     char *error;               /* banner text, NULL when hidden */
 
     GtkWidget *stack, *banner, *banner_label, *summary, *timeline, *hw_dropdown;
+    GtkWidget *views, *view_switcher, *graph; /* Timeline / Graph pages */
     GtkWidget *search, *inspector, *column_view;
     GtkStringList *rows;       /* one item per sTask: its index as text */
     GtkCustomFilter *filter;
@@ -187,6 +189,16 @@ static void update_inspector(PtWindow *self, int i)
                                (gint64)n, mean);
     else
         g_string_append(s, "\npredicted: no instances");
+    if (m->have_measured) {
+        double mm = m->stask_measured_ns ? m->stask_measured_ns[i] : NAN;
+        double e = m->stask_error_pct ? m->stask_error_pct[i] : NAN;
+        if (isfinite(mm))
+            g_string_append_printf(s, "\nmeasured: mean %.1f ns (all sampled CTAs)", mm);
+        else
+            g_string_append(s, "\nmeasured: no instances");
+        if (isfinite(e))
+            g_string_append_printf(s, "\nprediction error: %+.1f%% (predicted vs measured mean)", e);
+    }
     gtk_label_set_text(GTK_LABEL(self->inspector), s->str);
     g_string_free(s, TRUE);
 }
@@ -198,6 +210,7 @@ void pt_window_select_stask(PtWindow *self, int stask)
     self->syncing = TRUE;
     self->selected = stask;
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), stask);
+    pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), stask);
     update_inspector(self, stask);
     GListModel *lm = G_LIST_MODEL(self->selection);
     guint found = GTK_INVALID_LIST_POSITION;
@@ -248,6 +261,7 @@ static void on_selection_changed(GObject *o, GParamSpec *ps, gpointer data)
     self->syncing = TRUE;
     self->selected = i;
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), i);
+    pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), i);
     update_inspector(self, i);
     self->syncing = FALSE;
 }
@@ -258,6 +272,25 @@ static void on_timeline_selected(PtTimelineView *v, int stask, gpointer data)
     pt_window_select_stask(PT_WINDOW(data), stask);
 }
 
+static void on_graph_selected(PtGraphView *v, int stask, gpointer data)
+{
+    (void)v;
+    pt_window_select_stask(PT_WINDOW(data), stask);
+}
+
+GtkWidget *pt_window_get_graph(PtWindow *self)
+{
+    return self->graph;
+}
+
+gboolean pt_window_show_page(PtWindow *self, const char *page)
+{
+    if (!gtk_stack_get_child_by_name(GTK_STACK(self->views), page))
+        return FALSE;
+    gtk_stack_set_visible_child_name(GTK_STACK(self->views), page);
+    return TRUE;
+}
+
 /* ---- loading ----------------------------------------------------------------------------- */
 
 char *pt_window_dup_summary(PtWindow *self)
@@ -265,6 +298,25 @@ char *pt_window_dup_summary(PtWindow *self)
     const pt_explorer_model *m = self->model;
     if (!m->have_tl)
         return NULL;
+    if (m->have_measured) {
+        GString *s = g_string_new(NULL);
+        g_string_append_printf(s, "%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %"
+                               G_GINT64_FORMAT " iterations; kernel %.2f µs (%.0f TFLOP/s)",
+                               m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
+                               m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
+                               m->tl.kernel_time_ns / 1000.0, m->tl.tflops);
+        if (isfinite(m->measured_kernel_ns))
+            g_string_append_printf(s, "; measured kernel %.2f µs", m->measured_kernel_ns / 1000.0);
+        if (isfinite(m->kernel_error_pct))
+            g_string_append_printf(s, " (prediction error %+.1f%%)", m->kernel_error_pct);
+        g_string_append_printf(s, "; measured bars: CTA %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                               " spans", (gint64)m->measured_block, (gint64)m->n_measured);
+        if (m->trace_iterations > 0 && m->trace_iterations != m->tl.eu_iterations)
+            g_string_append_printf(s, " (note: the trace ran %" G_GINT64_FORMAT " iterations per "
+                                   "EU, the example's shape %" G_GINT64_FORMAT ")",
+                                   (gint64)m->trace_iterations, (gint64)m->tl.eu_iterations);
+        return g_string_free(s, FALSE);
+    }
     return g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %" G_GINT64_FORMAT
                            " iterations; kernel %.2f µs (%.0f TFLOP/s, %" G_GINT64_FORMAT
                            " tiles, %" G_GINT64_FORMAT " waves)",
@@ -319,7 +371,13 @@ static void show_model(PtWindow *self)
     tm.n_stasks = m->sg.n;
     tm.stask_labels = self->labels;
     tm.stask_seu = self->stask_seu;
+    if (m->have_measured) {
+        tm.n_measured = m->n_measured;
+        tm.measured = m->measured;
+    }
     pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+    pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), &m->sg);
+    gtk_widget_set_visible(self->view_switcher, TRUE);
 
     char *sum = pt_window_dup_summary(self);
     if (m->warning[0]) {
@@ -354,7 +412,9 @@ gboolean pt_window_open(PtWindow *self, const char *source)
         show_error(self, "out of memory");
         return FALSE;
     }
-    gboolean ok = pt_explorer_is_sprogram_file(source)
+    gboolean ok = pt_explorer_is_trace_file(source)
+        ? pt_explorer_model_load_trace(next, source, self->hw_name, &err)
+        : pt_explorer_is_sprogram_file(source)
         ? pt_explorer_model_load_sprogram(next, source, NULL, self->hw_name, &err)
         : pt_explorer_model_load(next, source, self->hw_name, &err);
     if (!ok) {
@@ -364,6 +424,7 @@ gboolean pt_window_open(PtWindow *self, const char *source)
     }
     /* The view and table borrow from the model: detach them before freeing the old one. */
     pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
+    pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), NULL);
     pt_explorer_model *old = self->model;
     self->model = next;
     pt_explorer_model_free(old);
@@ -832,7 +893,8 @@ static GtkWidget *build_main_page(PtWindow *self)
     gtk_box_append(GTK_BOX(left), self->summary);
     GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
                                     "select, drag it to move it (Append) · colours: blue TMA, green tensor core, orange CUDA "
-                                    "core, grey merged");
+                                    "core, grey merged; "
+                                    "thin magenta outlined bars: measured (a loaded trace)");
     gtk_widget_add_css_class(hint, "dim-label");
     gtk_label_set_xalign(GTK_LABEL(hint), 0);
     gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
@@ -847,7 +909,18 @@ static GtkWidget *build_main_page(PtWindow *self)
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->timeline);
     gtk_widget_set_vexpand(scroll, TRUE);
     gtk_widget_set_hexpand(scroll, TRUE);
-    gtk_box_append(GTK_BOX(left), scroll);
+    /* Two pages over the same selection: the timeline and the sTask-graph (switcher in the
+     * header bar). */
+    self->graph = pt_graph_view_new();
+    g_signal_connect(self->graph, "stask-selected", G_CALLBACK(on_graph_selected), self);
+    gtk_widget_set_vexpand(self->graph, TRUE);
+    gtk_widget_set_hexpand(self->graph, TRUE);
+    self->views = gtk_stack_new();
+    gtk_stack_add_titled(GTK_STACK(self->views), scroll, "timeline", "Timeline");
+    gtk_stack_add_titled(GTK_STACK(self->views), self->graph, "graph", "sTask-graph");
+    gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");
+    gtk_widget_set_vexpand(self->views, TRUE);
+    gtk_box_append(GTK_BOX(left), self->views);
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
     gtk_paned_set_start_child(GTK_PANED(paned), left);
@@ -863,6 +936,8 @@ static void pt_window_dispose(GObject *o)
     PtWindow *self = PT_WINDOW(o);
     if (self->timeline)
         pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
+    if (self->graph)
+        pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), NULL);
     G_OBJECT_CLASS(pt_window_parent_class)->dispose(o);
 }
 
@@ -980,6 +1055,10 @@ static void pt_window_init(PtWindow *self)
     gtk_stack_add_named(GTK_STACK(self->stack), build_main_page(self), "main");
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "start");
     gtk_widget_set_vexpand(self->stack, TRUE);
+    self->view_switcher = gtk_stack_switcher_new();
+    gtk_stack_switcher_set_stack(GTK_STACK_SWITCHER(self->view_switcher), GTK_STACK(self->views));
+    gtk_widget_set_visible(self->view_switcher, FALSE); /* until something is loaded */
+    gtk_header_bar_set_title_widget(GTK_HEADER_BAR(header), self->view_switcher);
     gtk_box_append(GTK_BOX(vbox), self->stack);
     gtk_window_set_child(GTK_WINDOW(self), vbox);
     update_inspector(self, -1);

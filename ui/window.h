@@ -35,6 +35,10 @@ char *pt_window_dup_inspector_text(PtWindow *self);
 pt_explorer_model *pt_window_get_model(PtWindow *self);
 int pt_window_get_selected(PtWindow *self);
 GtkWidget *pt_window_get_timeline(PtWindow *self);
+/* The sTask-graph view (page "graph"; the timeline is page "timeline"). */
+GtkWidget *pt_window_get_graph(PtWindow *self);
+/* Show page "timeline" or "graph"; FALSE for another name. */
+gboolean pt_window_show_page(PtWindow *self, const char *page);
 /* Save the sProgram to path (no dialog); FALSE and the banner on failure. */
 gboolean pt_window_save_to(PtWindow *self, const char *path);
 

@@ -1,13 +1,15 @@
 /* test_explorer_edit.c — editing in the explorer window, driven through the same GActions the
  * menus and shortcuts use (suite 'gui', under Xvfb via run_xvfb.sh): Append, Wait add/remove,
  * a refused (deadlocking) Wait, stages, re-tiling, undo/redo to exact states, save and reopen,
- * and a drag on the timeline that moves an sTask. */
+ * a drag on the timeline that moves an sTask, and a click on a node of the sTask-graph page
+ * that selects the sTask everywhere. */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_view.h"
 #include "timeline_view.h"
 #include "window.h"
 
@@ -347,6 +349,33 @@ static GtkWidget *find_prompt(void)
 }
 
 /* Closing a window with unsaved edits asks first: Cancel keeps it, Discard closes it. */
+static void test_graph_click(void)
+{
+    g_assert_true(pt_window_open(win, "flash_attention"));
+    g_assert_true(pt_window_show_page(win, "graph"));
+    g_assert_false(pt_window_show_page(win, "nope"));
+    PtGraphView *gv = PT_GRAPH_VIEW(pt_window_get_graph(win));
+    for (int i = 0; i < 200 && gtk_widget_get_width(GTK_WIDGET(gv)) <= 0; i++) {
+        g_main_context_iteration(NULL, FALSE);
+        g_usleep(5000);
+    }
+    g_assert_cmpint(gtk_widget_get_width(GTK_WIDGET(gv)), >, 0);
+    int s = stask("mma.S.wg0");
+    g_assert_cmpint(s, >=, 0);
+    double x, y;
+    g_assert_true(pt_graph_view_node_point(gv, s, &x, &y));
+    pt_graph_view_click(gv, x, y);
+    iterate();
+    g_assert_cmpint(pt_window_get_selected(win), ==, s);
+    char *text = pt_window_dup_inspector_text(win);
+    g_assert_true(g_str_has_prefix(text, "mma.S.wg0"));
+    g_free(text);
+    /* A click on empty space keeps the selection. */
+    pt_graph_view_click(gv, 1, 1);
+    g_assert_cmpint(pt_window_get_selected(win), ==, s);
+    g_assert_true(pt_window_show_page(win, "timeline"));
+}
+
 static void test_close_prompt(void)
 {
     PtWindow *w2 = pt_window_new(GTK_APPLICATION(g_application_get_default()), "H200");
@@ -400,6 +429,7 @@ int main(int argc, char **argv)
     g_test_add_func("/explorer/tile", test_tile);
     g_test_add_func("/explorer/save-reload", test_save_reload);
     g_test_add_func("/explorer/drag", test_drag);
+    g_test_add_func("/explorer/graph-click", test_graph_click);
     g_test_add_func("/explorer/close-prompt", test_close_prompt);
     int rc = 1;
     GtkApplication *app = gtk_application_new("org.pipethreader.ExplorerTest",

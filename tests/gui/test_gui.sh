@@ -71,6 +71,35 @@ else
     fail "--select no.such"; cat "$tmp/sel.log"
 fi
 
+# The sTask-graph page renders (not blank, and not the timeline page).
+if timeout 60 "$app" --screenshot "$tmp/graph.png" --size 1200x800 --page graph flash_attention \
+        >"$tmp/graph.log" 2>&1 && ! grep -q '^error:' "$tmp/graph.log" &&
+        res=$(python3 "$check" "$tmp/graph.png" 600 400) &&
+        timeout 60 "$app" --screenshot "$tmp/tl.png" --size 1200x800 flash_attention >/dev/null 2>&1 &&
+        ! cmp -s "$tmp/graph.png" "$tmp/tl.png"; then
+    echo "ok: --page graph flash_attention: $res"
+else
+    fail "--page graph flash_attention"; cat "$tmp/graph.log"
+fi
+
+# A profiled trace (v2, recorded on an H200): its graph is loaded with the default sProgram,
+# the measured spans of the first sampled CTA are drawn over the prediction, the summary gives
+# the measured kernel time and the inspector the per-sTask error.
+trace=tests/fixtures/gemm_f16_2048.trace.json
+if [ -f "$trace" ]; then
+    if timeout 60 "$app" --screenshot "$tmp/trace.png" --size 1200x800 --select load.B "$trace" \
+            >"$tmp/trace.log" 2>&1 && ! grep -q '^error:' "$tmp/trace.log" &&
+            grep -q '^gemm_f16 on H200 .*measured kernel [0-9.]* µs' "$tmp/trace.log" &&
+            grep -q 'measured bars: CTA [0-9]*, [1-9][0-9]* spans' "$tmp/trace.log" &&
+            grep -q '^measured: mean [0-9.]* ns' "$tmp/trace.log" &&
+            grep -q '^prediction error: [-+][0-9.]*% (predicted vs measured mean)' "$tmp/trace.log" &&
+            res=$(python3 "$check" "$tmp/trace.png" 600 400); then
+        echo "ok: $trace: measured overlay: $res"
+    else
+        fail "$trace: measured overlay"; cat "$tmp/trace.log"
+    fi
+fi
+
 # Broken inputs: the error is shown in the window, the app keeps running and exits 0.
 printf '{"name": "broken", "axes": [' >"$tmp/broken.json"
 printf '{"name": "not_a_graph", "ops": 42}' >"$tmp/wrong.json"

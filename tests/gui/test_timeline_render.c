@@ -112,6 +112,25 @@ int main(void)
     uint32_t edge = pixel(s, (int)PT_TL_LABEL_W + 101, (int)y1);
     CHECK(edge != tc_bar);
 
+    /* Measured overlay: thinner magenta bars under the predicted ones, which move up. */
+    pt_span meas[1] = {{1, 1, 0, 120, 120, 180}}; /* tc lane, 120-180 ns */
+    pt_tl_model mo = m;
+    mo.n_measured = 1;
+    mo.measured = meas;
+    pt_tl_render(cr, &mo, &v, &st);
+    cairo_surface_flush(s);
+    CHECK(st.measured == 1 && st.bars == 4);
+    double lane1 = PT_TL_AXIS_H + PT_TL_LANE_H; /* top of lane 1 */
+    uint32_t mbar = pixel(s, (int)PT_TL_LABEL_W + 150, (int)(lane1 + PT_TL_LANE_H - 6));
+    uint32_t pbar = pixel(s, (int)PT_TL_LABEL_W + 150, (int)(lane1 + 8));
+    CHECK(pbar == tc_bar);                               /* predicted bar still drawn above */
+    CHECK(mbar != tc_bar && mbar != tc_idle);            /* the measured one is distinct */
+    CHECK(((mbar >> 16) & 0xff) > ((mbar >> 8) & 0xff)); /* magenta: red over green */
+    uint32_t nomeas = pixel(s, (int)PT_TL_LABEL_W + 110, (int)(lane1 + PT_TL_LANE_H - 6));
+    CHECK(nomeas != mbar);                               /* only where measured */
+    pt_tl_render(cr, &m, &v, &st);
+    CHECK(st.measured == 0);
+
     /* Level of detail: 20,000 bars of 0.02 ns each over 400 px are merged per lane. */
     int n = 20000;
     pt_span *many = malloc(sizeof *many * (size_t)n);

@@ -1,0 +1,356 @@
+/* graph_render.c — layered layout and drawing of the sTask-graph (see graph_render.h). */
+#include "graph_render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline_render.h"
+
+void pt_gr_layout_free(pt_gr_layout *lo)
+{
+    free(lo->layer);
+    free(lo->order);
+    free(lo->x);
+    free(lo->y);
+    memset(lo, 0, sizeof *lo);
+}
+
+typedef struct {
+    int node;
+    double key;
+    int prev;
+} sort_item;
+
+static int cmp_item(const void *a, const void *b)
+{
+    const sort_item *p = a, *q = b;
+    if (p->key < q->key)
+        return -1;
+    if (p->key > q->key)
+        return 1;
+    return (p->prev > q->prev) - (p->prev < q->prev);
+}
+
+bool pt_gr_layout_compute(const pt_stask_graph *sg, pt_gr_layout *lo)
+{
+    memset(lo, 0, sizeof *lo);
+    int n = sg->n;
+    lo->n = n;
+    size_t cnt = n > 0 ? (size_t)n : 1;
+    lo->layer = calloc(cnt, sizeof(int));
+    lo->order = calloc(cnt, sizeof(int));
+    lo->x = calloc(cnt, sizeof(double));
+    lo->y = calloc(cnt, sizeof(double));
+    int *local = calloc(cnt, sizeof(int));
+    sort_item *items = calloc(cnt, sizeof(sort_item));
+    if (!lo->layer || !lo->order || !lo->x || !lo->y || !local || !items) {
+        free(local);
+        free(items);
+        pt_gr_layout_free(lo);
+        return false;
+    }
+    /* Longest path within each region over same-iteration deps (relaxation; n passes at most,
+     * which also bounds the work should a cycle ever slip in). */
+    for (int pass = 0; pass < n; pass++) {
+        bool changed = false;
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < sg->tasks[i].n_deps; d++) {
+                const pt_dep *dp = &sg->tasks[i].deps[d];
+                if (dp->distance != 0 || dp->from < 0 || dp->from >= n || dp->from == i ||
+                    sg->tasks[dp->from].region != sg->tasks[i].region)
+                    continue;
+                if (local[i] < local[dp->from] + 1) {
+                    local[i] = local[dp->from] + 1;
+                    changed = true;
+                }
+            }
+        if (!changed)
+            break;
+    }
+    /* Stack the bands. */
+    int depth[3] = {0, 0, 0};
+    bool has[3] = {false, false, false};
+    for (int i = 0; i < n; i++) {
+        int r = (int)sg->tasks[i].region;
+        if (r < 0 || r > 2)
+            r = 1;
+        has[r] = true;
+        if (local[i] + 1 > depth[r])
+            depth[r] = local[i] + 1;
+    }
+    int base[3], acc = 0;
+    for (int r = 0; r < 3; r++) {
+        base[r] = acc;
+        acc += depth[r];
+    }
+    lo->n_layers = acc;
+    for (int i = 0; i < n; i++) {
+        int r = (int)sg->tasks[i].region;
+        if (r < 0 || r > 2)
+            r = 1;
+        lo->layer[i] = base[r] + local[i];
+    }
+    /* Any same-iteration edge across bands that would point up: push its head down. */
+    for (int pass = 0; pass < n; pass++) {
+        bool changed = false;
+        for (int i = 0; i < n; i++)
+            for (int d = 0; d < sg->tasks[i].n_deps; d++) {
+                const pt_dep *dp = &sg->tasks[i].deps[d];
+                if (dp->distance == 0 && dp->from >= 0 && dp->from < n && dp->from != i &&
+                    lo->layer[i] <= lo->layer[dp->from]) {
+                    lo->layer[i] = lo->layer[dp->from] + 1;
+                    changed = true;
+                }
+            }
+        if (!changed)
+            break;
+    }
+    for (int i = 0; i < n; i++)
+        if (lo->layer[i] + 1 > lo->n_layers)
+            lo->n_layers = lo->layer[i] + 1;
+    /* Initial order: sTask index within each layer. */
+    int maxw = 0;
+    for (int L = 0; L < lo->n_layers; L++) {
+        int k = 0;
+        for (int i = 0; i < n; i++)
+            if (lo->layer[i] == L)
+                lo->order[i] = k++;
+        if (k > maxw)
+            maxw = k;
+    }
+    /* Barycentre sweeps, top to bottom, over predecessors (same-iteration edges). */
+    for (int sweep = 0; sweep < 4; sweep++)
+        for (int L = 1; L < lo->n_layers; L++) {
+            int k = 0;
+            for (int i = 0; i < n; i++) {
+                if (lo->layer[i] != L)
+                    continue;
+                double sum = 0;
+                int np = 0;
+                for (int d = 0; d < sg->tasks[i].n_deps; d++) {
+                    const pt_dep *dp = &sg->tasks[i].deps[d];
+                    if (dp->distance == 0 && dp->from >= 0 && dp->from < n && dp->from != i) {
+                        sum += lo->order[dp->from];
+                        np++;
+                    }
+                }
+                items[k].node = i;
+                items[k].prev = lo->order[i];
+                items[k].key = np ? sum / np : lo->order[i];
+                k++;
+            }
+            qsort(items, (size_t)k, sizeof *items, cmp_item);
+            for (int j = 0; j < k; j++)
+                lo->order[items[j].node] = j;
+        }
+    /* Coordinates: each layer centred across the widest. */
+    double row_w = maxw * (PT_GR_NODE_W + PT_GR_HGAP) - PT_GR_HGAP;
+    if (row_w < PT_GR_NODE_W)
+        row_w = PT_GR_NODE_W;
+    int *count = calloc((size_t)(lo->n_layers > 0 ? lo->n_layers : 1), sizeof(int));
+    if (!count) {
+        free(local);
+        free(items);
+        pt_gr_layout_free(lo);
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        count[lo->layer[i]]++;
+    /* y of each layer: band gaps between non-empty bands. */
+    for (int i = 0; i < n; i++) {
+        int L = lo->layer[i];
+        int r = 0;
+        for (int q = 0; q < 3; q++)
+            if (L >= base[q])
+                r = q;
+        double lw = count[L] * (PT_GR_NODE_W + PT_GR_HGAP) - PT_GR_HGAP;
+        lo->x[i] = PT_GR_MARGIN + PT_GR_BAND_W + (row_w - lw) / 2 +
+                   lo->order[i] * (PT_GR_NODE_W + PT_GR_HGAP);
+        lo->y[i] = PT_GR_MARGIN + L * PT_GR_LAYER_H + r * PT_GR_BAND_GAP + 10;
+    }
+    for (int r = 0; r < 3; r++) {
+        lo->band_y0[r] = PT_GR_MARGIN + base[r] * PT_GR_LAYER_H + r * PT_GR_BAND_GAP;
+        lo->band_y1[r] = has[r] ? lo->band_y0[r] + depth[r] * PT_GR_LAYER_H : lo->band_y0[r];
+    }
+    lo->content_w = 2 * PT_GR_MARGIN + PT_GR_BAND_W + row_w + 40; /* room for loop arcs */
+    lo->content_h = 2 * PT_GR_MARGIN + lo->n_layers * PT_GR_LAYER_H + 2 * PT_GR_BAND_GAP;
+    free(count);
+    free(local);
+    free(items);
+    return true;
+}
+
+void pt_gr_transform(const pt_gr_layout *lo, const pt_gr_viewport *v, double *scale,
+                     double *ox, double *oy)
+{
+    double s = 1;
+    if (lo->content_w > 0 && v->width / lo->content_w < s)
+        s = v->width / lo->content_w;
+    if (lo->content_h > 0 && v->height / lo->content_h < s)
+        s = v->height / lo->content_h;
+    if (s < 0.05)
+        s = 0.05;
+    *scale = s;
+    double ex = v->width - lo->content_w * s;
+    *ox = ex > 0 ? ex / 2 : 0;
+    *oy = 0;
+}
+
+int pt_gr_hit(const pt_gr_layout *lo, const pt_gr_viewport *v, double x, double y)
+{
+    double s, ox, oy;
+    pt_gr_transform(lo, v, &s, &ox, &oy);
+    double cx = (x - ox) / s, cy = (y - oy) / s;
+    for (int i = 0; i < lo->n; i++)
+        if (cx >= lo->x[i] && cx <= lo->x[i] + PT_GR_NODE_W && cy >= lo->y[i] &&
+            cy <= lo->y[i] + PT_GR_NODE_H)
+            return i;
+    return -1;
+}
+
+void pt_gr_node_center(const pt_gr_layout *lo, const pt_gr_viewport *v, int i, double *x,
+                       double *y)
+{
+    double s, ox, oy;
+    pt_gr_transform(lo, v, &s, &ox, &oy);
+    *x = ox + (lo->x[i] + PT_GR_NODE_W / 2) * s;
+    *y = oy + (lo->y[i] + PT_GR_NODE_H / 2) * s;
+}
+
+static void rounded_rect(cairo_t *cr, double x, double y, double w, double h, double r)
+{
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, x + w - r, y + r, r, -M_PI / 2, 0);
+    cairo_arc(cr, x + w - r, y + h - r, r, 0, M_PI / 2);
+    cairo_arc(cr, x + r, y + h - r, r, M_PI / 2, M_PI);
+    cairo_arc(cr, x + r, y + r, r, M_PI, 3 * M_PI / 2);
+    cairo_close_path(cr);
+}
+
+static void arrow_head(cairo_t *cr, double x, double y, double ang)
+{
+    cairo_move_to(cr, x, y);
+    cairo_line_to(cr, x - 8 * cos(ang - 0.4), y - 8 * sin(ang - 0.4));
+    cairo_line_to(cr, x - 8 * cos(ang + 0.4), y - 8 * sin(ang + 0.4));
+    cairo_close_path(cr);
+    cairo_fill(cr);
+}
+
+int pt_gr_render(cairo_t *cr, const pt_stask_graph *sg, const pt_gr_layout *lo,
+                 const pt_gr_viewport *v)
+{
+    double bg[3] = {1, 1, 1}, fg[3] = {0.13, 0.13, 0.15};
+    if (v->dark) {
+        bg[0] = 0.14, bg[1] = 0.14, bg[2] = 0.15;
+        fg[0] = fg[1] = fg[2] = 0.92;
+    }
+    cairo_save(cr);
+    cairo_rectangle(cr, 0, 0, v->width, v->height);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, bg[0], bg[1], bg[2]);
+    cairo_paint(cr);
+    double s, ox, oy;
+    pt_gr_transform(lo, v, &s, &ox, &oy);
+    cairo_translate(cr, ox, oy);
+    cairo_scale(cr, s, s);
+    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+    /* Region bands. */
+    static const char *const band_names[3] = {"prologue", "loop body", "epilogue"};
+    for (int r = 0; r < 3; r++) {
+        if (!(lo->band_y1[r] > lo->band_y0[r]))
+            continue;
+        cairo_set_source_rgba(cr, fg[0], fg[1], fg[2], r == 1 ? 0.07 : 0.035);
+        rounded_rect(cr, PT_GR_MARGIN / 2, lo->band_y0[r], lo->content_w - PT_GR_MARGIN,
+                     lo->band_y1[r] - lo->band_y0[r], 8);
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, fg[0], fg[1], fg[2], 0.75);
+        cairo_set_font_size(cr, 12);
+        cairo_move_to(cr, PT_GR_MARGIN, lo->band_y0[r] + 18);
+        cairo_show_text(cr, band_names[r]);
+        if (r == 1 && sg->iterations > 1) {
+            char buf[48];
+            snprintf(buf, sizeof buf, "× %lld iter.", (long long)sg->iterations);
+            cairo_set_font_size(cr, 10);
+            cairo_move_to(cr, PT_GR_MARGIN, lo->band_y0[r] + 32);
+            cairo_show_text(cr, buf);
+        }
+    }
+
+    /* Edges under the nodes. */
+    int edges = 0;
+    cairo_set_line_width(cr, 1.3);
+    for (int i = 0; i < lo->n; i++)
+        for (int d = 0; d < sg->tasks[i].n_deps; d++) {
+            const pt_dep *dp = &sg->tasks[i].deps[d];
+            int u = dp->from;
+            if (u < 0 || u >= lo->n)
+                continue;
+            bool sel = v->selected >= 0 && (u == v->selected || i == v->selected);
+            cairo_set_source_rgba(cr, fg[0], fg[1], fg[2], sel ? 0.95 : 0.45);
+            cairo_set_line_width(cr, sel ? 2.2 : 1.3);
+            if (dp->distance == 0) {
+                double x0 = lo->x[u] + PT_GR_NODE_W / 2, y0 = lo->y[u] + PT_GR_NODE_H;
+                double x1 = lo->x[i] + PT_GR_NODE_W / 2, y1 = lo->y[i];
+                double my = (y0 + y1) / 2;
+                cairo_set_dash(cr, NULL, 0, 0);
+                cairo_move_to(cr, x0, y0);
+                cairo_curve_to(cr, x0, my, x1, my, x1, y1 - 6);
+                cairo_stroke(cr);
+                arrow_head(cr, x1, y1, M_PI / 2);
+            } else {
+                /* Loop-carried: a dashed arc out of the right side of u into the right of i. */
+                double x0 = lo->x[u] + PT_GR_NODE_W, y0 = lo->y[u] + PT_GR_NODE_H / 2;
+                double x1 = lo->x[i] + PT_GR_NODE_W, y1 = lo->y[i] + PT_GR_NODE_H / 2 + 4;
+                double bulge = 30 + 6 * (d % 3);
+                double cxp = (x0 > x1 ? x0 : x1) + bulge;
+                double dash[2] = {5, 4};
+                cairo_set_dash(cr, dash, 2, 0);
+                cairo_move_to(cr, x0, y0);
+                cairo_curve_to(cr, cxp, y0, cxp, y1, x1 + 6, y1);
+                cairo_stroke(cr);
+                cairo_set_dash(cr, NULL, 0, 0);
+                arrow_head(cr, x1, y1, M_PI);
+                char buf[16];
+                snprintf(buf, sizeof buf, "i-%d", dp->distance);
+                cairo_set_font_size(cr, 10);
+                cairo_move_to(cr, cxp - 10, (y0 + y1) / 2 + 3);
+                cairo_show_text(cr, buf);
+            }
+            edges++;
+        }
+    cairo_set_dash(cr, NULL, 0, 0);
+
+    /* Nodes. */
+    cairo_set_font_size(cr, 11);
+    for (int i = 0; i < lo->n; i++) {
+        double r, g, b;
+        pt_tl_seu_rgb(sg->tasks[i].seu, v->dark, &r, &g, &b);
+        rounded_rect(cr, lo->x[i], lo->y[i], PT_GR_NODE_W, PT_GR_NODE_H, 7);
+        cairo_set_source_rgb(cr, r, g, b);
+        cairo_fill(cr);
+        if (i == v->selected || i == v->hover) {
+            rounded_rect(cr, lo->x[i] - 2.5, lo->y[i] - 2.5, PT_GR_NODE_W + 5, PT_GR_NODE_H + 5,
+                         9);
+            cairo_set_source_rgb(cr, fg[0], fg[1], fg[2]);
+            cairo_set_line_width(cr, i == v->selected ? 3 : 1.5);
+            cairo_stroke(cr);
+        }
+        cairo_save(cr);
+        cairo_rectangle(cr, lo->x[i] + 4, lo->y[i], PT_GR_NODE_W - 8, PT_GR_NODE_H);
+        cairo_clip(cr);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, sg->tasks[i].id, &te);
+        double tx = lo->x[i] + (PT_GR_NODE_W - te.x_advance) / 2;
+        if (tx < lo->x[i] + 6)
+            tx = lo->x[i] + 6;
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_move_to(cr, tx, lo->y[i] + PT_GR_NODE_H / 2 + 4);
+        cairo_show_text(cr, sg->tasks[i].id);
+        cairo_restore(cr);
+    }
+    cairo_restore(cr);
+    return edges;
+}

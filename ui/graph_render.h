@@ -1,0 +1,59 @@
+/* graph_render.h — the sTask-graph as a layered DAG, laid out and drawn with cairo only (no
+ * GTK), so a test can render it into an image surface with no display.
+ *
+ * Layout: the loop body is folded (one node per sTask, not per iteration). Nodes are grouped in
+ * bands by region (prologue, body, epilogue, top to bottom); within a band the layer of a node
+ * is its longest path over same-iteration dependencies, so every such edge points downward.
+ * Within a layer nodes are ordered by the barycentre of their predecessors (a few sweeps,
+ * ties broken by the previous order: deterministic). Loop-carried edges are drawn dashed and
+ * labelled "i-1". */
+#ifndef PT_GRAPH_RENDER_H
+#define PT_GRAPH_RENDER_H
+
+#include <cairo.h>
+#include <stdbool.h>
+
+#include "stask.h"
+
+#define PT_GR_NODE_W 168.0
+#define PT_GR_NODE_H 30.0
+#define PT_GR_HGAP 22.0
+#define PT_GR_LAYER_H 64.0
+#define PT_GR_BAND_W 92.0   /* band label column on the left */
+#define PT_GR_BAND_GAP 18.0 /* extra space between bands */
+#define PT_GR_MARGIN 16.0
+
+typedef struct {
+    int n;
+    int *layer;            /* global layer (bands stacked) */
+    int *order;            /* position within its layer */
+    double *x, *y;         /* top-left of each node, in content coordinates */
+    int n_layers;
+    double content_w, content_h;
+    double band_y0[3], band_y1[3]; /* per region; y0 >= y1 when the band is empty */
+} pt_gr_layout;
+
+typedef struct {
+    double width, height;  /* pixels */
+    int selected;          /* -1: none; outlined */
+    int hover;             /* -1: none */
+    bool dark;
+} pt_gr_viewport;
+
+/* Lay out sg; false when out of memory. Free with pt_gr_layout_free. */
+bool pt_gr_layout_compute(const pt_stask_graph *sg, pt_gr_layout *lo);
+void pt_gr_layout_free(pt_gr_layout *lo);
+/* Scale and offset from content to pixels: fit the content in the viewport (never enlarged
+ * beyond 1:1), centred horizontally. */
+void pt_gr_transform(const pt_gr_layout *lo, const pt_gr_viewport *v, double *scale,
+                     double *ox, double *oy);
+/* The node under pixel (x, y), or -1. */
+int pt_gr_hit(const pt_gr_layout *lo, const pt_gr_viewport *v, double x, double y);
+/* The pixel centre of node i. */
+void pt_gr_node_center(const pt_gr_layout *lo, const pt_gr_viewport *v, int i, double *x,
+                       double *y);
+/* Draw into cr (area 0,0 - width,height). Returns the number of edges drawn. */
+int pt_gr_render(cairo_t *cr, const pt_stask_graph *sg, const pt_gr_layout *lo,
+                 const pt_gr_viewport *v);
+
+#endif
