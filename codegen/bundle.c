@@ -44,21 +44,6 @@ static void sb_cstr(strbuf *b, const char *s)
     sb_printf(b, "\"");
 }
 
-/* Text safe inside a C comment or a Makefile comment: no terminator, no control bytes. */
-static const char *plain(const char *in, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (size_t i = 0; in[i] && o + 2 < cap; i++) {
-        unsigned char c = (unsigned char)in[i];
-        if (c == '/' && i > 0 && in[i - 1] == '*')
-            out[o++] = '|';
-        else
-            out[o++] = (c < 32 || c == 127) ? '?' : (char)c;
-    }
-    out[o] = 0;
-    return out;
-}
-
 /* ---- BEGIN fixed harness text ---- */
 /* Kept as lines of C so that the generator needs no template files at run time; the codegen
  * test suite compiles the assembled harness.c with -Wall -Wextra -Werror. */
@@ -1202,7 +1187,7 @@ static char *gen_harness(const pt_stask_graph *sg, const pt_codegen_result *k, c
               " * with CUDA events. One JSON result line on stdout (README.md lists its fields). "
               "Driver API\n"
               " * only; build with the Makefile. */\n",
-              plain(g->name, name, sizeof name), target);
+              pt_codegen_comment_safe(g->name, name, sizeof name), target);
     sb_lines(&b, harness_prelude, sizeof harness_prelude / sizeof harness_prelude[0]);
 
     double atol, rtol;
@@ -1338,7 +1323,7 @@ static char *gen_makefile(const pt_graph *g, const char *target)
               "clean:\n"
               "\trm -f kernel.cubin kernel_trace.cubin reference.cubin harness host.flags "
               "kernel.sass kernel.ptxas.txt kernel_trace.ptxas.txt trace.bin\n",
-              plain(g->name, name, sizeof name), target);
+              pt_codegen_comment_safe(g->name, name, sizeof name), target);
     return sb_take(&b); /* NULL when out of memory */
 }
 
@@ -1350,7 +1335,7 @@ static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt
     const pt_graph *g = sg->graph;
     strbuf b = {0};
     char name[PT_NAME_MAX + 8];
-    plain(g->name, name, sizeof name);
+    pt_codegen_comment_safe(g->name, name, sizeof name);
     double atol, rtol;
     tolerance(g, &atol, &rtol);
     sb_printf(&b, "# %s — PipeThreader bundle (target %s)\n\n", name, target);

@@ -44,6 +44,10 @@ bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, cons
  * kernel_cu holds the kernels, host_c defines pt_reference_run. */
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err);
 
+/* `in` made safe inside a C or Makefile comment of generated text (no comment terminator, no
+ * control bytes), written into out[cap]; returns out. */
+const char *pt_codegen_comment_safe(const char *in, char *out, size_t cap);
+
 /* Standalone bundle in `dir` (created if missing): kernel.cu, reference.cu, harness.c,
  * Makefile (nvcc only), README.md. Inputs are seeded random, every output element is checked
  * against the reference, timing uses CUDA events after warm-up, and the harness prints one

@@ -37,8 +37,7 @@
 #define REF_THREADS 256
 #define REF_MAX_BLOCKS (65535LL * 16)
 
-/* Text of a name that is safe inside a C comment: no comment terminator, no control bytes. */
-static const char *comment_safe(const char *in, char *out, size_t cap)
+const char *pt_codegen_comment_safe(const char *in, char *out, size_t cap)
 {
     size_t o = 0;
     for (size_t i = 0; in[i] && o + 2 < cap; i++) {
@@ -381,7 +380,7 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
             const char *v = G->coord[loops[l]];
             sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++) /* over %s */\n",
                       deeper, v, v, (long long)g->axes[loops[l]].extent, v,
-                      comment_safe(g->axes[loops[l]].name, c, sizeof c));
+                      pt_codegen_comment_safe(g->axes[loops[l]].name, c, sizeof c));
             size_t dl = strlen(deeper);
             if (dl + 4 < sizeof deeper)
                 memcpy(deeper + dl, "    ", 5);
@@ -514,10 +513,10 @@ static void describe_op(const pt_graph *g, int oi, char *out, size_t cap)
 {
     const pt_op *op = &g->ops[oi];
     char nm[PT_NAME_MAX + 8], t[4][PT_NAME_MAX + 8], o[PT_NAME_MAX + 8];
-    comment_safe(op->name, nm, sizeof nm);
-    comment_safe(g->tensors[op->out].name, o, sizeof o);
+    pt_codegen_comment_safe(op->name, nm, sizeof nm);
+    pt_codegen_comment_safe(g->tensors[op->out].name, o, sizeof o);
     for (int k = 0; k < op->n_in && k < 4; k++)
-        comment_safe(g->tensors[op->in[k]].name, t[k], sizeof t[k]);
+        pt_codegen_comment_safe(g->tensors[op->in[k]].name, t[k], sizeof t[k]);
     size_t n = (size_t)snprintf(out, cap, "op %d \"%s\": %s = %s(", oi, nm, o,
                                 pt_op_kind_name(op->kind));
     for (int k = 0; k < op->n_in && n < cap; k++)
@@ -527,7 +526,7 @@ static void describe_op(const pt_graph *g, int oi, char *out, size_t cap)
     if (n < cap && op->axis >= 0) {
         char ax[PT_NAME_MAX + 8];
         n += (size_t)snprintf(out + n, cap - n, " over %s",
-                              comment_safe(g->axes[op->axis].name, ax, sizeof ax));
+                              pt_codegen_comment_safe(g->axes[op->axis].name, ax, sizeof ax));
     }
     if (n < cap && (op->kind == PT_OP_SCALE || op->kind == PT_OP_ONLINE_SOFTMAX))
         n += (size_t)snprintf(out + n, cap - n, ", scale %.9g", op->scale);
@@ -538,7 +537,7 @@ static void describe_op(const pt_graph *g, int oi, char *out, size_t cap)
     if (n < cap && op->lse >= 0) {
         char l[PT_NAME_MAX + 8];
         snprintf(out + n, cap - n, ", lse -> %s",
-                 comment_safe(g->tensors[op->lse].name, l, sizeof l));
+                 pt_codegen_comment_safe(g->tensors[op->lse].name, l, sizeof l));
     }
 }
 
@@ -557,7 +556,7 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
     gen G = {.g = g, .b = &dev};
     name_coords(&G);
     char gname[PT_NAME_MAX + 8], line[1024];
-    comment_safe(g->name, gname, sizeof gname);
+    pt_codegen_comment_safe(g->name, gname, sizeof gname);
 
     bool dtype_used[PT_DTYPE_COUNT] = {false};
     for (int t = 0; t < g->n_tensors; t++)
