@@ -15,21 +15,7 @@
 #include "stask.h"
 #include "timeline_render.h"
 
-static int failures;
-#define CHECK(c)                                                                         \
-    do {                                                                                 \
-        if (!(c)) {                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);        \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
-
-static uint32_t pixel(cairo_surface_t *s, int x, int y)
-{
-    unsigned char *d = cairo_image_surface_get_data(s);
-    int stride = cairo_image_surface_get_stride(s);
-    return *(uint32_t *)(d + y * stride + x * 4) & 0xffffff;
-}
+#include "render_check.h"
 
 static void check_example(const char *name)
 {
@@ -41,7 +27,7 @@ static void check_example(const char *name)
     pt_error err = {{0}};
     if (!pt_graph_load_text(&g, name, text, strlen(text), NULL, &err)) {
         fprintf(stderr, "%s: %s\n", name, err.msg);
-        failures++;
+        ptest_failures++;
         return;
     }
     pt_tiling t;
@@ -49,7 +35,7 @@ static void check_example(const char *name)
     pt_stask_graph sg;
     if (!pt_partition(&sg, &g, &t, &err)) {
         fprintf(stderr, "%s: %s\n", name, err.msg);
-        failures++;
+        ptest_failures++;
         return;
     }
     pt_gr_layout lo, lo2;
@@ -139,7 +125,7 @@ int main(void)
 {
     check_example("flash_attention");
     check_example("gemm_f16");
-    if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
-    return failures ? 1 : 0;
+    if (ptest_failures)
+        fprintf(stderr, "%d check(s) failed\n", ptest_failures);
+    return ptest_failures ? 1 : 0;
 }

@@ -8,21 +8,7 @@
 
 #include "timeline_render.h"
 
-static int failures;
-#define CHECK(c)                                                                         \
-    do {                                                                                 \
-        if (!(c)) {                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);        \
-            failures++;                                                                  \
-        }                                                                                \
-    } while (0)
-
-static uint32_t pixel(cairo_surface_t *s, int x, int y)
-{
-    unsigned char *d = cairo_image_surface_get_data(s);
-    int stride = cairo_image_surface_get_stride(s);
-    return *(uint32_t *)(d + y * stride + x * 4) & 0xffffff;
-}
+#include "render_check.h"
 
 static const char *const labels[] = {"load.A", "mma.C", "store.C"};
 static const pt_seu_kind seus[] = {PT_SEU_TMA, PT_SEU_TENSOR_CORE, PT_SEU_TMA};
@@ -164,9 +150,9 @@ int main(void)
     cairo_destroy(cr);
     cairo_surface_destroy(s);
     cairo_debug_reset_static_data(); /* let a leak checker see only our own allocations */
-    if (failures)
-        fprintf(stderr, "test_timeline_render: %d failures\n", failures);
+    if (ptest_failures)
+        fprintf(stderr, "test_timeline_render: %d failures\n", ptest_failures);
     else
         printf("test_timeline_render: ok\n");
-    return failures ? 1 : 0;
+    return ptest_failures ? 1 : 0;
 }
