@@ -25,7 +25,8 @@ if [ "$mode" = compile ]; then
     NVCC=${2:-}
     [ -n "$NVCC" ] || NVCC=${NVCC_ENV:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
     [ -x "$NVCC" ] || { echo "SKIP: nvcc not found"; exit 77; }
-    CUDA=$(dirname "$(dirname "$NVCC")")
+    . "$(dirname "$0")/cuda-root.sh"
+    CUDA=$(cuda_root "$NVCC")
     src=bench/micro/calibrate.cu
     if "$NVCC" -O3 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -Werror all-warnings \
             -o "$tmp/calibrate" "$src" -L"$CUDA/lib64/stubs" -L"$CUDA/lib64" -lcuda \

@@ -9,7 +9,8 @@ gen=$1 cli=$2
 NVCC=${3:-}
 [ -n "$NVCC" ] || NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 [ -x "$NVCC" ] || { echo "SKIP: nvcc not found"; exit 77; }
-CUDA_INC=$(dirname "$(dirname "$NVCC")")/include
+. "$(dirname "$0")/cuda-root.sh"
+CUDA_INC=$(cuda_root "$NVCC")/include
 CC=${CC:-gcc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -9,7 +9,8 @@ cli=$1
 here=$(cd "$(dirname "$0")" && pwd)
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 [ -x "$NVCC" ] || { echo "SKIP: nvcc not found"; exit 77; }
-CUDA_INC=$(dirname "$(dirname "$NVCC")")/include
+. "$here/../cuda-root.sh"
+CUDA_INC=$(cuda_root "$NVCC")/include
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
