@@ -40,6 +40,9 @@ typedef struct {
     /* extra acceptance test of a valid candidate (e.g. "a code generator can emit it");
      * may be NULL */
     bool (*accept)(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
+    /* asked after every candidate; true ends the search as the budget does (the best found so
+     * far come back, budget_hit is set): a candidate budget, or a UI's Cancel; may be NULL */
+    bool (*stop)(void *ctx, int64_t seen);
     void *ctx;
 } pt_schedule_opts;
 

@@ -304,7 +304,8 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
                             if (o && o->progress && r->seen % 500 == 0)
                                 o->progress(o->ctx, r->seen, r->total,
                                             r->n ? r->best[0].predicted_ns : 0);
-                            if (o && o->budget_s > 0 && now_s() - S.t0 > o->budget_s)
+                            if (o && ((o->budget_s > 0 && now_s() - S.t0 > o->budget_s) ||
+                                      (o->stop && o->stop(o->ctx, r->seen))))
                                 r->budget_hit = true;
                         }
         }

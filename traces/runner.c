@@ -97,6 +97,7 @@ static double now_s(void)
 typedef struct {
     int status;           /* exit status, 128 + signal when killed by one, -1 unknown */
     bool timed_out;
+    bool cancelled;       /* the caller's cancelled() said so: the group was killed */
     bool in_run;          /* "PT-PHASE run" was seen */
     double run_started;   /* now_s() then */
     double ended;
@@ -127,10 +128,11 @@ static void scan_lines(const buf *b, size_t *pos, child_info *ci, bool is_stdout
 }
 
 /* Run argv in cwd with stdin from in_fd (-1: /dev/null) in a new process group. The watchdog
- * allows first_timeout seconds, restarted with run_timeout at "PT-PHASE run" on stdout. */
+ * allows first_timeout seconds, restarted with run_timeout at "PT-PHASE run" on stdout. rq (may
+ * be NULL) brings the caller's output and cancelled callbacks. */
 static bool supervise(char *const argv[], const char *cwd, int in_fd, double first_timeout,
                       double run_timeout, bool echo, buf *out, buf *errb, child_info *ci,
-                      pt_error *err)
+                      const pt_run_request *rq, pt_error *err)
 {
     memset(ci, 0, sizeof *ci);
     ci->status = -1;
@@ -190,6 +192,10 @@ static bool supervise(char *const argv[], const char *cwd, int in_fd, double fir
             ci->timed_out = true;
             break;
         }
+        if (rq && rq->cancelled && rq->cancelled(rq->ctx)) {
+            ci->cancelled = true;
+            break;
+        }
         int ms = left > 0.2 ? 200 : (int)(left * 1000) + 1;
         int rc = poll(fds, 2, ms);
         if (rc < 0 && errno != EINTR)
@@ -206,6 +212,8 @@ static bool supervise(char *const argv[], const char *cwd, int in_fd, double fir
                 open_fds--;
                 continue;
             }
+            if (rq && rq->output)
+                rq->output(rq->ctx, i + 1, chunk, (size_t)n);
             if (i == 0) {
                 buf_add(out, chunk, (size_t)n, STDOUT_MAX);
                 scan_lines(out, &out_pos, ci, true, &deadline, run_timeout);
@@ -223,7 +231,7 @@ static bool supervise(char *const argv[], const char *cwd, int in_fd, double fir
         if (out->full) /* a runaway reply: stop it */
             break;
     }
-    if (open_fds > 0 || ci->timed_out)
+    if (open_fds > 0 || ci->timed_out || ci->cancelled)
         kill(-pid, SIGKILL);
     for (int i = 0; i < 2; i++)
         if (fds[i].fd >= 0)
@@ -231,7 +239,7 @@ static bool supervise(char *const argv[], const char *cwd, int in_fd, double fir
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    if (ci->timed_out || open_fds > 0)
+    if (ci->timed_out || ci->cancelled || open_fds > 0)
         kill(-pid, SIGKILL); /* anything of the group still alive */
     ci->ended = now_s();
     if (WIFEXITED(st))
@@ -279,7 +287,7 @@ bool pt_runner_check_local(pt_error *err)
     buf out = {0}, errb = {0};
     child_info ci;
     pt_error e2;
-    bool ran = supervise(argv, NULL, -1, 30, 30, false, &out, &errb, &ci, &e2);
+    bool ran = supervise(argv, NULL, -1, 30, 30, false, &out, &errb, &ci, NULL, &e2);
     bool gpu = ran && !ci.timed_out && out.s && (strncmp(out.s, "GPU ", 4) == 0 ||
                                                  strstr(out.s, "\nGPU "));
     free(out.s);
@@ -927,7 +935,7 @@ bool pt_runner_run(const pt_run_request *rq, pt_run_result *r, pt_error *err)
     child_info ci;
     /* the watchdog of the run lets the script's own timeout (and its 5 s grace) act first */
     bool ok = supervise(argv, cwd, in_fd, build_timeout, timeout + 10, rq->echo, &out, &errb,
-                        &ci, &e);
+                        &ci, rq, &e);
     if (in_fd >= 0)
         close(in_fd);
     if (!ok) {
@@ -939,7 +947,9 @@ bool pt_runner_run(const pt_run_request *rq, pt_run_result *r, pt_error *err)
     char words[400];
     last_words(&errb, words, sizeof words);
     const char *via = rq->remote ? " (through --remote)" : "";
-    if (ci.timed_out) {
+    if (ci.cancelled) {
+        ok = pt_fail(err, "%s: cancelled", what);
+    } else if (ci.timed_out) {
         if (ci.in_run)
             ok = pt_fail(err, "%s: timed out after %g s: the kernel hung (mbarrier deadlock?) "
                          "while %s%s", what, timeout, step_words(ci.step), via);

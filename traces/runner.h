@@ -52,6 +52,13 @@ typedef struct {
     const char *what;          /* what is running, for messages: "gemm_f16 (kernel K)" */
     const char *cache_dir;     /* NULL: $XDG_CACHE_HOME/pipethreader or ~/.cache/pipethreader */
     bool echo;                 /* copy the child's stderr (build log, notes) to ours */
+    /* For callers with a UI (both may be NULL, called on the calling thread): output gets the
+     * child's output as it comes (fd 1: stdout, the PT- reply; fd 2: stderr, the build log);
+     * cancelled is asked a few times a second, and true kills the child's process group and
+     * fails the run with "<what>: cancelled". */
+    void (*output)(void *ctx, int fd, const char *data, size_t n);
+    bool (*cancelled)(void *ctx);
+    void *ctx;
 } pt_run_request;
 
 typedef struct {

@@ -337,6 +337,30 @@ bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *
     return commit(m, &np, &nsg, &t, err);
 }
 
+bool pt_explorer_model_replace_program(pt_explorer_model *m, const pt_sprogram *p,
+                                       const pt_stask_graph *sg, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    if (strcmp(p->graph_name, m->graph.name) != 0)
+        return pt_fail(err, "the sProgram is for graph \"%s\" but \"%s\" is shown",
+                       p->graph_name, m->graph.name);
+    /* Through its JSON, as a saved file would be: re-partitions m->graph with the program's
+     * tiling and resolves the sTask ids against that partition. */
+    char *json = pt_sprogram_to_json(p, sg);
+    if (!json)
+        return pt_fail(err, "out of memory");
+    pt_sprogram np;
+    pt_stask_graph nsg;
+    bool ok = pt_sprogram_load_text(&np, &nsg, &m->graph, "the new sProgram", json, strlen(json),
+                                    err);
+    free(json);
+    if (!ok)
+        return false;
+    pt_tiling t = np.tiling;
+    return commit(m, &np, &nsg, &t, err);
+}
+
 bool pt_explorer_model_can_undo(const pt_explorer_model *m)
 {
     return m->n_undo > 0;
@@ -547,6 +571,8 @@ static int trace_stask(const pt_explorer_model *m, const pt_trace *tr, int k)
     return pt_stask_find(&m->sg, tr->stask_ids[k]);
 }
 
+static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *err);
+
 bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const char *hw_name,
                                   pt_error *err)
 {
@@ -570,7 +596,24 @@ bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const 
         free(tr);
         return false;
     }
-    m->measured_kernel_ns = m->kernel_error_pct = NAN;
+    ok = apply_measured(m, tr, err);
+    if (!ok) {
+        pt_trace_free(tr);
+        free(tr);
+        pt_explorer_model_clear(m);
+        return false;
+    }
+    snprintf(m->source, sizeof m->source, "%s", path);
+    pt_trace_free(tr);
+    free(tr);
+    return true;
+}
+
+/* Fill the overlay fields from the measured side of tr (if any), mapping its sTasks and lanes
+ * to the model's by id and name. */
+static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *err)
+{
+    measured_clear(m);
     if (tr->has_measured && tr->measured.present && tr->measured.n_ctas > 0) {
         const pt_mcta *c = &tr->measured.ctas[0];
         size_t n = (size_t)(c->n_spans > 0 ? c->n_spans : 1);
@@ -578,9 +621,7 @@ bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const 
         m->stask_error_pct = malloc((size_t)(m->sg.n > 0 ? m->sg.n : 1) * sizeof(double));
         m->stask_measured_ns = malloc((size_t)(m->sg.n > 0 ? m->sg.n : 1) * sizeof(double));
         if (!m->measured || !m->stask_error_pct || !m->stask_measured_ns) {
-            pt_trace_free(tr);
-            free(tr);
-            pt_explorer_model_clear(m);
+            measured_clear(m);
             return pt_fail(err, "out of memory");
         }
         for (int i = 0; i < m->sg.n; i++)
@@ -628,8 +669,26 @@ bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const 
             m->measured_kernel_ns = tr->measured.kernel.plain_ms_median * 1e6;
         m->have_measured = true;
     }
-    snprintf(m->source, sizeof m->source, "%s", path);
-    pt_trace_free(tr);
-    free(tr);
     return true;
+}
+
+bool pt_explorer_model_overlay_trace(pt_explorer_model *m, const char *path, pt_error *err)
+{
+    if (!m->have_tl)
+        return pt_fail(err, "%s: nothing is loaded to lay the measured trace over", path);
+    pt_trace *tr = calloc(1, sizeof *tr);
+    if (!tr)
+        return pt_fail(err, "out of memory");
+    bool ok = pt_trace_load_file(tr, path, err);
+    if (ok && strcmp(tr->graph, m->graph.name) != 0)
+        ok = pt_fail(err, "%s: graph \"%s\" was profiled but \"%s\" is shown now", path,
+                     tr->graph, m->graph.name);
+    else if (ok && !(tr->has_measured && tr->measured.present && tr->measured.n_ctas > 0))
+        ok = pt_fail(err, "%s: the trace has no measured spans (expected a profiled trace)",
+                     path);
+    if (ok)
+        ok = apply_measured(m, tr, err);
+    pt_trace_free(tr); /* safe on the zeroed struct a failed load leaves */
+    free(tr);
+    return ok;
 }

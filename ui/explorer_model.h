@@ -79,6 +79,10 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
  * failure (model empty). */
 bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const char *hw_name,
                                   pt_error *err);
+/* Lay the measured side of a profiled trace file over the model as it is (its sProgram is kept),
+ * matching sTasks by id and lanes by name. The trace must be of the model's graph. False with
+ * err (the model unchanged but any earlier overlay dropped) on failure. */
+bool pt_explorer_model_overlay_trace(pt_explorer_model *m, const char *path, pt_error *err);
 /* Whether path is a trace file (a JSON object whose "format" is "pipethreader.trace"). */
 bool pt_explorer_is_trace_file(const char *path);
 
@@ -107,6 +111,12 @@ bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *
 /* Where a bar of `stask` dropped at time t_ns on lane `lane` goes: before the first other entry
  * of the lane whose bars start after t_ns (counted without stask itself), -1 for the end. */
 int pt_explorer_model_drop_position(const pt_explorer_model *m, int stask, int lane, double t_ns);
+
+/* Replace the whole sProgram (e.g. by the automatic scheduler's choice): p with the sTask-graph
+ * sg it refers to, for this model's graph. Re-partitioned with p's tiling, validated and
+ * simulated, pushed on the undo stack like any edit; refused (model unchanged) otherwise. */
+bool pt_explorer_model_replace_program(pt_explorer_model *m, const pt_sprogram *p,
+                                       const pt_stask_graph *sg, pt_error *err);
 
 bool pt_explorer_model_can_undo(const pt_explorer_model *m);
 bool pt_explorer_model_can_redo(const pt_explorer_model *m);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "actions.h"
 #include "embedded.h"
 #include "explorer_model.h"
 #include "graph_view.h"
@@ -56,6 +57,11 @@ static void on_banner_close(GtkButton *b, gpointer data)
 const char *pt_window_get_error(PtWindow *self)
 {
     return self->error;
+}
+
+void pt_window_show_error(PtWindow *self, const char *msg)
+{
+    show_error(self, msg);
 }
 
 /* ---- sTask table ----------------------------------------------------------------------- */
@@ -212,6 +218,7 @@ void pt_window_select_stask(PtWindow *self, int stask)
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), stask);
     pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), stask);
     update_inspector(self, stask);
+    pt_actions_stask_selected(self, stask);
     GListModel *lm = G_LIST_MODEL(self->selection);
     guint found = GTK_INVALID_LIST_POSITION;
     for (int pass = 0; stask >= 0 && pass < 2 && found == GTK_INVALID_LIST_POSITION; pass++) {
@@ -263,6 +270,7 @@ static void on_selection_changed(GObject *o, GParamSpec *ps, gpointer data)
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), i);
     pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), i);
     update_inspector(self, i);
+    pt_actions_stask_selected(self, i);
     self->syncing = FALSE;
 }
 
@@ -400,6 +408,7 @@ static void show_model(PtWindow *self)
     self->selected = -1;
     update_inspector(self, -1);
     update_title_and_actions(self);
+    pt_actions_model_changed(self);
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "main");
     gtk_widget_grab_focus(self->timeline);
 }
@@ -450,6 +459,12 @@ static gboolean edited(PtWindow *self, gboolean ok, const pt_error *err)
     if (sel >= 0 && sel < self->model->sg.n)
         pt_window_select_stask(self, sel);
     return TRUE;
+}
+
+void pt_window_refresh(PtWindow *self)
+{
+    pt_error err = {{0}};
+    edited(self, TRUE, &err);
 }
 
 pt_explorer_model *pt_window_get_model(PtWindow *self)
@@ -918,6 +933,7 @@ static GtkWidget *build_main_page(PtWindow *self)
     self->views = gtk_stack_new();
     gtk_stack_add_titled(GTK_STACK(self->views), scroll, "timeline", "Timeline");
     gtk_stack_add_titled(GTK_STACK(self->views), self->graph, "graph", "sTask-graph");
+    gtk_stack_add_titled(GTK_STACK(self->views), pt_actions_code_view(self), "code", "Code");
     gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");
     gtk_widget_set_vexpand(self->views, TRUE);
     gtk_box_append(GTK_BOX(left), self->views);
@@ -1007,6 +1023,9 @@ static void pt_window_init(PtWindow *self)
     g_menu_append(sec1, "_Redo", "win.redo");
     g_menu_append(sec1, "_Fit Timeline", "win.fit");
     g_menu_append_section(menu, NULL, G_MENU_MODEL(sec1));
+    GMenuModel *actions_section = pt_actions_menu();
+    g_menu_append_section(menu, "Actions", actions_section);
+    g_object_unref(actions_section);
     GMenu *sec2 = g_menu_new();
     g_menu_append(sec2, "_Keyboard Shortcuts", "win.show-help-overlay");
     g_menu_append(sec2, "_About PipeThreader", "app.about");
@@ -1022,6 +1041,7 @@ static void pt_window_init(PtWindow *self)
     g_object_unref(sec1);
     g_object_unref(sec2);
     g_object_unref(menu);
+    pt_actions_install(self, GTK_HEADER_BAR(header)); /* before the pages: it makes "code" */
     gtk_window_set_titlebar(GTK_WINDOW(self), header);
 
     GtkBuilder *b = gtk_builder_new_from_string(help_overlay_ui, -1);

@@ -19,6 +19,11 @@ PtWindow *pt_window_new(GtkApplication *app, const char *hw_name);
 gboolean pt_window_open(PtWindow *self, const char *source);
 /* The banner's text when it is shown, else NULL. */
 const char *pt_window_get_error(PtWindow *self);
+/* Show msg in the banner (NULL hides it). */
+void pt_window_show_error(PtWindow *self, const char *msg);
+/* The model was changed from outside the window's own actions (actions.c): redraw everything,
+ * keep the selection, hide the banner. */
+void pt_window_refresh(PtWindow *self);
 /* A one-line summary of what is shown (graph, hardware, kernel time), or NULL. */
 char *pt_window_dup_summary(PtWindow *self);
 /* Select an sTask by index (-1: none) in the table, timeline and inspector. */
@@ -37,7 +42,7 @@ int pt_window_get_selected(PtWindow *self);
 GtkWidget *pt_window_get_timeline(PtWindow *self);
 /* The sTask-graph view (page "graph"; the timeline is page "timeline"). */
 GtkWidget *pt_window_get_graph(PtWindow *self);
-/* Show page "timeline" or "graph"; FALSE for another name. */
+/* Show page "timeline", "graph" or "code"; FALSE for another name. */
 gboolean pt_window_show_page(PtWindow *self, const char *page);
 /* Save the sProgram to path (no dialog); FALSE and the banner on failure. */
 gboolean pt_window_save_to(PtWindow *self, const char *path);

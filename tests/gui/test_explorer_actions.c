@@ -1,0 +1,547 @@
+/* test_explorer_actions.c — the explorer's Actions and Code page (suite 'gui', under Xvfb via
+ * run_xvfb.sh), driven through the window's GActions as the menus drive them:
+ *   - Auto-schedule replaces the sProgram as one undoable edit; a candidate budget stops early;
+ *     another candidate can be put in place;
+ *   - Export Chrome trace writes valid JSON; Export kernel source writes the bundle of gemm_f16
+ *     and shows the backend's one-line refusal where it has one;
+ *   - Compile & Profile on this machine (no GPU) fails with the runner's reason in the banner;
+ *     through a fake remote command (tests/gen_fake_profile) the measured spans are laid over
+ *     the user's edited sProgram, which is kept; a failing remote command is one line;
+ *   - Cancel of a running job (remote command "sleep") returns within a second and leaves no
+ *     child process; a second job is refused while one runs;
+ *   - the Code page shows kernel.cu and puts the cursor on (and scrolls to) the selected
+ *     sTask's code; it follows edits;
+ *   - preferences round-trip through their key file, and a malformed one is named.
+ * usage: test_explorer_actions [GEN_FAKE_PROFILE] (the fake-remote test is skipped without). */
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions.h"
+#include "code_view.h"
+#include "json_util.h"
+#include "runner.h"
+#include "window.h"
+
+static PtWindow *win;
+static char *tmp;              /* this run's scratch folder (also XDG config and cache) */
+static const char *gen_fake;   /* tests/gen_fake_profile, or NULL */
+
+static void iterate(void)
+{
+    for (int i = 0; i < 50 && g_main_context_pending(NULL); i++)
+        g_main_context_iteration(NULL, FALSE);
+}
+
+/* Let the main loop run for ms milliseconds (frames, layout, timers). */
+static void spin(int ms)
+{
+    gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
+    while (g_get_monotonic_time() < end) {
+        iterate();
+        g_usleep(2000);
+    }
+}
+
+/* Wait until no job runs; the seconds it took, or -1 after max_s. */
+static double wait_job(double max_s)
+{
+    gint64 t0 = g_get_monotonic_time();
+    while (pt_actions_job_busy(win)) {
+        iterate();
+        g_usleep(2000);
+        if ((g_get_monotonic_time() - t0) / 1e6 > max_s)
+            return -1;
+    }
+    iterate();
+    return (g_get_monotonic_time() - t0) / 1e6;
+}
+
+static void activate(const char *action, GVariant *param)
+{
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);
+    g_assert_nonnull(a);
+    g_assert_true(g_action_get_enabled(a));
+    g_action_activate(a, param);
+    iterate();
+}
+
+static void load(const char *example)
+{
+    g_assert_true(pt_window_open(win, example));
+    g_assert_null(pt_window_get_error(win));
+    iterate();
+}
+
+static char *prog_json(void)
+{
+    char *j = pt_explorer_model_to_json(pt_window_get_model(win));
+    g_assert_nonnull(j);
+    char *g = g_strdup(j);
+    free(j);
+    return g;
+}
+
+static gboolean log_has(const char *needle)
+{
+    char *log = pt_actions_dup_log(win);
+    gboolean yes = strstr(log, needle) != NULL;
+    if (!yes)
+        g_test_message("log lacks \"%s\":\n%s", needle, log);
+    g_free(log);
+    return yes;
+}
+
+/* ---- Auto-schedule --------------------------------------------------------------------- */
+
+static void test_auto_schedule(void)
+{
+    load("gemm_f16");
+    /* Start from a worse tiling, so the search has something to change. */
+    activate("tile", g_variant_new_string("n=128"));
+    g_assert_null(pt_window_get_error(win));
+    char *before = prog_json();
+    g_assert_nonnull(strstr(before, "\"n\": 128"));
+    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 3, FALSE));
+    g_assert_cmpfloat(wait_job(60), >=, 0);
+    g_assert_null(pt_window_get_error(win));
+    g_assert_cmpint(pt_actions_n_candidates(win), ==, 3);
+    char *after = prog_json();
+    g_assert_cmpstr(after, !=, before);
+    g_assert_true(pt_window_get_model(win)->dirty);
+    g_assert_true(log_has("candidate #1 in place"));
+    /* One undo brings the user's sProgram back exactly. */
+    activate("undo", NULL);
+    char *undone = prog_json();
+    g_assert_cmpstr(undone, ==, before);
+    activate("redo", NULL);
+    char *redone = prog_json();
+    g_assert_cmpstr(redone, ==, after);
+    /* Another candidate, then undo returns to the best. */
+    activate("schedule-apply", g_variant_new_int32(1));
+    g_assert_null(pt_window_get_error(win));
+    char *second = prog_json();
+    g_assert_cmpstr(second, !=, after);
+    activate("undo", NULL);
+    char *back = prog_json();
+    g_assert_cmpstr(back, ==, after);
+    /* A candidate that does not exist is refused in the banner. */
+    activate("schedule-apply", g_variant_new_int32(7));
+    g_assert_nonnull(pt_window_get_error(win));
+    g_assert_nonnull(strstr(pt_window_get_error(win), "candidate 8 does not exist"));
+    /* A budget of 100 candidates stops the search early. */
+    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)100, 2, FALSE));
+    g_assert_cmpfloat(wait_job(60), >=, 0);
+    g_assert_true(log_has("(budget reached)"));
+    /* The dialog opens. */
+    activate("auto-schedule", NULL);
+    g_free(before);
+    g_free(after);
+    g_free(undone);
+    g_free(redone);
+    g_free(second);
+    g_free(back);
+}
+
+/* ---- exports ---------------------------------------------------------------------------- */
+
+static void test_export_chrome(void)
+{
+    load("gemm_f16");
+    char *path = g_build_filename(tmp, "gemm.chrome.json", NULL);
+    activate("export-chrome-to", g_variant_new_string(path));
+    g_assert_null(pt_window_get_error(win));
+    char *text = NULL;
+    size_t len = 0;
+    pt_error err = {{0}};
+    g_assert_true(pt_read_file(path, &text, &len, &err));
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    g_assert_nonnull(root);
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    g_assert_true(cJSON_IsArray(ev));
+    g_assert_cmpint(cJSON_GetArraySize(ev), >, 10);
+    int complete = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ev)
+    {
+        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(e, "ph");
+        complete += cJSON_IsString(ph) && strcmp(ph->valuestring, "X") == 0;
+    }
+    g_assert_cmpint(complete, >, 0);
+    cJSON_Delete(root);
+    free(text);
+    /* A path that cannot be written: the banner names it. */
+    activate("export-chrome-to", g_variant_new_string("/nonexistent-dir/x.json"));
+    g_assert_nonnull(pt_window_get_error(win));
+    g_assert_nonnull(strstr(pt_window_get_error(win), "/nonexistent-dir/x.json"));
+    g_free(path);
+}
+
+static gboolean exists(const char *dir, const char *name)
+{
+    char *p = g_build_filename(dir, name, NULL);
+    gboolean yes = g_file_test(p, G_FILE_TEST_IS_REGULAR);
+    g_free(p);
+    return yes;
+}
+
+static void test_export_kernel(void)
+{
+    load("gemm_f16");
+    char *dir = g_build_filename(tmp, "gemm-bundle", NULL);
+    activate("export-kernel-to", g_variant_new_string(dir));
+    g_assert_null(pt_window_get_error(win));
+    static const char *const files[] = {"kernel.cu", "launch.c", "harness.c", "reference.cu",
+                                        "Makefile", "README.md"};
+    for (guint i = 0; i < G_N_ELEMENTS(files); i++)
+        g_assert_true(exists(dir, files[i]));
+    g_assert_true(log_has("Export kernel source: wrote"));
+
+    /* flash_attention: the sm90a backend refuses it (until its code generator lands): one
+     * line in the banner naming the graph; or, once it lands, the bundle. */
+    load("flash_attention");
+    char *fa = g_build_filename(tmp, "fa-bundle", NULL);
+    activate("export-kernel-to", g_variant_new_string(fa));
+    const char *e = pt_window_get_error(win);
+    if (exists(fa, "kernel.cu")) {
+        g_assert_null(e);
+    } else {
+        g_assert_nonnull(e);
+        g_assert_true(g_str_has_prefix(e, "Export kernel source: "));
+        g_assert_nonnull(strstr(e, "flash_attention"));
+        g_assert_null(strchr(e, '\n'));
+    }
+    g_free(dir);
+    g_free(fa);
+}
+
+/* ---- Compile & Profile --------------------------------------------------------------------- */
+
+static void test_profile_no_gpu(void)
+{
+    pt_error probe = {{0}};
+    if (pt_runner_check_local(&probe)) {
+        g_test_skip("this machine can profile: the no-GPU refusal is not reachable");
+        return;
+    }
+    load("gemm_f16");
+    pt_actions_prefs(win)->remote[0] = '\0';
+    char *before = prog_json();
+    activate("profile", NULL);
+    g_assert_cmpfloat(wait_job(30), >=, 0);
+    const char *e = pt_window_get_error(win);
+    g_assert_nonnull(e);
+    g_test_message("banner: %s", e);
+    g_assert_true(g_str_has_prefix(e, "Compile & Profile: cannot profile on this machine: "));
+    g_assert_true(strstr(e, "no NVIDIA driver") || strstr(e, "no GPU") || strstr(e, "nvcc") ||
+                  strstr(e, "make"));
+    g_assert_nonnull(strstr(e, "Preferences"));
+    g_assert_null(strchr(e, '\n'));
+    char *after = prog_json();
+    g_assert_cmpstr(after, ==, before);
+    g_free(before);
+    g_free(after);
+}
+
+static void test_profile_remote_fails(void)
+{
+    load("gemm_f16");
+    g_strlcpy(pt_actions_prefs(win)->remote, "cat >/dev/null; echo 'no route to gpu' >&2; exit 3",
+              sizeof pt_actions_prefs(win)->remote);
+    activate("profile", NULL);
+    g_assert_cmpfloat(wait_job(60), >=, 0);
+    const char *e = pt_window_get_error(win);
+    g_assert_nonnull(e);
+    g_test_message("banner: %s", e);
+    g_assert_nonnull(strstr(e, "status 3"));
+    g_assert_nonnull(strstr(e, "no route to gpu"));
+    g_assert_true(log_has("no route to gpu"));
+}
+
+static void test_profile_fake_remote(void)
+{
+    if (!gen_fake) {
+        g_test_skip("no gen_fake_profile given");
+        return;
+    }
+    char *fk = g_build_filename(tmp, "fake", NULL);
+    char *cmd = g_strdup_printf("'%s' gemm_f16 - '%s'", gen_fake, fk);
+    int status = system(cmd);
+    g_assert_cmpint(status, ==, 0);
+    g_free(cmd);
+    load("gemm_f16");
+    /* The user's edit, which the profile must keep. */
+    activate("stages", g_variant_new("(si)", "A", 4));
+    g_assert_null(pt_window_get_error(win));
+    char *edited = prog_json();
+    g_snprintf(pt_actions_prefs(win)->remote, sizeof pt_actions_prefs(win)->remote,
+               "cat >/dev/null; cat '%s/reply.txt'", fk);
+    activate("profile", NULL);
+    g_assert_cmpfloat(wait_job(60), >=, 0);
+    g_assert_null(pt_window_get_error(win));
+    const pt_explorer_model *m = pt_window_get_model(win);
+    g_assert_true(m->have_measured);
+    g_assert_cmpint(m->n_measured, >, 0);
+    char *after = prog_json();
+    g_assert_cmpstr(after, ==, edited);
+    g_assert_true(m->dirty);
+    g_assert_true(pt_explorer_model_can_undo(m));
+    g_assert_true(log_has("trace written to"));
+    char *sum = pt_window_dup_summary(win);
+    g_assert_nonnull(strstr(sum, "measured"));
+    g_free(sum);
+    g_free(after);
+    g_free(edited);
+    g_free(fk);
+}
+
+/* Processes whose command line is exactly argv (NUL-separated in /proc/PID/cmdline). */
+static int count_processes(const char *const *argv, int argc)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    g_assert_nonnull(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char *p = g_strdup_printf("/proc/%s/cmdline", e->d_name);
+        char *text = NULL;
+        gsize len = 0;
+        if (g_file_get_contents(p, &text, &len, NULL)) {
+            gsize off = 0;
+            int k = 0;
+            while (k < argc && off < len && strcmp(text + off, argv[k]) == 0) {
+                off += strlen(argv[k]) + 1;
+                k++;
+            }
+            /* "sleep 30.375" run directly, or by the shell that runs the command */
+            if (k == argc && off == len)
+                n++;
+        }
+        g_free(text);
+        g_free(p);
+    }
+    closedir(d);
+    return n;
+}
+
+static void test_cancel(void)
+{
+    load("gemm_f16");
+    static const char *const sleeper[] = {"sleep", "30.375"};
+    static const char *const shell[] = {"/bin/sh", "-c", "sleep 30.375"};
+    g_assert_cmpint(count_processes(sleeper, 2) + count_processes(shell, 3), ==, 0);
+    g_strlcpy(pt_actions_prefs(win)->remote, "sleep 30.375", sizeof pt_actions_prefs(win)->remote);
+    char *before = prog_json();
+    activate("profile", NULL);
+    g_assert_true(pt_actions_job_busy(win));
+    /* Until the child is running (the bundle is generated first). */
+    for (int i = 0; i < 500 && count_processes(sleeper, 2) + count_processes(shell, 3) == 0; i++)
+        spin(10);
+    g_assert_cmpint(count_processes(sleeper, 2) + count_processes(shell, 3), >, 0);
+    /* A second job is refused while this one runs. */
+    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, FALSE));
+    g_assert_nonnull(pt_window_get_error(win));
+    g_assert_nonnull(strstr(pt_window_get_error(win), "still running"));
+    pt_window_show_error(win, NULL);
+
+    activate("cancel-job", NULL);
+    double took = wait_job(5);
+    g_test_message("cancel took %.3f s", took);
+    g_assert_cmpfloat(took, >=, 0);
+    g_assert_cmpfloat(took, <, 1.0);
+    g_assert_cmpint(count_processes(sleeper, 2) + count_processes(shell, 3), ==, 0);
+    g_assert_null(pt_window_get_error(win)); /* a cancel is not a failure */
+    g_assert_true(log_has("Compile & Profile: cancelled"));
+    char *after = prog_json();
+    g_assert_cmpstr(after, ==, before);
+    g_free(before);
+    g_free(after);
+}
+
+/* ---- Code page ------------------------------------------------------------------------------ */
+
+static int line_of(const char *text, int line, char *out, size_t cap)
+{
+    const char *s = text;
+    for (int i = 1; i < line && s; i++) {
+        s = strchr(s, '\n');
+        if (s)
+            s++;
+    }
+    if (!s)
+        return 0;
+    const char *e = strchr(s, '\n');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    g_strlcpy(out, s, n + 1 < cap ? n + 1 : cap);
+    return 1;
+}
+
+static void test_find_line(void)
+{
+    const char *t = "// mma.C.wg0 helper\nvoid f();\n__global__ void k()\n{\n"
+                    "    asm(\"wgmma.mma_async\"); // wgmma.C\n"
+                    "    // mma.C: Waits on load.A\n    // load.A at iteration v\n}\n";
+    g_assert_cmpint(pt_code_find_stask_line(t, "mma.C"), ==, 6);
+    g_assert_cmpint(pt_code_find_stask_line(t, "mma.C.wg1"), ==, 6);
+    g_assert_cmpint(pt_code_find_stask_line(t, "mma.C.wg0"), ==, 1); /* outside the kernel */
+    g_assert_cmpint(pt_code_find_stask_line(t, "load.A"), ==, 6);
+    g_assert_cmpint(pt_code_find_stask_line(t, "store.C"), ==, 0);
+    g_assert_cmpint(pt_code_find_stask_line(t, ""), ==, 0);
+}
+
+static void test_code_view(void)
+{
+    load("gemm_f16");
+    PtCodeView *cv = PT_CODE_VIEW(pt_actions_code_view(win));
+    g_assert_true(pt_window_show_page(win, "code"));
+    spin(200);
+    g_assert_null(pt_code_view_get_note(cv));
+    char *text = pt_code_view_dup_text(cv);
+    g_assert_nonnull(strstr(text, "__global__"));
+    g_assert_nonnull(strstr(text, "generated by PipeThreader"));
+
+    static const char *const ids[] = {"mma.C.wg1", "store.C", "load.B", "convert.C.wg0"};
+    for (guint i = 0; i < G_N_ELEMENTS(ids); i++) {
+        g_assert_true(pt_window_select_stask_id(win, ids[i]));
+        spin(150);
+        int want = pt_code_find_stask_line(text, ids[i]);
+        g_assert_cmpint(want, >, 100); /* in the kernel, past the device header */
+        g_assert_cmpint(pt_code_view_get_cursor_line(cv), ==, want);
+        char line[512];
+        g_assert_true(line_of(text, want, line, sizeof line));
+        char base[64];
+        g_strlcpy(base, ids[i], sizeof base);
+        char *wg = strstr(base, ".wg");
+        if (wg)
+            *wg = '\0';
+        g_test_message("%s -> line %d: %s", ids[i], want, line);
+        g_assert_nonnull(strstr(line, base));
+        int first = 0, last = 0;
+        pt_code_view_get_visible_lines(cv, &first, &last);
+        g_test_message("visible lines %d..%d", first, last);
+        g_assert_cmpint(first, >, 1);
+        g_assert_cmpint(first, <=, want);
+        g_assert_cmpint(last, >=, want);
+    }
+    /* Switching pages right after a selection or an edit (scroll still pending) is harmless. */
+    g_assert_true(pt_window_select_stask_id(win, "load.A"));
+    pt_window_show_page(win, "timeline");
+    iterate();
+    pt_window_show_page(win, "code");
+    activate("stages", g_variant_new("(si)", "A", 4));
+    pt_window_show_page(win, "graph");
+    iterate();
+    activate("undo", NULL);
+    pt_window_show_page(win, "code");
+    spin(50);
+    /* An edit regenerates it: a 128-wide N tile uses the n128 wgmma. */
+    g_assert_null(strstr(text, "m64n128k16"));
+    activate("tile", g_variant_new_string("n=128"));
+    spin(100);
+    char *text2 = pt_code_view_dup_text(cv);
+    g_assert_nonnull(strstr(text2, "m64n128k16"));
+    /* A graph the backend refuses: a one-line note instead of code. */
+    load("flash_attention");
+    g_assert_true(pt_window_show_page(win, "code"));
+    spin(100);
+    const char *note = pt_code_view_get_note(cv);
+    if (note) {
+        g_test_message("note: %s", note);
+        g_assert_true(g_str_has_prefix(note, "No kernel: "));
+        g_assert_null(strchr(note, '\n'));
+    }
+    pt_window_show_page(win, "timeline");
+    g_free(text);
+    g_free(text2);
+}
+
+/* ---- preferences ----------------------------------------------------------------------------- */
+
+static void test_preferences(void)
+{
+    pt_prefs p, q;
+    pt_error err = {{0}};
+    pt_prefs_defaults(&p);
+    g_strlcpy(p.remote, "ssh gpu 'sh pt-run.sh'", sizeof p.remote);
+    p.timeout_s = 42;
+    p.build_timeout_s = 420;
+    g_assert_true(pt_prefs_save(&p, &err));
+    g_assert_true(pt_prefs_load(&q, &err));
+    g_assert_cmpstr(q.remote, ==, p.remote);
+    g_assert_cmpfloat(q.timeout_s, ==, 42);
+    g_assert_cmpfloat(q.build_timeout_s, ==, 420);
+    char *path = pt_prefs_path();
+    g_assert_true(g_str_has_prefix(path, tmp));
+    g_assert_true(g_file_set_contents(path, "[profile]\ntimeout=soon\n", -1, NULL));
+    g_assert_false(pt_prefs_load(&q, &err));
+    g_test_message("%s", err.msg);
+    g_assert_nonnull(strstr(err.msg, path));
+    g_assert_nonnull(strstr(err.msg, "timeout"));
+    g_assert_cmpfloat(q.timeout_s, ==, 60); /* the defaults */
+    g_unlink(path);
+    g_free(path);
+    /* The dialog opens over the window. */
+    activate("preferences", NULL);
+    spin(50);
+}
+
+/* ---- runner ---------------------------------------------------------------------------------- */
+
+static void on_activate(GtkApplication *app, gpointer data)
+{
+    win = pt_window_new(app, "H200");
+    gtk_window_set_default_size(GTK_WINDOW(win), 1200, 800);
+    gtk_window_present(GTK_WINDOW(win));
+    iterate();
+    int *rc = data;
+    *rc = g_test_run();
+    pt_window_get_model(win)->dirty = FALSE;
+    gtk_window_destroy(GTK_WINDOW(win));
+}
+
+static void remove_tree(const char *path)
+{
+    char *cmd = g_strdup_printf("rm -rf '%s'", path);
+    if (system(cmd) != 0)
+        g_printerr("could not remove %s\n", path);
+    g_free(cmd);
+}
+
+int main(int argc, char **argv)
+{
+    /* Before GLib reads them: this run's own config (preferences) and cache (traces). */
+    tmp = g_dir_make_tmp("pt-actions-test-XXXXXX", NULL);
+    g_assert_nonnull(tmp);
+    char *cfg = g_build_filename(tmp, "config", NULL), *cache = g_build_filename(tmp, "cache", NULL);
+    g_setenv("XDG_CONFIG_HOME", cfg, TRUE);
+    g_setenv("XDG_CACHE_HOME", cache, TRUE);
+    gtk_test_init(&argc, &argv, NULL);
+    if (argc > 1)
+        gen_fake = argv[1];
+    g_test_add_func("/actions/find-line", test_find_line);
+    g_test_add_func("/actions/code-view", test_code_view);
+    g_test_add_func("/actions/auto-schedule", test_auto_schedule);
+    g_test_add_func("/actions/export-chrome", test_export_chrome);
+    g_test_add_func("/actions/export-kernel", test_export_kernel);
+    g_test_add_func("/actions/profile-no-gpu", test_profile_no_gpu);
+    g_test_add_func("/actions/profile-remote-fails", test_profile_remote_fails);
+    g_test_add_func("/actions/profile-fake-remote", test_profile_fake_remote);
+    g_test_add_func("/actions/cancel", test_cancel);
+    g_test_add_func("/actions/preferences", test_preferences);
+    int rc = 1;
+    GtkApplication *app = gtk_application_new("org.pipethreader.ActionsTest",
+                                              G_APPLICATION_NON_UNIQUE);
+    g_signal_connect(app, "activate", G_CALLBACK(on_activate), &rc);
+    g_application_run(G_APPLICATION(app), 0, NULL);
+    g_object_unref(app);
+    remove_tree(tmp);
+    g_free(cfg);
+    g_free(cache);
+    g_free(tmp);
+    return rc;
+}
