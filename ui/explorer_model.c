@@ -41,6 +41,14 @@ static void history_clear(struct pt_explorer_state **stack, int *n)
 
 static void measured_clear(pt_explorer_model *m)
 {
+    for (int k = 1; k < m->n_measured_ctas; k++)
+        free((void *)m->cta_measured[k]);
+    free(m->cta_measured);
+    free(m->cta_n_measured);
+    free(m->cta_block);
+    m->cta_measured = NULL;
+    m->cta_n_measured = m->cta_block = NULL;
+    m->n_measured_ctas = 0;
     free(m->measured);
     free(m->stask_error_pct);
     free(m->stask_measured_ns);
@@ -516,6 +524,29 @@ bool pt_explorer_is_sprogram_file(const char *path)
     return yes;
 }
 
+bool pt_explorer_sprogram_graph_embedded(const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    pt_error err = {{0}};
+    if (!pt_read_file(path, &text, &len, &err))
+        return false;
+    cJSON *root = pt_json_parse(path, text, len, &err);
+    free(text);
+    const cJSON *g = root ? cJSON_GetObjectItemCaseSensitive(root, "graph") : NULL;
+    bool yes = false;
+    if (cJSON_IsString(g) && g->valuestring)
+        for (const pt_embedded_file *e = pt_embedded_examples; e->name && !yes; e++) {
+            pt_graph probe;
+            pt_error perr = {{0}};
+            yes = strcmp(e->name, g->valuestring) == 0 ||
+                  (pt_graph_load_text(&probe, e->name, e->text, strlen(e->text), NULL, &perr) &&
+                   strcmp(probe.name, g->valuestring) == 0);
+        }
+    cJSON_Delete(root);
+    return yes;
+}
+
 int pt_explorer_model_drop_position(const pt_explorer_model *m, int stask, int lane, double t_ns)
 {
     if (!m->have_prog || !m->have_tl || lane < 0 || lane >= m->prog.n_lanes)
@@ -609,6 +640,46 @@ bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const 
     return true;
 }
 
+/* Keep the sampled CTAs after the first too (for the timeline's several-CTA view): mapped by id
+ * and name like CTA 0, shifted by the same amount. False when out of memory. */
+static bool keep_all_ctas(pt_explorer_model *m, const pt_trace *tr, double shift)
+{
+    int n = tr->measured.n_ctas;
+    m->cta_measured = calloc((size_t)n, sizeof *m->cta_measured);
+    m->cta_n_measured = calloc((size_t)n, sizeof *m->cta_n_measured);
+    m->cta_block = calloc((size_t)n, sizeof *m->cta_block);
+    if (!m->cta_measured || !m->cta_n_measured || !m->cta_block)
+        return false;
+    m->n_measured_ctas = 1;
+    m->cta_measured[0] = m->measured;
+    m->cta_n_measured[0] = m->n_measured;
+    m->cta_block[0] = tr->measured.ctas[0].block;
+    for (int k = 1; k < n; k++) {
+        const pt_mcta *c = &tr->measured.ctas[k];
+        pt_span *out = calloc((size_t)(c->n_spans > 0 ? c->n_spans : 1), sizeof *out);
+        if (!out)
+            return false;
+        int64_t j = 0;
+        for (int64_t i = 0; i < c->n_spans; i++) {
+            const pt_mspan *ms = &c->spans[i];
+            int s = trace_stask(m, tr, ms->stask);
+            int lane = ms->lane >= 0 && ms->lane < tr->n_lanes
+                           ? pt_sprogram_find_lane(&m->prog, tr->lane_names[ms->lane]) : -1;
+            if (s < 0 || lane < 0)
+                continue;
+            out[j] = (pt_span){s, lane, ms->iter, ms->start_ns + shift, ms->start_ns + shift,
+                               ms->end_ns + shift};
+            j++;
+        }
+        qsort(out, (size_t)j, sizeof(pt_span), cmp_span_start);
+        m->cta_measured[k] = out;
+        m->cta_n_measured[k] = j;
+        m->cta_block[k] = c->block;
+        m->n_measured_ctas = k + 1;
+    }
+    return true;
+}
+
 /* Fill the overlay fields from the measured side of tr (if any), mapping its sTasks and lanes
  * to the model's by id and name. */
 static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *err)
@@ -651,6 +722,10 @@ static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *e
             m->measured[i].end_ns += shift;
         }
         qsort(m->measured, (size_t)m->n_measured, sizeof(pt_span), cmp_span_start);
+        if (!keep_all_ctas(m, tr, shift)) {
+            measured_clear(m);
+            return pt_fail(err, "out of memory");
+        }
         m->measured_block = c->block;
         m->trace_iterations = tr->tl.eu_iterations;
         if (tr->alignment.present) {

@@ -48,6 +48,12 @@ typedef struct {
     double kernel_error_pct;    /* NaN when unknown */
     int64_t trace_iterations;   /* the trace's own loop trip count (its shape may differ from
                                    the embedded example's) */
+    /* Every sampled CTA's spans, mapped like `measured` and shifted by the same amount (so the
+     * CTAs keep their measured offsets to one another); CTA 0's array is `measured` itself. */
+    int n_measured_ctas;
+    const pt_span **cta_measured;   /* n_measured_ctas entries; [k > 0] malloc'd */
+    int64_t *cta_n_measured;
+    int64_t *cta_block;             /* blockIdx.x of each */
 } pt_explorer_model;
 
 /* A new, empty model (calloc'd); NULL when out of memory. */
@@ -88,6 +94,9 @@ bool pt_explorer_is_trace_file(const char *path);
 
 /* Whether path is a saved sProgram (a JSON object with a "format" key), not a graph. */
 bool pt_explorer_is_sprogram_file(const char *path);
+/* Whether the saved sProgram at path names a shipped example as its graph (else the graph
+ * file must be given to pt_explorer_model_load_sprogram). */
+bool pt_explorer_sprogram_graph_embedded(const char *path);
 
 /* Edits. Each validates and re-simulates at once; an edit that leaves the sProgram invalid
  * (deadlock, memory over the limit, sTask on a wrong sEU, ...) is refused: false with the reason

@@ -6,7 +6,12 @@
  * is its longest path over same-iteration dependencies, so every such edge points downward.
  * Within a layer nodes are ordered by the barycentre of their predecessors (a few sweeps,
  * ties broken by the previous order: deterministic). Loop-carried edges are drawn dashed and
- * labelled "i-1". */
+ * labelled "i-1".
+ *
+ * Unrolled on demand: with unroll = k > 1 the body band shows k iterations, one copy of every
+ * body sTask per iteration stacked top to bottom, and a loop-carried edge of distance d runs
+ * from iteration j-d's copy down to iteration j's (dashed, labelled "carried"). Prologue edges
+ * reach every copy; edges into the epilogue leave the last copy. */
 #ifndef PT_GRAPH_RENDER_H
 #define PT_GRAPH_RENDER_H
 
@@ -23,8 +28,21 @@
 #define PT_GR_BAND_GAP 18.0 /* extra space between bands */
 #define PT_GR_MARGIN 16.0
 
+#define PT_GR_MAX_UNROLL 8
+
 typedef struct {
-    int n;
+    int from, to;          /* layout node indices */
+    int distance;          /* the sTask-graph edge's iteration distance */
+    bool carried;          /* loop-carried: a dashed arc (folded) or a dashed edge down (unrolled) */
+} pt_gr_edge;
+
+typedef struct {
+    int n;                 /* layout nodes (folded: one per sTask, node i is sTask i) */
+    int *stask;            /* the sTask each node shows */
+    int *iter;             /* its iteration when unrolled, else -1 */
+    int unroll;            /* iterations shown (1: folded) */
+    int n_edges;
+    pt_gr_edge *edges;
     int *layer;            /* global layer (bands stacked) */
     int *order;            /* position within its layer */
     double *x, *y;         /* top-left of each node, in content coordinates */
@@ -40,16 +58,24 @@ typedef struct {
     bool dark;
 } pt_gr_viewport;
 
-/* Lay out sg; false when out of memory. Free with pt_gr_layout_free. */
+/* Lay out sg folded; false when out of memory. Free with pt_gr_layout_free. */
 bool pt_gr_layout_compute(const pt_stask_graph *sg, pt_gr_layout *lo);
+/* Lay out sg with `unroll` loop iterations shown (clamped to 1..PT_GR_MAX_UNROLL and to the
+ * trip count; 1 or a graph without a loop body: folded). */
+bool pt_gr_layout_compute_unrolled(const pt_stask_graph *sg, int unroll, pt_gr_layout *lo);
 void pt_gr_layout_free(pt_gr_layout *lo);
 /* Scale and offset from content to pixels: fit the content in the viewport (never enlarged
  * beyond 1:1), centred horizontally. */
 void pt_gr_transform(const pt_gr_layout *lo, const pt_gr_viewport *v, double *scale,
                      double *ox, double *oy);
-/* The node under pixel (x, y), or -1. */
+/* The sTask of the node under pixel (x, y), or -1; pt_gr_hit_node gives the layout node. */
 int pt_gr_hit(const pt_gr_layout *lo, const pt_gr_viewport *v, double x, double y);
-/* The pixel centre of node i. */
+int pt_gr_hit_node(const pt_gr_layout *lo, const pt_gr_viewport *v, double x, double y);
+/* Whether (x, y) lies in the loop-body band. */
+bool pt_gr_in_body(const pt_gr_layout *lo, const pt_gr_viewport *v, double x, double y);
+/* The first layout node showing sTask `stask`, or -1. */
+int pt_gr_node_of(const pt_gr_layout *lo, int stask);
+/* The pixel centre of layout node i. */
 void pt_gr_node_center(const pt_gr_layout *lo, const pt_gr_viewport *v, int i, double *x,
                        double *y);
 /* Draw into cr (area 0,0 - width,height). Returns the number of edges drawn. */

@@ -7,11 +7,12 @@ struct _PtGraphView {
     pt_gr_layout layout;
     bool have_layout;
     pt_gr_viewport vp;
+    int unroll;             /* loop iterations shown (1: folded) */
 };
 
 G_DEFINE_FINAL_TYPE(PtGraphView, pt_graph_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_STASK_SELECTED, N_SIGNALS };
+enum { SIGNAL_STASK_SELECTED, SIGNAL_UNROLL_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void pt_graph_view_measure(GtkWidget *w, GtkOrientation o, int for_size, int *min,
@@ -34,6 +35,12 @@ static bool is_dark(GtkWidget *w)
     gboolean dark = FALSE;
     g_object_get(gtk_widget_get_settings(w), "gtk-application-prefer-dark-theme", &dark, NULL);
     return dark;
+}
+
+static void on_style_changed(GObject *o, GParamSpec *ps, gpointer data)
+{
+    (void)o, (void)ps;
+    gtk_widget_queue_draw(GTK_WIDGET(data));
 }
 
 static void sync_size(PtGraphView *self)
@@ -65,10 +72,53 @@ void pt_graph_view_click(PtGraphView *self, double x, double y)
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, hit);
 }
 
+static void relayout(PtGraphView *self)
+{
+    if (self->have_layout)
+        pt_gr_layout_free(&self->layout);
+    self->have_layout = self->sg && pt_gr_layout_compute_unrolled(self->sg, self->unroll,
+                                                                  &self->layout);
+    gtk_widget_queue_resize(GTK_WIDGET(self));
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_graph_view_set_unroll(PtGraphView *self, int k)
+{
+    k = k < 1 ? 1 : k > PT_GR_MAX_UNROLL ? PT_GR_MAX_UNROLL : k;
+    if (k == self->unroll)
+        return;
+    self->unroll = k;
+    relayout(self);
+    g_signal_emit(self, signals[SIGNAL_UNROLL_CHANGED], 0, k);
+}
+
+int pt_graph_view_get_unroll(PtGraphView *self)
+{
+    return self->unroll;
+}
+
+int pt_graph_view_get_node_count(PtGraphView *self)
+{
+    return self->have_layout ? self->layout.n : 0;
+}
+
+gboolean pt_graph_view_double_click(PtGraphView *self, double x, double y)
+{
+    if (!self->have_layout)
+        return FALSE;
+    sync_size(self);
+    if (!pt_gr_in_body(&self->layout, &self->vp, x, y))
+        return FALSE;
+    pt_graph_view_set_unroll(self, self->unroll > 1 ? 1 : PT_GRAPH_VIEW_DEFAULT_UNROLL);
+    return TRUE;
+}
+
 static void on_click(GtkGestureClick *g, int n, double x, double y, gpointer data)
 {
-    (void)g, (void)n;
+    (void)g;
     gtk_widget_grab_focus(GTK_WIDGET(data));
+    if (n == 2 && pt_graph_view_double_click(data, x, y))
+        return;
     pt_graph_view_click(data, x, y);
 }
 
@@ -121,6 +171,8 @@ static void pt_graph_view_class_init(PtGraphViewClass *klass)
     G_OBJECT_CLASS(klass)->dispose = pt_graph_view_dispose;
     wc->measure = pt_graph_view_measure;
     wc->snapshot = pt_graph_view_snapshot;
+    signals[SIGNAL_UNROLL_CHANGED] = g_signal_new("unroll-changed", G_TYPE_FROM_CLASS(klass),
+        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
     signals[SIGNAL_STASK_SELECTED] = g_signal_new("stask-selected", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
     gtk_widget_class_set_accessible_role(wc, GTK_ACCESSIBLE_ROLE_IMG);
@@ -131,6 +183,7 @@ static void pt_graph_view_init(PtGraphView *self)
     GtkWidget *w = GTK_WIDGET(self);
     self->vp.selected = -1;
     self->vp.hover = -1;
+    self->unroll = 1;
     gtk_widget_set_focusable(w, TRUE);
     gtk_widget_set_has_tooltip(w, TRUE);
     g_signal_connect(w, "query-tooltip", G_CALLBACK(on_query_tooltip), NULL);
@@ -142,6 +195,9 @@ static void pt_graph_view_init(PtGraphView *self)
     gtk_widget_add_controller(w, motion);
     gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
         "sTask-graph: one box per sTask; the sTask table lists every node", -1);
+    /* Follow the light/dark switch at once (the renderer takes the flag). */
+    g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-application-prefer-dark-theme",
+                            G_CALLBACK(on_style_changed), self, 0);
 }
 
 GtkWidget *pt_graph_view_new(void)
@@ -151,16 +207,10 @@ GtkWidget *pt_graph_view_new(void)
 
 void pt_graph_view_set_graph(PtGraphView *self, const pt_stask_graph *sg)
 {
-    if (self->have_layout)
-        pt_gr_layout_free(&self->layout);
-    self->have_layout = false;
     self->sg = sg;
-    if (sg)
-        self->have_layout = pt_gr_layout_compute(sg, &self->layout);
     self->vp.selected = -1;
     self->vp.hover = -1;
-    gtk_widget_queue_resize(GTK_WIDGET(self));
-    gtk_widget_queue_draw(GTK_WIDGET(self));
+    relayout(self);
 }
 
 void pt_graph_view_set_selected(PtGraphView *self, int stask)
@@ -173,9 +223,10 @@ void pt_graph_view_set_selected(PtGraphView *self, int stask)
 
 gboolean pt_graph_view_node_point(PtGraphView *self, int stask, double *x, double *y)
 {
-    if (!self->have_layout || stask < 0 || stask >= self->layout.n)
+    int node = self->have_layout ? pt_gr_node_of(&self->layout, stask) : -1;
+    if (node < 0)
         return FALSE;
     sync_size(self);
-    pt_gr_node_center(&self->layout, &self->vp, stask, x, y);
+    pt_gr_node_center(&self->layout, &self->vp, node, x, y);
     return TRUE;
 }

@@ -1,5 +1,5 @@
 /* graph_view.h — PtGraphView: the sTask-graph as a layered DAG (graph_render.c) in a custom
- * GtkWidget drawn in snapshot(). Clicking a node emits "stask-selected" (sTask index), the
+ * GtkWidget drawn in snapshot(); the loop body folded, or unrolled on demand. Clicking a node emits "stask-selected" (sTask index), the
  * same signal the timeline emits; the selected node is outlined. The sTask-graph is borrowed:
  * call pt_graph_view_set_graph again whenever it changes (NULL: nothing shown). */
 #ifndef PT_GRAPH_VIEW_H
@@ -21,6 +21,17 @@ void pt_graph_view_set_selected(PtGraphView *self, int stask);
 gboolean pt_graph_view_node_point(PtGraphView *self, int stask, double *x, double *y);
 /* What a click at (x, y) does: select the node there, if any. */
 void pt_graph_view_click(PtGraphView *self, double x, double y);
+
+/* Loop iterations shown: 1 folds the body (one node per sTask); k > 1 unrolls k iterations
+ * with their loop-carried edges. A double-click on the loop-body band toggles between folded
+ * and PT_GRAPH_VIEW_DEFAULT_UNROLL ("unroll-changed" (k) is emitted on every change). */
+#define PT_GRAPH_VIEW_DEFAULT_UNROLL 3
+void pt_graph_view_set_unroll(PtGraphView *self, int k);
+int pt_graph_view_get_unroll(PtGraphView *self);
+/* What a double-click at (x, y) does; TRUE when it was on the loop body. */
+gboolean pt_graph_view_double_click(PtGraphView *self, double x, double y);
+/* Boxes laid out (folded: the number of sTasks). */
+int pt_graph_view_get_node_count(PtGraphView *self);
 
 G_END_DECLS
 

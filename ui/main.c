@@ -15,6 +15,7 @@
 
 #include <gtk/gtk.h>
 
+#include "style.h"
 #include "window.h"
 
 #define PT_APP_ID "org.pipethreader.Explorer"
@@ -90,6 +91,19 @@ static void on_startup(GApplication *app, gpointer data)
     gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.redo", redo);
     gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.save", save);
     gtk_application_set_accels_for_action(GTK_APPLICATION(app), "win.save-as", save_as);
+    /* Editing Waits of the selected sTask, and the view toggles. */
+    static const struct { const char *action, *accel; } more[] = {
+        {"win.wait-add-dialog", "<Control>d"},
+        {"win.wait-remove-last", "<Control><Shift>d"},
+        {"win.show-critical", "<Control>1"},
+        {"win.show-ctas", "<Control>2"},
+        {"win.unroll-loop", "<Control>3"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(more); i++) {
+        const char *accels[] = {more[i].accel, NULL};
+        gtk_application_set_accels_for_action(GTK_APPLICATION(app), more[i].action, accels);
+    }
+    pt_style_follow_system();
     GtkCssProvider *css = gtk_css_provider_new();
     gtk_css_provider_load_from_data(css, app_css, -1);
     gtk_style_context_add_provider_for_display(gdk_display_get_default(),
@@ -193,8 +207,9 @@ static void on_activate(GApplication *app, gpointer data)
     }
     for (guint i = 0; i < o->sources->len; i++) {
         PtWindow *win = pt_window_new(GTK_APPLICATION(app), o->hw);
-        pt_window_open(win, g_ptr_array_index(o->sources, i));
         gtk_window_present(GTK_WINDOW(win));
+        /* As Open does: a saved sProgram over a graph file asks for that file. */
+        pt_window_request_open(win, g_ptr_array_index(o->sources, i));
     }
 }
 

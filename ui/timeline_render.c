@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -34,6 +35,32 @@ void pt_tl_seu_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b)
     *b = c.b;
 }
 
+int pt_tl_groups(const pt_tl_model *m)
+{
+    int g = m->n_groups;
+    return g < 1 ? 1 : g > PT_TL_MAX_GROUPS ? PT_TL_MAX_GROUPS : g;
+}
+
+int pt_tl_rows(const pt_tl_model *m)
+{
+    return m->n_lanes * pt_tl_groups(m);
+}
+
+static double group_offset(const pt_tl_model *m, int g)
+{
+    return g > 0 && g < pt_tl_groups(m) ? m->group_offset_ns[g] : 0;
+}
+
+static const pt_span *group_measured(const pt_tl_model *m, int g, int64_t *n)
+{
+    if (g == 0) {
+        *n = m->measured ? m->n_measured : 0;
+        return m->measured;
+    }
+    *n = m->group_measured[g] ? m->group_n_measured[g] : 0;
+    return m->group_measured[g];
+}
+
 void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -42,6 +69,23 @@ void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1)
             lo = m->spans[i].start_ns;
         if (m->spans[i].end_ns > hi)
             hi = m->spans[i].end_ns;
+    }
+    if (lo < hi) {
+        double omin = 0, omax = 0;
+        for (int g = 1; g < pt_tl_groups(m); g++) {
+            omin = fmin(omin, group_offset(m, g));
+            omax = fmax(omax, group_offset(m, g));
+        }
+        lo += omin;
+        hi += omax;
+    }
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        int64_t n;
+        const pt_span *ms = group_measured(m, g, &n);
+        for (int64_t i = 0; i < n; i++) {
+            lo = fmin(lo, ms[i].start_ns);
+            hi = fmax(hi, ms[i].end_ns);
+        }
     }
     if (!(lo < hi)) {
         lo = 0;
@@ -102,35 +146,70 @@ void pt_tl_pan(pt_tl_viewport *v, double fraction)
 
 double pt_tl_content_height(const pt_tl_model *m)
 {
-    return PT_TL_AXIS_H + m->n_lanes * PT_TL_LANE_H + 8;
+    return PT_TL_AXIS_H + pt_tl_rows(m) * PT_TL_LANE_H + 8;
 }
 
-static double lane_y(int lane)
+static double lane_y(int row)
 {
-    return PT_TL_AXIS_H + lane * PT_TL_LANE_H;
+    return PT_TL_AXIS_H + row * PT_TL_LANE_H;
 }
 
-int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y)
+int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t)
 {
-    if (x < PT_TL_LABEL_W || y < PT_TL_AXIS_H)
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (spans[mid].start_ns < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The longest span: how far before the view a visible span can start. */
+static double max_span(const pt_tl_model *m)
+{
+    if (m->max_span_ns > 0)
+        return m->max_span_ns;
+    double d = 0;
+    for (int64_t i = 0; i < m->n_spans; i++)
+        d = fmax(d, m->spans[i].end_ns - m->spans[i].start_ns);
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        int64_t n;
+        const pt_span *ms = group_measured(m, g, &n);
+        for (int64_t i = 0; i < n; i++)
+            d = fmax(d, ms[i].end_ns - ms[i].start_ns);
+    }
+    return d;
+}
+
+int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y,
+                        int *group)
+{
+    if (group)
+        *group = 0;
+    if (x < PT_TL_LABEL_W || y < PT_TL_AXIS_H || m->n_lanes <= 0)
         return -1;
-    int lane = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
-    if (lane < 0 || lane >= m->n_lanes)
+    int row = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
+    if (row < 0 || row >= pt_tl_rows(m))
         return -1;
-    double ly = y - lane_y(lane);
+    int lane = row % m->n_lanes, g = row / m->n_lanes;
+    double ly = y - lane_y(row);
     if (ly < 3 || ly > PT_TL_LANE_H - 3)
         return -1;
     /* Within a pixel either side so thin bars can be hovered; the nearest start wins. */
     double tol = (v->t1_ns - v->t0_ns) / plot_w(v);
-    double t = pt_tl_x_to_time(v, x);
+    double t = pt_tl_x_to_time(v, x) - group_offset(m, g);
     int64_t best = -1;
     double best_d = INFINITY;
-    for (int64_t i = 0; i < m->n_spans; i++) {
+    for (int64_t i = pt_tl_lower_bound(m->spans, m->n_spans, t - tol - max_span(m));
+         i < m->n_spans; i++) {
         const pt_span *s = &m->spans[i];
-        if (s->lane != lane)
-            continue;
         if (s->start_ns - tol > t)
             break; /* sorted by start */
+        if (s->lane != lane)
+            continue;
         if (t <= s->end_ns + tol) {
             double d = t < s->start_ns ? s->start_ns - t : t > s->end_ns ? t - s->end_ns : 0;
             if (d <= best_d) {
@@ -139,7 +218,21 @@ int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, doubl
             }
         }
     }
+    if (group && best >= 0)
+        *group = g;
     return best;
+}
+
+int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y)
+{
+    return pt_tl_hit_group(m, v, x, y, NULL);
+}
+
+void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 1.0 : 0.88;
+    *g = dark ? 0.33 : 0.11;
+    *b = dark ? 0.33 : 0.14;
 }
 
 /* A "nice" tick step (1, 2 or 5 × 10^k) giving about `target` ticks across `range`. */
@@ -197,133 +290,209 @@ typedef struct {
     double x0, x1;
 } merge_run;
 
-static void flush_merge(cairo_t *cr, merge_run *r, int lane, rgb fg, pt_tl_stats *st)
+/* Rectangles of one colour, filled as one path: one cairo_fill per colour instead of one per
+ * bar is what keeps thousands of visible bars within a frame. */
+typedef struct {
+    double (*r)[4];
+    size_t n, cap;
+} rect_batch;
+
+enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, N_BATCHES };
+
+/* A bar drawn in detail on top of the fills: outlined (selected, hovered) or labelled. */
+typedef struct {
+    int64_t span;
+    double x0, x1, y, h;
+    bool selected, hover;
+} detail;
+
+/* Everything one render needs, so the passes below stay short. */
+typedef struct {
+    cairo_t *cr;
+    const pt_tl_model *m;
+    const pt_tl_viewport *v;
+    rgb bg, fg;
+    double bar_top, bar_h, lookback;
+    pt_tl_stats st;
+    rect_batch batch[N_BATCHES];
+    detail *details;
+    size_t n_details, cap_details;
+    bool oom;                /* a batch could not grow: draw what fits, never crash */
+} render_ctx;
+
+static void batch_add(render_ctx *c, int b, double x, double y, double w, double h)
+{
+    rect_batch *rb = &c->batch[b];
+    if (rb->n == rb->cap) {
+        size_t cap = rb->cap ? rb->cap * 2 : 256;
+        double (*nr)[4] = realloc(rb->r, cap * sizeof *nr);
+        if (!nr) {
+            c->oom = true;
+            return;
+        }
+        rb->r = nr;
+        rb->cap = cap;
+    }
+    rb->r[rb->n][0] = x;
+    rb->r[rb->n][1] = y;
+    rb->r[rb->n][2] = w;
+    rb->r[rb->n][3] = h;
+    rb->n++;
+}
+
+static void batch_fill(render_ctx *c, int b)
+{
+    rect_batch *rb = &c->batch[b];
+    for (size_t i = 0; i < rb->n; i++)
+        cairo_rectangle(c->cr, rb->r[i][0], rb->r[i][1], rb->r[i][2], rb->r[i][3]);
+    if (rb->n)
+        cairo_fill(c->cr);
+    rb->n = 0;
+}
+
+static void flush_merge(render_ctx *c, merge_run *r, int row)
 {
     if (!r->open)
         return;
     double w = r->x1 - r->x0;
     if (w < 1)
         w = 1;
-    cairo_set_source_rgba(cr, fg.r, fg.g, fg.b, 0.45);
-    cairo_rectangle(cr, r->x0, lane_y(lane) + 5, w, PT_TL_LANE_H - 10);
-    cairo_fill(cr);
+    batch_add(c, BATCH_MERGED, r->x0, lane_y(row) + 5, w, PT_TL_LANE_H - 10);
     r->open = false;
-    st->merged++;
+    c->st.merged++;
 }
 
-void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats)
+static void draw_label(render_ctx *c, const pt_span *s, double x0, double x1, double y, double h)
 {
-    pt_tl_stats st = {0, 0, 0, 0};
-    bool overlay = m->n_measured > 0 && m->measured;
-    /* With the measured overlay the predicted bars take the upper part of a lane. */
-    double bar_top = 4, bar_h = overlay ? PT_TL_LANE_H - 15 : PT_TL_LANE_H - 8;
-    rgb bg = v->dark ? (rgb){0.14, 0.14, 0.15} : (rgb){1, 1, 1};
-    rgb fg = v->dark ? (rgb){0.92, 0.92, 0.92} : (rgb){0.13, 0.13, 0.15};
-    cairo_save(cr);
-    cairo_rectangle(cr, 0, 0, v->width, v->height);
-    cairo_clip(cr);
-    cairo_set_source_rgb(cr, bg.r, bg.g, bg.b);
-    cairo_paint(cr);
-    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    const pt_tl_model *m = c->m;
+    const char *label = m->stask_labels && s->stask >= 0 && s->stask < m->n_stasks
+                            ? m->stask_labels[s->stask] : NULL;
+    double w = x1 - x0;
+    if (!label || w <= 24 || h < 14)
+        return;
+    cairo_text_extents_t te;
+    cairo_text_extents(c->cr, label, &te);
+    if (te.x_advance + 6 > w)
+        return;
+    double lx = x0 < PT_TL_LABEL_W ? PT_TL_LABEL_W : x0;
+    if (lx + te.x_advance + 6 > x1)
+        lx = x0;
+    cairo_set_source_rgb(c->cr, 1, 1, 1);
+    cairo_move_to(c->cr, lx + 3, y + h / 2 + 4);
+    cairo_show_text(c->cr, label);
+    c->st.labels++;
+}
 
-    /* Lane backgrounds (idle time shows through) and names. */
-    for (int l = 0; l < m->n_lanes; l++) {
-        double y = lane_y(l);
-        cairo_set_source_rgba(cr, fg.r, fg.g, fg.b, l % 2 ? 0.035 : 0.07);
-        cairo_rectangle(cr, 0, y, v->width, PT_TL_LANE_H);
-        cairo_fill(cr);
-    }
-    if (v->t1_ns > v->t0_ns)
-        draw_axis(cr, v, fg);
-
-    /* Bars, clipped to the plot area. */
-    cairo_save(cr);
-    cairo_rectangle(cr, PT_TL_LABEL_W, PT_TL_AXIS_H, v->width - PT_TL_LABEL_W,
-                    v->height - PT_TL_AXIS_H);
-    cairo_clip(cr);
-    merge_run runs[PT_MAX_LANES];
-    memset(runs, 0, sizeof runs);
-    cairo_set_font_size(cr, 11);
-    double xmax = v->width;
-    for (int64_t i = 0; v->t1_ns > v->t0_ns && i < m->n_spans; i++) {
+/* The predicted bars of group g: only spans that can reach the visible range are visited. */
+static void draw_bars(render_ctx *c, int g, merge_run *runs)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    double off = group_offset(m, g), xmax = v->width;
+    int64_t first = pt_tl_lower_bound(m->spans, m->n_spans, v->t0_ns - off - c->lookback);
+    for (int64_t i = first; i < m->n_spans; i++) {
         const pt_span *s = &m->spans[i];
-        if (s->lane < 0 || s->lane >= m->n_lanes)
-            continue;
-        if (s->start_ns > v->t1_ns)
+        if (s->start_ns + off > v->t1_ns)
             break; /* sorted by start: nothing further is visible */
-        if (s->end_ns < v->t0_ns)
+        c->st.visited++;
+        if (s->lane < 0 || s->lane >= m->n_lanes || s->end_ns + off < v->t0_ns)
             continue;
-        double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
+        int row = g * m->n_lanes + s->lane;
+        double x0 = pt_tl_time_to_x(v, s->start_ns + off), x1 = pt_tl_time_to_x(v, s->end_ns + off);
         if (x0 < PT_TL_LABEL_W - 2)
             x0 = PT_TL_LABEL_W - 2;
         if (x1 > xmax + 2)
             x1 = xmax + 2;
-        merge_run *r = &runs[s->lane];
+        merge_run *r = &runs[row];
         bool selected = v->selected_stask >= 0 && s->stask == v->selected_stask;
-        if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && i != v->hover_span) {
+        bool hover = g == 0 && i == v->hover_span;
+        if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && !hover) {
             if (r->open && x0 <= r->x1 + PT_TL_MIN_BAR_PX) {
                 if (x1 > r->x1)
                     r->x1 = x1;
             } else {
-                flush_merge(cr, r, s->lane, fg, &st);
+                flush_merge(c, r, row);
                 r->open = true;
                 r->x0 = x0;
                 r->x1 = x1;
             }
             continue;
         }
-        flush_merge(cr, r, s->lane, fg, &st);
+        flush_merge(c, r, row);
         pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
                             ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
-        rgb c = seu_colour(k, v->dark);
-        double y = lane_y(s->lane) + bar_top, h = bar_h, w = x1 - x0;
+        double y = lane_y(row) + c->bar_top, h = c->bar_h, w = x1 - x0;
         if (w < 1)
             w = 1;
-        cairo_set_source_rgb(cr, c.r, c.g, c.b);
-        cairo_rectangle(cr, x0, y, w, h);
-        cairo_fill(cr);
-        if (w >= 3) { /* a hairline gap so back-to-back bars stay apart */
-            cairo_set_source_rgba(cr, bg.r, bg.g, bg.b, 0.9);
-            cairo_rectangle(cr, x1 - 0.5, y, 0.5, h);
-            cairo_fill(cr);
+        batch_add(c, (int)k >= 0 && k < PT_SEU_COUNT ? BATCH_SEU0 + (int)k : BATCH_GREY, x0, y, w,
+                  h);
+        if (w >= 3) /* a hairline gap so back-to-back bars stay apart */
+            batch_add(c, BATCH_GAP, x1 - 0.5, y, 0.5, h);
+        if (selected || hover || w > 24) {
+            if (c->n_details == c->cap_details) {
+                size_t cap = c->cap_details ? c->cap_details * 2 : 64;
+                detail *nd = realloc(c->details, cap * sizeof *nd);
+                if (nd) {
+                    c->details = nd;
+                    c->cap_details = cap;
+                }
+            }
+            if (c->n_details < c->cap_details)
+                c->details[c->n_details++] = (detail){i, x0, x1, y, h, selected, hover};
         }
-        if (selected || i == v->hover_span) {
-            cairo_set_source_rgb(cr, fg.r, fg.g, fg.b);
-            cairo_set_line_width(cr, selected ? 2.5 : 1.5);
-            cairo_rectangle(cr, x0 + 0.75, y + 0.75, w - 1.5 > 0 ? w - 1.5 : 0.5, h - 1.5);
+        c->st.bars++;
+    }
+    (void)cr;
+}
+
+/* Fill the batches in order (merged blocks, bars by colour, gaps), then outlines and labels. */
+static void flush_bars(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.45);
+    batch_fill(c, BATCH_MERGED);
+    for (int k = 0; k <= PT_SEU_COUNT; k++) {
+        rgb col = seu_colour(k < PT_SEU_COUNT ? (pt_seu_kind)k : PT_SEU_COUNT, c->v->dark);
+        cairo_set_source_rgb(cr, col.r, col.g, col.b);
+        batch_fill(c, BATCH_SEU0 + k);
+    }
+    cairo_set_source_rgba(cr, c->bg.r, c->bg.g, c->bg.b, 0.9);
+    batch_fill(c, BATCH_GAP);
+    for (size_t i = 0; i < c->n_details; i++) {
+        const detail *d = &c->details[i];
+        double w = d->x1 - d->x0 < 1 ? 1 : d->x1 - d->x0;
+        if (d->selected || d->hover) {
+            cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
+            cairo_set_line_width(cr, d->selected ? 2.5 : 1.5);
+            cairo_rectangle(cr, d->x0 + 0.75, d->y + 0.75, w - 1.5 > 0 ? w - 1.5 : 0.5,
+                            d->h - 1.5);
             cairo_stroke(cr);
         }
-        const char *label = m->stask_labels && s->stask >= 0 && s->stask < m->n_stasks
-                                ? m->stask_labels[s->stask] : NULL;
-        if (label && w > 24 && h >= 14) {
-            cairo_text_extents_t te;
-            cairo_text_extents(cr, label, &te);
-            if (te.x_advance + 6 <= w) {
-                double lx = x0 < PT_TL_LABEL_W ? PT_TL_LABEL_W : x0;
-                if (lx + te.x_advance + 6 > x1)
-                    lx = x0;
-                cairo_set_source_rgb(cr, 1, 1, 1);
-                cairo_move_to(cr, lx + 3, y + h / 2 + 4);
-                cairo_show_text(cr, label);
-                st.labels++;
-            }
-        }
-        st.bars++;
+        draw_label(c, &c->m->spans[d->span], d->x0, d->x1, d->y, d->h);
     }
-    for (int l = 0; l < m->n_lanes; l++)
-        flush_merge(cr, &runs[l], l, fg, &st);
-    /* Measured bars: thin, magenta, outlined, under the predicted ones. */
-    for (int64_t i = 0; overlay && v->t1_ns > v->t0_ns && i < m->n_measured; i++) {
-        const pt_span *s = &m->measured[i];
-        if (s->lane < 0 || s->lane >= m->n_lanes)
-            continue;
+    c->n_details = 0;
+}
+
+/* Measured bars of group g: thin, magenta, outlined, in the lower part of each lane. */
+static void draw_measured(render_ctx *c, int g)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_viewport *v = c->v;
+    int64_t n;
+    const pt_span *ms = group_measured(c->m, g, &n);
+    if (!ms || n <= 0)
+        return;
+    for (int64_t i = pt_tl_lower_bound(ms, n, v->t0_ns - c->lookback); i < n; i++) {
+        const pt_span *s = &ms[i];
         if (s->start_ns > v->t1_ns)
             break;
-        if (s->end_ns < v->t0_ns)
+        c->st.visited++;
+        if (s->lane < 0 || s->lane >= c->m->n_lanes || s->end_ns < v->t0_ns)
             continue;
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
         double w = x1 - x0 < 1 ? 1 : x1 - x0;
-        double y = lane_y(s->lane) + PT_TL_LANE_H - 10, h = 7;
+        double y = lane_y(g * c->m->n_lanes + s->lane) + PT_TL_LANE_H - 10, h = 7;
         cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.35);
         cairo_rectangle(cr, x0, y, w, h);
         cairo_fill(cr);
@@ -333,31 +502,217 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
             cairo_rectangle(cr, x0 + 0.5, y + 0.5, w - 1, h - 1);
             cairo_stroke(cr);
         }
-        st.measured++;
+        c->st.measured++;
+    }
+}
+
+/* Idle time: each lane of each group is tinted amber over the EU's run; the bars drawn on top
+ * cover the busy parts, so what stays amber is exactly where the lane waited. */
+static void draw_idle(render_ctx *c, double t_first, double t_last)
+{
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    cairo_set_source_rgba(c->cr, 0.96, 0.62, 0.05, v->dark ? 0.16 : 0.20);
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        double x0 = pt_tl_time_to_x(v, t_first + group_offset(m, g));
+        double x1 = pt_tl_time_to_x(v, t_last + group_offset(m, g));
+        x0 = fmax(x0, PT_TL_LABEL_W - 2);
+        x1 = fmin(x1, v->width + 2);
+        if (x1 <= x0)
+            continue;
+        for (int l = 0; l < m->n_lanes; l++)
+            cairo_rectangle(c->cr, x0, lane_y(g * m->n_lanes + l) + 2, x1 - x0, PT_TL_LANE_H - 4);
+    }
+    cairo_fill(c->cr);
+}
+
+static void draw_critical(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    double r, g, b;
+    pt_tl_critical_rgb(v->dark, &r, &g, &b);
+    /* Links from each bar's end to the next one's start (it released that one) as one path,
+     * strips as one batch: a long path costs two cairo calls, not two per bar. */
+    double px = NAN, py = NAN;
+    for (int64_t k = 0; k < m->n_critical; k++) {
+        int64_t i = m->critical[k];
+        if (i < 0 || i >= m->n_spans)
+            continue;
+        const pt_span *s = &m->spans[i];
+        if (s->lane < 0 || s->lane >= m->n_lanes)
+            continue;
+        double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
+        double y = lane_y(s->lane);
+        bool visible = x1 >= PT_TL_LABEL_W - 2 && x0 <= v->width + 2;
+        if (!isnan(px) && (visible || (px <= v->width && x0 >= PT_TL_LABEL_W))) {
+            cairo_move_to(cr, px, py);
+            cairo_line_to(cr, x0, y + 2.5);
+        }
+        px = x1;
+        py = y + 2.5;
+        if (!visible)
+            continue;
+        batch_add(c, BATCH_GAP, x0, y + 1, x1 - x0 < 2 ? 2 : x1 - x0, 3.5);
+        c->st.critical++;
+    }
+    cairo_set_source_rgb(cr, r, g, b);
+    cairo_set_line_width(cr, 1.5);
+    cairo_stroke(cr);
+    batch_fill(c, BATCH_GAP);
+}
+
+static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, bool dashed)
+{
+    cairo_t *cr = c->cr;
+    double dx = fmax(18, fabs(x1 - x0) / 2);
+    static const double dash[2] = {4, 3};
+    cairo_set_dash(cr, dashed ? dash : NULL, dashed ? 2 : 0, 0);
+    cairo_move_to(cr, x0, y0);
+    if (fabs(y1 - y0) < 1) /* same lane: bow over the bars between */
+        cairo_curve_to(cr, x0 + dx / 2, y0 - 14, x1 - dx / 2, y1 - 14, x1 - 2, y1);
+    else
+        cairo_curve_to(cr, x0 + dx, y0, x1 - dx, y1, x1 - 2, y1);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
+    double ang = fabs(y1 - y0) < 1 ? 0.6 : 0;
+    cairo_move_to(cr, x1, y1);
+    cairo_line_to(cr, x1 - 7 * cos(ang - 0.45), y1 - 7 * sin(ang - 0.45));
+    cairo_line_to(cr, x1 - 7 * cos(ang + 0.45), y1 - 7 * sin(ang + 0.45));
+    cairo_close_path(cr);
+    cairo_fill(cr);
+    c->st.arrows++;
+}
+
+/* The selected bar's dependencies: arrows in from what it waited on, out to what waited on it. */
+static void draw_arrows(render_ctx *c)
+{
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    const pt_span_deps *d = m->deps;
+    int64_t sel = v->selected_span;
+    if (!d || d->n_spans != m->n_spans || sel < 0 || sel >= m->n_spans ||
+        m->spans[sel].stask != v->selected_stask)
+        return;
+    const pt_span *s = &m->spans[sel];
+    double mid = PT_TL_LANE_H / 2;
+    cairo_set_line_width(c->cr, 1.6);
+    cairo_set_source_rgba(c->cr, c->fg.r, c->fg.g, c->fg.b, 0.9);
+    for (int64_t e = d->off[sel]; e < d->off[sel + 1]; e++) {
+        const pt_span *u = &m->spans[d->idx[e]];
+        arrow(c, pt_tl_time_to_x(v, u->end_ns), lane_y(u->lane) + mid,
+              pt_tl_time_to_x(v, s->start_ns), lane_y(s->lane) + mid, d->is_wait[e]);
+    }
+    for (int64_t j = 0; j < m->n_spans; j++)
+        for (int64_t e = d->off[j]; e < d->off[j + 1]; e++)
+            if (d->idx[e] == sel) {
+                const pt_span *o = &m->spans[j];
+                arrow(c, pt_tl_time_to_x(v, s->end_ns), lane_y(s->lane) + mid,
+                      pt_tl_time_to_x(v, o->start_ns), lane_y(o->lane) + mid, d->is_wait[e]);
+            }
+}
+
+void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats)
+{
+    render_ctx c = {.cr = cr, .m = m, .v = v};
+    bool overlay = false;
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        int64_t n;
+        overlay |= group_measured(m, g, &n) != NULL && n > 0;
+    }
+    /* With the measured overlay the predicted bars take the upper part of a lane. */
+    c.bar_top = 5;
+    c.bar_h = overlay ? PT_TL_LANE_H - 16 : PT_TL_LANE_H - 9;
+    c.bg = v->dark ? (rgb){0.14, 0.14, 0.15} : (rgb){1, 1, 1};
+    c.fg = v->dark ? (rgb){0.92, 0.92, 0.92} : (rgb){0.13, 0.13, 0.15};
+    c.lookback = max_span(m);
+    int groups = pt_tl_groups(m), rows = pt_tl_rows(m);
+    bool have_range = v->t1_ns > v->t0_ns;
+    cairo_save(cr);
+    cairo_rectangle(cr, 0, 0, v->width, v->height);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, c.bg.r, c.bg.g, c.bg.b);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+    /* Lane backgrounds. */
+    for (int r = 0; r < rows; r++) {
+        cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, r % 2 ? 0.035 : 0.07);
+        cairo_rectangle(cr, 0, lane_y(r), v->width, PT_TL_LANE_H);
+        cairo_fill(cr);
+    }
+    if (have_range)
+        draw_axis(cr, v, c.fg);
+
+    /* Plot area, clipped. */
+    cairo_save(cr);
+    cairo_rectangle(cr, PT_TL_LABEL_W, PT_TL_AXIS_H, v->width - PT_TL_LABEL_W,
+                    v->height - PT_TL_AXIS_H);
+    cairo_clip(cr);
+    if (have_range && m->n_spans > 0) {
+        double t_last = m->spans[0].end_ns;
+        for (int64_t i = 0; i < m->n_spans; i++)
+            t_last = fmax(t_last, m->spans[i].end_ns);
+        draw_idle(&c, m->spans[0].start_ns, t_last);
+    }
+    merge_run runs[PT_MAX_LANES * PT_TL_MAX_GROUPS];
+    memset(runs, 0, sizeof runs);
+    cairo_set_font_size(cr, 11);
+    for (int g = 0; have_range && g < groups; g++) {
+        draw_bars(&c, g, runs);
+        for (int l = 0; l < m->n_lanes; l++)
+            flush_merge(&c, &runs[g * m->n_lanes + l], g * m->n_lanes + l);
+    }
+    flush_bars(&c);
+    for (int g = 0; have_range && g < groups; g++)
+        draw_measured(&c, g);
+    if (have_range && v->show_critical && m->n_critical > 0)
+        draw_critical(&c);
+    if (have_range)
+        draw_arrows(&c);
+    /* Group separators. */
+    cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.45);
+    cairo_set_line_width(cr, 1);
+    for (int g = 1; g < groups; g++) {
+        double y = floor(lane_y(g * m->n_lanes)) + 0.5;
+        cairo_move_to(cr, PT_TL_LABEL_W, y);
+        cairo_line_to(cr, v->width, y);
+        cairo_stroke(cr);
     }
     cairo_restore(cr);
 
     /* Lane name column on top. */
-    cairo_set_source_rgb(cr, bg.r, bg.g, bg.b);
+    cairo_set_source_rgb(cr, c.bg.r, c.bg.g, c.bg.b);
     cairo_rectangle(cr, 0, 0, PT_TL_LABEL_W, v->height);
     cairo_fill(cr);
-    cairo_set_font_size(cr, 12);
-    for (int l = 0; l < m->n_lanes; l++) {
-        double y = lane_y(l);
-        rgb c = seu_colour(m->lane_seu[l], v->dark);
-        cairo_set_source_rgb(cr, c.r, c.g, c.b);
+    for (int r = 0; r < rows; r++) {
+        int l = r % m->n_lanes, g = r / m->n_lanes;
+        double y = lane_y(r);
+        rgb col = seu_colour(m->lane_seu[l], v->dark);
+        cairo_set_source_rgb(cr, col.r, col.g, col.b);
         cairo_rectangle(cr, 4, y + 8, 4, PT_TL_LANE_H - 16);
         cairo_fill(cr);
-        cairo_set_source_rgb(cr, fg.r, fg.g, fg.b);
-        cairo_move_to(cr, 14, y + PT_TL_LANE_H / 2 + 4);
+        cairo_set_source_rgb(cr, c.fg.r, c.fg.g, c.fg.b);
+        const char *label = groups > 1 && l == 0 && m->group_labels[g] ? m->group_labels[g] : NULL;
+        if (label) { /* the group's name above its first lane's */
+            cairo_set_font_size(cr, 9);
+            cairo_move_to(cr, 14, y + 10);
+            cairo_show_text(cr, label);
+        }
+        cairo_set_font_size(cr, 12);
+        cairo_move_to(cr, 14, y + PT_TL_LANE_H / 2 + (label ? 9 : 4));
         cairo_show_text(cr, m->lane_names[l] ? m->lane_names[l] : "?");
     }
-    cairo_set_source_rgba(cr, fg.r, fg.g, fg.b, 0.3);
+    cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.3);
     cairo_set_line_width(cr, 1);
     cairo_move_to(cr, PT_TL_LABEL_W - 0.5, 0);
     cairo_line_to(cr, PT_TL_LABEL_W - 0.5, v->height);
     cairo_stroke(cr);
     cairo_restore(cr);
+    for (int b = 0; b < N_BATCHES; b++)
+        free(c.batch[b].r);
+    free(c.details);
     if (stats)
-        *stats = st;
+        *stats = c.st;
 }

@@ -3,9 +3,16 @@
  * test with no display. Also the geometry the widget needs for hit-testing and zooming.
  *
  * Layout: a time axis across the top, one row per lane below it, the lane names in a column
- * on the left. Bars are coloured by sEU kind; idle time shows as the lane's background.
- * Bars narrower than half a pixel are merged per lane into one grey block (level of detail),
- * so tens of thousands of spans stay cheap to draw. */
+ * on the left. Bars are coloured by sEU kind; idle time within the EU's run (first start to
+ * last end) is tinted amber on each lane. Bars narrower than a pixel are merged per lane
+ * into one grey block (level of detail), and only spans in the visible time range are visited
+ * (binary search on the start-sorted spans), so tens of thousands of spans stay cheap to draw.
+ *
+ * Optional layers: the critical path (a red strip over its bars and red links between them),
+ * the selected bar's dependency arrows (solid: data dependency, dashed: a Wait) to the bars it
+ * waited on and from the bars that waited on it, and lane groups: the same lanes repeated once
+ * per CTA or wave, the predicted spans shifted by each group's offset, with each group's own
+ * measured spans. */
 #ifndef PT_TIMELINE_RENDER_H
 #define PT_TIMELINE_RENDER_H
 
@@ -13,12 +20,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "critical_path.h"
 #include "sim.h"
 
 #define PT_TL_AXIS_H 26.0
 #define PT_TL_LABEL_W 96.0
 #define PT_TL_LANE_H 30.0
-#define PT_TL_MIN_BAR_PX 0.5
+#define PT_TL_MIN_BAR_PX 1.0
+#define PT_TL_MAX_GROUPS 16
 
 /* What is drawn: borrowed pointers, owned by the caller. */
 typedef struct {
@@ -35,6 +44,23 @@ typedef struct {
      * of each lane. */
     int64_t n_measured;
     const pt_span *measured;
+    /* Per sTask (n_stasks entries, may be NULL): measured mean duration and prediction error,
+     * for tooltips. */
+    const double *stask_measured_ns, *stask_error_pct;
+    /* Which span waited on which (may be NULL: no arrows). Indices into spans. */
+    const pt_span_deps *deps;
+    /* Critical path: span indices in time order (may be empty). */
+    int64_t n_critical;
+    const int64_t *critical;
+    /* Lane groups (0 or 1: just the lanes). Group g shows spans shifted by group_offset_ns[g]
+     * and its measured spans (group 0: measured above; others: group_measured[g]). Arrows
+     * and the critical path are drawn in group 0. */
+    int n_groups;
+    double group_offset_ns[PT_TL_MAX_GROUPS];
+    const char *group_labels[PT_TL_MAX_GROUPS];
+    int64_t group_n_measured[PT_TL_MAX_GROUPS];
+    const pt_span *group_measured[PT_TL_MAX_GROUPS];
+    double max_span_ns;      /* longest span and measured span (0: found when drawn) */
 } pt_tl_model;
 
 /* Where we look. */
@@ -44,6 +70,9 @@ typedef struct {
     int selected_stask;      /* -1: none; its bars get a thick outline */
     int64_t hover_span;      /* -1: none */
     bool dark;               /* dark style colours */
+    int64_t selected_span;   /* the bar whose arrows are drawn (-1, or not of selected_stask:
+                                none) */
+    bool show_critical;      /* draw the critical path */
 } pt_tl_viewport;
 
 typedef struct {
@@ -51,6 +80,9 @@ typedef struct {
     int64_t bars;            /* bars drawn individually */
     int64_t merged;          /* merged blocks drawn */
     int64_t labels;          /* labels drawn */
+    int64_t arrows;          /* dependency arrows drawn */
+    int64_t critical;        /* critical-path bars drawn */
+    int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
 } pt_tl_stats;
 
 /* The colour of an sEU kind (bars, lane marks and the sTask-graph's nodes share it). */
@@ -68,8 +100,17 @@ void pt_tl_zoom(pt_tl_viewport *v, double factor, double x);
 void pt_tl_pan(pt_tl_viewport *v, double fraction);
 /* Height the whole timeline needs. */
 double pt_tl_content_height(const pt_tl_model *m);
-/* The span under (x, y), or -1. */
+/* Number of groups drawn (at least 1) and rows (lanes × groups). */
+int pt_tl_groups(const pt_tl_model *m);
+int pt_tl_rows(const pt_tl_model *m);
+/* The span under (x, y), or -1; *group (may be NULL) gets the lane group it was hit in. */
 int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y);
+int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y,
+                        int *group);
+/* First index of spans[0..n) (sorted by start) whose start is >= t. */
+int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t);
+/* Colours of the critical path and of idle gaps (for tests and the legend). */
+void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
 
 /* Draw everything into cr (the area 0,0 - width,height). stats may be NULL. */
 void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats);

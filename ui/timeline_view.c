@@ -12,11 +12,12 @@ struct _PtTimelineView {
     double pointer_x;
     int drag_stask;         /* the sTask whose bar a drag started on, or -1 */
     double drag_x, drag_y;
+    GtkWidget *context_menu; /* GtkPopoverMenu, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(PtTimelineView, pt_timeline_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_STASK_SELECTED, SIGNAL_STASK_DROPPED, N_SIGNALS };
+enum { SIGNAL_STASK_SELECTED, SIGNAL_STASK_DROPPED, SIGNAL_CONTEXT_MENU, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_size, int *min,
@@ -53,6 +54,17 @@ static bool is_dark(GtkWidget *w)
     gboolean dark = FALSE;
     g_object_get(s, "gtk-application-prefer-dark-theme", &dark, NULL);
     return dark;
+}
+
+static void on_style_changed(GObject *o, GParamSpec *ps, gpointer data)
+{
+    (void)o, (void)ps;
+    gtk_widget_queue_draw(GTK_WIDGET(data));
+}
+
+gboolean pt_timeline_view_get_dark(PtTimelineView *self)
+{
+    return is_dark(GTK_WIDGET(self));
 }
 
 static void pt_timeline_view_snapshot(GtkWidget *w, GtkSnapshot *snap)
@@ -131,6 +143,8 @@ static void on_leave(GtkEventControllerMotion *c, gpointer data)
     }
 }
 
+static gboolean menu_at_selection(PtTimelineView *self);
+
 static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
                        GdkModifierType state, gpointer data)
 {
@@ -144,6 +158,8 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
     case GDK_KEY_a: case GDK_KEY_A: pt_timeline_view_pan(self, -0.1); return TRUE;
     case GDK_KEY_d: case GDK_KEY_D: pt_timeline_view_pan(self, 0.1); return TRUE;
     case GDK_KEY_f: case GDK_KEY_F: pt_timeline_view_fit(self); return TRUE;
+    case GDK_KEY_Menu: return menu_at_selection(self);
+    case GDK_KEY_F10: return (state & GDK_SHIFT_MASK) ? menu_at_selection(self) : FALSE;
     default: return FALSE;
     }
 }
@@ -156,8 +172,61 @@ static void on_click(GtkGestureClick *g, int n, double x, double y, gpointer dat
     if (!self->have_model)
         return;
     int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
-    if (hit >= 0)
+    if (hit >= 0) {
+        self->vp.selected_span = hit; /* this instance's arrows, not another's */
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+    }
+}
+
+gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
+{
+    if (!self->have_model)
+        return FALSE;
+    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
+    if (hit < 0)
+        return FALSE;
+    self->vp.selected_span = hit;
+    /* Select first so the window builds the menu for this sTask. */
+    g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
+    g_signal_emit(self, signals[SIGNAL_CONTEXT_MENU], 0, self->model.spans[hit].stask);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    if (!self->context_menu || !gtk_widget_get_mapped(GTK_WIDGET(self)))
+        return TRUE;
+    gtk_popover_set_pointing_to(GTK_POPOVER(self->context_menu),
+                                &(GdkRectangle){(int)x, (int)y, 1, 1});
+    gtk_popover_popup(GTK_POPOVER(self->context_menu));
+    return TRUE;
+}
+
+static void on_right_click(GtkGestureClick *g, int n, double x, double y, gpointer data)
+{
+    (void)n;
+    gtk_widget_grab_focus(GTK_WIDGET(data));
+    if (pt_timeline_view_context_menu(data, x, y))
+        gtk_gesture_set_state(GTK_GESTURE(g), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
+void pt_timeline_view_set_context_menu(PtTimelineView *self, GMenuModel *menu)
+{
+    if (!self->context_menu) {
+        self->context_menu = gtk_popover_menu_new_from_model(menu);
+        gtk_widget_set_parent(self->context_menu, GTK_WIDGET(self));
+        gtk_popover_set_has_arrow(GTK_POPOVER(self->context_menu), FALSE);
+        gtk_widget_set_halign(self->context_menu, GTK_ALIGN_START);
+    } else {
+        gtk_popover_menu_set_menu_model(GTK_POPOVER_MENU(self->context_menu), menu);
+    }
+}
+
+/* The keyboard's way to the menu (Shift+F10, Menu key): at the selected bar. */
+static gboolean menu_at_selection(PtTimelineView *self)
+{
+    double x, y;
+    if (self->vp.selected_stask < 0 ||
+        !pt_timeline_view_bar_point(self, self->vp.selected_stask, &x, &y))
+        return FALSE;
+    return pt_timeline_view_context_menu(self, x, y);
 }
 
 void pt_timeline_view_drag_begin(PtTimelineView *self, double x, double y)
@@ -250,28 +319,58 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkToo
     (void)kb, (void)data;
     if (!self->have_model)
         return FALSE;
-    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
+    int group = 0;
+    int64_t hit = pt_tl_hit_group(&self->model, &self->vp, x, y, &group);
     if (hit < 0)
         return FALSE;
-    const pt_span *s = &self->model.spans[hit];
-    const char *id = self->model.stask_labels && s->stask >= 0 && s->stask < self->model.n_stasks
-                         ? self->model.stask_labels[s->stask] : "?";
-    char *text = g_strdup_printf("<b>%s</b>  (lane %s)\niteration %" G_GINT64_FORMAT
-                                 "\nstart %.1f ns\nend %.1f ns\nduration %.1f ns",
-                                 id, self->model.lane_names[s->lane], (gint64)s->iter,
-                                 s->start_ns, s->end_ns, s->end_ns - s->start_ns);
-    gtk_tooltip_set_markup(tip, text);
-    g_free(text);
+    const pt_tl_model *m = &self->model;
+    const pt_span *s = &m->spans[hit];
+    bool known = s->stask >= 0 && s->stask < m->n_stasks;
+    const char *id = m->stask_labels && known ? m->stask_labels[s->stask] : "?";
+    double off = group > 0 ? m->group_offset_ns[group] : 0;
+    GString *t = g_string_new(NULL);
+    char *head = g_markup_printf_escaped("<b>%s</b>  (lane %s%s%s)", id, m->lane_names[s->lane],
+                                         group > 0 && m->group_labels[group] ? ", " : "",
+                                         group > 0 && m->group_labels[group]
+                                             ? m->group_labels[group] : "");
+    g_string_append(t, head);
+    g_free(head);
+    g_string_append_printf(t, "\niteration %" G_GINT64_FORMAT "\nstart %.1f ns\nend %.1f ns"
+                           "\nduration %.1f ns", (gint64)s->iter, s->start_ns + off,
+                           s->end_ns + off, s->end_ns - s->start_ns);
+    if (known && m->stask_measured_ns && isfinite(m->stask_measured_ns[s->stask]))
+        g_string_append_printf(t, "\nmeasured mean %.1f ns", m->stask_measured_ns[s->stask]);
+    if (known && m->stask_error_pct && isfinite(m->stask_error_pct[s->stask]))
+        g_string_append_printf(t, "\nprediction error %+.1f%%", m->stask_error_pct[s->stask]);
+    for (int64_t k = 0; k < m->n_critical; k++)
+        if (m->critical[k] == hit) {
+            g_string_append(t, "\non the critical path");
+            break;
+        }
+    gtk_tooltip_set_markup(tip, t->str);
+    g_string_free(t, TRUE);
     return TRUE;
+}
+
+static void pt_timeline_view_dispose(GObject *o)
+{
+    PtTimelineView *self = PT_TIMELINE_VIEW(o);
+    g_clear_pointer(&self->context_menu, gtk_widget_unparent);
+    G_OBJECT_CLASS(pt_timeline_view_parent_class)->dispose(o);
 }
 
 static void pt_timeline_view_class_init(PtTimelineViewClass *klass)
 {
     GtkWidgetClass *wc = GTK_WIDGET_CLASS(klass);
+    G_OBJECT_CLASS(klass)->dispose = pt_timeline_view_dispose;
     wc->measure = pt_timeline_view_measure;
     wc->size_allocate = pt_timeline_view_size_allocate;
     wc->snapshot = pt_timeline_view_snapshot;
     signals[SIGNAL_STASK_SELECTED] = g_signal_new("stask-selected", G_TYPE_FROM_CLASS(klass),
+        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+    /* A right click (or Shift+F10) on a bar of this sTask, after it was selected: the
+     * window refreshes the context menu's items before it pops up. */
+    signals[SIGNAL_CONTEXT_MENU] = g_signal_new("context-menu", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
     signals[SIGNAL_STASK_DROPPED] = g_signal_new("stask-dropped", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
@@ -284,6 +383,8 @@ static void pt_timeline_view_init(PtTimelineView *self)
     GtkWidget *w = GTK_WIDGET(self);
     self->vp.selected_stask = -1;
     self->vp.hover_span = -1;
+    self->vp.selected_span = -1;
+    self->vp.show_critical = true;
     self->vp.t0_ns = 0;
     self->vp.t1_ns = 1;
     self->pointer_x = -1;
@@ -305,6 +406,10 @@ static void pt_timeline_view_init(PtTimelineView *self)
     GtkGesture *click = gtk_gesture_click_new();
     g_signal_connect(click, "pressed", G_CALLBACK(on_click), self);
     gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(click));
+    GtkGesture *rclick = gtk_gesture_click_new();
+    gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(rclick), GDK_BUTTON_SECONDARY);
+    g_signal_connect(rclick, "pressed", G_CALLBACK(on_right_click), self);
+    gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(rclick));
     self->drag_stask = -1;
     GtkGesture *drag = gtk_gesture_drag_new();
     gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
@@ -313,6 +418,9 @@ static void pt_timeline_view_init(PtTimelineView *self)
     gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
     gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
         "Predicted timeline: one row per lane; the sTask table lists every bar", -1);
+    /* Follow the light/dark switch at once (the renderer takes the flag). */
+    g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-application-prefer-dark-theme",
+                            G_CALLBACK(on_style_changed), self, 0);
 }
 
 GtkWidget *pt_timeline_view_new(void)
@@ -327,6 +435,7 @@ void pt_timeline_view_set_model(PtTimelineView *self, const pt_tl_model *m)
         self->model = *m;
     self->vp.hover_span = -1;
     self->vp.selected_stask = -1;
+    self->vp.selected_span = -1;
     self->fitted = false;
     if (m && self->vp.width > 0) {
         pt_tl_fit(&self->model, &self->vp);
@@ -341,5 +450,41 @@ void pt_timeline_view_set_selected(PtTimelineView *self, int stask)
     if (self->vp.selected_stask == stask)
         return;
     self->vp.selected_stask = stask;
+    /* Selected elsewhere (table, graph): the arrows go to its instance nearest the middle of
+     * the view, unless a click already chose one of its bars. */
+    const pt_tl_model *m = &self->model;
+    int64_t cur = self->vp.selected_span;
+    if (self->have_model && !(cur >= 0 && cur < m->n_spans && m->spans[cur].stask == stask)) {
+        double mid = (self->vp.t0_ns + self->vp.t1_ns) / 2, best_d = INFINITY;
+        self->vp.selected_span = -1;
+        for (int64_t i = 0; i < m->n_spans; i++)
+            if (m->spans[i].stask == stask && fabs(m->spans[i].start_ns - mid) < best_d) {
+                best_d = fabs(m->spans[i].start_ns - mid);
+                self->vp.selected_span = i;
+            }
+    }
     gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+int64_t pt_timeline_view_get_selected_span(PtTimelineView *self)
+{
+    return self->vp.selected_span;
+}
+
+void pt_timeline_view_set_show_critical(PtTimelineView *self, gboolean show)
+{
+    self->vp.show_critical = show;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_timeline_view_render(PtTimelineView *self, cairo_t *cr, int width, int height, gboolean dark,
+                             pt_tl_stats *stats)
+{
+    if (!self->have_model)
+        return;
+    pt_tl_viewport v = self->vp;
+    v.width = width;
+    v.height = height;
+    v.dark = dark;
+    pt_tl_render(cr, &self->model, &v, stats);
 }

@@ -1,7 +1,8 @@
 /* timeline_view.h — PtTimelineView: the per-lane timeline as a custom GtkWidget drawn in
  * snapshot() through timeline_render.c. Ctrl+wheel zooms about the pointer, W/S zoom, A/D pan,
- * F fits; hovering a bar shows its sTask, iteration, start, end and duration; clicking a bar
- * selects its sTask ("stask-selected" signal). The model is borrowed: call
+ * F fits; hovering a bar shows its sTask, iteration, start, end, duration, measured mean and
+ * prediction error; clicking a bar selects its sTask ("stask-selected" signal) and draws that
+ * instance's dependency arrows; a right click opens the context menu. The model is borrowed: call
  * pt_timeline_view_set_model again whenever it changes. */
 #ifndef PT_TIMELINE_VIEW_H
 #define PT_TIMELINE_VIEW_H
@@ -37,6 +38,23 @@ double pt_timeline_view_lane_y(PtTimelineView *self, int lane);
 /* Show the time range [t0_ns, t1_ns]. */
 void pt_timeline_view_set_range(PtTimelineView *self, double t0_ns, double t1_ns);
 double pt_timeline_view_time_x(PtTimelineView *self, double t_ns);
+
+/* The bar (span index) whose dependency arrows are drawn: the one clicked, or the selected
+ * sTask's instance nearest the middle of the view; -1 for none. */
+int64_t pt_timeline_view_get_selected_span(PtTimelineView *self);
+void pt_timeline_view_set_show_critical(PtTimelineView *self, gboolean show);
+/* Right click on bars: the popover shows `menu` (its actions resolve from the view, e.g.
+ * win.*). Before it pops up, the clicked bar's sTask is selected and "context-menu" (sTask
+ * index) is emitted so the owner can refresh the items. pt_timeline_view_context_menu does
+ * what a right click at (x, y) does (TRUE when a bar is there); Shift+F10 and the Menu key
+ * open it at the selected bar. */
+void pt_timeline_view_set_context_menu(PtTimelineView *self, GMenuModel *menu);
+gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y);
+/* Whether the widget draws in the dark style (GtkSettings gtk-application-prefer-dark-theme). */
+gboolean pt_timeline_view_get_dark(PtTimelineView *self);
+/* Render what the widget shows, at another size and style (tests, the benchmark). */
+void pt_timeline_view_render(PtTimelineView *self, cairo_t *cr, int width, int height,
+                             gboolean dark, pt_tl_stats *stats);
 
 G_END_DECLS
 

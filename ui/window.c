@@ -5,12 +5,17 @@
 #include <stdlib.h>
 
 #include "actions.h"
+#include "critical_path.h"
 #include "embedded.h"
 #include "explorer_model.h"
 #include "graph_view.h"
 #include "timeline_view.h"
+#include "unsaved.h"
 
 static const char *const hw_names[] = {"H100", "H200", "MI300X", NULL};
+
+/* Lane groups shown at most in the several-CTA view. */
+#define PT_WINDOW_MAX_CTAS 8
 
 enum { COL_ID, COL_KIND, COL_SEU, COL_REGION, COL_TILE, COL_BYTES, COL_FLOPS, N_COLS };
 static const char *const col_titles[N_COLS] = {"sTask", "Kind", "sEU", "Region", "Tile",
@@ -33,6 +38,19 @@ struct _PtWindow {
     gboolean syncing;
     int selected;              /* selected sTask, -1: none */
     gboolean closing;          /* the unsaved-changes prompt answered: really close */
+
+    /* What the timeline draws besides the spans (rebuilt with the model). */
+    pt_span_deps deps;
+    int64_t n_critical, *critical;
+    char *group_labels[PT_TL_MAX_GROUPS];
+    gboolean show_ctas;        /* several CTAs / waves as lane groups */
+    GMenu *bar_menu;           /* the timeline bars' context menu */
+    GMenu *recent_menu;        /* primary menu: Recent */
+    GtkWidget *recent_list;    /* start page: recent files */
+    GtkWidget *form_box;       /* inspector: tile entries and stages spin buttons */
+    GPtrArray *tile_entries;   /* GtkEntry per graph axis, then the warpgroups one */
+    GtkWidget *cta_toggle, *unroll_toggle;
+    char *pending_open;        /* a file to open once the unsaved-changes prompt is answered */
 };
 
 G_DEFINE_FINAL_TYPE(PtWindow, pt_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -145,12 +163,15 @@ static void on_search_changed(GtkSearchEntry *e, gpointer data)
 
 /* ---- inspector --------------------------------------------------------------------------- */
 
+static void rebuild_bar_menu(PtWindow *self);
+
 static void update_inspector(PtWindow *self, int i)
 {
     const pt_explorer_model *m = self->model;
     if (!m->have_sg || i < 0 || i >= m->sg.n) {
         gtk_label_set_text(GTK_LABEL(self->inspector),
                            "Select an sTask in the table or click a bar in the timeline.");
+        rebuild_bar_menu(self);
         return;
     }
     const pt_stask *t = &m->sg.tasks[i];
@@ -205,8 +226,15 @@ static void update_inspector(PtWindow *self, int i)
         if (isfinite(e))
             g_string_append_printf(s, "\nprediction error: %+.1f%% (predicted vs measured mean)", e);
     }
+    int64_t on_crit = 0;
+    for (int64_t k = 0; k < self->n_critical; k++)
+        on_crit += m->tl.spans[self->critical[k]].stask == i;
+    if (on_crit)
+        g_string_append_printf(s, "\ncritical path: %" G_GINT64_FORMAT " of its instances",
+                               (gint64)on_crit);
     gtk_label_set_text(GTK_LABEL(self->inspector), s->str);
     g_string_free(s, TRUE);
+    rebuild_bar_menu(self);
 }
 
 void pt_window_select_stask(PtWindow *self, int stask)
@@ -352,22 +380,90 @@ static void update_title_and_actions(PtWindow *self)
     enable(self, "undo", pt_explorer_model_can_undo(m));
     enable(self, "redo", pt_explorer_model_can_redo(m));
     static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "tile",
-                                        "save", "save-as"};
+                                        "save", "save-as", "wait-add-dialog", "wait-remove-last",
+                                        "show-critical", "show-ctas", "unroll-loop"};
     for (guint i = 0; i < G_N_ELEMENTS(edits); i++)
         enable(self, edits[i], loaded);
 }
 
-static void show_model(PtWindow *self)
+/* ---- timeline extras: dependencies, critical path, lane groups ---------------------- */
+
+static void extras_clear(PtWindow *self)
+{
+    pt_span_deps_free(&self->deps);
+    g_free(self->critical);
+    self->critical = NULL;
+    self->n_critical = 0;
+    for (int g = 0; g < PT_TL_MAX_GROUPS; g++)
+        g_clear_pointer(&self->group_labels[g], g_free);
+}
+
+/* Lane groups. Predicted: the tiles one EU runs one after another (waves; a persistent CTA's
+ * successive tiles), offset by the simulator's mean wave period (kernel time less launch, over
+ * the waves). A trace with several sampled CTAs: one group per CTA with its measured spans, the
+ * prediction offset by the wave that CTA ran in. */
+static void fill_groups(PtWindow *self, pt_tl_model *tm)
+{
+    const pt_explorer_model *m = self->model;
+    if (!self->show_ctas)
+        return;
+    int64_t waves = m->tl.waves > 0 ? m->tl.waves : 1;
+    double period = (m->tl.kernel_time_ns - m->hw.launch_ns) / (double)waves;
+    if (!(period > 0))
+        period = m->tl.eu_time_ns;
+    int64_t eus = m->hw.eu_count > 0 ? m->hw.eu_count : 1;
+    bool persistent = m->prog.partition.persistent;
+    int n = 0;
+    if (m->have_measured && m->n_measured_ctas > 1) {
+        n = m->n_measured_ctas < PT_WINDOW_MAX_CTAS ? m->n_measured_ctas : PT_WINDOW_MAX_CTAS;
+        for (int g = 0; g < n; g++) {
+            int64_t b = m->cta_block[g];
+            tm->group_offset_ns[g] = persistent ? 0 : (double)(b / eus) * period;
+            self->group_labels[g] = g_strdup_printf("CTA %" G_GINT64_FORMAT, (gint64)b);
+            if (g > 0) {
+                tm->group_measured[g] = m->cta_measured[g];
+                tm->group_n_measured[g] = m->cta_n_measured[g];
+            }
+        }
+    } else {
+        n = waves < PT_WINDOW_MAX_CTAS ? (int)waves : PT_WINDOW_MAX_CTAS;
+        for (int g = 0; g < n; g++) {
+            tm->group_offset_ns[g] = (double)g * period;
+            self->group_labels[g] = persistent
+                ? g_strdup_printf("CTA 0 tile %d", g)
+                : g_strdup_printf("wave %d CTA %" G_GINT64_FORMAT, g, (gint64)(g * eus));
+        }
+    }
+    tm->n_groups = n;
+    for (int g = 0; g < n; g++)
+        tm->group_labels[g] = self->group_labels[g];
+}
+
+static void fill_extras(PtWindow *self, pt_tl_model *tm)
+{
+    const pt_explorer_model *m = self->model;
+    extras_clear(self);
+    if (pt_span_deps_build(&self->deps, &m->tl, &m->prog, &m->sg)) {
+        tm->deps = &self->deps;
+        int64_t n = pt_critical_path(m->tl.spans, m->tl.n_spans, &self->deps, &self->critical);
+        self->n_critical = n > 0 ? n : 0;
+        tm->n_critical = self->n_critical;
+        tm->critical = self->critical;
+    }
+    if (m->have_measured) {
+        tm->stask_error_pct = m->stask_error_pct;
+        tm->stask_measured_ns = m->stask_measured_ns;
+    }
+    fill_groups(self, tm);
+}
+
+static void rebuild_form(PtWindow *self);
+static void rebuild_bar_menu(PtWindow *self);
+
+/* Give the timeline view the model's spans and everything drawn with them. */
+static void refresh_timeline(PtWindow *self)
 {
     pt_explorer_model *m = self->model;
-    g_free(self->labels);
-    g_free(self->stask_seu);
-    self->labels = g_new0(const char *, m->sg.n > 0 ? m->sg.n : 1);
-    self->stask_seu = g_new0(pt_seu_kind, m->sg.n > 0 ? m->sg.n : 1);
-    for (int i = 0; i < m->sg.n; i++) {
-        self->labels[i] = m->sg.tasks[i].id;
-        self->stask_seu[i] = m->sg.tasks[i].seu;
-    }
     pt_tl_model tm = {0};
     tm.n_lanes = m->prog.n_lanes;
     for (int l = 0; l < m->prog.n_lanes && l < PT_MAX_LANES; l++) {
@@ -383,7 +479,24 @@ static void show_model(PtWindow *self)
         tm.n_measured = m->n_measured;
         tm.measured = m->measured;
     }
+    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL); /* before extras go */
+    fill_extras(self, &tm);
     pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+}
+
+static void show_model(PtWindow *self)
+{
+    pt_explorer_model *m = self->model;
+    g_free(self->labels);
+    g_free(self->stask_seu);
+    self->labels = g_new0(const char *, m->sg.n > 0 ? m->sg.n : 1);
+    self->stask_seu = g_new0(pt_seu_kind, m->sg.n > 0 ? m->sg.n : 1);
+    for (int i = 0; i < m->sg.n; i++) {
+        self->labels[i] = m->sg.tasks[i].id;
+        self->stask_seu[i] = m->sg.tasks[i].seu;
+    }
+    refresh_timeline(self);
+    rebuild_form(self);
     pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), &m->sg);
     gtk_widget_set_visible(self->view_switcher, TRUE);
 
@@ -413,6 +526,50 @@ static void show_model(PtWindow *self)
     gtk_widget_grab_focus(self->timeline);
 }
 
+/* Remember a file (not an embedded example) in the recently used list. */
+static void add_recent(const char *path)
+{
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+        return;
+    GFile *f = g_file_new_for_path(path);
+    char *uri = g_file_get_uri(f);
+    gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
+    g_free(uri);
+    g_object_unref(f);
+}
+
+static void install_model(PtWindow *self, pt_explorer_model *next)
+{
+    /* The view and table borrow from the model: detach them before freeing the old one. */
+    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
+    pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), NULL);
+    extras_clear(self);
+    pt_explorer_model *old = self->model;
+    self->model = next;
+    pt_explorer_model_free(old);
+    show_error(self, NULL);
+    show_model(self);
+}
+
+gboolean pt_window_open_sprogram_with_graph(PtWindow *self, const char *sprogram,
+                                            const char *graph)
+{
+    pt_explorer_model *next = pt_explorer_model_new();
+    pt_error err = {{0}};
+    if (!next) {
+        show_error(self, "out of memory");
+        return FALSE;
+    }
+    if (!pt_explorer_model_load_sprogram(next, sprogram, graph, self->hw_name, &err)) {
+        show_error(self, err.msg[0] ? err.msg : "could not load the sProgram");
+        pt_explorer_model_free(next);
+        return FALSE;
+    }
+    install_model(self, next);
+    add_recent(sprogram);
+    return TRUE;
+}
+
 gboolean pt_window_open(PtWindow *self, const char *source)
 {
     pt_explorer_model *next = pt_explorer_model_new();
@@ -431,14 +588,8 @@ gboolean pt_window_open(PtWindow *self, const char *source)
         pt_explorer_model_free(next);
         return FALSE;
     }
-    /* The view and table borrow from the model: detach them before freeing the old one. */
-    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
-    pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), NULL);
-    pt_explorer_model *old = self->model;
-    self->model = next;
-    pt_explorer_model_free(old);
-    show_error(self, NULL);
-    show_model(self);
+    install_model(self, next);
+    add_recent(source);
     return TRUE;
 }
 
@@ -451,6 +602,7 @@ static gboolean edited(PtWindow *self, gboolean ok, const pt_error *err)
     if (!ok) {
         show_error(self, err->msg[0] ? err->msg : "the edit was refused");
         update_title_and_actions(self);
+        rebuild_form(self); /* the form shows the model's values again */
         return FALSE;
     }
     int sel = self->selected;
@@ -576,6 +728,348 @@ static void on_stask_dropped(PtTimelineView *v, int stask, int lane, double t_ns
     edited(self, pt_explorer_model_append(self->model, stask, lane, pos, &err), &err);
 }
 
+/* ---- context menu of the timeline bars ------------------------------------------------ */
+
+/* Add Wait…, then one Remove item per Wait of the selected sTask. */
+static void rebuild_bar_menu(PtWindow *self)
+{
+    if (!self->bar_menu)
+        return;
+    const pt_explorer_model *m = self->model;
+    int sel = self->selected;
+    g_menu_remove_all(self->bar_menu);
+    GMenu *add = g_menu_new();
+    g_menu_append(add, "Add _Wait…", "win.wait-add-dialog");
+    g_menu_append_section(self->bar_menu, NULL, G_MENU_MODEL(add));
+    g_object_unref(add);
+    GMenu *rm = g_menu_new();
+    int n = 0;
+    for (int w = 0; m->have_prog && sel >= 0 && sel < m->sg.n && w < m->prog.n_waits; w++) {
+        const pt_wait_entry *we = &m->prog.waits[w];
+        if (we->stask != sel || we->on < 0 || we->on >= m->sg.n)
+            continue;
+        char *label = g_strdup_printf("Remove Wait on %s (distance %d)", m->sg.tasks[we->on].id,
+                                      we->distance);
+        GMenuItem *it = g_menu_item_new(label, NULL);
+        g_menu_item_set_action_and_target_value(it, "win.wait-remove",
+            g_variant_new("(si)", m->sg.tasks[we->on].id, we->distance));
+        g_menu_append_item(rm, it);
+        g_object_unref(it);
+        g_free(label);
+        n++;
+    }
+    if (!n)
+        g_menu_append(rm, "No Waits to remove", "win.nothing"); /* no such action: greyed */
+    g_menu_append_section(self->bar_menu, NULL, G_MENU_MODEL(rm));
+    g_object_unref(rm);
+}
+
+GMenuModel *pt_window_get_bar_menu(PtWindow *self)
+{
+    return G_MENU_MODEL(self->bar_menu);
+}
+
+static void on_bar_context_menu(PtTimelineView *v, int stask, gpointer data)
+{
+    (void)v, (void)stask;
+    rebuild_bar_menu(PT_WINDOW(data));
+}
+
+static void on_wait_dialog_add(GtkButton *b, gpointer data)
+{
+    GtkWidget *dlg = data;
+    PtWindow *self = g_object_get_data(G_OBJECT(dlg), "pt-window");
+    GtkWidget *dd = g_object_get_data(G_OBJECT(dlg), "pt-on");
+    GtkWidget *spin = g_object_get_data(G_OBJECT(dlg), "pt-distance");
+    (void)b;
+    GtkStringObject *item = gtk_drop_down_get_selected_item(GTK_DROP_DOWN(dd));
+    if (item)
+        gtk_widget_activate_action(GTK_WIDGET(self), "win.wait-add", "(si)",
+                                   gtk_string_object_get_string(item),
+                                   gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(spin)));
+    gtk_window_destroy(GTK_WINDOW(dlg));
+}
+
+static void on_wait_dialog_cancel(GtkButton *b, gpointer data)
+{
+    (void)b;
+    gtk_window_destroy(GTK_WINDOW(data));
+}
+
+/* Add Wait…: choose the sTask waited on and the distance (iterations back). */
+static void action_wait_add_dialog(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a, (void)p;
+    const pt_explorer_model *m = self->model;
+    if (!m->have_sg || self->selected < 0 || self->selected >= m->sg.n) {
+        show_error(self, "Add Wait: no sTask is selected; click a bar or a table row first");
+        return;
+    }
+    GtkStringList *ids = gtk_string_list_new(NULL);
+    for (int i = 0; i < m->sg.n; i++)
+        if (i != self->selected)
+            gtk_string_list_append(ids, m->sg.tasks[i].id);
+    GtkWidget *dlg = gtk_window_new();
+    char *title = g_strdup_printf("Add Wait to %s", m->sg.tasks[self->selected].id);
+    gtk_window_set_title(GTK_WINDOW(dlg), title);
+    g_free(title);
+    gtk_window_set_transient_for(GTK_WINDOW(dlg), GTK_WINDOW(self));
+    gtk_window_set_modal(GTK_WINDOW(dlg), TRUE);
+    gtk_window_set_resizable(GTK_WINDOW(dlg), FALSE);
+    GtkWidget *grid = gtk_grid_new();
+    gtk_grid_set_row_spacing(GTK_GRID(grid), 8);
+    gtk_grid_set_column_spacing(GTK_GRID(grid), 8);
+    gtk_widget_set_margin_start(grid, 12);
+    gtk_widget_set_margin_end(grid, 12);
+    gtk_widget_set_margin_top(grid, 12);
+    gtk_widget_set_margin_bottom(grid, 12);
+    GtkWidget *l1 = gtk_label_new_with_mnemonic("Wait _on");
+    GtkWidget *dd = gtk_drop_down_new(G_LIST_MODEL(ids), NULL);
+    gtk_label_set_mnemonic_widget(GTK_LABEL(l1), dd);
+    GtkWidget *l2 = gtk_label_new_with_mnemonic("_Distance (iterations back)");
+    GtkWidget *spin = gtk_spin_button_new_with_range(0, 8, 1);
+    gtk_label_set_mnemonic_widget(GTK_LABEL(l2), spin);
+    gtk_grid_attach(GTK_GRID(grid), l1, 0, 0, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), dd, 1, 0, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), l2, 0, 1, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), spin, 1, 1, 1, 1);
+    GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_widget_set_halign(buttons, GTK_ALIGN_END);
+    GtkWidget *cancel = gtk_button_new_with_mnemonic("_Cancel");
+    GtkWidget *ok = gtk_button_new_with_mnemonic("_Add Wait");
+    gtk_widget_add_css_class(ok, "suggested-action");
+    gtk_box_append(GTK_BOX(buttons), cancel);
+    gtk_box_append(GTK_BOX(buttons), ok);
+    gtk_grid_attach(GTK_GRID(grid), buttons, 0, 2, 2, 1);
+    gtk_window_set_child(GTK_WINDOW(dlg), grid);
+    gtk_window_set_default_widget(GTK_WINDOW(dlg), ok);
+    g_object_set_data(G_OBJECT(dlg), "pt-window", self);
+    g_object_set_data(G_OBJECT(dlg), "pt-on", dd);
+    g_object_set_data(G_OBJECT(dlg), "pt-distance", spin);
+    g_signal_connect(ok, "clicked", G_CALLBACK(on_wait_dialog_add), dlg);
+    g_signal_connect(cancel, "clicked", G_CALLBACK(on_wait_dialog_cancel), dlg);
+    g_object_unref(ids);
+    gtk_window_present(GTK_WINDOW(dlg));
+}
+
+/* Remove the most recently added Wait of the selected sTask (the keyboard's quick undo of a
+ * Wait; the context menu lists every one). */
+static void action_wait_remove_last(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a, (void)p;
+    const pt_explorer_model *m = self->model;
+    pt_error err = {{0}};
+    int last = -1;
+    for (int w = 0; m->have_prog && w < m->prog.n_waits; w++)
+        if (m->prog.waits[w].stask == self->selected)
+            last = w;
+    if (self->selected < 0 || self->selected >= m->sg.n) {
+        pt_fail(&err, "Remove Wait: no sTask is selected; click a bar or a table row first");
+        edited(self, FALSE, &err);
+        return;
+    }
+    if (last < 0) {
+        pt_fail(&err, "Remove Wait: %s has no Waits", m->sg.tasks[self->selected].id);
+        edited(self, FALSE, &err);
+        return;
+    }
+    pt_wait_entry we = m->prog.waits[last];
+    edited(self, pt_explorer_model_wait_remove(self->model, we.stask, we.on, we.distance, &err),
+           &err);
+}
+
+/* ---- inspector form: tile shape and stages ------------------------------------------- */
+
+static void apply_tile_form(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    if (!m->have_sg || !self->tile_entries)
+        return;
+    GString *spec = g_string_new(NULL);
+    for (guint i = 0; i < self->tile_entries->len; i++) {
+        GtkWidget *e = g_ptr_array_index(self->tile_entries, i);
+        const char *name = g_object_get_data(G_OBJECT(e), "pt-axis");
+        const char *now = g_object_get_data(G_OBJECT(e), "pt-value");
+        char *text = g_strstrip(g_strdup(gtk_editable_get_text(GTK_EDITABLE(e))));
+        if (g_strcmp0(text, now) != 0) /* only what the user changed: the rest propagates */
+            g_string_append_printf(spec, "%s%s=%s", spec->len ? "," : "", name, text);
+        g_free(text);
+    }
+    if (spec->len)
+        gtk_widget_activate_action(GTK_WIDGET(self), "win.tile", "s", spec->str);
+    g_string_free(spec, TRUE);
+}
+
+gboolean pt_window_set_tile_field(PtWindow *self, const char *axis, const char *text)
+{
+    for (guint i = 0; self->tile_entries && i < self->tile_entries->len; i++) {
+        GtkWidget *e = g_ptr_array_index(self->tile_entries, i);
+        if (g_strcmp0(g_object_get_data(G_OBJECT(e), "pt-axis"), axis) == 0) {
+            gtk_editable_set_text(GTK_EDITABLE(e), text);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+void pt_window_apply_tile_form(PtWindow *self)
+{
+    apply_tile_form(self);
+}
+
+static void on_apply_tile(GtkWidget *w, gpointer data)
+{
+    (void)w;
+    apply_tile_form(PT_WINDOW(data));
+}
+
+static void on_stages_changed(GtkSpinButton *spin, gpointer data)
+{
+    PtWindow *self = data;
+    const char *tensor = g_object_get_data(G_OBJECT(spin), "pt-tensor");
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.stages", "(si)", tensor,
+                               gtk_spin_button_get_value_as_int(spin));
+}
+
+GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor)
+{
+    for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
+         c = gtk_widget_get_next_sibling(c))
+        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k))
+            if (GTK_IS_SPIN_BUTTON(k) &&
+                g_strcmp0(g_object_get_data(G_OBJECT(k), "pt-tensor"), tensor) == 0)
+                return k;
+    return NULL;
+}
+
+static GtkWidget *form_label(const char *text)
+{
+    GtkWidget *l = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(l), 0);
+    return l;
+}
+
+static void build_form_now(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->form_box)))
+        gtk_box_remove(GTK_BOX(self->form_box), child);
+    g_ptr_array_set_size(self->tile_entries, 0);
+    if (!m->have_prog || !m->have_sg)
+        return;
+    GtkWidget *tile = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(tile), 6);
+    gtk_grid_set_row_spacing(GTK_GRID(tile), 4);
+    gtk_grid_attach(GTK_GRID(tile), form_label("Tile (Propagate)"), 0, 0, 4, 1);
+    int col = 0, row = 1;
+    for (int a = 0; a <= m->graph.n_axes; a++) {
+        bool wg = a == m->graph.n_axes;
+        const char *name = wg ? "wg" : m->graph.axes[a].name;
+        char *value = g_strdup_printf("%" G_GINT64_FORMAT,
+                                      wg ? (gint64)m->sg.tiling.warpgroups
+                                         : (gint64)m->sg.tiling.tile[a]);
+        GtkWidget *e = gtk_entry_new();
+        gtk_editable_set_text(GTK_EDITABLE(e), value);
+        gtk_editable_set_width_chars(GTK_EDITABLE(e), 5);
+        g_object_set_data_full(G_OBJECT(e), "pt-axis", g_strdup(name), g_free);
+        g_object_set_data_full(G_OBJECT(e), "pt-value", value, g_free);
+        char *acc = g_strdup_printf("Tile size of axis %s", name);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(e), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+        g_free(acc);
+        g_signal_connect(e, "activate", G_CALLBACK(on_apply_tile), self);
+        gtk_grid_attach(GTK_GRID(tile), form_label(name), col, row, 1, 1);
+        gtk_grid_attach(GTK_GRID(tile), e, col + 1, row, 1, 1);
+        g_ptr_array_add(self->tile_entries, e);
+        col += 2;
+        if (col >= 6) {
+            col = 0;
+            row++;
+        }
+    }
+    GtkWidget *apply = gtk_button_new_with_mnemonic("Apply _Tile");
+    gtk_widget_set_tooltip_text(apply, "Re-tile: Propagate the changed sizes through the graph "
+                                       "and re-partition (Enter in a field does the same)");
+    g_signal_connect(apply, "clicked", G_CALLBACK(on_apply_tile), self);
+    gtk_grid_attach(GTK_GRID(tile), apply, 0, row + 1, 3, 1);
+    gtk_box_append(GTK_BOX(self->form_box), tile);
+
+    GtkWidget *stages = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(stages), 6);
+    gtk_grid_set_row_spacing(GTK_GRID(stages), 4);
+    gtk_grid_attach(GTK_GRID(stages), form_label("Stages (buffered tensors)"), 0, 0, 4, 1);
+    int k = 0;
+    for (int t = 0; t < m->graph.n_tensors && t < PT_MAX_TENSORS; t++) {
+        if (m->prog.stages[t] <= 0)
+            continue;
+        GtkWidget *spin = gtk_spin_button_new_with_range(1, 16, 1);
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.stages[t]);
+        g_object_set_data_full(G_OBJECT(spin), "pt-tensor", g_strdup(m->graph.tensors[t].name),
+                               g_free);
+        char *acc = g_strdup_printf("Stages of %s", m->graph.tensors[t].name);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, acc,
+                                       -1);
+        g_free(acc);
+        g_signal_connect(spin, "value-changed", G_CALLBACK(on_stages_changed), self);
+        gtk_grid_attach(GTK_GRID(stages), form_label(m->graph.tensors[t].name), (k % 2) * 2,
+                        1 + k / 2, 1, 1);
+        gtk_grid_attach(GTK_GRID(stages), spin, (k % 2) * 2 + 1, 1 + k / 2, 1, 1);
+        k++;
+    }
+    if (!k)
+        gtk_grid_attach(GTK_GRID(stages), form_label("none"), 0, 1, 1, 1);
+    gtk_box_append(GTK_BOX(self->form_box), stages);
+}
+
+static gboolean build_form_idle(gpointer data)
+{
+    PtWindow *self = data;
+    if (self->form_box)
+        build_form_now(self);
+    g_object_unref(self);
+    return G_SOURCE_REMOVE;
+}
+
+/* After every load and edit. An edit may come from a form widget's own signal: rebuilding then
+ * would free the widget under its handler, so it waits for the main loop. */
+static void rebuild_form(PtWindow *self)
+{
+    g_idle_add(build_form_idle, g_object_ref(self));
+}
+
+/* ---- view toggles -------------------------------------------------------------------- */
+
+static void action_toggle(GSimpleAction *a, GVariant *state, gpointer data)
+{
+    PtWindow *self = data;
+    const char *name = g_action_get_name(G_ACTION(a));
+    gboolean on = g_variant_get_boolean(state);
+    g_simple_action_set_state(a, state);
+    if (g_str_equal(name, "show-critical")) {
+        pt_timeline_view_set_show_critical(PT_TIMELINE_VIEW(self->timeline), on);
+    } else if (g_str_equal(name, "show-ctas")) {
+        self->show_ctas = on;
+        if (self->model->have_tl) {
+            int sel = self->selected;
+            refresh_timeline(self);
+            pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), sel);
+        }
+    } else if (g_str_equal(name, "unroll-loop")) {
+        pt_graph_view_set_unroll(PT_GRAPH_VIEW(self->graph),
+                                 on ? PT_GRAPH_VIEW_DEFAULT_UNROLL : 1);
+    }
+}
+
+static void on_unroll_changed(PtGraphView *v, int k, gpointer data)
+{
+    (void)v;
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(data), "unroll-loop");
+    if (a)
+        g_simple_action_set_state(G_SIMPLE_ACTION(a), g_variant_new_boolean(k > 1));
+}
+
 /* ---- saving ------------------------------------------------------------------------------- */
 
 gboolean pt_window_save_to(PtWindow *self, const char *path)
@@ -585,14 +1079,20 @@ gboolean pt_window_save_to(PtWindow *self, const char *path)
         show_error(self, err.msg[0] ? err.msg : "could not save");
         return FALSE;
     }
+    add_recent(path);
     update_title_and_actions(self);
     return TRUE;
 }
 
+/* What the unsaved-changes prompt (and a Save As it led to) goes on with. */
+enum { AFTER_NOTHING = 0, AFTER_CLOSE = 1, AFTER_OPEN = 2 };
+
+static void continue_after_prompt(PtWindow *self, int after);
+
 static void on_save_response(GtkNativeDialog *d, int response, gpointer data)
 {
     PtWindow *self = data;
-    gboolean close_after = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(d), "pt-close-after"));
+    int after = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(d), "pt-close-after"));
     gboolean saved = FALSE;
     if (response == GTK_RESPONSE_ACCEPT) {
         GFile *f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
@@ -607,13 +1107,13 @@ static void on_save_response(GtkNativeDialog *d, int response, gpointer data)
     }
     gtk_native_dialog_destroy(d);
     g_object_unref(d);
-    if (saved && close_after) {
-        self->closing = TRUE;
-        gtk_window_close(GTK_WINDOW(self));
-    }
+    if (saved && after)
+        continue_after_prompt(self, after);
+    else if (after == AFTER_OPEN)
+        g_clear_pointer(&self->pending_open, g_free); /* not saved: keep the work, stay */
 }
 
-static void save_as(PtWindow *self, gboolean close_after)
+static void save_as(PtWindow *self, int close_after)
 {
     GtkFileChooserNative *fc = gtk_file_chooser_native_new(
         "Save sProgram", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_SAVE, "_Save", "_Cancel");
@@ -626,7 +1126,7 @@ static void save_as(PtWindow *self, gboolean close_after)
 }
 
 /* Save to the known path, else ask; TRUE when saved right away. */
-static gboolean save(PtWindow *self, gboolean close_after)
+static gboolean save(PtWindow *self, int close_after)
 {
     if (self->model->save_path[0])
         return pt_window_save_to(self, self->model->save_path);
@@ -657,35 +1157,269 @@ static gboolean close_later(gpointer data)
     return G_SOURCE_REMOVE;
 }
 
+static gboolean open_interactive(PtWindow *self, const char *source);
+
+static gboolean open_pending_later(gpointer data)
+{
+    PtWindow *self = data;
+    char *path = self->pending_open;
+    self->pending_open = NULL;
+    if (path)
+        open_interactive(self, path);
+    g_free(path);
+    g_object_unref(self);
+    return G_SOURCE_REMOVE;
+}
+
+static void continue_after_prompt(PtWindow *self, int after)
+{
+    /* Once the dialog (still referenced while its signal runs) is gone. */
+    if (after == AFTER_CLOSE)
+        g_idle_add(close_later, g_object_ref(self));
+    else if (after == AFTER_OPEN)
+        g_idle_add(open_pending_later, g_object_ref(self));
+}
+
 static void on_close_answer(GtkDialog *d, int response, gpointer data)
 {
     PtWindow *self = data;
+    int after = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(d), "pt-after"));
     gtk_window_destroy(GTK_WINDOW(d));
-    /* Close once the dialog (still referenced while its signal runs) is gone. */
-    if (response == ANSWER_DISCARD || (response == ANSWER_SAVE && save(self, TRUE)))
-        g_idle_add(close_later, g_object_ref(self));
+    pt_unsaved_answer a = response == ANSWER_DISCARD ? PT_ANSWER_DISCARD
+                          : response == ANSWER_SAVE ? PT_ANSWER_SAVE : PT_ANSWER_CANCEL;
+    gboolean saved = FALSE, dialog = FALSE;
+    if (a == PT_ANSWER_SAVE) {
+        dialog = !self->model->save_path[0];
+        saved = save(self, after);
+    }
+    switch (pt_unsaved_after(a, saved, dialog)) {
+    case PT_UNSAVED_CONTINUE:
+        continue_after_prompt(self, after);
+        break;
+    case PT_UNSAVED_AFTER_SAVE:
+        break; /* on_save_response goes on */
+    default:
+        if (after == AFTER_OPEN)
+            g_clear_pointer(&self->pending_open, g_free);
+        break;
+    }
 }
 
-static gboolean on_close_request(GtkWindow *w, gpointer data)
+/* The unsaved-changes prompt, before closing (AFTER_CLOSE) or opening another file
+ * (AFTER_OPEN, self->pending_open). */
+static void ask_unsaved(PtWindow *self, int after)
 {
-    PtWindow *self = PT_WINDOW(w);
-    (void)data;
-    if (self->closing || !self->model->dirty)
-        return FALSE;
+    GtkWindow *w = GTK_WINDOW(self);
     G_GNUC_BEGIN_IGNORE_DEPRECATIONS
     GtkWidget *d = gtk_message_dialog_new(w, GTK_DIALOG_MODAL,
                                           GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
-                                          "Save changes to the sProgram of %s?",
+                                          after == AFTER_OPEN
+                                              ? "Save changes to the sProgram of %s before "
+                                                "opening another file?"
+                                              : "Save changes to the sProgram of %s?",
                                           self->model->title);
     gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(d),
                                              "Unsaved edits are lost if you don't save.");
+    g_object_set_data(G_OBJECT(d), "pt-after", GINT_TO_POINTER(after));
     gtk_dialog_add_buttons(GTK_DIALOG(d), "_Cancel", GTK_RESPONSE_CANCEL, "_Discard",
                            ANSWER_DISCARD, "_Save", ANSWER_SAVE, NULL);
     gtk_dialog_set_default_response(GTK_DIALOG(d), ANSWER_SAVE);
     G_GNUC_END_IGNORE_DEPRECATIONS
     g_signal_connect(d, "response", G_CALLBACK(on_close_answer), self);
     gtk_window_present(GTK_WINDOW(d));
+}
+
+static gboolean on_close_request(GtkWindow *w, gpointer data)
+{
+    PtWindow *self = PT_WINDOW(w);
+    (void)data;
+    if (pt_unsaved_before(self->model->dirty, self->closing) == PT_UNSAVED_CONTINUE)
+        return FALSE;
+    ask_unsaved(self, AFTER_CLOSE);
     return TRUE;
+}
+
+/* ---- opening from the UI: prompt, graph of an sProgram, drops, recent files ------------- */
+
+static void on_graph_chosen(GtkNativeDialog *d, int response, gpointer data)
+{
+    PtWindow *self = data;
+    const char *sprogram = g_object_get_data(G_OBJECT(d), "pt-sprogram");
+    if (response == GTK_RESPONSE_ACCEPT) {
+        GFile *f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
+        char *path = f ? g_file_get_path(f) : NULL;
+        if (path)
+            pt_window_open_sprogram_with_graph(self, sprogram, path);
+        else
+            show_error(self, "the chosen graph file has no local path");
+        g_free(path);
+        if (f)
+            g_object_unref(f);
+    }
+    gtk_native_dialog_destroy(d);
+    g_object_unref(d);
+}
+
+/* A saved sProgram whose graph is not a shipped example: ask for the graph file. */
+static void ask_graph_file(PtWindow *self, const char *sprogram)
+{
+    char *base = g_path_get_basename(sprogram);
+    char *title = g_strdup_printf("Choose the Operator Graph of %s", base);
+    GtkFileChooserNative *fc = gtk_file_chooser_native_new(
+        title, GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+    g_free(title);
+    g_free(base);
+    GtkFileFilter *json = gtk_file_filter_new();
+    gtk_file_filter_set_name(json, "Operator graphs (*.json)");
+    gtk_file_filter_add_pattern(json, "*.json");
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(fc), json);
+    g_object_unref(json);
+    g_object_set_data_full(G_OBJECT(fc), "pt-sprogram", g_strdup(sprogram), g_free);
+    g_signal_connect(fc, "response", G_CALLBACK(on_graph_chosen), self);
+    gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
+}
+
+static gboolean open_interactive(PtWindow *self, const char *source)
+{
+    if (g_file_test(source, G_FILE_TEST_IS_REGULAR) && !pt_explorer_is_trace_file(source) &&
+        pt_explorer_is_sprogram_file(source) && !pt_explorer_sprogram_graph_embedded(source)) {
+        ask_graph_file(self, source);
+        return FALSE;
+    }
+    return pt_window_open(self, source);
+}
+
+gboolean pt_window_request_open(PtWindow *self, const char *source)
+{
+    if (pt_unsaved_before(self->model->dirty, FALSE) == PT_UNSAVED_ASK) {
+        g_free(self->pending_open);
+        self->pending_open = g_strdup(source);
+        ask_unsaved(self, AFTER_OPEN);
+        return FALSE;
+    }
+    return open_interactive(self, source);
+}
+
+gboolean pt_window_drop_files(PtWindow *self, GSList *files)
+{
+    gboolean first = TRUE;
+    for (GSList *l = files; l; l = l->next) {
+        char *path = G_IS_FILE(l->data) ? g_file_get_path(l->data) : NULL;
+        if (!path)
+            continue;
+        if (first) {
+            pt_window_request_open(self, path);
+            first = FALSE;
+        } else { /* more than one: each further file in a window of its own */
+            GtkApplication *app = gtk_window_get_application(GTK_WINDOW(self));
+            PtWindow *w = pt_window_new(app, self->hw_name);
+            pt_window_request_open(w, path);
+            gtk_window_present(GTK_WINDOW(w));
+        }
+        g_free(path);
+    }
+    if (first)
+        show_error(self, "the dropped item is not a local file; expected a graph, sProgram or "
+                         "trace JSON file");
+    return !first;
+}
+
+static gboolean on_drop(GtkDropTarget *t, const GValue *value, double x, double y, gpointer data)
+{
+    (void)t, (void)x, (void)y;
+    if (!G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST))
+        return FALSE;
+    GSList *files = gdk_file_list_get_files(g_value_get_boxed(value));
+    gboolean ok = pt_window_drop_files(PT_WINDOW(data), files);
+    g_slist_free(files);
+    return ok;
+}
+
+static gint cmp_recent(gconstpointer a, gconstpointer b)
+{
+    GDateTime *p = gtk_recent_info_get_modified((GtkRecentInfo *)a);
+    GDateTime *q = gtk_recent_info_get_modified((GtkRecentInfo *)b);
+    return p && q ? g_date_time_compare(q, p) : 0; /* newest first */
+}
+
+/* This app's recently used files that still exist, newest first (at most 8; free with
+ * g_strfreev). */
+static char **recent_paths(void)
+{
+    GList *items = gtk_recent_manager_get_items(gtk_recent_manager_get_default());
+    items = g_list_sort(items, cmp_recent);
+    GPtrArray *out = g_ptr_array_new();
+    for (GList *l = items; l && out->len < 8; l = l->next) {
+        GtkRecentInfo *info = l->data;
+        if (!gtk_recent_info_has_application(info, g_get_application_name()))
+            continue;
+        GFile *f = g_file_new_for_uri(gtk_recent_info_get_uri(info));
+        char *path = g_file_get_path(f);
+        g_object_unref(f);
+        if (path && g_file_test(path, G_FILE_TEST_IS_REGULAR))
+            g_ptr_array_add(out, path);
+        else
+            g_free(path);
+    }
+    g_list_free_full(items, (GDestroyNotify)gtk_recent_info_unref);
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}
+
+static void on_recent_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
+{
+    (void)box;
+    const char *path = g_object_get_data(G_OBJECT(row), "pt-path");
+    if (path)
+        pt_window_request_open(PT_WINDOW(data), path);
+}
+
+static void rebuild_recent(PtWindow *self)
+{
+    char **paths = recent_paths();
+    g_menu_remove_all(self->recent_menu);
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->recent_list)))
+        gtk_list_box_remove(GTK_LIST_BOX(self->recent_list), child);
+    for (int i = 0; paths[i]; i++) {
+        char *base = g_path_get_basename(paths[i]);
+        GMenuItem *it = g_menu_item_new(base, NULL);
+        g_menu_item_set_action_and_target_value(it, "win.open-recent",
+                                                g_variant_new_string(paths[i]));
+        g_menu_append_item(self->recent_menu, it);
+        g_object_unref(it);
+        GtkWidget *row = gtk_list_box_row_new();
+        GtkWidget *label = gtk_label_new(base);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        gtk_widget_set_tooltip_text(label, paths[i]);
+        gtk_widget_set_margin_start(label, 12);
+        gtk_widget_set_margin_end(label, 12);
+        gtk_widget_set_margin_top(label, 8);
+        gtk_widget_set_margin_bottom(label, 8);
+        gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
+        g_object_set_data_full(G_OBJECT(row), "pt-path", g_strdup(paths[i]), g_free);
+        gtk_list_box_append(GTK_LIST_BOX(self->recent_list), row);
+        g_free(base);
+    }
+    gtk_widget_set_visible(gtk_widget_get_parent(self->recent_list), paths[0] != NULL);
+    g_strfreev(paths);
+}
+
+static void on_recent_changed(GtkRecentManager *mgr, gpointer data)
+{
+    (void)mgr;
+    rebuild_recent(PT_WINDOW(data));
+}
+
+static void action_open_recent(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    (void)a;
+    pt_window_request_open(PT_WINDOW(data), g_variant_get_string(p, NULL));
+}
+
+GMenuModel *pt_window_get_recent_menu(PtWindow *self)
+{
+    return G_MENU_MODEL(self->recent_menu);
 }
 
 /* ---- header bar actions -------------------------------------------------------------- */
@@ -697,7 +1431,7 @@ static void on_chooser_response(GtkNativeDialog *d, int response, gpointer data)
         GFile *f = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d));
         char *path = f ? g_file_get_path(f) : NULL;
         if (path)
-            pt_window_open(self, path);
+            pt_window_request_open(self, path);
         else
             show_error(self, "the chosen file has no local path");
         g_free(path);
@@ -760,34 +1494,56 @@ static void on_example_activated(GtkListBox *box, GtkListBoxRow *row, gpointer d
     (void)box;
     const char *name = g_object_get_data(G_OBJECT(row), "pt-example");
     if (name)
-        pt_window_open(PT_WINDOW(data), name);
+        pt_window_request_open(PT_WINDOW(data), name);
 }
 
 /* ---- construction ---------------------------------------------------------------------- */
 
+/* Every shortcut of the window and its views (Ctrl+? shows it; keep in step with main.c's
+ * accelerators and the views' key handlers). */
 static const char help_overlay_ui[] =
     "<interface><object class='GtkShortcutsWindow' id='help_overlay'><property name='modal'>1"
     "</property><child><object class='GtkShortcutsSection'><property name='section-name'>main"
-    "</property><child><object class='GtkShortcutsGroup'><property name='title'>General</property>"
-    "<child><object class='GtkShortcutsShortcut'><property name='title'>Open a graph</property>"
+    "</property><property name='max-height'>12</property>"
+    "<child><object class='GtkShortcutsGroup'><property name='title'>General</property>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Open a graph, sProgram or trace (or drop a file on the window)</property>"
     "<property name='accelerator'>&lt;Control&gt;o</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Save / Save As</property>"
     "<property name='accelerator'>&lt;Control&gt;s &lt;Control&gt;&lt;Shift&gt;s</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Undo / Redo</property>"
     "<property name='accelerator'>&lt;Control&gt;z &lt;Control&gt;&lt;Shift&gt;z</property></object></child>"
-    "<child><object class='GtkShortcutsShortcut'><property name='title'>Keyboard shortcuts"
-    "</property><property name='accelerator'>&lt;Control&gt;question</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Keyboard shortcuts</property>"
+    "<property name='accelerator'>&lt;Control&gt;question</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Quit</property>"
     "<property name='accelerator'>&lt;Control&gt;q</property></object></child>"
-    "</object></child><child><object class='GtkShortcutsGroup'><property name='title'>Timeline"
-    "</property>"
+    "</object></child>"
+    "<child><object class='GtkShortcutsGroup'><property name='title'>Editing (the selected sTask)</property>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Add a Wait (choose the sTask and distance)</property>"
+    "<property name='accelerator'>&lt;Control&gt;d</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Remove its last Wait</property>"
+    "<property name='accelerator'>&lt;Control&gt;&lt;Shift&gt;d</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Context menu of the selected bar (all its Waits)</property>"
+    "<property name='accelerator'>&lt;Shift&gt;F10 Menu</property></object></child>"
+    "</object></child>"
+    "<child><object class='GtkShortcutsGroup'><property name='title'>View</property>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Critical path and idle gaps</property>"
+    "<property name='accelerator'>&lt;Control&gt;1</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Several CTAs / waves as lane groups</property>"
+    "<property name='accelerator'>&lt;Control&gt;2</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Unroll the loop in the sTask-graph (or double-click the loop body)</property>"
+    "<property name='accelerator'>&lt;Control&gt;3</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Fit the timeline</property>"
+    "<property name='accelerator'>&lt;Control&gt;0</property></object></child>"
+    "</object></child>"
+    "<child><object class='GtkShortcutsGroup'><property name='title'>Timeline</property>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Zoom in / out (Ctrl+wheel: about the pointer)</property>"
     "<property name='accelerator'>w s</property></object></child>"
-    "<child><object class='GtkShortcutsShortcut'><property name='title'>Pan left / right"
-    "</property><property name='accelerator'>a d</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Pan left / right (Shift+wheel too)</property>"
+    "<property name='accelerator'>a d</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Fit to window</property>"
     "<property name='accelerator'>f</property></object></child>"
-    "</object></child></object></child></object></interface>";
+    "</object></child>"
+    "</object></child></object></interface>";
 
 static GtkWidget *build_start_page(PtWindow *self)
 {
@@ -823,6 +1579,19 @@ static GtkWidget *build_start_page(PtWindow *self)
     gtk_frame_set_child(GTK_FRAME(frame), list);
     gtk_widget_set_size_request(frame, 360, -1);
     gtk_box_append(GTK_BOX(box), frame);
+    /* Recent files (hidden while there are none). */
+    GtkWidget *recent = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    GtkWidget *rtitle = gtk_label_new("Recent files");
+    gtk_widget_add_css_class(rtitle, "heading");
+    gtk_label_set_xalign(GTK_LABEL(rtitle), 0);
+    gtk_box_append(GTK_BOX(recent), rtitle);
+    self->recent_list = gtk_list_box_new();
+    gtk_list_box_set_selection_mode(GTK_LIST_BOX(self->recent_list), GTK_SELECTION_NONE);
+    g_signal_connect(self->recent_list, "row-activated", G_CALLBACK(on_recent_activated), self);
+    GtkWidget *rframe = gtk_frame_new(NULL);
+    gtk_frame_set_child(GTK_FRAME(rframe), self->recent_list);
+    gtk_box_append(GTK_BOX(recent), rframe);
+    gtk_box_append(GTK_BOX(box), recent);
     GtkWidget *scroll = gtk_scrolled_window_new();
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
     return scroll;
@@ -893,6 +1662,8 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(iscroll), self->inspector);
     gtk_widget_set_size_request(iscroll, -1, 220);
     gtk_box_append(GTK_BOX(box), iscroll);
+    self->form_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
+    gtk_box_append(GTK_BOX(box), self->form_box);
     gtk_widget_set_size_request(box, 470, -1);
     return box;
 }
@@ -915,7 +1686,34 @@ static GtkWidget *build_main_page(PtWindow *self)
     gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
     gtk_widget_set_margin_start(hint, 8);
     gtk_box_append(GTK_BOX(left), hint);
+    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_widget_set_margin_start(bar, 8);
+    static const struct { const char *label, *action, *tip; } toggles[] = {
+        {"_Critical Path", "win.show-critical",
+         "Red: the chain of bars that set the EU's length; amber: idle lane time (Ctrl+1)"},
+        {"Several _CTAs", "win.show-ctas",
+         "Lane groups: a trace's sampled CTAs, else the waves one EU runs (Ctrl+2)"},
+        {"_Unroll Loop", "win.unroll-loop",
+         "sTask-graph: show 3 loop iterations with their loop-carried edges (Ctrl+3; or "
+         "double-click the loop body)"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
+        GtkWidget *t = gtk_toggle_button_new_with_mnemonic(toggles[i].label);
+        gtk_actionable_set_action_name(GTK_ACTIONABLE(t), toggles[i].action);
+        gtk_widget_set_tooltip_text(t, toggles[i].tip);
+        gtk_widget_add_css_class(t, "flat");
+        gtk_box_append(GTK_BOX(bar), t);
+        if (i == 1)
+            self->cta_toggle = t;
+        if (i == 2)
+            self->unroll_toggle = t;
+    }
+    gtk_box_append(GTK_BOX(left), bar);
     self->timeline = pt_timeline_view_new();
+    self->bar_menu = g_menu_new();
+    pt_timeline_view_set_context_menu(PT_TIMELINE_VIEW(self->timeline),
+                                      G_MENU_MODEL(self->bar_menu));
+    g_signal_connect(self->timeline, "context-menu", G_CALLBACK(on_bar_context_menu), self);
     g_signal_connect(self->timeline, "stask-selected", G_CALLBACK(on_timeline_selected), self);
     g_signal_connect(self->timeline, "stask-dropped", G_CALLBACK(on_stask_dropped), self);
     GtkWidget *scroll = gtk_scrolled_window_new();
@@ -928,6 +1726,7 @@ static GtkWidget *build_main_page(PtWindow *self)
      * header bar). */
     self->graph = pt_graph_view_new();
     g_signal_connect(self->graph, "stask-selected", G_CALLBACK(on_graph_selected), self);
+    g_signal_connect(self->graph, "unroll-changed", G_CALLBACK(on_unroll_changed), self);
     gtk_widget_set_vexpand(self->graph, TRUE);
     gtk_widget_set_hexpand(self->graph, TRUE);
     self->views = gtk_stack_new();
@@ -954,12 +1753,19 @@ static void pt_window_dispose(GObject *o)
         pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
     if (self->graph)
         pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), NULL);
+    self->form_box = NULL; /* a pending rebuild finds nothing to fill */
     G_OBJECT_CLASS(pt_window_parent_class)->dispose(o);
 }
 
 static void pt_window_finalize(GObject *o)
 {
     PtWindow *self = PT_WINDOW(o);
+    extras_clear(self);
+    g_clear_object(&self->bar_menu);
+    g_clear_object(&self->recent_menu);
+    if (self->tile_entries)
+        g_ptr_array_free(self->tile_entries, TRUE);
+    g_free(self->pending_open);
     pt_explorer_model_free(self->model);
     g_free(self->labels);
     g_free(self->stask_seu);
@@ -986,6 +1792,12 @@ static const GActionEntry win_actions[] = {
     {"redo", action_redo, NULL, NULL, NULL, {0}},
     {"save", action_save, NULL, NULL, NULL, {0}},
     {"save-as", action_save_as, NULL, NULL, NULL, {0}},
+    {"wait-add-dialog", action_wait_add_dialog, NULL, NULL, NULL, {0}},
+    {"wait-remove-last", action_wait_remove_last, NULL, NULL, NULL, {0}},
+    {"open-recent", action_open_recent, "s", NULL, NULL, {0}},
+    {"show-critical", NULL, NULL, "true", action_toggle, {0}},
+    {"show-ctas", NULL, NULL, "false", action_toggle, {0}},
+    {"unroll-loop", NULL, NULL, "false", action_toggle, {0}},
 };
 
 static void pt_window_init(PtWindow *self)
@@ -997,7 +1809,13 @@ static void pt_window_init(PtWindow *self)
     g_action_map_add_action_entries(G_ACTION_MAP(self), win_actions, G_N_ELEMENTS(win_actions),
                                     self);
     self->selected = -1;
+    self->tile_entries = g_ptr_array_new();
+    self->recent_menu = g_menu_new();
     g_signal_connect(self, "close-request", G_CALLBACK(on_close_request), NULL);
+    /* Files dropped on the window open like Open does (asking first about unsaved edits). */
+    GtkDropTarget *drop = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+    g_signal_connect(drop, "drop", G_CALLBACK(on_drop), self);
+    gtk_widget_add_controller(GTK_WIDGET(self), GTK_EVENT_CONTROLLER(drop));
     gtk_window_set_title(GTK_WINDOW(self), "PipeThreader");
     gtk_window_set_default_size(GTK_WINDOW(self), 1400, 860);
 
@@ -1017,11 +1835,15 @@ static void pt_window_init(PtWindow *self)
     GMenu *menu = g_menu_new();
     GMenu *sec1 = g_menu_new();
     g_menu_append(sec1, "_Examples", "win.examples");
+    g_menu_append_submenu(sec1, "Open _Recent", G_MENU_MODEL(self->recent_menu));
     g_menu_append(sec1, "_Save", "win.save");
     g_menu_append(sec1, "Save _As…", "win.save-as");
     g_menu_append(sec1, "_Undo", "win.undo");
     g_menu_append(sec1, "_Redo", "win.redo");
     g_menu_append(sec1, "_Fit Timeline", "win.fit");
+    g_menu_append(sec1, "Show Critical _Path", "win.show-critical");
+    g_menu_append(sec1, "Show Several _CTAs", "win.show-ctas");
+    g_menu_append(sec1, "Unroll _Loop (sTask-graph)", "win.unroll-loop");
     g_menu_append_section(menu, NULL, G_MENU_MODEL(sec1));
     GMenuModel *actions_section = pt_actions_menu();
     g_menu_append_section(menu, "Actions", actions_section);
@@ -1083,6 +1905,9 @@ static void pt_window_init(PtWindow *self)
     gtk_window_set_child(GTK_WINDOW(self), vbox);
     update_inspector(self, -1);
     update_title_and_actions(self);
+    g_signal_connect_object(gtk_recent_manager_get_default(), "changed",
+                            G_CALLBACK(on_recent_changed), self, 0);
+    rebuild_recent(self);
 }
 
 PtWindow *pt_window_new(GtkApplication *app, const char *hw_name)

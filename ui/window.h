@@ -1,6 +1,8 @@
 /* window.h — PtWindow: one explorer window. A header bar (Open, hardware selector, primary
- * menu), an error banner, a start page listing the embedded examples, and once a graph is
- * loaded the timeline with the sTask table and the inspector beside it. */
+ * menu), an error banner, a start page listing the embedded examples and recent files, and once
+ * a graph is loaded the timeline (critical path, dependency arrows, several CTAs) or the
+ * sTask-graph, with the sTask table, the inspector and its tile/stages form beside it. Files
+ * can be dropped on the window. */
 #ifndef PT_WINDOW_H
 #define PT_WINDOW_H
 
@@ -46,6 +48,29 @@ GtkWidget *pt_window_get_graph(PtWindow *self);
 gboolean pt_window_show_page(PtWindow *self, const char *page);
 /* Save the sProgram to path (no dialog); FALSE and the banner on failure. */
 gboolean pt_window_save_to(PtWindow *self, const char *path);
+
+/* Opening from the UI (Open, drops, recent files, examples): with unsaved edits the
+ * unsaved-changes prompt asks first (Save / Discard / Cancel) and the file opens after the
+ * answer (FALSE returned meanwhile); a saved sProgram whose graph is not a shipped example asks
+ * for its graph file. */
+gboolean pt_window_request_open(PtWindow *self, const char *source);
+/* Load a saved sProgram over the given graph file (or example name). */
+gboolean pt_window_open_sprogram_with_graph(PtWindow *self, const char *sprogram,
+                                            const char *graph);
+/* What a drop of files (GFile list) on the window does: the first opens here (through
+ * pt_window_request_open), each further one in a new window. FALSE when none is local. */
+gboolean pt_window_drop_files(PtWindow *self, GSList *files);
+/* The primary menu's "Open Recent" items (win.open-recent, one path each). */
+GMenuModel *pt_window_get_recent_menu(PtWindow *self);
+/* The timeline bars' context menu: "Add Wait…" (win.wait-add-dialog) and one "Remove Wait on
+ * X (distance d)" (win.wait-remove) per Wait of the selected sTask. */
+GMenuModel *pt_window_get_bar_menu(PtWindow *self);
+/* Inspector form: type into the tile field of an axis ("wg": warpgroups); FALSE for no such
+ * field. Applying sends the changed fields to win.tile, as the Apply Tile button does. */
+gboolean pt_window_set_tile_field(PtWindow *self, const char *axis, const char *text);
+void pt_window_apply_tile_form(PtWindow *self);
+/* The stages spin button of a buffered tensor (NULL if none); changing it runs win.stages. */
+GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor);
 
 G_END_DECLS
 

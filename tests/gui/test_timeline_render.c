@@ -10,6 +10,15 @@
 
 #include "render_check.h"
 
+/* Colours equal within rounding (cairo and lround may differ by one step). */
+static int near(uint32_t p, uint32_t q)
+{
+    for (int sh = 0; sh <= 16; sh += 8)
+        if (abs((int)((p >> sh) & 0xff) - (int)((q >> sh) & 0xff)) > 2)
+            return 0;
+    return 1;
+}
+
 static const char *const labels[] = {"load.A", "mma.C", "store.C"};
 static const pt_seu_kind seus[] = {PT_SEU_TMA, PT_SEU_TENSOR_CORE, PT_SEU_TMA};
 
@@ -135,6 +144,124 @@ int main(void)
     vm.t1_ns = 4;
     pt_tl_render(cr, &mm, &vm, &st);
     CHECK(st.bars > 100 && st.bars < 400 && st.merged == 0);
+    free(many);
+
+    /* Critical path: a red strip along the top of its bars, nowhere else; idle gaps amber. */
+    double cr_r, cr_g, cr_b;
+    pt_tl_critical_rgb(false, &cr_r, &cr_g, &cr_b);
+    uint32_t red = ((uint32_t)lround(cr_r * 255) << 16) | ((uint32_t)lround(cr_g * 255) << 8) |
+                   (uint32_t)lround(cr_b * 255);
+    int64_t chain[3] = {0, 1, 3}; /* load 0-100 -> mma 100-200 -> mma 300-400 */
+    pt_tl_model mc = m;
+    mc.n_critical = 3;
+    mc.critical = chain;
+    pt_tl_viewport vc = v;
+    vc.show_critical = true;
+    pt_tl_render(cr, &mc, &vc, &st);
+    cairo_surface_flush(s);
+    CHECK(st.critical == 3);
+    double lane0 = PT_TL_AXIS_H;
+    CHECK_MSG(near(pixel(s, (int)PT_TL_LABEL_W + 50, (int)lane0 + 2), red), "%06x vs %06x",
+              pixel(s, (int)PT_TL_LABEL_W + 50, (int)lane0 + 2), red);          /* load 0 */
+    CHECK(near(pixel(s, (int)PT_TL_LABEL_W + 150, (int)lane1 + 2), red));       /* mma 0 */
+    CHECK(near(pixel(s, (int)PT_TL_LABEL_W + 350, (int)lane1 + 2), red));       /* mma 1 */
+    CHECK(!near(pixel(s, (int)PT_TL_LABEL_W + 250, (int)lane0 + 2), red));      /* load 1: off */
+    uint32_t idle = pixel(s, (int)PT_TL_LABEL_W + 250, (int)lane1 + 15);        /* tc idle */
+    CHECK(((idle >> 16) & 0xff) > (idle & 0xff) + 20);                         /* amber tint */
+    vc.show_critical = false;
+    pt_tl_render(cr, &mc, &vc, &st);
+    cairo_surface_flush(s);
+    CHECK(st.critical == 0 && !near(pixel(s, (int)PT_TL_LABEL_W + 150, (int)lane1 + 2), red));
+
+    /* Dependency arrows of the selected bar: mma 1 (span 3) waited on load 1 (span 2, data)
+     * and on mma 0 (span 1, a Wait); nothing waited on it. */
+    int64_t off[5] = {0, 0, 1, 1, 3}, idx[3] = {0, 2, 1};
+    unsigned char is_wait[3] = {0, 0, 1};
+    pt_span_deps deps = {4, off, idx, is_wait};
+    pt_tl_model ma = m;
+    ma.deps = &deps;
+    pt_tl_viewport va = v;
+    va.selected_stask = 1;
+    va.selected_span = 3;
+    pt_tl_render(cr, &ma, &va, &st);
+    cairo_surface_flush(s);
+    CHECK(st.arrows == 2);
+    /* The load-1 -> mma-1 arrow leaves load 1's end (x = 300) in lane 0 and ends at mma 1's
+     * start (x = 300) in lane 1: the pixels just left of that point, between the lanes, are
+     * drawn in the foreground colour (dark), where the lane background is light. */
+    int dark_px = 0;
+    for (int y = (int)lane0 + 10; y < (int)lane1 + 20; y++)
+        for (int x = (int)PT_TL_LABEL_W + 280; x <= (int)PT_TL_LABEL_W + 300; x++) {
+            uint32_t p = pixel(s, x, y);
+            dark_px += ((p >> 16) & 0xff) < 90 && ((p >> 8) & 0xff) < 90 && (p & 0xff) < 90;
+        }
+    CHECK_MSG(dark_px > 5, "%d arrow pixels", dark_px);
+    va.selected_stask = 0; /* span 3 is not of the selected sTask: no arrows */
+    pt_tl_render(cr, &ma, &va, &st);
+    CHECK(st.arrows == 0);
+    /* Outgoing: selecting load 0 (span 0) draws its arrow to mma 0. */
+    va.selected_stask = 0;
+    va.selected_span = 0;
+    pt_tl_render(cr, &ma, &va, &st);
+    CHECK(st.arrows == 1);
+
+    /* Lane groups: two groups double the rows; group 1's bars are offset by its offset, and
+     * its own measured spans are drawn in its rows. */
+    pt_tl_model mg = m;
+    mg.n_groups = 2;
+    mg.group_offset_ns[1] = 50;
+    mg.group_labels[0] = "wave 0";
+    mg.group_labels[1] = "wave 1";
+    pt_span g1meas[1] = {{0, 0, 0, 10, 10, 40}};
+    mg.group_measured[1] = g1meas;
+    mg.group_n_measured[1] = 1;
+    CHECK(pt_tl_rows(&mg) == 6 && pt_tl_rows(&m) == 3);
+    CHECK(pt_tl_content_height(&mg) > pt_tl_content_height(&m) + 2 * PT_TL_LANE_H);
+    const int GH = (int)pt_tl_content_height(&mg);
+    cairo_surface_t *s2 = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, GH);
+    cairo_t *cr2 = cairo_create(s2);
+    pt_tl_viewport vg = v;
+    vg.height = GH;
+    pt_tl_render(cr2, &mg, &vg, &st);
+    cairo_surface_flush(s2);
+    CHECK(st.bars == 8 && st.measured == 1);
+    double g1lane0 = PT_TL_AXIS_H + 3 * PT_TL_LANE_H;
+    /* Group 1's load 0 runs 50-150 ns: tma blue at x = 120, idle (not blue) at x = 20. */
+    CHECK(pixel(s2, (int)PT_TL_LABEL_W + 120, (int)g1lane0 + 9) == tma_bar);
+    CHECK(pixel(s2, (int)PT_TL_LABEL_W + 20, (int)g1lane0 + 9) != tma_bar);
+    uint32_t gm = pixel(s2, (int)PT_TL_LABEL_W + 25, (int)(g1lane0 + PT_TL_LANE_H - 6));
+    CHECK(((gm >> 16) & 0xff) > ((gm >> 8) & 0xff)); /* group 1's measured bar: magenta */
+    int group = -1;
+    CHECK(pt_tl_hit_group(&mg, &vg, PT_TL_LABEL_W + 120, g1lane0 + PT_TL_LANE_H / 2, &group) == 0
+          && group == 1);
+    cairo_destroy(cr2);
+    cairo_surface_destroy(s2);
+
+    /* The dark flag switches the colours: background, lane names' column, bars. */
+    pt_tl_viewport vd = v;
+    pt_tl_render(cr, &m, &vd, NULL);
+    cairo_surface_flush(s);
+    uint32_t light_bg = pixel(s, 5, 5), light_bar = pixel(s, (int)PT_TL_LABEL_W + 50, (int)y0);
+    vd.dark = true;
+    pt_tl_render(cr, &m, &vd, NULL);
+    cairo_surface_flush(s);
+    uint32_t dark_bg = pixel(s, 5, 5), dark_bar = pixel(s, (int)PT_TL_LABEL_W + 50, (int)y0);
+    CHECK(light_bg == 0xffffff);
+    CHECK_MSG(((dark_bg >> 16) & 0xff) < 0x40, "dark background %06x", dark_bg);
+    CHECK(dark_bar != light_bar);
+
+    /* Culling: zoomed into 1% of 20,000 spans, only those near the view are visited. */
+    many = malloc(sizeof *many * (size_t)n);
+    for (int i = 0; i < n; i++)
+        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 10.0, i * 10.0, i * 10.0 + 8};
+    mm.spans = many;
+    vm.t0_ns = 100000;
+    vm.t1_ns = 102000;
+    pt_tl_render(cr, &mm, &vm, &st);
+    CHECK(st.bars >= 200 && st.bars <= 202);
+    CHECK_MSG(st.visited < 2 * st.bars + 10, "visited %lld for %lld bars",
+              (long long)st.visited, (long long)st.bars);
+    CHECK(pt_tl_lower_bound(many, n, 100000) == 10000);
     free(many);
 
     /* Empty model and a degenerate viewport do not crash. */

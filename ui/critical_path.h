@@ -1,0 +1,42 @@
+/* critical_path.h — which simulated span waited on which, and the critical path through them.
+ * Plain C over the core library (no GTK, no cairo), so it is unit-tested without a display.
+ *
+ * The span graph links each span (one sTask instance of the representative EU) to the spans it
+ * waited on: its sTask-graph data dependencies and the sProgram's Waits, mapped across loop
+ * iterations exactly as the simulator does (pt_instance_deps). The timeline draws the selected
+ * bar's arrows from it.
+ *
+ * The critical path is the chain of spans that determined the kernel's length: start at the
+ * span that ends last; step to whichever of its predecessors released it last — a span it
+ * waited on (released at that span's end) or the span before it on its own lane (released at
+ * its end, or at its start when the lane issued the next one while it was still running, as an
+ * asynchronous unit does); stop at a span with no predecessor. Ties go to the data or Wait
+ * dependency (the reason in the schedule), then to the lower span index. */
+#ifndef PT_CRITICAL_PATH_H
+#define PT_CRITICAL_PATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+typedef struct {
+    int64_t n_spans;
+    int64_t *off;           /* n_spans + 1: span i waited on idx[off[i] .. off[i+1]) */
+    int64_t *idx;           /* span indices */
+    unsigned char *is_wait; /* per edge: 1 for a program Wait, 0 for a data dependency */
+} pt_span_deps;
+
+/* Build the span graph of a simulated timeline (tl->spans of p on sg). False when out of
+ * memory (d is then empty). Free with pt_span_deps_free. */
+bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogram *p,
+                        const pt_stask_graph *sg);
+void pt_span_deps_free(pt_span_deps *d);
+
+/* The critical path of spans[0..n) (sorted by start) under deps (may be NULL: lane order only).
+ * Writes a malloc'd array of span indices in time order (first to last) to *chain and returns
+ * its length; 0 with *chain NULL for no spans; -1 when out of memory. */
+int64_t pt_critical_path(const pt_span *spans, int64_t n, const pt_span_deps *deps,
+                         int64_t **chain);
+
+#endif
