@@ -269,10 +269,15 @@ static void update_candidate_list(pt_actions *st)
         gtk_list_box_remove(GTK_LIST_BOX(st->sd_list), child);
     for (int i = 0; i < st->cands.n; i++) {
         const pt_schedule_candidate *c = &st->cands.best[i];
-        char *text = g_strdup_printf("#%d   %.1f µs   %.0f TFLOP/s   %s%s", i + 1,
-                                     c->predicted_ns / 1e3, c->tflops, c->desc,
-                                     i == st->applied ? "   (in place)" : "");
+        /* The mark first: the description may be ellipsized. */
+        char *text = g_strdup_printf("%s #%d   %.1f µs   %.0f TFLOP/s   %s",
+                                     i == st->applied ? "✔" : "  ", i + 1, c->predicted_ns / 1e3,
+                                     c->tflops, c->desc);
         GtkWidget *label = gtk_label_new(text);
+        char *tip = g_strdup_printf("%s%s", c->desc, i == st->applied ? " (in place)"
+                                                     : " (activate to put it in place)");
+        gtk_widget_set_tooltip_text(label, tip);
+        g_free(tip);
         g_free(text);
         gtk_label_set_xalign(GTK_LABEL(label), 0);
         gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
@@ -402,6 +407,12 @@ static void build_schedule_dialog(pt_actions *st)
     gtk_box_append(GTK_BOX(box), scroll);
     gtk_window_set_child(GTK_WINDOW(w), box);
     st->sd = w;
+    if (st->cands.n > 0) {
+        char *t = g_strdup_printf("The last search found %d candidates; ✔ marks the one in "
+                                  "place. Activate another to put it in place.", st->cands.n);
+        gtk_label_set_text(GTK_LABEL(st->sd_status), t);
+        g_free(t);
+    }
     update_candidate_list(st);
 }
 

@@ -15,6 +15,7 @@ struct _PtCodeView {
     gboolean stale;            /* the model changed since the code was generated */
     char *note_text;           /* why there is no code, or NULL */
     char *stask;               /* the sTask to show, or NULL */
+    guint scroll_idle;         /* the scroll again once the layout is complete */
 };
 
 G_DEFINE_FINAL_TYPE(PtCodeView, pt_code_view, GTK_TYPE_BOX)
@@ -122,6 +123,23 @@ static void scroll_to_stask(PtCodeView *v)
                                  0.0, 0.25);
 }
 
+/* GtkTextView's own pending scroll lands short on a buffer whose layout is not validated yet
+ * (a fresh kernel): scroll once more from an idle below the validation's priority. */
+static gboolean scroll_again(gpointer data)
+{
+    PtCodeView *v = data;
+    v->scroll_idle = 0;
+    scroll_to_stask(v);
+    return G_SOURCE_REMOVE;
+}
+
+static void scroll_soon(PtCodeView *v)
+{
+    scroll_to_stask(v);
+    if (!v->scroll_idle && v->stask)
+        v->scroll_idle = g_idle_add_full(G_PRIORITY_LOW, scroll_again, v, NULL);
+}
+
 void pt_code_view_refresh(PtCodeView *v)
 {
     if (!v->stale)
@@ -168,7 +186,7 @@ void pt_code_view_refresh(PtCodeView *v)
     GtkTextIter start;
     gtk_text_buffer_get_start_iter(b, &start);
     gtk_text_buffer_place_cursor(b, &start);
-    scroll_to_stask(v);
+    scroll_soon(v);
 }
 
 void pt_code_view_set_model(PtCodeView *v, const pt_explorer_model *m)
@@ -186,7 +204,7 @@ void pt_code_view_show_stask(PtCodeView *v, const char *id)
     g_free(v->stask);
     v->stask = g_strdup(id);
     if (!v->stale)
-        scroll_to_stask(v);
+        scroll_soon(v);
 }
 
 static void on_map(GtkWidget *w, gpointer data)
@@ -196,7 +214,7 @@ static void on_map(GtkWidget *w, gpointer data)
     if (v->stale)
         pt_code_view_refresh(v);
     else
-        scroll_to_stask(v);
+        scroll_soon(v);
 }
 
 /* ---- accessors ----------------------------------------------------------------------------- */
@@ -240,6 +258,16 @@ void pt_code_view_get_visible_lines(PtCodeView *v, int *first, int *last)
 
 /* ---- construction ---------------------------------------------------------------------- */
 
+static void pt_code_view_dispose(GObject *o)
+{
+    PtCodeView *v = PT_CODE_VIEW(o);
+    if (v->scroll_idle) {
+        g_source_remove(v->scroll_idle);
+        v->scroll_idle = 0;
+    }
+    G_OBJECT_CLASS(pt_code_view_parent_class)->dispose(o);
+}
+
 static void pt_code_view_finalize(GObject *o)
 {
     PtCodeView *v = PT_CODE_VIEW(o);
@@ -251,6 +279,7 @@ static void pt_code_view_finalize(GObject *o)
 
 static void pt_code_view_class_init(PtCodeViewClass *klass)
 {
+    G_OBJECT_CLASS(klass)->dispose = pt_code_view_dispose;
     G_OBJECT_CLASS(klass)->finalize = pt_code_view_finalize;
     gtk_source_init();
 }

@@ -159,10 +159,12 @@ pt_jobs *pt_jobs_new(GtkWindow *owner)
     gtk_box_append(GTK_BOX(jobs->status), jobs->spinner);
     jobs->label = gtk_label_new(NULL);
     gtk_label_set_ellipsize(GTK_LABEL(jobs->label), PANGO_ELLIPSIZE_END);
+    gtk_label_set_width_chars(GTK_LABEL(jobs->label), 18); /* else the header squeezes it away */
     gtk_label_set_max_width_chars(GTK_LABEL(jobs->label), 36);
+    gtk_label_set_xalign(GTK_LABEL(jobs->label), 0);
     gtk_box_append(GTK_BOX(jobs->status), jobs->label);
     jobs->bar = gtk_progress_bar_new();
-    gtk_widget_set_size_request(jobs->bar, 110, -1);
+    gtk_widget_set_size_request(jobs->bar, 80, -1);
     gtk_widget_set_valign(jobs->bar, GTK_ALIGN_CENTER);
     gtk_progress_bar_set_pulse_step(GTK_PROGRESS_BAR(jobs->bar), 0.1);
     gtk_accessible_update_property(GTK_ACCESSIBLE(jobs->bar), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -199,11 +201,12 @@ static void flush(pt_jobs *jobs, pt_job *job)
         log_append(jobs, pending, -1);
     g_free(pending);
     if (jobs->owner) {
-        char *label = text && *text ? g_strdup_printf("%s: %s", job->title, text)
-                                    : g_strdup(job->title);
-        gtk_label_set_text(GTK_LABEL(jobs->label), label);
-        gtk_widget_set_tooltip_text(jobs->label, label);
-        g_free(label);
+        /* What it does now in the header (little room there), the job's name too on hover. */
+        char *tip = text && *text ? g_strdup_printf("%s: %s", job->title, text)
+                                  : g_strdup(job->title);
+        gtk_label_set_text(GTK_LABEL(jobs->label), text && *text ? text : job->title);
+        gtk_widget_set_tooltip_text(jobs->label, tip);
+        g_free(tip);
         if (fraction < 0)
             gtk_progress_bar_pulse(GTK_PROGRESS_BAR(jobs->bar));
         else

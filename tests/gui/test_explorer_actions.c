@@ -428,6 +428,24 @@ static void test_code_view(void)
         g_assert_cmpint(first, <=, want);
         g_assert_cmpint(last, >=, want);
     }
+    /* Selected while another page is shown: the Code page opens on it. */
+    pt_window_show_page(win, "timeline");
+    iterate();
+    g_assert_true(pt_window_select_stask_id(win, "store.C"));
+    activate("stages", g_variant_new("(si)", "A", 4)); /* stale: regenerated when shown */
+    pt_window_show_page(win, "code");
+    spin(300);
+    {
+        char *t = pt_code_view_dup_text(cv);
+        int want = pt_code_find_stask_line(t, "store.C"), first = 0, last = 0;
+        g_assert_cmpint(pt_code_view_get_cursor_line(cv), ==, want);
+        pt_code_view_get_visible_lines(cv, &first, &last);
+        g_test_message("store.C at %d, visible %d..%d after showing the page", want, first, last);
+        g_assert_cmpint(first, <=, want);
+        g_assert_cmpint(last, >=, want);
+        g_free(t);
+    }
+    activate("undo", NULL);
     /* Switching pages right after a selection or an edit (scroll still pending) is harmless. */
     g_assert_true(pt_window_select_stask_id(win, "load.A"));
     pt_window_show_page(win, "timeline");
