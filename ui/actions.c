@@ -27,6 +27,7 @@ typedef struct {
     pt_jobs *jobs;
     GtkWidget *code;
     pt_prefs prefs;
+    char *prefs_error;         /* a malformed preferences file, shown with the first model */
     /* The last search's candidates, for the graph they were searched for (their sTask-graphs
      * point into cands_graph). */
     pt_schedule_result cands;
@@ -882,6 +883,7 @@ static void actions_free(gpointer p)
     if (st->cands.best)
         pt_schedule_result_free(&st->cands);
     g_free(st->cands_graph);
+    g_free(st->prefs_error);
     if (st->jobs) /* never destroyed as a widget */
         pt_jobs_detach(st->jobs);
     g_free(st);
@@ -917,9 +919,9 @@ void pt_actions_install(PtWindow *win, GtkHeaderBar *header)
     add_shortcut(GTK_SHORTCUT_CONTROLLER(sc), "<Control><Shift>p", "win.profile");
     add_shortcut(GTK_SHORTCUT_CONTROLLER(sc), "<Control><Shift>l", "win.show-log");
     gtk_widget_add_controller(GTK_WIDGET(win), sc);
-    if (!prefs_ok) { /* the banner exists only later: keep it in the log and say so then */
+    if (!prefs_ok) { /* the banner is not built yet: shown with the first model */
         pt_jobs_log(st->jobs, "Preferences: %s (using the defaults)", err.msg);
-        g_warning("%s (using the defaults)", err.msg);
+        st->prefs_error = g_strdup_printf("Preferences: %s (using the defaults)", err.msg);
     }
 }
 
@@ -950,6 +952,10 @@ void pt_actions_model_changed(PtWindow *win)
     for (guint i = 0; i < G_N_ELEMENTS(need_model); i++)
         set_enabled(st, need_model[i], on);
     pt_code_view_set_model(PT_CODE_VIEW(st->code), m);
+    if (st->prefs_error) {
+        pt_window_show_error(win, st->prefs_error);
+        g_clear_pointer(&st->prefs_error, g_free);
+    }
 }
 
 void pt_actions_stask_selected(PtWindow *win, int stask)

@@ -501,6 +501,14 @@ static void test_preferences(void)
     g_assert_nonnull(strstr(err.msg, path));
     g_assert_nonnull(strstr(err.msg, "timeout"));
     g_assert_cmpfloat(q.timeout_s, ==, 60); /* the defaults */
+    /* A window opened over the malformed file says so in its banner, once something shows. */
+    PtWindow *w2 = pt_window_new(gtk_window_get_application(GTK_WINDOW(win)), "H200");
+    g_assert_true(pt_window_open(w2, "gemm_f16"));
+    g_assert_nonnull(pt_window_get_error(w2));
+    g_assert_true(g_str_has_prefix(pt_window_get_error(w2), "Preferences: "));
+    g_assert_nonnull(strstr(pt_window_get_error(w2), "timeout"));
+    gtk_window_destroy(GTK_WINDOW(w2));
+    iterate();
     g_unlink(path);
     g_free(path);
     /* The dialog opens over the window. */
