@@ -519,7 +519,10 @@ bool pt_explorer_is_sprogram_file(const char *path)
         return false;
     cJSON *root = pt_json_parse(path, text, len, &err);
     free(text);
-    bool yes = root && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "format"));
+    /* Graph files carry a "format" too ("pipethreader.graph"): only an sProgram's counts. */
+    const cJSON *f = root ? cJSON_GetObjectItemCaseSensitive(root, "format") : NULL;
+    bool yes = cJSON_IsString(f) && f->valuestring &&
+               strcmp(f->valuestring, "pipethreader.sprogram") == 0;
     cJSON_Delete(root);
     return yes;
 }

@@ -92,7 +92,8 @@ bool pt_explorer_model_overlay_trace(pt_explorer_model *m, const char *path, pt_
 /* Whether path is a trace file (a JSON object whose "format" is "pipethreader.trace"). */
 bool pt_explorer_is_trace_file(const char *path);
 
-/* Whether path is a saved sProgram (a JSON object with a "format" key), not a graph. */
+/* Whether path is a saved sProgram (a JSON object whose "format" is "pipethreader.sprogram"),
+ * not a graph or a trace. */
 bool pt_explorer_is_sprogram_file(const char *path);
 /* Whether the saved sProgram at path names a shipped example as its graph (else the graph
  * file must be given to pt_explorer_model_load_sprogram). */

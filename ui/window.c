@@ -825,7 +825,7 @@ static void action_wait_add_dialog(GSimpleAction *a, GVariant *p, gpointer data)
     gtk_widget_set_margin_top(grid, 12);
     gtk_widget_set_margin_bottom(grid, 12);
     GtkWidget *l1 = gtk_label_new_with_mnemonic("Wait _on");
-    GtkWidget *dd = gtk_drop_down_new(G_LIST_MODEL(ids), NULL);
+    GtkWidget *dd = gtk_drop_down_new(G_LIST_MODEL(ids), NULL); /* takes ids */
     gtk_label_set_mnemonic_widget(GTK_LABEL(l1), dd);
     GtkWidget *l2 = gtk_label_new_with_mnemonic("_Distance (iterations back)");
     GtkWidget *spin = gtk_spin_button_new_with_range(0, 8, 1);
@@ -849,7 +849,6 @@ static void action_wait_add_dialog(GSimpleAction *a, GVariant *p, gpointer data)
     g_object_set_data(G_OBJECT(dlg), "pt-distance", spin);
     g_signal_connect(ok, "clicked", G_CALLBACK(on_wait_dialog_add), dlg);
     g_signal_connect(cancel, "clicked", G_CALLBACK(on_wait_dialog_cancel), dlg);
-    g_object_unref(ids);
     gtk_window_present(GTK_WINDOW(dlg));
 }
 
