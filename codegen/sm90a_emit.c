@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "sm90a_attn.h"
 #include "sm90a_plan.h"
 #include "strbuf.h"
 #include "trace_abi.h"
@@ -484,9 +485,23 @@ bool sm90a_emit(const sm90a_plan *pl, pt_codegen_result *out, pt_error *err)
     return true;
 }
 
+/* Attention graphs (matmul -> online_softmax -> matmul) have their own plan and printer. */
+static bool attn(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                 pt_codegen_result *out, pt_error *err)
+{
+    fa_plan *pl = malloc(sizeof *pl);
+    if (!pl)
+        return pt_fail(err, "codegen sm90a: out of memory");
+    bool ok = sm90a_attn_make_plan(pl, p, sg, hw, err) && (!out || sm90a_attn_emit(pl, out, err));
+    free(pl);
+    return ok;
+}
+
 bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                       pt_codegen_result *out, pt_error *err)
 {
+    if (sm90a_attn_matches(sg->graph))
+        return attn(p, sg, hw, out, err);
     sm90a_plan *pl = malloc(sizeof *pl);
     if (!pl)
         return pt_fail(err, "codegen sm90a: out of memory");
@@ -498,6 +513,8 @@ bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
 bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                             pt_error *err)
 {
+    if (sm90a_attn_matches(sg->graph))
+        return attn(p, sg, hw, NULL, err);
     sm90a_plan *pl = malloc(sizeof *pl);
     if (!pl)
         return pt_fail(err, "codegen sm90a: out of memory");

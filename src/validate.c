@@ -126,13 +126,24 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
     if (!p || !sg || !sg->tasks || sg->n <= 0)
         return 0;
     int64_t ring[PT_MAX_TENSORS] = {0}; /* one copy of every buffered tile of a tensor */
-    int64_t total = SMEM_BARRIER_BASE;
+    int64_t total = SMEM_BARRIER_BASE, resident_max = 0;
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
         if (t->kind == PT_ST_LOAD && t->buffered && tensor_ok(t->tensor))
             ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes(sg, t));
-        else if (t->kind == PT_ST_LOAD || t->kind == PT_ST_STORE)
-            /* resident tiles (Q in attention) and the output staging tile: one copy */
+        else if (t->kind == PT_ST_LOAD) {
+            /* resident tiles (Q in attention): one copy */
+            int64_t b = tile_buffer_bytes(sg, t);
+            total = sat_add(total, b);
+            if (b > resident_max)
+                resident_max = b;
+        }
+    }
+    /* The output staging tile: one copy, except that a resident tile at least as large takes
+     * it once the loop is done (the sm90a generator stages O over Q in attention). */
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        if (t->kind == PT_ST_STORE && tile_buffer_bytes(sg, t) > resident_max)
             total = sat_add(total, tile_buffer_bytes(sg, t));
     }
     for (int x = 0; x < PT_MAX_TENSORS; x++) {

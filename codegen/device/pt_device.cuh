@@ -87,6 +87,25 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, u
                  : "memory");
 }
 
+// 3-D boxes (head dim, rows, batch·heads): rows past the tensor's extent are zero-filled on
+// load and clipped on store, so ragged sequence ends never touch the next head.
+__device__ __forceinline__ void tma_load_3d(void *dst, const CUtensorMap *map, uint64_t *bar,
+                                            int c0, int c1, int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%3, %4, %5}], [%2];" ::"r"(smem_addr(dst)),
+                 "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap *map, const void *src, int c0, int c1,
+                                             int c2)
+{
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];"
+                 ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2)
+                 : "memory");
+}
+
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, const void *src, int c0, int c1)
 {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];"
@@ -146,6 +165,14 @@ __device__ __forceinline__ uint64_t desc_sw128(const void *start, uint32_t lead_
     return d;
 }
 
+// A value the compiler must recompute where it is used: keeps descriptor arithmetic from being
+// hoisted out of loops into registers that stay live across the whole kernel.
+__device__ __forceinline__ uint64_t opaque(uint64_t x)
+{
+    asm volatile("" : "+l"(x));
+    return x;
+}
+
 // Keeps the compiler from moving accumulator code across wgmma fences (no C7515
 // serialisation): an empty asm that "uses and defines" the register.
 __device__ __forceinline__ void keep(float &r)
@@ -168,6 +195,34 @@ template <int Regs> __device__ __forceinline__ void regs_decrease()
 __device__ __forceinline__ void named_sync(int id, int threads)
 {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Named barrier `id`: arrive without waiting (the producer side of a cross-warpgroup Wait).
+__device__ __forceinline__ void named_arrive(int id, int threads)
+{
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// ---- CUDA-core math of the softmax sTasks ----
+// 2^x on the MUFU unit (flushes denormals; 2^-inf = +0, which masked scores rely on).
+__device__ __forceinline__ float exp2_approx(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// Two f32 values as one register of two 16-bit values (low half = a): an A fragment of wgmma.
+template <typename T> __device__ __forceinline__ uint32_t pack2(float a, float b);
+template <> __device__ __forceinline__ uint32_t pack2<__half>(float a, float b)
+{
+    __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<uint32_t *>(&h);
+}
+template <> __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float a, float b)
+{
+    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<uint32_t *>(&h);
 }
 
 // Byte offset of 16-bit element (row, col) inside a 128B-swizzled tile whose rows are 128

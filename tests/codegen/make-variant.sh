@@ -1,7 +1,8 @@
 #!/bin/sh
 # make-variant.sh CLI OUTDIR NAME GRAPH SET TILE EDITS — write the sm90a bundle of one variant of
 # tests/codegen/variants.txt into OUTDIR/NAME (default sProgram with EDITS applied; SET, TILE
-# and EDITS may be -).
+# and EDITS may be -). EDITS keys are merged into the sProgram JSON, except "offset"
+# ({sTask: iteration offset}) and "add_waits" ([[sTask, on, distance], ...]).
 set -eu
 cli=$1 out=$2 name=$3 graph=$4 set=$5 tile=$6 edits=$7
 dir=$out/$name
@@ -17,7 +18,20 @@ import ast, json, sys
 path, edits = sys.argv[1], ast.literal_eval(sys.argv[2])
 p = json.load(open(path))
 for k, v in edits.items():
-    if isinstance(v, dict) and isinstance(p.get(k), dict):
+    if k == "offset":  # {"sTask id": iteration offset} on whichever lane holds it
+        for lane in p["lanes"]:
+            for i, e in enumerate(lane["order"]):
+                name = e if isinstance(e, str) else e["stask"]
+                if name in v:
+                    lane["order"][i] = {"stask": name, "offset": v[name]}
+    elif k == "lane_order":  # {"lane": ["sTask" or ["sTask", offset], ...]}: the lane's new order
+        for lane in p["lanes"]:
+            if lane["name"] in v:
+                lane["order"] = [e if isinstance(e, str) else {"stask": e[0], "offset": e[1]}
+                                 for e in v[lane["name"]]]
+    elif k == "add_waits":  # [["sTask", "on", distance], ...]
+        p["waits"] += [{"stask": a, "on": b, "distance": d} for a, b, d in v]
+    elif isinstance(v, dict) and isinstance(p.get(k), dict):
         p[k].update(v)
     else:
         p[k] = v

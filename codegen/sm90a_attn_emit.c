@@ -1,0 +1,796 @@
+/* sm90a_attn_emit.c — prints the attention kernel and its C launcher from an fa_plan.
+ *
+ * Kernel shape: warpgroup 0 is the producer role (one thread issues the TMA lane: Q once per
+ * tile, then K and V per loop step at the sProgram's offsets into rings of stages, and the O
+ * store when it sits on that lane); warpgroup 1 + w runs consumer role w's step program: its
+ * tensor-core entries (S = Q K^T from shared memory, O += P V with P from registers) and
+ * CUDA-core entries (online softmax pieces, rescale) in the merged order the plan found, with
+ * the wgmma.wait_group depths, K/V stage releases and named barriers (cross-warpgroup Waits)
+ * it placed. Each loop step is printed once per slot of the S/softmax-state ring, so every
+ * register array is indexed by constants. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "sm90a_attn.h"
+#include "strbuf.h"
+#include "trace_abi.h"
+
+extern const pt_embedded_file pt_embedded_device[];
+
+static const char *ptx_type(pt_dtype d)
+{
+    return d == PT_BF16 ? "bf16" : "f16";
+}
+
+static const char *cuda_type(pt_dtype d)
+{
+    return d == PT_BF16 ? "__nv_bfloat16" : "__half";
+}
+
+static const char *tmap_type(pt_dtype d)
+{
+    return d == PT_BF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16" : "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
+}
+
+/* The two wgmma forms: S tile from shared Q and K (scale_d = 0 starts from zero), and
+ * O += P V with P's four A-fragment registers per k16 step and V read N-major (transposed). */
+static void emit_wgmma(strbuf *sb, const fa_plan *pl)
+{
+    int n = (int)pl->BN, regs = n / 2;
+    const char *t = ptx_type(pl->in_dt);
+    sb_printf(sb, "// S[64 x %d] (+)= Q[64 x 16] . K^T[16 x %d]: A and B from shared memory (K-major).\n"
+                  "__device__ __forceinline__ void wgmma_s(float (&d)[%d], uint64_t da, uint64_t db, int scale_d)\n{\n"
+                  "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
+                  "        \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
+              n, n, regs, regs + 2, n, t, t);
+    for (int r = 0; r < regs; r++)
+        sb_printf(sb, "%%%d%s%s", r, r + 1 < regs ? ", " : "",
+                  (r % 16 == 15 && r + 1 < regs) ? "\"\n        \"" : "");
+    sb_printf(sb, "}, %%%d, %%%d, p, 1, 1, 0, 0;\\n}\\n\"\n        : ", regs, regs + 1);
+    for (int r = 0; r < regs; r++)
+        sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < regs ? ", " : "",
+                  (r % 8 == 7 && r + 1 < regs) ? "\n          " : "");
+    sb_puts(sb, "\n        : \"l\"(da), \"l\"(db), \"r\"(scale_d));\n}\n\n");
+    int d = (int)pl->D, dr = d / 2;
+    sb_printf(sb, "// O[64 x %d] += P[64 x 16] . V[16 x %d]: P from registers (the S accumulator layout\n"
+                  "// converted in place), V from shared memory N-major (transposed form).\n"
+                  "__device__ __forceinline__ void wgmma_o(float (&d)[%d], const uint32_t (&a)[4], uint64_t db)\n{\n"
+                  "    asm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
+              d, d, dr, d, t, t);
+    for (int r = 0; r < dr; r++)
+        sb_printf(sb, "%%%d%s%s", r, r + 1 < dr ? ", " : "",
+                  (r % 16 == 15 && r + 1 < dr) ? "\"\n        \"" : "");
+    sb_printf(sb, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, 1, 1, 1, 1;\"\n        : ", dr, dr + 1, dr + 2,
+              dr + 3, dr + 4);
+    for (int r = 0; r < dr; r++)
+        sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < dr ? ", " : "",
+                  (r % 8 == 7 && r + 1 < dr) ? "\n          " : "");
+    sb_puts(sb, "\n        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n}\n\n");
+}
+
+static void emit_constants(strbuf *sb, const fa_plan *pl)
+{
+    double log2e = 1.4426950408889634;
+    sb_printf(sb, "namespace {\n"
+                  "using elem_t = %s;\n"
+                  "// Problem (from the graph): %lld batch x heads, sequence %lld, head dim %lld%s.\n"
+                  "constexpr int SEQ = %lld, D = %lld;\n"
+                  "constexpr bool CAUSAL = %s;\n"
+                  "constexpr float SCALE_LOG2 = %.9gf;  // softmax scale %.9g times log2(e): exp2 does the exp\n"
+                  "// Tile (from the sProgram): BM query rows (64 per consumer warpgroup), BN keys per step.\n"
+                  "constexpr int BM = %lld, BN = %lld, WGS = %d;\n"
+                  "constexpr int TILES_M = %lld, TILES = %lld, KV_BLOCKS = %lld;\n"
+                  "constexpr int STAGES_K = %d, STAGES_V = %d;\n"
+                  "// Shared memory (bytes from the 1024-aligned base); O is staged over Q's rows.\n"
+                  "constexpr int OFF_Q = %lld, Q_BYTES = %lld, OFF_K = %lld, OFF_V = %lld;\n"
+                  "constexpr int KV_BYTES = %lld, KV_PITCH = %lld, OFF_BAR = %lld;\n"
+                  "}\n\n",
+              cuda_type(pl->in_dt), (long long)pl->B, (long long)pl->S, (long long)pl->D,
+              pl->causal ? ", causal" : "", (long long)pl->S, (long long)pl->D,
+              pl->causal ? "true" : "false", pl->scale * log2e, pl->scale, (long long)pl->BM,
+              (long long)pl->BN, pl->wgs, (long long)pl->tiles_m, (long long)pl->tiles,
+              (long long)pl->kv_blocks, pl->stages_k, pl->stages_v, (long long)pl->off_q,
+              (long long)pl->q_bytes, (long long)pl->off_k, (long long)pl->off_v,
+              (long long)pl->kv_slot_bytes, (long long)((pl->kv_slot_bytes + 1023) / 1024 * 1024),
+              (long long)pl->off_bar);
+    sb_puts(sb, "#ifdef PT_TRACE\n#define PT_REC(...) tracer.rec(__VA_ARGS__)\n#else\n"
+                "#define PT_REC(...) ((void)0)\n#endif\n\n");
+}
+
+static void emit_helpers(strbuf *sb, const fa_plan *pl)
+{
+    sb_printf(sb, "// Output tile t -> (batch·head, query tile)%s.\n"
+                  "__device__ __forceinline__ void tile_coords(int t, int &bh, int &mt)\n{\n"
+                  "    bh = t / TILES_M;\n"
+                  "    mt = %s;\n}\n\n",
+              pl->causal ? "; causal tiles longest first" : "",
+              pl->causal ? "TILES_M - 1 - t % TILES_M" : "t % TILES_M");
+    sb_puts(sb, "// Key blocks of query tile mt: all of them, or under the causal mask only those left of\n"
+                "// the diagonal (fully masked blocks are skipped, not computed).\n"
+                "__device__ __forceinline__ int tile_iters(int mt)\n{\n"
+                "    if (!CAUSAL)\n"
+                "        return KV_BLOCKS;\n"
+                "    const int last = (mt + 1) * BM < SEQ ? (mt + 1) * BM : SEQ;\n"
+                "    const int it = (last - 1) / BN + 1;\n"
+                "    return it < KV_BLOCKS ? it : KV_BLOCKS;\n}\n\n");
+}
+
+/* ---- producer ---- */
+
+static void emit_producer(strbuf *sb, const fa_plan *pl)
+{
+    const pt_graph *g = pl->g;
+    sb_printf(sb, "    if (wg == 0) {\n"
+                  "        // Producer role: lane %s (%d registers per thread).\n"
+                  "        pt::regs_decrease<%d>();\n"
+                  "        if (threadIdx.x == 0) {\n"
+                  "#ifdef PT_TRACE\n"
+                  "            tracer.begin(pt_trace, 0, 1 + WGS, %u);\n"
+                  "#endif\n"
+                  "            uint32_t cnt_k = 0, cnt_v = 0, n_tile = 0;\n"
+                  "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+                  "                int bh, mt;\n"
+                  "                tile_coords(t, bh, mt);\n"
+                  "                const int n_iter = tile_iters(mt);\n",
+              pl->p->lanes[pl->lane_load].name, pl->regs_producer, pl->regs_producer, PT_TRACE_CAP);
+    sb_printf(sb, "                // load.%s (prologue): once per tile, over the rows the last tile's O was staged in.\n",
+              g->tensors[pl->Q].name);
+    if (!pl->store_by_producer)
+        sb_puts(sb, "                if (n_tile > 0)\n"
+                    "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: the last store read its rows\n");
+    sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
+                  "                pt::mbar_arrive_expect_tx(q_full, Q_BYTES);\n"
+                  "                for (int a = 0; a < D / 64; ++a)  // 64-wide swizzle atoms of the head dim\n"
+                  "                    pt::tma_load_3d(smem + OFF_Q + a * (BM * 128), &tm_q, q_full, a * 64, mt * BM, bh);\n",
+              pl->st_load_q, pl->lane_load);
+    sb_printf(sb, "                // Loop steps of the lane: its loads at their iteration offsets.\n"
+                  "                for (int v = %d; v < n_iter + %d; ++v) {\n",
+              -pl->off_max, -pl->off_min);
+    for (int e = 0; e < pl->n_loads; e++) {
+        int w = pl->load_which[e];
+        const char *x = w ? "v" : "k", *X = w ? "V" : "K";
+        sb_printf(sb, "                    {   // load.%s at iteration v%+d\n"
+                      "                        const int i = v + %d;\n"
+                      "                        if (i >= 0 && i < n_iter) {\n"
+                      "                            const uint32_t s = cnt_%s %% STAGES_%s, ph = (cnt_%s / STAGES_%s) & 1;\n"
+                      "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: every warpgroup released the stage\n"
+                      "                            PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                            pt::mbar_arrive_expect_tx(&full_%s[s], KV_BYTES);\n"
+                      "                            for (int a = 0; a < D / 64; ++a)\n"
+                      "                                pt::tma_load_3d(smem + OFF_%s + s * KV_PITCH + a * (BN * 128), &tm_%s, &full_%s[s],\n"
+                      "                                                a * 64, i * BN, bh);\n"
+                      "                            ++cnt_%s;\n"
+                      "                        }\n"
+                      "                    }\n",
+                  g->tensors[w ? pl->V : pl->K].name, pl->load_offset[e], pl->load_offset[e], x, X,
+                  x, X, x, w ? pl->st_load_v : pl->st_load_k, pl->lane_load, x, X, x, x, x);
+    }
+    sb_puts(sb, "                }\n");
+    if (pl->store_by_producer)
+        sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's normalize.\n"
+                      "                pt::mbar_wait(c_full, n_tile & 1);\n"
+                      "                PT_REC(%d, %d, n_tile, 0, 0);\n"
+                      "                for (int a = 0; a < D / 64; ++a)\n"
+                      "                    pt::tma_store_3d(&tm_o, smem + OFF_Q + a * (BM * 128), a * 64, mt * BM, bh);\n"
+                      "                pt::tma_store_commit();\n"
+                      "                pt::tma_store_wait_read();  // the next tile's Q may land on these rows\n"
+                      "                PT_REC(%d, %d, n_tile, 0, 1);\n",
+                  g->tensors[pl->O].name, pl->st_store, pl->lane_store, pl->st_store,
+                  pl->lane_store);
+    sb_puts(sb, "            }\n");
+    if (pl->store_by_producer)
+        sb_puts(sb, "            pt::tma_store_wait_all();\n");
+    sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n        }\n        return;\n    }\n\n");
+}
+
+/* ---- consumer step programs ---- */
+
+/* One printed copy of a warpgroup's loop step: which entries it has (decided while printing,
+ * never at run time: a wgmma under a run-time branch makes ptxas serialise every wgmma of the
+ * kernel, C7515) and the operations sm90a_attn_step placed for the groups then in flight. */
+typedef struct {
+    const fa_plan *pl;
+    int w;
+    int parity;   /* (v - first step) % 2 of this copy: picks the S ring slots */
+    const fa_op *ops;
+    int n_ops;
+} step_ctx;
+
+/* Slot of iteration v + offset in a register ring of `ring` (1 or 2) entries. */
+static int slot_of(const step_ctx *c, int offset, int ring)
+{
+    if (ring == 1)
+        return 0;
+    int first = -c->pl->c_off_max; /* the loop's first v; this copy has v = first + parity (mod 2) */
+    return (((first + c->parity + offset) % 2) + 2) % 2;
+}
+
+static void emit_release(strbuf *sb, const step_ctx *c, const fa_group *gr, const char *ind,
+                         const char *vexpr)
+{
+    const fa_plan *pl = c->pl;
+    const fa_entry *e = &pl->wg[c->w].e[gr->entry];
+    bool is_s = e->kind == FA_E_MMA_S;
+    sb_printf(sb, "%s{   // %s of iteration %s%+d is complete: release its %s stage\n"
+                  "%s    const int i = %s + %d;\n"
+                  "%s    if (i >= 0 && i < n_iter) {\n"
+                  "%s        PT_REC(%d, %d, n_tile, i, 1);\n"
+                  "%s        if (lead)\n"
+                  "%s            pt::mbar_arrive(&empty_%s[(%s + (uint32_t)i) %% STAGES_%s]);\n"
+                  "%s    }\n"
+                  "%s}\n",
+              ind, pl->sg->tasks[e->stask].id, vexpr, gr->step + e->offset, is_s ? "K" : "V", ind,
+              vexpr, gr->step + e->offset, ind, ind, e->stask, e->lane, ind, ind,
+              is_s ? "k" : "v", is_s ? "kbase" : "vbase", is_s ? "K" : "V", ind, ind);
+}
+
+static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
+{
+    const fa_plan *pl = c->pl;
+    const char *id = pl->sg->tasks[e->stask].id;
+    int ss = slot_of(c, e->offset, pl->s_bufs), ms = slot_of(c, e->offset, pl->m_bufs);
+    int ps = slot_of(c, e->offset, pl->p_bufs);
+    bool wg0 = c->w == 0;
+    sb_printf(sb, "            {   // %s at iteration v%+d\n"
+                  "                const int i = v + %d;\n"
+                  "                (void)i;\n",
+              id, e->offset, e->offset);
+    switch (e->kind) {
+    case FA_E_MMA_S:
+        sb_printf(sb, "                const uint32_t c = kbase + (uint32_t)i, s = c %% STAGES_K;\n"
+                      "                pt::mbar_wait(&full_k[s], (c / STAGES_K) & 1);  // Wait: load.%s landed\n",
+                  pl->g->tensors[pl->K].name);
+        if (wg0)
+            sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n", pl->st_load_k, pl->lane_load);
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                #pragma unroll\n"
+                      "                for (int r = 0; r < BN / 2; ++r)\n"
+                      "                    pt::keep(s%d[r]);\n"
+                      "                pt::wgmma_fence();\n"
+                      "                // descriptors advance by (byte offset >> 4): 64-wide atoms, 32 bytes per k16 step\n"
+                      "                const uint64_t dq = pt::opaque(desc_q);\n"
+                      "                const uint64_t dk = pt::desc_sw128(smem + OFF_K + s * KV_PITCH, 16, 1024);\n"
+                      "                #pragma unroll\n"
+                      "                for (int kk = 0; kk < D / 16; ++kk)\n"
+                      "                    wgmma_s(s%d, dq + (((kk / 4) * (BM * 128) + (kk %% 4) * 32) >> 4),\n"
+                      "                            dk + (((kk / 4) * (BN * 128) + (kk %% 4) * 32) >> 4), kk > 0);\n"
+                      "                pt::wgmma_commit();\n",
+                  e->stask, e->lane, ss, ss);
+        break;
+    case FA_E_MMA_O:
+        sb_printf(sb, "                const uint32_t c = vbase + (uint32_t)i, s = c %% STAGES_V;\n"
+                      "                pt::mbar_wait(&full_v[s], (c / STAGES_V) & 1);  // Wait: load.%s landed\n",
+                  pl->g->tensors[pl->V].name);
+        if (wg0)
+            sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n", pl->st_load_v, pl->lane_load);
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                #pragma unroll\n"
+                      "                for (int r = 0; r < D / 2; ++r)\n"
+                      "                    pt::keep(o[r]);\n"
+                      "                pt::wgmma_fence();\n"
+                      "                // P from registers; V N-major: 64-column atoms BN*128 bytes apart, 16 rows per k16 step\n"
+                      "                const uint64_t dv = pt::desc_sw128(smem + OFF_V + s * KV_PITCH, BN * 128, 1024);\n"
+                      "                #pragma unroll\n"
+                      "                for (int kk = 0; kk < BN / 16; ++kk)\n"
+                      "                    wgmma_o(o, p%d[kk], dv + ((kk * 16 * 128) >> 4));\n"
+                      "                pt::wgmma_commit();\n",
+                  e->stask, e->lane, ps);
+        break;
+    case FA_E_MAX:
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                #pragma unroll\n"
+                      "                for (int r = 0; r < BN / 2; ++r)\n"
+                      "                    pt::keep(s%d[r]);\n"
+                      "                const int n0 = i * BN;\n"
+                      "                if (n0 + BN > SEQ || (CAUSAL && n0 + BN - 1 > row_lo)) {\n"
+                      "                    // masked block: keys past the sequence%s score -inf\n"
+                      "                    #pragma unroll\n"
+                      "                    for (int j = 0; j < BN / 8; ++j)\n"
+                      "                        #pragma unroll\n"
+                      "                        for (int h = 0; h < 2; ++h)\n"
+                      "                            #pragma unroll\n"
+                      "                            for (int x = 0; x < 2; ++x) {\n"
+                      "                                const int col = n0 + 8 * j + 2 * (lane %% 4) + x;\n"
+                      "                                if (col >= SEQ || (CAUSAL && col > row0 + 8 * h))\n"
+                      "                                    s%d[4 * j + 2 * h + x] = -INFINITY;\n"
+                      "                            }\n"
+                      "                }\n"
+                      "                #pragma unroll\n"
+                      "                for (int h = 0; h < 2; ++h) {\n"
+                      "                    float mx = -INFINITY;\n"
+                      "                    #pragma unroll\n"
+                      "                    for (int j = 0; j < BN / 8; ++j)\n"
+                      "                        mx = fmaxf(mx, fmaxf(s%d[4 * j + 2 * h], s%d[4 * j + 2 * h + 1]));\n"
+                      "                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 lanes of a row\n"
+                      "                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
+                      "                    const float m_new = fmaxf(m_run[h], mx * SCALE_LOG2);\n"
+                      "                    // a row with nothing visible yet keeps factor 1 and subtracts 0 (no inf - inf)\n"
+                      "                    al%d[h] = m_new == -INFINITY ? 1.f : pt::exp2_approx(m_run[h] - m_new);\n"
+                      "                    mr%d[h] = m_new == -INFINITY ? 0.f : m_new;\n"
+                      "                    m_run[h] = m_new;\n"
+                      "                }\n"
+                      "                PT_REC(%d, %d, n_tile, i, 1);\n",
+                  e->stask, e->lane, ss, pl->causal ? " and right of the diagonal" : "", ss, ss, ss,
+                  ms, ms, e->stask, e->lane);
+        break;
+    case FA_E_EXP:
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                #pragma unroll\n"
+                      "                for (int j = 0; j < BN / 8; ++j)\n"
+                      "                    #pragma unroll\n"
+                      "                    for (int h = 0; h < 2; ++h)\n"
+                      "                        #pragma unroll\n"
+                      "                        for (int x = 0; x < 2; ++x) {\n"
+                      "                            float &v_ = s%d[4 * j + 2 * h + x];\n"
+                      "                            v_ = pt::exp2_approx(fmaf(v_, SCALE_LOG2, -mr%d[h]));\n"
+                      "                        }\n"
+                      "                // P as %s pairs in the wgmma A-fragment order: the accumulator layout of S\n"
+                      "                // is the A layout of the next wgmma, four registers per k16 step.\n"
+                      "                #pragma unroll\n"
+                      "                for (int kk = 0; kk < BN / 16; ++kk)\n"
+                      "                    #pragma unroll\n"
+                      "                    for (int q = 0; q < 4; ++q)\n"
+                      "                        p%d[kk][q] = pt::pack2<elem_t>(s%d[8 * kk + 2 * q], s%d[8 * kk + 2 * q + 1]);\n"
+                      "                PT_REC(%d, %d, n_tile, i, 1);\n",
+                  e->stask, e->lane, ss, ms, pt_dtype_name(pl->in_dt), ps, ss, ss, e->stask,
+                  e->lane);
+        break;
+    case FA_E_SUM:
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                #pragma unroll\n"
+                      "                for (int h = 0; h < 2; ++h) {\n"
+                      "                    float sum = 0.f;  // this thread's part of the row: summed over lanes at the end\n"
+                      "                    #pragma unroll\n"
+                      "                    for (int j = 0; j < BN / 8; ++j)\n"
+                      "                        sum += s%d[4 * j + 2 * h] + s%d[4 * j + 2 * h + 1];\n"
+                      "                    l_run[h] = fmaf(l_run[h], al%d[h], sum);\n"
+                      "                }\n"
+                      "                PT_REC(%d, %d, n_tile, i, 1);\n",
+                  e->stask, e->lane, ss, ss, ms, e->stask, e->lane);
+        break;
+    case FA_E_RESCALE:
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                #pragma unroll\n"
+                      "                for (int j = 0; j < D / 8; ++j)\n"
+                      "                    #pragma unroll\n"
+                      "                    for (int h = 0; h < 2; ++h) {\n"
+                      "                        o[4 * j + 2 * h] *= al%d[h];\n"
+                      "                        o[4 * j + 2 * h + 1] *= al%d[h];\n"
+                      "                    }\n"
+                      "                PT_REC(%d, %d, n_tile, i, 1);\n",
+                  e->stask, e->lane, ms, ms, e->stask, e->lane);
+        break;
+    default:
+        break;
+    }
+    sb_puts(sb, "            }\n");
+}
+
+static void emit_step(strbuf *sb, const step_ctx *c)
+{
+    const fa_plan *pl = c->pl;
+    const fa_wg_program *W = &pl->wg[c->w];
+    for (int k = 0; k < c->n_ops; k++) {
+        const fa_op *op = &c->ops[k];
+        switch (op->kind) {
+        case FA_OP_WAIT:
+            sb_printf(sb, "            pt::wgmma_wait<%d>();  // all but the newest %d wgmma group%s done\n",
+                      op->arg, op->arg, op->arg == 1 ? "" : "s");
+            for (int d = 0; d < op->n_done; d++) {
+                const fa_entry *e = &W->e[op->done[d].entry];
+                if (e->kind == FA_E_MMA_S)
+                    sb_puts(sb, "            #pragma unroll\n"
+                                "            for (int r = 0; r < BN / 2; ++r) {\n");
+                else
+                    sb_puts(sb, "            #pragma unroll\n"
+                                "            for (int r = 0; r < D / 2; ++r) {\n");
+                if (e->kind == FA_E_MMA_S)
+                    sb_printf(sb, "                pt::keep(s%d[r]);\n            }\n",
+                              slot_of(c, e->offset + op->done[d].step, pl->s_bufs));
+                else
+                    sb_puts(sb, "                pt::keep(o[r]);\n            }\n");
+                emit_release(sb, c, &op->done[d], "            ", "v");
+            }
+            break;
+        case FA_OP_XSYNC: {
+            const fa_xwait *x = &pl->xw[op->arg];
+            sb_printf(sb, "            // Wait across warpgroups: %s waits for warpgroup %d's %s%s (issue order on the tensor cores)\n"
+                          "            if (v + %d - %d >= 0 && v + %d < n_iter) {\n"
+                          "                pt::named_sync(%d + xs%d %% %d, 256);\n"
+                          "                ++xs%d;\n"
+                          "            }\n",
+                      pl->sg->tasks[W->e[x->waiter].stask].id, x->wa,
+                      pl->sg->tasks[pl->wg[x->wa].e[x->on].stask].id,
+                      x->distance ? " of an earlier iteration" : "", W->e[x->waiter].offset,
+                      x->distance, W->e[x->waiter].offset, x->bar_base, op->arg, x->ring, op->arg);
+            break;
+        }
+        case FA_OP_XARRIVE: {
+            const fa_xwait *x = &pl->xw[op->arg];
+            sb_printf(sb, "            // %s issued: let warpgroup %d's %s go\n"
+                          "            if (v + %d >= 0 && v + %d + %d < n_iter) {\n"
+                          "                pt::named_arrive(%d + xa%d %% %d, 256);\n"
+                          "                ++xa%d;\n"
+                          "            }\n",
+                      pl->sg->tasks[W->e[x->on].stask].id, x->wb,
+                      pl->sg->tasks[pl->wg[x->wb].e[x->waiter].stask].id, W->e[x->on].offset,
+                      W->e[x->on].offset, x->distance, x->bar_base, op->arg, x->ring, op->arg);
+            break;
+        }
+        case FA_OP_ENTRY:
+            emit_entry(sb, c, &W->e[op->arg]);
+            break;
+        }
+    }
+}
+
+/* Prints one step copy (entries of `present`, NULL: all) and advances the groups in flight. */
+static void emit_copy(strbuf *sb, const fa_plan *pl, int w, const bool *present, int parity,
+                      const char *vdef, fa_group *pend, int *np)
+{
+    fa_op ops[FA_MAX_OPS];
+    int n = sm90a_attn_step(pl, w, present, pend, np, ops);
+    step_ctx c = {pl, w, parity, ops, n < 0 ? 0 : n};
+    sb_printf(sb, "            {\n            const int v = %s;\n", vdef);
+    emit_step(sb, &c);
+    sb_puts(sb, "            }\n");
+}
+
+/* After the last step: every group still in flight completes and its stage is released. */
+static void emit_tail(strbuf *sb, const fa_plan *pl, int w, const fa_group *pend, int np)
+{
+    sb_puts(sb, "            pt::wgmma_wait<0>();  // loop done: the groups still in flight complete\n"
+                "            #pragma unroll\n"
+                "            for (int r = 0; r < D / 2; ++r)\n"
+                "                pt::keep(o[r]);\n");
+    step_ctx c = {pl, w, 0, NULL, 0};
+    for (int k = 0; k < np; k++)
+        emit_release(sb, &c, &pend[k], "            ", "v_last");
+}
+
+/* The loop over key blocks: F = c_off_max - c_off_min fill steps (entries of negative
+ * iterations left out), `peel` whole steps until the groups in flight are the steady ones,
+ * the steady loop (two steps per turn with a two-slot S ring), F drain steps (entries past the
+ * last iteration left out). Tiles with fewer key blocks get straight-line copies. */
+static void emit_loop(strbuf *sb, const fa_plan *pl, int w)
+{
+    const fa_wg_program *W = &pl->wg[w];
+    int F = pl->c_off_max - pl->c_off_min, first = -pl->c_off_max, P = W->peel;
+    int two = pl->unroll == 2;
+    char vdef[96];
+    bool present[FA_MAX_STEP];
+    fa_group pend[FA_MAX_PENDING];
+    int np = 0;
+    sb_printf(sb, "            const int v_last = n_iter - %d - 1;  // the last step run\n"
+                  "            (void)v_last;\n"
+                  "            if (n_iter > %d) {\n", pl->c_off_min, F + P);
+    for (int k = 0; k < F; k++) {
+        for (int e = 0; e < W->n_entries; e++)
+            present[e] = first + k + W->e[e].offset >= 0;
+        snprintf(vdef, sizeof vdef, "%d", first + k);
+        emit_copy(sb, pl, w, present, k % 2, vdef, pend, &np);
+    }
+    for (int k = 0; k < P; k++) {
+        snprintf(vdef, sizeof vdef, "%d", first + F + k);
+        emit_copy(sb, pl, w, NULL, (F + k) % 2, vdef, pend, &np);
+    }
+    /* pend is now the steady state: the loop body's waits assume it */
+    int start = first + F + P;
+    if (!two) {
+        sb_printf(sb, "            for (int v0 = %d; v0 < n_iter - %d; ++v0) {\n", start, pl->c_off_max);
+        emit_copy(sb, pl, w, NULL, 0, "v0", pend, &np);
+        sb_puts(sb, "            }\n");
+        for (int k = 0; k < F; k++) {
+            for (int e = 0; e < W->n_entries; e++)
+                present[e] = k + W->e[e].offset < pl->c_off_max;
+            snprintf(vdef, sizeof vdef, "n_iter - %d + %d", pl->c_off_max, k);
+            emit_copy(sb, pl, w, present, 0, vdef, pend, &np);
+        }
+        emit_tail(sb, pl, w, pend, np);
+    } else {
+        int pf = (F + P) % 2;
+        sb_printf(sb, "            // Two steps per turn: the S ring slot of every entry is a constant.\n"
+                      "            int v0 = %d;\n"
+                      "            for (; v0 + 1 < n_iter - %d; v0 += 2) {\n",
+                  start, pl->c_off_max);
+        emit_copy(sb, pl, w, NULL, pf, "v0", pend, &np);
+        emit_copy(sb, pl, w, NULL, pf ^ 1, "v0 + 1", pend, &np);
+        sb_puts(sb, "            }\n");
+        fa_group steady[FA_MAX_PENDING];
+        int nsteady = np;
+        memcpy(steady, pend, sizeof pend[0] * (size_t)np);
+        for (int odd = 1; odd >= 0; odd--) {
+            memcpy(pend, steady, sizeof pend[0] * (size_t)nsteady);
+            np = nsteady;
+            /* a plain else: ptxas must see that every path waits for the groups in flight */
+            if (odd)
+                sb_printf(sb, "            if ((n_iter - %d) & 1) {\n", F + P);
+            else
+                sb_puts(sb, "            else {\n");
+            int npar = (F + P + odd) % 2; /* parity of n_iter in this branch */
+            if (odd) {
+                snprintf(vdef, sizeof vdef, "n_iter - %d - 1", pl->c_off_max);
+                emit_copy(sb, pl, w, NULL, (npar + 1) % 2, vdef, pend, &np);
+            }
+            for (int k = 0; k < F; k++) {
+                for (int e = 0; e < W->n_entries; e++)
+                    present[e] = k + W->e[e].offset < pl->c_off_max;
+                snprintf(vdef, sizeof vdef, "n_iter - %d + %d", pl->c_off_max, k);
+                emit_copy(sb, pl, w, present, (npar + k) % 2, vdef, pend, &np);
+            }
+            emit_tail(sb, pl, w, pend, np);
+            sb_puts(sb, "            }\n");
+        }
+    }
+    sb_puts(sb, "            }\n");
+    for (int small = 1; small <= F + P; small++) {
+        if (small < F + P)
+            sb_printf(sb, "            else if (n_iter == %d) {\n", small);
+        else
+            sb_printf(sb, "            else {  // n_iter == %d\n", small);
+        np = 0;
+        for (int k = 0; k < small + F; k++) {
+            for (int e = 0; e < W->n_entries; e++) {
+                int i = first + k + W->e[e].offset;
+                present[e] = i >= 0 && i < small;
+            }
+            snprintf(vdef, sizeof vdef, "%d", first + k);
+            emit_copy(sb, pl, w, present, k % 2, vdef, pend, &np);
+        }
+        emit_tail(sb, pl, w, pend, np);
+        sb_puts(sb, "            }\n");
+    }
+}
+
+static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
+{
+    const fa_wg_program *W = &pl->wg[w];
+    const char *O = pl->g->tensors[pl->O].name;
+    sb_printf(sb, "    if (cw == %d) {\n"
+                  "        // Consumer role %s: one loop step runs, in this order:", w,
+              pl->p->roles[pl->p->lanes[W->e[0].lane].role].name);
+    for (int k = 0; k < W->n_entries; k++)
+        sb_printf(sb, "%s %s(v%+d)", k ? "," : "", pl->sg->tasks[W->e[k].stask].id, W->e[k].offset);
+    sb_puts(sb, "\n");
+    sb_printf(sb, "        pt::regs_increase<%d>();\n", W->regs);
+    for (int x = 0; x < pl->n_xwaits; x++) {
+        if (pl->xw[x].wb == w)
+            sb_printf(sb, "        uint32_t xs%d = 0;  // syncs done on cross Wait %d's barrier ring\n", x, x);
+        if (pl->xw[x].wa == w)
+            sb_printf(sb, "        uint32_t xa%d = 0;  // arrivals on cross Wait %d's barrier ring\n", x, x);
+    }
+    sb_printf(sb, "#ifdef PT_TRACE\n"
+                  "        if (lead)\n"
+                  "            tracer.begin(pt_trace, 1 + cw, 1 + WGS, %u);\n"
+                  "#endif\n"
+                  "        uint32_t kbase = 0, vbase = 0, n_tile = 0;\n"
+                  "        float o[D / 2];\n", PT_TRACE_CAP);
+    for (int s = 0; s < pl->s_bufs; s++)
+        sb_printf(sb, "        float s%d[BN / 2];         // S tile of ring slot %d (scores, then exp'd in place)\n", s, s);
+    for (int s = 0; s < pl->m_bufs; s++)
+        sb_printf(sb, "        float al%d[2], mr%d[2];    // rescale factor and row max (log2 units), slot %d\n", s, s, s);
+    for (int s = 0; s < pl->p_bufs; s++)
+        sb_printf(sb, "        uint32_t p%d[BN / 16][4];  // P fragment of slot %d: A operand of the P.V wgmma\n", s, s);
+    sb_printf(sb, "        for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+                  "            int bh, mt;\n"
+                  "            tile_coords(t, bh, mt);\n"
+                  "            const int n_iter = tile_iters(mt);\n"
+                  "            const int row_lo = mt * BM + %d * 64;       // this warpgroup's first query row\n"
+                  "            const int row0 = row_lo + warp * 16 + lane / 4;  // this thread's rows: row0, row0 + 8\n"
+                  "            const uint64_t desc_q = pt::desc_sw128(smem + OFF_Q + %d * 64 * 128, 16, 1024);  // this warpgroup's Q rows\n"
+                  "            (void)desc_q;\n"
+                  "            (void)row0;\n"
+                  "            float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.f, 0.f};\n"
+                  "            #pragma unroll\n"
+                  "            for (int r = 0; r < D / 2; ++r) {\n"
+                  "                o[r] = 0.f;\n"
+                  "                pt::keep(o[r]);  // zeroed here, before a wgmma is in flight (else ptxas serialises)\n"
+                  "            }\n"
+                  "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed\n",
+              w, w, pl->g->tensors[pl->Q].name);
+    if (w == 0)
+        sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", pl->st_load_q, pl->lane_load);
+    emit_loop(sb, pl, w);
+    sb_puts(sb, "            kbase += n_iter;\n            vbase += n_iter;\n");
+    sb_printf(sb, "            // %s: O / l (the row sums of the 4 lanes of a row added first), converted to\n"
+                  "            // %s and staged 128B-swizzled over this warpgroup's rows of Q.\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 0);\n"
+                  "            #pragma unroll\n"
+                  "            for (int h = 0; h < 2; ++h) {\n"
+                  "                float l = l_run[h];\n"
+                  "                l += __shfl_xor_sync(0xffffffffu, l, 1);\n"
+                  "                l += __shfl_xor_sync(0xffffffffu, l, 2);\n"
+                  "                l_run[h] = l > 0.f ? 1.f / l : 0.f;\n"
+                  "            }\n"
+                  "            #pragma unroll\n"
+                  "            for (int j = 0; j < D / 8; ++j)\n"
+                  "                #pragma unroll\n"
+                  "                for (int h = 0; h < 2; ++h) {\n"
+                  "                    const int row = %d * 64 + warp * 16 + lane / 4 + 8 * h;\n"
+                  "                    const int col = 8 * j + 2 * (lane %% 4);\n"
+                  "                    uint8_t *atom = smem + OFF_Q + (col / 64) * (BM * 128);\n"
+                  "                    *reinterpret_cast<uint32_t *>(atom + pt::sw128_offset(row, (col %% 64) * 2)) =\n"
+                  "                        pt::pack2<%s>(o[4 * j + 2 * h] * l_run[h], o[4 * j + 2 * h + 1] * l_run[h]);\n"
+                  "                }\n"
+                  "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
+                  "            pt::named_sync(%d, 128);\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 1);\n"
+                  "            if (lead)\n"
+                  "                pt::mbar_arrive(c_full);\n",
+              pl->sg->tasks[W->st_norm].id, pt_dtype_name(pl->out_dt), W->st_norm, W->lane_norm, w,
+              cuda_type(pl->out_dt), 1 + w, W->st_norm, W->lane_norm);
+    if (!pl->store_by_producer && pl->store_wg == w)
+        sb_printf(sb, "            if (lead) {\n"
+                      "                // store.%s sits on this warpgroup's lane: Wait for every normalize.\n"
+                      "                pt::mbar_wait(c_full, n_tile & 1);\n"
+                      "                PT_REC(%d, %d, n_tile, 0, 0);\n"
+                      "                for (int a = 0; a < D / 64; ++a)\n"
+                      "                    pt::tma_store_3d(&tm_o, smem + OFF_Q + a * (BM * 128), a * 64, mt * BM, bh);\n"
+                      "                pt::tma_store_commit();\n"
+                      "                pt::tma_store_wait_read();\n"
+                      "                PT_REC(%d, %d, n_tile, 0, 1);\n"
+                      "                pt::mbar_arrive(q_empty);  // the next tile's Q may land\n"
+                      "            }\n",
+                  O, pl->st_store, pl->lane_store, pl->st_store, pl->lane_store);
+    sb_puts(sb, "        }\n");
+    if (!pl->store_by_producer && pl->store_wg == w)
+        sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
+    sb_puts(sb, "#ifdef PT_TRACE\n        tracer.end();\n#endif\n    }\n");
+}
+
+static void emit_kernel(strbuf *sb, const fa_plan *pl)
+{
+    const char *dev = pt_embedded_find(pt_embedded_device, "pt_device.cuh");
+    sb_printf(sb, "// %s.cu — generated by PipeThreader (target sm90a) from graph \"%s\" and its sProgram.\n"
+                  "// O = softmax(Q K^T * %.9g%s) V over %lld x %lld per batch·head, %s in, f32 accumulate,\n"
+                  "// %s out. Do not edit: regenerate.\n"
+                  "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
+              pl->kernel_name, pl->g->name, pl->scale, pl->causal ? ", causal" : "", (long long)pl->S,
+              (long long)pl->S, pt_dtype_name(pl->in_dt), pt_dtype_name(pl->out_dt));
+    sb_puts(sb, "// ---- device header (codegen/device/pt_device.cuh) ----\n");
+    const char *body = dev ? strstr(dev, "#pragma once\n") : NULL;
+    if (body) {
+        sb_printf(sb, "%.*s", (int)(body - dev), dev);
+        sb_puts(sb, body + strlen("#pragma once\n"));
+    } else
+        sb_puts(sb, dev ? dev : "#error pt_device.cuh missing\n");
+    sb_puts(sb, "// ---- end of device header ----\n\n#include <math.h>\n\n");
+    emit_constants(sb, pl);
+    emit_wgmma(sb, pl);
+    emit_helpers(sb, pl);
+    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
+                  "%s(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,\n"
+                  "   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,\n"
+                  "   uint8_t *pt_trace)\n{\n",
+              pl->threads, pl->kernel_name);
+    sb_puts(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
+                "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
+                "    uint8_t *smem = smem_raw + ((1024 - (pt::smem_addr(smem_raw) & 1023)) & 1023);\n"
+                "    uint64_t *full_k = reinterpret_cast<uint64_t *>(smem + OFF_BAR);\n"
+                "    uint64_t *empty_k = full_k + STAGES_K, *full_v = empty_k + STAGES_K;\n"
+                "    uint64_t *empty_v = full_v + STAGES_V, *q_full = empty_v + STAGES_V;\n"
+                "    uint64_t *q_empty = q_full + 1, *c_full = q_empty + 1;\n"
+                "    const int wg = threadIdx.x / 128;\n"
+                "    if (threadIdx.x == 0) {\n"
+                "        for (int s = 0; s < STAGES_K; ++s) {\n"
+                "            pt::mbar_init(&full_k[s], 1);     // producer's expect_tx arrival\n"
+                "            pt::mbar_init(&empty_k[s], WGS);  // one arrival per consumer warpgroup\n"
+                "        }\n"
+                "        for (int s = 0; s < STAGES_V; ++s) {\n"
+                "            pt::mbar_init(&full_v[s], 1);\n"
+                "            pt::mbar_init(&empty_v[s], WGS);\n"
+                "        }\n"
+                "        pt::mbar_init(q_full, 1);\n"
+                "        pt::mbar_init(q_empty, 1);\n"
+                "        pt::mbar_init(c_full, WGS);\n"
+                "        pt::mbar_fence_init();\n"
+                "    }\n"
+                "    __syncthreads();\n"
+                "#ifdef PT_TRACE\n"
+                "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
+                "#else\n"
+                "    (void)pt_trace;\n"
+                "#endif\n\n");
+    emit_producer(sb, pl);
+    sb_puts(sb, "    // Consumer roles: warpgroup 1 + cw runs role cw's lanes.\n"
+                "    const int cw = wg - 1;\n"
+                "    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;\n"
+                "    const bool lead = threadIdx.x % 128 == 0;  // the warpgroup's issuing thread\n");
+    for (int w = 0; w < pl->wgs; w++)
+        emit_consumer_wg(sb, pl, w);
+    sb_puts(sb, "}\n");
+}
+
+static void emit_host(strbuf *sb, const fa_plan *pl)
+{
+    const pt_graph *g = pl->g;
+    sb_printf(sb, "/* launch.c — generated by PipeThreader: host launcher of %s (CUDA driver API). */\n"
+                  "#include <cuda.h>\n#include <stdint.h>\n\n"
+                  "/* A 3-D tensor map (head dim, rows, batch·heads) with 128-byte swizzle, box 64 x rows x 1. */\n"
+                  "static CUresult map_3d(CUtensorMap *map, CUtensorMapDataType type, CUdeviceptr base, uint32_t rows)\n{\n"
+                  "    cuuint64_t dims[3] = {%lldu, %lldu, %lldu};\n"
+                  "    cuuint64_t strides[2] = {%lldu, %lldu};\n"
+                  "    cuuint32_t box[3] = {64, rows, 1};\n"
+                  "    cuuint32_t elem_strides[3] = {1, 1, 1};\n"
+                  "    return cuTensorMapEncodeTiled(map, type, 3, (void *)base, dims, strides, box, elem_strides,\n"
+                  "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,\n"
+                  "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
+              pl->kernel_name, (long long)pl->D, (long long)pl->S, (long long)pl->B,
+              (long long)(pl->D * 2), (long long)(pl->D * 2 * pl->S));
+    sb_printf(sb, "/* Slots are graph tensors: %d = %s (Q), %d = %s (K), %d = %s (V), %d = %s (O). */\n"
+                  "static int launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)\n{\n"
+                  "    CUfunction f;\n"
+                  "    CUresult r = cuModuleGetFunction(&f, mod, \"%s\");\n"
+                  "    CUtensorMap tq, tk, tv, to;\n"
+                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tq, %s, slots[%d], %lld);\n"
+                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tk, %s, slots[%d], %lld);\n"
+                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tv, %s, slots[%d], %lld);\n"
+                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&to, %s, slots[%d], %lld);\n",
+              pl->Q, g->tensors[pl->Q].name, pl->K, g->tensors[pl->K].name, pl->V,
+              g->tensors[pl->V].name, pl->O, g->tensors[pl->O].name, pl->kernel_name,
+              tmap_type(pl->in_dt), pl->Q, (long long)pl->BM, tmap_type(pl->in_dt), pl->K,
+              (long long)pl->BN, tmap_type(pl->in_dt), pl->V, (long long)pl->BN,
+              tmap_type(pl->out_dt), pl->O, (long long)pl->BM);
+    sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
+                  "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
+                  "    if (r == CUDA_SUCCESS) {\n"
+                  "        void *args[] = {&tq, &tk, &tv, &to, &trace};\n"
+                  "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
+                  "    }\n"
+                  "    return (int)r;\n}\n\n",
+              (long long)pl->smem_dynamic, (long long)pl->grid, pl->threads,
+              (long long)pl->smem_dynamic);
+    sb_printf(sb, "int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n{\n"
+                  "    return launch(mod, slots, 0, stream);\n}\n\n"
+                  "/* Instrumented build (kernel compiled with -DPT_TRACE): the trace buffer of\n"
+                  " * codegen/trace_abi.h holds n_ctas sampled CTAs x n_roles warp roles x cap records. */\n"
+                  "void pt_kernel_trace_layout(unsigned *n_ctas, unsigned *n_roles, unsigned *cap,\n"
+                  "                            unsigned *stride, unsigned *grid)\n{\n"
+                  "    *grid = %lldu;\n"
+                  "    *n_ctas = *grid < 8u ? *grid : 8u;\n"
+                  "    *stride = *grid / *n_ctas;\n"
+                  "    *n_roles = %du;\n"
+                  "    *cap = %uu;\n}\n\n"
+                  "int pt_kernel_launch_traced(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace,\n"
+                  "                            CUstream stream)\n{\n"
+                  "    return launch(mod, slots, trace, stream);\n}\n",
+              (long long)pl->grid, 1 + pl->wgs, PT_TRACE_CAP);
+}
+
+bool sm90a_attn_emit(const fa_plan *pl, pt_codegen_result *out, pt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    strbuf k = {0}, h = {0};
+    emit_kernel(&k, pl);
+    emit_host(&h, pl);
+    out->kernel_cu = sb_take(&k);
+    out->host_c = sb_take(&h);
+    if (!out->kernel_cu || !out->host_c) {
+        pt_codegen_result_free(out);
+        return pt_fail(err, "codegen sm90a: out of memory");
+    }
+    snprintf(out->kernel_name, sizeof out->kernel_name, "%s", pl->kernel_name);
+    out->grid = pl->grid;
+    out->block_threads = pl->threads;
+    out->smem_bytes = pl->smem_dynamic;
+    char order[256] = "";
+    const fa_wg_program *W = &pl->wg[0];
+    for (int k2 = 0; k2 < W->n_entries; k2++) {
+        size_t n = strlen(order);
+        snprintf(order + n, sizeof order - n, "%s%s%+d", k2 ? ", " : "",
+                 pt_stask_kind_name(pl->sg->tasks[W->e[k2].stask].kind), W->e[k2].offset);
+    }
+    snprintf(out->summary, sizeof out->summary,
+             "%s: attention tile %lldx%lld (d %lld), %d consumer warpgroup%s, stages K %d / V %d, "
+             "warpgroup 0 step [%s], %d S tile%s and %d P fragment%s live, %d cross-warpgroup Wait%s, %s grid of "
+             "%lld CTAs (%lld tiles), %lld bytes of shared memory, registers %d/%d",
+             pl->kernel_name, (long long)pl->BM, (long long)pl->BN, (long long)pl->D, pl->wgs,
+             pl->wgs > 1 ? "s" : "", pl->stages_k, pl->stages_v, order, pl->s_bufs,
+             pl->s_bufs > 1 ? "s" : "", pl->p_bufs, pl->p_bufs > 1 ? "s" : "", pl->n_xwaits, pl->n_xwaits == 1 ? "" : "s",
+             pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
+             (long long)pl->tiles, (long long)pl->smem_dynamic, pl->regs_producer, pl->wg[0].regs);
+    return true;
+}
