@@ -433,8 +433,8 @@ int pt_gr_render(cairo_t *cr, const pt_stask_graph *sg, const pt_gr_layout *lo,
         bool sel = v->selected >= 0 && (lo->stask[u] == v->selected || lo->stask[i] == v->selected);
         cairo_set_source_rgba(cr, fg[0], fg[1], fg[2], sel ? 0.95 : 0.45);
         cairo_set_line_width(cr, sel ? 2.2 : 1.3);
-        if (!ed->carried || lo->unroll > 1) {
-            /* Downward; an unrolled loop-carried edge is dashed and labelled. */
+        if (!ed->carried) {
+            /* Same iteration: downward. */
             double x0 = lo->x[u] + PT_GR_NODE_W / 2, y0 = lo->y[u] + PT_GR_NODE_H;
             double x1 = lo->x[i] + PT_GR_NODE_W / 2, y1 = lo->y[i];
             double my = (y0 + y1) / 2;
@@ -445,13 +445,10 @@ int pt_gr_render(cairo_t *cr, const pt_stask_graph *sg, const pt_gr_layout *lo,
             cairo_stroke(cr);
             cairo_set_dash(cr, NULL, 0, 0);
             arrow_head(cr, x1, y1, M_PI / 2);
-            if (ed->carried) {
-                cairo_set_font_size(cr, 10);
-                cairo_move_to(cr, (x0 + x1) / 2 + 4, my);
-                cairo_show_text(cr, "carried");
-            }
         } else {
-            /* Loop-carried, folded: a dashed arc out of the right side of u into the right of i. */
+            /* Loop-carried: a dashed arc out of the right side of u into the right of i (folded:
+             * back up to itself or an earlier node; unrolled: down to the next copy), clear of
+             * the nodes between. */
             double x0 = lo->x[u] + PT_GR_NODE_W, y0 = lo->y[u] + PT_GR_NODE_H / 2;
             double x1 = lo->x[i] + PT_GR_NODE_W, y1 = lo->y[i] + PT_GR_NODE_H / 2 + 4;
             double bulge = 30 + 6 * (e % 3);
@@ -464,7 +461,7 @@ int pt_gr_render(cairo_t *cr, const pt_stask_graph *sg, const pt_gr_layout *lo,
             cairo_set_dash(cr, NULL, 0, 0);
             arrow_head(cr, x1, y1, M_PI);
             char buf[16];
-            snprintf(buf, sizeof buf, "i-%d", ed->distance);
+            snprintf(buf, sizeof buf, lo->unroll > 1 ? "+%d" : "i-%d", ed->distance);
             cairo_set_font_size(cr, 10);
             cairo_move_to(cr, cxp - 10, (y0 + y1) / 2 + 3);
             cairo_show_text(cr, buf);

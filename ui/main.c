@@ -2,7 +2,7 @@
  *
  *   pipethreader [--hw NAME] [FILE-or-example…]
  *   pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]
- *                [--page timeline|graph] FILE-or-example
+ *                [--page timeline|graph] [--ctas] [--unroll] FILE-or-example
  *
  * Each FILE opens in its own window; with none, the window's start page lists the embedded
  * examples. --screenshot renders the main window with FILE loaded and simulated to a PNG and
@@ -26,6 +26,8 @@ typedef struct {
     const char *hw;
     const char *select;     /* --select ID (with --screenshot): select an sTask first */
     const char *page;       /* --page timeline|graph: the page shown */
+    gboolean ctas;          /* --ctas: several CTAs / waves as lane groups */
+    gboolean unroll;        /* --unroll: the sTask-graph's loop unrolled */
     GPtrArray *sources;
     int status;
     PtWindow *shot_window;
@@ -37,7 +39,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: pipethreader [--hw H100|H200|MI300X|FILE.json] [GRAPH…]\n"
                "       pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]\n"
-               "                    [--page timeline|graph] GRAPH\n"
+               "                    [--page timeline|graph] [--ctas] [--unroll] GRAPH\n"
                "GRAPH is an operator-graph JSON file or an embedded example name.\n");
 }
 
@@ -193,6 +195,10 @@ static void on_activate(GApplication *app, gpointer data)
             printf("inspector: %s\n", text);
             g_free(text);
         }
+        if (o->ctas)
+            g_action_group_activate_action(G_ACTION_GROUP(win), "show-ctas", NULL);
+        if (o->unroll)
+            g_action_group_activate_action(G_ACTION_GROUP(win), "unroll-loop", NULL);
         if (o->page && !pt_window_show_page(win, o->page))
             printf("error: no page '%s' (timeline or graph)\n", o->page);
         o->shot_window = win;
@@ -222,6 +228,10 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
+        } else if (!strcmp(a, "--ctas")) {
+            o.ctas = TRUE;
+        } else if (!strcmp(a, "--unroll")) {
+            o.unroll = TRUE;
         } else if (!strcmp(a, "--version")) {
             printf("pipethreader %s\n", PT_VERSION);
             return 0;

@@ -347,6 +347,9 @@ char *pt_window_dup_summary(PtWindow *self)
             g_string_append_printf(s, " (prediction error %+.1f%%)", m->kernel_error_pct);
         g_string_append_printf(s, "; measured bars: CTA %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
                                " spans", (gint64)m->measured_block, (gint64)m->n_measured);
+        if (m->n_measured_ctas > 1)
+            g_string_append_printf(s, " (%d CTAs sampled: Several CTAs shows them)",
+                                   m->n_measured_ctas);
         if (m->trace_iterations > 0 && m->trace_iterations != m->tl.eu_iterations)
             g_string_append_printf(s, " (note: the trace ran %" G_GINT64_FORMAT " iterations per "
                                    "EU, the example's shape %" G_GINT64_FORMAT ")",
@@ -1679,7 +1682,9 @@ static GtkWidget *build_main_page(PtWindow *self)
     GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
                                     "select, drag it to move it (Append) · colours: blue TMA, green tensor core, orange CUDA "
                                     "core, grey merged; "
-                                    "thin magenta outlined bars: measured (a loaded trace)");
+                                    "thin magenta outlined bars: measured (a loaded trace); red "
+                                    "strip: critical path; amber: idle; right-click a bar for "
+                                    "its Waits");
     gtk_widget_add_css_class(hint, "dim-label");
     gtk_label_set_xalign(GTK_LABEL(hint), 0);
     gtk_label_set_wrap(GTK_LABEL(hint), TRUE);

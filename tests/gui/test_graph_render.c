@@ -109,6 +109,49 @@ static void check_example(const char *name)
         pt_gr_node_center(&lo, &small, i, &cx, &cy);
         CHECK(pt_gr_hit(&lo, &small, cx, cy) == i);
     }
+    /* Unrolled: k copies of every body sTask, every edge (loop-carried ones included) drawn
+     * downward, each copy hit-testable to its sTask. */
+    pt_gr_layout un;
+    CHECK(pt_gr_layout_compute_unrolled(&sg, 3, &un));
+    int body = 0;
+    for (int i = 0; i < sg.n; i++)
+        body += sg.tasks[i].region == PT_REGION_BODY;
+    int k = sg.iterations >= 3 ? 3 : (int)sg.iterations;
+    CHECK(un.unroll == k);
+    CHECK(un.n == sg.n + (k - 1) * body);
+    int carried_down = 0;
+    for (int e = 0; e < un.n_edges; e++) {
+        const pt_gr_edge *ed = &un.edges[e];
+        CHECK(un.y[ed->from] + PT_GR_NODE_H < un.y[ed->to]);
+        if (ed->carried) {
+            carried_down++;
+            CHECK(un.iter[ed->to] == un.iter[ed->from] + ed->distance);
+        }
+    }
+    CHECK(carried > 0 ? carried_down > 0 : 1);
+    pt_gr_viewport uv = {.width = un.content_w, .height = un.content_h, .selected = -1,
+                         .hover = -1};
+    for (int i = 0; i < un.n; i++) {
+        double cx, cy;
+        pt_gr_node_center(&un, &uv, i, &cx, &cy);
+        CHECK(pt_gr_hit(&un, &uv, cx, cy) == un.stask[i]);
+    }
+    if (getenv("PT_GRAPH_PNG")) {
+        cairo_surface_t *us = cairo_image_surface_create(CAIRO_FORMAT_RGB24,
+                                                         (int)ceil(un.content_w),
+                                                         (int)ceil(un.content_h));
+        cairo_t *ucr = cairo_create(us);
+        pt_gr_render(ucr, &sg, &un, &uv);
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s.unrolled.png", getenv("PT_GRAPH_PNG"), name);
+        cairo_surface_write_to_png(us, path);
+        cairo_destroy(ucr);
+        cairo_surface_destroy(us);
+    }
+    pt_gr_layout_free(&un);
+    /* Folded again when asked for one iteration. */
+    CHECK(pt_gr_layout_compute_unrolled(&sg, 1, &un) && un.n == sg.n && un.unroll == 1);
+    pt_gr_layout_free(&un);
     printf("ok: %s: %d nodes in %d layers, %d same-iteration and %d loop-carried edges, "
            "%dx%d px\n", name, sg.n, lo.n_layers, same, carried, W, H);
     if (getenv("PT_GRAPH_PNG")) {

@@ -186,12 +186,11 @@ int main(void)
     pt_tl_render(cr, &ma, &va, &st);
     cairo_surface_flush(s);
     CHECK(st.arrows == 2);
-    /* The load-1 -> mma-1 arrow leaves load 1's end (x = 300) in lane 0 and ends at mma 1's
-     * start (x = 300) in lane 1: the pixels just left of that point, between the lanes, are
-     * drawn in the foreground colour (dark), where the lane background is light. */
+    /* The Wait arrow mma 0 -> mma 1 bows over lane 1's idle gap (200-300 ns): dark
+     * (foreground) pixels where the lane is otherwise light amber. */
     int dark_px = 0;
-    for (int y = (int)lane0 + 10; y < (int)lane1 + 20; y++)
-        for (int x = (int)PT_TL_LABEL_W + 280; x <= (int)PT_TL_LABEL_W + 300; x++) {
+    for (int y = (int)lane1; y < (int)lane1 + 15; y++)
+        for (int x = (int)PT_TL_LABEL_W + 230; x <= (int)PT_TL_LABEL_W + 270; x++) {
             uint32_t p = pixel(s, x, y);
             dark_px += ((p >> 16) & 0xff) < 90 && ((p >> 8) & 0xff) < 90 && (p & 0xff) < 90;
         }
