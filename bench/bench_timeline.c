@@ -11,6 +11,7 @@
  *   bench_timeline [--bars N] [--size WxH] [--frames F] */
 #include <cairo.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@ static void run(const char *what, const pt_tl_model *m, int W, int H, int frames
     pt_tl_fit(m, &v);
     double full0 = v.t0_ns, full1 = v.t1_ns;
     double *ms = malloc(sizeof(double) * (size_t)frames);
+    bool verbose = getenv("PT_BENCH_VERBOSE") != NULL;
     pt_tl_stats st, sum = {0};
     for (int f = 0; f < frames; f++) {
         /* Zoom in about a wandering point for the first half, out again for the second, and
@@ -69,6 +71,11 @@ static void run(const char *what, const pt_tl_model *m, int W, int H, int frames
         pt_tl_render(cr, m, &v, &st);
         cairo_surface_flush(s);
         ms[f] = now_ms() - t0;
+        if (verbose && ms[f] > 8)
+            printf("  frame %d: %.2f ms, range %.0f ns, %lld bars, %lld merged, %lld labels, "
+                   "%lld visited, %lld critical\n", f, ms[f], v.t1_ns - v.t0_ns,
+                   (long long)st.bars, (long long)st.merged, (long long)st.labels,
+                   (long long)st.visited, (long long)st.critical);
         sum.bars += st.bars;
         sum.merged += st.merged;
         sum.labels += st.labels;

@@ -297,7 +297,8 @@ typedef struct {
     size_t n, cap;
 } rect_batch;
 
-enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, N_BATCHES };
+enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, BATCH_SELECTED,
+       N_BATCHES };
 
 /* A bar drawn in detail on top of the fills: outlined (selected, hovered) or labelled. */
 typedef struct {
@@ -429,6 +430,12 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
                   h);
         if (w >= 3) /* a hairline gap so back-to-back bars stay apart */
             batch_add(c, BATCH_GAP, x1 - 0.5, y, 0.5, h);
+        if (selected && !hover && w < 3) {
+            /* Too thin to outline: drawn solid in the foreground colour instead. */
+            batch_add(c, BATCH_SELECTED, x0, y, w, h);
+            c->st.bars++;
+            continue;
+        }
         if (selected || hover || w > 24) {
             if (c->n_details == c->cap_details) {
                 size_t cap = c->cap_details ? c->cap_details * 2 : 64;
@@ -459,16 +466,27 @@ static void flush_bars(render_ctx *c)
     }
     cairo_set_source_rgba(cr, c->bg.r, c->bg.g, c->bg.b, 0.9);
     batch_fill(c, BATCH_GAP);
-    for (size_t i = 0; i < c->n_details; i++) {
-        const detail *d = &c->details[i];
-        double w = d->x1 - d->x0 < 1 ? 1 : d->x1 - d->x0;
-        if (d->selected || d->hover) {
-            cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
-            cairo_set_line_width(cr, d->selected ? 2.5 : 1.5);
+    cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
+    batch_fill(c, BATCH_SELECTED);
+    /* Outlines as one path per width (selected, hovered), then the labels. */
+    for (int pass = 0; pass < 2; pass++) {
+        bool any = false;
+        for (size_t i = 0; i < c->n_details; i++) {
+            const detail *d = &c->details[i];
+            if (pass == 0 ? !d->selected : !(d->hover && !d->selected))
+                continue;
+            double w = d->x1 - d->x0 < 1 ? 1 : d->x1 - d->x0;
             cairo_rectangle(cr, d->x0 + 0.75, d->y + 0.75, w - 1.5 > 0 ? w - 1.5 : 0.5,
                             d->h - 1.5);
+            any = true;
+        }
+        if (any) {
+            cairo_set_line_width(cr, pass == 0 ? 2.5 : 1.5);
             cairo_stroke(cr);
         }
+    }
+    for (size_t i = 0; i < c->n_details; i++) {
+        const detail *d = &c->details[i];
         draw_label(c, &c->m->spans[d->span], d->x0, d->x1, d->y, d->h);
     }
     c->n_details = 0;
