@@ -250,10 +250,13 @@ void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
     double x = self->drag_x + dx, y = self->drag_y + dy;
     if (y < PT_TL_AXIS_H)
         return;
-    int lane = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
-    if (lane < 0 || lane >= self->model.n_lanes)
+    int row = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
+    if (row < 0 || row >= pt_tl_rows(&self->model) || self->model.n_lanes <= 0)
         return;
-    double t = pt_tl_x_to_time(&self->vp, x < PT_TL_LABEL_W ? PT_TL_LABEL_W : x);
+    /* A drop in another lane group means the same lane, at that group's time. */
+    int lane = row % self->model.n_lanes, g = row / self->model.n_lanes;
+    double t = pt_tl_x_to_time(&self->vp, x < PT_TL_LABEL_W ? PT_TL_LABEL_W : x) -
+               (g > 0 ? self->model.group_offset_ns[g] : 0);
     g_signal_emit(self, signals[SIGNAL_STASK_DROPPED], 0, stask, lane, t);
 }
 
