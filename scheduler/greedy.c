@@ -5,7 +5,9 @@
  * sTasks whose producers are all placed, take the one on an asynchronous sEU first (TMA and
  * tensor-core work is issued early so it overlaps), then the one with the fewest dependencies
  * still unplaced (loop-carried ones included), then the one that unlocks the most downstream
- * sTasks, then the lowest index (determinism). Every dependency between lanes becomes a Wait. */
+ * sTasks, then the lowest index (determinism). Every dependency between lanes becomes a Wait.
+ * Look-ahead issues tensor-core sTasks fed only by loads one iteration ahead, and with them the
+ * CUDA-core sTasks that only consume work issued ahead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,25 @@ static bool can_look_ahead(const pt_stask_graph *sg, const pt_stask *s)
             return false;
     }
     return true;
+}
+
+/* A CUDA-core body sTask all of whose same-iteration producers were issued one iteration ahead
+ * goes ahead with them (FlashAttention's softmax of block j+1 then runs while the tensor cores
+ * do P.V of block j: the intra-warpgroup overlap of FlashAttention-3). */
+static bool follows_look_ahead(const pt_sprogram *p, const pt_stask_graph *sg, const pt_stask *s)
+{
+    if (s->seu != PT_SEU_CUDA_CORE || s->region != PT_REGION_BODY)
+        return false;
+    int same = 0;
+    for (int d = 0; d < s->n_deps; d++) {
+        int f = s->deps[d].from, lane, pos;
+        if (s->deps[d].distance != 0 || &sg->tasks[f] == s)
+            continue;
+        if (!pt_sprogram_placement(p, f, &lane, &pos) || p->lanes[lane].entries[pos].offset != 1)
+            return false;
+        same++;
+    }
+    return same > 0;
 }
 
 /* Lexicographic order of priority keys: smaller is scheduled first. */
@@ -132,7 +153,7 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
             ok = pt_fail(err, "scheduler: no lane for sTask %s", s->id);
             break;
         }
-        int offset = o->lookahead && can_look_ahead(sg, s) ? 1 : 0;
+        int offset = o->lookahead && (can_look_ahead(sg, s) || follows_look_ahead(p, sg, s)) ? 1 : 0;
         ok = pt_append(p, sg, best, lane, -1, offset, err);
         placed[best] = true;
     }

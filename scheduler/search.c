@@ -64,6 +64,18 @@ static bool contracted(const pt_graph *g, int a)
     return false;
 }
 
+/* Is axis a the contiguous (innermost) axis of some input tensor? Its tiles are then TMA boxes'
+ * inner extent and must be whole swizzle atoms. */
+static bool innermost_input(const pt_graph *g, int a)
+{
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *T = &g->tensors[t];
+        if (T->role == PT_ROLE_INPUT && T->rank > 0 && T->axes[T->rank - 1] == a)
+            return true;
+    }
+    return false;
+}
+
 /* The first non-batch axis of the first output: split between warpgroups. */
 static int split_axis(const pt_graph *g)
 {
@@ -113,11 +125,21 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
                     add_value(s, opts[i]);
             if (ext < 256)
                 add_value(s, ext);
-        } else if (red) {
+        } else if (red && innermost_input(g, a)) {
             /* reduction tiles are whole 128-byte swizzle atoms of 16-bit data */
             static const int64_t opts[] = {64, 128, 256};
             for (int i = 0; i < 3; i++)
                 if (opts[i] <= ext)
+                    add_value(s, opts[i]);
+            if (s->n == 0)
+                add_value(s, ext);
+        } else if (red) {
+            /* rows of the loaded tiles (attention's keys): any multiple of 16 (one k16 step of
+             * the wgmma that contracts them), the in-between sizes trading registers for
+             * fewer loop steps */
+            static const int64_t opts[] = {64, 96, 112, 128, 176, 192, 256};
+            for (int i = 0; i < 7; i++)
+                if (opts[i] < ext + 64)
                     add_value(s, opts[i]);
             if (s->n == 0)
                 add_value(s, ext);
