@@ -33,8 +33,9 @@ static bool plan_graph(sm90a_plan *pl, pt_error *err)
 {
     const pt_graph *g = pl->g;
     if (g->n_ops != 1 || g->ops[0].kind != PT_OP_MATMUL)
-        REFUSE("graph \"%s\" has %d ops; this backend generates single-matmul graphs so far "
-               "(attention, dequantising and Mamba2 kernels are later work)", g->name, g->n_ops);
+        REFUSE("graph \"%s\" has %d ops; this backend generates single matmuls and attention "
+               "(matmul, online_softmax, matmul) so far (dequantising and Mamba2 kernels are later "
+               "work)", g->name, g->n_ops);
     const pt_op *op = &g->ops[0];
     pl->op = 0;
     pl->A = op->in[0];
