@@ -37,8 +37,10 @@ static gboolean whole_word(const char *text, const char *p, size_t n)
     return !id_char(c) && !(c == '.' && id_char(p[n + 1]));
 }
 
-/* First line at or after offset `from` whose comment names id (n bytes); 0 when none. */
-static int find_in_comments(const char *text, size_t from, const char *id, size_t n)
+/* First line at or after offset `from` whose comment names id (n bytes); 0 when none. With
+ * lead, only comments that begin with the id count: that is where generated code marks the
+ * sTask's own statements ("// mma.O.wg1 at iteration v+0"), ahead of lists that mention it. */
+static int find_in_comments(const char *text, size_t from, const char *id, size_t n, gboolean lead)
 {
     int line = 1;
     for (size_t i = 0; i < from && text[i]; i++)
@@ -51,9 +53,15 @@ static int find_in_comments(const char *text, size_t from, const char *id, size_
         for (size_t k = 0; k + 1 < len && !c; k++)
             if (s[k] == '/' && (s[k + 1] == '/' || s[k + 1] == '*'))
                 c = s + k + 2;
-        for (const char *p = c; p && p + n <= s + len; p++)
+        if (c && lead)
+            while (c < s + len && *c == ' ')
+                c++;
+        for (const char *p = c; p && p + n <= s + len; p++) {
             if (memcmp(p, id, n) == 0 && whole_word(text, p, n))
                 return line;
+            if (lead)
+                break;
+        }
         if (!eol)
             break;
         s = eol + 1;
@@ -76,9 +84,11 @@ int pt_code_find_stask_line(const char *text, const char *id)
     size_t n = strlen(id);
     /* The id, then the id less its last part (per-warpgroup sTasks share their code). */
     for (;;) {
-        int line = find_in_comments(text, from, id, n);
+        int line = find_in_comments(text, from, id, n, TRUE);
+        if (!line)
+            line = find_in_comments(text, from, id, n, FALSE);
         if (!line && from)
-            line = find_in_comments(text, 0, id, n);
+            line = find_in_comments(text, 0, id, n, FALSE);
         if (line)
             return line;
         const char *dot = NULL;

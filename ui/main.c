@@ -2,7 +2,7 @@
  *
  *   pipethreader [--hw NAME] [FILE-or-example…]
  *   pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]
- *                [--page timeline|graph] [--ctas] [--unroll] FILE-or-example
+ *                [--page timeline|graph|code] [--ctas] [--unroll] FILE-or-example
  *
  * Each FILE opens in its own window; with none, the window's start page lists the embedded
  * examples. --screenshot renders the main window with FILE loaded and simulated to a PNG and
@@ -25,7 +25,8 @@ typedef struct {
     int width, height;
     const char *hw;
     const char *select;     /* --select ID (with --screenshot): select an sTask first */
-    const char *page;       /* --page timeline|graph: the page shown */
+    const char *page;       /* --page timeline|graph|code: the page shown */
+    gboolean captured;      /* the screenshot was written on a frame tick */
     gboolean ctas;          /* --ctas: several CTAs / waves as lane groups */
     gboolean unroll;        /* --unroll: the sTask-graph's loop unrolled */
     GPtrArray *sources;
@@ -39,7 +40,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: pipethreader [--hw H100|H200|MI300X|FILE.json] [GRAPH…]\n"
                "       pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]\n"
-               "                    [--page timeline|graph] [--ctas] [--unroll] GRAPH\n"
+               "                    [--page timeline|graph|code] [--ctas] [--unroll] GRAPH\n"
                "GRAPH is an operator-graph JSON file or an embedded example name.\n");
 }
 
@@ -114,7 +115,7 @@ static void on_startup(GApplication *app, gpointer data)
     g_object_unref(css);
 }
 
-static gboolean take_screenshot(app_opts *o)
+static gboolean take_screenshot(app_opts *o, gboolean quiet)
 {
     GtkWidget *win = GTK_WIDGET(o->shot_window);
     int w = gtk_widget_get_width(win), h = gtk_widget_get_height(win);
@@ -137,7 +138,7 @@ static gboolean take_screenshot(app_opts *o)
         gsk_render_node_unref(node);
     }
     g_object_unref(paintable);
-    if (!ok)
+    if (!ok && !quiet)
         fprintf(stderr, "pipethreader: could not write %s\n", o->screenshot);
     return ok;
 }
@@ -154,7 +155,7 @@ static void finish_screenshot(app_opts *o)
     if (sum)
         printf("%s\n", sum);
     g_free(sum);
-    if (take_screenshot(o))
+    if (o->captured || take_screenshot(o, FALSE))
         printf("screenshot: %s (%dx%d)\n", o->screenshot,
                gtk_widget_get_width(GTK_WIDGET(o->shot_window)),
                gtk_widget_get_height(GTK_WIDGET(o->shot_window)));
@@ -169,7 +170,14 @@ static gboolean on_tick(GtkWidget *w, GdkFrameClock *clock, gpointer data)
 {
     app_opts *o = data;
     (void)w, (void)clock;
-    if (++o->frames < 4)
+    /* the Code page scrolls to the selection from an idle once its text is laid out */
+    int settle = o->page && !strcmp(o->page, "code") ? 30 : 4;
+    if (++o->frames < settle)
+        return G_SOURCE_CONTINUE;
+    /* A page still laying out (the Code page's text view on a fresh kernel) can render to no
+     * texture for a frame or two: try again on later frames before giving up. */
+    o->captured = take_screenshot(o, TRUE);
+    if (!o->captured && o->frames < settle + 60)
         return G_SOURCE_CONTINUE;
     finish_screenshot(o);
     return G_SOURCE_REMOVE;
@@ -200,7 +208,7 @@ static void on_activate(GApplication *app, gpointer data)
         if (o->unroll)
             g_action_group_activate_action(G_ACTION_GROUP(win), "unroll-loop", NULL);
         if (o->page && !pt_window_show_page(win, o->page))
-            printf("error: no page '%s' (timeline or graph)\n", o->page);
+            printf("error: no page '%s' (timeline, graph or code)\n", o->page);
         o->shot_window = win;
         gtk_widget_add_tick_callback(GTK_WIDGET(win), on_tick, o, NULL);
         g_timeout_add_seconds(20, on_shot_timeout, o);

@@ -392,7 +392,8 @@ static void test_find_line(void)
     g_assert_cmpint(pt_code_find_stask_line(t, "mma.C"), ==, 6);
     g_assert_cmpint(pt_code_find_stask_line(t, "mma.C.wg1"), ==, 6);
     g_assert_cmpint(pt_code_find_stask_line(t, "mma.C.wg0"), ==, 1); /* outside the kernel */
-    g_assert_cmpint(pt_code_find_stask_line(t, "load.A"), ==, 6);
+    /* a comment that begins with the id (the sTask's own code) wins over an earlier mention */
+    g_assert_cmpint(pt_code_find_stask_line(t, "load.A"), ==, 7);
     g_assert_cmpint(pt_code_find_stask_line(t, "store.C"), ==, 0);
     g_assert_cmpint(pt_code_find_stask_line(t, ""), ==, 0);
 }
