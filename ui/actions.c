@@ -722,7 +722,30 @@ static void export_chrome_to(pt_actions *st, const char *path)
     if (!loaded(st, what))
         return;
     pt_explorer_model *m = model(st);
-    char *text = pt_chrome_trace(&m->tl, &m->prog, &m->sg, NULL);
+    char *text = NULL;
+    if (m->have_measured && m->n_measured_ctas > 0) {
+        /* With a measured overlay: the prediction and every sampled CTA's spans, as the CLI's
+         * profile --chrome writes them (times as laid over the prediction). */
+        pt_measured ms = {.present = true, .n_ctas = m->n_measured_ctas};
+        ms.ctas = calloc((size_t)m->n_measured_ctas, sizeof *ms.ctas);
+        bool ok = ms.ctas != NULL;
+        for (int c = 0; ok && c < m->n_measured_ctas; c++) {
+            pt_mcta *t = &ms.ctas[c];
+            t->block = m->cta_block ? m->cta_block[c] : c;
+            t->smid = -1;
+            t->n_spans = m->cta_n_measured[c];
+            t->spans = calloc((size_t)(t->n_spans > 0 ? t->n_spans : 1), sizeof *t->spans);
+            ok = t->spans != NULL;
+            for (int64_t i = 0; ok && i < t->n_spans; i++) {
+                const pt_span *sp = &m->cta_measured[c][i];
+                t->spans[i] = (pt_mspan){sp->stask, sp->lane, 0, sp->iter, sp->start_ns, sp->end_ns};
+            }
+        }
+        if (ok)
+            text = pt_chrome_trace_profile(&m->tl, &m->prog, &m->sg, &ms);
+        pt_measured_free(&ms);
+    } else
+        text = pt_chrome_trace(&m->tl, &m->prog, &m->sg, NULL);
     pt_error err = {{0}};
     if (!text)
         fail(st, what, "out of memory");

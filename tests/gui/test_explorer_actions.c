@@ -296,6 +296,16 @@ static void test_profile_fake_remote(void)
     char *sum = pt_window_dup_summary(win);
     g_assert_nonnull(strstr(sum, "measured"));
     g_free(sum);
+    /* Export Chrome trace now holds the sampled CTAs' measured spans next to the prediction. */
+    char *cpath = g_build_filename(tmp, "measured.chrome.json", NULL);
+    activate("export-chrome-to", g_variant_new_string(cpath));
+    g_assert_null(pt_window_get_error(win));
+    char *ctext = NULL;
+    g_assert_true(g_file_get_contents(cpath, &ctext, NULL, NULL));
+    g_assert_nonnull(strstr(ctext, "(predicted)"));
+    g_assert_nonnull(strstr(ctext, "(measured)"));
+    g_free(ctext);
+    g_free(cpath);
     g_free(after);
     g_free(edited);
     g_free(fk);
