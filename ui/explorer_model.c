@@ -123,6 +123,30 @@ fail:
     return false;
 }
 
+bool pt_explorer_model_set_hw(pt_explorer_model *m, const char *hw_name, pt_error *err)
+{
+    pt_hw hw;
+    if (!pt_hw_load(&hw, hw_name, err))
+        return false;
+    if (!m->have_prog) {
+        m->hw = hw;
+        return true;
+    }
+    pt_timeline tl = {0};
+    if (!pt_simulate(&m->prog, &m->sg, &hw, &tl, err))
+        return false;
+    pt_timeline_free(&m->tl);
+    m->tl = tl;
+    m->have_tl = true;
+    m->hw = hw;
+    snprintf(m->prog.hw_name, sizeof m->prog.hw_name, "%s", hw.name);
+    m->warning[0] = '\0';
+    pt_error verr = {{0}};
+    if (!pt_validate(&m->prog, &m->sg, &m->hw, NULL, &verr))
+        snprintf(m->warning, sizeof m->warning, "%s", verr.msg);
+    return true;
+}
+
 double pt_explorer_model_mean_ns(const pt_explorer_model *m, int stask, int64_t *count)
 {
     double sum = 0;

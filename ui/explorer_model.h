@@ -69,6 +69,12 @@ void pt_explorer_model_clear(pt_explorer_model *m);
 bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char *hw_name,
                             pt_error *err);
 
+/* Switch the hardware model ("H100", "H200", "MI300X" or a JSON file) under the loaded
+ * sProgram: re-validated (a problem goes to m->warning) and re-simulated; the sProgram, its
+ * undo history and any measured overlay are kept. False with err (model unchanged) when the
+ * model does not load or the simulation fails. */
+bool pt_explorer_model_set_hw(pt_explorer_model *m, const char *hw_name, pt_error *err);
+
 /* Mean predicted duration (ns) of an sTask's instances; NaN when it has none. */
 double pt_explorer_model_mean_ns(const pt_explorer_model *m, int stask, int64_t *count);
 

@@ -12,7 +12,8 @@
 #include "timeline_view.h"
 #include "unsaved.h"
 
-static const char *const hw_names[] = {"H100", "H200", "MI300X", NULL};
+static const char *const hw_names[] = {"H100", "H200", "MI300X", "Custom JSON…", NULL};
+#define HW_CUSTOM 3 /* index of the entry that asks for a hardware-model file */
 
 /* Lane groups shown at most in the several-CTA view. */
 #define PT_WINDOW_MAX_CTAS 8
@@ -24,7 +25,9 @@ static const char *const col_titles[N_COLS] = {"sTask", "Kind", "sEU", "Region",
 struct _PtWindow {
     GtkApplicationWindow parent_instance;
     pt_explorer_model *model;
-    char hw_name[64];
+    char hw_name[1024];     /* builtin model name or a hardware-model JSON file */
+    guint hw_index;         /* the drop-down entry in use (restored when a switch fails) */
+    gboolean hw_reverting;
     const char **labels;       /* sTask ids, borrowed from model->sg */
     pt_seu_kind *stask_seu;
     char *error;               /* banner text, NULL when hidden */
@@ -1476,19 +1479,81 @@ static void action_examples(GSimpleAction *a, GVariant *p, gpointer data)
     gtk_stack_set_visible_child_name(GTK_STACK(PT_WINDOW(data)->stack), "start");
 }
 
+/* Put the loaded sProgram on hardware `name` (re-validated and re-simulated: edits are kept);
+ * on failure the banner says why and the drop-down goes back to the model in use. */
+static void apply_hw(PtWindow *self, const char *name, guint index)
+{
+    pt_error err = {{0}};
+    if (self->model->have_prog && !pt_explorer_model_set_hw(self->model, name, &err)) {
+        show_error(self, err.msg);
+        self->hw_reverting = TRUE;
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), self->hw_index);
+        self->hw_reverting = FALSE;
+        return;
+    }
+    g_strlcpy(self->hw_name, name, sizeof self->hw_name);
+    self->hw_index = index;
+    if (self->model->have_tl)
+        pt_window_refresh(self);
+}
+
+gboolean pt_window_set_hw(PtWindow *self, const char *name)
+{
+    guint index = HW_CUSTOM;
+    for (guint i = 0; i < HW_CUSTOM; i++)
+        if (g_str_equal(hw_names[i], name))
+            index = i;
+    apply_hw(self, name, index);
+    if (!g_str_equal(self->hw_name, name))
+        return FALSE;
+    self->hw_reverting = TRUE;
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), index);
+    self->hw_reverting = FALSE;
+    return TRUE;
+}
+
+static void on_hw_file_response(GtkNativeDialog *d, int response, gpointer data)
+{
+    PtWindow *self = data;
+    GFile *f = response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d))
+                                               : NULL;
+    char *path = f ? g_file_get_path(f) : NULL;
+    if (path)
+        apply_hw(self, path, HW_CUSTOM);
+    else {
+        self->hw_reverting = TRUE;
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), self->hw_index);
+        self->hw_reverting = FALSE;
+    }
+    g_free(path);
+    if (f)
+        g_object_unref(f);
+    gtk_native_dialog_destroy(d);
+    g_object_unref(d);
+}
+
 static void on_hw_changed(GObject *o, GParamSpec *ps, gpointer data)
 {
     PtWindow *self = data;
     (void)ps;
     guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(o));
-    if (i >= G_N_ELEMENTS(hw_names) - 1 || g_str_equal(self->hw_name, hw_names[i]))
+    if (self->hw_reverting || i >= G_N_ELEMENTS(hw_names) - 1)
         return;
-    g_strlcpy(self->hw_name, hw_names[i], sizeof self->hw_name);
-    if (self->model->have_tl) {
-        char *src = g_strdup(self->model->source);
-        pt_window_open(self, src);
-        g_free(src);
+    if (i == HW_CUSTOM) {
+        GtkFileChooserNative *fc = gtk_file_chooser_native_new(
+            "Hardware Model", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN, "_Use", "_Cancel");
+        GtkFileFilter *json = gtk_file_filter_new();
+        gtk_file_filter_set_name(json, "Hardware models (*.json)");
+        gtk_file_filter_add_pattern(json, "*.json");
+        gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(fc), json);
+        g_object_unref(json);
+        g_signal_connect(fc, "response", G_CALLBACK(on_hw_file_response), self);
+        gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
+        return;
     }
+    if (g_str_equal(self->hw_name, hw_names[i]))
+        return;
+    apply_hw(self, hw_names[i], i);
 }
 
 static void on_example_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
@@ -1840,6 +1905,7 @@ static void pt_window_init(PtWindow *self)
     gtk_header_bar_pack_start(GTK_HEADER_BAR(header), open);
     self->hw_dropdown = gtk_drop_down_new_from_strings(hw_names);
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), 1);
+    self->hw_index = 1;
     gtk_widget_set_tooltip_text(self->hw_dropdown, "Hardware model");
     gtk_accessible_update_property(GTK_ACCESSIBLE(self->hw_dropdown),
                                    GTK_ACCESSIBLE_PROPERTY_LABEL, "Hardware model", -1);
@@ -1928,10 +1994,15 @@ PtWindow *pt_window_new(GtkApplication *app, const char *hw_name)
 {
     PtWindow *self = g_object_new(PT_TYPE_WINDOW, "application", app, NULL);
     if (hw_name) {
-        for (guint i = 0; hw_names[i]; i++)
+        guint index = HW_CUSTOM; /* a file given on the command line */
+        for (guint i = 0; i < HW_CUSTOM; i++)
             if (g_str_equal(hw_names[i], hw_name))
-                gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), i);
+                index = i;
         g_strlcpy(self->hw_name, hw_name, sizeof self->hw_name);
+        self->hw_index = index;
+        self->hw_reverting = TRUE;
+        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), index);
+        self->hw_reverting = FALSE;
     }
     return self;
 }

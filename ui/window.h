@@ -72,6 +72,10 @@ void pt_window_apply_tile_form(PtWindow *self);
 /* The stages spin button of a buffered tensor (NULL if none); changing it runs win.stages. */
 GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor);
 
+/* Switch the hardware model (builtin name or JSON file) under the loaded sProgram, keeping it
+ * and its history; FALSE (reason in the banner, previous model kept) on failure. */
+gboolean pt_window_set_hw(PtWindow *self, const char *name);
+
 G_END_DECLS
 
 #endif

@@ -149,6 +149,51 @@ static void test_refused(void)
     g_free(after);
 }
 
+/* Switching the hardware model keeps the edited sProgram and its history, re-simulates, takes a
+ * JSON file, and refuses a broken file naming it, keeping the model in use. */
+static void test_hardware(void)
+{
+    load();
+    activate("stages", g_variant_new("(si)", "A", 4));
+    g_assert_null(pt_window_get_error(win));
+    g_assert_true(pt_window_get_model(win)->dirty);
+    double t200 = pt_window_get_model(win)->tl.kernel_time_ns;
+    g_assert_true(pt_window_set_hw(win, "H100"));
+    const pt_explorer_model *m = pt_window_get_model(win);
+    g_assert_cmpstr(m->hw.name, ==, "H100");
+    g_assert_cmpint(m->prog.stages[pt_graph_find_tensor(&m->graph, "A")], ==, 4);
+    g_assert_true(m->dirty);
+    g_assert_true(enabled("undo"));
+    g_assert_cmpfloat(m->tl.kernel_time_ns, !=, t200);
+    /* a custom model: the H200 with half its SMs runs the same sProgram in more waves */
+    char *dir = g_dir_make_tmp("pt-hw-XXXXXX", NULL);
+    char *half = g_build_filename(dir, "half.json", NULL);
+    g_assert_true(g_file_set_contents(half, "{\"format\": \"pipethreader.hw\", \"version\": 1, "
+                                      "\"base\": \"H200\", \"name\": \"H200-half\", "
+                                      "\"source\": \"test\", \"eu_count\": 66}", -1, NULL));
+    g_assert_true(pt_window_set_hw(win, half));
+    g_assert_null(pt_window_get_error(win));
+    g_assert_cmpint(m->hw.eu_count, ==, 66);
+    g_assert_cmpfloat(m->tl.kernel_time_ns, >, t200);
+    char *bad = g_build_filename(dir, "bad.json", NULL);
+    g_assert_true(g_file_set_contents(bad, "{\"base\": \"H200\", \"eu_count\": -3}", -1, NULL));
+    g_assert_false(pt_window_set_hw(win, bad));
+    const char *e = pt_window_get_error(win);
+    g_assert_nonnull(e);
+    g_test_message("refused: %s", e);
+    g_assert_nonnull(strstr(e, "bad.json"));
+    g_assert_cmpint(m->hw.eu_count, ==, 66);
+    g_assert_cmpint(m->prog.stages[pt_graph_find_tensor(&m->graph, "A")], ==, 4);
+    g_assert_true(pt_window_set_hw(win, "H200"));
+    g_assert_cmpfloat(m->tl.kernel_time_ns, ==, t200);
+    g_unlink(half);
+    g_unlink(bad);
+    g_rmdir(dir);
+    g_free(half);
+    g_free(bad);
+    g_free(dir);
+}
+
 static void test_undo_redo(void)
 {
     load();
@@ -426,6 +471,7 @@ int main(int argc, char **argv)
     g_test_add_func("/explorer/wait", test_wait);
     g_test_add_func("/explorer/refused", test_refused);
     g_test_add_func("/explorer/undo-redo", test_undo_redo);
+    g_test_add_func("/explorer/hardware", test_hardware);
     g_test_add_func("/explorer/tile", test_tile);
     g_test_add_func("/explorer/save-reload", test_save_reload);
     g_test_add_func("/explorer/drag", test_drag);
