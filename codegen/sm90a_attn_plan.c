@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sm90a_attn.h"
-#include "validate.h"
+#include "sm90a_common.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
@@ -642,13 +642,8 @@ bool sm90a_attn_make_plan(fa_plan *pl, const pt_sprogram *p, const pt_stask_grap
     pl->p = p;
     pl->hw = hw;
     pl->s_bufs = 1;
-    pt_validation v;
-    pt_error verr;
-    if (!pt_validate(p, sg, hw, &v, &verr))
-        return pt_fail(err, "codegen sm90a: the sProgram is not valid: %s", verr.msg);
-    if (strcmp(hw->arch, "sm_90a") != 0)
-        return pt_fail(err, "codegen sm90a: hardware model %s is %s; expected an sm_90a part "
-                            "(H100, H200)", hw->name, hw->arch);
+    if (!sm90a_check_target(p, sg, hw, err))
+        return false;
     if (!plan_graph(pl, err) || !plan_producer(pl, err) || !plan_consumers(pl, err) ||
         !plan_memory(pl, err))
         return false;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "sm90a_plan.h"
-#include "validate.h"
+#include "sm90a_common.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
@@ -254,13 +254,8 @@ bool sm90a_make_plan(sm90a_plan *pl, const pt_sprogram *p, const pt_stask_graph 
     pl->sg = sg;
     pl->p = p;
     pl->hw = hw;
-    pt_validation v;
-    pt_error verr;
-    if (!pt_validate(p, sg, hw, &v, &verr))
-        return pt_fail(err, "codegen sm90a: the sProgram is not valid: %s", verr.msg);
-    if (strcmp(hw->arch, "sm_90a") != 0)
-        return pt_fail(err, "codegen sm90a: hardware model %s is %s; expected an sm_90a part "
-                            "(H100, H200)", hw->name, hw->arch);
+    if (!sm90a_check_target(p, sg, hw, err))
+        return false;
     if (pl->g->n_tensors > 64)
         return pt_fail(err, "codegen sm90a: too many tensors");
     return plan_graph(pl, err) && plan_tiles(pl, err) && plan_lanes(pl, err) &&

@@ -1,0 +1,55 @@
+/* sm90a_common.c — the pieces both Hopper generators share (see sm90a_common.h). */
+#include <string.h>
+
+#include "embedded.h"
+#include "sm90a_common.h"
+#include "trace_abi.h"
+#include "validate.h"
+
+extern const pt_embedded_file pt_embedded_device[];
+
+bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                        pt_error *err)
+{
+    pt_validation v;
+    pt_error verr;
+    if (!pt_validate(p, sg, hw, &v, &verr))
+        return pt_fail(err, "codegen sm90a: the sProgram is not valid: %s", verr.msg);
+    if (strcmp(hw->arch, "sm_90a") != 0)
+        return pt_fail(err, "codegen sm90a: hardware model %s is %s; expected an sm_90a part "
+                            "(H100, H200)", hw->name, hw->arch);
+    return true;
+}
+
+void sm90a_emit_device_header(strbuf *sb)
+{
+    const char *dev = pt_embedded_find(pt_embedded_device, "pt_device.cuh");
+    sb_puts(sb, "// ---- device header (codegen/device/pt_device.cuh) ----\n");
+    /* its include guard is not needed once pasted */
+    const char *body = dev ? strstr(dev, "#pragma once\n") : NULL;
+    if (body) {
+        sb_printf(sb, "%.*s", (int)(body - dev), dev);
+        sb_puts(sb, body + strlen("#pragma once\n"));
+    } else
+        sb_puts(sb, dev ? dev : "#error pt_device.cuh missing\n");
+    sb_puts(sb, "// ---- end of device header ----\n\n");
+}
+
+void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles)
+{
+    sb_printf(sb, "int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n{\n"
+                  "    return launch(mod, slots, 0, stream);\n}\n\n"
+                  "/* Instrumented build (kernel compiled with -DPT_TRACE): the trace buffer of\n"
+                  " * codegen/trace_abi.h holds n_ctas sampled CTAs x n_roles warp roles x cap records. */\n"
+                  "void pt_kernel_trace_layout(unsigned *n_ctas, unsigned *n_roles, unsigned *cap,\n"
+                  "                            unsigned *stride, unsigned *grid)\n{\n"
+                  "    *grid = %lldu;\n"
+                  "    *n_ctas = *grid < 8u ? *grid : 8u;\n"
+                  "    *stride = *grid / *n_ctas;\n"
+                  "    *n_roles = %du;\n"
+                  "    *cap = %uu;\n}\n\n"
+                  "int pt_kernel_launch_traced(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace,\n"
+                  "                            CUstream stream)\n{\n"
+                  "    return launch(mod, slots, trace, stream);\n}\n",
+              (long long)grid, n_roles, PT_TRACE_CAP);
+}

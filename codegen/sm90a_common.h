@@ -1,0 +1,23 @@
+/* sm90a_common.h — what the two Hopper generators share (single matmuls: sm90a_plan.c /
+ * sm90a_emit.c; attention: sm90a_attn_plan.c / sm90a_attn_emit.c): the check that an sProgram
+ * is valid and targets an sm_90a part, the device header pasted into kernel.cu, and the
+ * launcher's exported entry points. */
+#ifndef PT_SM90A_COMMON_H
+#define PT_SM90A_COMMON_H
+
+#include "codegen.h"
+#include "strbuf.h"
+
+/* The sProgram validates and hw is an sm_90a part; else false with a one-line reason. */
+bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                        pt_error *err);
+
+/* codegen/device/pt_device.cuh, inlined so that kernel.cu stands alone. */
+void sm90a_emit_device_header(strbuf *sb);
+
+/* pt_kernel_launch, pt_kernel_trace_layout and pt_kernel_launch_traced of launch.c, over the
+ * file's own static `launch(mod, slots, trace, stream)`: grid CTAs, 1 + consumer warpgroups
+ * trace roles. */
+void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles);
+
+#endif
