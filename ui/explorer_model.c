@@ -534,32 +534,38 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
     return true;
 }
 
-bool pt_explorer_is_sprogram_file(const char *path)
+/* The JSON of a file, or NULL (unreadable, not JSON): the sniffers below only ask. */
+static cJSON *sniff_json(const char *path)
 {
     char *text = NULL;
     size_t len = 0;
     pt_error err = {{0}};
     if (!pt_read_file(path, &text, &len, &err))
-        return false;
+        return NULL;
     cJSON *root = pt_json_parse(path, text, len, &err);
     free(text);
-    /* Graph files carry a "format" too ("pipethreader.graph"): only an sProgram's counts. */
+    return root;
+}
+
+/* Whether the file's top-level "format" is `format`. */
+static bool has_format(const char *path, const char *format)
+{
+    cJSON *root = sniff_json(path);
     const cJSON *f = root ? cJSON_GetObjectItemCaseSensitive(root, "format") : NULL;
-    bool yes = cJSON_IsString(f) && f->valuestring &&
-               strcmp(f->valuestring, "pipethreader.sprogram") == 0;
+    bool yes = cJSON_IsString(f) && f->valuestring && strcmp(f->valuestring, format) == 0;
     cJSON_Delete(root);
     return yes;
 }
 
+bool pt_explorer_is_sprogram_file(const char *path)
+{
+    /* Graph files carry a "format" too ("pipethreader.graph"): only an sProgram's counts. */
+    return has_format(path, "pipethreader.sprogram");
+}
+
 bool pt_explorer_sprogram_graph_embedded(const char *path)
 {
-    char *text = NULL;
-    size_t len = 0;
-    pt_error err = {{0}};
-    if (!pt_read_file(path, &text, &len, &err))
-        return false;
-    cJSON *root = pt_json_parse(path, text, len, &err);
-    free(text);
+    cJSON *root = sniff_json(path);
     const cJSON *g = root ? cJSON_GetObjectItemCaseSensitive(root, "graph") : NULL;
     bool yes = false;
     if (cJSON_IsString(g) && g->valuestring)
@@ -608,17 +614,7 @@ static int cmp_span_start(const void *a, const void *b)
 
 bool pt_explorer_is_trace_file(const char *path)
 {
-    char *text = NULL;
-    size_t len = 0;
-    pt_error err = {{0}};
-    if (!pt_read_file(path, &text, &len, &err))
-        return false;
-    cJSON *root = pt_json_parse(path, text, len, &err);
-    free(text);
-    const cJSON *f = root ? cJSON_GetObjectItemCaseSensitive(root, "format") : NULL;
-    bool yes = cJSON_IsString(f) && f->valuestring && strcmp(f->valuestring, PT_TRACE_FORMAT) == 0;
-    cJSON_Delete(root);
-    return yes;
+    return has_format(path, PT_TRACE_FORMAT);
 }
 
 /* The model's sTask index of the trace's sTask k, or -1. */
