@@ -70,7 +70,7 @@ typedef struct {
     int *entry_idx;          /* storage behind ls[].pro/body/epi */
     double lane_ready[PT_MAX_LANES];
     double role_free[PT_MAX_ROLES];
-    double tma_free, tc_free;
+    double tma_free, tc_free, cc_free; /* when the TMA, tensor-core and CUDA-core servers free */
     double *inflight;        /* ends of outstanding TMA copies (bounded set) */
     int n_inflight, max_inflight;
     double tma_last_admit;
@@ -489,8 +489,13 @@ static void commit(sim_state *S, int L, double t)
         end = S->tc_free + c->latency_ns;
         break;
     default:
-        start = t;
-        end = t + c->latency_ns + work;
+        /* The SM's CUDA cores are one server for all warp roles: measured, two warpgroups
+         * running the same piece together each get about half the rate one gets alone (exp2
+         * 14.8 vs 28.1 elements/ns, row max 59.1 vs 109.7), so their work queues FIFO; the
+         * latency (shuffles) overlaps. The role itself is busy until its piece ends. */
+        start = t > S->cc_free ? t : S->cc_free;
+        S->cc_free = start + work;
+        end = S->cc_free + c->latency_ns;
         async = false;
         break;
     }
@@ -936,12 +941,37 @@ static double dram_bytes(const pt_stask_graph *sg)
     return bytes;
 }
 
-/* A persistent CTA runs its tiles back to back: the producer loads the next tile while the
- * consumers finish the current one, so a follow-on tile hides the pipeline fill (everything
- * before the first compute sTask starts: the first loads' latency) and the final store, and
- * pays no block launch (tile_overhead_ns). */
-static double persistent_saving(const pt_sprogram *p, const pt_timeline *tl, const pt_hw *hw)
+/* Does a store sit on a lane that also issues loads? That lane then issues the next tile's
+ * loads only after this tile's store, which waits for the whole epilogue. */
+static bool store_blocks_loads(const pt_sprogram *p, const pt_stask_graph *sg)
 {
+    for (int l = 0; l < p->n_lanes; l++) {
+        bool load = false, store = false;
+        for (int e = 0; e < p->lanes[l].n; e++) {
+            int s = p->lanes[l].entries[e].stask;
+            if (s < 0 || s >= sg->n)
+                continue;
+            load |= sg->tasks[s].kind == PT_ST_LOAD;
+            store |= sg->tasks[s].kind == PT_ST_STORE;
+        }
+        if (load && store)
+            return true;
+    }
+    return false;
+}
+
+/* A persistent CTA runs its tiles back to back and pays no block launch (tile_overhead_ns).
+ * When the loads' lane is free to run ahead, the producer also loads the next tile while the
+ * consumers finish the current one, so a follow-on tile hides the pipeline fill (everything
+ * before the first compute sTask starts: the first loads' latency) and the final store. When
+ * the store sits on the loads' lane, it does not: the next tile's first loads wait behind the
+ * store, as in a new CTA (measured: FlashAttention kernels with the store on the producer lane
+ * ran 25-74% slower than the fill-hiding model predicted, BENCHMARKS.md). */
+static double persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
+                                const pt_timeline *tl, const pt_hw *hw)
+{
+    if (store_blocks_loads(p, sg))
+        return hw->tile_overhead_ns;
     double first_compute = -1, last_compute = 0;
     for (int64_t i = 0; i < tl->n_spans; i++) {
         const pt_span *s = &tl->spans[i];
@@ -984,7 +1014,7 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     }
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
     if (p->partition.persistent)
-        tm.persist_saving = persistent_saving(p, tl, hw);
+        tm.persist_saving = persistent_saving(p, sg, tl, hw);
     double span = 0;
     /* equal tiles (no causal mask) fill whole waves: the dispatch would give exactly this */
     if ((tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp) && p->partition.persistent) {

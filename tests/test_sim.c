@@ -152,7 +152,9 @@ static bool sorted_by_start(const pt_timeline *tl)
 }
 
 /* (a) load -> mma -> store, no loop: producer lane issues the load and the store. */
-static fixture *chain_fixture(void)
+/* load -> mma -> store; the store on the loads' lane, or with own_store_lane on a TMA lane of
+ * the consumer role. */
+static fixture *chain_fixture_on(bool own_store_lane)
 {
     fixture *f = fx_new(1);
     int ld = task(f, "load.A", PT_ST_LOAD, PT_REGION_PROLOGUE, 1000);
@@ -162,11 +164,16 @@ static fixture *chain_fixture(void)
     dep(f, st, mm, 0);
     int tma = lane(f, "tma", PT_SEU_TMA, 0), tc = lane(f, "tc.wg0", PT_SEU_TENSOR_CORE, 1);
     put(f, tma, ld, 0);
-    put(f, tma, st, 0);
+    put(f, own_store_lane ? lane(f, "tma.wg0", PT_SEU_TMA, 1) : tma, st, 0);
     put(f, tc, mm, 0);
     wait_on(f, mm, ld, 0);
     wait_on(f, st, mm, 0);
     return f;
+}
+
+static fixture *chain_fixture(void)
+{
+    return chain_fixture_on(false);
 }
 
 static void test_chain(void)
@@ -188,6 +195,29 @@ static void test_chain(void)
     CHECK(tl.n_lanes == 2);
     CHECK(tl.lane_busy_ns[0] == 200 + 150);
     CHECK(tl.lane_busy_ns[1] == 110);
+    pt_timeline_free(&tl);
+    fx_free(f);
+}
+
+/* Two warpgroups' CUDA-core pieces share the SM's CUDA cores: issued together, the second
+ * runs after the first (exp: 1 element/ns, no latency in the fixture). */
+static void test_cuda_cores_shared(void)
+{
+    fixture *f = fx_new(1);
+    int e0 = task(f, "softmax_exp.P.wg0", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int e1 = task(f, "softmax_exp.P.wg1", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int c0 = lane(f, "cuda.wg0", PT_SEU_CUDA_CORE, 1), c1 = lane(f, "cuda.wg1", PT_SEU_CUDA_CORE, 2);
+    put(f, c0, e0, 0);
+    put(f, c1, e1, 0);
+    pt_timeline tl = {0};
+    pt_error err = {""};
+    CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+    CHECK(tl.n_spans == 2);
+    /* both issue at 0; one finishes at 100, the other queues behind it until 200 */
+    double end0 = tl.spans[0].end_ns, end1 = tl.spans[1].end_ns;
+    CHECK(tl.spans[0].issue_ns == 0 && tl.spans[1].issue_ns == 0);
+    CHECK((end0 == 100 && end1 == 200) || (end0 == 200 && end1 == 100));
+    CHECK(tl.eu_time_ns == 200);
     pt_timeline_free(&tl);
     fx_free(f);
 }
@@ -495,10 +525,24 @@ static void test_kernel(void)
     f->p.partition.persistent = true; /* 4 CTAs, two of them take 3 tiles */
     CHECK_MSG(pt_simulate(&f->p, &f->sg, &f->hw, &tl, &err), "%s", err.msg);
     CHECK(tl.grid == 4 && tl.waves == 3);
-    /* a follow-on tile hides the fill before the mma (205), the store after it (470 - 315)
-     * and the block launch (50): 3 tiles cost 3 * 520 - 2 * 410 */
-    CHECK(tl.kernel_time_ns == 3 * 520 - 2 * 410 + 1000);
+    /* the store sits on the loads' lane: the next tile's load waits behind it as in a new
+     * CTA, so a follow-on tile saves only the block launch (50) */
+    CHECK(tl.kernel_time_ns == 3 * 520 - 2 * 50 + 1000);
     pt_timeline_free(&tl);
+
+    /* the store on a lane of its own: the producer loads the next tile ahead, so a follow-on
+     * tile hides the fill before the mma (205), the store after it and the block launch (50) */
+    fixture *f2 = chain_fixture_on(true);
+    f2->sg.tiles = 10;
+    f2->sg.tile_grid[0] = 10;
+    f2->p.partition.persistent = true;
+    CHECK_MSG(pt_simulate(&f2->p, &f2->sg, &f2->hw, &tl, &err), "%s", err.msg);
+    /* the store now runs in the mma's own role: no producer hand-off (5) before it */
+    CHECK_MSG(tl.eu_time_ns == 465, "%g", tl.eu_time_ns);
+    CHECK_MSG(tl.kernel_time_ns == 3 * 515 - 2 * (205 + (465 - 315) + 50) + 1000, "%g",
+              tl.kernel_time_ns);
+    pt_timeline_free(&tl);
+    fx_free(f2);
 
     f->hw.hbm_bytes_per_ns = 1; /* memory-bound: the DRAM floor wins */
     CHECK_MSG(pt_simulate(&f->p, &f->sg, &f->hw, &tl, &err), "%s", err.msg);
@@ -668,6 +712,7 @@ static void test_trace_round_trip(void)
 int main(void)
 {
     PTEST_RUN(test_chain);
+    PTEST_RUN(test_cuda_cores_shared);
     PTEST_RUN(test_stages);
     PTEST_RUN(test_tc_contention);
     PTEST_RUN(test_offsets);
