@@ -375,8 +375,11 @@ static void emit_step(strbuf *sb, const step_ctx *c)
         const fa_op *op = &c->ops[k];
         switch (op->kind) {
         case FA_OP_WAIT:
-            sb_printf(sb, "            pt::wgmma_wait<%d>();  // all but the newest %d wgmma group%s done\n",
-                      op->arg, op->arg, op->arg == 1 ? "" : "s");
+            if (op->arg == 0)
+                sb_puts(sb, "            pt::wgmma_wait<0>();  // every wgmma group committed so far done\n");
+            else
+                sb_printf(sb, "            pt::wgmma_wait<%d>();  // all but the newest %d wgmma group%s done\n",
+                          op->arg, op->arg, op->arg == 1 ? "" : "s");
             for (int d = 0; d < op->n_done; d++) {
                 const fa_entry *e = &W->e[op->done[d].entry];
                 if (e->kind == FA_E_MMA_S)

@@ -32,6 +32,7 @@ struct _PtWindow {
     pt_seu_kind *stask_seu;
     char *error;               /* banner text, NULL when hidden */
 
+    GtkWidget *view_hint, *view_bar;  /* the timeline/graph hint and toggles: not for Code */
     GtkWidget *stack, *banner, *banner_label, *summary, *timeline, *hw_dropdown;
     GtkWidget *views, *view_switcher, *graph; /* Timeline / Graph pages */
     GtkWidget *search, *inspector, *column_view;
@@ -1745,6 +1746,18 @@ static GtkWidget *build_side_panel(PtWindow *self)
     return box;
 }
 
+/* The hint line and the view toggles speak of the timeline and the sTask-graph: hidden on the
+ * Code page. */
+static void on_view_changed(GObject *o, GParamSpec *ps, gpointer data)
+{
+    PtWindow *self = data;
+    (void)ps;
+    const char *page = gtk_stack_get_visible_child_name(GTK_STACK(o));
+    gboolean views = !page || strcmp(page, "code") != 0;
+    gtk_widget_set_visible(self->view_hint, views);
+    gtk_widget_set_visible(self->view_bar, views);
+}
+
 static GtkWidget *build_main_page(PtWindow *self)
 {
     GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
@@ -1788,6 +1801,8 @@ static GtkWidget *build_main_page(PtWindow *self)
             self->unroll_toggle = t;
     }
     gtk_box_append(GTK_BOX(left), bar);
+    self->view_hint = hint;
+    self->view_bar = bar;
     self->timeline = pt_timeline_view_new();
     self->bar_menu = g_menu_new();
     pt_timeline_view_set_context_menu(PT_TIMELINE_VIEW(self->timeline),
@@ -1813,6 +1828,7 @@ static GtkWidget *build_main_page(PtWindow *self)
     gtk_stack_add_titled(GTK_STACK(self->views), self->graph, "graph", "sTask-graph");
     gtk_stack_add_titled(GTK_STACK(self->views), pt_actions_code_view(self), "code", "Code");
     gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");
+    g_signal_connect(self->views, "notify::visible-child-name", G_CALLBACK(on_view_changed), self);
     gtk_widget_set_vexpand(self->views, TRUE);
     gtk_box_append(GTK_BOX(left), self->views);
 
