@@ -274,6 +274,25 @@ bool pt_explorer_model_append(pt_explorer_model *m, int stask, int lane, int pos
     return commit(m, &c, NULL, NULL, err);
 }
 
+bool pt_explorer_model_set_offset(pt_explorer_model *m, int stask, int offset, pt_error *err)
+{
+    if (!check_stask(m, stask, err))
+        return false;
+    int lane, pos;
+    if (!pt_sprogram_placement(&m->prog, stask, &lane, &pos))
+        return pt_fail(err, "%s is not placed on a lane; Append it first", m->sg.tasks[stask].id);
+    if (m->prog.lanes[lane].entries[pos].offset == offset)
+        return pt_fail(err, "%s already has iteration offset %+d", m->sg.tasks[stask].id, offset);
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    if (!pt_append(&c, &m->sg, stask, lane, pos, offset, err)) {
+        pt_sprogram_free(&c);
+        return false;
+    }
+    return commit(m, &c, NULL, NULL, err);
+}
+
 bool pt_explorer_model_wait_add(pt_explorer_model *m, int stask, int on, int distance,
                                 pt_error *err)
 {

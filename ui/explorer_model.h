@@ -112,6 +112,9 @@ bool pt_explorer_sprogram_graph_embedded(const char *path);
 /* Move sTask `stask` to lane `lane` at `position` (-1: the end), keeping its iteration offset. */
 bool pt_explorer_model_append(pt_explorer_model *m, int stask, int lane, int position,
                               pt_error *err);
+/* Give a placed loop-body sTask iteration offset `offset` in its lane (look-ahead: +1 issues
+ * the next iteration's instance in this loop step), keeping its lane and position. */
+bool pt_explorer_model_set_offset(pt_explorer_model *m, int stask, int offset, pt_error *err);
 bool pt_explorer_model_wait_add(pt_explorer_model *m, int stask, int on, int distance,
                                 pt_error *err);
 bool pt_explorer_model_wait_remove(pt_explorer_model *m, int stask, int on, int distance,

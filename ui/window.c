@@ -33,6 +33,7 @@ struct _PtWindow {
     char *error;               /* banner text, NULL when hidden */
 
     GtkWidget *view_hint, *view_bar;  /* the timeline/graph hint and toggles: not for Code */
+    GtkWidget *offset_spin;            /* the selected sTask's iteration offset, or NULL */
     GtkWidget *stack, *banner, *banner_label, *summary, *timeline, *hw_dropdown;
     GtkWidget *views, *view_switcher, *graph; /* Timeline / Graph pages */
     GtkWidget *search, *inspector, *column_view;
@@ -241,12 +242,15 @@ static void update_inspector(PtWindow *self, int i)
     rebuild_bar_menu(self);
 }
 
+static void rebuild_form(PtWindow *self);
+
 void pt_window_select_stask(PtWindow *self, int stask)
 {
     if (self->syncing)
         return;
     self->syncing = TRUE;
     self->selected = stask;
+    rebuild_form(self); /* its offset row follows the selection */
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), stask);
     pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), stask);
     update_inspector(self, stask);
@@ -464,7 +468,6 @@ static void fill_extras(PtWindow *self, pt_tl_model *tm)
     fill_groups(self, tm);
 }
 
-static void rebuild_form(PtWindow *self);
 static void rebuild_bar_menu(PtWindow *self);
 
 /* Give the timeline view the model's spans and everything drawn with them. */
@@ -698,6 +701,18 @@ static void action_stages(GSimpleAction *a, GVariant *p, gpointer data)
     g_variant_get(p, "(&si)", &tensor, &n);
     pt_error err = {{0}};
     edited(self, pt_explorer_model_set_stages(self->model, tensor, n, &err), &err);
+}
+
+static void action_offset(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    const char *id;
+    gint32 offset;
+    g_variant_get(p, "(&si)", &id, &offset);
+    pt_error err = {{0}};
+    int s = find_stask(self, id, &err);
+    edited(self, s >= 0 && pt_explorer_model_set_offset(self->model, s, offset, &err), &err);
 }
 
 static void action_tile(GSimpleAction *a, GVariant *p, gpointer data)
@@ -950,6 +965,19 @@ GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor)
     return NULL;
 }
 
+static void on_offset_changed(GtkSpinButton *spin, gpointer data)
+{
+    PtWindow *self = data;
+    const char *id = g_object_get_data(G_OBJECT(spin), "pt-stask");
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.offset", "(si)", id,
+                               gtk_spin_button_get_value_as_int(spin));
+}
+
+GtkWidget *pt_window_get_offset_spin(PtWindow *self)
+{
+    return self->offset_spin;
+}
+
 static GtkWidget *form_label(const char *text)
 {
     GtkWidget *l = gtk_label_new(text);
@@ -1027,6 +1055,29 @@ static void build_form_now(PtWindow *self)
     if (!k)
         gtk_grid_attach(GTK_GRID(stages), form_label("none"), 0, 1, 1, 1);
     gtk_box_append(GTK_BOX(self->form_box), stages);
+
+    /* The selected sTask's iteration offset (loop-body sTasks): +1 issues the next
+     * iteration's instance in this loop step (look-ahead). */
+    int sel = self->selected, lane, pos;
+    if (sel >= 0 && sel < m->sg.n && m->sg.tasks[sel].region == PT_REGION_BODY &&
+        pt_sprogram_placement(&m->prog, sel, &lane, &pos)) {
+        GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+        char *text = g_strdup_printf("Iteration offset of %s", m->sg.tasks[sel].id);
+        gtk_box_append(GTK_BOX(row), form_label(text));
+        GtkWidget *spin = gtk_spin_button_new_with_range(-8, 8, 1);
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.lanes[lane].entries[pos].offset);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
+                                       -1);
+        gtk_widget_set_tooltip_text(spin, "Look-ahead: +1 issues the next iteration's instance "
+                                          "in this loop step (win.offset)");
+        g_free(text);
+        g_object_set_data_full(G_OBJECT(spin), "pt-stask", g_strdup(m->sg.tasks[sel].id), g_free);
+        g_signal_connect(spin, "value-changed", G_CALLBACK(on_offset_changed), self);
+        gtk_box_append(GTK_BOX(row), spin);
+        gtk_box_append(GTK_BOX(self->form_box), row);
+        self->offset_spin = spin;
+    } else
+        self->offset_spin = NULL;
 }
 
 static gboolean build_form_idle(gpointer data)
@@ -1882,6 +1933,7 @@ static const GActionEntry win_actions[] = {
     {"wait-add", action_wait_add, "(si)", NULL, NULL, {0}},
     {"wait-remove", action_wait_remove, "(si)", NULL, NULL, {0}},
     {"stages", action_stages, "(si)", NULL, NULL, {0}},
+    {"offset", action_offset, "(si)", NULL, NULL, {0}},
     {"tile", action_tile, "s", NULL, NULL, {0}},
     {"undo", action_undo, NULL, NULL, NULL, {0}},
     {"redo", action_redo, NULL, NULL, NULL, {0}},

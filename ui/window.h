@@ -71,6 +71,9 @@ gboolean pt_window_set_tile_field(PtWindow *self, const char *axis, const char *
 void pt_window_apply_tile_form(PtWindow *self);
 /* The stages spin button of a buffered tensor (NULL if none); changing it runs win.stages. */
 GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor);
+/* The inspector's iteration-offset spin of the selected loop-body sTask (NULL if none, or
+ * before the form is rebuilt on the next main-loop turn); changing it runs win.offset. */
+GtkWidget *pt_window_get_offset_spin(PtWindow *self);
 
 /* Switch the hardware model (builtin name or JSON file) under the loaded sProgram, keeping it
  * and its history; FALSE (reason in the banner, previous model kept) on failure. */
