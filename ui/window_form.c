@@ -1,0 +1,198 @@
+/* window_form.c — the inspector's form in PtWindow: tile sizes per graph axis (Propagate on
+ * Apply), stages of the buffered tensors and the selected loop-body sTask's iteration offset.
+ * Its widgets only send win.tile / win.stages / win.offset; the form is rebuilt from the model
+ * after every load and edit. */
+#include "window_private.h"
+
+static void apply_tile_form(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    if (!m->have_sg || !self->tile_entries)
+        return;
+    GString *spec = g_string_new(NULL);
+    for (guint i = 0; i < self->tile_entries->len; i++) {
+        GtkWidget *e = g_ptr_array_index(self->tile_entries, i);
+        const char *name = g_object_get_data(G_OBJECT(e), "pt-axis");
+        const char *now = g_object_get_data(G_OBJECT(e), "pt-value");
+        char *text = g_strstrip(g_strdup(gtk_editable_get_text(GTK_EDITABLE(e))));
+        if (g_strcmp0(text, now) != 0) /* only what the user changed: the rest propagates */
+            g_string_append_printf(spec, "%s%s=%s", spec->len ? "," : "", name, text);
+        g_free(text);
+    }
+    if (spec->len)
+        gtk_widget_activate_action(GTK_WIDGET(self), "win.tile", "s", spec->str);
+    g_string_free(spec, TRUE);
+}
+
+gboolean pt_window_set_tile_field(PtWindow *self, const char *axis, const char *text)
+{
+    for (guint i = 0; self->tile_entries && i < self->tile_entries->len; i++) {
+        GtkWidget *e = g_ptr_array_index(self->tile_entries, i);
+        if (g_strcmp0(g_object_get_data(G_OBJECT(e), "pt-axis"), axis) == 0) {
+            gtk_editable_set_text(GTK_EDITABLE(e), text);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+void pt_window_apply_tile_form(PtWindow *self)
+{
+    apply_tile_form(self);
+}
+
+static void on_apply_tile(GtkWidget *w, gpointer data)
+{
+    (void)w;
+    apply_tile_form(PT_WINDOW(data));
+}
+
+static void on_stages_changed(GtkSpinButton *spin, gpointer data)
+{
+    PtWindow *self = data;
+    const char *tensor = g_object_get_data(G_OBJECT(spin), "pt-tensor");
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.stages", "(si)", tensor,
+                               gtk_spin_button_get_value_as_int(spin));
+}
+
+GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor)
+{
+    for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
+         c = gtk_widget_get_next_sibling(c))
+        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k))
+            if (GTK_IS_SPIN_BUTTON(k) &&
+                g_strcmp0(g_object_get_data(G_OBJECT(k), "pt-tensor"), tensor) == 0)
+                return k;
+    return NULL;
+}
+
+static void on_offset_changed(GtkSpinButton *spin, gpointer data)
+{
+    PtWindow *self = data;
+    const char *id = g_object_get_data(G_OBJECT(spin), "pt-stask");
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.offset", "(si)", id,
+                               gtk_spin_button_get_value_as_int(spin));
+}
+
+GtkWidget *pt_window_get_offset_spin(PtWindow *self)
+{
+    return self->offset_spin;
+}
+
+static GtkWidget *form_label(const char *text)
+{
+    GtkWidget *l = gtk_label_new(text);
+    gtk_label_set_xalign(GTK_LABEL(l), 0);
+    return l;
+}
+
+static void build_form_now(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    GtkWidget *child;
+    while ((child = gtk_widget_get_first_child(self->form_box)))
+        gtk_box_remove(GTK_BOX(self->form_box), child);
+    g_ptr_array_set_size(self->tile_entries, 0);
+    if (!m->have_prog || !m->have_sg)
+        return;
+    GtkWidget *tile = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(tile), 6);
+    gtk_grid_set_row_spacing(GTK_GRID(tile), 4);
+    gtk_grid_attach(GTK_GRID(tile), form_label("Tile (Propagate)"), 0, 0, 4, 1);
+    int col = 0, row = 1;
+    for (int a = 0; a <= m->graph.n_axes; a++) {
+        bool wg = a == m->graph.n_axes;
+        const char *name = wg ? "wg" : m->graph.axes[a].name;
+        char *value = g_strdup_printf("%" G_GINT64_FORMAT,
+                                      wg ? (gint64)m->sg.tiling.warpgroups
+                                         : (gint64)m->sg.tiling.tile[a]);
+        GtkWidget *e = gtk_entry_new();
+        gtk_editable_set_text(GTK_EDITABLE(e), value);
+        gtk_editable_set_width_chars(GTK_EDITABLE(e), 5);
+        g_object_set_data_full(G_OBJECT(e), "pt-axis", g_strdup(name), g_free);
+        g_object_set_data_full(G_OBJECT(e), "pt-value", value, g_free);
+        char *acc = g_strdup_printf("Tile size of axis %s", name);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(e), GTK_ACCESSIBLE_PROPERTY_LABEL, acc, -1);
+        g_free(acc);
+        g_signal_connect(e, "activate", G_CALLBACK(on_apply_tile), self);
+        gtk_grid_attach(GTK_GRID(tile), form_label(name), col, row, 1, 1);
+        gtk_grid_attach(GTK_GRID(tile), e, col + 1, row, 1, 1);
+        g_ptr_array_add(self->tile_entries, e);
+        col += 2;
+        if (col >= 6) {
+            col = 0;
+            row++;
+        }
+    }
+    GtkWidget *apply = gtk_button_new_with_mnemonic("Apply _Tile");
+    gtk_widget_set_tooltip_text(apply, "Re-tile: Propagate the changed sizes through the graph "
+                                       "and re-partition (Enter in a field does the same)");
+    g_signal_connect(apply, "clicked", G_CALLBACK(on_apply_tile), self);
+    gtk_grid_attach(GTK_GRID(tile), apply, 0, row + 1, 3, 1);
+    gtk_box_append(GTK_BOX(self->form_box), tile);
+
+    GtkWidget *stages = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(stages), 6);
+    gtk_grid_set_row_spacing(GTK_GRID(stages), 4);
+    gtk_grid_attach(GTK_GRID(stages), form_label("Stages (buffered tensors)"), 0, 0, 4, 1);
+    int k = 0;
+    for (int t = 0; t < m->graph.n_tensors && t < PT_MAX_TENSORS; t++) {
+        if (m->prog.stages[t] <= 0)
+            continue;
+        GtkWidget *spin = gtk_spin_button_new_with_range(1, 16, 1);
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.stages[t]);
+        g_object_set_data_full(G_OBJECT(spin), "pt-tensor", g_strdup(m->graph.tensors[t].name),
+                               g_free);
+        char *acc = g_strdup_printf("Stages of %s", m->graph.tensors[t].name);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, acc,
+                                       -1);
+        g_free(acc);
+        g_signal_connect(spin, "value-changed", G_CALLBACK(on_stages_changed), self);
+        gtk_grid_attach(GTK_GRID(stages), form_label(m->graph.tensors[t].name), (k % 2) * 2,
+                        1 + k / 2, 1, 1);
+        gtk_grid_attach(GTK_GRID(stages), spin, (k % 2) * 2 + 1, 1 + k / 2, 1, 1);
+        k++;
+    }
+    if (!k)
+        gtk_grid_attach(GTK_GRID(stages), form_label("none"), 0, 1, 1, 1);
+    gtk_box_append(GTK_BOX(self->form_box), stages);
+
+    /* The selected sTask's iteration offset (loop-body sTasks): +1 issues the next
+     * iteration's instance in this loop step (look-ahead). */
+    int sel = self->selected, lane, pos;
+    if (sel >= 0 && sel < m->sg.n && m->sg.tasks[sel].region == PT_REGION_BODY &&
+        pt_sprogram_placement(&m->prog, sel, &lane, &pos)) {
+        GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+        char *text = g_strdup_printf("Iteration offset of %s", m->sg.tasks[sel].id);
+        gtk_box_append(GTK_BOX(row), form_label(text));
+        GtkWidget *spin = gtk_spin_button_new_with_range(-8, 8, 1);
+        gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.lanes[lane].entries[pos].offset);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
+                                       -1);
+        gtk_widget_set_tooltip_text(spin, "Look-ahead: +1 issues the next iteration's instance "
+                                          "in this loop step (win.offset)");
+        g_free(text);
+        g_object_set_data_full(G_OBJECT(spin), "pt-stask", g_strdup(m->sg.tasks[sel].id), g_free);
+        g_signal_connect(spin, "value-changed", G_CALLBACK(on_offset_changed), self);
+        gtk_box_append(GTK_BOX(row), spin);
+        gtk_box_append(GTK_BOX(self->form_box), row);
+        self->offset_spin = spin;
+    } else
+        self->offset_spin = NULL;
+}
+
+static gboolean build_form_idle(gpointer data)
+{
+    PtWindow *self = data;
+    if (self->form_box)
+        build_form_now(self);
+    g_object_unref(self);
+    return G_SOURCE_REMOVE;
+}
+
+/* After every load and edit. An edit may come from a form widget's own signal: rebuilding then
+ * would free the widget under its handler, so it waits for the main loop. */
+void win_rebuild_form(PtWindow *self)
+{
+    g_idle_add(build_form_idle, g_object_ref(self));
+}

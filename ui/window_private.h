@@ -1,0 +1,85 @@
+/* window_private.h — what the files of PtWindow share: its instance struct and the internal
+ * functions one of them calls in another (window.c: banner, table, inspector, loading, editing,
+ * header bar, construction; window_timeline.c, window_menu.c, window_form.c, window_files.c,
+ * window_shortcuts.c). Not for use outside ui/window*.c: the public API is window.h. */
+#ifndef PT_WINDOW_PRIVATE_H
+#define PT_WINDOW_PRIVATE_H
+
+#include "window.h"
+
+#include "critical_path.h"
+#include "explorer_model.h"
+#include "timeline_view.h"
+
+G_BEGIN_DECLS
+
+struct _PtWindow {
+    GtkApplicationWindow parent_instance;
+    pt_explorer_model *model;
+    char hw_name[1024];     /* builtin model name or a hardware-model JSON file */
+    guint hw_index;         /* the drop-down entry in use (restored when a switch fails) */
+    gboolean hw_reverting;
+    const char **labels;       /* sTask ids, borrowed from model->sg */
+    pt_seu_kind *stask_seu;
+    char *error;               /* banner text, NULL when hidden */
+
+    GtkWidget *view_hint, *view_bar;  /* the timeline/graph hint and toggles: not for Code */
+    GtkWidget *offset_spin;            /* the selected sTask's iteration offset, or NULL */
+    GtkWidget *stack, *banner, *banner_label, *summary, *timeline, *hw_dropdown;
+    GtkWidget *views, *view_switcher, *graph; /* Timeline / Graph pages */
+    GtkWidget *search, *inspector, *column_view;
+    GtkStringList *rows;       /* one item per sTask: its index as text */
+    GtkCustomFilter *filter;
+    GtkSingleSelection *selection;
+    gboolean syncing;
+    int selected;              /* selected sTask, -1: none */
+    gboolean closing;          /* the unsaved-changes prompt answered: really close */
+
+    /* What the timeline draws besides the spans (rebuilt with the model). */
+    pt_span_deps deps;
+    int64_t n_critical, *critical;
+    char *group_labels[PT_TL_MAX_GROUPS];
+    gboolean show_ctas;        /* several CTAs / waves as lane groups */
+    GMenu *bar_menu;           /* the timeline bars' context menu */
+    GMenu *recent_menu;        /* primary menu: Recent */
+    GtkWidget *recent_list;    /* start page: recent files */
+    GtkWidget *form_box;       /* inspector: tile entries and stages spin buttons */
+    GPtrArray *tile_entries;   /* GtkEntry per graph axis, then the warpgroups one */
+    GtkWidget *cta_toggle, *unroll_toggle;
+    char *pending_open;        /* a file to open once the unsaved-changes prompt is answered */
+};
+
+/* window.c */
+void win_update_title_and_actions(PtWindow *self);
+void win_add_recent(const char *path);
+gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err);
+
+/* window_timeline.c: dependencies, critical path and lane groups drawn with the spans. */
+void win_extras_clear(PtWindow *self);
+void win_refresh_timeline(PtWindow *self);
+
+/* window_menu.c: the timeline bars' context menu and the Add/Remove Wait actions. */
+void win_rebuild_bar_menu(PtWindow *self);
+void win_on_bar_context_menu(PtTimelineView *v, int stask, gpointer data);
+void win_action_wait_add_dialog(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_wait_remove_last(GSimpleAction *a, GVariant *p, gpointer data);
+
+/* window_form.c: after every load and edit (on the next main-loop turn). */
+void win_rebuild_form(PtWindow *self);
+
+/* window_files.c: saving, the unsaved-changes prompt, drops and recent files. */
+void win_action_save(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_save_as(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_open_recent(GSimpleAction *a, GVariant *p, gpointer data);
+gboolean win_on_close_request(GtkWindow *w, gpointer data);
+gboolean win_on_drop(GtkDropTarget *t, const GValue *value, double x, double y, gpointer data);
+void win_on_recent_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data);
+void win_rebuild_recent(PtWindow *self);
+void win_on_recent_changed(GtkRecentManager *mgr, gpointer data);
+
+/* window_shortcuts.c: give the window its keyboard-shortcuts window (Ctrl+?). */
+void win_install_help_overlay(PtWindow *self);
+
+G_END_DECLS
+
+#endif

@@ -1,0 +1,100 @@
+/* window_timeline.c — what PtWindow's timeline draws besides the spans: dependency arrows, the
+ * critical path, measured-error colours and lane groups (several CTAs / waves). Rebuilt with
+ * every model the window shows. */
+#include "window_private.h"
+
+/* Lane groups shown at most in the several-CTA view. */
+#define PT_WINDOW_MAX_CTAS 8
+
+void win_extras_clear(PtWindow *self)
+{
+    pt_span_deps_free(&self->deps);
+    g_free(self->critical);
+    self->critical = NULL;
+    self->n_critical = 0;
+    for (int g = 0; g < PT_TL_MAX_GROUPS; g++)
+        g_clear_pointer(&self->group_labels[g], g_free);
+}
+
+/* Lane groups. Predicted: the tiles one EU runs one after another (waves; a persistent CTA's
+ * successive tiles), offset by the simulator's mean wave period (kernel time less launch, over
+ * the waves). A trace with several sampled CTAs: one group per CTA with its measured spans, the
+ * prediction offset by the wave that CTA ran in. */
+static void fill_groups(PtWindow *self, pt_tl_model *tm)
+{
+    const pt_explorer_model *m = self->model;
+    if (!self->show_ctas)
+        return;
+    int64_t waves = m->tl.waves > 0 ? m->tl.waves : 1;
+    double period = (m->tl.kernel_time_ns - m->hw.launch_ns) / (double)waves;
+    if (!(period > 0))
+        period = m->tl.eu_time_ns;
+    int64_t eus = m->hw.eu_count > 0 ? m->hw.eu_count : 1;
+    bool persistent = m->prog.partition.persistent;
+    int n = 0;
+    if (m->have_measured && m->n_measured_ctas > 1) {
+        n = m->n_measured_ctas < PT_WINDOW_MAX_CTAS ? m->n_measured_ctas : PT_WINDOW_MAX_CTAS;
+        for (int g = 0; g < n; g++) {
+            int64_t b = m->cta_block[g];
+            tm->group_offset_ns[g] = persistent ? 0 : (double)(b / eus) * period;
+            self->group_labels[g] = g_strdup_printf("CTA %" G_GINT64_FORMAT, (gint64)b);
+            if (g > 0) {
+                tm->group_measured[g] = m->cta_measured[g];
+                tm->group_n_measured[g] = m->cta_n_measured[g];
+            }
+        }
+    } else {
+        n = waves < PT_WINDOW_MAX_CTAS ? (int)waves : PT_WINDOW_MAX_CTAS;
+        for (int g = 0; g < n; g++) {
+            tm->group_offset_ns[g] = (double)g * period;
+            self->group_labels[g] = persistent
+                ? g_strdup_printf("CTA 0 tile %d", g)
+                : g_strdup_printf("wave %d CTA %" G_GINT64_FORMAT, g, (gint64)(g * eus));
+        }
+    }
+    tm->n_groups = n;
+    for (int g = 0; g < n; g++)
+        tm->group_labels[g] = self->group_labels[g];
+}
+
+static void fill_extras(PtWindow *self, pt_tl_model *tm)
+{
+    const pt_explorer_model *m = self->model;
+    win_extras_clear(self);
+    if (pt_span_deps_build(&self->deps, &m->tl, &m->prog, &m->sg)) {
+        tm->deps = &self->deps;
+        int64_t n = pt_critical_path(m->tl.spans, m->tl.n_spans, &self->deps, &self->critical);
+        self->n_critical = n > 0 ? n : 0;
+        tm->n_critical = self->n_critical;
+        tm->critical = self->critical;
+    }
+    if (m->have_measured) {
+        tm->stask_error_pct = m->stask_error_pct;
+        tm->stask_measured_ns = m->stask_measured_ns;
+    }
+    fill_groups(self, tm);
+}
+
+/* Give the timeline view the model's spans and everything drawn with them. */
+void win_refresh_timeline(PtWindow *self)
+{
+    pt_explorer_model *m = self->model;
+    pt_tl_model tm = {0};
+    tm.n_lanes = m->prog.n_lanes;
+    for (int l = 0; l < m->prog.n_lanes && l < PT_MAX_LANES; l++) {
+        tm.lane_names[l] = m->prog.lanes[l].name;
+        tm.lane_seu[l] = m->prog.lanes[l].seu;
+    }
+    tm.n_spans = m->tl.n_spans;
+    tm.spans = m->tl.spans;
+    tm.n_stasks = m->sg.n;
+    tm.stask_labels = self->labels;
+    tm.stask_seu = self->stask_seu;
+    if (m->have_measured) {
+        tm.n_measured = m->n_measured;
+        tm.measured = m->measured;
+    }
+    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL); /* before extras go */
+    fill_extras(self, &tm);
+    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+}
