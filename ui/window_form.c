@@ -162,9 +162,9 @@ static void build_form_now(PtWindow *self)
     int sel = self->selected, lane, pos;
     if (sel >= 0 && sel < m->sg.n && m->sg.tasks[sel].region == PT_REGION_BODY &&
         pt_sprogram_placement(&m->prog, sel, &lane, &pos)) {
-        GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+        GtkWidget *offset_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
         char *text = g_strdup_printf("Iteration offset of %s", m->sg.tasks[sel].id);
-        gtk_box_append(GTK_BOX(row), form_label(text));
+        gtk_box_append(GTK_BOX(offset_row), form_label(text));
         GtkWidget *spin = gtk_spin_button_new_with_range(-8, 8, 1);
         gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.lanes[lane].entries[pos].offset);
         gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
@@ -174,8 +174,8 @@ static void build_form_now(PtWindow *self)
         g_free(text);
         g_object_set_data_full(G_OBJECT(spin), "pt-stask", g_strdup(m->sg.tasks[sel].id), g_free);
         g_signal_connect(spin, "value-changed", G_CALLBACK(on_offset_changed), self);
-        gtk_box_append(GTK_BOX(row), spin);
-        gtk_box_append(GTK_BOX(self->form_box), row);
+        gtk_box_append(GTK_BOX(offset_row), spin);
+        gtk_box_append(GTK_BOX(self->form_box), offset_row);
         self->offset_spin = spin;
     } else
         self->offset_spin = NULL;
