@@ -1,24 +1,17 @@
-/* window.c — PtWindow (see window.h): the error banner, the sTask table, the inspector's text,
- * loading a model into the window, the editing actions, the view toggles, the header bar's
+/* window.c — PtWindow (see window.h): the error banner, the sTask table's text, the inspector's
+ * text, loading a model into the window, the editing actions, the view toggles, the header bar's
  * actions and the window's construction. The rest lives beside it (window_private.h):
- * window_timeline.c, window_menu.c, window_form.c, window_files.c, window_shortcuts.c. */
+ * window_pages.c, window_hw.c, window_timeline.c, window_menu.c, window_form.c, window_files.c,
+ * window_shortcuts.c. */
 #include "window_private.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "actions.h"
-#include "embedded.h"
 #include "explorer_model.h"
 #include "graph_view.h"
 #include "timeline_view.h"
-
-static const char *const hw_names[] = {"H100", "H200", "MI300X", "Custom JSON…", NULL};
-#define HW_CUSTOM 3 /* index of the entry that asks for a hardware-model file */
-
-enum { COL_ID, COL_KIND, COL_SEU, COL_REGION, COL_TILE, COL_BYTES, COL_FLOPS, N_COLS };
-static const char *const col_titles[N_COLS] = {"sTask", "Kind", "sEU", "Region", "Tile",
-                                               "Bytes", "Flops"};
 
 G_DEFINE_FINAL_TYPE(PtWindow, pt_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -51,14 +44,14 @@ void pt_window_show_error(PtWindow *self, const char *msg)
 
 /* ---- sTask table ----------------------------------------------------------------------- */
 
-static int item_stask(gpointer item)
+int win_item_stask(gpointer item)
 {
     if (!item)
         return -1;
     return atoi(gtk_string_object_get_string(GTK_STRING_OBJECT(item)));
 }
 
-static char *cell_text(PtWindow *self, int i, int col)
+char *win_cell_text(PtWindow *self, int i, int col)
 {
     const pt_explorer_model *m = self->model;
     if (!m->have_sg || i < 0 || i >= m->sg.n)
@@ -81,56 +74,9 @@ static char *cell_text(PtWindow *self, int i, int col)
     }
 }
 
-static void cell_setup(GtkSignalListItemFactory *f, GtkListItem *li, gpointer data)
-{
-    (void)f;
-    GtkWidget *label = gtk_label_new(NULL);
-    int col = GPOINTER_TO_INT(data);
-    gtk_label_set_xalign(GTK_LABEL(label), col >= COL_BYTES ? 1.0f : 0.0f);
-    if (col == COL_ID)
-        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
-    gtk_list_item_set_child(li, label);
-}
-
-static void cell_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer data)
-{
-    PtWindow *self = g_object_get_data(G_OBJECT(f), "pt-window");
-    char *text = cell_text(self, item_stask(gtk_list_item_get_item(li)), GPOINTER_TO_INT(data));
-    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(li)), text);
-    g_free(text);
-}
-
-static gboolean filter_match(gpointer item, gpointer data)
-{
-    PtWindow *self = data;
-    const char *q = gtk_editable_get_text(GTK_EDITABLE(self->search));
-    if (!q || !*q)
-        return TRUE;
-    int i = item_stask(item);
-    if (!self->model->have_sg || i < 0 || i >= self->model->sg.n)
-        return FALSE;
-    const pt_stask *t = &self->model->sg.tasks[i];
-    char *needle = g_utf8_casefold(q, -1);
-    char *hay = g_strdup_printf("%s %s %s %s %s", t->id, pt_stask_kind_name(t->kind),
-                                pt_seu_name(t->seu), pt_region_name(t->region), t->expr);
-    char *fold = g_utf8_casefold(hay, -1);
-    gboolean ok = strstr(fold, needle) != NULL;
-    g_free(needle);
-    g_free(hay);
-    g_free(fold);
-    return ok;
-}
-
-static void on_search_changed(GtkSearchEntry *e, gpointer data)
-{
-    PtWindow *self = data;
-    (void)e;
-    gtk_filter_changed(GTK_FILTER(self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-}
-
 /* ---- inspector --------------------------------------------------------------------------- */
 
-static void update_inspector(PtWindow *self, int i)
+void win_update_inspector(PtWindow *self, int i)
 {
     const pt_explorer_model *m = self->model;
     if (!m->have_sg || i < 0 || i >= m->sg.n) {
@@ -141,7 +87,7 @@ static void update_inspector(PtWindow *self, int i)
     }
     const pt_stask *t = &m->sg.tasks[i];
     GString *s = g_string_new(NULL);
-    char *tile = cell_text(self, i, COL_TILE);
+    char *tile = win_cell_text(self, i, COL_TILE);
     g_string_append_printf(s, "%s\n\nkind %s on %s, %s\ntile %s\nbytes %" G_GINT64_FORMAT
                            ", flops %" G_GINT64_FORMAT "\nexpr %s\n",
                            t->id, pt_stask_kind_name(t->kind), pt_seu_name(t->seu),
@@ -211,7 +157,7 @@ void pt_window_select_stask(PtWindow *self, int stask)
     win_rebuild_form(self); /* its offset row follows the selection */
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), stask);
     pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), stask);
-    update_inspector(self, stask);
+    win_update_inspector(self, stask);
     pt_actions_stask_selected(self, stask);
     GListModel *lm = G_LIST_MODEL(self->selection);
     guint found = GTK_INVALID_LIST_POSITION;
@@ -221,7 +167,7 @@ void pt_window_select_stask(PtWindow *self, int stask)
         guint n = g_list_model_get_n_items(lm);
         for (guint p = 0; p < n; p++) {
             gpointer item = g_list_model_get_item(lm, p);
-            int s = item_stask(item);
+            int s = win_item_stask(item);
             g_object_unref(item);
             if (s == stask) {
                 found = p;
@@ -250,34 +196,6 @@ gboolean pt_window_select_stask_id(PtWindow *self, const char *id)
 char *pt_window_dup_inspector_text(PtWindow *self)
 {
     return g_strdup(gtk_label_get_text(GTK_LABEL(self->inspector)));
-}
-
-static void on_selection_changed(GObject *o, GParamSpec *ps, gpointer data)
-{
-    PtWindow *self = data;
-    (void)ps;
-    if (self->syncing)
-        return;
-    int i = item_stask(gtk_single_selection_get_selected_item(GTK_SINGLE_SELECTION(o)));
-    self->syncing = TRUE;
-    self->selected = i;
-    pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), i);
-    pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), i);
-    update_inspector(self, i);
-    pt_actions_stask_selected(self, i);
-    self->syncing = FALSE;
-}
-
-static void on_timeline_selected(PtTimelineView *v, int stask, gpointer data)
-{
-    (void)v;
-    pt_window_select_stask(PT_WINDOW(data), stask);
-}
-
-static void on_graph_selected(PtGraphView *v, int stask, gpointer data)
-{
-    (void)v;
-    pt_window_select_stask(PT_WINDOW(data), stask);
 }
 
 GtkWidget *pt_window_get_graph(PtWindow *self)
@@ -390,7 +308,7 @@ static void show_model(PtWindow *self)
     gtk_single_selection_set_selected(self->selection, GTK_INVALID_LIST_POSITION);
     self->syncing = FALSE;
     self->selected = -1;
-    update_inspector(self, -1);
+    win_update_inspector(self, -1);
     win_update_title_and_actions(self);
     pt_actions_model_changed(self);
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "main");
@@ -601,16 +519,6 @@ static void action_redo(GSimpleAction *a, GVariant *p, gpointer data)
     win_edited(self, pt_explorer_model_redo(self->model, &err), &err);
 }
 
-static void on_stask_dropped(PtTimelineView *v, int stask, int lane, double t_ns, gpointer data)
-{
-    PtWindow *self = data;
-    (void)v;
-    pt_error err = {{0}};
-    int pos = pt_explorer_model_drop_position(self->model, stask, lane, t_ns);
-    self->selected = stask;
-    win_edited(self, pt_explorer_model_append(self->model, stask, lane, pos, &err), &err);
-}
-
 /* ---- view toggles -------------------------------------------------------------------- */
 
 static void action_toggle(GSimpleAction *a, GVariant *state, gpointer data)
@@ -632,14 +540,6 @@ static void action_toggle(GSimpleAction *a, GVariant *state, gpointer data)
         pt_graph_view_set_unroll(PT_GRAPH_VIEW(self->graph),
                                  on ? PT_GRAPH_VIEW_DEFAULT_UNROLL : 1);
     }
-}
-
-static void on_unroll_changed(PtGraphView *v, int k, gpointer data)
-{
-    (void)v;
-    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(data), "unroll-loop");
-    if (a)
-        g_simple_action_set_state(G_SIMPLE_ACTION(a), g_variant_new_boolean(k > 1));
 }
 
 /* ---- header bar actions -------------------------------------------------------------- */
@@ -694,310 +594,7 @@ static void action_examples(GSimpleAction *a, GVariant *p, gpointer data)
     gtk_stack_set_visible_child_name(GTK_STACK(PT_WINDOW(data)->stack), "start");
 }
 
-/* Put the loaded sProgram on hardware `name` (re-validated and re-simulated: edits are kept);
- * on failure the banner says why and the drop-down goes back to the model in use. */
-static void apply_hw(PtWindow *self, const char *name, guint index)
-{
-    pt_error err = {{0}};
-    if (self->model->have_prog && !pt_explorer_model_set_hw(self->model, name, &err)) {
-        show_error(self, err.msg);
-        self->hw_reverting = TRUE;
-        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), self->hw_index);
-        self->hw_reverting = FALSE;
-        return;
-    }
-    g_strlcpy(self->hw_name, name, sizeof self->hw_name);
-    self->hw_index = index;
-    if (self->model->have_tl)
-        pt_window_refresh(self);
-}
-
-gboolean pt_window_set_hw(PtWindow *self, const char *name)
-{
-    guint index = HW_CUSTOM;
-    for (guint i = 0; i < HW_CUSTOM; i++)
-        if (g_str_equal(hw_names[i], name))
-            index = i;
-    apply_hw(self, name, index);
-    if (!g_str_equal(self->hw_name, name))
-        return FALSE;
-    self->hw_reverting = TRUE;
-    gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), index);
-    self->hw_reverting = FALSE;
-    return TRUE;
-}
-
-static void on_hw_file_response(GtkNativeDialog *d, int response, gpointer data)
-{
-    PtWindow *self = data;
-    GFile *f = response == GTK_RESPONSE_ACCEPT ? gtk_file_chooser_get_file(GTK_FILE_CHOOSER(d))
-                                               : NULL;
-    char *path = f ? g_file_get_path(f) : NULL;
-    if (path)
-        apply_hw(self, path, HW_CUSTOM);
-    else {
-        self->hw_reverting = TRUE;
-        gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), self->hw_index);
-        self->hw_reverting = FALSE;
-    }
-    g_free(path);
-    if (f)
-        g_object_unref(f);
-    gtk_native_dialog_destroy(d);
-    g_object_unref(d);
-}
-
-static void on_hw_changed(GObject *o, GParamSpec *ps, gpointer data)
-{
-    PtWindow *self = data;
-    (void)ps;
-    guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(o));
-    if (self->hw_reverting || i >= G_N_ELEMENTS(hw_names) - 1)
-        return;
-    if (i == HW_CUSTOM) {
-        GtkFileChooserNative *fc = gtk_file_chooser_native_new(
-            "Hardware Model", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN, "_Use", "_Cancel");
-        GtkFileFilter *json = gtk_file_filter_new();
-        gtk_file_filter_set_name(json, "Hardware models (*.json)");
-        gtk_file_filter_add_pattern(json, "*.json");
-        gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(fc), json);
-        g_object_unref(json);
-        g_signal_connect(fc, "response", G_CALLBACK(on_hw_file_response), self);
-        gtk_native_dialog_show(GTK_NATIVE_DIALOG(fc));
-        return;
-    }
-    if (g_str_equal(self->hw_name, hw_names[i]))
-        return;
-    apply_hw(self, hw_names[i], i);
-}
-
-static void on_example_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data)
-{
-    (void)box;
-    const char *name = g_object_get_data(G_OBJECT(row), "pt-example");
-    if (name)
-        pt_window_request_open(PT_WINDOW(data), name);
-}
-
 /* ---- construction ---------------------------------------------------------------------- */
-
-static GtkWidget *build_start_page(PtWindow *self)
-{
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-    gtk_widget_set_halign(box, GTK_ALIGN_CENTER);
-    gtk_widget_set_valign(box, GTK_ALIGN_CENTER);
-    gtk_widget_set_margin_top(box, 24);
-    gtk_widget_set_margin_bottom(box, 24);
-    GtkWidget *title = gtk_label_new("Open an operator graph");
-    gtk_widget_add_css_class(title, "title-1");
-    gtk_box_append(GTK_BOX(box), title);
-    GtkWidget *sub = gtk_label_new("Use Open (Ctrl+O) for a graph JSON file, or start from a "
-                                   "shipped example:");
-    gtk_widget_add_css_class(sub, "dim-label");
-    gtk_box_append(GTK_BOX(box), sub);
-    GtkWidget *list = gtk_list_box_new();
-    gtk_widget_add_css_class(list, "boxed-list");
-    gtk_list_box_set_selection_mode(GTK_LIST_BOX(list), GTK_SELECTION_NONE);
-    for (const pt_embedded_file *e = pt_embedded_examples; e->name; e++) {
-        GtkWidget *row = gtk_list_box_row_new();
-        GtkWidget *label = gtk_label_new(e->name);
-        gtk_label_set_xalign(GTK_LABEL(label), 0);
-        gtk_widget_set_margin_start(label, 12);
-        gtk_widget_set_margin_end(label, 12);
-        gtk_widget_set_margin_top(label, 8);
-        gtk_widget_set_margin_bottom(label, 8);
-        gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), label);
-        g_object_set_data(G_OBJECT(row), "pt-example", (gpointer)e->name);
-        gtk_list_box_append(GTK_LIST_BOX(list), row);
-    }
-    g_signal_connect(list, "row-activated", G_CALLBACK(on_example_activated), self);
-    GtkWidget *frame = gtk_frame_new(NULL);
-    gtk_frame_set_child(GTK_FRAME(frame), list);
-    gtk_widget_set_size_request(frame, 360, -1);
-    gtk_box_append(GTK_BOX(box), frame);
-    /* Recent files (hidden while there are none). */
-    GtkWidget *recent = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    GtkWidget *rtitle = gtk_label_new("Recent files");
-    gtk_widget_add_css_class(rtitle, "heading");
-    gtk_label_set_xalign(GTK_LABEL(rtitle), 0);
-    gtk_box_append(GTK_BOX(recent), rtitle);
-    self->recent_list = gtk_list_box_new();
-    gtk_list_box_set_selection_mode(GTK_LIST_BOX(self->recent_list), GTK_SELECTION_NONE);
-    g_signal_connect(self->recent_list, "row-activated", G_CALLBACK(win_on_recent_activated), self);
-    GtkWidget *rframe = gtk_frame_new(NULL);
-    gtk_frame_set_child(GTK_FRAME(rframe), self->recent_list);
-    gtk_box_append(GTK_BOX(recent), rframe);
-    gtk_box_append(GTK_BOX(box), recent);
-    GtkWidget *scroll = gtk_scrolled_window_new();
-    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), box);
-    return scroll;
-}
-
-static GtkWidget *build_side_panel(PtWindow *self)
-{
-    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    gtk_widget_set_margin_start(box, 6);
-    gtk_widget_set_margin_end(box, 6);
-    gtk_widget_set_margin_top(box, 6);
-    gtk_widget_set_margin_bottom(box, 6);
-    self->search = gtk_search_entry_new();
-    /* The property exists in 4.8; the setter only from 4.10. */
-    g_object_set(self->search, "placeholder-text", "Search sTasks (id, kind, sEU, expr)", NULL);
-    gtk_accessible_update_property(GTK_ACCESSIBLE(self->search), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                   "Search sTasks", -1);
-    g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
-    gtk_box_append(GTK_BOX(box), self->search);
-
-    self->rows = gtk_string_list_new(NULL);
-    self->filter = gtk_custom_filter_new(filter_match, self, NULL);
-    GtkFilterListModel *fm = gtk_filter_list_model_new(G_LIST_MODEL(self->rows),
-                                                       GTK_FILTER(self->filter));
-    self->selection = gtk_single_selection_new(G_LIST_MODEL(fm));
-    gtk_single_selection_set_autoselect(self->selection, FALSE);
-    gtk_single_selection_set_can_unselect(self->selection, TRUE);
-    g_signal_connect(self->selection, "notify::selected", G_CALLBACK(on_selection_changed), self);
-    self->column_view = gtk_column_view_new(GTK_SELECTION_MODEL(self->selection));
-    gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(self->column_view), TRUE);
-    for (int c = 0; c < N_COLS; c++) {
-        GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-        g_object_set_data(G_OBJECT(f), "pt-window", self);
-        g_signal_connect(f, "setup", G_CALLBACK(cell_setup), GINT_TO_POINTER(c));
-        g_signal_connect(f, "bind", G_CALLBACK(cell_bind), GINT_TO_POINTER(c));
-        GtkColumnViewColumn *col = gtk_column_view_column_new(col_titles[c], f);
-        gtk_column_view_column_set_resizable(col, TRUE);
-        if (c == COL_ID) {
-            gtk_column_view_column_set_expand(col, TRUE);
-            gtk_column_view_column_set_fixed_width(col, 130);
-        }
-        gtk_column_view_append_column(GTK_COLUMN_VIEW(self->column_view), col);
-        g_object_unref(col);
-    }
-    GtkWidget *scroll = gtk_scrolled_window_new();
-    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->column_view);
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_AUTOMATIC,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_widget_set_vexpand(scroll, TRUE);
-    GtkWidget *frame = gtk_frame_new(NULL);
-    gtk_frame_set_child(GTK_FRAME(frame), scroll);
-    gtk_widget_set_vexpand(frame, TRUE);
-    gtk_box_append(GTK_BOX(box), frame);
-
-    GtkWidget *heading = gtk_label_new("Inspector");
-    gtk_widget_add_css_class(heading, "heading");
-    gtk_label_set_xalign(GTK_LABEL(heading), 0);
-    gtk_box_append(GTK_BOX(box), heading);
-    self->inspector = gtk_label_new(NULL);
-    gtk_label_set_xalign(GTK_LABEL(self->inspector), 0);
-    gtk_label_set_yalign(GTK_LABEL(self->inspector), 0);
-    gtk_label_set_wrap(GTK_LABEL(self->inspector), TRUE);
-    gtk_label_set_wrap_mode(GTK_LABEL(self->inspector), PANGO_WRAP_WORD_CHAR);
-    gtk_label_set_selectable(GTK_LABEL(self->inspector), TRUE);
-    GtkWidget *iscroll = gtk_scrolled_window_new();
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(iscroll), GTK_POLICY_NEVER,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(iscroll), self->inspector);
-    gtk_widget_set_size_request(iscroll, -1, 220);
-    gtk_box_append(GTK_BOX(box), iscroll);
-    self->form_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
-    gtk_box_append(GTK_BOX(box), self->form_box);
-    gtk_widget_set_size_request(box, 470, -1);
-    return box;
-}
-
-/* The hint line and the view toggles speak of the timeline and the sTask-graph: hidden on the
- * Code page. */
-static void on_view_changed(GObject *o, GParamSpec *ps, gpointer data)
-{
-    PtWindow *self = data;
-    (void)ps;
-    const char *page = gtk_stack_get_visible_child_name(GTK_STACK(o));
-    gboolean views = !page || strcmp(page, "code") != 0;
-    gtk_widget_set_visible(self->view_hint, views);
-    gtk_widget_set_visible(self->view_bar, views);
-}
-
-static GtkWidget *build_main_page(PtWindow *self)
-{
-    GtkWidget *left = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    self->summary = gtk_label_new(NULL);
-    gtk_label_set_xalign(GTK_LABEL(self->summary), 0);
-    gtk_label_set_wrap(GTK_LABEL(self->summary), TRUE);
-    gtk_widget_set_margin_start(self->summary, 8);
-    gtk_widget_set_margin_top(self->summary, 6);
-    gtk_box_append(GTK_BOX(left), self->summary);
-    GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
-                                    "select, drag it to move it (Append) · colours: blue TMA, green tensor core, orange CUDA "
-                                    "core, grey merged; "
-                                    "thin magenta outlined bars: measured (a loaded trace); red "
-                                    "strip: critical path; amber: idle; right-click a bar for "
-                                    "its Waits");
-    gtk_widget_add_css_class(hint, "dim-label");
-    gtk_label_set_xalign(GTK_LABEL(hint), 0);
-    gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
-    gtk_widget_set_margin_start(hint, 8);
-    gtk_box_append(GTK_BOX(left), hint);
-    GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    gtk_widget_set_margin_start(bar, 8);
-    static const struct { const char *label, *action, *tip; } toggles[] = {
-        {"_Critical Path", "win.show-critical",
-         "Red: the chain of bars that set the EU's length; amber: idle lane time (Ctrl+1)"},
-        {"Several _CTAs", "win.show-ctas",
-         "Lane groups: a trace's sampled CTAs, else the waves one EU runs (Ctrl+2)"},
-        {"_Unroll Loop", "win.unroll-loop",
-         "sTask-graph: show 3 loop iterations with their loop-carried edges (Ctrl+3; or "
-         "double-click the loop body)"},
-    };
-    for (guint i = 0; i < G_N_ELEMENTS(toggles); i++) {
-        GtkWidget *t = gtk_toggle_button_new_with_mnemonic(toggles[i].label);
-        gtk_actionable_set_action_name(GTK_ACTIONABLE(t), toggles[i].action);
-        gtk_widget_set_tooltip_text(t, toggles[i].tip);
-        gtk_widget_add_css_class(t, "flat");
-        gtk_box_append(GTK_BOX(bar), t);
-        if (i == 1)
-            self->cta_toggle = t;
-        if (i == 2)
-            self->unroll_toggle = t;
-    }
-    gtk_box_append(GTK_BOX(left), bar);
-    self->view_hint = hint;
-    self->view_bar = bar;
-    self->timeline = pt_timeline_view_new();
-    self->bar_menu = g_menu_new();
-    pt_timeline_view_set_context_menu(PT_TIMELINE_VIEW(self->timeline),
-                                      G_MENU_MODEL(self->bar_menu));
-    g_signal_connect(self->timeline, "context-menu", G_CALLBACK(win_on_bar_context_menu), self);
-    g_signal_connect(self->timeline, "stask-selected", G_CALLBACK(on_timeline_selected), self);
-    g_signal_connect(self->timeline, "stask-dropped", G_CALLBACK(on_stask_dropped), self);
-    GtkWidget *scroll = gtk_scrolled_window_new();
-    gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER,
-                                   GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), self->timeline);
-    gtk_widget_set_vexpand(scroll, TRUE);
-    gtk_widget_set_hexpand(scroll, TRUE);
-    /* Two pages over the same selection: the timeline and the sTask-graph (switcher in the
-     * header bar). */
-    self->graph = pt_graph_view_new();
-    g_signal_connect(self->graph, "stask-selected", G_CALLBACK(on_graph_selected), self);
-    g_signal_connect(self->graph, "unroll-changed", G_CALLBACK(on_unroll_changed), self);
-    gtk_widget_set_vexpand(self->graph, TRUE);
-    gtk_widget_set_hexpand(self->graph, TRUE);
-    self->views = gtk_stack_new();
-    gtk_stack_add_titled(GTK_STACK(self->views), scroll, "timeline", "Timeline");
-    gtk_stack_add_titled(GTK_STACK(self->views), self->graph, "graph", "sTask-graph");
-    gtk_stack_add_titled(GTK_STACK(self->views), pt_actions_code_view(self), "code", "Code");
-    gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");
-    g_signal_connect(self->views, "notify::visible-child-name", G_CALLBACK(on_view_changed), self);
-    gtk_widget_set_vexpand(self->views, TRUE);
-    gtk_box_append(GTK_BOX(left), self->views);
-
-    GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-    gtk_paned_set_start_child(GTK_PANED(paned), left);
-    gtk_paned_set_end_child(GTK_PANED(paned), build_side_panel(self));
-    gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);
-    gtk_paned_set_shrink_end_child(GTK_PANED(paned), FALSE);
-    gtk_paned_set_shrink_start_child(GTK_PANED(paned), FALSE);
-    return paned;
-}
 
 static void pt_window_dispose(GObject *o)
 {
@@ -1078,13 +675,13 @@ static void pt_window_init(PtWindow *self)
     gtk_widget_set_tooltip_text(open, "Open an operator graph (Ctrl+O)");
     gtk_actionable_set_action_name(GTK_ACTIONABLE(open), "win.open");
     gtk_header_bar_pack_start(GTK_HEADER_BAR(header), open);
-    self->hw_dropdown = gtk_drop_down_new_from_strings(hw_names);
+    self->hw_dropdown = gtk_drop_down_new_from_strings(win_hw_names);
     gtk_drop_down_set_selected(GTK_DROP_DOWN(self->hw_dropdown), 1);
     self->hw_index = 1;
     gtk_widget_set_tooltip_text(self->hw_dropdown, "Hardware model");
     gtk_accessible_update_property(GTK_ACCESSIBLE(self->hw_dropdown),
                                    GTK_ACCESSIBLE_PROPERTY_LABEL, "Hardware model", -1);
-    g_signal_connect(self->hw_dropdown, "notify::selected", G_CALLBACK(on_hw_changed), self);
+    g_signal_connect(self->hw_dropdown, "notify::selected", G_CALLBACK(win_on_hw_changed), self);
     gtk_header_bar_pack_start(GTK_HEADER_BAR(header), self->hw_dropdown);
 
     GMenu *menu = g_menu_new();
@@ -1145,8 +742,8 @@ static void pt_window_init(PtWindow *self)
     gtk_box_append(GTK_BOX(vbox), self->banner);
 
     self->stack = gtk_stack_new();
-    gtk_stack_add_named(GTK_STACK(self->stack), build_start_page(self), "start");
-    gtk_stack_add_named(GTK_STACK(self->stack), build_main_page(self), "main");
+    gtk_stack_add_named(GTK_STACK(self->stack), win_build_start_page(self), "start");
+    gtk_stack_add_named(GTK_STACK(self->stack), win_build_main_page(self), "main");
     gtk_stack_set_visible_child_name(GTK_STACK(self->stack), "start");
     gtk_widget_set_vexpand(self->stack, TRUE);
     self->view_switcher = gtk_stack_switcher_new();
@@ -1155,7 +752,7 @@ static void pt_window_init(PtWindow *self)
     gtk_header_bar_set_title_widget(GTK_HEADER_BAR(header), self->view_switcher);
     gtk_box_append(GTK_BOX(vbox), self->stack);
     gtk_window_set_child(GTK_WINDOW(self), vbox);
-    update_inspector(self, -1);
+    win_update_inspector(self, -1);
     win_update_title_and_actions(self);
     g_signal_connect_object(gtk_recent_manager_get_default(), "changed",
                             G_CALLBACK(win_on_recent_changed), self, 0);
@@ -1168,7 +765,7 @@ PtWindow *pt_window_new(GtkApplication *app, const char *hw_name)
     if (hw_name) {
         guint index = HW_CUSTOM; /* a file given on the command line */
         for (guint i = 0; i < HW_CUSTOM; i++)
-            if (g_str_equal(hw_names[i], hw_name))
+            if (g_str_equal(win_hw_names[i], hw_name))
                 index = i;
         g_strlcpy(self->hw_name, hw_name, sizeof self->hw_name);
         self->hw_index = index;

@@ -1,7 +1,8 @@
 /* window_private.h — what the files of PtWindow share: its instance struct and the internal
  * functions one of them calls in another (window.c: banner, table, inspector, loading, editing,
- * header bar, construction; window_timeline.c, window_menu.c, window_form.c, window_files.c,
- * window_shortcuts.c). Not for use outside ui/window*.c: the public API is window.h. */
+ * header bar, construction; window_pages.c, window_hw.c, window_timeline.c, window_menu.c,
+ * window_form.c, window_files.c, window_shortcuts.c). Not for use outside ui/window*.c: the
+ * public API is window.h. */
 #ifndef PT_WINDOW_PRIVATE_H
 #define PT_WINDOW_PRIVATE_H
 
@@ -49,10 +50,25 @@ struct _PtWindow {
     char *pending_open;        /* a file to open once the unsaved-changes prompt is answered */
 };
 
+/* The sTask table's columns. */
+enum { COL_ID, COL_KIND, COL_SEU, COL_REGION, COL_TILE, COL_BYTES, COL_FLOPS, N_COLS };
+
 /* window.c */
 void win_update_title_and_actions(PtWindow *self);
 void win_add_recent(const char *path);
 gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err);
+int win_item_stask(gpointer item);
+char *win_cell_text(PtWindow *self, int i, int col);
+void win_update_inspector(PtWindow *self, int i);
+
+/* window_pages.c: the start page and the main page (with its side panel). */
+GtkWidget *win_build_start_page(PtWindow *self);
+GtkWidget *win_build_main_page(PtWindow *self);
+
+/* window_hw.c: the hardware drop-down's entries and its handler. */
+extern const char *const win_hw_names[];
+#define HW_CUSTOM 3 /* index of the entry that asks for a hardware-model file */
+void win_on_hw_changed(GObject *o, GParamSpec *ps, gpointer data);
 
 /* window_timeline.c: dependencies, critical path and lane groups drawn with the spans. */
 void win_extras_clear(PtWindow *self);
