@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gtk_quirks.h"
 #include "actions.h"
 #include "code_view.h"
 #include "json_util.h"
@@ -567,6 +568,7 @@ int main(int argc, char **argv)
     g_setenv("XDG_CONFIG_HOME", cfg, TRUE);
     g_setenv("XDG_CACHE_HOME", cache, TRUE);
     gtk_test_init(&argc, &argv, NULL);
+    pt_test_tolerate_gtk_quirks();
     if (argc > 1)
         gen_fake = argv[1];
     g_test_add_func("/actions/find-line", test_find_line);

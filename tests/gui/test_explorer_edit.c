@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gtk_quirks.h"
 #include "codegen.h"
 #include "graph_view.h"
 #include "timeline_view.h"
@@ -527,6 +528,7 @@ static void on_activate(GtkApplication *app, gpointer data)
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
+    pt_test_tolerate_gtk_quirks();
     g_test_add_func("/explorer/append", test_append);
     g_test_add_func("/explorer/wait", test_wait);
     g_test_add_func("/explorer/refused", test_refused);

@@ -8,6 +8,7 @@
 #include <gtk/gtk.h>
 #include <string.h>
 
+#include "gtk_quirks.h"
 #include "graph_view.h"
 #include "style.h"
 #include "timeline_view.h"
@@ -400,6 +401,7 @@ int main(int argc, char **argv)
     tmpdir = g_dir_make_tmp("pt-features-XXXXXX", NULL);
     g_setenv("XDG_DATA_HOME", tmpdir, TRUE);
     gtk_test_init(&argc, &argv, NULL);
+    pt_test_tolerate_gtk_quirks();
     g_test_add_func("/features/drop", test_drop);
     g_test_add_func("/features/open-over-unsaved", test_open_over_unsaved);
     g_test_add_func("/features/context-menu-waits", test_context_menu_waits);
