@@ -1,9 +1,11 @@
 /* fuzz_sprogram.c — libFuzzer target: the sProgram loader against two built-in graphs, then
- * validation, simulation and saving of whatever loads. */
+ * validation, simulation, sm90a code generation (GEMM and attention planners: whatever they do
+ * not refuse is printed) and saving of whatever loads. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen.h"
 #include "embedded.h"
 #include "sim.h"
 #include "sprogram.h"
@@ -39,6 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pt_timeline tl = {0};
             pt_simulate(&p, &sg, &hw, &tl, &err);
             pt_timeline_free(&tl);
+            pt_codegen_result r;
+            if (pt_codegen_sm90a(&p, &sg, &hw, &r, &err))
+                pt_codegen_result_free(&r);
         }
         char *text = pt_sprogram_to_json(&p, &sg);
         free(text);
