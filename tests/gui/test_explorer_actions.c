@@ -20,32 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gtk_quirks.h"
+#include "explorer_test.h"
 #include "actions.h"
 #include "code_view.h"
 #include "json_util.h"
 #include "runner.h"
 #include "window.h"
 
-static PtWindow *win;
 static char *tmp;              /* this run's scratch folder (also XDG config and cache) */
 static const char *gen_fake;   /* tests/gen_fake_profile, or NULL */
-
-static void iterate(void)
-{
-    for (int i = 0; i < 50 && g_main_context_pending(NULL); i++)
-        g_main_context_iteration(NULL, FALSE);
-}
-
-/* Let the main loop run for ms milliseconds (frames, layout, timers). */
-static void spin(int ms)
-{
-    gint64 end = g_get_monotonic_time() + (gint64)ms * 1000;
-    while (g_get_monotonic_time() < end) {
-        iterate();
-        g_usleep(2000);
-    }
-}
 
 /* Wait until no job runs; the seconds it took, or -1 after max_s. */
 static double wait_job(double max_s)
@@ -75,15 +58,6 @@ static void load(const char *example)
     g_assert_true(pt_window_open(win, example));
     g_assert_null(pt_window_get_error(win));
     iterate();
-}
-
-static char *prog_json(void)
-{
-    char *j = pt_explorer_model_to_json(pt_window_get_model(win));
-    g_assert_nonnull(j);
-    char *g = g_strdup(j);
-    free(j);
-    return g;
 }
 
 static gboolean log_has(const char *needle)
@@ -539,18 +513,6 @@ static void test_preferences(void)
 
 /* ---- runner ---------------------------------------------------------------------------------- */
 
-static void on_activate(GtkApplication *app, gpointer data)
-{
-    win = pt_window_new(app, "H200");
-    gtk_window_set_default_size(GTK_WINDOW(win), 1200, 800);
-    gtk_window_present(GTK_WINDOW(win));
-    iterate();
-    int *rc = data;
-    *rc = g_test_run();
-    pt_window_get_model(win)->dirty = FALSE;
-    gtk_window_destroy(GTK_WINDOW(win));
-}
-
 static void remove_tree(const char *path)
 {
     char *cmd = g_strdup_printf("rm -rf '%s'", path);
@@ -568,7 +530,6 @@ int main(int argc, char **argv)
     g_setenv("XDG_CONFIG_HOME", cfg, TRUE);
     g_setenv("XDG_CACHE_HOME", cache, TRUE);
     gtk_test_init(&argc, &argv, NULL);
-    pt_test_tolerate_gtk_quirks();
     if (argc > 1)
         gen_fake = argv[1];
     g_test_add_func("/actions/find-line", test_find_line);
@@ -581,12 +542,7 @@ int main(int argc, char **argv)
     g_test_add_func("/actions/profile-fake-remote", test_profile_fake_remote);
     g_test_add_func("/actions/cancel", test_cancel);
     g_test_add_func("/actions/preferences", test_preferences);
-    int rc = 1;
-    GtkApplication *app = gtk_application_new("org.pipethreader.ActionsTest",
-                                              G_APPLICATION_NON_UNIQUE);
-    g_signal_connect(app, "activate", G_CALLBACK(on_activate), &rc);
-    g_application_run(G_APPLICATION(app), 0, NULL);
-    g_object_unref(app);
+    int rc = explorer_test_run("org.pipethreader.ActionsTest");
     remove_tree(tmp);
     g_free(cfg);
     g_free(cache);

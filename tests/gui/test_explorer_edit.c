@@ -9,28 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gtk_quirks.h"
+#include "explorer_test.h"
 #include "codegen.h"
 #include "graph_view.h"
 #include "timeline_view.h"
 #include "window.h"
 
-static PtWindow *win;
-
-static char *prog_json(void)
-{
-    char *j = pt_explorer_model_to_json(pt_window_get_model(win));
-    g_assert_nonnull(j);
-    char *g = g_strdup(j);
-    free(j);
-    return g;
-}
-
-static void iterate(void)
-{
-    for (int i = 0; i < 50 && g_main_context_pending(NULL); i++)
-        g_main_context_iteration(NULL, FALSE);
-}
 
 static void load(void)
 {
@@ -511,24 +495,9 @@ static void test_close_prompt(void)
     g_assert_true(gone);
 }
 
-static void on_activate(GtkApplication *app, gpointer data)
-{
-    (void)data;
-    win = pt_window_new(app, "H200");
-    gtk_window_set_default_size(GTK_WINDOW(win), 1200, 800);
-    gtk_window_present(GTK_WINDOW(win));
-    iterate();
-    int *rc = data;
-    *rc = g_test_run();
-    /* Nothing is left unsaved by a test that would prompt: discard by saving state as clean. */
-    pt_window_get_model(win)->dirty = FALSE;
-    gtk_window_destroy(GTK_WINDOW(win));
-}
-
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
-    pt_test_tolerate_gtk_quirks();
     g_test_add_func("/explorer/append", test_append);
     g_test_add_func("/explorer/wait", test_wait);
     g_test_add_func("/explorer/refused", test_refused);
@@ -540,11 +509,6 @@ int main(int argc, char **argv)
     g_test_add_func("/explorer/drag", test_drag);
     g_test_add_func("/explorer/graph-click", test_graph_click);
     g_test_add_func("/explorer/close-prompt", test_close_prompt);
-    int rc = 1;
-    GtkApplication *app = gtk_application_new("org.pipethreader.ExplorerTest",
-                                              G_APPLICATION_NON_UNIQUE);
-    g_signal_connect(app, "activate", G_CALLBACK(on_activate), &rc);
-    g_application_run(G_APPLICATION(app), 0, NULL);
-    g_object_unref(app);
+    int rc = explorer_test_run("org.pipethreader.ExplorerTest");
     return rc;
 }

@@ -8,29 +8,13 @@
 #include <gtk/gtk.h>
 #include <string.h>
 
-#include "gtk_quirks.h"
+#include "explorer_test.h"
 #include "graph_view.h"
 #include "style.h"
 #include "timeline_view.h"
 #include "window.h"
 
-static PtWindow *win;
 static char *tmpdir;
-
-static void iterate(void)
-{
-    for (int i = 0; i < 50 && g_main_context_pending(NULL); i++)
-        g_main_context_iteration(NULL, FALSE);
-}
-
-static void wait_ms(int ms)
-{
-    gint64 end = g_get_monotonic_time() + ms * 1000;
-    while (g_get_monotonic_time() < end) {
-        g_main_context_iteration(NULL, FALSE);
-        g_usleep(2000);
-    }
-}
 
 static pt_explorer_model *model(void)
 {
@@ -374,7 +358,7 @@ static void test_recent_and_graph_file(void)
     g_assert_cmpstr(model()->graph.name, ==, "my_gemm");
     /* Both files are in the recent list (the manager writes, then announces, in idle time). */
     for (int i = 0; i < 100 && !(recent_has(graph) && recent_has(sprog)); i++)
-        wait_ms(20);
+        spin(20);
     g_assert_true(recent_has(graph));
     g_assert_true(recent_has(sprog));
     g_unlink(sprog);
@@ -383,25 +367,12 @@ static void test_recent_and_graph_file(void)
     g_free(sprog);
 }
 
-static void on_activate(GtkApplication *app, gpointer data)
-{
-    win = pt_window_new(app, "H200");
-    gtk_window_set_default_size(GTK_WINDOW(win), 1200, 800);
-    gtk_window_present(GTK_WINDOW(win));
-    iterate();
-    int *rc = data;
-    *rc = g_test_run();
-    pt_window_get_model(win)->dirty = FALSE;
-    gtk_window_destroy(GTK_WINDOW(win));
-}
-
 int main(int argc, char **argv)
 {
     /* Recent files go to a scratch data directory, not the user's. */
     tmpdir = g_dir_make_tmp("pt-features-XXXXXX", NULL);
     g_setenv("XDG_DATA_HOME", tmpdir, TRUE);
     gtk_test_init(&argc, &argv, NULL);
-    pt_test_tolerate_gtk_quirks();
     g_test_add_func("/features/drop", test_drop);
     g_test_add_func("/features/open-over-unsaved", test_open_over_unsaved);
     g_test_add_func("/features/context-menu-waits", test_context_menu_waits);
@@ -410,12 +381,7 @@ int main(int argc, char **argv)
     g_test_add_func("/features/several-ctas", test_several_ctas);
     g_test_add_func("/features/dark", test_dark);
     g_test_add_func("/features/recent-and-graph-file", test_recent_and_graph_file);
-    int rc = 1;
-    GtkApplication *app = gtk_application_new("org.pipethreader.FeaturesTest",
-                                              G_APPLICATION_NON_UNIQUE);
-    g_signal_connect(app, "activate", G_CALLBACK(on_activate), &rc);
-    g_application_run(G_APPLICATION(app), 0, NULL);
-    g_object_unref(app);
+    int rc = explorer_test_run("org.pipethreader.FeaturesTest");
     char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
         g_printerr("could not remove %s\n", tmpdir);
