@@ -206,6 +206,33 @@ static int slot_of(const step_ctx *c, int offset, int ring)
     return (((first + c->parity + offset) % 2) + 2) % 2;
 }
 
+/* `#pragma unroll` loop of pt::keep over an accumulator array: pins its registers at this point
+ * (after a wgmma wait, before a fence) so the compiler moves no register code across. */
+static void emit_keep(strbuf *sb, const char *ind, const char *array, int slot, const char *count)
+{
+    char name[16];
+    if (slot >= 0)
+        snprintf(name, sizeof name, "%s%d", array, slot);
+    else
+        snprintf(name, sizeof name, "%s", array);
+    sb_printf(sb, "%s#pragma unroll\n%sfor (int r = 0; r < %s; ++r)\n%s    pt::keep(%s[r]);\n", ind,
+              ind, count, ind, name);
+}
+
+/* The Wait of an mma entry on its K or V stage: the slot's full barrier, and (warpgroup 0) the
+ * end record of the load. */
+static void emit_stage_wait(strbuf *sb, const step_ctx *c, bool v)
+{
+    const fa_plan *pl = c->pl;
+    sb_printf(sb, "                const uint32_t c = %s + (uint32_t)i, s = c %% STAGES_%s;\n"
+                  "                pt::mbar_wait(&full_%s[s], (c / STAGES_%s) & 1);  // Wait: load.%s landed\n",
+              v ? "vbase" : "kbase", v ? "V" : "K", v ? "v" : "k", v ? "V" : "K",
+              pl->g->tensors[v ? pl->V : pl->K].name);
+    if (c->w == 0)
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n",
+                  v ? pl->st_load_v : pl->st_load_k, pl->lane_load);
+}
+
 static void emit_release(strbuf *sb, const step_ctx *c, const fa_group *gr, const char *ind,
                          const char *vexpr)
 {
@@ -231,23 +258,16 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
     const char *id = pl->sg->tasks[e->stask].id;
     int ss = slot_of(c, e->offset, pl->s_bufs), ms = slot_of(c, e->offset, pl->m_bufs);
     int ps = slot_of(c, e->offset, pl->p_bufs);
-    bool wg0 = c->w == 0;
     sb_printf(sb, "            {   // %s at iteration v%+d\n"
                   "                const int i = v + %d;\n"
                   "                (void)i;\n",
               id, e->offset, e->offset);
     switch (e->kind) {
     case FA_E_MMA_S:
-        sb_printf(sb, "                const uint32_t c = kbase + (uint32_t)i, s = c %% STAGES_K;\n"
-                      "                pt::mbar_wait(&full_k[s], (c / STAGES_K) & 1);  // Wait: load.%s landed\n",
-                  pl->g->tensors[pl->K].name);
-        if (wg0)
-            sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n", pl->st_load_k, pl->lane_load);
-        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                #pragma unroll\n"
-                      "                for (int r = 0; r < BN / 2; ++r)\n"
-                      "                    pt::keep(s%d[r]);\n"
-                      "                pt::wgmma_fence();\n"
+        emit_stage_wait(sb, c, false);
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
+        emit_keep(sb, "                ", "s", ss, "BN / 2");
+        sb_printf(sb, "                pt::wgmma_fence();\n"
                       "                // descriptors advance by (byte offset >> 4): 64-wide atoms, 32 bytes per k16 step\n"
                       "                const uint64_t dq = pt::opaque(desc_q);\n"
                       "                const uint64_t dk = pt::desc_sw128(smem + OFF_K + s * KV_PITCH, 16, 1024);\n"
@@ -256,33 +276,25 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
                       "                    wgmma_s(s%d, dq + (((kk / 4) * (BM * 128) + (kk %% 4) * 32) >> 4),\n"
                       "                            dk + (((kk / 4) * (BN * 128) + (kk %% 4) * 32) >> 4), kk > 0);\n"
                       "                pt::wgmma_commit();\n",
-                  e->stask, e->lane, ss, ss);
+                  ss);
         break;
     case FA_E_MMA_O:
-        sb_printf(sb, "                const uint32_t c = vbase + (uint32_t)i, s = c %% STAGES_V;\n"
-                      "                pt::mbar_wait(&full_v[s], (c / STAGES_V) & 1);  // Wait: load.%s landed\n",
-                  pl->g->tensors[pl->V].name);
-        if (wg0)
-            sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n", pl->st_load_v, pl->lane_load);
-        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                #pragma unroll\n"
-                      "                for (int r = 0; r < D / 2; ++r)\n"
-                      "                    pt::keep(o[r]);\n"
-                      "                pt::wgmma_fence();\n"
+        emit_stage_wait(sb, c, true);
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
+        emit_keep(sb, "                ", "o", -1, "D / 2");
+        sb_printf(sb, "                pt::wgmma_fence();\n"
                       "                // P from registers; V N-major: 64-column atoms BN*128 bytes apart, 16 rows per k16 step\n"
                       "                const uint64_t dv = pt::desc_sw128(smem + OFF_V + s * KV_PITCH, BN * 128, 1024);\n"
                       "                #pragma unroll\n"
                       "                for (int kk = 0; kk < BN / 16; ++kk)\n"
                       "                    wgmma_o(o, p%d[kk], dv + ((kk * 16 * 128) >> 4));\n"
                       "                pt::wgmma_commit();\n",
-                  e->stask, e->lane, ps);
+                  ps);
         break;
     case FA_E_MAX:
-        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                #pragma unroll\n"
-                      "                for (int r = 0; r < BN / 2; ++r)\n"
-                      "                    pt::keep(s%d[r]);\n"
-                      "                const int n0 = i * BN;\n"
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
+        emit_keep(sb, "                ", "s", ss, "BN / 2");
+        sb_printf(sb, "                const int n0 = i * BN;\n"
                       "                if (n0 + BN > SEQ || (CAUSAL && n0 + BN - 1 > row_lo)) {\n"
                       "                    // masked block: keys past the sequence%s score -inf\n"
                       "                    #pragma unroll\n"
@@ -311,8 +323,8 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
                       "                    m_run[h] = m_new;\n"
                       "                }\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
-                  e->stask, e->lane, ss, pl->causal ? " and right of the diagonal" : "", ss, ss, ss,
-                  ms, ms, e->stask, e->lane);
+                  pl->causal ? " and right of the diagonal" : "", ss, ss, ss, ms, ms, e->stask,
+                  e->lane);
         break;
     case FA_E_EXP:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
@@ -383,16 +395,10 @@ static void emit_step(strbuf *sb, const step_ctx *c)
             for (int d = 0; d < op->n_done; d++) {
                 const fa_entry *e = &W->e[op->done[d].entry];
                 if (e->kind == FA_E_MMA_S)
-                    sb_puts(sb, "            #pragma unroll\n"
-                                "            for (int r = 0; r < BN / 2; ++r) {\n");
+                    emit_keep(sb, "            ", "s",
+                              slot_of(c, e->offset + op->done[d].step, pl->s_bufs), "BN / 2");
                 else
-                    sb_puts(sb, "            #pragma unroll\n"
-                                "            for (int r = 0; r < D / 2; ++r) {\n");
-                if (e->kind == FA_E_MMA_S)
-                    sb_printf(sb, "                pt::keep(s%d[r]);\n            }\n",
-                              slot_of(c, e->offset + op->done[d].step, pl->s_bufs));
-                else
-                    sb_puts(sb, "                pt::keep(o[r]);\n            }\n");
+                    emit_keep(sb, "            ", "o", -1, "D / 2");
                 emit_release(sb, c, &op->done[d], "            ", "v");
             }
             break;
@@ -443,10 +449,8 @@ static void emit_copy(strbuf *sb, const fa_plan *pl, int w, const bool *present,
 /* After the last step: every group still in flight completes and its stage is released. */
 static void emit_tail(strbuf *sb, const fa_plan *pl, int w, const fa_group *pend, int np)
 {
-    sb_puts(sb, "            pt::wgmma_wait<0>();  // loop done: the groups still in flight complete\n"
-                "            #pragma unroll\n"
-                "            for (int r = 0; r < D / 2; ++r)\n"
-                "                pt::keep(o[r]);\n");
+    sb_puts(sb, "            pt::wgmma_wait<0>();  // loop done: the groups still in flight complete\n");
+    emit_keep(sb, "            ", "o", -1, "D / 2");
     step_ctx c = {pl, w, 0, NULL, 0};
     for (int k = 0; k < np; k++)
         emit_release(sb, &c, &pend[k], "            ", "v_last");
@@ -728,34 +732,18 @@ static void emit_host(strbuf *sb, const fa_plan *pl)
               tmap_type(pl->in_dt), pl->Q, (long long)pl->BM, tmap_type(pl->in_dt), pl->K,
               (long long)pl->BN, tmap_type(pl->in_dt), pl->V, (long long)pl->BN,
               tmap_type(pl->out_dt), pl->O, (long long)pl->BM);
-    sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
-                  "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
-                  "    if (r == CUDA_SUCCESS) {\n"
-                  "        void *args[] = {&tq, &tk, &tv, &to, &trace};\n"
-                  "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
-                  "    }\n"
-                  "    return (int)r;\n}\n\n",
-              (long long)pl->smem_dynamic, (long long)pl->grid, pl->threads,
-              (long long)pl->smem_dynamic);
+    sm90a_emit_launch_tail(sb, "&tq, &tk, &tv, &to", pl->smem_dynamic, pl->grid, pl->threads);
     sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs);
 }
 
 bool sm90a_attn_emit(const fa_plan *pl, pt_codegen_result *out, pt_error *err)
 {
-    memset(out, 0, sizeof *out);
     strbuf k = {0}, h = {0};
     emit_kernel(&k, pl);
     emit_host(&h, pl);
-    out->kernel_cu = sb_take(&k);
-    out->host_c = sb_take(&h);
-    if (!out->kernel_cu || !out->host_c) {
-        pt_codegen_result_free(out);
-        return pt_fail(err, "codegen sm90a: out of memory");
-    }
-    snprintf(out->kernel_name, sizeof out->kernel_name, "%s", pl->kernel_name);
-    out->grid = pl->grid;
-    out->block_threads = pl->threads;
-    out->smem_bytes = pl->smem_dynamic;
+    if (!sm90a_finish_result(out, &k, &h, pl->kernel_name, pl->grid, pl->threads,
+                             pl->smem_dynamic, err))
+        return false;
     char order[256] = "";
     const fa_wg_program *W = &pl->wg[0];
     for (int k2 = 0; k2 < W->n_entries; k2++) {

@@ -1,4 +1,5 @@
 /* sm90a_common.c — the pieces both Hopper generators share (see sm90a_common.h). */
+#include <stdio.h>
 #include <string.h>
 
 #include "embedded.h"
@@ -52,4 +53,33 @@ void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles)
                   "                            CUstream stream)\n{\n"
                   "    return launch(mod, slots, trace, stream);\n}\n",
               (long long)grid, n_roles, PT_TRACE_CAP);
+}
+
+void sm90a_emit_launch_tail(strbuf *sb, const char *args, int64_t smem, int64_t grid, int threads)
+{
+    sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
+                  "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
+                  "    if (r == CUDA_SUCCESS) {\n"
+                  "        void *args[] = {%s, &trace};\n"
+                  "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
+                  "    }\n"
+                  "    return (int)r;\n}\n\n",
+              (long long)smem, args, (long long)grid, threads, (long long)smem);
+}
+
+bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, const char *name,
+                         int64_t grid, int threads, int64_t smem, pt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->kernel_cu = sb_take(kernel);
+    out->host_c = sb_take(host);
+    if (!out->kernel_cu || !out->host_c) {
+        pt_codegen_result_free(out);
+        return pt_fail(err, "codegen sm90a: out of memory");
+    }
+    snprintf(out->kernel_name, sizeof out->kernel_name, "%s", name);
+    out->grid = grid;
+    out->block_threads = threads;
+    out->smem_bytes = smem;
+    return true;
 }

@@ -15,6 +15,15 @@ bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt
 /* codegen/device/pt_device.cuh, inlined so that kernel.cu stands alone. */
 void sm90a_emit_device_header(strbuf *sb);
 
+/* The end of launch.c's static `launch`: the dynamic shared-memory attribute, then
+ * cuLaunchKernel of a 1-D grid with the kernel arguments `args` (C names, e.g. "&ta, &tb"). */
+void sm90a_emit_launch_tail(strbuf *sb, const char *args, int64_t smem, int64_t grid, int threads);
+
+/* Hands the kernel and host text to out with the launch shape; false (out emptied) when a buffer
+ * ran out of memory. */
+bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, const char *name,
+                         int64_t grid, int threads, int64_t smem, pt_error *err);
+
 /* pt_kernel_launch, pt_kernel_trace_layout and pt_kernel_launch_traced of launch.c, over the
  * file's own static `launch(mod, slots, trace, stream)`: grid CTAs, 1 + consumer warpgroups
  * trace roles. */

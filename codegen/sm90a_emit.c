@@ -413,34 +413,18 @@ static void emit_host(strbuf *sb, const sm90a_plan *pl)
     sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tc, %s, slots[%d], %lldu, %lldu, %lldu, %d, %lld);\n",
               tmap_type(pl->out_dt), pl->C, (long long)pl->N, (long long)pl->M,
               (long long)(pl->N * pl->out_bytes), pl->c_chunk_cols, (long long)pl->BM);
-    sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
-                  "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
-                  "    if (r == CUDA_SUCCESS) {\n"
-                  "        void *args[] = {&ta, &tb, &tc, &trace};\n"
-                  "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
-                  "    }\n"
-                  "    return (int)r;\n}\n\n",
-              (long long)pl->smem_dynamic, (long long)pl->grid, pl->threads,
-              (long long)pl->smem_dynamic);
+    sm90a_emit_launch_tail(sb, "&ta, &tb, &tc", pl->smem_dynamic, pl->grid, pl->threads);
     sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs);
 }
 
 bool sm90a_emit(const sm90a_plan *pl, pt_codegen_result *out, pt_error *err)
 {
-    memset(out, 0, sizeof *out);
     strbuf k = {0}, h = {0};
     emit_kernel(&k, pl);
     emit_host(&h, pl);
-    out->kernel_cu = sb_take(&k);
-    out->host_c = sb_take(&h);
-    if (!out->kernel_cu || !out->host_c) {
-        pt_codegen_result_free(out);
-        return pt_fail(err, "codegen sm90a: out of memory");
-    }
-    snprintf(out->kernel_name, sizeof out->kernel_name, "%s", pl->kernel_name);
-    out->grid = pl->grid;
-    out->block_threads = pl->threads;
-    out->smem_bytes = pl->smem_dynamic;
+    if (!sm90a_finish_result(out, &k, &h, pl->kernel_name, pl->grid, pl->threads,
+                             pl->smem_dynamic, err))
+        return false;
     char loads[128] = "";
     for (int e = 0; e < pl->n_loads; e++) {
         size_t n = strlen(loads);
