@@ -153,6 +153,21 @@ static bool get_section(reader *R, const cJSON *root, const char *key, bool arra
     return true;
 }
 
+/* Entry i of the array at JSON path `at` (count of them read so far): its path in `path`;
+ * refused past `max` entries (named `what`) or when it is not an object. */
+static bool array_entry(reader *R, const char *at, int i, int count, int max, const char *what,
+                        const cJSON *e, char path[PT_PATH_MAX])
+{
+    pt_path_idx(path, at, i);
+    if (count == max)
+        return pt_fail(R->err, "%s: %s: more than %d %s; expected at most %d", R->file, path, max,
+                       what, max);
+    if (!cJSON_IsObject(e))
+        return pt_fail(R->err, "%s: %s: is %s; expected an object", R->file, path,
+                       pt_json_type(e));
+    return true;
+}
+
 static bool read_tma(reader *R, const cJSON *root, bool req, calib *C)
 {
     const cJSON *tma, *tiles, *t;
@@ -167,13 +182,8 @@ static bool read_tma(reader *R, const cJSON *root, bool req, calib *C)
     cJSON_ArrayForEach(t, tiles)
     {
         char path[PT_PATH_MAX];
-        pt_path_idx(path, "$.tma.tiles", i++);
-        if (C->n_tiles == MAX_TILES)
-            return pt_fail(R->err, "%s: %s: more than %d tiles; expected at most %d", R->file,
-                           path, MAX_TILES, MAX_TILES);
-        if (!cJSON_IsObject(t))
-            return pt_fail(R->err, "%s: %s: is %s; expected an object", R->file, path,
-                           pt_json_type(t));
+        if (!array_entry(R, "$.tma.tiles", i++, C->n_tiles, MAX_TILES, "tiles", t, path))
+            return false;
         int64_t rows, bytes;
         if (!pt_json_get_int(t, "rows", true, 1, 256, R->file, path, &rows, R->err) ||
             !pt_json_get_int(t, "bytes", true, 128, 1 << 20, R->file, path, &bytes, R->err))
@@ -203,13 +213,8 @@ static bool read_wgmma(reader *R, const cJSON *root, bool req, calib *C)
     cJSON_ArrayForEach(e, arr)
     {
         char path[PT_PATH_MAX];
-        pt_path_idx(path, "$.wgmma", i++);
-        if (C->n_mma == MAX_MMA)
-            return pt_fail(R->err, "%s: %s: more than %d entries; expected at most %d", R->file,
-                           path, MAX_MMA, MAX_MMA);
-        if (!cJSON_IsObject(e))
-            return pt_fail(R->err, "%s: %s: is %s; expected an object", R->file, path,
-                           pt_json_type(e));
+        if (!array_entry(R, "$.wgmma", i++, C->n_mma, MAX_MMA, "entries", e, path))
+            return false;
         const char *dt;
         int64_t n, k;
         pt_dtype d;
@@ -243,13 +248,8 @@ static bool read_pieces(reader *R, const cJSON *root, bool req, calib *C)
     cJSON_ArrayForEach(e, arr)
     {
         char path[PT_PATH_MAX];
-        pt_path_idx(path, "$.cuda_core", i++);
-        if (C->n_pieces == MAX_PIECES)
-            return pt_fail(R->err, "%s: %s: more than %d entries; expected at most %d", R->file,
-                           path, MAX_PIECES, MAX_PIECES);
-        if (!cJSON_IsObject(e))
-            return pt_fail(R->err, "%s: %s: is %s; expected an object", R->file, path,
-                           pt_json_type(e));
+        if (!array_entry(R, "$.cuda_core", i++, C->n_pieces, MAX_PIECES, "entries", e, path))
+            return false;
         int p = C->n_pieces++;
         if (!pt_json_get_name(e, "piece", true, R->file, path, C->piece[p].name,
                               sizeof C->piece[p].name, R->err) ||
