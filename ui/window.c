@@ -154,7 +154,7 @@ void pt_window_select_stask(PtWindow *self, int stask)
         return;
     self->syncing = TRUE;
     self->selected = stask;
-    win_rebuild_form(self); /* its offset row follows the selection */
+    win_rebuild_offset_row(self); /* the form's offset row follows the selection */
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), stask);
     pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), stask);
     win_update_inspector(self, stask);

@@ -86,6 +86,39 @@ static GtkWidget *form_label(const char *text)
     return l;
 }
 
+/* The selected sTask's iteration offset (loop-body sTasks): +1 issues the next iteration's
+ * instance in this loop step (look-ahead). Rebuilt alone when the selection changes, so that
+ * what the user is typing in the tile entries stays. */
+static void build_offset_row(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    GtkWidget *child;
+    self->offset_spin = NULL;
+    if (!self->offset_box)
+        return;
+    while ((child = gtk_widget_get_first_child(self->offset_box)))
+        gtk_box_remove(GTK_BOX(self->offset_box), child);
+    int sel = self->selected, lane, pos;
+    if (!m->have_prog || !m->have_sg || sel < 0 || sel >= m->sg.n ||
+        m->sg.tasks[sel].region != PT_REGION_BODY ||
+        !pt_sprogram_placement(&m->prog, sel, &lane, &pos))
+        return;
+    GtkWidget *offset_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    char *text = g_strdup_printf("Iteration offset of %s", m->sg.tasks[sel].id);
+    gtk_box_append(GTK_BOX(offset_row), form_label(text));
+    GtkWidget *spin = gtk_spin_button_new_with_range(-8, 8, 1);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.lanes[lane].entries[pos].offset);
+    gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+    gtk_widget_set_tooltip_text(spin, "Look-ahead: +1 issues the next iteration's instance in "
+                                      "this loop step (win.offset)");
+    g_free(text);
+    g_object_set_data_full(G_OBJECT(spin), "pt-stask", g_strdup(m->sg.tasks[sel].id), g_free);
+    g_signal_connect(spin, "value-changed", G_CALLBACK(on_offset_changed), self);
+    gtk_box_append(GTK_BOX(offset_row), spin);
+    gtk_box_append(GTK_BOX(self->offset_box), offset_row);
+    self->offset_spin = spin;
+}
+
 static void build_form_now(PtWindow *self)
 {
     const pt_explorer_model *m = self->model;
@@ -93,6 +126,7 @@ static void build_form_now(PtWindow *self)
     while ((child = gtk_widget_get_first_child(self->form_box)))
         gtk_box_remove(GTK_BOX(self->form_box), child);
     g_ptr_array_set_size(self->tile_entries, 0);
+    self->offset_box = self->offset_spin = NULL;
     if (!m->have_prog || !m->have_sg)
         return;
     GtkWidget *tile = gtk_grid_new();
@@ -157,28 +191,9 @@ static void build_form_now(PtWindow *self)
         gtk_grid_attach(GTK_GRID(stages), form_label("none"), 0, 1, 1, 1);
     gtk_box_append(GTK_BOX(self->form_box), stages);
 
-    /* The selected sTask's iteration offset (loop-body sTasks): +1 issues the next
-     * iteration's instance in this loop step (look-ahead). */
-    int sel = self->selected, lane, pos;
-    if (sel >= 0 && sel < m->sg.n && m->sg.tasks[sel].region == PT_REGION_BODY &&
-        pt_sprogram_placement(&m->prog, sel, &lane, &pos)) {
-        GtkWidget *offset_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-        char *text = g_strdup_printf("Iteration offset of %s", m->sg.tasks[sel].id);
-        gtk_box_append(GTK_BOX(offset_row), form_label(text));
-        GtkWidget *spin = gtk_spin_button_new_with_range(-8, 8, 1);
-        gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.lanes[lane].entries[pos].offset);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, text,
-                                       -1);
-        gtk_widget_set_tooltip_text(spin, "Look-ahead: +1 issues the next iteration's instance "
-                                          "in this loop step (win.offset)");
-        g_free(text);
-        g_object_set_data_full(G_OBJECT(spin), "pt-stask", g_strdup(m->sg.tasks[sel].id), g_free);
-        g_signal_connect(spin, "value-changed", G_CALLBACK(on_offset_changed), self);
-        gtk_box_append(GTK_BOX(offset_row), spin);
-        gtk_box_append(GTK_BOX(self->form_box), offset_row);
-        self->offset_spin = spin;
-    } else
-        self->offset_spin = NULL;
+    self->offset_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(self->form_box), self->offset_box);
+    build_offset_row(self);
 }
 
 static gboolean build_form_idle(gpointer data)
@@ -188,6 +203,20 @@ static gboolean build_form_idle(gpointer data)
         build_form_now(self);
     g_object_unref(self);
     return G_SOURCE_REMOVE;
+}
+
+static gboolean offset_row_idle(gpointer data)
+{
+    PtWindow *self = data;
+    if (self->form_box)
+        build_offset_row(self);
+    g_object_unref(self);
+    return G_SOURCE_REMOVE;
+}
+
+void win_rebuild_offset_row(PtWindow *self)
+{
+    g_idle_add(offset_row_idle, g_object_ref(self));
 }
 
 /* After every load and edit. An edit may come from a form widget's own signal: rebuilding then

@@ -25,6 +25,7 @@ struct _PtWindow {
     char *error;               /* banner text, NULL when hidden */
 
     GtkWidget *view_hint, *view_bar;  /* the timeline/graph hint and toggles: not for Code */
+    GtkWidget *offset_box;             /* the inspector form's row for the selection */
     GtkWidget *offset_spin;            /* the selected sTask's iteration offset, or NULL */
     GtkWidget *stack, *banner, *banner_label, *summary, *timeline, *hw_dropdown;
     GtkWidget *views, *view_switcher, *graph; /* Timeline / Graph pages */
@@ -82,6 +83,8 @@ void win_action_wait_remove_last(GSimpleAction *a, GVariant *p, gpointer data);
 
 /* window_form.c: after every load and edit (on the next main-loop turn). */
 void win_rebuild_form(PtWindow *self);
+/* Only the offset row, for a new selection (the tile entries keep what is typed). */
+void win_rebuild_offset_row(PtWindow *self);
 
 /* window_files.c: saving, the unsaved-changes prompt, drops and recent files. */
 void win_action_save(GSimpleAction *a, GVariant *p, gpointer data);

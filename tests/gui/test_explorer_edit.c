@@ -194,6 +194,23 @@ static void test_fa3_by_hand(void)
     g_assert_cmpint(pos, !=, 0);
 }
 
+/* Clicking another sTask refreshes only the form's offset row: a tile size being typed stays,
+ * and Apply Tile then uses it. */
+static void test_typing_survives_selection(void)
+{
+    load();
+    g_assert_true(pt_window_set_tile_field(win, "n", "128"));
+    g_assert_true(pt_window_select_stask_id(win, "mma.C.wg0"));
+    iterate();
+    g_assert_true(pt_window_select_stask_id(win, "load.B"));
+    iterate();
+    pt_window_apply_tile_form(win);
+    iterate();
+    g_assert_null(pt_window_get_error(win));
+    const pt_explorer_model *m = pt_window_get_model(win);
+    g_assert_cmpint(m->sg.tiling.tile[pt_graph_find_axis(&m->graph, "n")], ==, 128);
+}
+
 /* Switching the hardware model keeps the edited sProgram and its history, re-simulates, takes a
  * JSON file, and refuses a broken file naming it, keeping the model in use. */
 static void test_hardware(void)
@@ -504,6 +521,7 @@ int main(int argc, char **argv)
     g_test_add_func("/explorer/undo-redo", test_undo_redo);
     g_test_add_func("/explorer/hardware", test_hardware);
     g_test_add_func("/explorer/fa3-by-hand", test_fa3_by_hand);
+    g_test_add_func("/explorer/typing-survives-selection", test_typing_survives_selection);
     g_test_add_func("/explorer/tile", test_tile);
     g_test_add_func("/explorer/save-reload", test_save_reload);
     g_test_add_func("/explorer/drag", test_drag);
