@@ -30,6 +30,7 @@ typedef struct {
     int top;                   /* --top K (schedule), 0 = default */
     double budget_s;           /* --budget S (schedule), 0 = none */
     int measure;               /* --measure N (schedule: profile the best N on a GPU) */
+    const char *candidates;    /* --candidates DIR (schedule: write the N it would measure) */
     bool json;                 /* --json */
     bool quiet;                /* -q */
     int width;                 /* --width N for the text timeline */

@@ -44,7 +44,7 @@ static const struct {
      "  --target T       code generator: sm90a (Hopper: TMA, mbarrier, wgmma; the default)\n"
      "  -o DIR           the bundle directory\n"},
     {"schedule", verb_schedule,
-     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N] [--target sm90a] [--remote 'CMD'] [--timeout S]",
+     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N [--candidates DIR]] [--target sm90a] [--remote 'CMD'] [--timeout S]",
      "The automatic scheduler: searches tile shapes (the reduction tile too), consumer\n"
      "warpgroups, stages, look-ahead and ping-pong pipelining, persistent or one-CTA-per-tile\n"
      "grids and rasterisation; each candidate gets the greedy intra-EU schedule, is validated\n"
@@ -54,8 +54,11 @@ static const struct {
      "  --top K          how many to list (default 5)\n"
      "  --budget S       stop searching after S seconds\n"
      "  --target sm90a   keep only sPrograms the Hopper code generator emits\n"
-     "  --measure N      compile, check and time the best N on the GPU (implies --target\n"
-     "                   sm90a); keep the fastest measured. --remote/--timeout as for profile\n"},
+     "  --measure N      compile, check and time N of the 64 best on the GPU (implies --target\n"
+     "                   sm90a): the best predicted of each tile shape first, then of each\n"
+     "                   schedule; keep the fastest measured. --remote/--timeout as for profile\n"
+     "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
+     "                   each: rank, predicted ns, description) instead of measuring them\n"},
     {"profile", verb_profile,
      "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--remote 'CMD'] [--timeout S]",
      "Validate and simulate an sProgram, generate its bundle, build and run it on a GPU: every\n"

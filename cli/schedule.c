@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -77,11 +78,103 @@ static double measure_one(const cli_opts *o, const pt_schedule_candidate *c, con
     return ms;
 }
 
+/* Parts of a candidate's description ("m=128 n=64 wg=2 stages=4 look-ahead persistent
+ * grouped"): 0 its tile shape (up to "wg="), 1 its grid (persistent or not, who stores),
+ * 2 its schedule style (what follows the stage count), 3 everything but the stage count. */
+static void key_of(const pt_schedule_candidate *c, int part, char *out, size_t n)
+{
+    const char *d = c->desc, *wg = strstr(d, "wg="), *st = strstr(d, "stages=");
+    const char *after = st ? strchr(st, ' ') : NULL;
+    after = after ? after + 1 : "";
+    if (part == 0)
+        snprintf(out, n, "%.*s", wg ? (int)(wg - d) : (int)strlen(d), d);
+    else if (part == 1)
+        snprintf(out, n, "%d%d", strstr(d, "persistent") != NULL,
+                 strstr(d, "store-by-consumer") != NULL);
+    else if (part == 2)
+        snprintf(out, n, "%s", after);
+    else
+        snprintf(out, n, "%.*s%s", st ? (int)(st - d) : (int)strlen(d), d, after);
+}
+
+/* Which of the ranked candidates to measure, n at most: the model's ranking is least trusted
+ * between tile shapes, grids and schedule styles, so the best predicted of each distinct
+ * tile shape (for half of them), then of each grid (persistent or not, who stores), then of
+ * each style, then of each schedule (stage counts aside), then the rest in rank order. */
+static int pick_for_measure(const pt_schedule_result *r, int n, int *pick)
+{
+    bool *taken = calloc((size_t)r->n + 1, sizeof *taken);
+    char(*seen)[200] = calloc((size_t)r->n + 1, sizeof *seen);
+    int k = 0;
+    for (int pass = 0; pass < 5 && k < n && taken && seen; pass++) {
+        int n_seen = 0, limit = pass == 0 ? (n + 1) / 2 : n;
+        /* a pass's keys include those already taken */
+        for (int i = 0; i < r->n && pass < 4; i++)
+            if (taken[i])
+                key_of(&r->best[i], pass, seen[n_seen++], sizeof seen[0]);
+        for (int i = 0; i < r->n && k < limit; i++) {
+            if (taken[i])
+                continue;
+            char key[200] = "";
+            bool dup = false;
+            if (pass < 4) {
+                key_of(&r->best[i], pass, key, sizeof key);
+                for (int j = 0; j < n_seen; j++)
+                    dup |= strcmp(seen[j], key) == 0;
+            }
+            if (dup)
+                continue;
+            snprintf(seen[n_seen++], sizeof seen[0], "%s", key);
+            taken[i] = true;
+            pick[k++] = i;
+        }
+    }
+    free(taken);
+    free(seen);
+    /* in rank order */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && pick[j - 1] > pick[j]; j--) {
+            int t = pick[j];
+            pick[j] = pick[j - 1];
+            pick[j - 1] = t;
+        }
+    return k;
+}
+
+/* --candidates DIR: the sPrograms --measure would time, as DIR/cand-RANK.json, and a line
+ * each on stdout (RANK, predicted ns, description), for a caller that builds and times them
+ * itself (bench/fa/run builds them in parallel and times them one by one). */
+static int write_candidates(const cli_opts *o, const pt_schedule_result *r, const int *pick,
+                            int n_pick)
+{
+    if (mkdir(o->candidates, 0777) != 0 && errno != EEXIST) {
+        cli_error("schedule: --candidates %s: cannot create the directory: %s", o->candidates,
+                  strerror(errno));
+        return EXIT_INVALID;
+    }
+    for (int j = 0; j < n_pick; j++) {
+        const pt_schedule_candidate *c = &r->best[pick[j]];
+        char path[4200];
+        snprintf(path, sizeof path, "%s/cand-%d.json", o->candidates, pick[j] + 1);
+        char *text = pt_sprogram_to_json(&c->prog, &c->sg);
+        bool ok = text && cli_write(path, text);
+        free(text);
+        if (!ok)
+            return EXIT_INVALID;
+        printf("%d %.0f %s\n", pick[j] + 1, c->predicted_ns, c->desc);
+    }
+    return EXIT_OK;
+}
+
 int verb_schedule(int argc, char **argv)
 {
     cli_opts o = {.verb = "schedule"};
-    if (!cli_parse(argc, argv, "hw,set,o,top,budget,measure,target,remote,timeout,q", &o))
+    if (!cli_parse(argc, argv, "hw,set,o,top,budget,measure,candidates,target,remote,timeout,q", &o))
         return EXIT_USAGE;
+    if (o.candidates && o.measure <= 0) {
+        cli_error("schedule: --candidates DIR needs --measure N (how many to write)");
+        return EXIT_USAGE;
+    }
     if (o.target && strcmp(o.target, "sm90a") != 0) {
         cli_error("schedule: unknown target \"%s\"; valid targets: sm90a", o.target);
         return EXIT_USAGE;
@@ -93,13 +186,13 @@ int verb_schedule(int argc, char **argv)
         return EXIT_INVALID;
     cli_inputs_free(&in); /* the search partitions for itself */
     pt_error err = {{0}};
-    if (o.measure > 0 && !o.remote && !pt_runner_check_local(&err)) {
+    if (o.measure > 0 && !o.candidates && !o.remote && !pt_runner_check_local(&err)) {
         cli_error("schedule: --measure: %s", err.msg);
         return EXIT_INVALID;
     }
     int top = o.top > 0 ? o.top : 5;
-    if (o.measure > top)
-        top = o.measure;
+    if (o.measure > 0)
+        top = 1024; /* the measured ones are picked from the whole ranking */
     pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = progress,
                            .accept = o.target ? accept_sm90a : accept_none, .ctx = &o.quiet};
     pt_schedule_result r;
@@ -116,9 +209,21 @@ int verb_schedule(int argc, char **argv)
             (long long)r.simulated);
     int chosen = 0;
     double best_ms = INFINITY;
+    int pick[64], n_pick = o.measure > 0 ? pick_for_measure(&r, o.measure, pick) : 0;
+    if (o.candidates) {
+        int rc = write_candidates(&o, &r, pick, n_pick);
+        pt_schedule_result_free(&r);
+        return rc;
+    }
+    int shown = o.top > 0 ? o.top : 5;
     fprintf(out, "\n  #  predicted      TFLOP/s  %s sProgram\n", o.measure ? "measured  " : "");
     for (int i = 0; i < r.n; i++) {
-        double ms = i < o.measure ? measure_one(&o, &r.best[i], &in.hw, i + 1) : NAN;
+        bool measure = false;
+        for (int j = 0; j < n_pick; j++)
+            measure |= pick[j] == i;
+        if (!measure && i >= shown)
+            continue;
+        double ms = measure ? measure_one(&o, &r.best[i], &in.hw, i + 1) : NAN;
         if (isfinite(ms) && ms < best_ms) {
             best_ms = ms;
             chosen = i;

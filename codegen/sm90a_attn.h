@@ -81,6 +81,7 @@ typedef struct {
     const pt_hw *hw;
     int Q, K, V, O;                /* tensor indices */
     int op_qk, op_sm, op_pv;
+    int ax_m;                      /* the query-row axis */
     int64_t B, H, S, D;            /* batch, heads, sequence (queries = keys), head dim */
     int64_t BM, BN;                /* query rows and key columns per tile */
     int wgs;                       /* consumer warpgroups, 64 query rows each */
@@ -111,6 +112,10 @@ typedef struct {
     bool persistent;
     int64_t tiles_m, tiles, grid, kv_blocks;
     int64_t q_bytes, kv_slot_bytes, off_q, off_k, off_v, off_bar, smem_dynamic;
+    /* O's staging tile: its own buffer in a persistent kernel when it fits (the next tile's Q
+     * then loads during this tile's epilogue), else over Q's rows */
+    bool o_separate;
+    int64_t off_o, o_bytes;
     char kernel_name[64];
 } fa_plan;
 

@@ -82,30 +82,65 @@ static void emit_constants(strbuf *sb, const fa_plan *pl)
                   "constexpr int BM = %lld, BN = %lld, WGS = %d;\n"
                   "constexpr int TILES_M = %lld, TILES = %lld, KV_BLOCKS = %lld;\n"
                   "constexpr int STAGES_K = %d, STAGES_V = %d;\n"
-                  "// Shared memory (bytes from the 1024-aligned base); O is staged over Q's rows.\n"
-                  "constexpr int OFF_Q = %lld, Q_BYTES = %lld, OFF_K = %lld, OFF_V = %lld;\n"
+                  "// Shared memory (bytes from the 1024-aligned base); O is staged %s.\n"
+                  "constexpr int OFF_Q = %lld, Q_BYTES = %lld, OFF_K = %lld, OFF_V = %lld, OFF_O = %lld;\n"
                   "constexpr int KV_BYTES = %lld, KV_PITCH = %lld, OFF_BAR = %lld;\n"
+                  "constexpr int Q_EMPTY_ARRIVALS = %s;  // %s\n"
                   "}\n\n",
               cuda_type(pl->in_dt), (long long)pl->B, (long long)pl->S, (long long)pl->D,
               pl->causal ? ", causal" : "", (long long)pl->S, (long long)pl->D,
               pl->causal ? "true" : "false", pl->scale * log2e, pl->scale, (long long)pl->BM,
               (long long)pl->BN, pl->wgs, (long long)pl->tiles_m, (long long)pl->tiles,
-              (long long)pl->kv_blocks, pl->stages_k, pl->stages_v, (long long)pl->off_q,
-              (long long)pl->q_bytes, (long long)pl->off_k, (long long)pl->off_v,
+              (long long)pl->kv_blocks, pl->stages_k, pl->stages_v,
+              pl->o_separate ? "in its own buffer (the next tile's Q loads during the epilogue)"
+                             : "over Q's rows",
+              (long long)pl->off_q, (long long)pl->q_bytes, (long long)pl->off_k,
+              (long long)pl->off_v, (long long)pl->off_o,
               (long long)pl->kv_slot_bytes, (long long)((pl->kv_slot_bytes + 1023) / 1024 * 1024),
-              (long long)pl->off_bar);
+              (long long)pl->off_bar, pl->o_separate ? "4 * WGS" : "1",
+              pl->o_separate ? "every consumer warp, after its last S = Q.K^T"
+                             : "the storing thread, after the store read O");
     sb_puts(sb, "#ifdef PT_TRACE\n#define PT_REC(...) tracer.rec(__VA_ARGS__)\n#else\n"
                 "#define PT_REC(...) ((void)0)\n#endif\n\n");
 }
 
 static void emit_helpers(strbuf *sb, const fa_plan *pl)
 {
-    sb_printf(sb, "// Output tile t -> (batch·head, query tile)%s.\n"
-                  "__device__ __forceinline__ void tile_coords(int t, int &bh, int &mt)\n{\n"
-                  "    bh = t / TILES_M;\n"
-                  "    mt = %s;\n}\n\n",
-              pl->causal ? "; causal tiles longest first" : "",
-              pl->causal ? "TILES_M - 1 - t % TILES_M" : "t % TILES_M");
+    /* the launch order of the sProgram's partition, as the simulator walks it (sim.c,
+     * raster_tile, over the two fastest tiled axes: heads or batch ("rows", SLOW of them) and
+     * query tiles): row = batch·head-major; column = query-tile-major within each block of
+     * SLOW rows; grouped = bands of `group` rows walked query tile by query tile; causal:
+     * longest tiles first */
+    pt_raster ra = pl->p->partition.raster;
+    int group = pl->p->partition.group < 1 ? 1 : pl->p->partition.group;
+    const pt_stask_graph *sg = pl->sg;
+    int slow = -1, fast = -1;
+    for (int a = 0; a < pl->g->n_axes; a++)
+        if (sg->tile_grid[a] > 1)
+            slow = fast, fast = a;
+    if (slow < 0 || fast != pl->ax_m)
+        ra = PT_RASTER_ROW; /* one query tile per head, or one head: every order is the same */
+    sb_printf(sb, "// Launch position t -> (batch·head, query tile): %s raster%s.\n"
+                  "__device__ __forceinline__ void tile_coords(int t, int &bh, int &mt)\n{\n",
+              pt_raster_name(ra), pl->causal ? ", causal tiles longest first" : "");
+    if (ra == PT_RASTER_ROW)
+        sb_puts(sb, "    bh = t / TILES_M;\n    mt = t % TILES_M;\n");
+    else {
+        sb_printf(sb, "    constexpr int SLOW = %lld;\n"
+                      "    const int q = t %% (SLOW * TILES_M), rest = t / (SLOW * TILES_M);\n",
+                  (long long)sg->tile_grid[slow]);
+        if (ra == PT_RASTER_COLUMN)
+            sb_puts(sb, "    bh = rest * SLOW + q % SLOW;\n    mt = q / SLOW;\n");
+        else
+            sb_printf(sb, "    constexpr int G = %d, BAND = G * TILES_M;\n"
+                          "    const int first = q / BAND * G, rows = SLOW - first < G ? SLOW - first : G;\n"
+                          "    bh = rest * SLOW + first + (q %% BAND) %% rows;\n"
+                          "    mt = (q %% BAND) / rows;\n",
+                      group);
+    }
+    if (pl->causal)
+        sb_puts(sb, "    mt = TILES_M - 1 - mt;\n");
+    sb_puts(sb, "}\n\n");
     sb_puts(sb, "// Key blocks of query tile mt: all of them, or under the causal mask only those left of\n"
                 "// the diagonal (fully masked blocks are skipped, not computed).\n"
                 "__device__ __forceinline__ int tile_iters(int mt)\n{\n"
@@ -134,9 +169,15 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                   "                tile_coords(t, bh, mt);\n"
                   "                const int n_iter = tile_iters(mt);\n",
               pl->p->lanes[pl->lane_load].name, pl->regs_producer, pl->regs_producer, PT_TRACE_CAP);
-    sb_printf(sb, "                // load.%s (prologue): once per tile, over the rows the last tile's O was staged in.\n",
-              g->tensors[pl->Q].name);
-    if (!pl->store_by_producer)
+    if (pl->o_separate)
+        sb_printf(sb, "                // load.%s (prologue): once per tile, as soon as the last tile's S = Q.K^T completed.\n"
+                      "                if (n_tile > 0)\n"
+                      "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: every consumer warp is done with Q\n",
+                  g->tensors[pl->Q].name);
+    else
+        sb_printf(sb, "                // load.%s (prologue): once per tile, over the rows the last tile's O was staged in.\n",
+                  g->tensors[pl->Q].name);
+    if (!pl->store_by_producer && !pl->o_separate)
         sb_puts(sb, "                if (n_tile > 0)\n"
                     "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: the last store read its rows\n");
     sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
@@ -167,17 +208,23 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                   x, X, x, w ? pl->st_load_v : pl->st_load_k, pl->lane_load, x, X, x, x, x);
     }
     sb_puts(sb, "                }\n");
+    if (pl->store_by_producer && pl->o_separate)
+        sb_puts(sb, "                if (n_tile > 0) {  // the last store read the staging tile: it may be rewritten\n"
+                    "                    pt::tma_store_wait_read();\n"
+                    "                    pt::mbar_arrive(o_empty);\n"
+                    "                }\n");
     if (pl->store_by_producer)
         sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's normalize.\n"
                       "                pt::mbar_wait(c_full, n_tile & 1);\n"
                       "                PT_REC(%d, %d, n_tile, 0, 0);\n"
                       "                for (int a = 0; a < D / 64; ++a)\n"
-                      "                    pt::tma_store_3d(&tm_o, smem + OFF_Q + a * (BM * 128), a * 64, mt * BM, bh);\n"
+                      "                    pt::tma_store_3d(&tm_o, smem + OFF_O + a * (BM * 128), a * 64, mt * BM, bh);\n"
                       "                pt::tma_store_commit();\n"
-                      "                pt::tma_store_wait_read();  // the next tile's Q may land on these rows\n"
+                      "%s"
                       "                PT_REC(%d, %d, n_tile, 0, 1);\n",
-                  g->tensors[pl->O].name, pl->st_store, pl->lane_store, pl->st_store,
-                  pl->lane_store);
+                  g->tensors[pl->O].name, pl->st_store, pl->lane_store,
+                  pl->o_separate ? "" : "                pt::tma_store_wait_read();  // the next tile's Q may land on these rows\n",
+                  pl->st_store, pl->lane_store);
     sb_puts(sb, "            }\n");
     if (pl->store_by_producer)
         sb_puts(sb, "            pt::tma_store_wait_all();\n");
@@ -600,8 +647,20 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", pl->st_load_q, pl->lane_load);
     emit_loop(sb, pl, w);
     sb_puts(sb, "            kbase += n_iter;\n            vbase += n_iter;\n");
+    if (pl->o_separate) {
+        /* every wgmma group retired inside the loop: this warp's reads of Q are done */
+        sb_puts(sb, "            if (lane == 0)\n"
+                    "                pt::mbar_arrive(q_empty);  // the producer may load the next tile's Q\n");
+        if (!pl->store_by_producer && pl->store_wg == w)
+            sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
+                        "                pt::tma_store_wait_read();\n"
+                        "                pt::mbar_arrive(o_empty);\n"
+                        "            }\n");
+        sb_puts(sb, "            if (n_tile > 0)\n"
+                    "                pt::mbar_wait(o_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n");
+    }
     sb_printf(sb, "            // %s: O / l (the row sums of the 4 lanes of a row added first), converted to\n"
-                  "            // %s and staged 128B-swizzled over this warpgroup's rows of Q.\n"
+                  "            // %s and staged 128B-swizzled in this warpgroup's rows of the staging tile.\n"
                   "            PT_REC(%d, %d, n_tile, 0, 0);\n"
                   "            #pragma unroll\n"
                   "            for (int h = 0; h < 2; ++h) {\n"
@@ -616,7 +675,7 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
                   "                for (int h = 0; h < 2; ++h) {\n"
                   "                    const int row = %d * 64 + warp * 16 + lane / 4 + 8 * h;\n"
                   "                    const int col = 8 * j + 2 * (lane %% 4);\n"
-                  "                    uint8_t *atom = smem + OFF_Q + (col / 64) * (BM * 128);\n"
+                  "                    uint8_t *atom = smem + OFF_O + (col / 64) * (BM * 128);\n"
                   "                    *reinterpret_cast<uint32_t *>(atom + pt::sw128_offset(row, (col %% 64) * 2)) =\n"
                   "                        pt::pack2<%s>(o[4 * j + 2 * h] * l_run[h], o[4 * j + 2 * h + 1] * l_run[h]);\n"
                   "                }\n"
@@ -633,13 +692,16 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
                       "                pt::mbar_wait(c_full, n_tile & 1);\n"
                       "                PT_REC(%d, %d, n_tile, 0, 0);\n"
                       "                for (int a = 0; a < D / 64; ++a)\n"
-                      "                    pt::tma_store_3d(&tm_o, smem + OFF_Q + a * (BM * 128), a * 64, mt * BM, bh);\n"
+                      "                    pt::tma_store_3d(&tm_o, smem + OFF_O + a * (BM * 128), a * 64, mt * BM, bh);\n"
                       "                pt::tma_store_commit();\n"
-                      "                pt::tma_store_wait_read();\n"
+                      "%s"
                       "                PT_REC(%d, %d, n_tile, 0, 1);\n"
-                      "                pt::mbar_arrive(q_empty);  // the next tile's Q may land\n"
+                      "%s"
                       "            }\n",
-                  O, pl->st_store, pl->lane_store, pl->st_store, pl->lane_store);
+                  O, pl->st_store, pl->lane_store,
+                  pl->o_separate ? "" : "                pt::tma_store_wait_read();\n",
+                  pl->st_store, pl->lane_store,
+                  pl->o_separate ? "" : "                pt::mbar_arrive(q_empty);  // the next tile's Q may land\n");
     sb_puts(sb, "        }\n");
     if (!pl->store_by_producer && pl->store_wg == w)
         sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
@@ -670,7 +732,8 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
                 "    uint64_t *full_k = reinterpret_cast<uint64_t *>(smem + OFF_BAR);\n"
                 "    uint64_t *empty_k = full_k + STAGES_K, *full_v = empty_k + STAGES_K;\n"
                 "    uint64_t *empty_v = full_v + STAGES_V, *q_full = empty_v + STAGES_V;\n"
-                "    uint64_t *q_empty = q_full + 1, *c_full = q_empty + 1;\n"
+                "    uint64_t *q_empty = q_full + 1, *c_full = q_empty + 1, *o_empty = c_full + 1;\n"
+                "    (void)o_empty;\n"
                 "    const int wg = threadIdx.x / 128;\n"
                 "    if (threadIdx.x == 0) {\n"
                 "        for (int s = 0; s < STAGES_K; ++s) {\n"
@@ -682,8 +745,9 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
                 "            pt::mbar_init(&empty_v[s], WGS);\n"
                 "        }\n"
                 "        pt::mbar_init(q_full, 1);\n"
-                "        pt::mbar_init(q_empty, 1);\n"
+                "        pt::mbar_init(q_empty, Q_EMPTY_ARRIVALS);\n"
                 "        pt::mbar_init(c_full, WGS);\n"
+                "        pt::mbar_init(o_empty, 1);\n"
                 "        pt::mbar_fence_init();\n"
                 "    }\n"
                 "    __syncthreads();\n"
@@ -754,11 +818,12 @@ bool sm90a_attn_emit(const fa_plan *pl, pt_codegen_result *out, pt_error *err)
     snprintf(out->summary, sizeof out->summary,
              "%s: attention tile %lldx%lld (d %lld), %d consumer warpgroup%s, stages K %d / V %d, "
              "warpgroup 0 step [%s], %d S tile%s and %d P fragment%s live, %d cross-warpgroup Wait%s, %s grid of "
-             "%lld CTAs (%lld tiles), %lld bytes of shared memory, registers %d/%d",
+             "%lld CTAs (%lld tiles), %lld bytes of shared memory%s, registers %d/%d",
              pl->kernel_name, (long long)pl->BM, (long long)pl->BN, (long long)pl->D, pl->wgs,
              pl->wgs > 1 ? "s" : "", pl->stages_k, pl->stages_v, order, pl->s_bufs,
              pl->s_bufs > 1 ? "s" : "", pl->p_bufs, pl->p_bufs > 1 ? "s" : "", pl->n_xwaits, pl->n_xwaits == 1 ? "" : "s",
              pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
-             (long long)pl->tiles, (long long)pl->smem_dynamic, pl->regs_producer, pl->wg[0].regs);
+             (long long)pl->tiles, (long long)pl->smem_dynamic,
+             pl->o_separate ? " (O staged apart from Q)" : "", pl->regs_producer, pl->wg[0].regs);
     return true;
 }

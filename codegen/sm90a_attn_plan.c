@@ -102,6 +102,7 @@ static bool plan_graph(fa_plan *pl, pt_error *err)
     if (sm->lse >= 0)
         REFUSE("a log-sum-exp output is not generated yet");
     pl->causal = sm->causal;
+    pl->ax_m = m;
     if (pl->causal && (sm->row_axis != m || sm->col_axis != n))
         REFUSE("the causal mask must be over (%s, %s)", g->axes[m].name, g->axes[n].name);
     pl->scale = sm->scale;
@@ -549,8 +550,21 @@ static bool plan_memory(fa_plan *pl, pt_error *err)
     off += pl->stages_k * align_up(pl->kv_slot_bytes, 1024);
     pl->off_v = off;
     off += pl->stages_v * align_up(pl->kv_slot_bytes, 1024);
+    /* A persistent CTA stages O in its own buffer when that still fits: Q is then free once
+     * the consumers' last S = Q.K^T completed, and the producer loads the next tile's Q and
+     * first K/V blocks while this tile's last P.V, normalize and store run. */
+    pl->o_bytes = pl->BM * pl->D * 2;
+    int64_t bar_bytes = 8 * (4 + 2 * (pl->stages_k + pl->stages_v));
+    pl->o_separate = pl->p->partition.persistent &&
+                     align_up(off + align_up(pl->o_bytes, 1024) + bar_bytes, 16) + 1024 <=
+                         pl->hw->smem_per_block;
+    pl->off_o = pl->off_q;
+    if (pl->o_separate) {
+        pl->off_o = off;
+        off += align_up(pl->o_bytes, 1024);
+    }
     pl->off_bar = off;
-    off += 8 * (3 + 2 * (pl->stages_k + pl->stages_v));
+    off += bar_bytes;
     pl->smem_dynamic = align_up(off, 16) + 1024;
     if (pl->smem_dynamic > pl->hw->smem_per_block)
         REFUSE("needs %lld bytes of shared memory (Q %lld, K %d x %lld, V %d x %lld, with 1024 of "

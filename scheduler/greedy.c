@@ -7,7 +7,10 @@
  * still unplaced (loop-carried ones included), then the one that unlocks the most downstream
  * sTasks, then the lowest index (determinism). Every dependency between lanes becomes a Wait.
  * Look-ahead issues tensor-core sTasks fed only by loads one iteration ahead, and with them the
- * CUDA-core sTasks that only consume work issued ahead. */
+ * CUDA-core sTasks that only consume work issued ahead; in FlashAttention-3's order the
+ * rescales stay behind, first on their lane (O is rescaled before this iteration's P.V is
+ * issued, and the next block's softmax then overlaps that P.V). Stores can move to a TMA lane
+ * of the last consumer warpgroup. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +157,24 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
             break;
         }
         int offset = o->lookahead && (can_look_ahead(sg, s) || follows_look_ahead(p, sg, s)) ? 1 : 0;
-        ok = pt_append(p, sg, best, lane, -1, offset, err);
+        int position = -1;
+        if (o->lookahead == PT_LOOKAHEAD_FA3 && s->kind == PT_ST_RESCALE) {
+            offset = 0;
+            position = 0;
+        }
+        if (o->store_by_consumer && s->kind == PT_ST_STORE) {
+            char name[PT_LANE_NAME_MAX];
+            int last = p->n_roles - 1;
+            snprintf(name, sizeof name, "tma.%s", p->roles[last].name);
+            lane = pt_sprogram_find_lane(p, name);
+            if (lane < 0)
+                lane = pt_sprogram_add_lane(p, name, PT_SEU_TMA, last);
+            if (lane < 0) {
+                ok = pt_fail(err, "scheduler: no room for lane %s", name);
+                break;
+            }
+        }
+        ok = pt_append(p, sg, best, lane, position, offset, err);
         placed[best] = true;
     }
     free(down);

@@ -16,13 +16,23 @@
 #include "sim.h"
 #include "sprogram.h"
 
+typedef enum {
+    PT_LOOKAHEAD_NONE,
+    PT_LOOKAHEAD_ALL,      /* the look-ahead GEMM and every CUDA-core sTask it feeds go ahead */
+    PT_LOOKAHEAD_FA3,      /* ... except rescales, which stay in their iteration and go first
+                              on their lane (FlashAttention-3's intra-warpgroup order) */
+} pt_lookahead;
+
 typedef struct {
-    bool lookahead;
+    pt_lookahead lookahead;
     bool pingpong;
     int stages;            /* for every buffered tensor */
     bool persistent;
     pt_raster raster;
     int group;
+    /* stores go on a TMA lane of the last consumer warpgroup (issued after its epilogue),
+     * so the producer's lane can load the next tile meanwhile */
+    bool store_by_consumer;
 } pt_intra_opts;
 
 /* Does sg have a tensor-core sTask that look-ahead would issue one iteration early? */

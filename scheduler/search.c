@@ -173,6 +173,14 @@ static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool per
     return hw->launch_ns + waves * iters * per_iter;
 }
 
+static bool has_kind(const pt_stask_graph *sg, pt_stask_kind kind)
+{
+    for (int i = 0; i < sg->n; i++)
+        if (sg->tasks[i].kind == kind)
+            return true;
+    return false;
+}
+
 typedef struct {
     pt_schedule_result *r;
     int k;
@@ -225,8 +233,10 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         r->pruned_invalid++;
         return;
     }
-    if (io->lookahead && !pt_schedule_can_look_ahead(&c.sg)) {
-        r->pruned_invalid++; /* the same program as without look-ahead */
+    if ((io->lookahead && !pt_schedule_can_look_ahead(&c.sg)) ||
+        (io->lookahead == PT_LOOKAHEAD_FA3 && !has_kind(&c.sg, PT_ST_RESCALE)) ||
+        (io->store_by_consumer && !has_kind(&c.sg, PT_ST_STORE))) {
+        r->pruned_invalid++; /* the same program as a simpler option gives */
         pt_stask_graph_free(&c.sg);
         return;
     }
@@ -261,9 +271,11 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         if (S->vals[a].n > 1 || (!S->g->axes[a].batch && tiling->tile[a] < S->g->axes[a].extent))
             n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "%s=%lld ", S->g->axes[a].name,
                                   (long long)c.sg.tiling.tile[a]);
-    snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s", tiling->warpgroups,
-             io->stages, io->lookahead ? " look-ahead" : "", io->pingpong ? " ping-pong" : "",
-             io->persistent ? "persistent " : "", pt_raster_name(io->raster));
+    static const char *const la_name[] = {"", " look-ahead", " fa3-order"};
+    snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s%s", tiling->warpgroups,
+             io->stages, la_name[io->lookahead], io->pingpong ? " ping-pong" : "",
+             io->persistent ? "persistent " : "", pt_raster_name(io->raster),
+             io->store_by_consumer ? " store-by-consumer" : "");
     offer(&S->top, &c);
 }
 
@@ -283,8 +295,8 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
 {
     memset(r, 0, sizeof *r);
     int k = o && o->top_k > 0 ? o->top_k : 1;
-    if (k > 64)
-        k = 64;
+    if (k > 1024)
+        k = 1024;
     r->best = calloc((size_t)k + 1, sizeof *r->best);
     if (!r->best)
         return pt_fail(err, "scheduler: out of memory");
@@ -295,8 +307,11 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
     struct {
         bool persistent;
         pt_raster raster;
-    } parts[] = {{false, PT_RASTER_ROW}, {true, PT_RASTER_GROUPED}};
-    int64_t per_tiling = 3 /* wgs */ * 3 /* stages */ * 2 /* look-ahead */ * 2 /* ping-pong */ * 2;
+        bool store_by_consumer;
+    } parts[] = {{false, PT_RASTER_ROW, false},
+                 {true, PT_RASTER_GROUPED, false},
+                 {true, PT_RASTER_GROUPED, true}};
+    int64_t per_tiling = 3 /* wgs */ * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * 3;
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)
         r->total *= S.vals[a].n;
@@ -310,18 +325,19 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
             t.warpgroups = wgs;
             bool split_ok = split < 0 ? wgs == 1 : t.tile[split] % (wgs * mma_rows(g, hw)) == 0;
             for (int si = 0; si < 3; si++)
-                for (int la = 0; la < 2; la++)
+                for (int la = 0; la < 3; la++)
                     for (int pp = 0; pp < 2; pp++)
-                        for (int pi = 0; pi < 2; pi++) {
+                        for (int pi = 0; pi < 3; pi++) {
                             if (!split_ok || (pp && wgs < 2)) {
                                 r->seen++;
                                 r->pruned_invalid++;
                                 continue;
                             }
-                            pt_intra_opts io = {.lookahead = la, .pingpong = pp,
+                            pt_intra_opts io = {.lookahead = (pt_lookahead)la, .pingpong = pp,
                                                 .stages = stages_opts[si],
                                                 .persistent = parts[pi].persistent,
-                                                .raster = parts[pi].raster, .group = 8};
+                                                .raster = parts[pi].raster, .group = 8,
+                                                .store_by_consumer = parts[pi].store_by_consumer};
                             try_candidate(&S, &t, &io);
                             if (o && o->progress && r->seen % 500 == 0)
                                 o->progress(o->ctx, r->seen, r->total,

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "validate.h"
 
 /* Largest number of instances one simulation may expand to (memory and GUI latency). */
 #define PT_SIM_MAX_INSTANCES 5000000
@@ -877,6 +878,27 @@ static double tile_time(const tile_model *tm, int64_t tile)
     return t + tm->overhead;
 }
 
+/* Under a causal mask the generated kernels launch the longest query tiles first: the row
+ * axis of the tile at launch position j is walked backwards. */
+static int64_t launch_tile(const raster_order *ro, const pt_stask_graph *sg, int64_t j)
+{
+    int64_t idx = raster_tile(ro, j);
+    if (sg->causal_op < 0 || !sg->graph)
+        return idx;
+    int row = sg->graph->ops[sg->causal_op].row_axis;
+    int64_t coord[PT_MAX_AXES], rest = idx;
+    for (int a = ro->n_axes - 1; a >= 0; a--) {
+        coord[a] = rest % ro->grid[a];
+        rest /= ro->grid[a];
+    }
+    if (row >= 0 && row < ro->n_axes)
+        coord[row] = ro->grid[row] - 1 - coord[row];
+    idx = 0;
+    for (int a = 0; a < ro->n_axes; a++)
+        idx = idx * ro->grid[a] + coord[a];
+    return idx;
+}
+
 static void heap_sift_down(double *h, int64_t n, int64_t i)
 {
     for (;;) {
@@ -908,13 +930,13 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
         /* CTA c owns launch positions c, c + grid, ...: its time is their sum, less what a
          * follow-on tile overlaps with the one before it */
         for (int64_t j = 0; j < tiles; j++)
-            h[j % slots] += tile_time(tm, raster_tile(&ro, j)) - (j >= slots ? tm->persist_saving : 0);
+            h[j % slots] += tile_time(tm, launch_tile(&ro, sg, j)) - (j >= slots ? tm->persist_saving : 0);
         for (int64_t c = 0; c < slots; c++)
             best = h[c] > best ? h[c] : best;
     } else {
         /* each tile goes to the EU that frees first (a min-heap of EU free times) */
         for (int64_t j = 0; j < tiles; j++) {
-            h[0] += tile_time(tm, raster_tile(&ro, j));
+            h[0] += tile_time(tm, launch_tile(&ro, sg, j));
             best = h[0] > best ? h[0] : best;
             heap_sift_down(h, slots, 0);
         }
@@ -970,7 +992,8 @@ static bool store_blocks_loads(const pt_sprogram *p, const pt_stask_graph *sg)
 static double persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
                                 const pt_timeline *tl, const pt_hw *hw)
 {
-    if (store_blocks_loads(p, sg))
+    /* with O staged over the resident Q, the next Q waits for the store to read it */
+    if (store_blocks_loads(p, sg) || !pt_sprogram_staging_apart(p, sg, hw))
         return hw->tile_overhead_ns;
     double first_compute = -1, last_compute = 0;
     for (int64_t i = 0; i < tl->n_spans; i++) {

@@ -176,6 +176,15 @@ bool pt_sprogram_copy(pt_sprogram *dst, const pt_sprogram *src)
 
 /* ---- lookup ----------------------------------------------------------------------------- */
 
+int pt_sprogram_add_lane(pt_sprogram *p, const char *name, pt_seu_kind seu, int role)
+{
+    if (!p || !name || p->n_lanes >= PT_MAX_LANES || role < 0 || role >= p->n_roles ||
+        strlen(name) >= PT_LANE_NAME_MAX || pt_sprogram_find_lane(p, name) >= 0)
+        return -1;
+    add_lane(p, name, seu, role);
+    return p->n_lanes - 1;
+}
+
 int pt_sprogram_find_lane(const pt_sprogram *p, const char *name)
 {
     if (!p || !name)

@@ -75,6 +75,9 @@ void pt_sprogram_free(pt_sprogram *p);
 bool pt_sprogram_copy(pt_sprogram *dst, const pt_sprogram *src);
 
 int pt_sprogram_find_lane(const pt_sprogram *p, const char *name);
+/* A new empty lane of sEU kind `seu` run by role `role`; its index, or -1 when the name is
+ * taken, the role does not exist or PT_MAX_LANES are in use. */
+int pt_sprogram_add_lane(pt_sprogram *p, const char *name, pt_seu_kind seu, int role);
 /* Where an sTask is placed: returns false if nowhere. */
 bool pt_sprogram_placement(const pt_sprogram *p, int stask, int *lane, int *pos);
 

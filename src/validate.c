@@ -157,6 +157,26 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
     return total;
 }
 
+bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+{
+    if (!p || !sg || !sg->tasks)
+        return true;
+    int64_t resident_max = 0, staging = 0;
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        int64_t b = tile_buffer_bytes(sg, t);
+        if (t->kind == PT_ST_LOAD && !t->buffered && b > resident_max)
+            resident_max = b;
+        if (t->kind == PT_ST_STORE && b > staging)
+            staging = b;
+    }
+    if (staging == 0 || staging > resident_max)
+        return true; /* counted on its own already */
+    /* the generator's alignment slack (1024 bytes) is part of the budget */
+    return p->partition.persistent && hw &&
+           pt_sprogram_smem_bytes(p, sg) + staging + 1024 <= hw->smem_per_block;
+}
+
 /* ---- registers -------------------------------------------------------------------------- */
 
 static int task_wg(const pt_stask *t)

@@ -28,6 +28,10 @@ bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
                  pt_validation *report, pt_error *err);
 /* Shared memory one EU needs under this program (bytes). */
 int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
+/* Does the output staging tile get a buffer of its own? A resident tile (attention's Q) takes
+ * it once the loop is done, unless the program is persistent and both still fit (then the
+ * next tile's resident load need not wait for this tile's store). No staging: true. */
+bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
 /* Registers per thread the accumulators/fragments of consumer warpgroup `wg` need. */
 int pt_sprogram_regs_needed(const pt_sprogram *p, const pt_stask_graph *sg, int wg);
 

@@ -157,6 +157,61 @@ static void fa3_structure(void)
     pt_schedule_result_free(&r);
 }
 
+/* The FA3 look-ahead order: S and the softmax pieces one block ahead, the rescale of this
+ * block first on its CUDA-core lane; stores by the consumer: on a TMA lane of the last
+ * warpgroup's role, which the producer's lane then no longer holds. */
+static void fa3_order_and_consumer_store(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    if (!load(&g, "flash_attention", "S=1024,B=2") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_tiling t;
+    pt_tiling_defaults(&g, &t);
+    t.warpgroups = 2;
+    t.tile[pt_graph_find_axis(&g, "m")] = 128;
+    t.tile[pt_graph_find_axis(&g, "n")] = 128;
+    pt_stask_graph sg;
+    if (!pt_partition(&sg, &g, &t, &e)) {
+        CHECK_MSG(false, "%s", e.msg);
+        return;
+    }
+    pt_sprogram p;
+    pt_intra_opts o = {.stages = 2, .lookahead = PT_LOOKAHEAD_FA3, .persistent = true,
+                       .store_by_consumer = true};
+    CHECK_MSG(pt_schedule_intra(&p, &sg, &hw, &o, &e), "%s", e.msg);
+    for (int w = 0; w < 2; w++) {
+        char name[32], id[64];
+        snprintf(name, sizeof name, "cuda.wg%d", w);
+        int l = lane_named(&p, name);
+        CHECK(l >= 0 && p.lanes[l].n >= 5);
+        if (l < 0 || p.lanes[l].n < 5)
+            continue;
+        snprintf(id, sizeof id, "rescale.O.wg%d", w);
+        CHECK_STR(sg.tasks[p.lanes[l].entries[0].stask].id, id);
+        CHECK(p.lanes[l].entries[0].offset == 0);
+        for (int k = 1; k < p.lanes[l].n; k++) {
+            const pt_stask *x = &sg.tasks[p.lanes[l].entries[k].stask];
+            bool soft = x->kind == PT_ST_SOFTMAX_MAX || x->kind == PT_ST_SOFTMAX_EXP ||
+                        x->kind == PT_ST_SOFTMAX_SUM;
+            CHECK_MSG(p.lanes[l].entries[k].offset == (soft ? 1 : 0), "%s", x->id);
+        }
+    }
+    int st = lane_named(&p, "tma.wg1"), tma = lane_named(&p, "tma");
+    CHECK(st >= 0 && p.lanes[st].seu == PT_SEU_TMA && p.roles[p.lanes[st].role].wg == 1);
+    if (st >= 0 && p.lanes[st].n == 1)
+        CHECK_STR(sg.tasks[p.lanes[st].entries[0].stask].id, "store.O");
+    for (int k = 0; tma >= 0 && k < p.lanes[tma].n; k++)
+        CHECK(sg.tasks[p.lanes[tma].entries[k].stask].kind == PT_ST_LOAD);
+    pt_validation v;
+    CHECK_MSG(pt_validate(&p, &sg, &hw, &v, &e), "%s", e.msg);
+    /* persistent, O staged apart from Q (it fits): the model hides each follow-on tile's fill */
+    CHECK(pt_sprogram_staging_apart(&p, &sg, &hw));
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
 int main(void)
 {
     PTEST_RUN(greedy_gemm);
@@ -164,5 +219,6 @@ int main(void)
     PTEST_RUN(valid_and_deterministic);
     PTEST_RUN(budget);
     PTEST_RUN(fa3_structure);
+    PTEST_RUN(fa3_order_and_consumer_store);
     PTEST_END();
 }

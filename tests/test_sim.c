@@ -10,6 +10,7 @@
 
 #include "ptest.h"
 #include "sim.h"
+#include "validate.h"
 #include "timeline_json.h"
 
 #define MAX_TASKS 32
@@ -536,11 +537,19 @@ static void test_kernel(void)
     f2->sg.tiles = 10;
     f2->sg.tile_grid[0] = 10;
     f2->p.partition.persistent = true;
+    /* the load is resident (unbuffered) and the store's staging tile would take its place;
+     * only with room for both does the next tile's load not wait for the store */
+    f2->hw.smem_per_block = 1 << 20;
     CHECK_MSG(pt_simulate(&f2->p, &f2->sg, &f2->hw, &tl, &err), "%s", err.msg);
     /* the store now runs in the mma's own role: no producer hand-off (5) before it */
     CHECK_MSG(tl.eu_time_ns == 465, "%g", tl.eu_time_ns);
     CHECK_MSG(tl.kernel_time_ns == 3 * 515 - 2 * (205 + (465 - 315) + 50) + 1000, "%g",
               tl.kernel_time_ns);
+    pt_timeline_free(&tl);
+    f2->hw.smem_per_block = pt_sprogram_smem_bytes(&f2->p, &f2->sg) + 1024; /* no room */
+    CHECK(!pt_sprogram_staging_apart(&f2->p, &f2->sg, &f2->hw));
+    CHECK_MSG(pt_simulate(&f2->p, &f2->sg, &f2->hw, &tl, &err), "%s", err.msg);
+    CHECK_MSG(tl.kernel_time_ns == 3 * 515 - 2 * 50 + 1000, "%g", tl.kernel_time_ns);
     pt_timeline_free(&tl);
     fx_free(f2);
 

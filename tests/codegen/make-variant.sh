@@ -2,7 +2,9 @@
 # make-variant.sh CLI OUTDIR NAME GRAPH SET TILE EDITS — write the sm90a bundle of one variant of
 # tests/codegen/variants.txt into OUTDIR/NAME (default sProgram with EDITS applied; SET, TILE
 # and EDITS may be -). EDITS keys are merged into the sProgram JSON, except "offset"
-# ({sTask: iteration offset}) and "add_waits" ([[sTask, on, distance], ...]).
+# ({sTask: iteration offset}), "lane_order" ({lane: [sTask or [sTask, offset], ...]}),
+# "store_role" (a consumer role's name: the stores move to a new TMA lane of that role) and
+# "add_waits" ([[sTask, on, distance], ...]).
 set -eu
 cli=$1 out=$2 name=$3 graph=$4 set=$5 tile=$6 edits=$7
 dir=$out/$name
@@ -29,6 +31,12 @@ for k, v in edits.items():
             if lane["name"] in v:
                 lane["order"] = [e if isinstance(e, str) else {"stask": e[0], "offset": e[1]}
                                  for e in v[lane["name"]]]
+    elif k == "store_role":  # "wgN": the stores move to a new TMA lane of that warpgroup's role
+        stores = [e for lane in p["lanes"] for e in lane["order"]
+                  if (e if isinstance(e, str) else e["stask"]).startswith("store.")]
+        for lane in p["lanes"]:
+            lane["order"] = [e for e in lane["order"] if e not in stores]
+        p["lanes"].append({"name": "tma." + v, "seu": "tma", "role": v, "order": stores})
     elif k == "add_waits":  # [["sTask", "on", distance], ...]
         p["waits"] += [{"stask": a, "on": b, "distance": d} for a, b, d in v]
     elif isinstance(v, dict) and isinstance(p.get(k), dict):
