@@ -116,6 +116,9 @@ typedef struct {
      * then loads during this tile's epilogue), else over Q's rows */
     bool o_separate;
     int64_t off_o, o_bytes;
+    /* persistent and causal: tiles of unequal length are handed out one by one from a global
+     * counter (in launch order, longest first) instead of round-robin */
+    bool dynamic;
     char kernel_name[64];
 } fa_plan;
 

@@ -163,12 +163,16 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                   "#ifdef PT_TRACE\n"
                   "            tracer.begin(pt_trace, 0, 1 + WGS, %u);\n"
                   "#endif\n"
-                  "            uint32_t cnt_k = 0, cnt_v = 0, n_tile = 0;\n"
-                  "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
-                  "                int bh, mt;\n"
-                  "                tile_coords(t, bh, mt);\n"
-                  "                const int n_iter = tile_iters(mt);\n",
+                  "            uint32_t cnt_k = 0, cnt_v = 0, n_tile = 0;\n",
               pl->p->lanes[pl->lane_load].name, pl->regs_producer, pl->regs_producer, PT_TRACE_CAP);
+    if (pl->dynamic)
+        sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
+    else
+        sb_puts(sb, "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
+    if (!pl->dynamic)
+        sb_puts(sb, "                int bh, mt;\n"
+                    "                tile_coords(t, bh, mt);\n"
+                    "                const int n_iter = tile_iters(mt);\n");
     if (pl->o_separate)
         sb_printf(sb, "                // load.%s (prologue): once per tile, as soon as the last tile's S = Q.K^T completed.\n"
                       "                if (n_tile > 0)\n"
@@ -180,6 +184,19 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
     if (!pl->store_by_producer && !pl->o_separate)
         sb_puts(sb, "                if (n_tile > 0)\n"
                     "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: the last store read its rows\n");
+    if (pl->dynamic)
+        sb_puts(sb, "                // hand the tile to the consumers with Q's barrier (past the last tile: a plain\n"
+                    "                // arrival, no Q, and everyone stops)\n"
+                    "                if (n_tile > 0)  // claimed once ready for it: the next launch position nobody has\n"
+                    "                    t = gridDim.x + (int)atomicAdd(&pt_next_tile, 1u);\n"
+                    "                tile_slot[n_tile & 1] = t;\n"
+                    "                if (t >= TILES) {\n"
+                    "                    pt::mbar_arrive(q_full);\n"
+                    "                    break;\n"
+                    "                }\n"
+                    "                int bh, mt;\n"
+                    "                tile_coords(t, bh, mt);\n"
+                    "                const int n_iter = tile_iters(mt);\n");
     sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
                   "                pt::mbar_arrive_expect_tx(q_full, Q_BYTES);\n"
                   "                for (int a = 0; a < D / 64; ++a)  // 64-wide swizzle atoms of the head dim\n"
@@ -226,6 +243,12 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                   pl->o_separate ? "" : "                pt::tma_store_wait_read();  // the next tile's Q may land on these rows\n",
                   pl->st_store, pl->lane_store);
     sb_puts(sb, "            }\n");
+    if (pl->dynamic)
+        sb_puts(sb, "            // the last CTA to finish handing out resets the counters for the next launch\n"
+                    "            if (atomicAdd(&pt_ctas_done, 1u) == gridDim.x - 1) {\n"
+                    "                atomicExch(&pt_next_tile, 0u);\n"
+                    "                atomicExch(&pt_ctas_done, 0u);\n"
+                    "            }\n");
     if (pl->store_by_producer)
         sb_puts(sb, "            pt::tma_store_wait_all();\n");
     sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n        }\n        return;\n    }\n\n");
@@ -626,8 +649,16 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
         sb_printf(sb, "        float al%d[2], mr%d[2];    // rescale factor and row max (log2 units), slot %d\n", s, s, s);
     for (int s = 0; s < pl->p_bufs; s++)
         sb_printf(sb, "        uint32_t p%d[BN / 16][4];  // P fragment of slot %d: A operand of the P.V wgmma\n", s, s);
-    sb_printf(sb, "        for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
-                  "            int bh, mt;\n"
+    if (pl->dynamic)
+        sb_printf(sb, "        for (;; ++n_tile) {\n"
+                      "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed, or the end\n"
+                      "            const int t = tile_slot[n_tile & 1];\n"
+                      "            if (t >= TILES)\n"
+                      "                break;\n",
+                  pl->g->tensors[pl->Q].name);
+    else
+        sb_puts(sb, "        for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
+    sb_printf(sb, "            int bh, mt;\n"
                   "            tile_coords(t, bh, mt);\n"
                   "            const int n_iter = tile_iters(mt);\n"
                   "            const int row_lo = mt * BM + %d * 64;       // this warpgroup's first query row\n"
@@ -640,9 +671,11 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
                   "            for (int r = 0; r < D / 2; ++r) {\n"
                   "                o[r] = 0.f;\n"
                   "                pt::keep(o[r]);  // zeroed here, before a wgmma is in flight (else ptxas serialises)\n"
-                  "            }\n"
-                  "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed\n",
-              w, w, pl->g->tensors[pl->Q].name);
+                  "            }\n",
+              w, w);
+    if (!pl->dynamic)
+        sb_printf(sb, "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed\n",
+                  pl->g->tensors[pl->Q].name);
     if (w == 0)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", pl->st_load_q, pl->lane_load);
     emit_loop(sb, pl, w);
@@ -721,6 +754,10 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
     emit_constants(sb, pl);
     emit_wgmma(sb, pl);
     emit_helpers(sb, pl);
+    if (pl->dynamic)
+        sb_puts(sb, "// Dynamic tile hand-out of this persistent causal kernel: launch positions past the\n"
+                    "// grid are claimed one by one (zero at module load; the last CTA resets them).\n"
+                    "__device__ unsigned int pt_next_tile = 0, pt_ctas_done = 0;\n\n");
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                   "%s(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,\n"
                   "   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,\n"
@@ -734,8 +771,10 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
                 "    uint64_t *empty_v = full_v + STAGES_V, *q_full = empty_v + STAGES_V;\n"
                 "    uint64_t *q_empty = q_full + 1, *c_full = q_empty + 1, *o_empty = c_full + 1;\n"
                 "    (void)o_empty;\n"
-                "    const int wg = threadIdx.x / 128;\n"
-                "    if (threadIdx.x == 0) {\n"
+                "    const int wg = threadIdx.x / 128;\n");
+    if (pl->dynamic)
+        sb_puts(sb, "    int *tile_slot = reinterpret_cast<int *>(o_empty + 1);  // dynamic tile hand-out\n");
+    sb_puts(sb, "    if (threadIdx.x == 0) {\n"
                 "        for (int s = 0; s < STAGES_K; ++s) {\n"
                 "            pt::mbar_init(&full_k[s], 1);     // producer's expect_tx arrival\n"
                 "            pt::mbar_init(&empty_k[s], WGS);  // one arrival per consumer warpgroup\n"
@@ -822,7 +861,7 @@ bool sm90a_attn_emit(const fa_plan *pl, pt_codegen_result *out, pt_error *err)
              pl->kernel_name, (long long)pl->BM, (long long)pl->BN, (long long)pl->D, pl->wgs,
              pl->wgs > 1 ? "s" : "", pl->stages_k, pl->stages_v, order, pl->s_bufs,
              pl->s_bufs > 1 ? "s" : "", pl->p_bufs, pl->p_bufs > 1 ? "s" : "", pl->n_xwaits, pl->n_xwaits == 1 ? "" : "s",
-             pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
+             pl->dynamic ? "persistent (dynamic tiles)" : pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
              (long long)pl->tiles, (long long)pl->smem_dynamic,
              pl->o_separate ? " (O staged apart from Q)" : "", pl->regs_producer, pl->wg[0].regs);
     return true;

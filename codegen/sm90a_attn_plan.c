@@ -554,7 +554,8 @@ static bool plan_memory(fa_plan *pl, pt_error *err)
      * the consumers' last S = Q.K^T completed, and the producer loads the next tile's Q and
      * first K/V blocks while this tile's last P.V, normalize and store run. */
     pl->o_bytes = pl->BM * pl->D * 2;
-    int64_t bar_bytes = 8 * (4 + 2 * (pl->stages_k + pl->stages_v));
+    /* barriers, then the two tile slots of the dynamic tile hand-out */
+    int64_t bar_bytes = 8 * (5 + 2 * (pl->stages_k + pl->stages_v));
     pl->o_separate = pl->p->partition.persistent &&
                      align_up(off + align_up(pl->o_bytes, 1024) + bar_bytes, 16) + 1024 <=
                          pl->hw->smem_per_block;
@@ -643,6 +644,7 @@ static void plan_grid(fa_plan *pl)
     pl->kv_blocks = ceil_div(pl->S, pl->BN);
     pl->persistent = pl->p->partition.persistent;
     pl->grid = pl->persistent && pl->tiles > pl->hw->eu_count ? pl->hw->eu_count : pl->tiles;
+    pl->dynamic = pl->persistent && pl->causal && pl->grid < pl->tiles;
     pl->threads = 128 * (1 + pl->wgs);
     snprintf(pl->kernel_name, sizeof pl->kernel_name, "pt_%s", pl->g->name);
 }

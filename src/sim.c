@@ -926,7 +926,7 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     double *h = calloc((size_t)slots + 1, sizeof *h), best = 0;
     if (!h)
         return false;
-    if (p->partition.persistent) {
+    if (p->partition.persistent && !tm->interp) {
         /* CTA c owns launch positions c, c + grid, ...: its time is their sum, less what a
          * follow-on tile overlaps with the one before it */
         for (int64_t j = 0; j < tiles; j++)
@@ -934,9 +934,12 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
         for (int64_t c = 0; c < slots; c++)
             best = h[c] > best ? h[c] : best;
     } else {
-        /* each tile goes to the EU that frees first (a min-heap of EU free times) */
+        /* each tile goes to the EU that frees first (a min-heap of EU free times): the
+         * hardware's block scheduler, or a persistent kernel's dynamic hand-out of unequal
+         * (causal) tiles, whose follow-on tiles overlap the one before */
         for (int64_t j = 0; j < tiles; j++) {
-            h[0] += tile_time(tm, launch_tile(&ro, sg, j));
+            h[0] += tile_time(tm, launch_tile(&ro, sg, j)) -
+                    (p->partition.persistent && j >= slots ? tm->persist_saving : 0);
             best = h[0] > best ? h[0] : best;
             heap_sift_down(h, slots, 0);
         }
