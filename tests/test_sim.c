@@ -551,6 +551,16 @@ static void test_kernel(void)
     CHECK_MSG(pt_simulate(&f2->p, &f2->sg, &f2->hw, &tl, &err), "%s", err.msg);
     CHECK_MSG(tl.kernel_time_ns == 3 * 515 - 2 * 50 + 1000, "%g", tl.kernel_time_ns);
     pt_timeline_free(&tl);
+    /* with the mma in the loop, the resident tile is reloaded only once the loop is done: the
+     * next tile's fill overlaps this tile's epilogue, which has no compute here, so only the
+     * store (465 - 315) and the block launch are saved */
+    f2->hw.smem_per_block = 1 << 20;
+    f2->sg.tasks[pt_stask_find(&f2->sg, "mma.C")].region = PT_REGION_BODY;
+    CHECK_MSG(pt_simulate(&f2->p, &f2->sg, &f2->hw, &tl, &err), "%s", err.msg);
+    CHECK_MSG(tl.eu_time_ns == 465, "%g", tl.eu_time_ns);
+    CHECK_MSG(tl.kernel_time_ns == 3 * 515 - 2 * ((465 - 315) + 50) + 1000, "%g",
+              tl.kernel_time_ns);
+    pt_timeline_free(&tl);
     fx_free(f2);
 
     f->hw.hbm_bytes_per_ns = 1; /* memory-bound: the DRAM floor wins */
