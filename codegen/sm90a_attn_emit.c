@@ -169,21 +169,14 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
         sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
     else
         sb_puts(sb, "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
-    if (!pl->dynamic)
-        sb_puts(sb, "                int bh, mt;\n"
-                    "                tile_coords(t, bh, mt);\n"
-                    "                const int n_iter = tile_iters(mt);\n");
-    if (pl->o_separate)
-        sb_printf(sb, "                // load.%s (prologue): once per tile, as soon as the last tile's S = Q.K^T completed.\n"
-                      "                if (n_tile > 0)\n"
-                      "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: every consumer warp is done with Q\n",
-                  g->tensors[pl->Q].name);
-    else
-        sb_printf(sb, "                // load.%s (prologue): once per tile, over the rows the last tile's O was staged in.\n",
-                  g->tensors[pl->Q].name);
-    if (!pl->store_by_producer && !pl->o_separate)
-        sb_puts(sb, "                if (n_tile > 0)\n"
-                    "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: the last store read its rows\n");
+    sb_printf(sb, "                // load.%s (prologue): once per tile, %s.\n", g->tensors[pl->Q].name,
+              pl->o_separate ? "as soon as the last tile's S = Q.K^T completed"
+                             : "over the rows the last tile's O was staged in");
+    /* a producer that stores O over Q's rows waited for that store itself */
+    if (pl->o_separate || !pl->store_by_producer)
+        sb_printf(sb, "                if (n_tile > 0)\n"
+                      "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: %s\n",
+                  pl->o_separate ? "every consumer warp is done with Q" : "the last store read its rows");
     if (pl->dynamic)
         sb_puts(sb, "                // hand the tile to the consumers with Q's barrier (past the last tile: a plain\n"
                     "                // arrival, no Q, and everyone stops)\n"
@@ -193,10 +186,10 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                     "                if (t >= TILES) {\n"
                     "                    pt::mbar_arrive(q_full);\n"
                     "                    break;\n"
-                    "                }\n"
-                    "                int bh, mt;\n"
-                    "                tile_coords(t, bh, mt);\n"
-                    "                const int n_iter = tile_iters(mt);\n");
+                    "                }\n");
+    sb_puts(sb, "                int bh, mt;\n"
+                "                tile_coords(t, bh, mt);\n"
+                "                const int n_iter = tile_iters(mt);\n");
     sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
                   "                pt::mbar_arrive_expect_tx(q_full, Q_BYTES);\n"
                   "                for (int a = 0; a < D / 64; ++a)  // 64-wide swizzle atoms of the head dim\n"

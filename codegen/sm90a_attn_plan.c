@@ -534,6 +534,13 @@ static bool plan_step(fa_plan *pl, int w, pt_error *err)
     return true;
 }
 
+/* Dynamic shared memory to ask for when the layout ends at `end`: the launch adds 1024
+ * bytes so the kernel can align its base to 1024 (128-byte swizzle). */
+static int64_t smem_request(int64_t end)
+{
+    return align_up(end, 16) + 1024;
+}
+
 static bool plan_memory(fa_plan *pl, pt_error *err)
 {
     const pt_sprogram *p = pl->p;
@@ -557,7 +564,7 @@ static bool plan_memory(fa_plan *pl, pt_error *err)
     /* barriers, then the two tile slots of the dynamic tile hand-out */
     int64_t bar_bytes = 8 * (5 + 2 * (pl->stages_k + pl->stages_v));
     pl->o_separate = pl->p->partition.persistent &&
-                     align_up(off + align_up(pl->o_bytes, 1024) + bar_bytes, 16) + 1024 <=
+                     smem_request(off + align_up(pl->o_bytes, 1024) + bar_bytes) <=
                          pl->hw->smem_per_block;
     pl->off_o = pl->off_q;
     if (pl->o_separate) {
@@ -566,7 +573,7 @@ static bool plan_memory(fa_plan *pl, pt_error *err)
     }
     pl->off_bar = off;
     off += bar_bytes;
-    pl->smem_dynamic = align_up(off, 16) + 1024;
+    pl->smem_dynamic = smem_request(off);
     if (pl->smem_dynamic > pl->hw->smem_per_block)
         REFUSE("needs %lld bytes of shared memory (Q %lld, K %d x %lld, V %d x %lld, with 1024 of "
                "alignment slack); %s allows %lld", (long long)pl->smem_dynamic,

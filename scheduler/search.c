@@ -181,20 +181,6 @@ static bool has_kind(const pt_stask_graph *sg, pt_stask_kind kind)
     return false;
 }
 
-/* Stores by a consumer warpgroup are searched only where a resident tile (attention's Q)
- * makes them pay: the next tile's resident load no longer waits behind the store. That is
- * where they were checked and timed on the GPU (BENCHMARKS.md, FlashAttention); the GEMM
- * generator emits them too, unmeasured. */
-static bool has_resident_load(const pt_stask_graph *sg)
-{
-    bool store = false, resident = false;
-    for (int i = 0; i < sg->n; i++) {
-        store |= sg->tasks[i].kind == PT_ST_STORE;
-        resident |= sg->tasks[i].kind == PT_ST_LOAD && !sg->tasks[i].buffered;
-    }
-    return store && resident;
-}
-
 typedef struct {
     pt_schedule_result *r;
     int k;
@@ -249,7 +235,12 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     }
     if ((io->lookahead && !pt_schedule_can_look_ahead(&c.sg)) ||
         (io->lookahead == PT_LOOKAHEAD_FA3 && !has_kind(&c.sg, PT_ST_RESCALE)) ||
-        (io->store_by_consumer && !has_resident_load(&c.sg))) {
+        /* stores by a consumer are searched only where a resident tile (attention's Q) makes
+         * them pay: the next resident load no longer waits behind the store; that is where
+         * they were checked and timed on the GPU (BENCHMARKS.md, FlashAttention), the GEMM
+         * generator emits them too, unmeasured */
+        (io->store_by_consumer &&
+         !(has_kind(&c.sg, PT_ST_STORE) && pt_stask_graph_has_resident_load(&c.sg)))) {
         r->pruned_invalid++; /* the same program as a simpler option gives */
         pt_stask_graph_free(&c.sg);
         return;

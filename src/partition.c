@@ -683,6 +683,14 @@ int64_t pt_stask_graph_tile_iterations(const pt_stask_graph *sg, int64_t tile_in
     return it < sg->iterations ? it : sg->iterations;
 }
 
+bool pt_stask_graph_has_resident_load(const pt_stask_graph *sg)
+{
+    for (int i = 0; i < sg->n; i++)
+        if (sg->tasks[i].kind == PT_ST_LOAD && !sg->tasks[i].buffered)
+            return true;
+    return false;
+}
+
 int64_t pt_stask_graph_instances(const pt_stask_graph *sg, int64_t iters)
 {
     int64_t n = 0;

@@ -985,14 +985,6 @@ static bool store_blocks_loads(const pt_sprogram *p, const pt_stask_graph *sg)
     return false;
 }
 
-static bool has_resident_load(const pt_stask_graph *sg)
-{
-    for (int i = 0; i < sg->n; i++)
-        if (sg->tasks[i].kind == PT_ST_LOAD && !sg->tasks[i].buffered)
-            return true;
-    return false;
-}
-
 /* A persistent CTA runs its tiles back to back and pays no block launch (tile_overhead_ns).
  * When the loads' lane is free to run ahead, the producer also loads the next tile while the
  * consumers finish the current one, so a follow-on tile hides the final store and part of the
@@ -1028,7 +1020,7 @@ static double persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
     /* A resident tile (attention's Q) is reloaded only once the loop is done with it, so the
      * next tile's fill overlaps no more than this tile's epilogue (normalize). */
     double fill = first_compute;
-    if (has_resident_load(sg)) {
+    if (pt_stask_graph_has_resident_load(sg)) {
         double epilogue = last_compute - last_body;
         if (epilogue < fill)
             fill = epilogue > 0 ? epilogue : 0;

@@ -99,6 +99,8 @@ int pt_stask_find(const pt_stask_graph *sg, const char *id);
 int64_t pt_stask_graph_tile_iterations(const pt_stask_graph *sg, int64_t tile_index);
 /* Instances of a graph for `iters` iterations: prologue + body*iters + epilogue. */
 int64_t pt_stask_graph_instances(const pt_stask_graph *sg, int64_t iters);
+/* Does sg load a tile once per output tile rather than through a ring (attention's Q)? */
+bool pt_stask_graph_has_resident_load(const pt_stask_graph *sg);
 /* Total flops over all tiles (masked iterations skipped). */
 double pt_stask_graph_total_flops(const pt_stask_graph *sg);
 

@@ -158,6 +158,22 @@ static void fa3_structure(void)
     pt_schedule_result_free(&r);
 }
 
+/* flash_attention with `set`, the H200 model and a 128x128 tile on two consumer warpgroups. */
+static bool fa_128x128(const char *set, pt_graph *g, pt_hw *hw, pt_stask_graph *sg)
+{
+    pt_error e;
+    if (!load(g, "flash_attention", set) || !pt_hw_load(hw, "H200", &e))
+        return false;
+    pt_tiling t;
+    pt_tiling_defaults(g, &t);
+    t.warpgroups = 2;
+    t.tile[pt_graph_find_axis(g, "m")] = 128;
+    t.tile[pt_graph_find_axis(g, "n")] = 128;
+    bool ok = pt_partition(sg, g, &t, &e);
+    CHECK_MSG(ok, "%s", e.msg);
+    return ok;
+}
+
 /* The FA3 look-ahead order: S and the softmax pieces one block ahead, the rescale of this
  * block first on its CUDA-core lane; stores by the consumer: on a TMA lane of the last
  * warpgroup's role, which the producer's lane then no longer holds. */
@@ -166,18 +182,9 @@ static void fa3_order_and_consumer_store(void)
     pt_graph g;
     pt_hw hw;
     pt_error e;
-    if (!load(&g, "flash_attention", "S=1024,B=2") || !pt_hw_load(&hw, "H200", &e))
-        return;
-    pt_tiling t;
-    pt_tiling_defaults(&g, &t);
-    t.warpgroups = 2;
-    t.tile[pt_graph_find_axis(&g, "m")] = 128;
-    t.tile[pt_graph_find_axis(&g, "n")] = 128;
     pt_stask_graph sg;
-    if (!pt_partition(&sg, &g, &t, &e)) {
-        CHECK_MSG(false, "%s", e.msg);
+    if (!fa_128x128("S=1024,B=2", &g, &hw, &sg))
         return;
-    }
     pt_sprogram p;
     pt_intra_opts o = {.stages = 2, .lookahead = PT_LOOKAHEAD_FA3, .persistent = true,
                        .store_by_consumer = true};
@@ -222,19 +229,10 @@ static void causal_persistent_dispatch(void)
     pt_graph g;
     pt_hw hw;
     pt_error e;
-    if (!load(&g, "flash_attention", "S=2048,B=4,H=16,CAUSAL=1") || !pt_hw_load(&hw, "H200", &e))
+    pt_stask_graph sg;
+    if (!fa_128x128("S=2048,B=4,H=16,CAUSAL=1", &g, &hw, &sg))
         return;
     hw.tile_overhead_ns = 0;
-    pt_tiling t;
-    pt_tiling_defaults(&g, &t);
-    t.warpgroups = 2;
-    t.tile[pt_graph_find_axis(&g, "m")] = 128;
-    t.tile[pt_graph_find_axis(&g, "n")] = 128;
-    pt_stask_graph sg;
-    if (!pt_partition(&sg, &g, &t, &e)) {
-        CHECK_MSG(false, "%s", e.msg);
-        return;
-    }
     CHECK(sg.tiles > 4 * hw.eu_count);
     double ns[2] = {0, 0};
     for (int pers = 0; pers < 2; pers++) {

@@ -388,6 +388,17 @@ DEV uint32_t operand_word(int dt, uint32_t i)
     return (h & 0x87878787u) | 0x30303030u; // e4m3 exponent 6: never the NaN pattern
 }
 
+// A (64 x 128 bytes) then B (N x 128 bytes) at sm, written by the whole block and made
+// visible to the tensor cores' (async proxy) reads.
+template <int N> DEV void fill_operands(unsigned char *sm, int dt)
+{
+    uint32_t *w = reinterpret_cast<uint32_t *>(sm);
+    for (uint32_t i = threadIdx.x; i < (8192u + N * 128u) / 4u; i += blockDim.x)
+        w[i] = operand_word(dt, i);
+    pt::fence_proxy_async();
+    __syncthreads();
+}
+
 // d += A(64 x K) * B(N x K)^T, back to back: each iteration one commit group of
 // MMA_PER_GROUP instructions over a 128-byte K-tile, at most one group still in flight.
 template <int N, int DT>
@@ -396,11 +407,7 @@ __global__ void __launch_bounds__(256, 1) wgmma_stream(int iters, Rec *rec, floa
     extern __shared__ unsigned char smem_raw[];
     unsigned char *sm = align1024(smem_raw);
     const int tid = threadIdx.x;
-    uint32_t *w = reinterpret_cast<uint32_t *>(sm);
-    for (uint32_t i = tid; i < (8192u + N * 128u) / 4u; i += blockDim.x)
-        w[i] = operand_word(DT, i);
-    pt::fence_proxy_async();
-    __syncthreads();
+    fill_operands<N>(sm, DT);
     const uint64_t da = pt::desc_sw128(sm, 16, 1024), db = pt::desc_sw128(sm + 8192, 16, 1024);
     float d[N / 2];
 #pragma unroll
@@ -438,11 +445,7 @@ __global__ void __launch_bounds__(128, 1) wgmma_latency(int reps, unsigned *samp
     extern __shared__ unsigned char smem_raw[];
     unsigned char *sm = align1024(smem_raw);
     const int tid = threadIdx.x;
-    uint32_t *w = reinterpret_cast<uint32_t *>(sm);
-    for (uint32_t i = tid; i < (8192u + N * 128u) / 4u; i += blockDim.x)
-        w[i] = operand_word(DT, i);
-    pt::fence_proxy_async();
-    __syncthreads();
+    fill_operands<N>(sm, DT);
     const uint64_t da = pt::desc_sw128(sm, 16, 1024), db = pt::desc_sw128(sm + 8192, 16, 1024);
     float d[N / 2];
 #pragma unroll
