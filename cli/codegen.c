@@ -35,9 +35,8 @@ int verb_codegen(int argc, char **argv)
         fprintf(stderr, "%s\n", err.msg);
         rc = EXIT_INVALID;
     } else
-        printf("wrote %s: kernel.cu launch.c reference.cu reference_host.c harness.c Makefile "
-               "README.md (grid %lld, block %d, smem %lld)\n",
-               o.out, (long long)k.grid, k.block_threads, (long long)k.smem_bytes);
+        printf("wrote %s: %s (grid %lld, block %d, smem %lld)\n", o.out, pt_bundle_file_list(),
+               (long long)k.grid, k.block_threads, (long long)k.smem_bytes);
     cli_inputs_free(&in);
     return rc;
 }

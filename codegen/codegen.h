@@ -48,11 +48,19 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
  * control bytes), written into out[cap]; returns out. */
 const char *pt_codegen_comment_safe(const char *in, char *out, size_t cap);
 
-/* Standalone bundle in `dir` (created if missing): kernel.cu, reference.cu, harness.c,
- * Makefile (nvcc only), README.md. Inputs are seeded random, every output element is checked
- * against the reference, timing uses CUDA events after warm-up, and the harness prints one
- * JSON result line. `info` (may be NULL) receives the launch shape and summary of the kernel
+/* Standalone bundle in `dir` (created if missing): the files of pt_bundle_files (kernel,
+ * reference, harness with its generated graph_table.h and optional cuBLASLt baseline,
+ * Makefile needing only nvcc, README.md). Inputs are seeded random, every output element is
+ * checked against the reference, timing replays CUDA graphs of batched launches over rotated
+ * inputs, and the harness prints one JSON result line. `info` (may be NULL) receives the launch shape and summary of the kernel
  * (its text members are NULL). */
+/* Every file a bundle holds, NULL-terminated, kernel.cu first: what a build depends on and what
+ * profiling ships to the machine that builds it. */
+extern const char *const pt_bundle_files[];
+
+/* "kernel.cu launch.c ...": the list for messages. */
+const char *pt_bundle_file_list(void);
+
 bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_graph *sg,
                        const pt_hw *hw, const char *target, pt_codegen_result *info,
                        pt_error *err);

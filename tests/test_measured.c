@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "chrome.h"
+#include "codegen.h"
 #include "embedded.h"
 #include "json_util.h"
 #include "measured.h"
@@ -701,11 +702,9 @@ static void write_text(const char *dir, const char *name, const char *text)
  * trace.src to the --trace file (or hangs, with HANG in kernel.cu). */
 static void fake_bundle(const char *dir, bool hang)
 {
+    for (int i = 0; pt_bundle_files[i]; i++)
+        write_text(dir, pt_bundle_files[i], "/* fake */\n");
     write_text(dir, "kernel.cu", hang ? "// HANG\n" : "// fake kernel\n");
-    write_text(dir, "launch.c", "/* fake */\n");
-    write_text(dir, "harness.c", "/* fake */\n");
-    write_text(dir, "reference.cu", "// fake\n");
-    write_text(dir, "reference_host.c", "/* fake */\n");
     write_text(dir, "Makefile",
                "all: harness\n"
                "trace: kernel_trace.cubin\n"

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "codegen.h"
 #include "json_util.h"
 #include "measured.h"
 
@@ -30,11 +31,7 @@
 #define STDOUT_MAX ((size_t)512 << 20) /* the reply: a trace buffer in base64 is a few MiB */
 #define STDERR_KEEP ((size_t)256 << 10) /* the tail of stderr kept for messages */
 
-/* Files of a bundle that go into the build (and into the cache key), and what travels. */
-static const char *const build_inputs[] = {"kernel.cu", "launch.c", "harness.c", "reference.cu",
-                                           "reference_host.c", "Makefile", NULL};
-static const char *const shipped[] = {"kernel.cu", "launch.c", "harness.c", "reference.cu",
-                                      "reference_host.c", "Makefile", "README.md", NULL};
+/* A bundle's files (codegen's pt_bundle_files) all go into the build's cache key and travel. */
 
 /* ---- small buffers ---- */
 
@@ -411,13 +408,13 @@ static bool read_whole(const char *path, char **text, size_t *len, pt_error *err
 static bool bundle_hash(const char *dir, uint64_t *h, pt_error *err)
 {
     uint64_t x = 0xcbf29ce484222325ull;
-    for (int i = 0; build_inputs[i]; i++) {
+    for (int i = 0; pt_bundle_files[i]; i++) {
         char path[RUN_PATH_MAX], *text = NULL;
         size_t len = 0;
-        snprintf(path, sizeof path, "%s/%s", dir, build_inputs[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, pt_bundle_files[i]);
         if (!read_whole(path, &text, &len, err))
             return false;
-        for (const char *s = build_inputs[i]; *s; s++)
+        for (const char *s = pt_bundle_files[i]; *s; s++)
             x = (x ^ (unsigned char)*s) * 0x100000001b3ull;
         x = (x ^ 0xff) * 0x100000001b3ull;
         for (size_t k = 0; k < len; k++)
@@ -447,8 +444,8 @@ static bool copy_file(const char *from, const char *to, pt_error *err)
 static void remove_tree_flat(const char *dir)
 {
     char path[RUN_PATH_MAX];
-    for (int i = 0; shipped[i]; i++) {
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, shipped[i]) < sizeof path)
+    for (int i = 0; pt_bundle_files[i]; i++) {
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, pt_bundle_files[i]) < sizeof path)
             unlink(path);
     }
     rmdir(dir);
@@ -491,11 +488,11 @@ static bool cached_bundle(const pt_run_request *rq, char *out, size_t cap, bool 
     remove_tree_flat(tmp);
     if (mkdir(tmp, 0777) != 0)
         return pt_fail(err, "%s: cannot create directory: %s", tmp, strerror(errno));
-    for (int i = 0; shipped[i]; i++) {
+    for (int i = 0; pt_bundle_files[i]; i++) {
         char from[RUN_PATH_MAX], to[RUN_PATH_MAX + 64];
-        snprintf(from, sizeof from, "%s/%s", rq->bundle_dir, shipped[i]);
-        snprintf(to, sizeof to, "%s/%s", tmp, shipped[i]);
-        if (access(from, R_OK) != 0 && strcmp(shipped[i], "README.md") == 0)
+        snprintf(from, sizeof from, "%s/%s", rq->bundle_dir, pt_bundle_files[i]);
+        snprintf(to, sizeof to, "%s/%s", tmp, pt_bundle_files[i]);
+        if (access(from, R_OK) != 0 && strcmp(pt_bundle_files[i], "README.md") == 0)
             continue;
         if (!copy_file(from, to, err)) {
             remove_tree_flat(tmp);
@@ -548,14 +545,14 @@ static int tar_bundle(const pt_run_request *rq, const char *script, pt_error *er
 {
     buf t = {0};
     bool ok = true;
-    for (int i = 0; shipped[i] && ok; i++) {
+    for (int i = 0; pt_bundle_files[i] && ok; i++) {
         char path[RUN_PATH_MAX], *text = NULL;
         size_t len = 0;
-        snprintf(path, sizeof path, "%s/%s", rq->bundle_dir, shipped[i]);
-        if (access(path, R_OK) != 0 && strcmp(shipped[i], "README.md") == 0)
+        snprintf(path, sizeof path, "%s/%s", rq->bundle_dir, pt_bundle_files[i]);
+        if (access(path, R_OK) != 0 && strcmp(pt_bundle_files[i], "README.md") == 0)
             continue;
         ok = read_whole(path, &text, &len, err) &&
-             (tar_add(&t, shipped[i], text, len) || pt_fail(err, "bundle too large to ship"));
+             (tar_add(&t, pt_bundle_files[i], text, len) || pt_fail(err, "bundle too large to ship"));
         free(text);
     }
     static const char zeros[1024] = {0};

@@ -710,9 +710,8 @@ static void export_kernel_to(pt_actions *st, const char *dir)
         fail(st, what, err.msg);
         return;
     }
-    pt_jobs_log(st->jobs, "%s: wrote %s: kernel.cu launch.c reference.cu reference_host.c "
-                          "harness.c Makefile README.md (grid %lld, block %d, smem %lld)",
-                what, dir, (long long)info.grid, info.block_threads, (long long)info.smem_bytes);
+    pt_jobs_log(st->jobs, "%s: wrote %s: %s (grid %lld, block %d, smem %lld)", what, dir,
+                pt_bundle_file_list(), (long long)info.grid, info.block_threads, (long long)info.smem_bytes);
     pt_window_show_error(st->win, NULL);
 }
 
