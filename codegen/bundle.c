@@ -149,6 +149,50 @@ static void gen_baseline(strbuf *b, const pt_graph *g)
               dt_enum(ta->dtype), dt_enum(tc->dtype));
 }
 
+/* tensors.json: the graph's tensors in slot order (what pt_kernel_launch's slots hold), for a
+ * driver in another language that launches libkernel.so on its own buffers. */
+static char *gen_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *k)
+{
+    const pt_graph *g = sg->graph;
+    strbuf b = {0};
+    sb_printf(&b, "{\"graph\": ");
+    sb_cstr(&b, g->name);
+    sb_printf(&b, ", \"kernel\": ");
+    sb_cstr(&b, k->kernel_name);
+    sb_printf(&b, ", \"useful_flops\": %.17g, \"grid\": %lld, \"block\": %d, \"smem\": %lld,\n"
+                  " \"tensors\": [\n",
+              pt_stask_graph_total_flops(sg), (long long)k->grid, k->block_threads,
+              (long long)k->smem_bytes);
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *x = &g->tensors[t];
+        sb_printf(&b, "  {\"name\": ");
+        sb_cstr(&b, x->name);
+        sb_printf(&b, ", \"dtype\": \"%s\", \"role\": \"%s\", \"view_of\": %d, \"shape\": [",
+                  pt_dtype_name(x->dtype),
+                  x->role == PT_ROLE_INPUT ? "input" : x->role == PT_ROLE_OUTPUT ? "output" : "intermediate",
+                  x->view_of);
+        for (int i = 0; i < x->rank; i++)
+            sb_printf(&b, "%s%lld", i ? ", " : "", (long long)g->axes[x->axes[i]].extent);
+        sb_printf(&b, "], \"axes\": [");
+        for (int i = 0; i < x->rank; i++) {
+            sb_printf(&b, "%s", i ? ", " : "");
+            sb_cstr(&b, g->axes[x->axes[i]].name);
+        }
+        sb_printf(&b, "]}%s\n", t + 1 < g->n_tensors ? "," : "");
+    }
+    sb_printf(&b, "],\n \"ops\": [\n");
+    for (int i = 0; i < g->n_ops; i++) {
+        const pt_op *op = &g->ops[i];
+        sb_printf(&b, "  {\"name\": ");
+        sb_cstr(&b, op->name);
+        sb_printf(&b, ", \"op\": \"%s\", \"scale\": %.17g, \"causal\": %s}%s\n",
+                  pt_op_kind_name(op->kind), op->scale, op->causal ? "true" : "false",
+                  i + 1 < g->n_ops ? "," : "");
+    }
+    sb_printf(&b, "]}\n");
+    return sb_take(&b);
+}
+
 /* graph_table.h: what the fixed harness needs to know about this graph and kernel. */
 static char *gen_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k, const char *target)
 {
@@ -353,6 +397,8 @@ static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt
               "- `harness.c`, `pt_harness.h`, `graph_table.h`: checks the kernel against the "
               "reference, then times it (`graph_table.h` describes this graph; the rest is the "
               "same in every bundle).\n"
+              "- `tensors.json`: the graph's tensors in slot order, for drivers that launch "
+              "`libkernel.so` (`make lib`) on their own buffers.\n"
               "- `baseline_cublaslt.c`: with `make BASELINE=1`, `./harness --baseline` also checks "
               "and times cuBLASLt on the same GEMM, the same way.\n"
               "- `Makefile`: needs only nvcc (CUDA 12.3 or newer).\n\n"
@@ -473,7 +519,7 @@ static bool write_in(const char *dir, const char *file, const char *text, pt_err
 
 const char *const pt_bundle_files[] = {"kernel.cu", "launch.c", "reference.cu", "reference_host.c",
                                        "harness.c", "pt_harness.h", "graph_table.h",
-                                       "baseline_cublaslt.c", "Makefile", "README.md", NULL};
+                                       "baseline_cublaslt.c", "tensors.json", "Makefile", "README.md", NULL};
 
 const char *pt_bundle_file_list(void)
 {
@@ -525,6 +571,7 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
         return false;
     }
     char *table = gen_graph_table(sg, &k, target);
+    char *tensors = gen_tensors_json(sg, &k);
     char *makefile = gen_makefile(g, target);
     char *readme = gen_readme(p, sg, hw, &k, target);
     bool ok = make_dirs(dir, err) && write_in(dir, "kernel.cu", k.kernel_cu, err) &&
@@ -532,8 +579,10 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
               write_in(dir, "reference.cu", r.kernel_cu, err) &&
               write_in(dir, "reference_host.c", r.host_c, err) &&
               write_in(dir, "graph_table.h", table, err) && write_host_files(dir, err) &&
+              write_in(dir, "tensors.json", tensors, err) &&
               write_in(dir, "Makefile", makefile, err) && write_in(dir, "README.md", readme, err);
     free(table);
+    free(tensors);
     free(makefile);
     free(readme);
     pt_codegen_result_free(&k);

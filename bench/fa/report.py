@@ -1,65 +1,97 @@
-"""report.py RESULTS TORCH CONFIGS — Markdown table of FlashAttention TFLOP/s: the automatic
-scheduler's pick by the model alone (candidate rank 1, "auto1"), its pick after measuring its
-candidates (the fastest "autoN", what `schedule --measure` keeps), the best of everything run
-(candidates and hand-written variants), torch cuDNN and flash SDPA, with ratios against cuDNN
-and geomeans. FLOPs = 4·B·H·S²·D, halved when causal."""
+"""report.py OUTDIR — the Markdown table of bench/fa/run from OUTDIR/times.jsonl (fa_time.py),
+OUTDIR/checks.jsonl (the harness's f32 reference checks) and OUTDIR/errors.jsonl. TFLOP/s with
+FLOPs = 4·B·H·S²·D, halved when causal; ratios are baseline time / kernel time (above 1 the
+generated kernel is faster). "model" is the scheduler's rank-1 candidate, "measured" the fastest
+of the timed candidates (what `schedule --measure N` keeps)."""
+import datetime
 import json
 import math
+import os
 import sys
 
 
+def load(path):
+    rows = []
+    if os.path.exists(path):
+        for line in open(path):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    rows.append({"error": "unreadable line: " + line[:120]})
+    return rows
+
+
+def geomean(v):
+    v = [x for x in v if x]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
+
+
+def fmt(x, spec="{:.3f}"):
+    return "—" if x is None else spec.format(x)
+
+
 def main():
-    res, torch_ms = {}, {}
-    for line in open(sys.argv[1]):
-        r = json.loads(line)
-        res.setdefault(r["config"], []).append(r)
-    for line in open(sys.argv[2]):
-        r = json.loads(line)
-        if "ms" in r:
-            torch_ms[(r["config"], r["backend"])] = r["ms"]
-    print("| config | auto (model) | auto (measured) | measured pick | best | best of | cuDNN | flash "
-          "| model/cuDNN | measured/cuDNN | best/cuDNN |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    ratios = {"model": [], "measured": [], "best": [], "flash": []}
-    for line in open(sys.argv[3]):
-        name, B, H, S, D, causal = line.split()
-        flops = 4 * int(B) * int(H) * int(S) ** 2 * int(D) / (2 if causal == "1" else 1)
-        tf = lambda ms: flops / (ms * 1e-3) / 1e12
-        model = meas = best = None
-        meas_name = best_name = "-"
-        notes = []
-        for r in res.get(name, []):
-            x = r.get("result")
-            v = r["variant"]
-            if not x or "error" in r:
-                notes.append(f"{v}: {r.get('error', 'no result')}")
-                continue
-            if x.get("correct") is False:
-                notes.append(f"{v}: WRONG")
-                continue
-            t = tf(x["time_ms_median"])
-            if v == "auto1":
-                model = t
-            if v.startswith("auto") and (meas is None or t > meas):
-                meas, meas_name = t, v
-            if best is None or t > best:
-                best, best_name = t, v
-        cu = torch_ms.get((name, "cudnn"))
-        fl = torch_ms.get((name, "flash"))
-        cu_t = tf(cu) if cu else None
-        fl_t = tf(fl) if fl else None
-        f = lambda v: f"{v:.0f}" if v else "-"
-        q = lambda a, b: f"{a / b:.2f}" if a and b else "-"
-        for k, v in (("model", model), ("measured", meas), ("best", best), ("flash", fl_t)):
-            if v and cu_t:
-                ratios[k].append(v / cu_t)
-        print(f"| {name} | {f(model)} | {f(meas)} | {meas_name} | {f(best)} | {best_name} | {f(cu_t)} "
-              f"| {f(fl_t)} | {q(model, cu_t)} | {q(meas, cu_t)} | {q(best, cu_t)} |")
-        for n in notes:
-            print(f"|  | {n} | | | | | | | | | |")
-    g = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
-    print("\ngeomean vs cuDNN: " + ", ".join(f"{k} {g(v):.3f}x ({len(v)} configs)"
-                                          for k, v in ratios.items()))
+    out = sys.argv[1]
+    times = load(os.path.join(out, "times.jsonl"))
+    checks = {r.get("name"): r.get("result", {}) for r in load(os.path.join(out, "checks.jsonl"))}
+    errors = load(os.path.join(out, "errors.jsonl"))
+    info = next((r["info"] for r in times if "info" in r), {})
+    print(f"date: {datetime.date.today()}, GPU: {info.get('gpu', '?')}, "
+          f"nvidia-smi (driver, SM clock now/max, mem clock, power, temp): "
+          f"{info.get('nvidia_smi', '?')}, torch {info.get('torch', '?')} (CUDA {info.get('cuda', '?')})\n")
+    print("| config (d, causal, S) | B×H | model TFLOP/s | measured TFLOP/s | cuDNN | flash | "
+          "model/cuDNN | measured/cuDNN | model/flash | spread ours / cuDNN | checked | notes |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    groups = {}
+    for r in times:
+        if "config" not in r:
+            continue
+        cfg, notes = r["config"], []
+        if "error" in r:
+            print(f"| {cfg} | | not run | | | | | | | | | {r['error']} |")
+            continue
+        t, fl = r.get("times", {}), r["flops"]
+        tf = lambda n: fl / (t[n]["median_ms"] * 1e-3) / 1e12 if n in t else None
+        cands = {k: v for k, v in t.items() if k.startswith("auto")}
+        model = "auto1" if "auto1" in t else None
+        meas = min(cands, key=lambda k: cands[k]["median_ms"]) if cands else None
+        ratio = lambda n, base: t[base]["median_ms"] / t[n]["median_ms"] if n in t and base in t else None
+        for k, v in r.get("candidates", {}).items():
+            if "error" in v:
+                notes.append(f"{k}: {v['error']}")
+            ch = checks.get(v.get("name"))
+            if ch and ch.get("correct") is not True:
+                notes.append(f"{k}: f32 reference check {ch.get('correct')} {ch.get('error', '')}")
+        checked_ref = all(checks.get(v.get("name"), {}).get("correct") is True
+                          for v in r.get("candidates", {}).values()) and any(
+            v.get("name") in checks for v in r.get("candidates", {}).values())
+        checked = "every element vs cuDNN" + (" and f32 ref" if checked_ref else "")
+        if not cands:
+            checked = "NO"
+        spread = lambda n: (f"{100 * (t[n]['max_ms'] - t[n]['min_ms']) / t[n]['median_ms']:.1f}%"
+                            if n in t else "—")
+        if meas and meas != model:
+            notes.append(f"measured pick {meas}")
+        print(f"| d{r['D']} {'causal' if r['causal'] else 'full'} {r['S']} | {r['B']}×{r['H']} | "
+              f"{fmt(tf(model), '{:.0f}') if model else '—'} | {fmt(tf(meas), '{:.0f}') if meas else '—'} | "
+              f"{fmt(tf('cudnn'), '{:.0f}')} | {fmt(tf('flash'), '{:.0f}')} | "
+              f"{fmt(ratio(model, 'cudnn')) if model else '—'} | {fmt(ratio(meas, 'cudnn')) if meas else '—'} | "
+              f"{fmt(ratio(model, 'flash')) if model else '—'} | {spread(model) if model else '—'} / {spread('cudnn')} | "
+              f"{checked} | {'; '.join(notes)} |")
+        for k in (f"d{r['D']} {'causal' if r['causal'] else 'full'}", "all"):
+            g = groups.setdefault(k, {"model": [], "meas": [], "flash": []})
+            g["model"].append(ratio(model, "cudnn") if model else None)
+            g["meas"].append(ratio(meas, "cudnn") if meas else None)
+            g["flash"].append(ratio(model, "flash") if model else None)
+    for e in errors:
+        print(f"| {e.get('config', '?')} | | not run | | | | | | | | | {e.get('error')} |")
+    print("\n| group | configs | geomean model/cuDNN | geomean measured/cuDNN | geomean model/flash |")
+    print("|---|---|---|---|---|")
+    for k in sorted(groups):
+        g = groups[k]
+        print(f"| {k} | {len(g['model'])} | {fmt(geomean(g['model']))} | {fmt(geomean(g['meas']))} | "
+              f"{fmt(geomean(g['flash']))} |")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,97 @@
+"""report.py OUTDIR — the Markdown table of bench/gemm/run from OUTDIR/harness.jsonl (the bundle
+harness: kernel vs cuBLASLt) and OUTDIR/torch.jsonl (one process: kernel vs torch.matmul).
+Speed ratios are baseline time / kernel time: above 1 the generated kernel is faster."""
+import datetime
+import json
+import math
+import os
+import sys
+
+
+def load(path):
+    rows = []
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.strip()
+            if line:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    rows.append({"error": "unreadable line: " + line[:120]})
+    return rows
+
+
+def geomean(v):
+    v = [x for x in v if x and x > 0]
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
+
+
+def fmt(x, spec="{:.3f}"):
+    return "—" if x is None else spec.format(x)
+
+
+def main():
+    out = sys.argv[1]
+    harness = load(os.path.join(out, "harness.jsonl"))
+    torch_rows = load(os.path.join(out, "torch.jsonl"))
+    info = next((r["info"] for r in torch_rows if "info" in r), {})
+    tor = {r["name"]: r for r in torch_rows if "name" in r}
+    print(f"date: {datetime.date.today()}, GPU: {info.get('gpu', '?')}, "
+          f"nvidia-smi (driver, SM clock now/max, mem clock, power, temp): "
+          f"{info.get('nvidia_smi', '?')}, torch {info.get('torch', '?')} (CUDA {info.get('cuda', '?')})\n")
+    print("| dtype | shape | M×N×K | ours TFLOP/s | cuBLASLt TFLOP/s | ours/cuBLASLt | "
+          "ours (py) TFLOP/s | torch TFLOP/s | ours/torch | checked | notes |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    groups = {}
+    for r in harness:
+        name = r.get("name", "?")
+        if "result" not in r or "error" in r.get("result", {}):
+            why = r.get("error") or r.get("result", {}).get("error", "?")
+            print(f"| {name.split('-')[0]} | {name} | | not run | | | | | | | {why} |")
+            continue
+        res, dt = r["result"], r["dtype"]
+        mnk = f"{r['M']}×{r['N']}×{r['K']}"
+        bl = res.get("baseline") or {}
+        ours_tf = res.get("tflops")
+        lt_tf = bl.get("tflops")
+        ratio_lt = bl.get("speedup")
+        t = tor.get(name, {})
+        py_ours = py_torch = ratio_t = None
+        if "ours" in t and "torch" in t:
+            fl = t["flops"]
+            py_ours = fl / (t["ours"]["median_ms"] * 1e-3) / 1e12
+            py_torch = fl / (t["torch"]["median_ms"] * 1e-3) / 1e12
+            ratio_t = t["torch"]["median_ms"] / t["ours"]["median_ms"]
+        notes = []
+        if res.get("correct") is not True:
+            notes.append(f"WRONG: {res.get('mismatches')} mismatches")
+        if bl.get("correct") is False:
+            notes.append("cuBLASLt result wrong")
+        if bl.get("why_none"):
+            notes.append(bl["why_none"])
+        if t.get("error"):
+            notes.append("torch: " + t["error"])
+        if t.get("mismatches"):
+            notes.append(f"py check: {t['mismatches']} mismatches")
+        if py_ours and ours_tf and abs(py_ours / ours_tf - 1) > 0.03:
+            notes.append(f"ours differs {100 * (py_ours / ours_tf - 1):+.1f}% between drivers")
+        checked = "yes" if res.get("correct") is True and (bl.get("correct") is not False) else "NO"
+        print(f"| {dt} | {r['shape']} | {mnk} | {fmt(ours_tf, '{:.1f}')} | {fmt(lt_tf, '{:.1f}')} | "
+              f"{fmt(ratio_lt)} | {fmt(py_ours, '{:.1f}')} | {fmt(py_torch, '{:.1f}')} | {fmt(ratio_t)} | "
+              f"{checked} | {'; '.join(notes)} |")
+        key = (dt, "M≤64" if r["M"] <= 64 else "M 128–1024" if r["M"] <= 1024 else "M≥4096")
+        for k in (key, (dt, "all"), ("all", "all")):
+            g = groups.setdefault(k, {"lt": [], "t": [], "min": []})
+            g["lt"].append(ratio_lt)
+            g["t"].append(ratio_t)
+            g["min"].append(min(x for x in (ratio_lt, ratio_t) if x) if (ratio_lt or ratio_t) else None)
+    print("\n| group | rows | geomean ours/cuBLASLt | geomean ours/torch | geomean vs the faster baseline |")
+    print("|---|---|---|---|---|")
+    for k in sorted(groups):
+        g = groups[k]
+        print(f"| {k[0]} {k[1]} | {len(g['lt'])} | {fmt(geomean(g['lt']))} | {fmt(geomean(g['t']))} | "
+              f"{fmt(geomean(g['min']))} |")
+
+
+if __name__ == "__main__":
+    main()
