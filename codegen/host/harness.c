@@ -273,6 +273,7 @@ typedef struct {
     unsigned long long seed;
     long long warmup, iters, rotate; /* rotate 0: choose */
     long long batch, replays, rounds; /* launches per graph, timed replays per round, rounds */
+    double warmup_ms;                /* sustained load before the first sample */
     double atol, rtol;               /* < 0: by dtype */
     bool check, time, baseline;
     const char *trace_path;          /* --trace FILE: the instrumented build's device buffer */
@@ -282,14 +283,16 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: harness [--seed N] [--warmup N] [--iters N] [--batch N] [--rounds N] [--rotate K]\n"
+            "usage: harness [--seed N] [--warmup N] [--warmup-ms T] [--iters N] [--batch N] [--rounds N]\n"
+            "               [--rotate K]\n"
             "               [--atol X] [--rtol X] [--check-only | --no-check] [--baseline]\n"
             "               [--json-only] [--trace FILE] [--progress]\n"
             "Checks the generated kernel against the f32 reference on seeded random inputs,\n"
             "then times it: CUDA graphs of --batch launches (default 20) over --rotate input\n"
-            "copies, replayed until --iters launches (default 200) are timed, per round.\n"
+            "copies, replayed until --iters launches (default 200) are timed, per round, after\n"
+            "--warmup-ms (default 200) of sustained load that lets the clocks settle.\n"
             "--baseline also checks and times the vendor library on the same inputs the same\n"
-            "way, alternating with the kernel for --rounds rounds (default 2; needs a harness\n"
+            "way, alternating with the kernel for --rounds rounds (default 3; needs a harness\n"
             "built with 'make BASELINE=1'). --trace FILE also times the instrumented build\n"
             "(kernel_trace.cubin, 'make trace') and writes the device buffer of one\n"
             "instrumented launch to FILE. One JSON line on stdout; exit 0 correct, 3 wrong\n"
@@ -330,6 +333,7 @@ static int parse_options(int argc, char **argv, options *o)
         bool takes = !strcmp(flag, "--seed") || !strcmp(flag, "--warmup") ||
                      !strcmp(flag, "--iters") || !strcmp(flag, "--rotate") ||
                      !strcmp(flag, "--batch") || !strcmp(flag, "--rounds") ||
+                     !strcmp(flag, "--warmup-ms") ||
                      !strcmp(flag, "--atol") || !strcmp(flag, "--rtol") ||
                      !strcmp(flag, "--trace");
         const char *v = NULL;
@@ -363,6 +367,10 @@ static int parse_options(int argc, char **argv, options *o)
         } else if (!strcmp(flag, "--batch")) {
             if (!parse_ll(flag, v, 1, 1000, &o->batch))
                 return 2;
+        } else if (!strcmp(flag, "--warmup-ms")) {
+            if (!parse_ll(flag, v, 0, 600000, &x))
+                return 2;
+            o->warmup_ms = (double)x;
         } else if (!strcmp(flag, "--rounds")) {
             if (!parse_ll(flag, v, 1, 16, &o->rounds))
                 return 2;
@@ -411,7 +419,7 @@ static int parse_options(int argc, char **argv, options *o)
         return 2;
     }
     if (o->rounds == 0)
-        o->rounds = o->baseline ? 2 : 1;
+        o->rounds = o->baseline ? 3 : 1;
     o->replays = (o->iters + o->batch - 1) / o->batch;
     if (o->trace_path && !o->time) {
         fprintf(stderr, "harness: --trace needs timing; drop --check-only\n");
@@ -819,6 +827,45 @@ static void timing_finish(timing *t)
     t->tmax = t->ms[t->n - 1];
 }
 
+/* ms of one replay of each subject, from one timed replay (after an untimed one). */
+static float replay_ms(const subject *s, const CUdeviceptr *all, long long rotate, long long batch,
+                       CUstream stream)
+{
+    CUevent e0, e1;
+    float ms = 0;
+    cu_check(cuEventCreate(&e0, CU_EVENT_DEFAULT), "cuEventCreate");
+    cu_check(cuEventCreate(&e1, CU_EVENT_DEFAULT), "cuEventCreate");
+    replay(s, all, rotate, batch, stream);
+    cu_check(cuEventRecord(e0, stream), "cuEventRecord");
+    replay(s, all, rotate, batch, stream);
+    cu_check(cuEventRecord(e1, stream), "cuEventRecord");
+    cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(warm-up)");
+    cu_check(cuEventElapsedTime(&ms, e0, e1), "cuEventElapsedTime");
+    cuEventDestroy(e0);
+    cuEventDestroy(e1);
+    return ms;
+}
+
+/* The GPU's clocks settle under sustained load (an idle H200 sits at a few hundred MHz and a
+ * busy one can throttle): the subjects run alternately for o->warmup_ms before any sample is
+ * taken, so the first round is not timed at a different clock than the last. */
+static void warm_up(const subject *k, const subject *b, const CUdeviceptr *all, long long rotate,
+                    CUstream stream, const options *o)
+{
+    float per = replay_ms(k, all, rotate, o->batch, stream);
+    if (b)
+        per += replay_ms(b, all, rotate, o->batch, stream);
+    long long n = per > 0 ? (long long)(o->warmup_ms / per) + 1 : 1;
+    if (n > 100000)
+        n = 100000;
+    for (long long i = 0; i < n; i++) {
+        replay(k, all, rotate, o->batch, stream);
+        if (b)
+            replay(b, all, rotate, o->batch, stream);
+    }
+    cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(warm-up)");
+}
+
 /* The kernel (and, with a baseline, the baseline after it) for o->rounds rounds. */
 static void time_subjects(subject *k, subject *b, const CUdeviceptr *all, long long rotate,
                           CUstream stream, const options *o, int phase, timing *tk, timing *tb)
@@ -831,6 +878,7 @@ static void time_subjects(subject *k, subject *b, const CUdeviceptr *all, long l
             note("timing: CUDA graph capture of the baseline failed; timing direct launches\n");
         timing_start(tb, o, b);
     }
+    warm_up(k, b, all, rotate, stream, o);
     for (long long r = 0; r < o->rounds; r++) {
         time_round(k, all, rotate, stream, o, r == 0 ? phase : PH_OTHER, tk);
         if (b)
@@ -942,7 +990,7 @@ static void compare_outputs(const CUdeviceptr *ref_slots, const CUdeviceptr *out
 
 int main(int argc, char **argv)
 {
-    options o = {.seed = 1234, .warmup = 10, .iters = 200, .rotate = 0, .batch = 20, .rounds = 0,
+    options o = {.seed = 1234, .warmup = 10, .iters = 200, .rotate = 0, .batch = 20, .rounds = 0, .warmup_ms = 200,
                  .atol = -1, .rtol = -1, .check = true, .time = true, .baseline = false,
                  .trace_path = NULL, .progress = false};
     int prc = parse_options(argc, argv, &o);
