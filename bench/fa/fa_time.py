@@ -8,6 +8,7 @@ per configuration."""
 import json
 import os
 import sys
+import traceback
 
 import torch
 import torch.nn.functional as F
@@ -68,7 +69,8 @@ def main():
                 if bad:
                     info["error"] = f"output differs from cuDNN's: {bad} mismatches"
                     continue
-                subjects[f"auto{rank}"] = (lambda k, b=b, slots=slots: b.launch(slots[k]))
+                # the slot arrays hold raw pointers: keep the tensors they point at alive
+                subjects[f"auto{rank}"] = (lambda k, b=b, slots=slots, outs=outs: b.launch(slots[k]))
                 est = min(est, pred * 1e-6)
             del ref
             if est == 1e9:
@@ -77,6 +79,7 @@ def main():
             rec["flops"] = flops or 4 * c["B"] * c["H"] * c["S"] ** 2 * c["D"] / (2 if c["causal"] else 1)
             rec["times"] = pt_bench.time_interleaved(subjects, rotate, iters, batch)
         except Exception as e:  # one bad configuration must not end the run
+            traceback.print_exc()
             rec["error"] = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
         print(json.dumps(rec), flush=True)
         torch.cuda.empty_cache()
