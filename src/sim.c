@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "stage_hold.h"
 #include "validate.h"
 
 /* Largest number of instances one simulation may expand to (memory and GUI latency). */
@@ -31,12 +32,14 @@ typedef enum {
     DM_FIXED, /* (from, 0): prologue producer, or epilogue -> epilogue */
     DM_BODY,  /* (from, i - k) when inside [0, iters) */
     DM_LAST,  /* (from, iters - 1): epilogue consuming the loop's last iteration */
+    DM_STAGE, /* stage reuse: (from, min(i - k + lag, iters - 1)) when i - k >= 0 */
 } dep_mode;
 
 typedef struct {
     int from;
     dep_mode mode;
     int64_t k;
+    int lag;     /* DM_STAGE: stage_hold.h's release lag */
 } dep_ent;
 
 /* One lane's cursor over its expanded instance list, plus the cached readiness of its head. */
@@ -147,6 +150,13 @@ static int64_t edge_slot(const sim_state *S, const dep_ent *d, int64_t i)
         return S->base[d->from];
     case DM_LAST:
         return S->iters > 0 ? S->base[d->from] + S->iters - 1 : -1;
+    case DM_STAGE: {
+        int64_t j = i - d->k;
+        if (j < 0 || j >= S->iters)
+            return -1;
+        j += d->lag;
+        return S->base[d->from] + (j < S->iters ? j : S->iters - 1);
+    }
     case DM_BODY:
     default: {
         int64_t j = i - d->k;
@@ -249,6 +259,8 @@ static bool build_deps(sim_state *S, pt_error *err)
     S->dep_off = malloc(((size_t)n + 1) * sizeof *S->dep_off);
     if (!S->deps || !S->dep_off)
         return pt_fail(err, "simulate: out of memory");
+    pt_stage_hold hold; /* when the kernel releases a stage: the contract of stage_hold.h */
+    pt_stage_hold_decide(p, sg, &hold);
     int m = 0;
     for (int s = 0; s < n; s++) {
         const pt_stask *t = &sg->tasks[s];
@@ -264,21 +276,18 @@ static bool build_deps(sim_state *S, pt_error *err)
             if (wt->stask == s && map_edge(sg, s, e.from, wt->distance, &e.mode, &e.k))
                 S->deps[m++] = e;
         }
-        /* A buffered load may refill stage (i mod k) only after every same-iteration
-         * consumer of the copy k iterations back has finished with it. */
+        /* A buffered load may refill stage (i mod k) only after every reader of the copy k
+         * iterations back has released it: when that reader completes, or (one wgmma group
+         * kept in flight) when the reader of the iteration after it has, as the kernel does. */
         if (t->kind == PT_ST_LOAD && t->buffered && t->region == PT_REGION_BODY) {
-            int k = (t->tensor >= 0 && t->tensor < PT_MAX_TENSORS) ? p->stages[t->tensor] : 1;
+            bool ok_t = t->tensor >= 0 && t->tensor < PT_MAX_TENSORS;
+            int k = ok_t ? p->stages[t->tensor] : 1;
             if (k < 1)
                 k = 1;
-            for (int c = 0; c < n; c++) {
-                if (!is_body(sg, c))
-                    continue;
-                for (int d = 0; d < sg->tasks[c].n_deps; d++)
-                    if (sg->tasks[c].deps[d].from == s && sg->tasks[c].deps[d].distance == 0) {
-                        S->deps[m++] = (dep_ent){.from = c, .mode = DM_BODY, .k = k};
-                        break;
-                    }
-            }
+            int lag = ok_t ? hold.lag[t->tensor] : 0;
+            for (int c = 0; c < n; c++)
+                if (pt_stage_reader(sg, s, c))
+                    S->deps[m++] = (dep_ent){.from = c, .mode = DM_STAGE, .k = k, .lag = lag};
         }
     }
     S->dep_off[n] = m;

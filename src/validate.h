@@ -26,6 +26,11 @@ typedef struct {
  * first one as a single line. */
 bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                  pt_validation *report, pt_error *err);
+/* Do the rings make progress with these stages and release lags (stage_hold.h; lag NULL =
+ * all 0)? No cycle through lane orders, data dependencies, Waits and stage reuse. On a cycle,
+ * msg (may be NULL) receives it. Used by pt_stage_hold_decide and the validator. */
+bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
+                               const int *stages, const int *lag, char *msg, size_t cap);
 /* Shared memory one EU needs under this program (bytes). */
 int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
 /* Does the output staging tile get a buffer of its own? A resident tile (attention's Q) takes
