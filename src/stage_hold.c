@@ -96,3 +96,39 @@ int64_t pt_stage_release_iter(const pt_stage_hold *h, int tensor, int64_t iter, 
     int64_t j = iter + (h && tensor >= 0 && tensor < PT_MAX_TENSORS ? h->lag[tensor] : 0);
     return j >= iters ? iters - 1 : j;
 }
+
+int pt_stage_release_set(const pt_sprogram *p, const pt_stask_graph *sg, const pt_stage_hold *h,
+                         int load, pt_stage_release *out, int cap)
+{
+    if (!p || !sg || load < 0 || load >= sg->n)
+        return 0;
+    const pt_stask *ld = &sg->tasks[load];
+    int lag = h && ld->tensor >= 0 && ld->tensor < PT_MAX_TENSORS ? h->lag[ld->tensor] : 0;
+    int n = 0;
+    int n_lanes = p->n_lanes < 0 ? 0 : p->n_lanes > PT_MAX_LANES ? PT_MAX_LANES : p->n_lanes;
+    for (int lr = 0; lr < n_lanes; lr++) {
+        const pt_lane *L = &p->lanes[lr];
+        for (int i = 0; i < L->n && L->entries; i++) {
+            int r = L->entries[i].stask;
+            if (!pt_stage_reader(sg, load, r))
+                continue;
+            int o_r = L->entries[i].offset;
+            for (int l2 = 0; l2 < n_lanes; l2++) {
+                const pt_lane *L2 = &p->lanes[l2];
+                if (L2->role != L->role)
+                    continue;
+                for (int k = 0; k < L2->n && L2->entries; k++) {
+                    int e = L2->entries[k].stask;
+                    if (e < 0 || e >= sg->n || sg->tasks[e].region != PT_REGION_BODY)
+                        continue;
+                    if (n < cap)
+                        out[n] = (pt_stage_release){.stask = e,
+                                                    .delta = lag + L2->entries[k].offset - o_r,
+                                                    .clamp = e == r};
+                    n++;
+                }
+            }
+        }
+    }
+    return n;
+}

@@ -42,6 +42,23 @@ int pt_stage_hold_iterations(const pt_stage_hold *h, int tensor);
  * iteration `iter`, in a loop of `iters` iterations: iter + lag, clamped to the last one. */
 int64_t pt_stage_release_iter(const pt_stage_hold *h, int tensor, int64_t iter, int64_t iters);
 
+/* The instances whose completion releases, at the latest, the slot filled at iteration i:
+ * (stask, i + delta) for each entry. For a reader R of `load` (on the lanes of warp role r, at
+ * iteration offset o_R) these are the body entries e of role r's lanes in the loop step that
+ * issues R at iteration i + lag (iteration i + lag - o_R + o_e): the consumer releases the
+ * slot at a wgmma wait inside that step, never later than its end. `clamp` marks R itself at
+ * i + lag, taken at the last iteration when past the end (the loop's final wait releases it);
+ * other entries past either end of the loop are not part of that step. For GEMM (the body of
+ * the consumer is its mma alone) the set is exactly {R at i + lag}. Returns the count (may
+ * exceed cap). */
+typedef struct {
+    int stask;
+    int delta;
+    bool clamp;
+} pt_stage_release;
+int pt_stage_release_set(const pt_sprogram *p, const pt_stask_graph *sg, const pt_stage_hold *h,
+                         int load, pt_stage_release *out, int cap);
+
 /* Is sTask `s` a reader that holds the stage of buffered load `load` (a loop-body sTask that
  * reads it at distance 0)? */
 bool pt_stage_reader(const pt_stask_graph *sg, int load, int s);

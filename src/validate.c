@@ -499,11 +499,11 @@ static void dependency_edges(igraph *g)
     }
 }
 
-/* A buffered load reuses the slot of `stages` iterations ago: it waits until every reader
- * of that older tile has released it (stage_hold.h): the reader of the same iteration has
- * completed (lag 0) or the reader of the iteration after it has been issued (lag 1, one wgmma
- * group kept in flight; modelled as its completion, which follows its issue without waiting
- * for anything else). */
+/* A buffered load reuses the slot of `stages` iterations ago: it waits until that older tile
+ * is released at the latest point the contract allows (stage_hold.h: the end of the consumer
+ * step that issues its reader at i + lag). With one wgmma group in flight (lag 1) the kernel
+ * releases once the next reader is issued and the old one completed; modelled as the next
+ * reader's completion, which follows its issue without waiting for anything else. */
 static void stage_edges(igraph *g)
 {
     const pt_stask_graph *sg = g->c->sg;
@@ -512,17 +512,22 @@ static void stage_edges(igraph *g)
         if (ld->kind != PT_ST_LOAD || !ld->buffered || !is_body(sg, l) || !tensor_ok(ld->tensor))
             continue;
         int st = g->stages[ld->tensor];
-        int lag = g->lag ? g->lag[ld->tensor] : 0;
         if (st < 1 || st >= g->iters)
             continue;
-        for (int s = 0; s < sg->n; s++) {
-            if (!pt_stage_reader(sg, l, s))
-                continue;
+        pt_stage_hold h;
+        memset(&h, 0, sizeof h);
+        if (g->lag)
+            memcpy(h.lag, g->lag, sizeof h.lag);
+        pt_stage_release rel[64];
+        int nr = pt_stage_release_set(g->c->p, sg, &h, l, rel, 64);
+        for (int r = 0; r < nr && r < 64; r++)
             for (int i = st; i < g->iters; i++) {
-                int j = i - st + lag;
-                add_edge(g, node(g, l, i), node(g, s, j < g->iters ? j : g->iters - 1));
+                int j = i - st + rel[r].delta;
+                if (rel[r].clamp && j >= g->iters)
+                    j = g->iters - 1;
+                if (j >= 0 && j < g->iters)
+                    add_edge(g, node(g, l, i), node(g, rel[r].stask, j));
             }
-        }
     }
 }
 
@@ -722,8 +727,10 @@ static void check_deadlock(vctx *c)
     if (r < 0)
         problem(c->r, "out of memory while looking for deadlocks (or the sTask-graph is too "
                       "large to check)");
-    else if (r > 0 && !explain_stages(c, &h))
+    else if (r > 0) {
+        explain_stages(c, &h);
         problem(c->r, "%s", msg);
+    }
 }
 
 bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
