@@ -3,10 +3,11 @@
  * unit test.
  *
  * usage:
- *   gen_random_sprogram WORKLOAD SEED OUTDIR
+ *   gen_random_sprogram WORKLOAD SEED OUTDIR [--small]
  *       draw until one is accepted (at most 400 draws) and write its bundle (kernel, reference,
  *       harness, Makefile) plus program.json and replay.txt into OUTDIR; print one line
- *       "seed SEED WORKLOAD: ...". Exit 0, or 1 when nothing was accepted.
+ *       "seed SEED WORKLOAD: ...". Exit 0, or 1 when nothing was accepted. --small caps the
+ *       problem (M, N, K <= 256; one head of S <= 200 keys, D <= 128) for compute-sanitizer.
  *   gen_random_sprogram --check WORKLOAD|all SEED0 COUNT
  *       for COUNT seeds: draw until accepted, then check the contract end to end (no files):
  *       the program's JSON reloads and is accepted again by the validator and the generator,
@@ -33,6 +34,8 @@
 #include "validate.h"
 
 #define MAX_DRAWS 400
+
+static bool small_sizes; /* --small: problems compute-sanitizer gets through quickly */
 
 /* ---- a small seeded generator (splitmix64) ------------------------------------------------ */
 
@@ -223,6 +226,11 @@ static bool draw_gemm(draw *d, rng *r, pt_error *err)
     int M = draw_extent(r, 1, 1100), N = draw_extent(r, 8, 1100), K = draw_extent(r, 8, 1100);
     if (chance(r, 15))
         K = uni(r, 1, bk / 8) * 8; /* K no longer than one k tile */
+    if (small_sizes) {
+        M = M > 256 ? 1 + M % 256 : M;
+        N = N > 256 ? 8 + N % 256 / 8 * 8 : N;
+        K = K > 256 ? 8 + K % 256 / 8 * 8 : K;
+    }
     snprintf(d->set, sizeof d->set, "M=%d,N=%d,K=%d", M, N, K);
     snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d", m_wg * wgs, bn, bk, wgs);
     if (!load_graph(d, err) || !partition_default(d, err))
@@ -276,6 +284,11 @@ static bool draw_attention(draw *d, rng *r, pt_error *err)
         break;
     }
     int Bt = uni(r, 1, 2), H = uni(r, 1, S > 1500 ? 1 : 3);
+    if (small_sizes) {
+        S = S > 200 ? 1 + S % 200 : S;
+        D = D > 128 ? 128 : D;
+        Bt = H = 1;
+    }
     int causal = chance(r, 40);
     snprintf(d->set, sizeof d->set, "B=%d,H=%d,S=%d,D=%d,CAUSAL=%d", Bt, H, S, D, causal);
     snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,d=%d,wg=%d", 64 * wgs, bn, D, wgs);
@@ -546,11 +559,11 @@ static int write_mode(const char *w, uint64_t seed, const char *dir)
         char replay[2048];
         snprintf(replay, sizeof replay,
                  "seed %llu %s draw %d: set %s; tile %s; %s\n"
-                 "replay: gen_random_sprogram %s %llu DIR\n"
+                 "replay: gen_random_sprogram %s %llu DIR%s\n"
                  "   or: pipethreader-cli codegen %s --set %s --program program.json --target sm90a -o DIR\n"
                  "kernel: %s\n",
                  (unsigned long long)seed, w, k, d.set, d.tile, d.edits, w,
-                 (unsigned long long)seed, w, d.set, info.summary);
+                 (unsigned long long)seed, small_sizes ? " --small" : "", w, d.set, info.summary);
         snprintf(path, sizeof path, "%s/replay.txt", dir);
         ok = ok && pt_write_file(path, replay, &err);
         fputs(replay, stdout);
@@ -579,9 +592,11 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "--check") && (known(argv[2]) || !strcmp(argv[2], "all")))
         return check_mode(argv[2], strtoull(argv[3], NULL, 10), atoi(argv[4]));
-    if (argc == 4 && known(argv[1]))
+    if ((argc == 4 || (argc == 5 && !strcmp(argv[4], "--small"))) && known(argv[1])) {
+        small_sizes = argc == 5;
         return write_mode(argv[1], strtoull(argv[2], NULL, 10), argv[3]);
-    fprintf(stderr, "usage: gen_random_sprogram WORKLOAD SEED OUTDIR\n"
+    }
+    fprintf(stderr, "usage: gen_random_sprogram WORKLOAD SEED OUTDIR [--small]\n"
                     "       gen_random_sprogram --check WORKLOAD|all SEED0 COUNT\n"
                     "WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16\n");
     return 2;
