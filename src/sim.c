@@ -262,7 +262,7 @@ static bool build_deps(sim_state *S, pt_error *err)
     if (!S->deps || !S->dep_off)
         return pt_fail(err, "simulate: out of memory");
     pt_stage_hold hold; /* when the kernel releases a stage: the contract of stage_hold.h */
-    pt_stage_hold_decide(p, sg, &hold);
+    pt_stage_hold_lags(p, sg, &hold);
     int m = 0;
     for (int s = 0; s < n; s++) {
         const pt_stask *t = &sg->tasks[s];

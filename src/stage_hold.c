@@ -58,7 +58,8 @@ static bool in_flight_possible(const pt_stask_graph *sg)
     return true;
 }
 
-void pt_stage_hold_decide(const pt_sprogram *p, const pt_stask_graph *sg, pt_stage_hold *h)
+static void decide(const pt_sprogram *p, const pt_stask_graph *sg, pt_stage_hold *h,
+                   bool want_progress)
 {
     memset(h, 0, sizeof *h);
     if (!p || !sg || !sg->tasks || sg->n <= 0)
@@ -81,7 +82,18 @@ void pt_stage_hold_decide(const pt_sprogram *p, const pt_stask_graph *sg, pt_sta
             return;
         }
     }
-    h->progress = pt_validate_ring_progress(p, sg, p->stages, h->lag, NULL, 0);
+    if (want_progress)
+        h->progress = pt_validate_ring_progress(p, sg, p->stages, h->lag, NULL, 0);
+}
+
+void pt_stage_hold_decide(const pt_sprogram *p, const pt_stask_graph *sg, pt_stage_hold *h)
+{
+    decide(p, sg, h, true);
+}
+
+void pt_stage_hold_lags(const pt_sprogram *p, const pt_stask_graph *sg, pt_stage_hold *h)
+{
+    decide(p, sg, h, false);
 }
 
 int pt_stage_hold_iterations(const pt_stage_hold *h, int tensor)

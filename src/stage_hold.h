@@ -35,6 +35,10 @@ typedef struct {
  * an answer (lag 0, progress false where its rings cannot progress). */
 void pt_stage_hold_decide(const pt_sprogram *p, const pt_stask_graph *sg, pt_stage_hold *h);
 
+/* The same decision without the final progress proof (h->progress is left false unless the
+ * lag-1 proof succeeded): for the simulator, which finds a stuck ring by itself. */
+void pt_stage_hold_lags(const pt_sprogram *p, const pt_stask_graph *sg, pt_stage_hold *h);
+
 /* Iterations a stage of `tensor` is held (1 + lag): in loop steps of its reader. */
 int pt_stage_hold_iterations(const pt_stage_hold *h, int tensor);
 

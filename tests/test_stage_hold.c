@@ -66,9 +66,11 @@ static void stages(int a, int b)
 
 static void offset(const char *id, int off)
 {
-    int s = pt_stask_find(&F.sg, id), lane, pos;
-    CHECK(s >= 0 && pt_sprogram_placement(&F.p, s, &lane, &pos));
-    CHECK_MSG(pt_append(&F.p, &F.sg, s, lane, pos, off, &F.err), "%s", F.err.msg);
+    int s = pt_stask_find(&F.sg, id), lane = -1, pos = -1;
+    bool placed = s >= 0 && pt_sprogram_placement(&F.p, s, &lane, &pos);
+    CHECK(placed);
+    if (placed)
+        CHECK_MSG(pt_append(&F.p, &F.sg, s, lane, pos, off, &F.err), "%s", F.err.msg);
 }
 
 static char *generate(void)
