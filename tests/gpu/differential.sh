@@ -146,7 +146,9 @@ for d in "$out"/san*; do
         rc=$(cat "$d/$tool.rc")
         if [ "$rc" != 0 ]; then
             san=$((san + 1))
-            echo "sanitizer $tool seed $s (--small): exit $rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$d/$tool.log" | tail -1)"
+            why=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$d/$tool.log" | tail -1)
+            { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && why="timed out after ${san_timeout}s (a hang under the sanitizer, or raise SAN_TIMEOUT)"
+            echo "sanitizer $tool seed $s (--small): exit $rc: $why"
             echo "        replay: $gen $(workload_of "$s") $s DIR --small; log $d/$tool.log"
         fi
     done
