@@ -2,7 +2,9 @@
  *
  * Checks: every sTask placed exactly once; each sTask on a lane of its sEU kind; offsets
  * only on body sTasks; every cross-lane data dependency covered by a Wait; no cycle through
- * Waits, data dependencies and lane orders (a deadlock: the cycle is named); shared memory
+ * Waits, data dependencies, lane orders and the reuse of ring stages, released where the stage
+ * contract says (stage_hold.h; a deadlock: the cycle is named, and a ring too shallow for how
+ * long its stages are held is said as such, with the stages it needs); shared memory
  * (stages x tiles + resident tiles + barriers) and registers (accumulators per warpgroup,
  * role budgets summed) within the model. */
 #ifndef PT_VALIDATE_H
