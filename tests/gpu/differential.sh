@@ -89,6 +89,17 @@ grep '^s[0-9]' "$list" | xargs -P "$run_jobs" -I{} sh -c '
     (cd "$d" && timeout -k 5 "$3" ./harness --check-only --json-only) >"$d/result.json" 2>"$d/run.log"
     echo $? >"$d/rc"' sh "$out" {} "$run_timeout"
 
+# A kernel that hangs holds the GPU and can push the runs beside it past their timeout: rerun
+# every timed-out bundle alone before calling it hung.
+for d in "$out"/s[0-9]*; do
+    [ -d "$d" ] && [ -e "$d/rc" ] || continue
+    case $(cat "$d/rc") in
+    124|137)
+        (cd "$d" && timeout -k 5 "$run_timeout" ./harness --check-only --json-only) >"$d/result.json" 2>"$d/run.log"
+        echo $? >"$d/rc" ;;
+    esac
+done
+
 # 4. compute-sanitizer on the small sample.
 if [ "$san_every" -gt 0 ] && [ -x "$CS" ]; then
     grep '^san' "$list" | xargs -P 4 -I{} sh -c '
