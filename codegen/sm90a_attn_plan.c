@@ -8,6 +8,7 @@
 
 #include "sm90a_attn.h"
 #include "sm90a_common.h"
+#include "stage_hold.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
@@ -670,6 +671,17 @@ bool sm90a_attn_make_plan(fa_plan *pl, const pt_sprogram *p, const pt_stask_grap
     if (!plan_graph(pl, err) || !plan_producer(pl, err) || !plan_consumers(pl, err) ||
         !plan_memory(pl, err))
         return false;
+    /* The contract (stage_hold.h): every wgmma group retires inside its step, so a K or V slot
+     * is released at the latest at the end of the step that issued its reader (lag 0), which
+     * is what the validator proved the rings progress with. */
+    pt_stage_hold hold;
+    pt_stage_hold_decide(p, sg, &hold);
+    if (!hold.progress)
+        REFUSE("the K/V rings cannot make progress with stages %d / %d and this producer order "
+               "(validate the sProgram for the stage count it needs)", pl->stages_k, pl->stages_v);
+    if (hold.mma_in_flight)
+        REFUSE("the stage contract keeps a wgmma group in flight across a step; attention "
+               "retires every group inside its step");
     for (int w = 0; w < pl->wgs; w++)
         if (!merge_step(pl, w, err))
             return false;

@@ -218,7 +218,7 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
               "            #pragma unroll\n"
               "            for (int j = 0; j < BN / 2; ++j)\n"
               "                acc[r][j] = 0.f;\n"
-              "        uint32_t prev_a = 0, prev_b = 0;\n"
+              "%s"
               "        for (int i = 0; i < K_ITERS; ++i) {\n"
               "            // mma.%s: Waits on load.%s and load.%s (full barriers, TMA bytes landed).\n"
               "            const uint32_t sa = cnt_a %% STAGES_A, sb = cnt_b %% STAGES_B;\n"
@@ -237,6 +237,7 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
               "            pt::wgmma_fence();\n"
               "            #pragma unroll\n"
               "            for (int kk = 0; kk < BK / 16; ++kk) {\n",
+              pl->mma_in_flight ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "",
               C, pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name);
     if (pl->b_kmajor)
         sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * SLOT_B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
@@ -250,32 +251,53 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                 "                    wgmma_step(acc[r], da, db);\n"
                 "                }\n"
                 "            }\n"
-                "            pt::wgmma_commit();\n"
-                "            // Keep one wgmma group in flight: when it returns, the previous iteration's\n"
-                "            // stages have been read and are handed back to the producer (empty barriers).\n"
-                "            pt::wgmma_wait<1>();\n"
-                "            if (i > 0)\n"
-                "                PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i - 1, 1);\n"
-                "            if (i > 0 && lead) {\n"
-                "                pt::mbar_arrive(&empty_a[prev_a]);\n"
-                "                pt::mbar_arrive(&empty_b[prev_b]);\n"
-                "            }\n"
-                "            prev_a = sa;\n"
-                "            prev_b = sb;\n"
-                "            ++cnt_a;\n"
-                "            ++cnt_b;\n"
-                "        }\n"
-                "        pt::wgmma_wait<0>();\n"
-                "        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, K_ITERS - 1, 1);\n"
-                "        #pragma unroll\n"
-                "        for (int r = 0; r < MREP; ++r)\n"
-                "            #pragma unroll\n"
-                "            for (int j = 0; j < BN / 2; ++j)\n"
-                "                pt::keep(acc[r][j]);\n"
-                "        if (threadIdx.x % 128 == 0) {\n"
-                "            pt::mbar_arrive(&empty_a[prev_a]);\n"
-                "            pt::mbar_arrive(&empty_b[prev_b]);\n"
-                "        }\n");
+                "            pt::wgmma_commit();\n");
+    if (pl->mma_in_flight) {
+        sb_puts(sb, "            // Keep one wgmma group in flight: when it returns, the previous iteration's\n"
+                    "            // stages have been read and are handed back to the producer (empty barriers).\n"
+                    "            // A stage is held for 2 iterations (stage_hold.h); the rings are deep enough.\n"
+                    "            pt::wgmma_wait<1>();\n"
+                    "            if (i > 0)\n"
+                    "                PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i - 1, 1);\n"
+                    "            if (i > 0 && lead) {\n"
+                    "                pt::mbar_arrive(&empty_a[prev_a]);\n"
+                    "                pt::mbar_arrive(&empty_b[prev_b]);\n"
+                    "            }\n"
+                    "            prev_a = sa;\n"
+                    "            prev_b = sb;\n"
+                    "            ++cnt_a;\n"
+                    "            ++cnt_b;\n"
+                    "        }\n"
+                    "        pt::wgmma_wait<0>();\n"
+                    "        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, K_ITERS - 1, 1);\n"
+                    "        #pragma unroll\n"
+                    "        for (int r = 0; r < MREP; ++r)\n"
+                    "            #pragma unroll\n"
+                    "            for (int j = 0; j < BN / 2; ++j)\n"
+                    "                pt::keep(acc[r][j]);\n"
+                    "        if (threadIdx.x % 128 == 0) {\n"
+                    "            pt::mbar_arrive(&empty_a[prev_a]);\n"
+                    "            pt::mbar_arrive(&empty_b[prev_b]);\n"
+                    "        }\n");
+    } else {
+        sb_puts(sb, "            // The rings are sized exactly (stage_hold.h): keeping a group in flight would\n"
+                    "            // hold a stage for 2 iterations and the producer could not refill it. Wait for\n"
+                    "            // this iteration's group and hand its stages back right away.\n"
+                    "            pt::wgmma_wait<0>();\n"
+                    "            PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 1);\n"
+                    "            #pragma unroll\n"
+                    "            for (int r = 0; r < MREP; ++r)\n"
+                    "                #pragma unroll\n"
+                    "                for (int j = 0; j < BN / 2; ++j)\n"
+                    "                    pt::keep(acc[r][j]);\n"
+                    "            if (lead) {\n"
+                    "                pt::mbar_arrive(&empty_a[sa]);\n"
+                    "                pt::mbar_arrive(&empty_b[sb]);\n"
+                    "            }\n"
+                    "            ++cnt_a;\n"
+                    "            ++cnt_b;\n"
+                    "        }\n");
+    }
     sb_printf(sb, "        // convert.%s: f32 accumulators -> %s into the 128B-swizzled staging tile, in\n"
                   "        // boxes of C_CHUNK_COLS columns. Wait until the previous store has read it.\n"
                   "        if (n_tile > 0)\n"
@@ -432,11 +454,13 @@ bool sm90a_emit(const sm90a_plan *pl, pt_codegen_result *out, pt_error *err)
                  pl->g->tensors[pl->loads[e].which ? pl->B : pl->A].name, pl->loads[e].offset);
     }
     snprintf(out->summary, sizeof out->summary,
-             "%s: tile %lldx%lldx%lld, %d consumer warpgroup%s (%d rows each), stages A %d / B %d, "
+             "%s: tile %lldx%lldx%lld, %d consumer warpgroup%s (%d rows each), stages A %d / B %d "
+             "(wgmma wait_group<%d>: a stage held %d iteration%s), "
              "producer order [%s], B %s, store issued by %s, %s grid of %lld CTAs (%lld tiles, %s "
              "raster), %lld bytes of shared memory, registers %d/%d",
              pl->kernel_name, (long long)pl->BM, (long long)pl->BN, (long long)pl->BK, pl->wgs,
-             pl->wgs > 1 ? "s" : "", pl->m_wg, pl->stages[0], pl->stages[1], loads,
+             pl->wgs > 1 ? "s" : "", pl->m_wg, pl->stages[0], pl->stages[1], pl->mma_in_flight,
+             1 + pl->mma_in_flight, pl->mma_in_flight ? "s" : "", loads,
              pl->b_kmajor ? "K-major" : "N-major", pl->store_by_producer ? "the producer" : "a consumer",
              pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
              (long long)pl->tiles, pt_raster_name(pl->raster), (long long)pl->smem_dynamic,

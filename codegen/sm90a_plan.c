@@ -5,6 +5,7 @@
 
 #include "sm90a_plan.h"
 #include "sm90a_common.h"
+#include "stage_hold.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
@@ -206,6 +207,19 @@ static bool plan_memory(sm90a_plan *pl, pt_error *err)
         if (pl->stages[i] < 1 || pl->stages[i] > 16)
             REFUSE("stages of %s = %d; expected 1 to 16", pl->g->tensors[i ? pl->B : pl->A].name,
                    pl->stages[i]);
+    /* What holds a stage is the contract's decision, read here as by the validator and the
+     * simulator: one wgmma group kept in flight only where the rings still progress with it. */
+    pt_stage_hold hold;
+    pt_stage_hold_decide(p, pl->sg, &hold);
+    if (!hold.progress)
+        REFUSE("the rings of %s and %s cannot make progress with stages %d / %d and this "
+               "producer order (validate the sProgram for the stage count it needs)",
+               pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name, pl->stages[0],
+               pl->stages[1]);
+    if (hold.lag[pl->A] != hold.lag[pl->B] || hold.lag[pl->A] != hold.mma_in_flight)
+        REFUSE("stages of %s and %s would be released at different iterations; one wgmma "
+               "wait releases both", pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name);
+    pl->mma_in_flight = hold.mma_in_flight;
     pl->slot_bytes[0] = pl->BM * pl->BK * pl->in_bytes;
     pl->slot_bytes[1] = pl->BN * pl->BK * pl->in_bytes;
     int64_t off = 0;

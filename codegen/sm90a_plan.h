@@ -34,6 +34,9 @@ typedef struct {
     pt_dtype in_dt, out_dt;
     int in_bytes, out_bytes;
     int stages[2];               /* ring depth of A and B */
+    int mma_in_flight;           /* stage_hold.h: wgmma groups kept in flight across a k step
+                                  * (1: wait_group<1>, a stage released one iteration late;
+                                  * 0: wait_group<0>, released in its own iteration) */
     int n_loads;                 /* producer body entries in lane order */
     sm90a_load_entry loads[SM90A_MAX_LOADS];
     int off_min, off_max;        /* offsets over those entries */

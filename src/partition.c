@@ -536,6 +536,30 @@ static bool find_loop_axis(builder *b)
                            g->axes[sg->loop_axis].name, g->axes[a].name);
         sg->loop_axis = a;
     }
+    /* A reduction no longer than one tile (GEMM with K <= BK, attention with S <= the key
+     * tile) is still a loop, of one iteration: the same sTasks, stages and lane programs as
+     * for a long one, so a program written for the general case applies unchanged. This
+     * holds for the one axis a matmul contracts or an online softmax runs along that no
+     * output has; reductions of other ops over a whole axis stay in the prologue. */
+    if (sg->loop_axis == NONE) {
+        int cand = NONE, n_cand = 0;
+        for (int a = 0; a < g->n_axes; a++) {
+            if (in_some_output(g, a))
+                continue;
+            bool loopable = false;
+            for (int i = 0; i < g->n_ops; i++) {
+                const pt_op *op = &g->ops[i];
+                loopable |= (op->kind == PT_OP_MATMUL && has_axis(op->reduce_axes, op->n_reduce, a)) ||
+                            (op->kind == PT_OP_ONLINE_SOFTMAX && op->axis == a);
+            }
+            if (loopable) {
+                cand = a;
+                n_cand++;
+            }
+        }
+        if (n_cand == 1)
+            sg->loop_axis = cand;
+    }
     /* An axis an op contracts must be whole inside a tile unless it is the loop: a partial
      * sum (FlashAttention's head dim, tiled in O but contracted in Q.K^T) would be wrong. */
     for (int i = 0; i < g->n_ops; i++) {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "stage_hold.h"
 #include "validate.h"
 
 /* Largest number of instances one simulation may expand to (memory and GUI latency). */
@@ -31,12 +32,15 @@ typedef enum {
     DM_FIXED, /* (from, 0): prologue producer, or epilogue -> epilogue */
     DM_BODY,  /* (from, i - k) when inside [0, iters) */
     DM_LAST,  /* (from, iters - 1): epilogue consuming the loop's last iteration */
+    DM_STAGE, /* stage reuse: (from, min(i - k + lag, iters - 1)) when i - k >= 0; with lag 1
+               * its issue (one wgmma group kept in flight), not its completion */
 } dep_mode;
 
 typedef struct {
     int from;
     dep_mode mode;
     int64_t k;
+    int lag;     /* DM_STAGE: stage_hold.h's release lag */
 } dep_ent;
 
 /* One lane's cursor over its expanded instance list, plus the cached readiness of its head. */
@@ -66,6 +70,7 @@ typedef struct {
     dep_ent *deps;
     int64_t n_slots;
     double *end;             /* per slot */
+    double *issue;           /* per slot: when its lane issued it */
     uint64_t *done;          /* per slot bitmap */
     lane_state ls[PT_MAX_LANES];
     int *entry_idx;          /* storage behind ls[].pro/body/epi */
@@ -147,6 +152,13 @@ static int64_t edge_slot(const sim_state *S, const dep_ent *d, int64_t i)
         return S->base[d->from];
     case DM_LAST:
         return S->iters > 0 ? S->base[d->from] + S->iters - 1 : -1;
+    case DM_STAGE: {
+        int64_t j = i - d->k;
+        if (j < 0 || j >= S->iters)
+            return -1;
+        j += d->lag;
+        return S->base[d->from] + (j < S->iters ? j : S->iters - 1);
+    }
     case DM_BODY:
     default: {
         int64_t j = i - d->k;
@@ -243,12 +255,14 @@ static bool build_deps(sim_state *S, pt_error *err)
     int n = S->n;
     size_t cap = 0;
     for (int s = 0; s < n; s++)
-        cap += (size_t)sg->tasks[s].n_deps + (size_t)n;
+        cap += (size_t)sg->tasks[s].n_deps + 2 * (size_t)n;
     cap += (size_t)p->n_waits + 1;
     S->deps = malloc(cap * sizeof *S->deps);
     S->dep_off = malloc(((size_t)n + 1) * sizeof *S->dep_off);
     if (!S->deps || !S->dep_off)
         return pt_fail(err, "simulate: out of memory");
+    pt_stage_hold hold; /* when the kernel releases a stage: the contract of stage_hold.h */
+    pt_stage_hold_lags(p, sg, &hold);
     int m = 0;
     for (int s = 0; s < n; s++) {
         const pt_stask *t = &sg->tasks[s];
@@ -264,21 +278,22 @@ static bool build_deps(sim_state *S, pt_error *err)
             if (wt->stask == s && map_edge(sg, s, e.from, wt->distance, &e.mode, &e.k))
                 S->deps[m++] = e;
         }
-        /* A buffered load may refill stage (i mod k) only after every same-iteration
-         * consumer of the copy k iterations back has finished with it. */
+        /* A buffered load may refill stage (i mod k) only after every reader of the copy k
+         * iterations back has released it (stage_hold.h), timed as the kernel does: when the
+         * consumer's wait for that reader's wgmma group returns — its completion, and with one
+         * group kept in flight also the issue of the reader of the iteration after it. */
         if (t->kind == PT_ST_LOAD && t->buffered && t->region == PT_REGION_BODY) {
-            int k = (t->tensor >= 0 && t->tensor < PT_MAX_TENSORS) ? p->stages[t->tensor] : 1;
+            bool ok_t = t->tensor >= 0 && t->tensor < PT_MAX_TENSORS;
+            int k = ok_t ? p->stages[t->tensor] : 1;
             if (k < 1)
                 k = 1;
-            for (int c = 0; c < n; c++) {
-                if (!is_body(sg, c))
-                    continue;
-                for (int d = 0; d < sg->tasks[c].n_deps; d++)
-                    if (sg->tasks[c].deps[d].from == s && sg->tasks[c].deps[d].distance == 0) {
-                        S->deps[m++] = (dep_ent){.from = c, .mode = DM_BODY, .k = k};
-                        break;
-                    }
-            }
+            int lag = ok_t ? hold.lag[t->tensor] : 0;
+            for (int c = 0; c < n; c++)
+                if (pt_stage_reader(sg, s, c)) {
+                    S->deps[m++] = (dep_ent){.from = c, .mode = DM_STAGE, .k = k, .lag = 0};
+                    if (lag > 0)
+                        S->deps[m++] = (dep_ent){.from = c, .mode = DM_STAGE, .k = k, .lag = lag};
+                }
         }
     }
     S->dep_off[n] = m;
@@ -424,7 +439,7 @@ static bool head_ready(sim_state *S, int L)
         if (!slot_done(S, slot))
             return false;
         /* a done slot is always placed; a hand-off between warp roles costs a barrier */
-        double t = S->end[slot];
+        double t = d->mode == DM_STAGE && d->lag > 0 ? S->issue[slot] : S->end[slot];
         if (role_of(S, S->lane_of[d->from]) != R)
             t += S->hw->barrier_ns;
         if (t > ls->dep_t)
@@ -504,6 +519,7 @@ static void commit(sim_state *S, int L, double t)
     S->lane_ready[L] = S->role_free[R] = next;
     int64_t slot = slot_of(S, ls->stask, ls->iter);
     S->end[slot] = end;
+    S->issue[slot] = t;
     mark_done(S, slot);
     S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
                                        .issue_ns = t, .start_ns = start, .end_ns = end};
@@ -657,6 +673,7 @@ static void sim_free(sim_state *S)
     free(S->dep_off);
     free(S->deps);
     free(S->end);
+    free(S->issue);
     free(S->done);
     free(S->entry_idx);
     free(S->inflight);
@@ -686,12 +703,13 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
                        "instances; use a larger reduction tile", (long long)S->iters, n,
                        PT_SIM_MAX_INSTANCES);
     S->end = malloc(((size_t)slots + 1) * sizeof *S->end);
+    S->issue = malloc(((size_t)slots + 1) * sizeof *S->issue);
     S->done = calloc((size_t)(slots >> 6) + 1, sizeof *S->done);
     S->spans = malloc(((size_t)*n_inst + 1) * sizeof *S->spans);
     int mif = S->hw->seu[PT_SEU_TMA].max_in_flight;
     S->max_inflight = mif > 0 ? (mif < *n_inst + 1 ? mif : (int)(*n_inst + 1)) : 0;
     S->inflight = malloc(((size_t)S->max_inflight + 1) * sizeof *S->inflight);
-    if (!S->end || !S->done || !S->spans || !S->inflight)
+    if (!S->end || !S->issue || !S->done || !S->spans || !S->inflight)
         return pt_fail(err, "simulate: out of memory for %lld instances", (long long)*n_inst);
     return true;
 }

@@ -7,6 +7,8 @@
  * is exactly a simulator deadlock. */
 #include "validate.h"
 
+#include "stage_hold.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -374,6 +376,8 @@ typedef struct {
     int *eu, *ev;      /* edges u -> v: instance u waits for instance v */
     int n_edges, cap_edges;
     bool oom;
+    const int *stages; /* ring depth per tensor (the program's, or a trial's) */
+    const int *lag;    /* stage_hold.h: the slot of iteration i is freed by the reader of i+lag */
 } igraph;
 
 static int node(const igraph *g, int s, int i)
@@ -495,8 +499,11 @@ static void dependency_edges(igraph *g)
     }
 }
 
-/* A buffered load reuses the slot of `stages` iterations ago: it waits until every
- * same-iteration reader of that older tile has completed. */
+/* A buffered load reuses the slot of `stages` iterations ago: it waits until that older tile
+ * is released at the latest point the contract allows (stage_hold.h: the end of the consumer
+ * step that issues its reader at i + lag). With one wgmma group in flight (lag 1) the kernel
+ * releases once the next reader is issued and the old one completed; modelled as the next
+ * reader's completion, which follows its issue without waiting for anything else. */
 static void stage_edges(igraph *g)
 {
     const pt_stask_graph *sg = g->c->sg;
@@ -504,20 +511,23 @@ static void stage_edges(igraph *g)
         const pt_stask *ld = &sg->tasks[l];
         if (ld->kind != PT_ST_LOAD || !ld->buffered || !is_body(sg, l) || !tensor_ok(ld->tensor))
             continue;
-        int st = g->c->p->stages[ld->tensor];
+        int st = g->stages[ld->tensor];
         if (st < 1 || st >= g->iters)
             continue;
-        for (int s = 0; s < sg->n; s++) {
-            const pt_stask *t = &sg->tasks[s];
-            if (!is_body(sg, s))
-                continue;
-            for (int k = 0; k < deps_of(t); k++) {
-                if (t->deps[k].from != l || t->deps[k].distance != 0)
-                    continue;
-                for (int i = st; i < g->iters; i++)
-                    add_edge(g, node(g, l, i), node(g, s, i - st));
+        pt_stage_hold h;
+        memset(&h, 0, sizeof h);
+        if (g->lag)
+            memcpy(h.lag, g->lag, sizeof h.lag);
+        pt_stage_release rel[64];
+        int nr = pt_stage_release_set(g->c->p, sg, &h, l, rel, 64);
+        for (int r = 0; r < nr && r < 64; r++)
+            for (int i = st; i < g->iters; i++) {
+                int j = i - st + rel[r].delta;
+                if (rel[r].clamp && j >= g->iters)
+                    j = g->iters - 1;
+                if (j >= 0 && j < g->iters)
+                    add_edge(g, node(g, l, i), node(g, rel[r].stask, j));
             }
-        }
     }
 }
 
@@ -535,31 +545,33 @@ static int instance_name(const igraph *g, int nd, char *out, size_t cap)
     return snprintf(out, cap, "%s (%s)", t->id, lane);
 }
 
-static void report_cycle(const igraph *g, const int *cyc, int len)
+static void report_cycle(const igraph *g, const int *cyc, int len, char *msg, size_t cap)
 {
-    char msg[sizeof g->c->r->problems[0]];
     char name[PT_STASK_ID_MAX + PT_LANE_NAME_MAX + 24];
     char close[sizeof name];
     const char *tail = " (each waits for the next)";
     instance_name(g, cyc[0], close, sizeof close);
     /* room left once the closing " -> first" and the tail are reserved */
-    size_t room = sizeof msg - strlen(close) - strlen(tail) - 16;
-    size_t n = (size_t)snprintf(msg, sizeof msg, "deadlock: ");
+    if (!msg || cap < 128)
+        return;
+    size_t room = cap - strlen(close) - strlen(tail) - 16;
+    size_t n = (size_t)snprintf(msg, cap, "deadlock: ");
     for (int k = 0; k < len; k++) {
         instance_name(g, cyc[k], name, sizeof name);
         if (n + strlen(name) + 4 > room) {
-            n += (size_t)snprintf(msg + n, sizeof msg - n, " -> ...");
+            n += (size_t)snprintf(msg + n, cap - n, " -> ...");
             break;
         }
-        n += (size_t)snprintf(msg + n, sizeof msg - n, "%s%s", k ? " -> " : "", name);
+        n += (size_t)snprintf(msg + n, cap - n, "%s%s", k ? " -> " : "", name);
     }
-    snprintf(msg + n, sizeof msg - n, " -> %s%s", close, tail);
-    problem(g->c->r, "%s", msg);
+    snprintf(msg + n, cap - n, " -> %s%s", close, tail);
 }
 
-/* Iterative DFS (no recursion: the instance graph can be thousands deep). */
-static void find_cycle(igraph *g)
+/* Iterative DFS (no recursion: the instance graph can be thousands deep). Returns 1 when a
+ * cycle was found (written to msg), 0 when none, -1 when out of memory. */
+static int find_cycle(igraph *g, char *msg, size_t cap)
 {
+    int found = 0;
     int N = g->n_nodes, E = g->n_edges;
     int *start = calloc((size_t)N + 1, sizeof *start);
     int *adj = malloc(((size_t)E + 1) * sizeof *adj);
@@ -569,7 +581,7 @@ static void find_cycle(igraph *g)
     int *cursor = malloc(((size_t)N + 1) * sizeof *cursor);
     int *pos = malloc(((size_t)N + 1) * sizeof *pos);
     if (!start || !adj || !fill || !color || !stack || !cursor || !pos) {
-        problem(g->c->r, "out of memory while looking for deadlocks");
+        found = -1;
         goto out;
     }
     for (int e = 0; e < E; e++)
@@ -601,7 +613,8 @@ static void find_cycle(igraph *g)
                 cursor[sp] = start[v];
                 pos[v] = sp++;
             } else if (color[v] == 1) {
-                report_cycle(g, stack + pos[v], sp - pos[v]);
+                report_cycle(g, stack + pos[v], sp - pos[v], msg, cap);
+                found = 1;
                 goto out;
             }
         }
@@ -614,15 +627,16 @@ out:
     free(stack);
     free(cursor);
     free(pos);
+    return found;
 }
 
 /* Enough iterations that every stage reuse and every offset shows up at least once. */
-static int check_iterations(const vctx *c)
+static int check_iterations(const vctx *c, const int *stages)
 {
     int max_stages = 0, min_off = 0, max_off = 0;
     for (int x = 0; x < PT_MAX_TENSORS; x++)
-        if (c->p->stages[x] > max_stages)
-            max_stages = c->p->stages[x] > MAX_CHECK_ITERS ? MAX_CHECK_ITERS : c->p->stages[x];
+        if (stages[x] > max_stages)
+            max_stages = stages[x] > MAX_CHECK_ITERS ? MAX_CHECK_ITERS : stages[x];
     for (int l = 0; l < lanes_of(c->p); l++)
         for (int i = 0; i < lane_len(&c->p->lanes[l]); i++) {
             int o = c->p->lanes[l].entries[i].offset;
@@ -630,7 +644,7 @@ static int check_iterations(const vctx *c)
             min_off = o < min_off ? o : min_off;
             max_off = o > max_off ? o : max_off;
         }
-    int64_t n = (int64_t)max_stages + (max_off - min_off) + 3;
+    int64_t n = (int64_t)max_stages + (max_off - min_off) + 4; /* + 1: a late release */
     if (c->sg->iterations < n)
         n = c->sg->iterations;
     if (n > MAX_CHECK_ITERS)
@@ -638,20 +652,20 @@ static int check_iterations(const vctx *c)
     return n < 1 ? 1 : (int)n;
 }
 
-static void check_deadlock(vctx *c)
+/* Is there a cycle in the instance graph with these ring depths and release lags? 1: yes
+ * (written to msg), 0: no, -1: out of memory or too large. */
+static int instance_cycle(const vctx *c, const int *stages, const int *lag, char *msg,
+                          size_t cap)
 {
-    igraph g = {.c = c, .iters = check_iterations(c)};
+    igraph g = {.c = c, .iters = check_iterations(c, stages), .stages = stages, .lag = lag};
     g.base = malloc(((size_t)c->sg->n + 1) * sizeof *g.base);
-    if (!g.base) {
-        problem(c->r, "out of memory while looking for deadlocks");
-        return;
-    }
+    if (!g.base)
+        return -1;
     for (int s = 0; s < c->sg->n; s++) {
         g.base[s] = g.n_nodes;
         if (g.n_nodes > INT32_MAX / 2 - MAX_CHECK_ITERS) {
-            problem(c->r, "the sTask-graph is too large to check for deadlocks");
             free(g.base);
-            return;
+            return -1;
         }
         g.n_nodes += instances_of(&g, s);
     }
@@ -660,13 +674,94 @@ static void check_deadlock(vctx *c)
         lane_edges(&g, l);
     dependency_edges(&g);
     stage_edges(&g);
-    if (g.oom)
-        problem(c->r, "out of memory while looking for deadlocks");
-    else
-        find_cycle(&g);
+    int found = g.oom ? -1 : find_cycle(&g, msg, cap);
     free(g.base);
     free(g.eu);
     free(g.ev);
+    return found;
+}
+
+static const char *tensor_name(const pt_stask_graph *sg, int x)
+{
+    return sg->graph && x >= 0 && x < sg->graph->n_tensors ? sg->graph->tensors[x].name : "?";
+}
+
+/* A deadlock that more stages of one ring would remove is reported as what it is: the ring is
+ * sized below how long a stage is held (stage_hold.h). */
+static bool explain_stages(vctx *c, const pt_stage_hold *h)
+{
+    const pt_stask_graph *sg = c->sg;
+    for (int l = 0; l < sg->n; l++) {
+        const pt_stask *ld = &sg->tasks[l];
+        if (ld->kind != PT_ST_LOAD || !ld->buffered || !is_body(sg, l) || !tensor_ok(ld->tensor) ||
+            c->lane_of[l] < 0)
+            continue;
+        int x = ld->tensor, have = c->p->stages[x];
+        int trial[PT_MAX_TENSORS];
+        memcpy(trial, c->p->stages, sizeof trial);
+        for (int need = have + 1; need <= 16 && need <= have + MAX_OFFSET * 2 + 2; need++) {
+            trial[x] = need;
+            int r = instance_cycle(c, trial, h->lag, NULL, 0);
+            if (r < 0)
+                return false;
+            if (r > 0)
+                continue;
+            int off = c->p->lanes[c->lane_of[l]].entries[c->pos_of[l]].offset;
+            problem(c->r, "stages of %s = %d but a stage is held for %d iterations (%s at "
+                          "offset %+d, %s); need >= %d", tensor_name(sg, x), have, need, ld->id,
+                    off, h->lag[x] ? "mma group kept in flight: released one iteration late"
+                                   : "released when its readers complete",
+                    need);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void check_deadlock(vctx *c)
+{
+    pt_stage_hold h;
+    pt_stage_hold_decide(c->p, c->sg, &h);
+    char msg[sizeof c->r->problems[0]];
+    int r = instance_cycle(c, c->p->stages, h.lag, msg, sizeof msg);
+    if (r < 0)
+        problem(c->r, "out of memory while looking for deadlocks (or the sTask-graph is too "
+                      "large to check)");
+    else if (r > 0) {
+        explain_stages(c, &h);
+        problem(c->r, "%s", msg);
+    }
+}
+
+bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
+                               const int *stages, const int *lag, char *msg, size_t cap)
+{
+    if (msg && cap)
+        msg[0] = 0;
+    if (!p || !sg || !sg->tasks || sg->n <= 0 || p->n_lanes < 0 || p->n_lanes > PT_MAX_LANES)
+        return false;
+    pt_validation local;
+    memset(&local, 0, sizeof local);
+    vctx c = {.p = p, .sg = sg, .r = &local};
+    c.lane_of = malloc(((size_t)sg->n + 1) * sizeof *c.lane_of);
+    c.pos_of = malloc(((size_t)sg->n + 1) * sizeof *c.pos_of);
+    bool ok = false;
+    if (c.lane_of && c.pos_of) {
+        for (int s = 0; s < sg->n; s++)
+            c.lane_of[s] = c.pos_of[s] = -1;
+        for (int l = 0; l < lanes_of(p); l++)
+            for (int i = 0; i < lane_len(&p->lanes[l]); i++) {
+                int s = p->lanes[l].entries[i].stask;
+                if (s >= 0 && s < sg->n && c.lane_of[s] < 0) {
+                    c.lane_of[s] = l;
+                    c.pos_of[s] = i;
+                }
+            }
+        ok = instance_cycle(&c, stages ? stages : p->stages, lag, msg, cap) == 0;
+    }
+    free(c.lane_of);
+    free(c.pos_of);
+    return ok;
 }
 
 /* ---- resources -------------------------------------------------------------------------- */

@@ -2,7 +2,9 @@
  *
  * Checks: every sTask placed exactly once; each sTask on a lane of its sEU kind; offsets
  * only on body sTasks; every cross-lane data dependency covered by a Wait; no cycle through
- * Waits, data dependencies and lane orders (a deadlock: the cycle is named); shared memory
+ * Waits, data dependencies, lane orders and the reuse of ring stages, released where the stage
+ * contract says (stage_hold.h; a deadlock: the cycle is named, and a ring too shallow for how
+ * long its stages are held is said as such, with the stages it needs); shared memory
  * (stages x tiles + resident tiles + barriers) and registers (accumulators per warpgroup,
  * role budgets summed) within the model. */
 #ifndef PT_VALIDATE_H
@@ -26,6 +28,11 @@ typedef struct {
  * first one as a single line. */
 bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                  pt_validation *report, pt_error *err);
+/* Do the rings make progress with these stages and release lags (stage_hold.h; lag NULL =
+ * all 0)? No cycle through lane orders, data dependencies, Waits and stage reuse. On a cycle,
+ * msg (may be NULL) receives it. Used by pt_stage_hold_decide and the validator. */
+bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
+                               const int *stages, const int *lag, char *msg, size_t cap);
 /* Shared memory one EU needs under this program (bytes). */
 int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
 /* Does the output staging tile get a buffer of its own? A resident tile (attention's Q) takes
