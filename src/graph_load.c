@@ -784,6 +784,8 @@ static bool load_root(loader *L, const cJSON *root, const char *overrides)
     if (!cJSON_IsObject(root))
         return pt_fail(L->err, "%s: $: is %s; expected a JSON object (an operator graph)",
                        L->file, pt_json_type(root));
+    if (!pt_json_expect_kind(root, PT_FILE_GRAPH, L->file, L->err))
+        return false;
     static const char *const keys[] = {"format", "version", "name", "description", "params",
                                        "axes", "tensors", "ops", "defaults", NULL};
     const char *format = NULL, *desc = NULL;
@@ -807,11 +809,11 @@ bool pt_graph_load_text(pt_graph *g, const char *name, const char *text, size_t 
                         const char *overrides, pt_error *err)
 {
     memset(g, 0, sizeof *g);
-    snprintf(g->file, sizeof g->file, "%s", name);
+    pt_copy_path(g->file, sizeof g->file, name);
     cJSON *root = pt_json_parse(name, text, len, err);
     if (!root)
         return false;
-    loader L = {g, g->file, err};
+    loader L = {g, name, err}; /* the whole name: g->file may be shortened */
     bool ok = load_root(&L, root, overrides);
     cJSON_Delete(root);
     return ok;

@@ -507,6 +507,8 @@ static bool load_object(ld *L, const cJSON *root, pt_hw *hw, int depth)
     if (!cJSON_IsObject(root))
         return pt_fail(L->err, "%s: $: is %s; expected a JSON object (a hardware model)",
                        L->file, pt_json_type(root));
+    if (!pt_json_expect_kind(root, PT_FILE_HW, L->file, L->err))
+        return false;
     if (!pt_json_check_keys(root, top_keys, L->file, "$", L->err) || !check_header(L, root) ||
         !apply_base(L, root, hw, depth) || !check_sources(L, root))
         return false;

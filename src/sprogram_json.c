@@ -428,6 +428,8 @@ static bool load_root(loader *L, const cJSON *root, bool *partitioned)
                                        "waits", NULL};
     if (!cJSON_IsObject(root))
         return fail_at(L, "$", "is %s; expected an sProgram object", pt_json_type(root));
+    if (!pt_json_expect_kind(root, PT_FILE_SPROGRAM, L->file, L->err))
+        return false;
     if (!pt_json_check_keys(root, keys, L->file, "$", L->err) || !load_header(L, root))
         return false;
     char hw[sizeof L->p->hw_name] = "";

@@ -298,7 +298,7 @@ static void test_bad_inputs(void)
         {"\"format\"", "\"base\": \"H2\\n00\", \"format\"", "$.base: unknown hardware model \"H2?00\""},
         {"\"kind\": \"cumsum\"", "\"kind\": \"cum\\tsum\"", "unknown sTask kind \"cum?sum\""},
         {"\"vendor\": \"nvidia\"", "\"vendor\": \"intel\"", "$.vendor: is \"intel\"; expected \"nvidia\" or \"amd\""},
-        {"\"pipethreader.hw\"", "\"pipethreader.graph\"", "$.format: is \"pipethreader.graph\"; expected \"pipethreader.hw\""},
+        {"\"pipethreader.hw\"", "\"pipethreader.graph\"", "t.json is an operator graph, expected a hardware model"},
         {"\"version\": 1", "\"version\": 2", "$.version: 2 is not supported; expected 1"},
         {"\"version\": 1", "\"version\": \"1\"", "$.version: is a string; expected the number 1"},
         {"\"tensor_core\": {\"async\": true, \"issue_ns\": 1},", "", "$.seus: missing \"tensor_core\""},
