@@ -1,4 +1,5 @@
 /* args.c — option parsing and input loading shared by every verb. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,10 +224,16 @@ void cli_inputs_free(cli_inputs *in)
     in->have_prog = in->have_sg = false;
 }
 
+bool cli_stdout_failed;
+
 bool cli_write(const char *path, const char *text)
 {
     if (!path || strcmp(path, "-") == 0) {
-        fputs(text, stdout);
+        if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+            fprintf(stderr, "stdout: write failed: %s\n", strerror(errno));
+            cli_stdout_failed = true;
+            return false;
+        }
         return true;
     }
     pt_error err;

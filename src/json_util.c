@@ -31,6 +31,11 @@ static const char *file_type_name(mode_t m)
  * at once for a FIFO; fstat then says what it is before anything is read. */
 bool pt_read_file(const char *path, char **text, size_t *len, pt_error *err)
 {
+    return pt_read_file_limit(path, PT_JSON_MAX_FILE, text, len, err);
+}
+
+bool pt_read_file_limit(const char *path, size_t max, char **text, size_t *len, pt_error *err)
+{
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
         return pt_fail(err, "%s: cannot open: %s", path, strerror(errno));
@@ -45,10 +50,10 @@ bool pt_read_file(const char *path, char **text, size_t *len, pt_error *err)
         return pt_fail(err, "%s: is %s; expected a regular JSON file", path,
                        file_type_name(st.st_mode));
     }
-    if ((uint64_t)st.st_size > PT_JSON_MAX_FILE) {
+    if ((uint64_t)st.st_size > max) {
         close(fd);
-        return pt_fail(err, "%s: is %lld bytes; the limit for an input file is %u MiB", path,
-                       (long long)st.st_size, PT_JSON_MAX_FILE >> 20);
+        return pt_fail(err, "%s: is %lld bytes; the limit for this input file is %zu MiB", path,
+                       (long long)st.st_size, max >> 20);
     }
     /* Back to blocking reads; the size may still change under us, so the loop keeps its
      * own bound rather than trusting st_size. */
@@ -63,11 +68,11 @@ bool pt_read_file(const char *path, char **text, size_t *len, pt_error *err)
     }
     for (;;) {
         if (n == cap) {
-            if (cap > PT_JSON_MAX_FILE) {
+            if (cap > max) {
                 free(buf);
                 close(fd);
-                return pt_fail(err, "%s: is larger than %u MiB, the limit for an input file",
-                               path, PT_JSON_MAX_FILE >> 20);
+                return pt_fail(err, "%s: is larger than %zu MiB, the limit for this input file",
+                               path, max >> 20);
             }
             cap *= 2;
             char *nb = realloc(buf, cap + 1);
@@ -92,10 +97,10 @@ bool pt_read_file(const char *path, char **text, size_t *len, pt_error *err)
         n += (size_t)got;
     }
     close(fd);
-    if (n > PT_JSON_MAX_FILE) {
+    if (n > max) {
         free(buf);
-        return pt_fail(err, "%s: is larger than %u MiB, the limit for an input file", path,
-                       PT_JSON_MAX_FILE >> 20);
+        return pt_fail(err, "%s: is larger than %zu MiB, the limit for this input file", path,
+                       max >> 20);
     }
     buf[n] = 0;
     *text = buf;

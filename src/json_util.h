@@ -20,6 +20,8 @@
 /* Read a whole file (NUL-terminated, *len without the NUL). Only regular files of at most
  * PT_JSON_MAX_FILE bytes: a FIFO, device, socket or directory is refused without reading. */
 bool pt_read_file(const char *path, char **text, size_t *len, pt_error *err);
+/* The same with another size limit (binary trace buffers). */
+bool pt_read_file_limit(const char *path, size_t max, char **text, size_t *len, pt_error *err);
 /* Write a whole file atomically (temp file + rename) so a failed save never loses work; an
  * existing device or FIFO (/dev/null, /dev/full) is written in place. Every write error
  * (short write, close) is reported as "PATH: write failed: REASON". */

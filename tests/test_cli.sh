@@ -100,5 +100,40 @@ expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1
 # Output cannot be written: exit 1, nothing crashes.
 expect 1 "unwritable output" "$cli" program gemm_f16 -o /nonexistent-dir/p.json
 
+# Write errors (issue 12): output that cannot be written exits 1 with "PATH: write failed",
+# whether it goes to -o FILE, --chrome FILE or stdout; a device given as -o is written in place,
+# never renamed over.
+for v in "examples" "examples gemm_f16" "hw" "hw H200" "partition gemm_f16" \
+         "partition gemm_f16 --json" "program gemm_f16" "simulate gemm_f16" \
+         "simulate gemm_f16 --json" "validate gemm_f16" "--help"; do
+    # shellcheck disable=SC2086
+    "$cli" $v >/dev/full 2>"$tmp/err"; got=$?
+    if [ "$got" -eq 1 ] && grep -qF "stdout: write failed: No space left on device" "$tmp/err"; then
+        ok "$v > /dev/full"; else bad "$v > /dev/full (exit $got): $(head -c 300 "$tmp/err")"; fi
+    one_line_err "$v > /dev/full"
+done
+for opt in "program gemm_f16 -o" "partition gemm_f16 -o" "simulate gemm_f16 -o" \
+           "simulate gemm_f16 --chrome" "schedule gemm_f16 -q --top 1 -o"; do
+    # shellcheck disable=SC2086
+    expect 1 "$opt /dev/full" "$cli" $opt /dev/full
+    stderr_has "/dev/full: write failed: No space left on device" "$opt /dev/full message"
+done
+if [ -c /dev/full ]; then ok "/dev/full is still a device"; else bad "/dev/full was replaced"; fi
+expect 0 "-o /dev/null" "$cli" program gemm_f16 -o /dev/null
+
+# Inputs must be regular files (issue 12): a FIFO without a writer is refused at once, never
+# waited on; so are devices.
+mkfifo "$tmp/fifo.json"
+expect 1 "graph FIFO refused" timeout 20 "$cli" partition "$tmp/fifo.json"
+stderr_has "fifo.json: is a FIFO (named pipe); expected a regular JSON file" "graph FIFO message"
+expect 1 "program FIFO refused" timeout 20 "$cli" validate gemm_f16 --program "$tmp/fifo.json"
+stderr_has "fifo.json: is a FIFO" "program FIFO message"
+expect 1 "hw FIFO refused" timeout 20 "$cli" simulate gemm_f16 --hw "$tmp/fifo.json"
+stderr_has "fifo.json: is a FIFO" "hw FIFO message"
+expect 1 "calibration FIFO refused" timeout 20 "$cli" calibrate --from "$tmp/fifo.json" -o "$tmp/cal.json"
+stderr_has "fifo.json: is a FIFO" "calibration FIFO message"
+expect 1 "graph device refused" "$cli" partition /dev/zero
+stderr_has "/dev/zero: is a character device" "graph device message"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]
