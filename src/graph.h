@@ -24,6 +24,12 @@
 /* Largest extent of one axis and of one tensor (elements): keeps every product in int64. */
 #define PT_MAX_EXTENT ((int64_t)1 << 31)
 #define PT_MAX_ELEMS ((int64_t)1 << 46)
+/* Consumer warpgroups of one CTA: with the producer, 8 warpgroups of 128 threads fill the
+ * 1024-thread block. The one limit for graph defaults, --tile wg=, sProgram files, Propagate
+ * and the validator (docs/FORMAT-*.md "Input limits"). */
+#define PT_MAX_WARPGROUPS 7
+/* Largest tile of one axis in a tiling (--tile, "defaults.tile"). */
+#define PT_MAX_TILE 4096
 
 typedef struct {
     char name[PT_NAME_MAX];

@@ -221,8 +221,10 @@ static bool load_tensor_axes(loader *L, const cJSON *def, const char *path, pt_t
             if (t->axes[j] == t->axes[i])
                 return pt_fail(L->err, "%s: %s: axis \"%s\" appears twice in one tensor",
                                L->file, ip, L->g->axes[t->axes[i]].name);
-        elems *= L->g->axes[t->axes[i]].extent;
-        if (elems > PT_MAX_ELEMS)
+        /* Checked: 2^46 elements times an extent of up to 2^31 does not fit in int64, and a
+         * wrapped product (0 for 2^15 x 2^31 x 2^31) would pass the limit below. */
+        if (__builtin_mul_overflow(elems, L->g->axes[t->axes[i]].extent, &elems) ||
+            elems > PT_MAX_ELEMS)
             return pt_fail(L->err, "%s: %s: the tensor has more than 2^46 elements; expected "
                                    "a smaller size", L->file, ap);
     }
@@ -753,7 +755,8 @@ static bool load_defaults(loader *L, const cJSON *root)
     static const char *const keys[] = {"tile", "warpgroups", "stages", NULL};
     int64_t wg = 0, st = 0;
     if (!pt_json_check_keys(d, keys, L->file, "$.defaults", L->err) ||
-        !pt_json_get_int(d, "warpgroups", false, 1, 4, L->file, "$.defaults", &wg, L->err) ||
+        !pt_json_get_int(d, "warpgroups", false, 1, PT_MAX_WARPGROUPS, L->file, "$.defaults", &wg,
+                         L->err) ||
         !pt_json_get_int(d, "stages", false, 1, 16, L->file, "$.defaults", &st, L->err))
         return false;
     L->g->default_warpgroups = (int)wg;
@@ -771,7 +774,7 @@ static bool load_defaults(loader *L, const cJSON *root)
             return pt_fail(L->err, "%s: %s: \"%.40s\" is not an axis in $.axes", L->file, tp,
                            it->string ? it->string : "");
         int64_t v;
-        if (!pt_json_get_int(tile, it->string, true, 1, 4096, L->file, "$.defaults.tile", &v,
+        if (!pt_json_get_int(tile, it->string, true, 1, PT_MAX_TILE, L->file, "$.defaults.tile", &v,
                              L->err))
             return false;
         L->g->default_tile[a] = v;

@@ -107,7 +107,7 @@ static bool load_tiling(const loader *L, const cJSON *root, pt_tiling *t)
         t->tile[axis] = v;
     }
     int64_t wg = 0;
-    if (!pt_json_get_int(root, "warpgroups", false, 1, PT_MAX_ROLES - 1, L->file, "$", &wg,
+    if (!pt_json_get_int(root, "warpgroups", false, 1, PT_MAX_WARPGROUPS, L->file, "$", &wg,
                          L->err))
         return false;
     t->warpgroups = (int)wg;

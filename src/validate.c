@@ -734,6 +734,9 @@ bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
              p->n_roles > PT_MAX_ROLES)
         problem(r, "the sProgram has %d lanes and %d roles; expected at most %d and %d",
                 p->n_lanes, p->n_roles, PT_MAX_LANES, PT_MAX_ROLES);
+    else if (sg->tiling.warpgroups < 1 || sg->tiling.warpgroups > PT_MAX_WARPGROUPS)
+        problem(r, "the tiling has %d consumer warpgroups; expected 1 to %d",
+                sg->tiling.warpgroups, PT_MAX_WARPGROUPS);
     else {
         vctx c = {.p = p, .sg = sg, .hw = hw, .r = r};
         c.lane_of = malloc(((size_t)sg->n + 1) * sizeof *c.lane_of);
