@@ -63,7 +63,7 @@ static void size_limit(void)
     CHECK(fd >= 0 && ftruncate(fd, (off_t)PT_JSON_MAX_FILE + 1) == 0); /* sparse */
     close(fd);
     CHECK(!pt_read_file(p, &text, &len, &e));
-    CHECK_CONTAINS(e.msg, "huge.json: is 67108865 bytes; the limit for an input file is 64 MiB");
+    CHECK_CONTAINS(e.msg, "huge.json: is 67108865 bytes; the limit for this input file is 64 MiB");
     unlink(p);
 }
 
