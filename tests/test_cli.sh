@@ -100,6 +100,20 @@ expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1
 # Output cannot be written: exit 1, nothing crashes.
 expect 1 "unwritable output" "$cli" program gemm_f16 -o /nonexistent-dir/p.json
 
+# Non-finite times (issue 12): a model whose rate cannot give finite times is refused at load
+# time with the file, the field and the range (it used to crash the text timeline with a NaN
+# index, and print inf into --json and --chrome).
+printf '{"base": "H200", "name": "tiny", "costs": [{"kind": "mma", "dtype": "*", "rate": 1e-300}]}' >"$tmp/tiny.json"
+for out in "" "--json" "--chrome $tmp/tiny.chrome.json"; do
+    # shellcheck disable=SC2086
+    expect 1 "tiny rate refused: simulate $out" "$cli" simulate gemm_f16 --hw "$tmp/tiny.json" $out
+    stderr_has 'tiny.json: $.costs[0].rate: 1e-300 is too small to give finite times; expected 0 (unsupported) or 1e-06 to 1e+09' "tiny rate message $out"
+    one_line_err "tiny rate $out"
+done
+printf '{"base": "H200", "name": "nomma", "costs": [{"kind": "mma", "dtype": "f16", "rate": 0}]}' >"$tmp/nomma.json"
+expect 1 "missing cost names the hw file" "$cli" simulate gemm_f16 --hw "$tmp/nomma.json"
+stderr_has 'nomma.json: $.costs: hardware model nomma has no cost for mma on f16' "missing cost message"
+
 # Write errors (issue 12): output that cannot be written exits 1 with "PATH: write failed",
 # whether it goes to -o FILE, --chrome FILE or stdout; a device given as -o is written in place,
 # never renamed over.
