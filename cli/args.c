@@ -209,7 +209,8 @@ bool cli_check_valid(const cli_opts *o, const cli_inputs *in)
         return true;
     char what[300];
     cli_program_name(o, in, what, sizeof what);
-    fprintf(stderr, "%s: the sProgram is not valid: %s\n", what, err.msg);
+    /* "PROG: $.waits[2].distance: ..." — the validator gives the JSON path, we the file. */
+    fprintf(stderr, "%s: %s (the sProgram is not valid)\n", what, err.msg);
     for (int i = 1; i < v.n_problems; i++)
         fprintf(stderr, "%s: also: %s\n", what, v.problems[i]);
     return false;

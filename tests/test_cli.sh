@@ -79,6 +79,23 @@ expect 1 "deadlock refused" "$cli" validate gemm_f16 --program "$tmp/g.json"
 stderr_has "deadlock" "deadlock named"
 expect 1 "deadlock refused by simulate" "$cli" simulate gemm_f16 --program "$tmp/g.json"
 
+# Validator errors name the sProgram file and the JSON path; a Wait beyond the dependency's
+# distance is out of range, not missing (issue 12).
+"$cli" program gemm_f16 --tile wg=1 -o "$tmp/w8.json"
+python3 - "$tmp/w8.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+w = [x for x in p["waits"] if x["on"].startswith("load.A")][0]
+w["distance"] = 8
+json.dump(p, open(sys.argv[1], "w"), indent=1)
+PY
+expect 1 "wait at distance 8 refused" "$cli" validate gemm_f16 --program "$tmp/w8.json"
+stderr_has "w8.json: \$.waits[" "wait distance: file and JSON path"
+stderr_has "is at distance 8, out of range for this dependency" "wait distance: out of range"
+stderr_has "expected a distance from 0 to 0" "wait distance: the accepted range"
+expect 1 "wait at distance 8 refused by simulate" "$cli" simulate gemm_f16 --program "$tmp/w8.json"
+stderr_has "w8.json: \$.waits[" "simulate: wait distance: file and JSON path"
+
 # Shared-memory overflow.
 "$cli" program gemm_f16 -o "$tmp/s.json"
 sed -i 's/"A": 3/"A": 9/' "$tmp/s.json"
