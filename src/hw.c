@@ -6,12 +6,14 @@
  * bounded, and a failed load leaves the caller's model untouched. */
 #include "hw.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "embedded.h"
 #include "json_util.h"
@@ -588,6 +590,20 @@ bool pt_hw_load(pt_hw *hw, const char *name_or_file, pt_error *err)
             snprintf(label, sizeof label, "builtin %s", canon);
             return pt_hw_load_text(hw, label, text, strlen(text), err);
         }
+    }
+    /* Not a builtin, and nothing by that name on disk: if it does not look like a path it
+     * was meant as a model name (a typo such as "H300"); list the names. */
+    struct stat st;
+    size_t nlen = strlen(name_or_file);
+    if (stat(name_or_file, &st) != 0 && errno == ENOENT && !strchr(name_or_file, '/') &&
+        !(nlen >= 5 && strcmp(name_or_file + nlen - 5, ".json") == 0)) {
+        char list[128] = "";
+        for (const char *const *n = builtin_names; *n; n++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     n == builtin_names ? "" : ", ", *n);
+        char b[68];
+        return pt_fail(err, "unknown hardware model \"%s\"; built-in: %s (or give a JSON file "
+                       "path)", shown(name_or_file, b), list);
     }
     char *text = NULL;
     size_t len = 0;

@@ -47,6 +47,9 @@ one_line_err "binary graph"
 expect 1 "undefined tensor" "$cli" validate "$tmp/fa_bad.json"
 stderr_has 'fa_bad.json: $.ops[2].in[1]: tensor "Vt" is not defined' "undefined tensor message"
 expect 1 "bad --hw" "$cli" simulate gemm_f16 --hw "$tmp/nothing.json"
+stderr_has "nothing.json: cannot open" "bad --hw file named"
+expect 1 "unknown --hw name" "$cli" simulate gemm_f16 --hw H300
+stderr_has 'unknown hardware model "H300"; built-in: H100, H200, MI300X (or give a JSON file path)' "unknown --hw lists the builtins"
 expect 1 "bad --set" "$cli" simulate gemm_f16 --set Z=3
 stderr_has 'no parameter "Z"' "bad --set message"
 expect 1 "bad --tile" "$cli" partition gemm_f16 --tile q=4

@@ -368,6 +368,10 @@ static void test_bad_inputs(void)
 
     CHECK(!pt_hw_load(&hw, "/nonexistent/hw.json", &err));
     CHECK_CONTAINS(err.msg, "/nonexistent/hw.json: cannot open");
+    /* a name that is no builtin and no file: the builtins are listed */
+    CHECK(!pt_hw_load(&hw, "H300", &err));
+    CHECK_STR(err.msg, "unknown hardware model \"H300\"; built-in: H100, H200, MI300X (or give "
+                       "a JSON file path)");
     CHECK(!pt_hw_load(&hw, "", &err));
     CHECK(!pt_hw_load(&hw, "/tmp", &err));
     CHECK_CONTAINS(err.msg, "is a directory");
