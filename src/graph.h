@@ -31,9 +31,15 @@
 /* Largest tile of one axis in a tiling (--tile, "defaults.tile"). */
 #define PT_MAX_TILE 4096
 
+/* Parameters hold whole numbers in [-2^40, 2^40]; a graph may narrow that range ("min",
+ * "max"), and a parameter given as true/false is a flag: 0 or 1. */
+#define PT_PARAM_LIMIT ((int64_t)1 << 40)
+
 typedef struct {
     char name[PT_NAME_MAX];
     int64_t value;
+    int64_t min, max;      /* allowed range, checked after --set overrides */
+    bool flag;             /* declared as true/false: the range is 0..1 */
 } pt_param;
 
 typedef struct {

@@ -41,6 +41,40 @@ static bool check_name(loader *L, const char *path, const char *name, const char
 
 /* ---- params and overrides ---- */
 
+/* One parameter: a whole number, true/false (a flag: 0 or 1), or {"value": N, "min": A,
+ * "max": B} when only some values make sense (CAUSAL is 0 or 1; a head dimension has bounds). */
+static bool load_param(loader *L, const cJSON *params, const cJSON *it, const char *path,
+                       pt_param *p)
+{
+    p->min = -PT_PARAM_LIMIT;
+    p->max = PT_PARAM_LIMIT;
+    if (cJSON_IsBool(it)) {
+        p->flag = true;
+        p->min = 0;
+        p->max = 1;
+        p->value = cJSON_IsTrue(it);
+        return true;
+    }
+    if (!cJSON_IsObject(it))
+        return pt_json_get_int(params, it->string, true, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file,
+                               "$.params", &p->value, L->err);
+    static const char *const keys[] = {"value", "min", "max", "description", NULL};
+    const char *desc = NULL;
+    if (!pt_json_check_keys(it, keys, L->file, path, L->err) ||
+        !pt_json_get_int(it, "value", true, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file, path,
+                         &p->value, L->err) ||
+        !pt_json_get_int(it, "min", false, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file, path,
+                         &p->min, L->err) ||
+        !pt_json_get_int(it, "max", false, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file, path,
+                         &p->max, L->err) ||
+        !pt_json_get_string(it, "description", false, L->file, path, &desc, L->err))
+        return false;
+    if (p->min > p->max)
+        return pt_fail(L->err, "%s: %s: min %lld is above max %lld; expected min <= max",
+                       L->file, path, (long long)p->min, (long long)p->max);
+    return true;
+}
+
 static bool load_params(loader *L, const cJSON *root)
 {
     bool ok;
@@ -61,21 +95,43 @@ static bool load_params(loader *L, const cJSON *root)
             return false;
         if (pt_graph_find_param(L->g, it->string) >= 0)
             return pt_fail(L->err, "%s: %s: parameter defined twice", L->file, path);
-        int64_t v;
-        if (!pt_json_get_int(params, it->string, true, -((int64_t)1 << 40), (int64_t)1 << 40,
-                             L->file, "$.params", &v, L->err))
+        pt_param *p = &L->g->params[L->g->n_params];
+        memset(p, 0, sizeof *p);
+        if (!load_param(L, params, it, path, p))
             return false;
-        pt_param *p = &L->g->params[L->g->n_params++];
         snprintf(p->name, sizeof p->name, "%s", it->string);
-        p->value = v;
+        L->g->n_params++;
+    }
+    return true;
+}
+
+/* Every parameter within its declared range, once --set has been applied; `set` says which
+ * were overridden so that the message names the option rather than the file. */
+static bool check_param_ranges(loader *L, const bool *set)
+{
+    for (int i = 0; i < L->g->n_params; i++) {
+        const pt_param *p = &L->g->params[i];
+        if (p->value >= p->min && p->value <= p->max)
+            continue;
+        char range[80];
+        if (p->flag || (p->min == 0 && p->max == 1))
+            snprintf(range, sizeof range, "0 or 1 (a flag)");
+        else
+            snprintf(range, sizeof range, "%lld to %lld", (long long)p->min, (long long)p->max);
+        if (set[i])
+            return pt_fail(L->err, "--set: %s=%lld is out of range; expected %s (%s: "
+                           "$.params.%s)", p->name, (long long)p->value, range, L->file, p->name);
+        return pt_fail(L->err, "%s: $.params.%s: %lld is out of range; expected %s", L->file,
+                       p->name, (long long)p->value, range);
     }
     return true;
 }
 
 static bool apply_overrides(loader *L, const char *overrides)
 {
+    bool set[PT_MAX_PARAMS] = {false};
     if (!overrides || !*overrides)
-        return true;
+        return check_param_ranges(L, set);
     const char *s = overrides;
     while (*s) {
         const char *comma = strchr(s, ',');
@@ -98,11 +154,12 @@ static bool apply_overrides(loader *L, const char *overrides)
             return pt_fail(L->err, "--set: %s=\"%s\": expected a whole number from 0 to 2^40",
                            item, eq + 1);
         L->g->params[p].value = v;
+        set[p] = true;
         s += n;
         if (*s == ',')
             s++;
     }
-    return true;
+    return check_param_ranges(L, set);
 }
 
 /* ---- axes ---- */
@@ -550,7 +607,12 @@ static bool get_flag(loader *L, const cJSON *def, const char *key, const char *p
     if (p < 0)
         return pt_fail(L->err, "%s: %s.%s: parameter \"%.40s\" is not defined in $.params",
                        L->file, path, key, v->valuestring);
-    *out = L->g->params[p].value != 0;
+    /* A flag is 0 or 1: CAUSAL=2 used to pass as "true", hiding a typo or a wrong variable. */
+    int64_t x = L->g->params[p].value;
+    if (x != 0 && x != 1)
+        return pt_fail(L->err, "%s: %s.%s: parameter \"%s\" is %lld; expected 0 or 1 (a flag)",
+                       L->file, path, key, L->g->params[p].name, (long long)x);
+    *out = x != 0;
     return true;
 }
 
