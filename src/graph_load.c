@@ -28,6 +28,43 @@ static bool is_identifier(const char *s)
     return true;
 }
 
+/* Graph and op names label things (file names, kernel names, messages) rather than being
+ * referred to inside expressions: they may also hold '.' and '-' ("gemm-f16.v2"). Nothing
+ * else: no quotes, slashes, spaces or control bytes, so that a name can never break out of a
+ * string, comment or identifier in generated code (codegen maps it to an identifier too). */
+static bool is_label(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* A label at key `key` of obj (optional unless required), copied into out[PT_NAME_MAX]. */
+static bool get_label(loader *L, const cJSON *obj, const char *key, bool required,
+                      const char *path, char *out)
+{
+    char tmp[PT_NAME_MAX] = "";
+    if (!pt_json_get_name(obj, key, required, L->file, path, tmp, sizeof tmp, L->err))
+        return false;
+    if (!tmp[0])
+        return true; /* absent and optional */
+    if (!is_label(tmp)) {
+        char shown[PT_NAME_MAX];
+        size_t n = 0;
+        for (const char *c = tmp; *c && n + 1 < sizeof shown; c++)
+            shown[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+        shown[n] = 0;
+        return pt_fail(L->err, "%s: %s.%s: \"%s\" is not a valid name; expected 1 to %d "
+                       "letters, digits, '_', '.' or '-', starting with a letter or '_'",
+                       L->file, path, key, shown, PT_NAME_MAX - 1);
+    }
+    memcpy(out, tmp, sizeof tmp);
+    return true;
+}
+
 static bool check_name(loader *L, const char *path, const char *name, const char *what)
 {
     if (!is_identifier(name))
@@ -138,7 +175,8 @@ static bool apply_overrides(loader *L, const char *overrides)
         size_t n = comma ? (size_t)(comma - s) : strlen(s);
         char item[128];
         if (n >= sizeof item)
-            return pt_fail(L->err, "--set: \"%.40s...\" is too long", s);
+            return pt_fail(L->err, "--set: \"%.40s...\" is too long; expected NAME=VALUE of at "
+                           "most %zu characters", s, sizeof item - 1);
         memcpy(item, s, n);
         item[n] = 0;
         char *eq = strchr(item, '=');
@@ -451,7 +489,8 @@ static bool parse_spec(loader *L, const char *spec, const char *path, pt_op *op)
                                "like \"m k, k n -> m n\"", L->file, path, spec);
     char buf[256];
     if (strlen(spec) >= sizeof buf)
-        return pt_fail(L->err, "%s: %s: spec is too long", L->file, path);
+        return pt_fail(L->err, "%s: %s: spec is %zu characters long; expected at most %zu",
+                       L->file, path, strlen(spec), sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", spec);
     buf[arrow - spec] = 0;
     char *parts[3] = {buf, NULL, buf + (arrow - spec) + 2};
@@ -726,7 +765,7 @@ static bool load_op(loader *L, const cJSON *def, int index)
     op->lse = -1;
     const char *kind = NULL, *outname = NULL;
     if (!pt_json_check_keys(def, keys, L->file, path, L->err) ||
-        !pt_json_get_name(def, "name", false, L->file, path, op->name, sizeof op->name, L->err) ||
+        !get_label(L, def, "name", false, path, op->name) ||
         !pt_json_get_string(def, "op", true, L->file, path, &kind, L->err) ||
         !pt_json_get_string(def, "out", true, L->file, path, &outname, L->err))
         return false;
@@ -863,8 +902,7 @@ static bool load_root(loader *L, const cJSON *root, const char *overrides)
     if (format && strcmp(format, "pipethreader.graph") != 0)
         return pt_fail(L->err, "%s: $.format: \"%.40s\"; expected \"pipethreader.graph\"",
                        L->file, format);
-    if (!pt_json_get_name(root, "name", true, L->file, "$", L->g->name, sizeof L->g->name,
-                          L->err))
+    if (!get_label(L, root, "name", true, "$", L->g->name))
         return false;
     return load_params(L, root) && apply_overrides(L, overrides) && load_axes(L, root) &&
            load_tensors(L, root) && load_ops(L, root) && load_defaults(L, root);

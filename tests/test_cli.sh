@@ -134,6 +134,20 @@ printf '{"base": "H200", "name": "nomma", "costs": [{"kind": "mma", "dtype": "f1
 expect 1 "missing cost names the hw file" "$cli" simulate gemm_f16 --hw "$tmp/nomma.json"
 stderr_has 'nomma.json: $.costs: hardware model nomma has no cost for mma on f16' "missing cost message"
 
+# Graph names in generated code (issue 12): a name with '-' and '.' becomes a valid C
+# identifier through one mapping; names that could break out of a string or comment are
+# refused by the loader, naming the file and the field.
+"$cli" examples gemm_f16 | sed 's/"name": "gemm_f16"/"name": "gemm-f16.v2"/' >"$tmp/gv2.json"
+expect 0 "codegen of gemm-f16.v2" "$cli" codegen "$tmp/gv2.json" --set M=512,N=512,K=512 -o "$tmp/gv2"
+if grep -q "^pt_gemm_f16_v2(" "$tmp/gv2/kernel.cu" && ! grep -q "pt_gemm-f16" "$tmp/gv2/kernel.cu" "$tmp/gv2/launch.c" &&
+   grep -qF 'cuModuleGetFunction(&f, mod, "pt_gemm_f16_v2")' "$tmp/gv2/launch.c"; then
+    ok "gemm-f16.v2: kernel pt_gemm_f16_v2"; else bad "gemm-f16.v2: $(grep -n "pt_gemm" "$tmp/gv2/kernel.cu" | head -3)"; fi
+"$cli" examples gemm_f16 | sed 's|"name": "gemm_f16"|"name": "g\\"*/\\nx"|' >"$tmp/gq.json"
+expect 1 "graph name with a quote refused" "$cli" codegen "$tmp/gq.json" -o "$tmp/gq"
+stderr_has 'gq.json: $.name: "g"*/?x" is not a valid name; expected 1 to 47 letters, digits' "name refusal message"
+one_line_err "name refusal"
+[ ! -e "$tmp/gq" ] && ok "nothing generated for a refused name" || bad "a bundle was written for a refused name"
+
 # Write errors (issue 12): output that cannot be written exits 1 with "PATH: write failed",
 # whether it goes to -o FILE, --chrome FILE or stdout; a device given as -o is written in place,
 # never renamed over.
