@@ -76,6 +76,18 @@ bool pt_propagate(const pt_graph *g, const pt_tiling *in, pt_tiling *out, pt_err
         if (out->tile[a] == 0)
             out->tile[a] = g->axes[a].batch ? 1 : g->axes[a].extent;
     }
+    /* A tile may be larger than its axis (it is padded), so the graph's element limit does
+     * not bound a tile's product: six tiles of 4096 are 2^72 elements. Checked here, once,
+     * so that partition and validation multiply tile sizes without overflow. */
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *x = &g->tensors[t];
+        int64_t elems = 1;
+        for (int i = 0; i < x->rank; i++)
+            if (__builtin_mul_overflow(elems, out->tile[x->axes[i]], &elems) ||
+                elems > PT_MAX_ELEMS)
+                return pt_fail(err, "%s: tiling: the tile of tensor \"%s\" has more than 2^46 "
+                               "elements; expected smaller tiles", g->file, x->name);
+    }
     return true;
 }
 
