@@ -1,4 +1,5 @@
 /* args.c — option parsing and input loading shared by every verb. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +209,8 @@ bool cli_check_valid(const cli_opts *o, const cli_inputs *in)
         return true;
     char what[300];
     cli_program_name(o, in, what, sizeof what);
-    fprintf(stderr, "%s: the sProgram is not valid: %s\n", what, err.msg);
+    /* "PROG: $.waits[2].distance: ..." — the validator gives the JSON path, we the file. */
+    fprintf(stderr, "%s: %s (the sProgram is not valid)\n", what, err.msg);
     for (int i = 1; i < v.n_problems; i++)
         fprintf(stderr, "%s: also: %s\n", what, v.problems[i]);
     return false;
@@ -223,10 +225,16 @@ void cli_inputs_free(cli_inputs *in)
     in->have_prog = in->have_sg = false;
 }
 
+bool cli_stdout_failed;
+
 bool cli_write(const char *path, const char *text)
 {
     if (!path || strcmp(path, "-") == 0) {
-        fputs(text, stdout);
+        if (fputs(text, stdout) == EOF || fflush(stdout) != 0) {
+            fprintf(stderr, "stdout: write failed: %s\n", strerror(errno));
+            cli_stdout_failed = true;
+            return false;
+        }
         return true;
     }
     pt_error err;

@@ -278,7 +278,8 @@ static bool read_result(const char *file, const char *text, size_t len, calib *C
                 "bench/micro/calibrate.cu", file, pt_json_type(root));
         goto done;
     }
-    if (!pt_json_get_string(root, "format", true, file, "$", &fmt, R->err))
+    if (!pt_json_expect_kind(root, PT_FILE_CALIBRATION, file, R->err) ||
+        !pt_json_get_string(root, "format", true, file, "$", &fmt, R->err))
         goto done;
     /* A run that failed before measuring anything says why in "error". */
     const cJSON *early = cJSON_GetObjectItemCaseSensitive(root, "error");

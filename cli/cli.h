@@ -60,8 +60,11 @@ void cli_program_name(const cli_opts *o, const cli_inputs *in, char *out, size_t
 /* Validate the loaded sProgram; when invalid print every problem (one line each, naming the
  * program) and return false. */
 bool cli_check_valid(const cli_opts *o, const cli_inputs *in);
-/* Write text to -o FILE (atomically) or stdout. */
+/* Write text to -o FILE (atomically) or stdout ("-" or NULL); a failed write is reported
+ * ("PATH: write failed: REASON") and returns false. */
 bool cli_write(const char *path, const char *text);
+/* Set once a stdout write failure has been reported (main reports it only once). */
+extern bool cli_stdout_failed;
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Readable summaries. */

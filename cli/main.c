@@ -1,4 +1,5 @@
 /* main.c — pipethreader-cli: every step of PipeThreader headless, for scripts and CI. */
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
@@ -105,7 +106,28 @@ static void usage(FILE *f)
     fprintf(f, "\nExit status: 0 success, 1 invalid input or schedule, 2 wrong usage.\n");
 }
 
-int main(int argc, char **argv)
+/* Output that never arrived must not exit 0: `> /dev/full`, a closed pipe, a full disk.
+ * Every verb prints through stdio; whatever is still buffered is flushed here and any error
+ * on the stream turns into "stdout: write failed: REASON" and exit status 1. */
+static int finish_stdout(int rc)
+{
+    errno = 0;
+    bool bad = fflush(stdout) != 0;
+    int e = errno;
+    bad = ferror(stdout) || bad;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = true;
+        e = errno;
+    }
+    if (!bad)
+        return rc;
+    if (cli_stdout_failed) /* already said */
+        return rc == EXIT_OK ? EXIT_INVALID : rc;
+    fprintf(stderr, "stdout: write failed: %s\n", e ? strerror(e) : "I/O error");
+    return rc == EXIT_OK ? EXIT_INVALID : rc;
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -132,4 +154,9 @@ int main(int argc, char **argv)
     cli_error("unknown verb \"%s\"", argv[1]);
     usage(stderr);
     return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    return finish_stdout(run(argc, argv));
 }

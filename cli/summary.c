@@ -1,5 +1,6 @@
 /* summary.c — the readable output of the CLI: sTask-graph tables, a text timeline with one
  * row per lane, validation reports. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,12 +59,24 @@ void cli_print_stask_graph(FILE *f, const cli_inputs *in)
 
 static void fmt_time(double ns, char *out, size_t cap)
 {
-    if (ns >= 1e6)
+    if (!isfinite(ns))
+        snprintf(out, cap, "? ns");
+    else if (ns >= 1e6)
         snprintf(out, cap, "%.3f ms", ns / 1e6);
     else if (ns >= 1e3)
         snprintf(out, cap, "%.2f us", ns / 1e3);
     else
         snprintf(out, cap, "%.0f ns", ns);
+}
+
+/* Column of time t in a row of `width` cells over [0, span]: clamped, and 0 for NaN, so that
+ * no time (however produced) can index outside the row. */
+static int column(double t, double span, int width)
+{
+    double x = t / span * width;
+    if (!(x >= 0)) /* negative or NaN */
+        return 0;
+    return x >= width ? width : (int)x;
 }
 
 void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, int width)
@@ -83,15 +96,15 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     char *row = malloc((size_t)width + 1);
     if (!row)
         return;
-    double span = tl->eu_time_ns > 0 ? tl->eu_time_ns : 1;
+    double span = tl->eu_time_ns > 0 && isfinite(tl->eu_time_ns) ? tl->eu_time_ns : 1;
     for (int l = 0; l < in->prog.n_lanes; l++) {
         memset(row, '.', (size_t)width);
         row[width] = 0;
         for (int64_t i = 0; i < tl->n_spans; i++) {
             const pt_span *s = &tl->spans[i];
-            if (s->lane != l)
+            if (s->lane != l || (unsigned)s->stask >= (unsigned)in->sg.n)
                 continue;
-            int a = (int)(s->start_ns / span * width), b = (int)(s->end_ns / span * width);
+            int a = column(s->start_ns, span, width), b = column(s->end_ns, span, width);
             if (b <= a)
                 b = a + 1;
             for (int c = a; c < b && c < width; c++)

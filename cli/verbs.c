@@ -1,4 +1,5 @@
 /* verbs.c — partition, program, simulate, validate: the model's steps, headless. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,14 +105,40 @@ int verb_program(int argc, char **argv)
     return rc;
 }
 
+/* A number for the JSON summary: JSON has no inf or nan, so those become null. */
+static const char *jnum(char *buf, size_t cap, const char *fmt, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, cap, "null");
+    else
+        snprintf(buf, cap, fmt, v);
+    return buf;
+}
+
+/* A string as a JSON literal (names may hold any character), malloc'd; NULL on no memory. */
+static char *jstr(const char *text)
+{
+    cJSON *v = cJSON_CreateString(text);
+    char *q = v ? cJSON_PrintUnformatted(v) : NULL;
+    cJSON_Delete(v);
+    return q;
+}
+
 static void print_summary_json(const cli_inputs *in, const pt_timeline *tl)
 {
-    printf("{\"graph\": \"%s\", \"hw\": \"%s\", \"predicted_time_ns\": %.1f, \"tflops\": %.3f, "
-           "\"eu_time_ns\": %.1f, \"iterations\": %lld, \"tiles\": %lld, \"grid\": %lld, "
-           "\"waves\": %lld, \"flops\": %.0f, \"dram_floor_ns\": %.1f, \"spans\": %lld}\n",
-           in->graph.name, in->hw.name, tl->kernel_time_ns, tl->tflops, tl->eu_time_ns,
-           (long long)tl->eu_iterations, (long long)tl->tiles, (long long)tl->grid,
-           (long long)tl->waves, tl->flops, tl->dram_floor_ns, (long long)tl->n_spans);
+    char t[5][48];
+    char *g = jstr(in->graph.name), *h = jstr(in->hw.name);
+    printf("{\"graph\": %s, \"hw\": %s, \"predicted_time_ns\": %s, \"tflops\": %s, "
+           "\"eu_time_ns\": %s, \"iterations\": %lld, \"tiles\": %lld, \"grid\": %lld, "
+           "\"waves\": %lld, \"flops\": %s, \"dram_floor_ns\": %s, \"spans\": %lld}\n",
+           g ? g : "null", h ? h : "null", jnum(t[0], sizeof t[0], "%.1f", tl->kernel_time_ns),
+           jnum(t[1], sizeof t[1], "%.3f", tl->tflops),
+           jnum(t[2], sizeof t[2], "%.1f", tl->eu_time_ns), (long long)tl->eu_iterations,
+           (long long)tl->tiles, (long long)tl->grid, (long long)tl->waves,
+           jnum(t[3], sizeof t[3], "%.0f", tl->flops),
+           jnum(t[4], sizeof t[4], "%.1f", tl->dram_floor_ns), (long long)tl->n_spans);
+    free(g);
+    free(h);
 }
 
 int verb_simulate(int argc, char **argv)

@@ -44,9 +44,15 @@ bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, cons
  * kernel_cu holds the kernels, host_c defines pt_reference_run. */
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err);
 
-/* `in` made safe inside a C or Makefile comment of generated text (no comment terminator, no
- * control bytes), written into out[cap]; returns out. */
+/* `in` made safe inside a C, CUDA or Makefile comment and in Markdown of generated text,
+ * written into out[cap]; returns out. Only letters, digits, space and . _ - + = , : ( ) [ ]
+ * # pass; anything else (a comment terminator, '\\' line splicing, "??/" trigraphs, quotes,
+ * control bytes) becomes '_'. Every name the generators put in a comment goes through it. */
 const char *pt_codegen_comment_safe(const char *in, char *out, size_t cap);
+/* A valid C identifier for any name: `prefix` then the name with every byte that is not a
+ * letter, digit or '_' replaced by '_' ("pt_" + "gemm-f16.v2" -> "pt_gemm_f16_v2"), written
+ * into out[cap]; returns out. The one way generated code derives identifiers from names. */
+const char *pt_codegen_c_ident(const char *prefix, const char *name, char *out, size_t cap);
 
 /* Standalone bundle in `dir` (created if missing): the files of pt_bundle_files (kernel,
  * reference, harness with its generated graph_table.h and optional cuBLASLt baseline,

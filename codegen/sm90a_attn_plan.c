@@ -654,7 +654,7 @@ static void plan_grid(fa_plan *pl)
     pl->grid = pl->persistent && pl->tiles > pl->hw->eu_count ? pl->hw->eu_count : pl->tiles;
     pl->dynamic = pl->persistent && pl->causal && pl->grid < pl->tiles;
     pl->threads = 128 * (1 + pl->wgs);
-    snprintf(pl->kernel_name, sizeof pl->kernel_name, "pt_%s", pl->g->name);
+    pt_codegen_c_ident("pt_", pl->g->name, pl->kernel_name, sizeof pl->kernel_name);
 }
 
 bool sm90a_attn_make_plan(fa_plan *pl, const pt_sprogram *p, const pt_stask_graph *sg,

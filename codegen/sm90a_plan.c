@@ -256,7 +256,7 @@ static bool plan_grid(sm90a_plan *pl)
     pl->group = pl->p->partition.group > 0 ? pl->p->partition.group : 1;
     pl->grid = pl->persistent && pl->tiles > pl->hw->eu_count ? pl->hw->eu_count : pl->tiles;
     pl->threads = 128 * (1 + pl->wgs);
-    snprintf(pl->kernel_name, sizeof pl->kernel_name, "pt_%s", pl->g->name);
+    pt_codegen_c_ident("pt_", pl->g->name, pl->kernel_name, sizeof pl->kernel_name);
     return true;
 }
 

@@ -24,10 +24,22 @@
 /* Largest extent of one axis and of one tensor (elements): keeps every product in int64. */
 #define PT_MAX_EXTENT ((int64_t)1 << 31)
 #define PT_MAX_ELEMS ((int64_t)1 << 46)
+/* Consumer warpgroups of one CTA: with the producer, 8 warpgroups of 128 threads fill the
+ * 1024-thread block. The one limit for graph defaults, --tile wg=, sProgram files, Propagate
+ * and the validator (docs/FORMAT-*.md "Input limits"). */
+#define PT_MAX_WARPGROUPS 7
+/* Largest tile of one axis in a tiling (--tile, "defaults.tile"). */
+#define PT_MAX_TILE 4096
+
+/* Parameters hold whole numbers in [-2^40, 2^40]; a graph may narrow that range ("min",
+ * "max"), and a parameter given as true/false is a flag: 0 or 1. */
+#define PT_PARAM_LIMIT ((int64_t)1 << 40)
 
 typedef struct {
     char name[PT_NAME_MAX];
     int64_t value;
+    int64_t min, max;      /* allowed range, checked after --set overrides */
+    bool flag;             /* declared as true/false: the range is 0..1 */
 } pt_param;
 
 typedef struct {

@@ -28,6 +28,43 @@ static bool is_identifier(const char *s)
     return true;
 }
 
+/* Graph and op names label things (file names, kernel names, messages) rather than being
+ * referred to inside expressions: they may also hold '.' and '-' ("gemm-f16.v2"). Nothing
+ * else: no quotes, slashes, spaces or control bytes, so that a name can never break out of a
+ * string, comment or identifier in generated code (codegen maps it to an identifier too). */
+static bool is_label(const char *s)
+{
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+        return false;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '-'))
+            return false;
+    return true;
+}
+
+/* A label at key `key` of obj (optional unless required), copied into out[PT_NAME_MAX]. */
+static bool get_label(loader *L, const cJSON *obj, const char *key, bool required,
+                      const char *path, char *out)
+{
+    char tmp[PT_NAME_MAX] = "";
+    if (!pt_json_get_name(obj, key, required, L->file, path, tmp, sizeof tmp, L->err))
+        return false;
+    if (!tmp[0])
+        return true; /* absent and optional */
+    if (!is_label(tmp)) {
+        char shown[PT_NAME_MAX];
+        size_t n = 0;
+        for (const char *c = tmp; *c && n + 1 < sizeof shown; c++)
+            shown[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+        shown[n] = 0;
+        return pt_fail(L->err, "%s: %s.%s: \"%s\" is not a valid name; expected 1 to %d "
+                       "letters, digits, '_', '.' or '-', starting with a letter or '_'",
+                       L->file, path, key, shown, PT_NAME_MAX - 1);
+    }
+    memcpy(out, tmp, sizeof tmp);
+    return true;
+}
+
 static bool check_name(loader *L, const char *path, const char *name, const char *what)
 {
     if (!is_identifier(name))
@@ -40,6 +77,40 @@ static bool check_name(loader *L, const char *path, const char *name, const char
 }
 
 /* ---- params and overrides ---- */
+
+/* One parameter: a whole number, true/false (a flag: 0 or 1), or {"value": N, "min": A,
+ * "max": B} when only some values make sense (CAUSAL is 0 or 1; a head dimension has bounds). */
+static bool load_param(loader *L, const cJSON *params, const cJSON *it, const char *path,
+                       pt_param *p)
+{
+    p->min = -PT_PARAM_LIMIT;
+    p->max = PT_PARAM_LIMIT;
+    if (cJSON_IsBool(it)) {
+        p->flag = true;
+        p->min = 0;
+        p->max = 1;
+        p->value = cJSON_IsTrue(it);
+        return true;
+    }
+    if (!cJSON_IsObject(it))
+        return pt_json_get_int(params, it->string, true, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file,
+                               "$.params", &p->value, L->err);
+    static const char *const keys[] = {"value", "min", "max", "description", NULL};
+    const char *desc = NULL;
+    if (!pt_json_check_keys(it, keys, L->file, path, L->err) ||
+        !pt_json_get_int(it, "value", true, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file, path,
+                         &p->value, L->err) ||
+        !pt_json_get_int(it, "min", false, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file, path,
+                         &p->min, L->err) ||
+        !pt_json_get_int(it, "max", false, -PT_PARAM_LIMIT, PT_PARAM_LIMIT, L->file, path,
+                         &p->max, L->err) ||
+        !pt_json_get_string(it, "description", false, L->file, path, &desc, L->err))
+        return false;
+    if (p->min > p->max)
+        return pt_fail(L->err, "%s: %s: min %lld is above max %lld; expected min <= max",
+                       L->file, path, (long long)p->min, (long long)p->max);
+    return true;
+}
 
 static bool load_params(loader *L, const cJSON *root)
 {
@@ -61,28 +132,51 @@ static bool load_params(loader *L, const cJSON *root)
             return false;
         if (pt_graph_find_param(L->g, it->string) >= 0)
             return pt_fail(L->err, "%s: %s: parameter defined twice", L->file, path);
-        int64_t v;
-        if (!pt_json_get_int(params, it->string, true, -((int64_t)1 << 40), (int64_t)1 << 40,
-                             L->file, "$.params", &v, L->err))
+        pt_param *p = &L->g->params[L->g->n_params];
+        memset(p, 0, sizeof *p);
+        if (!load_param(L, params, it, path, p))
             return false;
-        pt_param *p = &L->g->params[L->g->n_params++];
         snprintf(p->name, sizeof p->name, "%s", it->string);
-        p->value = v;
+        L->g->n_params++;
+    }
+    return true;
+}
+
+/* Every parameter within its declared range, once --set has been applied; `set` says which
+ * were overridden so that the message names the option rather than the file. */
+static bool check_param_ranges(loader *L, const bool *set)
+{
+    for (int i = 0; i < L->g->n_params; i++) {
+        const pt_param *p = &L->g->params[i];
+        if (p->value >= p->min && p->value <= p->max)
+            continue;
+        char range[80];
+        if (p->flag || (p->min == 0 && p->max == 1))
+            snprintf(range, sizeof range, "0 or 1 (a flag)");
+        else
+            snprintf(range, sizeof range, "%lld to %lld", (long long)p->min, (long long)p->max);
+        if (set[i])
+            return pt_fail(L->err, "--set: %s=%lld is out of range; expected %s (%s: "
+                           "$.params.%s)", p->name, (long long)p->value, range, L->file, p->name);
+        return pt_fail(L->err, "%s: $.params.%s: %lld is out of range; expected %s", L->file,
+                       p->name, (long long)p->value, range);
     }
     return true;
 }
 
 static bool apply_overrides(loader *L, const char *overrides)
 {
+    bool set[PT_MAX_PARAMS] = {false};
     if (!overrides || !*overrides)
-        return true;
+        return check_param_ranges(L, set);
     const char *s = overrides;
     while (*s) {
         const char *comma = strchr(s, ',');
         size_t n = comma ? (size_t)(comma - s) : strlen(s);
         char item[128];
         if (n >= sizeof item)
-            return pt_fail(L->err, "--set: \"%.40s...\" is too long", s);
+            return pt_fail(L->err, "--set: \"%.40s...\" is too long; expected NAME=VALUE of at "
+                           "most %zu characters", s, sizeof item - 1);
         memcpy(item, s, n);
         item[n] = 0;
         char *eq = strchr(item, '=');
@@ -98,11 +192,12 @@ static bool apply_overrides(loader *L, const char *overrides)
             return pt_fail(L->err, "--set: %s=\"%s\": expected a whole number from 0 to 2^40",
                            item, eq + 1);
         L->g->params[p].value = v;
+        set[p] = true;
         s += n;
         if (*s == ',')
             s++;
     }
-    return true;
+    return check_param_ranges(L, set);
 }
 
 /* ---- axes ---- */
@@ -221,8 +316,10 @@ static bool load_tensor_axes(loader *L, const cJSON *def, const char *path, pt_t
             if (t->axes[j] == t->axes[i])
                 return pt_fail(L->err, "%s: %s: axis \"%s\" appears twice in one tensor",
                                L->file, ip, L->g->axes[t->axes[i]].name);
-        elems *= L->g->axes[t->axes[i]].extent;
-        if (elems > PT_MAX_ELEMS)
+        /* Checked: 2^46 elements times an extent of up to 2^31 does not fit in int64, and a
+         * wrapped product (0 for 2^15 x 2^31 x 2^31) would pass the limit below. */
+        if (__builtin_mul_overflow(elems, L->g->axes[t->axes[i]].extent, &elems) ||
+            elems > PT_MAX_ELEMS)
             return pt_fail(L->err, "%s: %s: the tensor has more than 2^46 elements; expected "
                                    "a smaller size", L->file, ap);
     }
@@ -392,7 +489,8 @@ static bool parse_spec(loader *L, const char *spec, const char *path, pt_op *op)
                                "like \"m k, k n -> m n\"", L->file, path, spec);
     char buf[256];
     if (strlen(spec) >= sizeof buf)
-        return pt_fail(L->err, "%s: %s: spec is too long", L->file, path);
+        return pt_fail(L->err, "%s: %s: spec is %zu characters long; expected at most %zu",
+                       L->file, path, strlen(spec), sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", spec);
     buf[arrow - spec] = 0;
     char *parts[3] = {buf, NULL, buf + (arrow - spec) + 2};
@@ -548,7 +646,12 @@ static bool get_flag(loader *L, const cJSON *def, const char *key, const char *p
     if (p < 0)
         return pt_fail(L->err, "%s: %s.%s: parameter \"%.40s\" is not defined in $.params",
                        L->file, path, key, v->valuestring);
-    *out = L->g->params[p].value != 0;
+    /* A flag is 0 or 1: CAUSAL=2 used to pass as "true", hiding a typo or a wrong variable. */
+    int64_t x = L->g->params[p].value;
+    if (x != 0 && x != 1)
+        return pt_fail(L->err, "%s: %s.%s: parameter \"%s\" is %lld; expected 0 or 1 (a flag)",
+                       L->file, path, key, L->g->params[p].name, (long long)x);
+    *out = x != 0;
     return true;
 }
 
@@ -662,7 +765,7 @@ static bool load_op(loader *L, const cJSON *def, int index)
     op->lse = -1;
     const char *kind = NULL, *outname = NULL;
     if (!pt_json_check_keys(def, keys, L->file, path, L->err) ||
-        !pt_json_get_name(def, "name", false, L->file, path, op->name, sizeof op->name, L->err) ||
+        !get_label(L, def, "name", false, path, op->name) ||
         !pt_json_get_string(def, "op", true, L->file, path, &kind, L->err) ||
         !pt_json_get_string(def, "out", true, L->file, path, &outname, L->err))
         return false;
@@ -753,7 +856,8 @@ static bool load_defaults(loader *L, const cJSON *root)
     static const char *const keys[] = {"tile", "warpgroups", "stages", NULL};
     int64_t wg = 0, st = 0;
     if (!pt_json_check_keys(d, keys, L->file, "$.defaults", L->err) ||
-        !pt_json_get_int(d, "warpgroups", false, 1, 4, L->file, "$.defaults", &wg, L->err) ||
+        !pt_json_get_int(d, "warpgroups", false, 1, PT_MAX_WARPGROUPS, L->file, "$.defaults", &wg,
+                         L->err) ||
         !pt_json_get_int(d, "stages", false, 1, 16, L->file, "$.defaults", &st, L->err))
         return false;
     L->g->default_warpgroups = (int)wg;
@@ -771,7 +875,7 @@ static bool load_defaults(loader *L, const cJSON *root)
             return pt_fail(L->err, "%s: %s: \"%.40s\" is not an axis in $.axes", L->file, tp,
                            it->string ? it->string : "");
         int64_t v;
-        if (!pt_json_get_int(tile, it->string, true, 1, 4096, L->file, "$.defaults.tile", &v,
+        if (!pt_json_get_int(tile, it->string, true, 1, PT_MAX_TILE, L->file, "$.defaults.tile", &v,
                              L->err))
             return false;
         L->g->default_tile[a] = v;
@@ -784,6 +888,8 @@ static bool load_root(loader *L, const cJSON *root, const char *overrides)
     if (!cJSON_IsObject(root))
         return pt_fail(L->err, "%s: $: is %s; expected a JSON object (an operator graph)",
                        L->file, pt_json_type(root));
+    if (!pt_json_expect_kind(root, PT_FILE_GRAPH, L->file, L->err))
+        return false;
     static const char *const keys[] = {"format", "version", "name", "description", "params",
                                        "axes", "tensors", "ops", "defaults", NULL};
     const char *format = NULL, *desc = NULL;
@@ -796,8 +902,7 @@ static bool load_root(loader *L, const cJSON *root, const char *overrides)
     if (format && strcmp(format, "pipethreader.graph") != 0)
         return pt_fail(L->err, "%s: $.format: \"%.40s\"; expected \"pipethreader.graph\"",
                        L->file, format);
-    if (!pt_json_get_name(root, "name", true, L->file, "$", L->g->name, sizeof L->g->name,
-                          L->err))
+    if (!get_label(L, root, "name", true, "$", L->g->name))
         return false;
     return load_params(L, root) && apply_overrides(L, overrides) && load_axes(L, root) &&
            load_tensors(L, root) && load_ops(L, root) && load_defaults(L, root);
@@ -807,11 +912,11 @@ bool pt_graph_load_text(pt_graph *g, const char *name, const char *text, size_t 
                         const char *overrides, pt_error *err)
 {
     memset(g, 0, sizeof *g);
-    snprintf(g->file, sizeof g->file, "%s", name);
+    pt_copy_path(g->file, sizeof g->file, name);
     cJSON *root = pt_json_parse(name, text, len, err);
     if (!root)
         return false;
-    loader L = {g, g->file, err};
+    loader L = {g, name, err}; /* the whole name: g->file may be shortened */
     bool ok = load_root(&L, root, overrides);
     cJSON_Delete(root);
     return ok;

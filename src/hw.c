@@ -6,12 +6,14 @@
  * bounded, and a failed load leaves the caller's model untouched. */
 #include "hw.h"
 
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "embedded.h"
 #include "json_util.h"
@@ -87,7 +89,7 @@ typedef struct {
 #define FLD(key, type, member, lo, hi, pos) {key, type, offsetof(pt_hw, member), lo, hi, pos}
 static const field fields[] = {
     FLD("eu_count", F_INT, eu_count, 1, 4096, false),
-    FLD("clock_ghz", F_NUM, clock_ghz, 0, 20, true),
+    FLD("clock_ghz", F_NUM, clock_ghz, 1e-3, 20, true),
     FLD("warp_size", F_INT, warp_size, 1, 1024, false),
     FLD("smem_per_eu", F_I64, smem_per_eu, 1, 1 << 30, false),
     FLD("smem_per_block", F_I64, smem_per_block, 1, 1 << 30, false),
@@ -97,8 +99,8 @@ static const field fields[] = {
     FLD("max_threads_per_block", F_INT, max_threads_per_block, 1, 65536, false),
     FLD("max_warps_per_eu", F_INT, max_warps_per_eu, 1, 4096, false),
     FLD("l2_bytes", F_I64, l2_bytes, 0, 1099511627776.0, false),
-    FLD("hbm_gbps", F_NUM, hbm_bytes_per_ns, 0, 1e7, true),
-    FLD("l2_gbps", F_NUM, l2_bytes_per_ns, 0, 1e8, true),
+    FLD("hbm_gbps", F_NUM, hbm_bytes_per_ns, PT_HW_MIN_RATE, 1e7, true),
+    FLD("l2_gbps", F_NUM, l2_bytes_per_ns, PT_HW_MIN_RATE, 1e8, true),
     FLD("barrier_ns", F_NUM, barrier_ns, 0, 1e6, false),
     FLD("launch_ns", F_NUM, launch_ns, 0, 1e9, false),
     FLD("tile_overhead_ns", F_NUM, tile_overhead_ns, 0, 1e9, false),
@@ -401,12 +403,17 @@ static bool parse_cost(ld *L, const cJSON *e, int index, cost_entry *c)
     bool req = !L->has_base;
     if (!pt_json_check_keys(e, cost_keys, L->file, path, L->err) ||
         !parse_cost_ids(L, e, path, c) ||
-        !pt_json_get_number(e, "rate", req, 0, 1e9, L->file, path, &c->rate, L->err) ||
+        !pt_json_get_number(e, "rate", req, 0, PT_HW_MAX_RATE, L->file, path, &c->rate, L->err) ||
         !pt_json_get_number(e, "latency_ns", req, 0, 1e9, L->file, path, &c->latency_ns,
                             L->err) ||
         !pt_json_get_string(e, "source", false, L->file, path, &src, L->err))
         return false;
     c->has_rate = has(e, "rate");
+    /* 0 marks "unsupported"; a tiny positive rate would make durations infinite. */
+    if (c->has_rate && c->rate > 0 && c->rate < PT_HW_MIN_RATE)
+        return pt_fail(L->err, "%s: %s.rate: %g is too small to give finite times; expected 0 "
+                       "(unsupported) or %g to %g", L->file, path, c->rate, PT_HW_MIN_RATE,
+                       PT_HW_MAX_RATE);
     c->has_latency = has(e, "latency_ns");
     if (!c->has_rate && !c->has_latency)
         return pt_fail(L->err, "%s: %s: sets neither \"rate\" nor \"latency_ns\"; expected at "
@@ -507,6 +514,8 @@ static bool load_object(ld *L, const cJSON *root, pt_hw *hw, int depth)
     if (!cJSON_IsObject(root))
         return pt_fail(L->err, "%s: $: is %s; expected a JSON object (a hardware model)",
                        L->file, pt_json_type(root));
+    if (!pt_json_expect_kind(root, PT_FILE_HW, L->file, L->err))
+        return false;
     if (!pt_json_check_keys(root, top_keys, L->file, "$", L->err) || !check_header(L, root) ||
         !apply_base(L, root, hw, depth) || !check_sources(L, root))
         return false;
@@ -555,8 +564,10 @@ bool pt_hw_load_text(pt_hw *hw, const char *name, const char *text, size_t len, 
     memcpy(copy, text, len);
     copy[len] = 0;
     bool ok = load_root(tmp, file, copy, len, 0, err);
-    if (ok)
+    if (ok) {
+        pt_copy_path(tmp->file, sizeof tmp->file, file);
         *hw = *tmp;
+    }
     else if (err) /* messages may quote the input (keys, syntax context): keep them one line */
         for (char *c = err->msg; *c; c++)
             if ((unsigned char)*c < 0x20 || *c == 0x7f)
@@ -579,6 +590,20 @@ bool pt_hw_load(pt_hw *hw, const char *name_or_file, pt_error *err)
             snprintf(label, sizeof label, "builtin %s", canon);
             return pt_hw_load_text(hw, label, text, strlen(text), err);
         }
+    }
+    /* Not a builtin, and nothing by that name on disk: if it does not look like a path it
+     * was meant as a model name (a typo such as "H300"); list the names. */
+    struct stat st;
+    size_t nlen = strlen(name_or_file);
+    if (stat(name_or_file, &st) != 0 && errno == ENOENT && !strchr(name_or_file, '/') &&
+        !(nlen >= 5 && strcmp(name_or_file + nlen - 5, ".json") == 0)) {
+        char list[128] = "";
+        for (const char *const *n = builtin_names; *n; n++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+                     n == builtin_names ? "" : ", ", *n);
+        char b[68];
+        return pt_fail(err, "unknown hardware model \"%s\"; built-in: %s (or give a JSON file "
+                       "path)", shown(name_or_file, b), list);
     }
     char *text = NULL;
     size_t len = 0;

@@ -49,7 +49,15 @@ typedef struct {
     int64_t tma_box_max;         /* largest box dim, elements (256) */
     pt_seu_model seu[PT_SEU_COUNT];
     pt_cost cost[PT_ST_KIND_COUNT][PT_DTYPE_COUNT];
+    char file[256];        /* where it was loaded from ("builtin H200" or the path), for
+                              messages only: not part of the model, not written back */
 } pt_hw;
+
+/* Smallest positive cost rate (amount per ns) and bandwidth (bytes per ns) a model may give:
+ * with the largest amounts the graph limits allow (2^46 elements), every duration, and every
+ * sum of them the simulator forms, stays a finite double far below 1e308. */
+#define PT_HW_MIN_RATE 1e-6
+#define PT_HW_MAX_RATE 1e9
 
 /* Names of the embedded models: "H100", "H200", "MI300X" (case-insensitive on lookup). */
 const char *const *pt_hw_builtin_names(void);

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PT_MAX_TILE 4096
-
 void pt_tiling_defaults(const pt_graph *g, pt_tiling *out)
 {
     memset(out, 0, sizeof *out);
@@ -34,8 +32,9 @@ bool pt_tiling_parse(const pt_graph *g, const char *spec, const char *what, pt_t
             return pt_fail(err, "%s: \"%s\": expected axis=N with N a whole number", what, item);
         *eq = 0;
         if (strcmp(item, "wg") == 0 || strcmp(item, "warpgroups") == 0) {
-            if (v < 1 || v > 4)
-                return pt_fail(err, "%s: wg=%ld: expected 1 to 4 consumer warpgroups", what, v);
+            if (v < 1 || v > PT_MAX_WARPGROUPS)
+                return pt_fail(err, "%s: wg=%ld: expected 1 to %d consumer warpgroups", what, v,
+                               PT_MAX_WARPGROUPS);
             t->warpgroups = (int)v;
         } else {
             int a = pt_graph_find_axis(g, item);
@@ -67,15 +66,27 @@ bool pt_tiling_parse(const pt_graph *g, const char *spec, const char *what, pt_t
 bool pt_propagate(const pt_graph *g, const pt_tiling *in, pt_tiling *out, pt_error *err)
 {
     *out = *in;
-    if (out->warpgroups < 1 || out->warpgroups > 4)
-        return pt_fail(err, "%s: tiling: %d consumer warpgroups; expected 1 to 4", g->file,
-                       out->warpgroups);
+    if (out->warpgroups < 1 || out->warpgroups > PT_MAX_WARPGROUPS)
+        return pt_fail(err, "%s: tiling: %d consumer warpgroups; expected 1 to %d", g->file,
+                       out->warpgroups, PT_MAX_WARPGROUPS);
     for (int a = 0; a < g->n_axes; a++) {
         if (out->tile[a] < 0 || out->tile[a] > PT_MAX_TILE)
             return pt_fail(err, "%s: tiling: axis \"%s\" has tile %lld; expected 1 to %d",
                            g->file, g->axes[a].name, (long long)out->tile[a], PT_MAX_TILE);
         if (out->tile[a] == 0)
             out->tile[a] = g->axes[a].batch ? 1 : g->axes[a].extent;
+    }
+    /* A tile may be larger than its axis (it is padded), so the graph's element limit does
+     * not bound a tile's product: six tiles of 4096 are 2^72 elements. Checked here, once,
+     * so that partition and validation multiply tile sizes without overflow. */
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *x = &g->tensors[t];
+        int64_t elems = 1;
+        for (int i = 0; i < x->rank; i++)
+            if (__builtin_mul_overflow(elems, out->tile[x->axes[i]], &elems) ||
+                elems > PT_MAX_ELEMS)
+                return pt_fail(err, "%s: tiling: the tile of tensor \"%s\" has more than 2^46 "
+                               "elements; expected smaller tiles", g->file, x->name);
     }
     return true;
 }

@@ -233,9 +233,12 @@ static bool place_tasks(sim_state *S, int64_t *n_inst, pt_error *err)
             const pt_cost *c = &S->hw->cost[t->kind][t->dtype];
             if (!(c->rate > 0) || !isfinite(c->rate) || !isfinite(c->latency_ns) ||
                 c->latency_ns < 0)
-                return pt_fail(err, "simulate: sTask %s: hardware %s has no cost for %s on %s "
-                               "(rate %g); expected a positive rate", t->id, S->hw->name,
-                               pt_stask_kind_name(t->kind), pt_dtype_name(t->dtype), c->rate);
+                return pt_fail(err, "%s: $.costs: hardware model %s has no cost for %s on %s, "
+                               "which sTask %s needs; expected an entry {\"kind\": \"%s\", "
+                               "\"dtype\": \"%s\", \"rate\": ...} with a positive rate",
+                               S->hw->file[0] ? S->hw->file : "hardware", S->hw->name,
+                               pt_stask_kind_name(t->kind), pt_dtype_name(t->dtype), t->id,
+                               pt_stask_kind_name(t->kind), pt_dtype_name(t->dtype));
             if (amount_of(t) < 0)
                 return pt_fail(err, "simulate: sTask %s has a negative amount of work", t->id);
             *n_inst += is_body(sg, s) ? S->iters : 1;
@@ -740,6 +743,29 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
     return true;
 }
 
+/* Every time the writers and the text timeline will print or index with: a model that got
+ * past the loader's rate limits cannot make them infinite, but a model built in code (or a
+ * future formula) might, and inf/NaN must never reach JSON or an array index. */
+static bool timeline_finite(const pt_timeline *tl)
+{
+    if (!isfinite(tl->eu_time_ns) || !isfinite(tl->kernel_time_ns) || !isfinite(tl->tflops) ||
+        !isfinite(tl->dram_floor_ns) || !isfinite(tl->flops))
+        return false;
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *s = &tl->spans[i];
+        if (!isfinite(s->issue_ns) || !isfinite(s->start_ns) || !isfinite(s->end_ns))
+            return false;
+    }
+    return true;
+}
+
+static bool not_finite(const pt_hw *hw, pt_error *err)
+{
+    return pt_fail(err, "%s: simulate: the predicted times with hardware model %s are not "
+                   "finite numbers; expected cost rates and bandwidths of at least %g per ns",
+                   hw->file[0] ? hw->file : "hardware", hw->name, PT_HW_MIN_RATE);
+}
+
 bool pt_simulate_eu(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                     int64_t iters, pt_timeline *tl, pt_error *err)
 {
@@ -764,6 +790,11 @@ bool pt_simulate_eu(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw 
         ok = pt_fail(err, "simulate: out of memory");
     if (ok) {
         summarise(&S, tl);
+        if (!timeline_finite(&(pt_timeline){.spans = S.spans, .n_spans = S.n_spans,
+                                            .eu_time_ns = tl->eu_time_ns}))
+            ok = not_finite(hw, err);
+    }
+    if (ok) {
         tl->spans = S.spans;
         tl->n_spans = S.n_spans;
         tl->n_lanes = p->n_lanes;
@@ -1094,6 +1125,10 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
     tl->flops = pt_stask_graph_total_flops(sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
+    if (!timeline_finite(tl)) {
+        pt_timeline_free(tl);
+        return not_finite(hw, err);
+    }
     return true;
 }
 

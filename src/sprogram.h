@@ -14,7 +14,7 @@
 #include "stask.h"
 
 #define PT_MAX_LANES 16
-#define PT_MAX_ROLES 8
+#define PT_MAX_ROLES (PT_MAX_WARPGROUPS + 1) /* the producer and the consumers */
 #define PT_LANE_NAME_MAX 32
 
 typedef struct {

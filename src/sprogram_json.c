@@ -107,7 +107,7 @@ static bool load_tiling(const loader *L, const cJSON *root, pt_tiling *t)
         t->tile[axis] = v;
     }
     int64_t wg = 0;
-    if (!pt_json_get_int(root, "warpgroups", false, 1, PT_MAX_ROLES - 1, L->file, "$", &wg,
+    if (!pt_json_get_int(root, "warpgroups", false, 1, PT_MAX_WARPGROUPS, L->file, "$", &wg,
                          L->err))
         return false;
     t->warpgroups = (int)wg;
@@ -428,6 +428,8 @@ static bool load_root(loader *L, const cJSON *root, bool *partitioned)
                                        "waits", NULL};
     if (!cJSON_IsObject(root))
         return fail_at(L, "$", "is %s; expected an sProgram object", pt_json_type(root));
+    if (!pt_json_expect_kind(root, PT_FILE_SPROGRAM, L->file, L->err))
+        return false;
     if (!pt_json_check_keys(root, keys, L->file, "$", L->err) || !load_header(L, root))
         return false;
     char hw[sizeof L->p->hw_name] = "";

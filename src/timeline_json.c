@@ -277,6 +277,8 @@ static bool read_header(pt_trace *tr, const cJSON *root, const char *name, pt_er
                                         NULL};
     if (!cJSON_IsObject(root))
         return pt_fail(err, "%s: $: is %s; expected a trace object", name, pt_json_type(root));
+    if (!pt_json_expect_kind(root, PT_FILE_TRACE, name, err))
+        return false;
     const char *fmt = NULL;
     int64_t version = 0;
     if (!pt_json_get_string(root, "format", true, name, "$", &fmt, err))

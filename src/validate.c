@@ -34,6 +34,27 @@ static void problem(pt_validation *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A problem about one element of the sProgram, prefixed with its JSON path in the sProgram
+ * file format ("$.lanes[1].order[3]: ..."): the loader keeps the file's order of lanes,
+ * entries and Waits, so the path points into the file the program came from (and into the
+ * file `program`/the explorer writes for it). Callers prefix the file name. */
+static void problem_at(pt_validation *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void problem_at(pt_validation *r, const char *path, const char *fmt, ...)
+{
+    if (r->n_problems >= PT_MAX_PROBLEMS)
+        return;
+    char *out = r->problems[r->n_problems++];
+    size_t cap = sizeof r->problems[0];
+    int n = snprintf(out, cap, "%s: ", path);
+    if (n < 0 || (size_t)n >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out + n, cap - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
 /* ---- small safe accessors --------------------------------------------------------------- */
 
 static const char *seu_name(pt_seu_kind k)
@@ -271,16 +292,19 @@ static void check_placement(vctx *c)
     }
     for (int l = 0; l < lanes_of(p); l++) {
         const pt_lane *ln = &p->lanes[l];
+        char lp[48], ep[64];
+        snprintf(lp, sizeof lp, "$.lanes[%d]", l);
         if (ln->n > 0 && !ln->entries)
-            problem(c->r, "lane %s claims %d entries but holds none", ln->name, ln->n);
+            problem_at(c->r, lp, "lane %s claims %d entries but holds none", ln->name, ln->n);
         if (ln->role < 0 || ln->role >= roles_of(p))
-            problem(c->r, "lane %s is issued by role %d, which does not exist", ln->name,
-                    ln->role);
+            problem_at(c->r, lp, "lane %s is issued by role %d, which does not exist", ln->name,
+                       ln->role);
         for (int i = 0; i < lane_len(ln); i++) {
             const pt_lane_entry *e = &ln->entries[i];
+            snprintf(ep, sizeof ep, "$.lanes[%d].order[%d]", l, i);
             if (e->stask < 0 || e->stask >= sg->n) {
-                problem(c->r, "lane %s, position %d: sTask index %d is not in the sTask-graph",
-                        ln->name, i, e->stask);
+                problem_at(c->r, ep, "lane %s, position %d: sTask index %d is not in the "
+                           "sTask-graph", ln->name, i, e->stask);
                 continue;
             }
             const pt_stask *t = &sg->tasks[e->stask];
@@ -288,24 +312,24 @@ static void check_placement(vctx *c)
                 c->lane_of[e->stask] = l;
                 c->pos_of[e->stask] = i;
             } else if (count[e->stask] == 2)
-                problem(c->r, "sTask %s is placed more than once (lanes %s and %s); expected "
+                problem_at(c->r, ep, "sTask %s is placed more than once (lanes %s and %s); expected "
                               "exactly one place", t->id, p->lanes[c->lane_of[e->stask]].name,
                         ln->name);
             if (ln->seu != t->seu)
-                problem(c->r, "sTask %s runs on the %s but lane %s issues to the %s", t->id,
+                problem_at(c->r, ep, "sTask %s runs on the %s but lane %s issues to the %s", t->id,
                         seu_name(t->seu), ln->name, seu_name(ln->seu));
             if (e->offset < -MAX_OFFSET || e->offset > MAX_OFFSET)
-                problem(c->r, "sTask %s has offset %d on lane %s; expected %d to %d", t->id,
+                problem_at(c->r, ep, "sTask %s has offset %d on lane %s; expected %d to %d", t->id,
                         e->offset, ln->name, -MAX_OFFSET, MAX_OFFSET);
             else if (e->offset != 0 && t->region != PT_REGION_BODY)
-                problem(c->r, "sTask %s has offset %d on lane %s but is in the %s; offsets are "
+                problem_at(c->r, ep, "sTask %s has offset %d on lane %s but is in the %s; offsets are "
                               "for loop-body sTasks only", t->id, e->offset, ln->name,
                         region_name(t->region));
         }
     }
     for (int s = 0; s < sg->n; s++)
         if (count[s] == 0)
-            problem(c->r, "sTask %s is not placed on any lane; Append it to a %s lane",
+            problem_at(c->r, "$.lanes", "sTask %s is not placed on any lane; Append it to a %s lane",
                     sg->tasks[s].id, seu_name(sg->tasks[s].seu));
     free(count);
 }
@@ -318,13 +342,20 @@ static bool wait_ok(const vctx *c, const pt_wait_entry *w)
            w->distance >= 0;
 }
 
+/* "$.waits[i]" + suffix, into buf (40 bytes). */
+static const char *wait_path(int i, const char *suffix, char *buf)
+{
+    snprintf(buf, 40, "$.waits[%d]%s", i, suffix);
+    return buf;
+}
+
 static void check_waits(vctx *c)
 {
     const pt_sprogram *p = c->p;
     const pt_stask_graph *sg = c->sg;
     for (int i = 0; i < waits_of(p); i++)
         if (!wait_ok(c, &p->waits[i]))
-            problem(c->r, "Wait %d refers to sTasks %d and %d at distance %d; expected sTasks "
+            problem_at(c->r, wait_path(i, "", (char[40]){0}), "Wait %d refers to sTasks %d and %d at distance %d; expected sTasks "
                           "of the sTask-graph and a distance >= 0", i, p->waits[i].stask,
                     p->waits[i].on, p->waits[i].distance);
     for (int s = 0; s < sg->n; s++) {
@@ -337,14 +368,27 @@ static void check_waits(vctx *c)
             if (lt < 0 || lf < 0 || lt == lf)
                 continue;
             bool covered = false;
+            int too_far = -1; /* a Wait on the same pair at a distance beyond the dependency's */
             for (int i = 0; i < waits_of(p) && !covered; i++) {
                 const pt_wait_entry *w = &p->waits[i];
-                covered = w->stask == s && w->on == d->from && w->distance >= 0 &&
-                          w->distance <= d->distance;
+                if (w->stask != s || w->on != d->from)
+                    continue;
+                covered = w->distance >= 0 && w->distance <= d->distance;
+                if (!covered && too_far < 0)
+                    too_far = i;
             }
-            if (!covered)
-                problem(c->r, "%s reads %s but has no Wait on it (lanes %s and %s)", t->id,
-                        sg->tasks[d->from].id, p->lanes[lt].name, p->lanes[lf].name);
+            char wp[40];
+            if (!covered && too_far >= 0)
+                problem_at(c->r, wait_path(too_far, ".distance", wp),
+                           "the Wait of %s on %s is at distance %d, out of range for this "
+                           "dependency (%s reads %s %s); expected a distance from 0 to %d",
+                           t->id, sg->tasks[d->from].id, p->waits[too_far].distance, t->id,
+                           sg->tasks[d->from].id,
+                           d->distance == 0 ? "of the same iteration" : "iterations back",
+                           d->distance);
+            else if (!covered)
+                problem_at(c->r, "$.waits", "%s reads %s but has no Wait on it (lanes %s and %s)",
+                           t->id, sg->tasks[d->from].id, p->lanes[lt].name, p->lanes[lf].name);
         }
     }
 }
@@ -361,8 +405,10 @@ static void check_stages(vctx *c)
         const char *name = c->sg->graph && t->tensor < c->sg->graph->n_tensors
                                ? c->sg->graph->tensors[t->tensor].name
                                : t->id;
-        problem(c->r, "tensor %s is loaded into a ring buffer by %s but has %d stages; "
-                      "expected at least 1", name, t->id, c->p->stages[t->tensor]);
+        char sp[96];
+        snprintf(sp, sizeof sp, "$.stages.%s", name);
+        problem_at(c->r, sp, "tensor %s is loaded into a ring buffer by %s but has %d stages; "
+                             "expected at least 1", name, t->id, c->p->stages[t->tensor]);
     }
 }
 
@@ -778,7 +824,7 @@ static void check_smem(vctx *c)
         if (c->p->stages[x] > 0 && n + 64 < sizeof stages)
             n += (size_t)snprintf(stages + n, sizeof stages - n, "%s%s: %d", n ? ", " : "",
                                   c->sg->graph->tensors[x].name, c->p->stages[x]);
-    problem(c->r, "shared memory: the program needs %lld bytes but %s allows %lld per block "
+    problem_at(c->r, "$.stages", "shared memory: the program needs %lld bytes but %s allows %lld per block "
                   "(stages %s); use fewer stages or smaller tiles",
             (long long)c->r->smem_bytes, c->hw->name, (long long)c->r->smem_limit,
             n ? stages : "none");
@@ -791,17 +837,19 @@ static void check_regs(vctx *c)
     int64_t total = 0;
     for (int r = 0; r < roles_of(p); r++) {
         const pt_role_def *rd = &p->roles[r];
+        char rp[40];
+        snprintf(rp, sizeof rp, "$.roles[%d]", r);
         int need = rd->wg >= 0 ? pt_sprogram_regs_needed(p, c->sg, rd->wg) : REG_OVERHEAD;
         c->r->regs_needed[r] = need;
         if (rd->wg >= 0 && need > rd->regs)
-            problem(c->r, "registers: role %s needs %d per thread for its accumulators and "
+            problem_at(c->r, rp, "registers: role %s needs %d per thread for its accumulators and "
                           "fragments but its budget is %d", rd->name, need, rd->regs);
         if (rd->threads <= 0 || rd->threads % 32 != 0)
-            problem(c->r, "role %s has %d threads; expected a positive multiple of 32",
+            problem_at(c->r, rp, "role %s has %d threads; expected a positive multiple of 32",
                     rd->name, rd->threads);
         if (hw && (rd->regs > hw->max_regs_per_thread + 1 || rd->regs < hw->min_regs_per_thread ||
                    rd->regs % 8 != 0))
-            problem(c->r, "registers: role %s has a budget of %d per thread; expected a "
+            problem_at(c->r, rp, "registers: role %s has a budget of %d per thread; expected a "
                           "multiple of 8 from %d to %d (setmaxnreg)", rd->name, rd->regs,
                     hw->min_regs_per_thread, hw->max_regs_per_thread + 1);
         if (rd->threads > 0 && rd->regs > 0)
@@ -810,7 +858,7 @@ static void check_regs(vctx *c)
     c->r->regs_total = total;
     c->r->regs_limit = hw ? hw->regs_per_eu : 0;
     if (hw && total > hw->regs_per_eu)
-        problem(c->r, "registers: the roles' budgets add up to %lld per EU but %s has %lld; "
+        problem_at(c->r, "$.roles", "registers: the roles' budgets add up to %lld per EU but %s has %lld; "
                       "lower a role's budget", (long long)total, hw->name,
                 (long long)hw->regs_per_eu);
 }
@@ -829,6 +877,9 @@ bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
              p->n_roles > PT_MAX_ROLES)
         problem(r, "the sProgram has %d lanes and %d roles; expected at most %d and %d",
                 p->n_lanes, p->n_roles, PT_MAX_LANES, PT_MAX_ROLES);
+    else if (sg->tiling.warpgroups < 1 || sg->tiling.warpgroups > PT_MAX_WARPGROUPS)
+        problem(r, "the tiling has %d consumer warpgroups; expected 1 to %d",
+                sg->tiling.warpgroups, PT_MAX_WARPGROUPS);
     else {
         vctx c = {.p = p, .sg = sg, .hw = hw, .r = r};
         c.lane_of = malloc(((size_t)sg->n + 1) * sizeof *c.lane_of);

@@ -149,7 +149,7 @@ check_bad() { # sed-expr name message-part description
     one_line_err "$4"
     if [ -e "$tmp/bad-out.json" ]; then bad "$4: wrote a model anyway"; rm -f "$tmp/bad-out.json"; fi
 }
-check_bad 's/"pipethreader.calibration"/"pipethreader.hw"/' fmt.json '$.format: is "pipethreader.hw"' "wrong format"
+check_bad 's/"pipethreader.calibration"/"pipethreader.hw"/' fmt.json 'is a hardware model, expected a calibration result' "wrong format"
 check_bad '/"sm_count"/d' nosms.json '$: missing "sm_count"' "missing sm_count"
 check_bad 's/"sm_count": 132/"sm_count": "132"/' strsms.json 'sm_count' "sm_count as a string"
 check_bad '0,/"bytes_per_ns_per_sm": 33.6/s//"bytes_per_ns_per_sm": -33.6/' negrate.json '$.tma.tiles[0].hbm' "negative rate"

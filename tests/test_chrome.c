@@ -169,6 +169,16 @@ static void test_export(void)
     CHECK(text && strstr(text, "\"EU 0 (measured)\""));
     free(text);
     CHECK(pt_chrome_trace(NULL, &f.p, &f.sg, NULL) == NULL);
+    /* JSON has no inf or nan: a non-finite time is written as null (or 0 for ts/dur) and
+     * the text still parses. */
+    tl.spans[0].issue_ns = INFINITY;
+    tl.spans[1].start_ns = NAN;
+    text = pt_chrome_trace(&tl, &f.p, &f.sg, NULL);
+    CHECK(text != NULL && !strstr(text, "inf") && !strstr(text, "nan"));
+    root = text ? cJSON_Parse(text) : NULL;
+    CHECK(root != NULL);
+    cJSON_Delete(root);
+    free(text);
     pt_timeline_free(&tl);
 }
 

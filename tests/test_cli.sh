@@ -47,6 +47,9 @@ one_line_err "binary graph"
 expect 1 "undefined tensor" "$cli" validate "$tmp/fa_bad.json"
 stderr_has 'fa_bad.json: $.ops[2].in[1]: tensor "Vt" is not defined' "undefined tensor message"
 expect 1 "bad --hw" "$cli" simulate gemm_f16 --hw "$tmp/nothing.json"
+stderr_has "nothing.json: cannot open" "bad --hw file named"
+expect 1 "unknown --hw name" "$cli" simulate gemm_f16 --hw H300
+stderr_has 'unknown hardware model "H300"; built-in: H100, H200, MI300X (or give a JSON file path)' "unknown --hw lists the builtins"
 expect 1 "bad --set" "$cli" simulate gemm_f16 --set Z=3
 stderr_has 'no parameter "Z"' "bad --set message"
 expect 1 "bad --tile" "$cli" partition gemm_f16 --tile q=4
@@ -79,6 +82,23 @@ expect 1 "deadlock refused" "$cli" validate gemm_f16 --program "$tmp/g.json"
 stderr_has "deadlock" "deadlock named"
 expect 1 "deadlock refused by simulate" "$cli" simulate gemm_f16 --program "$tmp/g.json"
 
+# Validator errors name the sProgram file and the JSON path; a Wait beyond the dependency's
+# distance is out of range, not missing (issue 12).
+"$cli" program gemm_f16 --tile wg=1 -o "$tmp/w8.json"
+python3 - "$tmp/w8.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+w = [x for x in p["waits"] if x["on"].startswith("load.A")][0]
+w["distance"] = 8
+json.dump(p, open(sys.argv[1], "w"), indent=1)
+PY
+expect 1 "wait at distance 8 refused" "$cli" validate gemm_f16 --program "$tmp/w8.json"
+stderr_has "w8.json: \$.waits[" "wait distance: file and JSON path"
+stderr_has "is at distance 8, out of range for this dependency" "wait distance: out of range"
+stderr_has "expected a distance from 0 to 0" "wait distance: the accepted range"
+expect 1 "wait at distance 8 refused by simulate" "$cli" simulate gemm_f16 --program "$tmp/w8.json"
+stderr_has "w8.json: \$.waits[" "simulate: wait distance: file and JSON path"
+
 # Shared-memory overflow.
 "$cli" program gemm_f16 -o "$tmp/s.json"
 sed -i 's/"A": 3/"A": 9/' "$tmp/s.json"
@@ -99,6 +119,69 @@ expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1
 
 # Output cannot be written: exit 1, nothing crashes.
 expect 1 "unwritable output" "$cli" program gemm_f16 -o /nonexistent-dir/p.json
+
+# Non-finite times (issue 12): a model whose rate cannot give finite times is refused at load
+# time with the file, the field and the range (it used to crash the text timeline with a NaN
+# index, and print inf into --json and --chrome).
+printf '{"base": "H200", "name": "tiny", "costs": [{"kind": "mma", "dtype": "*", "rate": 1e-300}]}' >"$tmp/tiny.json"
+for out in "" "--json" "--chrome $tmp/tiny.chrome.json"; do
+    # shellcheck disable=SC2086
+    expect 1 "tiny rate refused: simulate $out" "$cli" simulate gemm_f16 --hw "$tmp/tiny.json" $out
+    stderr_has 'tiny.json: $.costs[0].rate: 1e-300 is too small to give finite times; expected 0 (unsupported) or 1e-06 to 1e+09' "tiny rate message $out"
+    one_line_err "tiny rate $out"
+done
+printf '{"base": "H200", "name": "nomma", "costs": [{"kind": "mma", "dtype": "f16", "rate": 0}]}' >"$tmp/nomma.json"
+expect 1 "missing cost names the hw file" "$cli" simulate gemm_f16 --hw "$tmp/nomma.json"
+stderr_has 'nomma.json: $.costs: hardware model nomma has no cost for mma on f16' "missing cost message"
+
+# Graph names in generated code (issue 12): a name with '-' and '.' becomes a valid C
+# identifier through one mapping; names that could break out of a string or comment are
+# refused by the loader, naming the file and the field.
+"$cli" examples gemm_f16 | sed 's/"name": "gemm_f16"/"name": "gemm-f16.v2"/' >"$tmp/gv2.json"
+expect 0 "codegen of gemm-f16.v2" "$cli" codegen "$tmp/gv2.json" --set M=512,N=512,K=512 -o "$tmp/gv2"
+if grep -q "^pt_gemm_f16_v2(" "$tmp/gv2/kernel.cu" && ! grep -q "pt_gemm-f16" "$tmp/gv2/kernel.cu" "$tmp/gv2/launch.c" &&
+   grep -qF 'cuModuleGetFunction(&f, mod, "pt_gemm_f16_v2")' "$tmp/gv2/launch.c"; then
+    ok "gemm-f16.v2: kernel pt_gemm_f16_v2"; else bad "gemm-f16.v2: $(grep -n "pt_gemm" "$tmp/gv2/kernel.cu" | head -3)"; fi
+"$cli" examples gemm_f16 | sed 's|"name": "gemm_f16"|"name": "g\\"*/\\nx"|' >"$tmp/gq.json"
+expect 1 "graph name with a quote refused" "$cli" codegen "$tmp/gq.json" -o "$tmp/gq"
+stderr_has 'gq.json: $.name: "g"*/?x" is not a valid name; expected 1 to 47 letters, digits' "name refusal message"
+one_line_err "name refusal"
+[ ! -e "$tmp/gq" ] && ok "nothing generated for a refused name" || bad "a bundle was written for a refused name"
+
+# Write errors (issue 12): output that cannot be written exits 1 with "PATH: write failed",
+# whether it goes to -o FILE, --chrome FILE or stdout; a device given as -o is written in place,
+# never renamed over.
+for v in "examples" "examples gemm_f16" "hw" "hw H200" "partition gemm_f16" \
+         "partition gemm_f16 --json" "program gemm_f16" "simulate gemm_f16" \
+         "simulate gemm_f16 --json" "validate gemm_f16" "--help"; do
+    # shellcheck disable=SC2086
+    "$cli" $v >/dev/full 2>"$tmp/err"; got=$?
+    if [ "$got" -eq 1 ] && grep -qF "stdout: write failed: No space left on device" "$tmp/err"; then
+        ok "$v > /dev/full"; else bad "$v > /dev/full (exit $got): $(head -c 300 "$tmp/err")"; fi
+    one_line_err "$v > /dev/full"
+done
+for opt in "program gemm_f16 -o" "partition gemm_f16 -o" "simulate gemm_f16 -o" \
+           "simulate gemm_f16 --chrome" "schedule gemm_f16 -q --top 1 -o"; do
+    # shellcheck disable=SC2086
+    expect 1 "$opt /dev/full" "$cli" $opt /dev/full
+    stderr_has "/dev/full: write failed: No space left on device" "$opt /dev/full message"
+done
+if [ -c /dev/full ]; then ok "/dev/full is still a device"; else bad "/dev/full was replaced"; fi
+expect 0 "-o /dev/null" "$cli" program gemm_f16 -o /dev/null
+
+# Inputs must be regular files (issue 12): a FIFO without a writer is refused at once, never
+# waited on; so are devices.
+mkfifo "$tmp/fifo.json"
+expect 1 "graph FIFO refused" timeout 20 "$cli" partition "$tmp/fifo.json"
+stderr_has "fifo.json: is a FIFO (named pipe); expected a regular JSON file" "graph FIFO message"
+expect 1 "program FIFO refused" timeout 20 "$cli" validate gemm_f16 --program "$tmp/fifo.json"
+stderr_has "fifo.json: is a FIFO" "program FIFO message"
+expect 1 "hw FIFO refused" timeout 20 "$cli" simulate gemm_f16 --hw "$tmp/fifo.json"
+stderr_has "fifo.json: is a FIFO" "hw FIFO message"
+expect 1 "calibration FIFO refused" timeout 20 "$cli" calibrate --from "$tmp/fifo.json" -o "$tmp/cal.json"
+stderr_has "fifo.json: is a FIFO" "calibration FIFO message"
+expect 1 "graph device refused" "$cli" partition /dev/zero
+stderr_has "/dev/zero: is a character device" "graph device message"
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]

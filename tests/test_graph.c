@@ -81,6 +81,22 @@ static void overrides(void)
     CHECK(g.ops[1].causal && g.ops[1].row_axis == m);
     CHECK(!pt_graph_load_text(&g, "fa", fa, strlen(fa), "Q=3", &e));
     CHECK_CONTAINS(e.msg, "no parameter \"Q\"");
+    /* CAUSAL is declared 0..1: 2 is refused with the range (it used to act as 1) */
+    CHECK(!pt_graph_load_text(&g, "fa", fa, strlen(fa), "CAUSAL=2", &e));
+    CHECK_STR(e.msg, "--set: CAUSAL=2 is out of range; expected 0 or 1 (a flag) (fa: "
+                     "$.params.CAUSAL)");
+    /* a parameter given as true/false is a flag */
+    const char *flag = "{\"name\": \"f\", \"params\": {\"S\": 64, \"C\": true}, \"axes\": "
+                       "{\"m\": \"S\", \"n\": \"S\"}, \"tensors\": {\"X\": {\"axes\": [\"m\", "
+                       "\"n\"], \"dtype\": \"f32\", \"role\": \"input\"}, \"Y\": {\"axes\": [\"m\", "
+                       "\"n\"], \"dtype\": \"f16\", \"role\": \"output\"}}, \"ops\": [{\"op\": "
+                       "\"online_softmax\", \"in\": [\"X\"], \"out\": \"Y\", \"axis\": \"n\", "
+                       "\"causal\": \"C\", \"rows\": \"m\"}]}";
+    CHECK_MSG(pt_graph_load_text(&g, "f.json", flag, strlen(flag), NULL, &e), "%s", e.msg);
+    CHECK(g.ops[0].causal && g.params[1].flag && g.params[1].max == 1);
+    CHECK(pt_graph_load_text(&g, "f.json", flag, strlen(flag), "C=0", &e) && !g.ops[0].causal);
+    CHECK(!pt_graph_load_text(&g, "f.json", flag, strlen(flag), "C=3", &e));
+    CHECK_CONTAINS(e.msg, "--set: C=3 is out of range; expected 0 or 1 (a flag)");
     CHECK(!pt_graph_load_text(&g, "fa", fa, strlen(fa), "S=abc", &e));
     CHECK_CONTAINS(e.msg, "S=\"abc\"");
 }

@@ -280,7 +280,7 @@ static void test_bad_inputs(void)
         {"\"eu_count\": 2", "\"eu_count\": 5000", "expected 1 to 4096"},
         {"\"eu_count\": 2", "\"eu_count\": 2.5", "$.eu_count: 2.5 is not a whole number"},
         {"\"eu_count\": 2,", "", "t.json: $: missing \"eu_count\"; expected an integer"},
-        {"\"hbm_gbps\": 100", "\"hbm_gbps\": 0", "$.hbm_gbps: 0 is out of range; expected a positive number"},
+        {"\"hbm_gbps\": 100", "\"hbm_gbps\": 0", "$.hbm_gbps: 0 is out of range; expected 1e-06 to"},
         {"\"hbm_gbps\": 100", "\"hbm_gbps\": -5", "$.hbm_gbps: -5 is out of range"},
         {"\"clock_ghz\": 1", "\"clock_ghz\": 1e999", "$.clock_ghz: inf is out of range"},
         {"\"smem_per_block\": 1024", "\"smem_per_block\": 2048", "$.smem_per_block: 2048 is more than smem_per_eu (1024)"},
@@ -298,7 +298,7 @@ static void test_bad_inputs(void)
         {"\"format\"", "\"base\": \"H2\\n00\", \"format\"", "$.base: unknown hardware model \"H2?00\""},
         {"\"kind\": \"cumsum\"", "\"kind\": \"cum\\tsum\"", "unknown sTask kind \"cum?sum\""},
         {"\"vendor\": \"nvidia\"", "\"vendor\": \"intel\"", "$.vendor: is \"intel\"; expected \"nvidia\" or \"amd\""},
-        {"\"pipethreader.hw\"", "\"pipethreader.graph\"", "$.format: is \"pipethreader.graph\"; expected \"pipethreader.hw\""},
+        {"\"pipethreader.hw\"", "\"pipethreader.graph\"", "t.json is an operator graph, expected a hardware model"},
         {"\"version\": 1", "\"version\": 2", "$.version: 2 is not supported; expected 1"},
         {"\"version\": 1", "\"version\": \"1\"", "$.version: is a string; expected the number 1"},
         {"\"tensor_core\": {\"async\": true, \"issue_ns\": 1},", "", "$.seus: missing \"tensor_core\""},
@@ -368,6 +368,10 @@ static void test_bad_inputs(void)
 
     CHECK(!pt_hw_load(&hw, "/nonexistent/hw.json", &err));
     CHECK_CONTAINS(err.msg, "/nonexistent/hw.json: cannot open");
+    /* a name that is no builtin and no file: the builtins are listed */
+    CHECK(!pt_hw_load(&hw, "H300", &err));
+    CHECK_STR(err.msg, "unknown hardware model \"H300\"; built-in: H100, H200, MI300X (or give "
+                       "a JSON file path)");
     CHECK(!pt_hw_load(&hw, "", &err));
     CHECK(!pt_hw_load(&hw, "/tmp", &err));
     CHECK_CONTAINS(err.msg, "is a directory");
@@ -441,6 +445,27 @@ static void test_duration(void)
                flops / hw.cost[PT_ST_MMA][PT_FP8_E4M3].rate, 1e-6);
 }
 
+/* Rates and bandwidths that cannot give finite times are refused at load time, naming the
+ * file, the field and the accepted range (1e-300 used to load and make every time inf). */
+static void test_finite_rates(void)
+{
+    pt_hw hw;
+    pt_error err;
+    CHECK(!load_str(&hw, "{\"base\": \"H200\", \"name\": \"x\", \"costs\": [{\"kind\": "
+                         "\"mma\", \"dtype\": \"*\", \"rate\": 1e-300}]}", &err));
+    CHECK_CONTAINS(err.msg, "t.json: $.costs[0].rate: 1e-300 is too small to give finite times; "
+                            "expected 0 (unsupported) or 1e-06 to 1e+09");
+    CHECK(!load_str(&hw, "{\"base\": \"H200\", \"name\": \"x\", \"hbm_gbps\": 1e-300}", &err));
+    CHECK_CONTAINS(err.msg, "t.json: $.hbm_gbps: 1e-300 is out of range; expected 1e-06 to");
+    CHECK(!load_str(&hw, "{\"base\": \"H200\", \"name\": \"x\", \"clock_ghz\": 1e-300}", &err));
+    CHECK_CONTAINS(err.msg, "t.json: $.clock_ghz: 1e-300 is out of range");
+    /* 0 still means "unsupported"; the limit itself loads */
+    CHECK_MSG(load_str(&hw, "{\"base\": \"H200\", \"name\": \"x\", \"costs\": [{\"kind\": "
+                            "\"mma\", \"dtype\": \"*\", \"rate\": 1e-6}, {\"kind\": \"mma\", "
+                            "\"dtype\": \"fp8-e4m3\", \"rate\": 0}]}", &err), "%s", err.msg);
+    CHECK_STR(hw.file, "t.json");
+}
+
 int main(void)
 {
     PTEST_RUN(test_builtins);
@@ -451,5 +476,6 @@ int main(void)
     PTEST_RUN(test_bad_inputs);
     PTEST_RUN(test_robustness);
     PTEST_RUN(test_duration);
+    PTEST_RUN(test_finite_rates);
     PTEST_END();
 }

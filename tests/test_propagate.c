@@ -165,11 +165,67 @@ static void low_bit_refusal(void)
     CHECK_CONTAINS(e.msg, "expected a dequantize op");
 }
 
+/* One limit for consumer warpgroups (PT_MAX_WARPGROUPS = 7): --tile, Propagate, graph
+ * defaults and sProgram files all accept 7 and refuse 8 with the same range. */
+static void warpgroup_limit(void)
+{
+    pt_graph g;
+    pt_error e = {{0}};
+    if (!load(&g, "gemm_f16", NULL))
+        return;
+    pt_tiling t, out;
+    pt_tiling_defaults(&g, &t);
+    CHECK_MSG(pt_tiling_parse(&g, "wg=7", "--tile", &t, &e), "%s", e.msg);
+    CHECK(t.warpgroups == 7);
+    CHECK_MSG(pt_propagate(&g, &t, &out, &e), "%s", e.msg);
+    CHECK(!pt_tiling_parse(&g, "wg=8", "--tile", &t, &e));
+    CHECK_CONTAINS(e.msg, "expected 1 to 7 consumer warpgroups");
+    t.warpgroups = 8;
+    CHECK(!pt_propagate(&g, &t, &out, &e));
+    CHECK_CONTAINS(e.msg, "8 consumer warpgroups; expected 1 to 7");
+    const char *text = pt_embedded_find(pt_embedded_examples, "gemm_f16");
+    char buf[8192];
+    const char *at = strstr(text, "\"warpgroups\": 2");
+    CHECK(at != NULL && strlen(text) < sizeof buf);
+    if (!at || strlen(text) >= sizeof buf)
+        return;
+    snprintf(buf, sizeof buf, "%.*s\"warpgroups\": 7%s", (int)(at - text), text,
+             at + strlen("\"warpgroups\": 2"));
+    CHECK_MSG(pt_graph_load_text(&g, "g7.json", buf, strlen(buf), NULL, &e), "%s", e.msg);
+    buf[at - text + strlen("\"warpgroups\": ")] = '8';
+    CHECK(!pt_graph_load_text(&g, "g8.json", buf, strlen(buf), NULL, &e));
+    CHECK_CONTAINS(e.msg, "g8.json: $.defaults.warpgroups: 8 is out of range; expected 1 to 7");
+}
+
+/* Tiles may exceed their axis, so their product is checked on its own: six tiles of 4096
+ * (2^72 elements) used to overflow int64 in partition. */
+static void tile_product_limit(void)
+{
+    const char *text = "{\"name\": \"r6\", \"axes\": {\"a\": 2, \"b\": 2, \"c\": 2, \"d\": 2, "
+                       "\"e\": 2, \"f\": 2}, \"tensors\": {\"X\": {\"axes\": [\"a\", \"b\", \"c\", "
+                       "\"d\", \"e\", \"f\"], \"dtype\": \"f16\", \"role\": \"input\"}, \"Y\": "
+                       "{\"axes\": [\"a\", \"b\", \"c\", \"d\", \"e\", \"f\"], \"dtype\": \"f16\", "
+                       "\"role\": \"output\"}}, \"ops\": [{\"op\": \"copy\", \"in\": [\"X\"], "
+                       "\"out\": \"Y\"}]}";
+    pt_graph g;
+    pt_error e = {{0}};
+    CHECK_MSG(pt_graph_load_text(&g, "r6.json", text, strlen(text), NULL, &e), "%s", e.msg);
+    pt_tiling t, out;
+    pt_tiling_defaults(&g, &t);
+    CHECK(pt_tiling_parse(&g, "a=4096,b=4096,c=4096,d=4096,e=4096,f=4096", "--tile", &t, &e));
+    CHECK(!pt_propagate(&g, &t, &out, &e));
+    CHECK_CONTAINS(e.msg, "r6.json: tiling: the tile of tensor \"X\" has more than 2^46 elements");
+    pt_stask_graph sg;
+    CHECK(!pt_partition(&sg, &g, &t, &e));
+}
+
 int main(void)
 {
     PTEST_RUN(gemm_tiles);
     PTEST_RUN(fa_tiles);
     PTEST_RUN(every_example_partitions);
     PTEST_RUN(low_bit_refusal);
+    PTEST_RUN(warpgroup_limit);
+    PTEST_RUN(tile_product_limit);
     PTEST_END();
 }

@@ -460,6 +460,26 @@ static void test_errors(void)
     fx_free(f);
 }
 
+/* A model built in code with a rate the loader would refuse (1e-320 flop/ns) makes times
+ * infinite: the simulator refuses it, naming the model, instead of handing inf to the
+ * writers. A cost missing for a dtype names the model's file and the $.costs entry wanted. */
+static void test_not_finite(void)
+{
+    fixture *f = chain_fixture();
+    pt_timeline tl = {0};
+    pt_error err = {""};
+    strcpy(f->hw.file, "tiny.json");
+    f->hw.cost[PT_ST_MMA][f->sg.tasks[1].dtype].rate = 1e-320; /* 1e5 flop / 1e-320 = inf */
+    CHECK(!pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err));
+    CHECK_CONTAINS(err.msg, "tiny.json: simulate: the predicted times with hardware model testhw "
+                            "are not finite numbers");
+    CHECK(tl.spans == NULL);
+    f->hw.cost[PT_ST_MMA][f->sg.tasks[1].dtype].rate = 0;
+    CHECK(!pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err));
+    CHECK_CONTAINS(err.msg, "tiny.json: $.costs: hardware model testhw has no cost for mma");
+    fx_free(f);
+}
+
 /* The TMA's in-flight bound holds a copy until an outstanding one completes. */
 static void test_tma_in_flight(void)
 {
@@ -738,6 +758,7 @@ int main(void)
     PTEST_RUN(test_deadlock);
     PTEST_RUN(test_unplaced);
     PTEST_RUN(test_errors);
+    PTEST_RUN(test_not_finite);
     PTEST_RUN(test_tma_in_flight);
     PTEST_RUN(test_kernel);
     PTEST_RUN(test_speed);

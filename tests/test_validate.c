@@ -124,6 +124,12 @@ static void test_placement(void)
     f.p.lanes[0].entries[2].offset = 1;
     CHECK(!run(&f));
     EXPECT_PROBLEM(&f.r, "load.B is placed more than once", "tma");
+    /* each problem about an element names its JSON path in the sProgram file format */
+    bool pathed = false;
+    for (int i = 0; i < f.r.n_problems; i++)
+        pathed |= strncmp(f.r.problems[i], "$.lanes[0].order[", 17) == 0 &&
+                  strstr(f.r.problems[i], "load.B is placed more than once") != NULL;
+    CHECK(pathed);
     EXPECT_PROBLEM(&f.r, "store.C has offset 1", "loop-body");
     EXPECT_PROBLEM(&f.r, "load.A is not placed", NULL);
     f.p.lanes[0].entries[0].stask = A;
@@ -140,9 +146,20 @@ static void test_missing_wait(void)
     int A = find(&f.sg, "load.A"), M = find(&f.sg, "mma.C.wg0");
     CHECK(pt_unwait(&f.p, M, A, 0));
     CHECK(!run(&f));
-    CHECK_STR(f.err.msg, "mma.C.wg0 reads load.A but has no Wait on it (lanes tc.wg0 and tma)");
-    /* a Wait on an older iteration does not cover a same-iteration read */
-    int one = 1, zero = 0;
+    CHECK_STR(f.err.msg, "$.waits: mma.C.wg0 reads load.A but has no Wait on it (lanes tc.wg0 "
+                         "and tma)");
+    /* a Wait on an older iteration does not cover a same-iteration read: it is there, so it
+     * is named as out of range (with its JSON path and the accepted range), not missing */
+    int one = 1, eight = 8, zero = 0;
+    CHECK(pt_wait(&f.p, &f.sg, M, &A, &eight, 1, &f.err));
+    CHECK(!run(&f));
+    char want[160];
+    snprintf(want, sizeof want, "$.waits[%d].distance: the Wait of mma.C.wg0 on load.A is at "
+             "distance 8, out of range for this dependency", f.p.n_waits - 1);
+    CHECK_CONTAINS(f.err.msg, want);
+    CHECK_CONTAINS(f.err.msg, "expected a distance from 0 to 0");
+    CHECK(strstr(f.err.msg, "has no Wait") == NULL);
+    CHECK(pt_unwait(&f.p, M, A, 8));
     CHECK(pt_wait(&f.p, &f.sg, M, &A, &one, 1, &f.err));
     CHECK(!run(&f));
     CHECK(pt_wait(&f.p, &f.sg, M, &A, &zero, 1, &f.err));

@@ -70,8 +70,9 @@ static void write_span(strbuf *b, const pt_span *sp, const pt_sprogram *p,
     sb_json_string(b, t->id);
     sb_printf(b, ",\"iter\":%lld,\"kind\":", (long long)sp->iter);
     sb_json_string(b, pt_stask_kind_name(t->kind));
-    sb_printf(b, ",\"issue_ns\":%.17g,\"bytes\":%lld,\"flops\":%lld}}", sp->issue_ns,
-              (long long)t->bytes, (long long)t->flops);
+    sb_printf(b, ",\"issue_ns\":");
+    sb_json_number(b, sp->issue_ns); /* null, never inf/nan: JSON has neither */
+    sb_printf(b, ",\"bytes\":%lld,\"flops\":%lld}}", (long long)t->bytes, (long long)t->flops);
 }
 
 /* Slot of (stask, iter) in a table of every instance, or -1 when outside the graph. */

@@ -5,6 +5,7 @@
  * through casts of the buffer), after its size has been checked against its own header, so a
  * truncated or corrupt file is refused with one line and never read past its end. */
 #include "measured.h"
+#include "json_util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -366,37 +367,11 @@ bool pt_measured_load_file(pt_measured *m, const char *path, int n_stasks, int n
                            pt_error *err)
 {
     memset(m, 0, sizeof *m);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return pt_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    const size_t max = (size_t)256 << 20;
-    size_t cap = 1 << 20, n = 0;
-    unsigned char *buf = malloc(cap);
-    bool ok = buf != NULL;
-    while (ok) {
-        if (n == cap) {
-            if (cap >= max) {
-                ok = pt_fail(err, "%s: is larger than 256 MiB; expected a trace buffer", path);
-                break;
-            }
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                ok = false;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (ok && ferror(f))
-        ok = pt_fail(err, "%s: cannot read: %s", path, strerror(errno));
-    else if (!buf)
-        pt_fail(err, "%s: out of memory", path);
-    fclose(f);
+    char *text = NULL;
+    size_t n = 0;
+    /* The shared reader: regular files only (a FIFO must not hang the profiler). */
+    bool ok = pt_read_file_limit(path, (size_t)256 << 20, &text, &n, err);
+    unsigned char *buf = (unsigned char *)text;
     ok = ok && buf && pt_measured_parse(m, path, buf, n, n_stasks, n_lanes, err);
     free(buf);
     return ok;

@@ -437,7 +437,7 @@ static bool copy_file(const char *from, const char *to, pt_error *err)
         ok = false;
     free(text);
     if (!ok)
-        return pt_fail(err, "%s: cannot write: %s", to, strerror(errno));
+        return pt_fail(err, "%s: write failed: %s", to, strerror(errno));
     return true;
 }
 

@@ -566,20 +566,9 @@ static cJSON *sniff_json(const char *path)
     return root;
 }
 
-/* Whether the file's top-level "format" is `format`. */
-static bool has_format(const char *path, const char *format)
-{
-    cJSON *root = sniff_json(path);
-    const cJSON *f = root ? cJSON_GetObjectItemCaseSensitive(root, "format") : NULL;
-    bool yes = cJSON_IsString(f) && f->valuestring && strcmp(f->valuestring, format) == 0;
-    cJSON_Delete(root);
-    return yes;
-}
-
 bool pt_explorer_is_sprogram_file(const char *path)
 {
-    /* Graph files carry a "format" too ("pipethreader.graph"): only an sProgram's counts. */
-    return has_format(path, "pipethreader.sprogram");
+    return pt_file_sniff(path) == PT_FILE_SPROGRAM;
 }
 
 bool pt_explorer_sprogram_graph_embedded(const char *path)
@@ -633,7 +622,7 @@ static int cmp_span_start(const void *a, const void *b)
 
 bool pt_explorer_is_trace_file(const char *path)
 {
-    return has_format(path, PT_TRACE_FORMAT);
+    return pt_file_sniff(path) == PT_FILE_TRACE;
 }
 
 /* The model's sTask index of the trace's sTask k, or -1. */

@@ -49,6 +49,19 @@ while read -r name graph set tile edits; do
     regs=$(grep -oE "Used [0-9]+ registers" "$d/ptxas.txt" | head -1)
     echo "ok   $name ($regs, no spills)"
 done <"$here/variants.txt"
+# A graph name that is no C identifier (issue 12): "gemm-f16.v2" gives the kernel
+# pt_gemm_f16_v2, and kernel and launcher compile.
+"$cli" examples gemm_f16 | sed 's/"name": "gemm_f16"/"name": "gemm-f16.v2"/' >"$tmp/gv2.json"
+if ! "$cli" codegen "$tmp/gv2.json" --set M=512,N=512,K=512 -o "$tmp/gv2" >"$tmp/gen.log" 2>&1; then
+    echo "FAIL gemm-f16.v2: generation: $(cat "$tmp/gen.log")"; fails=$((fails + 1))
+elif ! "$NVCC" -cubin -O3 -gencode=arch=compute_90a,code=sm_90a -Werror all-warnings \
+        -o "$tmp/gv2/kernel.cubin" "$tmp/gv2/kernel.cu" >"$tmp/gv2/nvcc.txt" 2>&1; then
+    echo "FAIL gemm-f16.v2: nvcc: $(head -c 1500 "$tmp/gv2/nvcc.txt")"; fails=$((fails + 1))
+elif ! gcc -std=c11 -Wall -Wextra -Werror -I"$CUDA_INC" -fsyntax-only "$tmp/gv2/launch.c" 2>"$tmp/gv2/gcc.txt"; then
+    echo "FAIL gemm-f16.v2: launch.c: $(head -c 800 "$tmp/gv2/gcc.txt")"; fails=$((fails + 1))
+elif ! grep -q "^pt_gemm_f16_v2(" "$tmp/gv2/kernel.cu"; then
+    echo "FAIL gemm-f16.v2: no kernel pt_gemm_f16_v2"; fails=$((fails + 1))
+else echo "ok   gemm-f16.v2 (kernel pt_gemm_f16_v2 compiles)"; fi
 # Refusals: each is one line, and nothing is written.
 if "$cli" codegen gemm_f16 --tile m=96,n=256,k=64,wg=2 --target sm90a -o "$tmp/refused" 2>"$tmp/err"; then
     echo "FAIL refusal: m=96 with 2 warpgroups was generated"; fails=$((fails + 1))
