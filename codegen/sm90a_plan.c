@@ -238,6 +238,17 @@ static bool plan_memory(sm90a_plan *pl, pt_error *err)
         REFUSE("needs %lld bytes of shared memory (with 1024 of alignment slack); %s allows %lld",
                (long long)pl->smem_dynamic, pl->hw->name, (long long)pl->hw->smem_per_block);
     int acc_regs = pl->mrep * (int)pl->BN / 2;
+    /* ptxas compiles every role under the cap __launch_bounds__(threads, 1) gives, 64K registers
+     * over the CTA's threads, whatever setmaxnreg grants later: a wgmma needs its accumulators
+     * plus about 26 registers of addresses and descriptors live at once (ptxas C7602 for
+     * m64n256 f32 in a 512-thread CTA: "register target of 154 or higher"). */
+    int cap = 65536 / (128 * (1 + pl->wgs));
+    if (acc_regs + 26 > cap)
+        REFUSE("%d consumer warpgroups with %d accumulator registers per thread (tile %lldx%lld): "
+               "ptxas compiles a %d-thread CTA with at most %d registers per thread and the wgmma "
+               "needs about %d; use a narrower n tile or fewer consumer warpgroups",
+               pl->wgs, acc_regs, (long long)pl->BM, (long long)pl->BN, 128 * (1 + pl->wgs), cap,
+               acc_regs + 26);
     for (int w = 0; w < pl->wgs; w++)
         if (pl->regs_consumer[w] < acc_regs + 24)
             REFUSE("consumer warpgroup %d has %d registers per thread; its %d accumulators need "

@@ -5,6 +5,7 @@
 # usage: test_cli.sh PATH/TO/pipethreader-cli
 set -u
 cli=$1
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -138,6 +139,11 @@ stderr_has 'nomma.json: $.costs: hardware model nomma has no cost for mma on f16
 # identifier through one mapping; names that could break out of a string or comment are
 # refused by the loader, naming the file and the field.
 "$cli" examples gemm_f16 | sed 's/"name": "gemm_f16"/"name": "gemm-f16.v2"/' >"$tmp/gv2.json"
+# Accepted by the validator, but a 512-thread CTA compiles with at most 128 registers per thread
+# and a wgmma m64n256 needs ~154 (ptxas C7602): the generator refuses it with the reason.
+expect 1 "3 warpgroups x n=256 refused by the generator" "$cli" codegen gemm_bf16 --set M=128,N=392,K=48 \
+    --program "$here/fixtures/gemm_bf16_192x256_wg3.sprogram.json" --target sm90a -o "$tmp/wg3"
+stderr_has "ptxas compiles a 512-thread CTA with at most 128 registers" "3 warpgroups x n=256: the reason"
 expect 0 "codegen of gemm-f16.v2" "$cli" codegen "$tmp/gv2.json" --set M=512,N=512,K=512 -o "$tmp/gv2"
 if grep -q "^pt_gemm_f16_v2(" "$tmp/gv2/kernel.cu" && ! grep -q "pt_gemm-f16" "$tmp/gv2/kernel.cu" "$tmp/gv2/launch.c" &&
    grep -qF 'cuModuleGetFunction(&f, mod, "pt_gemm_f16_v2")' "$tmp/gv2/launch.c"; then
