@@ -512,11 +512,23 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
     size_t len = 0;
     if (!pt_read_file(path, &text, &len, err))
         return false;
+    bool ok = pt_explorer_model_load_sprogram_text(m, path, text, len, graph_source, hw_name,
+                                                   err);
+    free(text);
+    if (ok)
+        snprintf(m->save_path, sizeof m->save_path, "%s", path);
+    return ok;
+}
+
+bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path,
+                                          const char *text, size_t len,
+                                          const char *graph_source, const char *hw_name,
+                                          pt_error *err)
+{
+    pt_explorer_model_clear(m);
     cJSON *root = pt_json_parse(path, text, len, err);
-    if (!root) {
-        free(text);
+    if (!root)
         return false;
-    }
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "graph");
     char gname[PT_NAME_MAX] = "";
     if (cJSON_IsString(g) && g->valuestring)
@@ -531,14 +543,11 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
             pt_fail(err, "%s: its graph '%s' is not a shipped example; open the graph file "
                          "first", path, gname[0] ? gname : "(none)");
     }
-    if (!ok) {
-        free(text);
+    if (!ok)
         return false;
-    }
     pt_sprogram np;
     pt_stask_graph nsg;
     ok = pt_sprogram_load_text(&np, &nsg, &m->graph, path, text, len, err);
-    free(text);
     if (!ok) {
         pt_explorer_model_clear(m);
         return false;
@@ -548,7 +557,6 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
         pt_explorer_model_clear(m);
         return false;
     }
-    snprintf(m->save_path, sizeof m->save_path, "%s", path);
     m->dirty = false;
     return true;
 }

@@ -85,6 +85,13 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
                                      const char *graph_source, const char *hw_name,
                                      pt_error *err);
 
+/* The same from text already read (an autosave's sProgram): `path` names it in errors; the
+ * model's save_path is left empty. */
+bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path,
+                                          const char *text, size_t len,
+                                          const char *graph_source, const char *hw_name,
+                                          pt_error *err);
+
 /* Load a trace file (pipethreader.trace v1 or v2): its graph must be an embedded example, which
  * is loaded with the default sProgram on the trace's hardware (else hw_name) and simulated;
  * when the trace has a measured side, the overlay fields above are filled. False with err on
