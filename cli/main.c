@@ -76,11 +76,12 @@ static const struct {
      "                   pass its stdout back, e.g.\n"
      "                   ssh gpu 'd=$(mktemp -d) && tar -xf - -C \"$d\" && cd \"$d\" && sh pt-run.sh; s=$?; rm -rf \"$d\"; exit $s'\n"
      "  --timeout S      seconds the kernel runs may take before they count as hung (default 60)\n"
-     "  --build-timeout S  seconds the build (nvcc, make) may take (default 900); it is ended\n"
-     "                   there (by timeout(1), where installed) and here 10 s later\n"
-     "SIGINT (Ctrl+C), SIGTERM or SIGHUP ends the build and run (the whole process group here;\n"
-     "the remote command gets SIGTERM), removes the temporary files and exits with 128 + the\n"
-     "signal.\n"
+     "  --build-timeout S\n"
+     "                   seconds the build (nvcc, make) may take (default 900): pt-run.sh ends\n"
+     "                   it (with timeout(1), where installed), the watchdog here 10 s later\n"
+     "On SIGINT (Ctrl+C), SIGTERM or SIGHUP the build or run is ended (its whole process group\n"
+     "here, e.g. the --remote command: SIGTERM, then SIGKILL after 2 s), the temporary files\n"
+     "are removed, and the exit status is 128 + the signal.\n"
      "Without --remote it needs, here: the NVIDIA driver, a GPU, nvcc and make (built bundles\n"
      "are cached in $XDG_CACHE_HOME/pipethreader or ~/.cache/pipethreader).\n"},
     {"calibrate", verb_calibrate, "calibrate [--hw BASE] -o HW.json [--from RESULT.json] [--timeout S]",

@@ -87,8 +87,8 @@ static void run_job(gpointer data, gpointer user)
                                       g_strerror(errno)));
         char *base = g_path_get_basename(j->path);
         char *sid = session_of(base);
-        if (j->drop_lock_if_last && sid && (!session || strcmp(sid, session) != 0) &&
-            !session_has_autosaves(sid)) {
+        /* (only orphans are discarded, never this session's files: its lock stays) */
+        if (j->drop_lock_if_last && sid && !session_has_autosaves(sid)) {
             char *lock = g_strdup_printf("%s/%s.lock", dir, sid);
             g_unlink(lock);
             g_free(lock);
