@@ -52,7 +52,8 @@ static const char app_css[] =
     ".pt-error-banner button { color: #ffffff; }\n"
     /* the offer to recover autosaved edits: information, not an error */
     ".pt-recovery-banner { background-color: #1c71d8; color: #ffffff; padding: 6px 12px; }\n"
-    ".pt-recovery-banner label, .pt-recovery-banner image { color: #ffffff; }\n";
+    /* only its own text and icon: the buttons keep the theme's colours, readable */
+    ".pt-recovery-banner > label, .pt-recovery-banner > image { color: #ffffff; }\n";
 
 static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
 {
