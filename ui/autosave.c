@@ -280,7 +280,8 @@ GPtrArray *pt_autosave_find_orphans(void)
 
 /* ---- the file ----------------------------------------------------------------------------- */
 
-char *pt_autosave_compose(const pt_autosave_info *info, const char *sprogram_json)
+char *pt_autosave_compose(const pt_autosave_info *info, const char *sprogram_json,
+                          const char *graph_json)
 {
     cJSON *prog = cJSON_Parse(sprogram_json);
     if (!prog)
@@ -298,6 +299,9 @@ char *pt_autosave_compose(const pt_autosave_info *info, const char *sprogram_jso
     cJSON_AddStringToObject(root, "saved_at", at ? at : "");
     g_free(at);
     cJSON_AddItemToObject(root, "sprogram", prog);
+    cJSON *graph = graph_json ? cJSON_Parse(graph_json) : NULL;
+    if (graph)
+        cJSON_AddItemToObject(root, "graph", graph);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     char *out = text ? g_strdup(text) : NULL;
@@ -319,10 +323,12 @@ static bool get_string(const cJSON *root, const char *key, char *out, size_t cap
 }
 
 bool pt_autosave_read(const char *path, pt_autosave_info *info, char **sprogram_json,
-                      pt_error *err)
+                      char **graph_json, pt_error *err)
 {
     memset(info, 0, sizeof *info);
     *sprogram_json = NULL;
+    if (graph_json)
+        *graph_json = NULL;
     char *text = NULL;
     size_t len = 0;
     if (!pt_read_file(path, &text, &len, err))
@@ -355,6 +361,22 @@ bool pt_autosave_read(const char *path, pt_autosave_info *info, char **sprogram_
         cJSON_free(t);
         if (!*sprogram_json)
             ok = pt_fail(err, "%s: out of memory", path);
+    }
+    const cJSON *graph = ok ? cJSON_GetObjectItemCaseSensitive(root, "graph") : NULL;
+    if (ok && graph && !cJSON_IsObject(graph))
+        ok = pt_fail(err, "%s: $.graph: is %s; expected the operator graph object or no member",
+                     path, pt_json_type(graph));
+    if (ok && graph && graph_json) {
+        char *t = cJSON_Print(graph);
+        *graph_json = t ? g_strdup(t) : NULL;
+        cJSON_free(t);
+        if (!*graph_json)
+            ok = pt_fail(err, "%s: out of memory", path);
+    }
+    if (!ok) {
+        g_clear_pointer(sprogram_json, g_free);
+        if (graph_json)
+            g_clear_pointer(graph_json, g_free);
     }
     cJSON_Delete(root);
     return ok;

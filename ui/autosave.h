@@ -16,10 +16,13 @@
  *
  * The file: {"format": "pipethreader.autosave", "version": 1, "graph_source": "...",
  *            "hw": "...", "save_path": "...", "title": "...", "saved_at": "ISO 8601",
- *            "sprogram": {the sProgram, as docs/FORMAT-sprogram.md}}
+ *            "sprogram": {the sProgram, as docs/FORMAT-sprogram.md},
+ *            "graph": {the operator graph as loaded, docs/FORMAT-graph.md}}
  * graph_source: the graph file (absolute) or embedded example, "" when the sProgram's own
- * "graph" names the embedded example; hw: builtin name or hardware-model file; save_path: the
- * file the edits belong to ("" if never saved). */
+ * "graph" names the embedded example; "graph" (optional): a copy of a graph file as it was
+ * loaded, so the edits are recovered against the graph they were made on even when the file
+ * has changed or gone since; hw: builtin name or hardware-model file; save_path: the file the
+ * edits belong to ("" if never saved). */
 #ifndef PT_AUTOSAVE_H
 #define PT_AUTOSAVE_H
 
@@ -48,8 +51,10 @@ const char *pt_autosave_dir(void);
 /* A fresh autosave path for a window of this session (g_free). */
 char *pt_autosave_new_path(void);
 
-/* The autosave file's text (g_free), or NULL when sprogram_json is not JSON. */
-char *pt_autosave_compose(const pt_autosave_info *info, const char *sprogram_json);
+/* The autosave file's text (g_free), or NULL when sprogram_json is not JSON. graph_json (may
+ * be NULL) is the graph file's text, kept when it is JSON. */
+char *pt_autosave_compose(const pt_autosave_info *info, const char *sprogram_json,
+                          const char *graph_json);
 /* Queue writing text (taken, g_free'd) to path, and removing path; done in order. */
 void pt_autosave_write_async(const char *path, char *text);
 void pt_autosave_remove_async(const char *path);
@@ -61,10 +66,11 @@ char *pt_autosave_take_error(void);
 /* Autosaves of sessions that are not running, oldest first (free with g_ptr_array_unref;
  * the elements are paths). Stale locks of dead sessions without autosaves are removed. */
 GPtrArray *pt_autosave_find_orphans(void);
-/* Read an autosave: its info and its sProgram as JSON text (g_free). False with a one-line
- * error naming the file and what was expected. */
+/* Read an autosave: its info, its sProgram and (NULL when it has none) the copy of its graph
+ * as JSON text (g_free; graph_json may be NULL when not wanted). False with a one-line error
+ * naming the file and what was expected. */
 bool pt_autosave_read(const char *path, pt_autosave_info *info, char **sprogram_json,
-                      pt_error *err);
+                      char **graph_json, pt_error *err);
 /* Queue removing an orphan autosave (after anything queued before it) and, once its session
  * has no autosave left, that session's lock file. */
 void pt_autosave_discard(const char *path);

@@ -87,11 +87,20 @@ void pt_explorer_model_free(pt_explorer_model *m)
 bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char *hw_name,
                             pt_error *err)
 {
+    return pt_explorer_model_load_graph_text(m, source, NULL, hw_name, err);
+}
+
+bool pt_explorer_model_load_graph_text(pt_explorer_model *m, const char *source,
+                                       const char *graph_text, const char *hw_name,
+                                       pt_error *err)
+{
     pt_explorer_model_clear(m);
     struct stat st;
     const char *embedded = pt_embedded_find(pt_embedded_examples, source);
     bool ok;
-    if (stat(source, &st) != 0 && embedded)
+    if (graph_text)
+        ok = pt_graph_load_text(&m->graph, source, graph_text, strlen(graph_text), NULL, err);
+    else if (stat(source, &st) != 0 && embedded)
         ok = pt_graph_load_text(&m->graph, source, embedded, strlen(embedded), NULL, err);
     else
         ok = pt_graph_load_file(&m->graph, source, NULL, err);
@@ -512,8 +521,8 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
     size_t len = 0;
     if (!pt_read_file(path, &text, &len, err))
         return false;
-    bool ok = pt_explorer_model_load_sprogram_text(m, path, text, len, graph_source, hw_name,
-                                                   err);
+    bool ok = pt_explorer_model_load_sprogram_text(m, path, text, len, graph_source, NULL,
+                                                   hw_name, err);
     free(text);
     if (ok)
         snprintf(m->save_path, sizeof m->save_path, "%s", path);
@@ -522,8 +531,8 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
 
 bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path,
                                           const char *text, size_t len,
-                                          const char *graph_source, const char *hw_name,
-                                          pt_error *err)
+                                          const char *graph_source, const char *graph_text,
+                                          const char *hw_name, pt_error *err)
 {
     pt_explorer_model_clear(m);
     cJSON *root = pt_json_parse(path, text, len, err);
@@ -536,7 +545,7 @@ bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path
     cJSON_Delete(root);
     bool ok = false;
     if (graph_source) {
-        ok = pt_explorer_model_load(m, graph_source, hw_name, err);
+        ok = pt_explorer_model_load_graph_text(m, graph_source, graph_text, hw_name, err);
     } else {
         ok = load_embedded_named(m, gname, hw_name, err);
         if (!ok && !err->msg[0])

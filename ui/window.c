@@ -355,7 +355,7 @@ gboolean pt_window_open_sprogram_with_graph(PtWindow *self, const char *sprogram
         pt_explorer_model_free(next);
         return FALSE;
     }
-    win_autosave_note_source(self, graph);
+    win_autosave_note_source(self, graph, NULL);
     win_install_model(self, next);
     win_add_recent(sprogram);
     return TRUE;
@@ -379,7 +379,7 @@ gboolean pt_window_open(PtWindow *self, const char *source)
         pt_explorer_model_free(next);
         return FALSE;
     }
-    win_autosave_note_source(self, source);
+    win_autosave_note_source(self, source, NULL);
     win_install_model(self, next);
     win_add_recent(source);
     return TRUE;

@@ -19,14 +19,19 @@ void pt_window_set_autosave_delay(guint ms)
 }
 
 /* The graph a model came from, as an autosave records it (window_private.h). */
-void win_autosave_note_source(PtWindow *self, const char *source)
+void win_autosave_note_source(PtWindow *self, const char *source, const char *graph_text)
 {
     const char *s = source ? source : "";
+    g_clear_pointer(&self->autosave_graph_text, g_free);
     if (s[0] && g_file_test(s, G_FILE_TEST_IS_REGULAR)) {
         /* a trace or a saved sProgram names its graph itself (an embedded example) */
         if (pt_explorer_is_trace_file(s) || pt_explorer_is_sprogram_file(s))
             s = "";
+        else if (!graph_text) /* a copy of the graph as loaded: see autosave.h */
+            g_file_get_contents(s, &self->autosave_graph_text, NULL, NULL);
     }
+    if (graph_text)
+        self->autosave_graph_text = g_strdup(graph_text);
     char *abs = s[0] && g_file_test(s, G_FILE_TEST_IS_REGULAR) ? g_canonicalize_filename(s, NULL)
                                                                 : g_strdup(s);
     g_strlcpy(self->autosave_graph, abs, sizeof self->autosave_graph);
@@ -60,7 +65,7 @@ static void write_now(PtWindow *self)
     absolute(m->save_path, info.save_path, sizeof info.save_path);
     g_strlcpy(info.title, m->title, sizeof info.title);
     char *json = pt_explorer_model_to_json(m);
-    char *text = json ? pt_autosave_compose(&info, json) : NULL;
+    char *text = json ? pt_autosave_compose(&info, json, self->autosave_graph_text) : NULL;
     free(json);
     if (!text) {
         pt_window_show_error(self, "autosave: out of memory composing the sProgram; save your "
@@ -115,6 +120,7 @@ void win_autosave_dispose(PtWindow *self)
         pt_autosave_remove_async(self->autosave_path);
     self->autosave_written = FALSE;
     g_clear_pointer(&self->autosave_path, g_free);
+    g_clear_pointer(&self->autosave_graph_text, g_free);
     if (self->recovery_offers)
         g_clear_pointer(&self->recovery_offers, g_ptr_array_unref);
 }
@@ -152,7 +158,7 @@ static void show_offer(PtWindow *self)
     char more[48] = "";
     if (o->len > 1)
         g_snprintf(more, sizeof more, " (1 of %u)", o->len);
-    if (pt_autosave_read(path, &info, &json, &err)) {
+    if (pt_autosave_read(path, &info, &json, NULL, &err)) {
         char *base = info.save_path[0] ? g_path_get_basename(info.save_path) : NULL;
         char when[64] = "";
         if (info.saved_at[0]) {
@@ -206,24 +212,26 @@ const char *pt_window_get_recovery_text(PtWindow *self)
 static gboolean recover_into(PtWindow *target, const char *path, pt_error *err)
 {
     pt_autosave_info info;
-    char *json = NULL;
-    if (!pt_autosave_read(path, &info, &json, err))
+    char *json = NULL, *graph = NULL;
+    if (!pt_autosave_read(path, &info, &json, &graph, err))
         return FALSE;
     pt_explorer_model *next = pt_explorer_model_new();
     if (!next) {
         g_free(json);
+        g_free(graph);
         pt_fail(err, "out of memory");
         return FALSE;
     }
     char name[1200];
     g_snprintf(name, sizeof name, "%s ($.sprogram)", path);
-    gboolean ok = pt_explorer_model_load_sprogram_text(next, name, json, strlen(json),
-                                                       info.graph_source[0] ? info.graph_source
-                                                                            : NULL,
-                                                       info.hw[0] ? info.hw : target->hw_name,
-                                                       err);
+    /* the graph the edits were made on: its copy in the autosave, even where the file has
+     * changed since (what is on disk now may not fit the sProgram any more) */
+    gboolean ok = pt_explorer_model_load_sprogram_text(
+        next, name, json, strlen(json), info.graph_source[0] ? info.graph_source : NULL,
+        info.graph_source[0] ? graph : NULL, info.hw[0] ? info.hw : target->hw_name, err);
     g_free(json);
     if (!ok) {
+        g_free(graph);
         pt_explorer_model_free(next);
         return FALSE;
     }
@@ -233,7 +241,8 @@ static gboolean recover_into(PtWindow *target, const char *path, pt_error *err)
     /* target shows nothing yet, so this only selects the hardware (no re-simulation) */
     if (info.hw[0] && !g_str_equal(info.hw, target->hw_name))
         pt_window_set_hw(target, info.hw);
-    win_autosave_note_source(target, info.graph_source);
+    win_autosave_note_source(target, info.graph_source, graph);
+    g_free(graph);
     win_install_model(target, next);
     return TRUE;
 }

@@ -55,6 +55,7 @@ struct _PtWindow {
     gboolean autosave_written; /* it may be on disk (written, not removed since) */
     guint autosave_timer;      /* the debounce: pending write */
     char autosave_graph[1024]; /* the graph the model came from, as the autosave records it */
+    char *autosave_graph_text; /* that graph file's text as loaded (NULL: an embedded example) */
     GtkWidget *recovery_bar, *recovery_label;
     GPtrArray *recovery_offers; /* orphan autosaves still to offer (paths), first shown */
     char *recovery_text;        /* the bar's text while shown */
@@ -111,8 +112,9 @@ void win_on_recent_changed(GtkRecentManager *mgr, gpointer data);
 GtkWidget *win_build_recovery_bar(PtWindow *self);
 /* After any change of the model or its saved state (win_update_title_and_actions). */
 void win_autosave_changed(PtWindow *self);
-/* Before loading a model: the source it is loaded from (graph file, example, sProgram, trace). */
-void win_autosave_note_source(PtWindow *self, const char *source);
+/* Before loading a model: the source it is loaded from (graph file, example, sProgram, trace);
+ * graph_text (may be NULL): the graph's JSON when already at hand, else a graph file is read. */
+void win_autosave_note_source(PtWindow *self, const char *source, const char *graph_text);
 void win_autosave_dispose(PtWindow *self);
 void win_action_recover_autosave(GSimpleAction *a, GVariant *p, gpointer data);
 void win_action_discard_autosave(GSimpleAction *a, GVariant *p, gpointer data);

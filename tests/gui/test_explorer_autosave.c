@@ -4,7 +4,8 @@
  * bar, and Recover restores them (the same sProgram, marked modified, still belonging to the
  * saved file) or Discard deletes them. Also: a clean save, a clean close and opening another
  * document remove the autosave; the autosave of a running session is not offered; an
- * unreadable autosave is reported, naming the file, and kept.
+ * unreadable autosave is reported, naming the file, and kept; the graph file of the edits may be
+ * gone (the autosave keeps a copy).
  * $XDG_STATE_HOME points at a temporary directory for all of it. */
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "autosave.h"
+#include "embedded.h"
 #include "explorer_test.h"
 #include "window.h"
 
@@ -86,7 +88,8 @@ static void child_activate(GtkApplication *app, gpointer data)
     pt_window_set_autosave_delay(DELAY_MS);
     PtWindow *w = pt_window_new(app, "H100");
     gtk_window_present(GTK_WINDOW(w));
-    g_assert_true(pt_window_open(w, "gemm_f16"));
+    const char *graph = g_getenv("PT_TEST_CHILD_GRAPH");
+    g_assert_true(pt_window_open(w, graph && graph[0] ? graph : "gemm_f16"));
     char *doc = g_build_filename(doc_dir, "doc.sprogram.json", NULL);
     g_assert_true(pt_window_save_to(w, doc));
     g_free(doc);
@@ -114,21 +117,30 @@ static int run_child(void)
     return 3; /* not reached: the child dies in activate */
 }
 
-/* Run the child; its edited sProgram as JSON (g_free). */
-static char *crash_child(void)
+/* Run the child on graph (a file or example; NULL: gemm_f16); its edited sProgram as JSON
+ * (g_free). */
+static char *crash_child_on(const char *graph)
 {
     char *argv[] = {(char *)self_exe, "--crash-child", NULL};
+    char **env = g_environ_setenv(g_get_environ(), "PT_TEST_CHILD_GRAPH", graph ? graph : "",
+                                  TRUE);
     char *out = NULL, *errs = NULL;
     int status = 0;
     GError *e = NULL;
-    g_assert_true(g_spawn_sync(NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &errs,
+    g_assert_true(g_spawn_sync(NULL, argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &errs,
                                &status, &e));
+    g_strfreev(env);
     g_assert_no_error(e);
     if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
         g_error("the crash child did not die by SIGKILL (status %d): %s", status, errs);
     g_free(errs);
     g_assert_true(out && out[0] == '{');
     return out;
+}
+
+static char *crash_child(void)
+{
+    return crash_child_on(NULL);
 }
 
 /* ---- the tests ---------------------------------------------------------------------------- */
@@ -224,6 +236,41 @@ static void test_recover_into_new_window(void)
     g_free(edited);
 }
 
+/* The graph came from a file that is gone by the time of recovery: the autosave's copy of it
+ * serves. */
+static void test_graph_file_gone(void)
+{
+    char *graph = g_build_filename(doc_dir, "my-gemm.json", NULL);
+    const char *text = pt_embedded_find(pt_embedded_examples, "gemm_f16");
+    g_assert_nonnull(text);
+    g_assert_true(g_file_set_contents(graph, text, -1, NULL));
+    char *edited = crash_child_on(graph);
+    g_assert_cmpint(g_unlink(graph), ==, 0);
+    PtWindow *w = pt_window_new(GTK_APPLICATION(g_application_get_default()), "H200");
+    pt_window_offer_recovery(w);
+    g_assert_nonnull(pt_window_get_recovery_text(w));
+    act(w, "recover-autosave", NULL);
+    g_assert_null(pt_window_get_error(w));
+    pt_explorer_model *m = pt_window_get_model(w);
+    g_assert_true(m->have_prog && m->dirty);
+    g_assert_cmpstr(m->source, ==, graph);
+    char *j = pt_explorer_model_to_json(m);
+    g_assert_cmpstr(j, ==, edited);
+    free(j);
+    /* and its own autosave keeps the copy, for a second crash */
+    pt_autosave_flush();
+    char *saved = NULL;
+    g_assert_true(g_file_get_contents(pt_window_get_autosave_path(w), &saved, NULL, NULL));
+    g_assert_true(g_regex_match_simple("\"graph\":\\s*\\{", saved, 0, 0));
+    g_free(saved);
+    m->dirty = FALSE; /* as the prompt's Discard would */
+    gtk_window_destroy(GTK_WINDOW(w));
+    pt_autosave_flush();
+    g_assert_cmpint(count_autosaves(), ==, 0);
+    g_free(edited);
+    g_free(graph);
+}
+
 static void test_debounce_and_replace(void)
 {
     PtWindow *w = pt_window_new(GTK_APPLICATION(g_application_get_default()), "H200");
@@ -262,7 +309,7 @@ static void test_running_session_not_offered(void)
     g_strlcpy(info.hw, "H200", sizeof info.hw);
     g_strlcpy(info.title, "gemm_f16", sizeof info.title);
     char *j = prog_json();
-    char *text = pt_autosave_compose(&info, j);
+    char *text = pt_autosave_compose(&info, j, NULL);
     g_assert_true(g_file_set_contents(file, text, -1, NULL));
     pt_window_offer_recovery(win);
     g_assert_null(pt_window_get_recovery_text(win));
@@ -351,6 +398,7 @@ int main(int argc, char **argv)
     g_test_add_func("/autosave/recover", test_recover);
     g_test_add_func("/autosave/discard", test_discard);
     g_test_add_func("/autosave/recover-into-new-window", test_recover_into_new_window);
+    g_test_add_func("/autosave/graph-file-gone", test_graph_file_gone);
     g_test_add_func("/autosave/debounce-and-replace", test_debounce_and_replace);
     g_test_add_func("/autosave/running-session-not-offered", test_running_session_not_offered);
     g_test_add_func("/autosave/unreadable-kept", test_unreadable_kept);
