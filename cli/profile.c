@@ -273,7 +273,7 @@ int verb_profile(int argc, char **argv)
 out:
     remove_dir(dir);
 out_noclean:
-    if (cli_signal_caught())
+    if (cli_signal_caught() && rc != EXIT_OK) /* (a signal after the work was done: it stands) */
         rc = cli_signal_exit("profile");
     pt_alignment_free(&a);
     pt_measured_free(&m);

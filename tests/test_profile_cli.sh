@@ -22,6 +22,9 @@ out_has() { if grep -qF -- "$1" "$tmp/out"; then ok "$2"; else bad "$2: stdout l
 one_line() { n=$(wc -l <"$tmp/err"); if [ "$n" -eq 1 ]; then ok "$1: one line"; else bad "$1: $n lines on stderr: $(head -c 400 "$tmp/err")"; fi; }
 
 mkdir -p "$tmp/tmpd"
+# The sleeps of the fake commands are told apart from those of another run of this test (other
+# checkouts on the machine) by a fraction unique to this run.
+u=$$
 TMPDIR=$tmp/tmpd
 export TMPDIR
 G="gemm_f16 --set M=512,N=512,K=512"
@@ -113,13 +116,13 @@ one_line "illegal address"
 
 start=$(date +%s)
 # shellcheck disable=SC2086
-run 1 "hang" "$cli" profile $G -o "$tmp/h.json" --timeout 1 --remote "cat >/dev/null; echo 'PT-PHASE build'; echo 'PT-PHASE run'; echo 'PT-STEP trace-time' >&2; sleep 47; echo done"
+run 1 "hang" "$cli" profile $G -o "$tmp/h.json" --timeout 1 --remote "cat >/dev/null; echo 'PT-PHASE build'; echo 'PT-PHASE run'; echo 'PT-STEP trace-time' >&2; sleep 47.$u; echo done"
 took=$(( $(date +%s) - start ))
 err_has "timed out after 1 s: the kernel hung (mbarrier deadlock?) while timing the instrumented kernel" "hang message"
 one_line "hang"
 [ "$took" -le 30 ] && ok "the watchdog fired ($took s)" || bad "the watchdog took $took s"
 sleep 1
-if ps -eo args 2>/dev/null | grep -q '^sleep 47$'; then bad "the hung command's process group survived"; else ok "the hung command's process group was killed"; fi
+if ps -eo args 2>/dev/null | grep -q "^sleep 47\\.$u\$"; then bad "the hung command's process group survived"; else ok "the hung command's process group was killed"; fi
 
 # shellcheck disable=SC2086
 run 1 "build failure" "$cli" profile $G -o "$tmp/f.json" --remote "cat >/dev/null; echo 'PT-PHASE build'; echo 'kernel.cu(12): error: identifier \"x\" is undefined' >&2; echo 'PT-BUILD-FAILED'; exit 1"
@@ -134,7 +137,7 @@ one_line "contract"
 # --build-timeout governs the build (issue 12): a remote command that really runs pt-run.sh,
 # with an nvcc that hangs. pt-run.sh ends make after 2 s itself and says so; nothing is left.
 mkdir -p "$tmp/fakebin" "$tmp/remote"
-printf '#!/bin/sh\nsleep 4713\n' >"$tmp/fakebin/nvcc"
+printf '#!/bin/sh\nsleep 4713.%s\n' "$u" >"$tmp/fakebin/nvcc"
 chmod +x "$tmp/fakebin/nvcc"
 slow="d=\$(mktemp -d '$tmp/remote/r.XXXXXX') && tar -xf - -C \"\$d\" && cd \"\$d\" && PATH='$tmp/fakebin':\$PATH sh pt-run.sh; s=\$?; rm -rf \"\$d\"; exit \$s"
 run 0 "profile --help documents --build-timeout" "$cli" profile --help
@@ -148,18 +151,18 @@ err_has "the build did not finish in 2 s" "hung build message"
 one_line "hung build"
 [ "$took" -le 25 ] && ok "the build timeout fired ($took s)" || bad "the build timeout took $took s"
 sleep 1
-if ps -eo args 2>/dev/null | grep -q '^sleep 4713$'; then bad "the hung nvcc survived"; else ok "the hung nvcc was ended"; fi
+if ps -eo args 2>/dev/null | grep -q "^sleep 4713\\.$u\$"; then bad "the hung nvcc survived"; else ok "the hung nvcc was ended"; fi
 [ ! -e "$tmp/sb.json" ] && ok "hung build: nothing saved" || bad "hung build: a trace was saved"
 # Without pt-run.sh's own limit (a remote command that just hangs in the build), the watchdog
 # here ends it 10 s after --build-timeout.
 start=$(date +%s)
 # shellcheck disable=SC2086
-run 1 "a remote command hung in the build" "$cli" profile $G -o "$tmp/sb.json" --build-timeout 1 --remote "cat >/dev/null; echo 'PT-PHASE build'; sleep 4714; echo done"
+run 1 "a remote command hung in the build" "$cli" profile $G -o "$tmp/sb.json" --build-timeout 1 --remote "cat >/dev/null; echo 'PT-PHASE build'; sleep 4714.$u; echo done"
 took=$(( $(date +%s) - start ))
 err_has "the build (through --remote) did not finish in 1 s (killed)" "watchdog build message"
 [ "$took" -le 25 ] && ok "the build watchdog fired ($took s)" || bad "the build watchdog took $took s"
 sleep 1
-if ps -eo args 2>/dev/null | grep -q '^sleep 4714$'; then bad "the hung build's group survived"; else ok "the hung build's group was killed"; fi
+if ps -eo args 2>/dev/null | grep -q "^sleep 4714\\.$u\$"; then bad "the hung build's group survived"; else ok "the hung build's group was killed"; fi
 
 # SIGTERM / SIGINT to the CLI (issue 12): the remote command's process group is ended, the
 # temporary directory removed, and the CLI exits with 128 + the signal.
@@ -173,10 +176,11 @@ for sig in TERM INT; do
         else echo "skip SIGINT: env --default-signal is missing"; continue; fi
     fi
     # shellcheck disable=SC2086
-    $pre "$cli" profile $G -o "$tmp/sig.json" --remote "cat >/dev/null; echo 'PT-PHASE build'; sleep 4715; echo done" >"$tmp/out" 2>"$tmp/err" &
+    $pre "$cli" profile $G -o "$tmp/sig.json" --remote "cat >/dev/null; echo 'PT-PHASE build'; sleep 4715.$u; echo done" >"$tmp/out" 2>"$tmp/err" &
     pid=$!
     n=0
-    while ! ps -eo args 2>/dev/null | grep -q '^sleep 4715$' && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    while ! ps -eo args 2>/dev/null | grep -q "^sleep 4715\\.$u\$" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    [ $n -lt 100 ] && ok "SIG$sig: the remote command runs" || bad "SIG$sig: the remote command's sleep never showed"
     if [ -n "$(ls -A "$tmp/tmpd")" ]; then ok "SIG$sig: the temporary directory exists while it runs"; else bad "SIG$sig: no temporary directory while running"; fi
     kill -s "$sig" "$pid"
     n=0
@@ -187,7 +191,7 @@ for sig in TERM INT; do
     err_has "profile: stopped by SIG$sig" "SIG$sig: says so"
     one_line "SIG$sig"
     sleep 0.5
-    if ps -eo args 2>/dev/null | grep -q '^sleep 4715$'; then bad "SIG$sig: the remote command's child survived"; else ok "SIG$sig: the remote command's child was ended"; fi
+    if ps -eo args 2>/dev/null | grep -q "^sleep 4715\\.$u\$"; then bad "SIG$sig: the remote command's child survived"; else ok "SIG$sig: the remote command's child was ended"; fi
     left=$(ls -A "$tmp/tmpd")
     [ -z "$left" ] && ok "SIG$sig: temporary directory removed" || bad "SIG$sig: temporary files left: $left"
     [ ! -e "$tmp/sig.json" ] && ok "SIG$sig: nothing saved" || bad "SIG$sig: a trace was saved"
