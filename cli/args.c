@@ -39,6 +39,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         {"--chrome", "chrome", true}, {"--json", "json", false},   {"-q", "q", false},
         {"--width", "width", true},   {"--target", "target", true},
         {"--remote", "remote", true}, {"--timeout", "timeout", true},
+        {"--build-timeout", "build-timeout", true},
         {"--from", "from", true},     {"--top", "top", true},
         {"--budget", "budget", true}, {"--measure", "measure", true},
         {"--candidates", "candidates", true},
@@ -113,14 +114,17 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
                 return false;
             }
             o->budget_s = v;
-        } else if (!strcmp(n, "timeout")) {
+        } else if (!strcmp(n, "timeout") || !strcmp(n, "build-timeout")) {
             char *end;
             double s = strtod(val, &end);
             if (*end || end == val || !(s >= 1 && s <= 86400)) {
-                cli_error("%s: --timeout %s: expected seconds from 1 to 86400", o->verb, val);
+                cli_error("%s: --%s %s: expected seconds from 1 to 86400", o->verb, n, val);
                 return false;
             }
-            o->timeout_s = s;
+            if (n[0] == 't')
+                o->timeout_s = s;
+            else
+                o->build_timeout_s = s;
         }
         else if (!strcmp(n, "json")) o->json = true;
         else if (!strcmp(n, "q")) o->quiet = true;

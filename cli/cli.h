@@ -26,7 +26,8 @@ typedef struct {
     const char *calib_from;    /* --from RESULT.json (calibrate: a saved benchmark result) */
     bool no_graph;             /* set by verbs that take no GRAPH argument (calibrate) */
     const char *remote;        /* --remote 'CMD' (profile: run on another machine) */
-    double timeout_s;          /* --timeout S (profile: watchdog of the kernel run), 0 = default */
+    double timeout_s;          /* --timeout S (profile: limit of the kernel runs), 0 = default */
+    double build_timeout_s;    /* --build-timeout S (profile: limit of the build), 0 = default */
     int top;                   /* --top K (schedule), 0 = default */
     double budget_s;           /* --budget S (schedule), 0 = none */
     int measure;               /* --measure N (schedule: profile the best N on a GPU) */
@@ -71,6 +72,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_print_stask_graph(FILE *f, const cli_inputs *in);
 void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, int width);
 void cli_print_validation(FILE *f, const pt_validation *v);
+
+/* signals.c: verbs that run children stop cleanly on SIGINT, SIGTERM and SIGHUP. Install the
+ * handlers; pass cli_signal_cancelled as a runner request's cancelled(); once
+ * cli_signal_caught() is non-zero (the signal), clean up and return cli_signal_exit(verb),
+ * which says so on stderr and gives 128 + the signal. */
+void cli_signals_install(void);
+int cli_signal_caught(void);
+bool cli_signal_cancelled(void *ctx);
+int cli_signal_exit(const char *verb);
 
 int verb_partition(int argc, char **argv);
 int verb_program(int argc, char **argv);

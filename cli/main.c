@@ -45,7 +45,7 @@ static const struct {
      "  --target T       code generator: sm90a (Hopper: TMA, mbarrier, wgmma; the default)\n"
      "  -o DIR           the bundle directory\n"},
     {"schedule", verb_schedule,
-     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N [--candidates DIR]] [--target sm90a] [--remote 'CMD'] [--timeout S]",
+     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N [--candidates DIR]] [--target sm90a] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
      "The automatic scheduler: searches tile shapes (the reduction tile too), consumer\n"
      "warpgroups, stages, look-ahead and ping-pong pipelining, persistent or one-CTA-per-tile\n"
      "grids and rasterisation; each candidate gets the greedy intra-EU schedule, is validated\n"
@@ -57,11 +57,12 @@ static const struct {
      "  --target sm90a   keep only sPrograms the Hopper code generator emits\n"
      "  --measure N      compile, check and time N of the 64 best on the GPU (implies --target\n"
      "                   sm90a): the best predicted of each tile shape first, then of each\n"
-     "                   schedule; keep the fastest measured. --remote/--timeout as for profile\n"
+     "                   schedule; keep the fastest measured. --remote, --timeout,\n"
+     "                   --build-timeout and signals as for profile\n"
      "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
      "                   each: rank, predicted ns, description) instead of measuring them\n"},
     {"profile", verb_profile,
-     "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--remote 'CMD'] [--timeout S]",
+     "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
      "Validate and simulate an sProgram, generate its bundle, build and run it on a GPU: every\n"
      "output element is checked against the reference first (a wrong result is reported, never\n"
      "timed), then the kernel is timed (CUDA events; CUPTI records where CUPTI is installed),\n"
@@ -76,6 +77,12 @@ static const struct {
      "                   pass its stdout back, e.g.\n"
      "                   ssh gpu 'd=$(mktemp -d) && tar -xf - -C \"$d\" && cd \"$d\" && sh pt-run.sh; s=$?; rm -rf \"$d\"; exit $s'\n"
      "  --timeout S      seconds the kernel runs may take before they count as hung (default 60)\n"
+     "  --build-timeout S\n"
+     "                   seconds the build (nvcc, make) may take (default 900): pt-run.sh ends\n"
+     "                   it (with timeout(1), where installed), the watchdog here 10 s later\n"
+     "On SIGINT (Ctrl+C), SIGTERM or SIGHUP the build or run is ended (its whole process group\n"
+     "here, e.g. the --remote command: SIGTERM, then SIGKILL after 2 s), the temporary files\n"
+     "are removed, and the exit status is 128 + the signal.\n"
      "Without --remote it needs, here: the NVIDIA driver, a GPU, nvcc and make (built bundles\n"
      "are cached in $XDG_CACHE_HOME/pipethreader or ~/.cache/pipethreader).\n"},
     {"calibrate", verb_calibrate, "calibrate [--hw BASE] -o HW.json [--from RESULT.json] [--timeout S]",

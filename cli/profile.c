@@ -148,8 +148,10 @@ int verb_profile(int argc, char **argv)
 {
     cli_opts o = {.verb = "profile"};
     cli_inputs in = {0};
-    if (!cli_parse(argc, argv, "hw,tile,set,program,o,chrome,remote,timeout,q", &o))
+    if (!cli_parse(argc, argv, "hw,tile,set,program,o,chrome,remote,timeout,build-timeout,q", &o))
         return EXIT_USAGE;
+    /* From here on a SIGINT/SIGTERM/SIGHUP stops the run cleanly (signals.c). */
+    cli_signals_install();
     if (!o.out || !o.out[0]) {
         cli_error("profile: missing -o TRACE (the trace file to write); see profile --help");
         return EXIT_USAGE;
@@ -203,14 +205,21 @@ int verb_profile(int argc, char **argv)
         printf("%s: building and running %s...\n", what, o.remote ? "through --remote" : "here");
     fflush(stdout);
     pt_run_request rq = {.bundle_dir = dir, .remote = o.remote, .timeout_s = o.timeout_s,
-                         .trace = true, .what = what};
+                         .build_timeout_s = o.build_timeout_s, .trace = true, .what = what,
+                         .cancelled = cli_signal_cancelled};
+    if (cli_signal_caught())
+        goto out;
     if (!pt_runner_run(&rq, &r, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
+        if (!cli_signal_caught())
+            fprintf(stderr, "%s\n", err.msg);
         goto out;
     }
     pt_harness_result h;
     if (!pt_harness_parse(&h, "the harness's JSON line", r.json, strlen(r.json), &err)) {
-        fprintf(stderr, "%s: %s\n", what, err.msg);
+        /* say what came, not only what is wrong with it */
+        char got[200];
+        pt_excerpt(r.json, strlen(r.json), 96, got, sizeof got);
+        fprintf(stderr, "%s: %s; received \"%s\"\n", what, err.msg, got);
         goto out;
     }
     if (h.correct != 1 || r.harness_status == 3) {
@@ -264,6 +273,8 @@ int verb_profile(int argc, char **argv)
 out:
     remove_dir(dir);
 out_noclean:
+    if (cli_signal_caught() && rc != EXIT_OK) /* (a signal after the work was done: it stands) */
+        rc = cli_signal_exit("profile");
     pt_alignment_free(&a);
     pt_measured_free(&m);
     pt_run_result_free(&r);

@@ -59,13 +59,15 @@ static double measure_one(const cli_opts *o, const pt_schedule_candidate *c, con
     char what[256];
     snprintf(what, sizeof what, "schedule candidate %d (%s)", rank, c->desc);
     pt_run_request rq = {.bundle_dir = dir, .remote = o->remote, .timeout_s = o->timeout_s,
-                         .what = what};
+                         .build_timeout_s = o->build_timeout_s, .what = what,
+                         .cancelled = cli_signal_cancelled};
     pt_harness_result h;
     if (!pt_codegen_bundle(dir, &c->prog, &c->sg, hw, "sm90a", &k, &err) ||
         !pt_runner_run(&rq, &r, &err) || !r.json ||
-        !pt_harness_parse(&h, what, r.json, strlen(r.json), &err))
-        fprintf(stderr, "%s\n", err.msg[0] ? err.msg : "schedule: no result");
-    else if (h.correct != 1)
+        !pt_harness_parse(&h, what, r.json, strlen(r.json), &err)) {
+        if (!cli_signal_caught())
+            fprintf(stderr, "%s\n", err.msg[0] ? err.msg : "schedule: no result");
+    } else if (h.correct != 1)
         fprintf(stderr, "%s: wrong results (%lld of %lld elements differ); not timed\n", what,
                 (long long)h.mismatches, (long long)h.elements);
     else
@@ -169,7 +171,9 @@ static int write_candidates(const cli_opts *o, const pt_schedule_result *r, cons
 int verb_schedule(int argc, char **argv)
 {
     cli_opts o = {.verb = "schedule"};
-    if (!cli_parse(argc, argv, "hw,set,o,top,budget,measure,candidates,target,remote,timeout,q", &o))
+    if (!cli_parse(argc, argv,
+                   "hw,set,o,top,budget,measure,candidates,target,remote,timeout,build-timeout,q",
+                   &o))
         return EXIT_USAGE;
     if (o.candidates && o.measure <= 0) {
         cli_error("schedule: --candidates DIR needs --measure N (how many to write)");
@@ -215,6 +219,8 @@ int verb_schedule(int argc, char **argv)
         pt_schedule_result_free(&r);
         return rc;
     }
+    if (n_pick > 0)
+        cli_signals_install(); /* measuring runs children: a signal stops them cleanly */
     int shown = o.top > 0 ? o.top : 5;
     fprintf(out, "\n  #  predicted      TFLOP/s  %s sProgram\n", o.measure ? "measured  " : "");
     for (int i = 0; i < r.n; i++) {
@@ -223,7 +229,12 @@ int verb_schedule(int argc, char **argv)
             measure |= pick[j] == i;
         if (!measure && i >= shown)
             continue;
-        double ms = measure ? measure_one(&o, &r.best[i], &in.hw, i + 1) : NAN;
+        double ms = measure && !cli_signal_caught() ? measure_one(&o, &r.best[i], &in.hw, i + 1)
+                                                     : NAN;
+        if (cli_signal_caught()) {
+            pt_schedule_result_free(&r);
+            return cli_signal_exit("schedule");
+        }
         if (isfinite(ms) && ms < best_ms) {
             best_ms = ms;
             chosen = i;

@@ -22,6 +22,9 @@ out_has() { if grep -qF -- "$1" "$tmp/out"; then ok "$2"; else bad "$2: stdout l
 one_line() { n=$(wc -l <"$tmp/err"); if [ "$n" -eq 1 ]; then ok "$1: one line"; else bad "$1: $n lines on stderr: $(head -c 400 "$tmp/err")"; fi; }
 
 mkdir -p "$tmp/tmpd"
+# The sleeps of the fake commands are told apart from those of another run of this test (other
+# checkouts on the machine) by a fraction unique to this run.
+u=$$
 TMPDIR=$tmp/tmpd
 export TMPDIR
 G="gemm_f16 --set M=512,N=512,K=512"
@@ -113,13 +116,13 @@ one_line "illegal address"
 
 start=$(date +%s)
 # shellcheck disable=SC2086
-run 1 "hang" "$cli" profile $G -o "$tmp/h.json" --timeout 1 --remote "cat >/dev/null; echo 'PT-PHASE build'; echo 'PT-PHASE run'; echo 'PT-STEP trace-time' >&2; sleep 47; echo done"
+run 1 "hang" "$cli" profile $G -o "$tmp/h.json" --timeout 1 --remote "cat >/dev/null; echo 'PT-PHASE build'; echo 'PT-PHASE run'; echo 'PT-STEP trace-time' >&2; sleep 47.$u; echo done"
 took=$(( $(date +%s) - start ))
 err_has "timed out after 1 s: the kernel hung (mbarrier deadlock?) while timing the instrumented kernel" "hang message"
 one_line "hang"
 [ "$took" -le 30 ] && ok "the watchdog fired ($took s)" || bad "the watchdog took $took s"
 sleep 1
-if ps -eo args 2>/dev/null | grep -q '^sleep 47$'; then bad "the hung command's process group survived"; else ok "the hung command's process group was killed"; fi
+if ps -eo args 2>/dev/null | grep -q "^sleep 47\\.$u\$"; then bad "the hung command's process group survived"; else ok "the hung command's process group was killed"; fi
 
 # shellcheck disable=SC2086
 run 1 "build failure" "$cli" profile $G -o "$tmp/f.json" --remote "cat >/dev/null; echo 'PT-PHASE build'; echo 'kernel.cu(12): error: identifier \"x\" is undefined' >&2; echo 'PT-BUILD-FAILED'; exit 1"
@@ -130,6 +133,99 @@ one_line "build failure"
 run 1 "a command that ignores the contract" "$cli" profile $G -o "$tmp/f.json" --remote "cat >/dev/null; echo hello; exit 5"
 err_has "the remote command exited with status 5 without running pt-run.sh" "contract message"
 one_line "contract"
+
+# --build-timeout governs the build (issue 12): a remote command that really runs pt-run.sh,
+# with an nvcc that hangs. pt-run.sh ends make after 2 s itself and says so; nothing is left.
+mkdir -p "$tmp/fakebin" "$tmp/remote"
+printf '#!/bin/sh\nsleep 4713.%s\n' "$u" >"$tmp/fakebin/nvcc"
+chmod +x "$tmp/fakebin/nvcc"
+slow="d=\$(mktemp -d '$tmp/remote/r.XXXXXX') && tar -xf - -C \"\$d\" && cd \"\$d\" && PATH='$tmp/fakebin':\$PATH sh pt-run.sh; s=\$?; rm -rf \"\$d\"; exit \$s"
+run 0 "profile --help documents --build-timeout" "$cli" profile --help
+out_has "--build-timeout S" "--help: --build-timeout"
+run 2 "profile --build-timeout 0" "$cli" profile gemm_f16 -o "$tmp/x.json" --build-timeout 0
+start=$(date +%s)
+# shellcheck disable=SC2086
+run 1 "a hung build" "$cli" profile $G -o "$tmp/sb.json" --build-timeout 2 --remote "$slow"
+took=$(( $(date +%s) - start ))
+err_has "the build did not finish in 2 s" "hung build message"
+one_line "hung build"
+[ "$took" -le 25 ] && ok "the build timeout fired ($took s)" || bad "the build timeout took $took s"
+sleep 1
+if ps -eo args 2>/dev/null | grep -q "^sleep 4713\\.$u\$"; then bad "the hung nvcc survived"; else ok "the hung nvcc was ended"; fi
+[ ! -e "$tmp/sb.json" ] && ok "hung build: nothing saved" || bad "hung build: a trace was saved"
+# Without pt-run.sh's own limit (a remote command that just hangs in the build), the watchdog
+# here ends it 10 s after --build-timeout.
+start=$(date +%s)
+# shellcheck disable=SC2086
+run 1 "a remote command hung in the build" "$cli" profile $G -o "$tmp/sb.json" --build-timeout 1 --remote "cat >/dev/null; echo 'PT-PHASE build'; sleep 4714.$u; echo done"
+took=$(( $(date +%s) - start ))
+err_has "the build (through --remote) did not finish in 1 s (killed)" "watchdog build message"
+[ "$took" -le 25 ] && ok "the build watchdog fired ($took s)" || bad "the build watchdog took $took s"
+sleep 1
+if ps -eo args 2>/dev/null | grep -q "^sleep 4714\\.$u\$"; then bad "the hung build's group survived"; else ok "the hung build's group was killed"; fi
+
+# SIGTERM / SIGINT to the CLI (issue 12): the remote command's process group is ended, the
+# temporary directory removed, and the CLI exits with 128 + the signal.
+for sig in TERM INT; do
+    case $sig in TERM) want=143 ;; INT) want=130 ;; esac
+    # A script's background job starts with SIGINT ignored (and the CLI keeps it so): undo that
+    # for the test with env --default-signal (coreutils 8.31 or newer).
+    pre=""
+    if [ "$sig" = INT ]; then
+        if env --default-signal=INT true 2>/dev/null; then pre="env --default-signal=INT"
+        else echo "skip SIGINT: env --default-signal is missing"; continue; fi
+    fi
+    # shellcheck disable=SC2086
+    $pre "$cli" profile $G -o "$tmp/sig.json" --remote "cat >/dev/null; echo 'PT-PHASE build'; sleep 4715.$u; echo done" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    n=0
+    while ! ps -eo args 2>/dev/null | grep -q "^sleep 4715\\.$u\$" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    [ $n -lt 100 ] && ok "SIG$sig: the remote command runs" || bad "SIG$sig: the remote command's sleep never showed"
+    if [ -n "$(ls -A "$tmp/tmpd")" ]; then ok "SIG$sig: the temporary directory exists while it runs"; else bad "SIG$sig: no temporary directory while running"; fi
+    kill -s "$sig" "$pid"
+    n=0
+    while kill -0 "$pid" 2>/dev/null && [ $n -lt 150 ]; do sleep 0.1; n=$((n + 1)); done
+    if kill -0 "$pid" 2>/dev/null; then bad "SIG$sig: the CLI still runs 15 s later"; kill -s KILL "$pid"; fi
+    wait "$pid"; got=$?
+    [ "$got" -eq "$want" ] && ok "SIG$sig: exit $want" || bad "SIG$sig: exit $got, wanted $want: $(head -c 400 "$tmp/err")"
+    err_has "profile: stopped by SIG$sig" "SIG$sig: says so"
+    one_line "SIG$sig"
+    sleep 0.5
+    if ps -eo args 2>/dev/null | grep -q "^sleep 4715\\.$u\$"; then bad "SIG$sig: the remote command's child survived"; else ok "SIG$sig: the remote command's child was ended"; fi
+    left=$(ls -A "$tmp/tmpd")
+    [ -z "$left" ] && ok "SIG$sig: temporary directory removed" || bad "SIG$sig: temporary files left: $left"
+    [ ! -e "$tmp/sig.json" ] && ok "SIG$sig: nothing saved" || bad "SIG$sig: a trace was saved"
+done
+
+# A garbled reply (issue 12): the harness's JSON line without its newline, so the trace header
+# is glued to it; and a result line of binary junk. Say what came and what was expected.
+awk '/^PT-RESULT /{printf "%s", $0; next} {print}' "$fk/reply.txt" >"$fk/reply_glued.txt"
+# shellcheck disable=SC2086
+run 1 "a trace header glued to the JSON line" "$cli" profile $G -o "$tmp/g.json" --remote "cat >/dev/null; cat '$fk/reply_glued.txt'"
+err_has 'the trace buffer did not arrive: expected a line "PT-TRACE base64|hex BYTES", its data and "PT-TRACE-END"; received a garbled line "PT-RESULT {' "glued: what was expected and received"
+err_has "another PT- line is glued into it at byte" "glued: where"
+one_line "glued"
+# pt-run.sh itself keeps the JSON line a line of its own: a fake toolchain whose harness prints
+# its JSON without a final newline (result.json has none) and writes the trace buffer.
+mkdir -p "$tmp/fakebin2"
+printf '#!/bin/sh\nexit 0\n' >"$tmp/fakebin2/nvcc"
+{
+    echo '#!/bin/sh'
+    echo "printf '#!/bin/sh\\nwhile [ \$# -gt 0 ]; do [ \"\$1\" = --trace ] && cp \"$fk/trace.bin\" \"\$2\"; shift; done\\ncat \"$fk/result.json\"\\n' >harness"
+    echo 'chmod +x harness'
+} >"$tmp/fakebin2/make"
+chmod +x "$tmp/fakebin2/nvcc" "$tmp/fakebin2/make"
+fakerun="d=\$(mktemp -d '$tmp/remote/r.XXXXXX') && tar -xf - -C \"\$d\" && cd \"\$d\" && PATH='$tmp/fakebin2':\$PATH sh pt-run.sh; s=\$?; rm -rf \"\$d\"; exit \$s"
+# shellcheck disable=SC2086
+run 0 "pt-run.sh with a harness whose JSON has no final newline" "$cli" profile $G -o "$tmp/n.json" --remote "$fakerun"
+out_has "kernel time: predicted" "no final newline: profiled"
+printf 'PT-PHASE build\nPT-CUPTI 1\nPT-PHASE run\nPT-EXIT 0\nPT-RESULT \001\002\377garbage"\n' >"$fk/reply_junk.txt"
+# shellcheck disable=SC2086
+run 1 "a result line of junk" "$cli" profile $G -o "$tmp/g.json" --remote "cat >/dev/null; cat '$fk/reply_junk.txt'"
+err_has 'received "PT-RESULT \x01\x02\xffgarbage\""' "junk: the bytes received, escaped"
+err_has "the harness's JSON line is garbled: expected \"PT-RESULT\" and one JSON object" "junk: what was expected"
+one_line "junk"
+[ ! -e "$tmp/g.json" ] && ok "garbled: nothing saved" || bad "garbled: a trace was saved"
 
 left=$(ls -A "$tmp/tmpd")
 [ -z "$left" ] && ok "no temporary files left" || bad "temporary files left: $left"

@@ -228,6 +228,27 @@ static bool supervise(char *const argv[], const char *cwd, int in_fd, double fir
         if (out->full) /* a runaway reply: stop it */
             break;
     }
+    if (ci->cancelled) {
+        /* The caller is being stopped (the user's Ctrl+C, a SIGTERM): ask the group to end
+         * first, so that a remote command (ssh) can tear down its side, then make sure. */
+        kill(-pid, SIGTERM);
+        for (int i = 0; i < 40; i++) {
+            int st0;
+            pid_t w = waitpid(pid, &st0, WNOHANG);
+            if (w == pid) {
+                kill(-pid, SIGKILL); /* the leader is gone: anything left of its group */
+                for (int k = 0; k < 2; k++)
+                    if (fds[k].fd >= 0)
+                        close(fds[k].fd);
+                ci->ended = now_s();
+                ci->status = WIFEXITED(st0) ? WEXITSTATUS(st0)
+                             : WIFSIGNALED(st0) ? 128 + WTERMSIG(st0) : -1;
+                return true;
+            }
+            struct timespec ts = {0, 50 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
     if (open_fds > 0 || ci->timed_out || ci->cancelled)
         kill(-pid, SIGKILL);
     for (int i = 0; i < 2; i++)
@@ -313,8 +334,9 @@ static char *run_script(const pt_run_request *rq)
              "# this bundle, runs its harness, and prints the results as PT- lines on stdout;\n"
              "# everything else goes to stderr.\n"
              "PT_TIMEOUT=%d\n"
+             "PT_BUILD_TIMEOUT=%d\n"
              "PT_TRACE=%d\n",
-             (int)ceil(rq->timeout_s), rq->trace ? 1 : 0);
+             (int)ceil(rq->timeout_s), (int)ceil(rq->build_timeout_s), rq->trace ? 1 : 0);
     static const char body[] =
         "exec 3>&1 1>&2\n"
         "if ! command -v nvcc >/dev/null 2>&1; then\n"
@@ -332,8 +354,16 @@ static char *run_script(const pt_run_request *rq)
         "echo \"PT-PHASE build\" >&3\n"
         "targets=all\n"
         "[ \"$PT_TRACE\" = 1 ] && targets=\"all trace\"\n"
+        "# the build has its own limit here too, so a hung nvcc on a remote machine ends there\n"
+        "set -- make CUDA_PATH=\"$cuda\" CUPTI=$cupti\n"
+        "command -v timeout >/dev/null 2>&1 && set -- timeout -k 5 \"$PT_BUILD_TIMEOUT\" \"$@\"\n"
         "# shellcheck disable=SC2086\n"
-        "make CUDA_PATH=\"$cuda\" CUPTI=$cupti $targets || { echo \"PT-BUILD-FAILED\" >&3; exit 1; }\n"
+        "\"$@\" $targets\n"
+        "st=$?\n"
+        "if [ \"$st\" = 124 ] || [ \"$st\" = 137 ]; then\n"
+        "    echo \"PT-ERROR the build did not finish in $PT_BUILD_TIMEOUT s on $(hostname) (killed: the build timeout)\" >&3; exit 1\n"
+        "fi\n"
+        "[ \"$st\" = 0 ] || { echo \"PT-BUILD-FAILED\" >&3; exit 1; }\n"
         "echo \"PT-CUPTI $cupti\" >&3\n"
         "echo \"PT-PHASE run\" >&3\n"
         "res=pt-result.$$\n"
@@ -344,7 +374,9 @@ static char *run_script(const pt_run_request *rq)
         "command -v timeout >/dev/null 2>&1 && set -- timeout -k 5 \"$PT_TIMEOUT\" \"$@\"\n"
         "\"$@\" >\"$res\"\n"
         "echo \"PT-EXIT $?\" >&3\n"
-        "if [ -s \"$res\" ]; then printf 'PT-RESULT ' >&3; head -n 1 \"$res\" >&3; fi\n"
+        "# one line even when the harness's JSON has no final newline (else the next PT- line\n"
+        "# would be glued to it)\n"
+        "if [ -s \"$res\" ]; then printf 'PT-RESULT %s\\n' \"$(head -n 1 \"$res\")\" >&3; fi\n"
         "if [ -s \"$tf\" ]; then\n"
         "    n=$(wc -c <\"$tf\" | tr -d ' ')\n"
         "    if command -v base64 >/dev/null 2>&1; then\n"
@@ -723,7 +755,40 @@ typedef struct {
     bool phase_build, phase_run, build_failed, have_exit, have_cupti;
     int exit_status, cupti;
     char error[256];
+    /* The first line that is not what the contract allows: a "PT-" line of no known kind,
+     * another PT- marker glued inside a line (a JSON line without its newline), or a
+     * PT-RESULT that is not one JSON object. Reported when something expected is missing. */
+    bool garbled, garbled_result; /* garbled_result: the PT-RESULT line itself is not JSON */
+    char garbled_text[200];    /* its first bytes, escaped */
+    char garbled_why[160];     /* what is wrong with it */
 } reply_info;
+
+/* Note the first garbled line. */
+static void note_garbled(reply_info *ri, const char *line, size_t len, const char *why)
+{
+    if (ri->garbled)
+        return;
+    ri->garbled = true;
+    pt_excerpt(line, len, 96, ri->garbled_text, sizeof ri->garbled_text);
+    snprintf(ri->garbled_why, sizeof ri->garbled_why, "%s", why);
+}
+
+/* Where a PT- marker of the contract starts inside the line (after its first byte), or -1. */
+static long glued_marker(const char *line, size_t len)
+{
+    static const char *const marks[] = {"PT-PHASE ", "PT-BUILD-FAILED", "PT-ERROR ", "PT-CUPTI ",
+                                        "PT-EXIT ", "PT-RESULT ", "PT-TRACE", NULL};
+    for (size_t i = 1; i + 3 <= len; i++) {
+        if (memcmp(line + i, "PT-", 3) != 0)
+            continue;
+        for (int k = 0; marks[k]; k++) {
+            size_t m = strlen(marks[k]);
+            if (i + m <= len && memcmp(line + i, marks[k], m) == 0)
+                return (long)i;
+        }
+    }
+    return -1;
+}
 
 static bool next_line(const char *s, size_t n, size_t *pos, const char **line, size_t *len)
 {
@@ -752,6 +817,17 @@ static bool parse_reply(const buf *out, reply_info *ri, pt_run_result *r, const 
     size_t n = out->n, pos = 0, len;
     const char *line;
     while (next_line(s, n, &pos, &line, &len)) {
+        long glued = glued_marker(line, len);
+        if (glued > 0) {
+            char why[160];
+            if (starts(line, len, "PT-"))
+                snprintf(why, sizeof why, "another PT- line is glued into it at byte %ld (a "
+                         "line without its newline)", glued);
+            else
+                snprintf(why, sizeof why, "a PT- line starts at its byte %ld, after other "
+                         "output on the same line", glued);
+            note_garbled(ri, line, len, why);
+        }
         if (starts(line, len, "PT-PHASE build"))
             ri->phase_build = true;
         else if (starts(line, len, "PT-PHASE run"))
@@ -778,6 +854,11 @@ static bool parse_reply(const buf *out, reply_info *ri, pt_run_result *r, const 
             ri->have_exit = true;
             ri->exit_status = (int)v;
         } else if (starts(line, len, "PT-RESULT ")) {
+            if (glued < 0 && (len < 12 || line[10] != '{' || line[len - 1] != '}') &&
+                !ri->garbled) {
+                note_garbled(ri, line, len, "it is not one JSON object after \"PT-RESULT \"");
+                ri->garbled_result = true;
+            }
             free(r->json);
             r->json = malloc(len - 10 + 1);
             if (!r->json)
@@ -818,7 +899,9 @@ static bool parse_reply(const buf *out, reply_info *ri, pt_run_result *r, const 
             if (r->trace_len != bytes)
                 return pt_fail(err, "%s: the reply's trace has %zu bytes; expected %llu (its "
                                "header): the transfer was cut", what, r->trace_len, bytes);
-        }
+        } else if (starts(line, len, "PT-") && !starts(line, len, "PT-PHASE ") &&
+                   !starts(line, len, "PT-STEP "))
+            note_garbled(ri, line, len, "it starts with \"PT-\" but is no line of the contract");
     }
     return true;
 }
@@ -896,6 +979,7 @@ bool pt_runner_run(const pt_run_request *rq, pt_run_result *r, pt_error *err)
     double build_timeout = rq->build_timeout_s > 0 ? rq->build_timeout_s : 900;
     pt_run_request q = *rq;
     q.timeout_s = timeout;
+    q.build_timeout_s = build_timeout;
     char *script = run_script(&q);
     if (!script)
         return pt_fail(err, "%s: out of memory", what);
@@ -930,8 +1014,9 @@ bool pt_runner_run(const pt_run_request *rq, pt_run_result *r, pt_error *err)
     free(script);
     buf out = {0}, errb = {0};
     child_info ci;
-    /* the watchdog of the run lets the script's own timeout (and its 5 s grace) act first */
-    bool ok = supervise(argv, cwd, in_fd, build_timeout, timeout + 10, rq->echo, &out, &errb,
+    /* the watchdogs here let the script's own timeouts (and their 5 s grace) act first: they
+     * also end a remote build or run on its machine, and say so */
+    bool ok = supervise(argv, cwd, in_fd, build_timeout + 10, timeout + 10, rq->echo, &out, &errb,
                         &ci, rq, &e);
     if (in_fd >= 0)
         close(in_fd);
@@ -981,16 +1066,64 @@ bool pt_runner_run(const pt_run_request *rq, pt_run_result *r, pt_error *err)
         else if (st != 0 && st != 3)
             ok = pt_fail(err, "%s: the harness failed (exit %d) while %s: %s", what, st,
                          step_words(ci.step), words[0] ? words : "(no message)");
+        else if (!r->json && ri.garbled)
+            ok = pt_fail(err, "%s: the harness's JSON line did not arrive (exit %d): expected "
+                         "\"PT-RESULT {...}\" on a line of its own; received \"%s\" (%s)", what,
+                         st, ri.garbled_text, ri.garbled_why);
         else if (!r->json)
             ok = pt_fail(err, "%s: the harness printed no JSON line (exit %d)", what, st);
+        else if (ri.garbled_result)
+            ok = pt_fail(err, "%s: the harness's JSON line is garbled: expected \"PT-RESULT\" "
+                         "and one JSON object on a line of its own; received \"%s\"", what,
+                         ri.garbled_text);
+        else if (st == 0 && rq->trace && !r->trace && ri.garbled)
+            ok = pt_fail(err, "%s: the trace buffer did not arrive: expected a line \"PT-TRACE "
+                         "base64|hex BYTES\", its data and \"PT-TRACE-END\"; received a garbled "
+                         "line \"%s\" (%s)", what, ri.garbled_text, ri.garbled_why);
         else if (st == 0 && rq->trace && !r->trace)
-            ok = pt_fail(err, "%s: the harness wrote no trace buffer", what);
+            ok = pt_fail(err, "%s: the harness wrote no trace buffer (no \"PT-TRACE base64|hex "
+                         "BYTES\" line in the reply)", what);
     }
     free(out.s);
     free(errb.s);
     if (!ok)
         pt_run_result_free(r);
     return ok;
+}
+
+void pt_excerpt(const char *s, size_t len, size_t max, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0, i = 0;
+    if (cap == 0)
+        return;
+    for (; i < len && i < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char tmp[5];
+        size_t k = 0;
+        if (c == '"' || c == '\\') {
+            tmp[k++] = '\\';
+            tmp[k++] = (char)c;
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            tmp[k++] = '\\';
+            tmp[k++] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+        } else if (c < 32 || c >= 127) {
+            tmp[k++] = '\\';
+            tmp[k++] = 'x';
+            tmp[k++] = hex[c >> 4];
+            tmp[k++] = hex[c & 15];
+        } else
+            tmp[k++] = (char)c;
+        if (o + k + 4 > cap) /* room for "..." and the terminator */
+            break;
+        memcpy(out + o, tmp, k);
+        o += k;
+    }
+    if (i < len && o + 4 <= cap) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = 0;
 }
 
 /* ---- the harness's JSON line ---- */

@@ -21,6 +21,11 @@
  *     ...data lines...                   lines of the encoding
  *     PT-TRACE-END
  *
+ * The build runs under `timeout` too (build_timeout_s; a PT-ERROR says it expired). A line
+ * that breaks this contract (an unknown PT- line, a PT- line glued to another, a PT-RESULT
+ * that is not one JSON object) is quoted, escaped, in the error when what it should have
+ * carried is missing.
+ *
  * Remote contract (--remote 'CMD'): CMD is run with /bin/sh -c on this machine; its stdin is an
  * uncompressed tar stream of the bundle (flat: kernel.cu, launch.c, harness.c, reference.cu,
  * reference_host.c, Makefile, README.md, pt-run.sh). CMD must unpack it into an empty
@@ -46,8 +51,10 @@
 typedef struct {
     const char *bundle_dir;    /* written by pt_codegen_bundle */
     const char *remote;        /* NULL: this machine; else the user command (contract above) */
-    double timeout_s;          /* watchdog of the harness run (default 60) */
-    double build_timeout_s;    /* watchdog of the build (default 900) */
+    double timeout_s;          /* limit of the harness run (default 60) */
+    double build_timeout_s;    /* limit of the build (default 900): pt-run.sh ends make after it
+                                  (with `timeout`, where it is installed), and the watchdog
+                                  here 10 s later */
     bool trace;                /* also build and run the instrumented kernel */
     const char *what;          /* what is running, for messages: "gemm_f16 (kernel K)" */
     const char *cache_dir;     /* NULL: $XDG_CACHE_HOME/pipethreader or ~/.cache/pipethreader */
@@ -87,6 +94,11 @@ void pt_run_result_free(pt_run_result *r);
 /* The cache directory (no trailing slash) into out; false when neither $XDG_CACHE_HOME nor
  * $HOME is set. */
 bool pt_runner_cache_root(char *out, size_t cap);
+
+/* The first max bytes of s[0..len) as printable text for a message (into out, cap bytes,
+ * always terminated): quotes and backslashes escaped, \n \r \t as such, other control and
+ * non-ASCII bytes as \xNN, and "..." when it was cut. */
+void pt_excerpt(const char *s, size_t len, size_t max, char *out, size_t cap);
 
 /* ---- the harness's JSON line ---- */
 

@@ -87,11 +87,20 @@ void pt_explorer_model_free(pt_explorer_model *m)
 bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char *hw_name,
                             pt_error *err)
 {
+    return pt_explorer_model_load_graph_text(m, source, NULL, hw_name, err);
+}
+
+bool pt_explorer_model_load_graph_text(pt_explorer_model *m, const char *source,
+                                       const char *graph_text, const char *hw_name,
+                                       pt_error *err)
+{
     pt_explorer_model_clear(m);
     struct stat st;
     const char *embedded = pt_embedded_find(pt_embedded_examples, source);
     bool ok;
-    if (stat(source, &st) != 0 && embedded)
+    if (graph_text)
+        ok = pt_graph_load_text(&m->graph, source, graph_text, strlen(graph_text), NULL, err);
+    else if (stat(source, &st) != 0 && embedded)
         ok = pt_graph_load_text(&m->graph, source, embedded, strlen(embedded), NULL, err);
     else
         ok = pt_graph_load_file(&m->graph, source, NULL, err);
@@ -512,11 +521,23 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
     size_t len = 0;
     if (!pt_read_file(path, &text, &len, err))
         return false;
+    bool ok = pt_explorer_model_load_sprogram_text(m, path, text, len, graph_source, NULL,
+                                                   hw_name, err);
+    free(text);
+    if (ok)
+        snprintf(m->save_path, sizeof m->save_path, "%s", path);
+    return ok;
+}
+
+bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path,
+                                          const char *text, size_t len,
+                                          const char *graph_source, const char *graph_text,
+                                          const char *hw_name, pt_error *err)
+{
+    pt_explorer_model_clear(m);
     cJSON *root = pt_json_parse(path, text, len, err);
-    if (!root) {
-        free(text);
+    if (!root)
         return false;
-    }
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "graph");
     char gname[PT_NAME_MAX] = "";
     if (cJSON_IsString(g) && g->valuestring)
@@ -524,21 +545,18 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
     cJSON_Delete(root);
     bool ok = false;
     if (graph_source) {
-        ok = pt_explorer_model_load(m, graph_source, hw_name, err);
+        ok = pt_explorer_model_load_graph_text(m, graph_source, graph_text, hw_name, err);
     } else {
         ok = load_embedded_named(m, gname, hw_name, err);
         if (!ok && !err->msg[0])
             pt_fail(err, "%s: its graph '%s' is not a shipped example; open the graph file "
                          "first", path, gname[0] ? gname : "(none)");
     }
-    if (!ok) {
-        free(text);
+    if (!ok)
         return false;
-    }
     pt_sprogram np;
     pt_stask_graph nsg;
     ok = pt_sprogram_load_text(&np, &nsg, &m->graph, path, text, len, err);
-    free(text);
     if (!ok) {
         pt_explorer_model_clear(m);
         return false;
@@ -548,7 +566,6 @@ bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
         pt_explorer_model_clear(m);
         return false;
     }
-    snprintf(m->save_path, sizeof m->save_path, "%s", path);
     m->dirty = false;
     return true;
 }

@@ -69,6 +69,12 @@ void pt_explorer_model_clear(pt_explorer_model *m);
 bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char *hw_name,
                             pt_error *err);
 
+/* The same with the graph given as JSON text (graph_text, e.g. the copy kept in an autosave),
+ * `source` naming it; graph_text NULL: as pt_explorer_model_load. */
+bool pt_explorer_model_load_graph_text(pt_explorer_model *m, const char *source,
+                                       const char *graph_text, const char *hw_name,
+                                       pt_error *err);
+
 /* Switch the hardware model ("H100", "H200", "MI300X" or a JSON file) under the loaded
  * sProgram: re-validated (a problem goes to m->warning) and re-simulated; the sProgram, its
  * undo history and any measured overlay are kept. False with err (model unchanged) when the
@@ -84,6 +90,14 @@ double pt_explorer_model_mean_ns(const pt_explorer_model *m, int stask, int64_t 
 bool pt_explorer_model_load_sprogram(pt_explorer_model *m, const char *path,
                                      const char *graph_source, const char *hw_name,
                                      pt_error *err);
+
+/* The same from text already read (an autosave's sProgram): `path` names it in errors; the
+ * model's save_path is left empty. With graph_source, graph_text (may be NULL) is that graph's
+ * JSON, used instead of reading the file. */
+bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path,
+                                          const char *text, size_t len,
+                                          const char *graph_source, const char *graph_text,
+                                          const char *hw_name, pt_error *err);
 
 /* Load a trace file (pipethreader.trace v1 or v2): its graph must be an embedded example, which
  * is loaded with the default sProgram on the trace's hardware (else hw_name) and simulated;

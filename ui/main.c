@@ -15,6 +15,7 @@
 
 #include <gtk/gtk.h>
 
+#include "autosave.h"
 #include "style.h"
 #include "window.h"
 
@@ -48,7 +49,11 @@ static const char app_css[] =
     /* GTK 4.8's default theme has @error_color but not libadwaita's @error_bg_color. */
     ".pt-error-banner { background-color: #c01c28; color: #ffffff; padding: 6px 12px; }\n"
     ".pt-error-banner label, .pt-error-banner image { color: #ffffff; }\n"
-    ".pt-error-banner button { color: #ffffff; }\n";
+    ".pt-error-banner button { color: #ffffff; }\n"
+    /* the offer to recover autosaved edits: information, not an error */
+    ".pt-recovery-banner { background-color: #1c71d8; color: #ffffff; padding: 6px 12px; }\n"
+    /* only its own text and icon: the buttons keep the theme's colours, readable */
+    ".pt-recovery-banner > label, .pt-recovery-banner > image { color: #ffffff; }\n";
 
 static void action_about(GSimpleAction *a, GVariant *p, gpointer data)
 {
@@ -215,16 +220,29 @@ static void on_activate(GApplication *app, gpointer data)
         gtk_window_present(GTK_WINDOW(win));
         return;
     }
+    /* Unsaved edits are autosaved from now on; those a crashed session left are offered in
+     * the first window (autosave.h). Not for --screenshot: it edits nothing. */
+    pt_error aerr = {{0}};
+    gboolean autosave = pt_autosave_session_start(&aerr);
+    if (!autosave)
+        fprintf(stderr, "pipethreader: %s\n", aerr.msg);
+    PtWindow *first = NULL;
     if (o->sources->len == 0) {
-        gtk_window_present(GTK_WINDOW(pt_window_new(GTK_APPLICATION(app), o->hw)));
-        return;
+        first = pt_window_new(GTK_APPLICATION(app), o->hw);
+        gtk_window_present(GTK_WINDOW(first));
     }
     for (guint i = 0; i < o->sources->len; i++) {
         PtWindow *win = pt_window_new(GTK_APPLICATION(app), o->hw);
         gtk_window_present(GTK_WINDOW(win));
         /* As Open does: a saved sProgram over a graph file asks for that file. */
         pt_window_request_open(win, g_ptr_array_index(o->sources, i));
+        if (!first)
+            first = win;
     }
+    if (!autosave)
+        pt_window_show_error(first, aerr.msg);
+    else
+        pt_window_offer_recovery(first);
 }
 
 int main(int argc, char **argv)
@@ -283,6 +301,7 @@ int main(int argc, char **argv)
     char *app_argv[] = {argv[0], NULL};
     int rc = g_application_run(G_APPLICATION(app), 1, app_argv);
     g_object_unref(app);
+    pt_autosave_session_end(); /* a clean exit: queued writes done, the session lock gone */
     g_ptr_array_free(o.sources, TRUE);
     return rc ? rc : o.status;
 }

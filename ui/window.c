@@ -271,6 +271,7 @@ void win_update_title_and_actions(PtWindow *self)
                                         "show-critical", "show-ctas", "unroll-loop"};
     for (guint i = 0; i < G_N_ELEMENTS(edits); i++)
         enable(self, edits[i], loaded);
+    win_autosave_changed(self); /* every change of the model or its saved state comes here */
 }
 
 static void show_model(PtWindow *self)
@@ -327,7 +328,7 @@ void win_add_recent(const char *path)
     g_object_unref(f);
 }
 
-static void install_model(PtWindow *self, pt_explorer_model *next)
+void win_install_model(PtWindow *self, pt_explorer_model *next)
 {
     /* The view and table borrow from the model: detach them before freeing the old one. */
     pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
@@ -354,7 +355,8 @@ gboolean pt_window_open_sprogram_with_graph(PtWindow *self, const char *sprogram
         pt_explorer_model_free(next);
         return FALSE;
     }
-    install_model(self, next);
+    win_autosave_note_source(self, graph, NULL);
+    win_install_model(self, next);
     win_add_recent(sprogram);
     return TRUE;
 }
@@ -377,7 +379,8 @@ gboolean pt_window_open(PtWindow *self, const char *source)
         pt_explorer_model_free(next);
         return FALSE;
     }
-    install_model(self, next);
+    win_autosave_note_source(self, source, NULL);
+    win_install_model(self, next);
     win_add_recent(source);
     return TRUE;
 }
@@ -604,6 +607,7 @@ static void pt_window_dispose(GObject *o)
     if (self->graph)
         pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), NULL);
     self->form_box = NULL; /* a pending rebuild finds nothing to fill */
+    win_autosave_dispose(self);
     G_OBJECT_CLASS(pt_window_parent_class)->dispose(o);
 }
 
@@ -620,6 +624,7 @@ static void pt_window_finalize(GObject *o)
     g_free(self->labels);
     g_free(self->stask_seu);
     g_free(self->error);
+    g_free(self->recovery_text);
     G_OBJECT_CLASS(pt_window_parent_class)->finalize(o);
 }
 
@@ -646,6 +651,8 @@ static const GActionEntry win_actions[] = {
     {"wait-add-dialog", win_action_wait_add_dialog, NULL, NULL, NULL, {0}},
     {"wait-remove-last", win_action_wait_remove_last, NULL, NULL, NULL, {0}},
     {"open-recent", win_action_open_recent, "s", NULL, NULL, {0}},
+    {"recover-autosave", win_action_recover_autosave, NULL, NULL, NULL, {0}},
+    {"discard-autosave", win_action_discard_autosave, NULL, NULL, NULL, {0}},
     {"show-critical", NULL, NULL, "true", action_toggle, {0}},
     {"show-ctas", NULL, NULL, "false", action_toggle, {0}},
     {"unroll-loop", NULL, NULL, "false", action_toggle, {0}},
@@ -740,6 +747,7 @@ static void pt_window_init(PtWindow *self)
     gtk_accessible_update_property(GTK_ACCESSIBLE(self->banner), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    "Error", -1);
     gtk_box_append(GTK_BOX(vbox), self->banner);
+    gtk_box_append(GTK_BOX(vbox), win_build_recovery_bar(self));
 
     self->stack = gtk_stack_new();
     gtk_stack_add_named(GTK_STACK(self->stack), win_build_start_page(self), "start");

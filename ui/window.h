@@ -79,6 +79,21 @@ GtkWidget *pt_window_get_offset_spin(PtWindow *self);
  * and its history; FALSE (reason in the banner, previous model kept) on failure. */
 gboolean pt_window_set_hw(PtWindow *self, const char *name);
 
+/* Crash-safe autosave (window_autosave.c, autosave.h; only while the app's autosave session
+ * runs). Each edit (re)starts a timer of `ms` (default 2000) after which the sProgram with its
+ * unsaved edits is written by a worker thread; pt_window_autosave_now writes at once (TRUE
+ * when a write was queued or earlier made); the path of the window's autosave while it may be
+ * on disk, else NULL. */
+void pt_window_set_autosave_delay(guint ms);
+gboolean pt_window_autosave_now(PtWindow *self);
+const char *pt_window_get_autosave_path(PtWindow *self);
+/* Offer the autosaves of sessions that did not end cleanly in this window's recovery bar, one
+ * at a time: win.recover-autosave loads the edits (into a new window when this one shows a
+ * document), marked modified; win.discard-autosave deletes them. The bar's text while shown,
+ * else NULL. */
+void pt_window_offer_recovery(PtWindow *self);
+const char *pt_window_get_recovery_text(PtWindow *self);
+
 G_END_DECLS
 
 #endif

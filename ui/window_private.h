@@ -1,7 +1,7 @@
 /* window_private.h — what the files of PtWindow share: its instance struct and the internal
  * functions one of them calls in another (window.c: banner, table, inspector, loading, editing,
  * header bar, construction; window_pages.c, window_hw.c, window_timeline.c, window_menu.c,
- * window_form.c, window_files.c, window_shortcuts.c). Not for use outside ui/window*.c: the
+ * window_form.c, window_files.c, window_autosave.c, window_shortcuts.c). Not for use outside ui/window*.c: the
  * public API is window.h. */
 #ifndef PT_WINDOW_PRIVATE_H
 #define PT_WINDOW_PRIVATE_H
@@ -49,6 +49,16 @@ struct _PtWindow {
     GPtrArray *tile_entries;   /* GtkEntry per graph axis, then the warpgroups one */
     GtkWidget *cta_toggle, *unroll_toggle;
     char *pending_open;        /* a file to open once the unsaved-changes prompt is answered */
+
+    /* Autosave (window_autosave.c). */
+    char *autosave_path;       /* this window's autosave file, once it has one */
+    gboolean autosave_written; /* it may be on disk (written, not removed since) */
+    guint autosave_timer;      /* the debounce: pending write */
+    char autosave_graph[1024]; /* the graph the model came from, as the autosave records it */
+    char *autosave_graph_text; /* that graph file's text as loaded (NULL: an embedded example) */
+    GtkWidget *recovery_bar, *recovery_label;
+    GPtrArray *recovery_offers; /* orphan autosaves still to offer (paths), first shown */
+    char *recovery_text;        /* the bar's text while shown */
 };
 
 /* The sTask table's columns. */
@@ -61,6 +71,8 @@ gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err);
 int win_item_stask(gpointer item);
 char *win_cell_text(PtWindow *self, int i, int col);
 void win_update_inspector(PtWindow *self, int i);
+/* Show a freshly loaded model (the window takes it; the old one is freed). */
+void win_install_model(PtWindow *self, pt_explorer_model *next);
 
 /* window_pages.c: the start page and the main page (with its side panel). */
 GtkWidget *win_build_start_page(PtWindow *self);
@@ -95,6 +107,17 @@ gboolean win_on_drop(GtkDropTarget *t, const GValue *value, double x, double y, 
 void win_on_recent_activated(GtkListBox *box, GtkListBoxRow *row, gpointer data);
 void win_rebuild_recent(PtWindow *self);
 void win_on_recent_changed(GtkRecentManager *mgr, gpointer data);
+
+/* window_autosave.c: the crash-safe autosave and the recovery bar. */
+GtkWidget *win_build_recovery_bar(PtWindow *self);
+/* After any change of the model or its saved state (win_update_title_and_actions). */
+void win_autosave_changed(PtWindow *self);
+/* Before loading a model: the source it is loaded from (graph file, example, sProgram, trace);
+ * graph_text (may be NULL): the graph's JSON when already at hand, else a graph file is read. */
+void win_autosave_note_source(PtWindow *self, const char *source, const char *graph_text);
+void win_autosave_dispose(PtWindow *self);
+void win_action_recover_autosave(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_discard_autosave(GSimpleAction *a, GVariant *p, gpointer data);
 
 /* window_shortcuts.c: give the window its keyboard-shortcuts window (Ctrl+?). */
 void win_install_help_overlay(PtWindow *self);
