@@ -655,7 +655,9 @@ static void test_speed(void)
     }
     fprintf(stderr, "     128 iterations x 20 sTasks x 5 lanes: %.3f ms\n", best);
 #if defined(__SANITIZE_ADDRESS__) || defined(PT_ASAN_CLANG)
-    CHECK(best < 20.0); /* instrumented builds run several times slower */
+    /* ASan+UBSan at -O0 runs this 50-100x slower than the release build (11-22 ms seen on
+     * the loaded 2-core CI machine, 0.17 ms released): a bound against a blow-up only. */
+    CHECK(best < 60.0);
 #else
     CHECK(best < 2.0);
 #endif
