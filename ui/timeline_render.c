@@ -228,6 +228,13 @@ int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, doubl
     return pt_tl_hit_group(m, v, x, y, NULL);
 }
 
+void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 1.0 : 0.80;
+    *g = dark ? 0.20 : 0.0;
+    *b = dark ? 0.20 : 0.0;
+}
+
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b)
 {
     *r = dark ? 1.0 : 0.88;
@@ -631,6 +638,33 @@ static void draw_arrows(render_ctx *c)
             }
 }
 
+/* A flagged sProgram: a red frame round the plot and a mark in the axis (words, not only
+ * colour). */
+static void draw_flag(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_viewport *v = c->v;
+    double r, g, b;
+    pt_tl_flag_rgb(v->dark, &r, &g, &b);
+    cairo_set_source_rgb(cr, r, g, b);
+    cairo_set_line_width(cr, 4);
+    cairo_rectangle(cr, PT_TL_LABEL_W + 2, PT_TL_AXIS_H + 2, v->width - PT_TL_LABEL_W - 4,
+                    v->height - PT_TL_AXIS_H - 4);
+    cairo_stroke(cr);
+    const char *mark = "NOT EXECUTABLE — see the status bar";
+    cairo_set_font_size(cr, 11);
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, mark, &te);
+    double x = v->width - te.x_advance - 10;
+    if (x < PT_TL_LABEL_W + 4)
+        x = PT_TL_LABEL_W + 4;
+    cairo_rectangle(cr, x - 4, 2, te.x_advance + 8, PT_TL_AXIS_H - 6);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_move_to(cr, x, PT_TL_AXIS_H - 10);
+    cairo_show_text(cr, mark);
+}
+
 void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats)
 {
     render_ctx c = {.cr = cr, .m = m, .v = v};
@@ -727,6 +761,8 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     cairo_move_to(cr, PT_TL_LABEL_W - 0.5, 0);
     cairo_line_to(cr, PT_TL_LABEL_W - 0.5, v->height);
     cairo_stroke(cr);
+    if (m->flagged)
+        draw_flag(&c);
     cairo_restore(cr);
     for (int b = 0; b < N_BATCHES; b++)
         free(c.batch[b].r);

@@ -61,6 +61,10 @@ typedef struct {
     int64_t group_n_measured[PT_TL_MAX_GROUPS];
     const pt_span *group_measured[PT_TL_MAX_GROUPS];
     double max_span_ns;      /* longest span and measured span (0: found when drawn) */
+    /* The sProgram cannot run as shown (the generator refuses it, it is invalid on this
+     * hardware, or it is over a limit): the plot gets a red frame and a "NOT EXECUTABLE"
+     * mark so that a prediction of it never passes for a valid schedule. */
+    bool flagged;
 } pt_tl_model;
 
 /* Where we look. */
@@ -111,6 +115,9 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
 int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t);
 /* Colours of the critical path and of idle gaps (for tests and the legend). */
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
+
+/* The colour of the flagged frame. */
+void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b);
 
 /* Draw everything into cr (the area 0,0 - width,height). stats may be NULL. */
 void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats);

@@ -285,6 +285,7 @@ static void show_model(PtWindow *self)
         self->labels[i] = m->sg.tasks[i].id;
         self->stask_seu[i] = m->sg.tasks[i].seu;
     }
+    win_update_status(self); /* before the timeline: it is drawn flagged when not executable */
     win_refresh_timeline(self);
     win_rebuild_form(self);
     pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), &m->sg);
@@ -338,6 +339,7 @@ void win_install_model(PtWindow *self, pt_explorer_model *next)
     self->model = next;
     pt_explorer_model_free(old);
     show_error(self, NULL);
+    self->status_prev_ns = NAN; /* another schedule: no change to show */
     show_model(self);
 }
 
@@ -399,6 +401,7 @@ gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err)
     }
     int sel = self->selected;
     show_error(self, NULL);
+    self->status_prev_ns = self->status.kernel_ns; /* the status shows the edit's change */
     show_model(self);
     if (sel >= 0 && sel < self->model->sg.n)
         pt_window_select_stask(self, sel);

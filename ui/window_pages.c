@@ -323,6 +323,8 @@ GtkWidget *win_build_main_page(PtWindow *self)
     g_signal_connect(self->views, "notify::visible-child-name", G_CALLBACK(on_view_changed), self);
     gtk_widget_set_vexpand(self->views, TRUE);
     gtk_box_append(GTK_BOX(left), self->views);
+    gtk_box_append(GTK_BOX(left), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+    gtk_box_append(GTK_BOX(left), win_build_status_bar(self));
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
     gtk_paned_set_start_child(GTK_PANED(paned), left);

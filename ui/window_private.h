@@ -10,6 +10,7 @@
 
 #include "critical_path.h"
 #include "explorer_model.h"
+#include "schedule_status.h"
 #include "timeline_view.h"
 
 G_BEGIN_DECLS
@@ -59,6 +60,11 @@ struct _PtWindow {
     GtkWidget *recovery_bar, *recovery_label;
     GPtrArray *recovery_offers; /* orphan autosaves still to offer (paths), first shown */
     char *recovery_text;        /* the bar's text while shown */
+
+    /* Status bar (window_status.c). */
+    GtkWidget *status_gen, *status_time, *status_res;
+    pt_schedule_status status;  /* of the model shown */
+    double status_prev_ns;      /* kernel time before the last edit (NaN after a load) */
 };
 
 /* The sTask table's columns. */
@@ -118,6 +124,10 @@ void win_autosave_note_source(PtWindow *self, const char *source, const char *gr
 void win_autosave_dispose(PtWindow *self);
 void win_action_recover_autosave(GSimpleAction *a, GVariant *p, gpointer data);
 void win_action_discard_autosave(GSimpleAction *a, GVariant *p, gpointer data);
+
+/* window_status.c: the status bar under the pages; refreshed with every model shown. */
+GtkWidget *win_build_status_bar(PtWindow *self);
+void win_update_status(PtWindow *self);
 
 /* window_shortcuts.c: give the window its keyboard-shortcuts window (Ctrl+?). */
 void win_install_help_overlay(PtWindow *self);

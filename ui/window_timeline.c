@@ -90,6 +90,7 @@ void win_refresh_timeline(PtWindow *self)
     tm.n_stasks = m->sg.n;
     tm.stask_labels = self->labels;
     tm.stask_seu = self->stask_seu;
+    tm.flagged = pt_schedule_status_flagged(&self->status);
     if (m->have_measured) {
         tm.n_measured = m->n_measured;
         tm.measured = m->measured;
