@@ -13,6 +13,7 @@ struct _PtTimelineView {
     int drag_stask;         /* the sTask whose bar a drag started on, or -1 */
     double drag_x, drag_y;
     GtkWidget *context_menu; /* GtkPopoverMenu, or NULL */
+    uint8_t *subrows;        /* each span's sub-row in its lane (the model points here) */
 };
 
 G_DEFINE_FINAL_TYPE(PtTimelineView, pt_timeline_view, GTK_TYPE_WIDGET)
@@ -250,8 +251,8 @@ void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
     double x = self->drag_x + dx, y = self->drag_y + dy;
     if (y < PT_TL_AXIS_H)
         return;
-    int row = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
-    if (row < 0 || row >= pt_tl_rows(&self->model) || self->model.n_lanes <= 0)
+    int row = pt_tl_row_at(&self->model, &self->vp, y);
+    if (row < 0 || self->model.n_lanes <= 0)
         return;
     /* A drop in another lane group means the same lane, at that group's time. */
     int lane = row % self->model.n_lanes, g = row / self->model.n_lanes;
@@ -284,7 +285,9 @@ gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, 
          * goes to the nearest start. */
         double bx = fmin(pt_tl_time_to_x(&self->vp, s->start_ns) + 2,
                          pt_tl_time_to_x(&self->vp, (s->start_ns + s->end_ns) / 2));
-        double by = pt_timeline_view_lane_y(self, s->lane);
+        double by, bh;
+        pt_tl_span_y(&self->model, &self->vp, i, 0, &by, &bh);
+        by += bh / 2;
         int64_t hit = pt_tl_hit(&self->model, &self->vp, bx, by);
         if (hit < 0 || self->model.spans[hit].stask != stask)
             continue; /* covered by a neighbour at this zoom: try the next bar */
@@ -297,8 +300,8 @@ gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, 
 
 double pt_timeline_view_lane_y(PtTimelineView *self, int lane)
 {
-    (void)self;
-    return PT_TL_AXIS_H + (lane + 0.5) * PT_TL_LANE_H;
+    return pt_tl_row_top(&self->model, &self->vp, lane) +
+           pt_tl_row_height(&self->model, &self->vp, lane) / 2;
 }
 
 void pt_timeline_view_set_range(PtTimelineView *self, double t0_ns, double t1_ns)
@@ -359,6 +362,7 @@ static void pt_timeline_view_dispose(GObject *o)
 {
     PtTimelineView *self = PT_TIMELINE_VIEW(o);
     g_clear_pointer(&self->context_menu, gtk_widget_unparent);
+    g_clear_pointer(&self->subrows, g_free);
     G_OBJECT_CLASS(pt_timeline_view_parent_class)->dispose(o);
 }
 
@@ -388,6 +392,7 @@ static void pt_timeline_view_init(PtTimelineView *self)
     self->vp.hover_span = -1;
     self->vp.selected_span = -1;
     self->vp.show_critical = true;
+    self->vp.fill_height = true; /* lanes use the height the page gives them */
     self->vp.t0_ns = 0;
     self->vp.t1_ns = 1;
     self->pointer_x = -1;
@@ -434,8 +439,17 @@ GtkWidget *pt_timeline_view_new(void)
 void pt_timeline_view_set_model(PtTimelineView *self, const pt_tl_model *m)
 {
     self->have_model = m != NULL;
-    if (m)
+    g_clear_pointer(&self->subrows, g_free);
+    if (m) {
         self->model = *m;
+        /* Overlapping bars of a lane (copies in flight together) are stacked in sub-rows. */
+        if (!m->span_subrow && m->n_spans > 0) {
+            self->subrows = g_new0(uint8_t, m->n_spans);
+            pt_tl_assign_subrows(m->spans, m->n_spans, m->n_lanes, self->subrows,
+                                 self->model.lane_subrows);
+            self->model.span_subrow = self->subrows;
+        }
+    }
     self->vp.hover_span = -1;
     self->vp.selected_stask = -1;
     self->vp.selected_span = -1;
