@@ -386,6 +386,13 @@ int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, doubl
     return pt_tl_hit_group(m, v, x, y, NULL);
 }
 
+void pt_tl_match_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 1.0 : 0.93;
+    *g = dark ? 0.85 : 0.75;
+    *b = dark ? 0.2 : 0.0;
+}
+
 void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b)
 {
     *r = dark ? 1.0 : 0.80;
@@ -469,7 +476,7 @@ enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, BATCH_SEL
 typedef struct {
     int64_t span;
     double x0, x1, y, h;
-    bool selected, hover;
+    bool selected, hover, match;
 } detail;
 
 /* Everything one render needs, so the passes below stay short. */
@@ -575,7 +582,8 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         merge_run *r = &runs[row];
         bool selected = v->selected_stask >= 0 && s->stask == v->selected_stask;
         bool hover = g == 0 && i == v->hover_span;
-        if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && !hover) {
+        bool match = v->match && s->stask >= 0 && s->stask < m->n_stasks && v->match[s->stask];
+        if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && !hover && !match) {
             if (r->open && x0 <= r->x1 + PT_TL_MIN_BAR_PX) {
                 if (x1 > r->x1)
                     r->x1 = x1;
@@ -604,7 +612,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
             c->st.bars++;
             continue;
         }
-        if (selected || hover || w > 24) {
+        if (selected || hover || match || w > 24) {
             if (c->n_details == c->cap_details) {
                 size_t cap = c->cap_details ? c->cap_details * 2 : 64;
                 detail *nd = realloc(c->details, cap * sizeof *nd);
@@ -614,7 +622,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
                 }
             }
             if (c->n_details < c->cap_details)
-                c->details[c->n_details++] = (detail){i, x0, x1, y, h, selected, hover};
+                c->details[c->n_details++] = (detail){i, x0, x1, y, h, selected, hover, match};
         }
         c->st.bars++;
     }
@@ -652,6 +660,25 @@ static void flush_bars(render_ctx *c)
             cairo_set_line_width(cr, pass == 0 ? 2.5 : 1.5);
             cairo_stroke(cr);
         }
+    }
+    /* Search matches: a yellow outline round each, as one path. */
+    bool any_match = false;
+    for (size_t i = 0; i < c->n_details; i++) {
+        const detail *d = &c->details[i];
+        if (!d->match)
+            continue;
+        double w = d->x1 - d->x0 < 2 ? 2 : d->x1 - d->x0;
+        cairo_rectangle(cr, d->x0 - 1, d->y - 1, w + 2, d->h + 2);
+        any_match = true;
+        c->st.matches++;
+    }
+    if (any_match) {
+        double r, g, b;
+        pt_tl_match_rgb(c->v->dark, &r, &g, &b);
+        cairo_set_source_rgb(cr, r, g, b);
+        cairo_set_line_width(cr, 2);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
     }
     for (size_t i = 0; i < c->n_details; i++) {
         const detail *d = &c->details[i];

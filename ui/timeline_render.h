@@ -86,6 +86,8 @@ typedef struct {
                                 none) */
     bool show_critical;      /* draw the critical path */
     bool fill_height;        /* lanes grow (up to PT_TL_MAX_FILL) to use the whole height */
+    const uint8_t *match;    /* per sTask (n_stasks entries, may be NULL): a search matched it;
+                                its bars get a yellow outline */
 } pt_tl_viewport;
 
 typedef struct {
@@ -95,6 +97,7 @@ typedef struct {
     int64_t labels;          /* labels drawn */
     int64_t arrows;          /* dependency arrows drawn */
     int64_t critical;        /* critical-path bars drawn */
+    int64_t matches;         /* bars outlined as search matches */
     int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
 } pt_tl_stats;
 
@@ -139,6 +142,8 @@ int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t);
 /* Colours of the critical path and of idle gaps (for tests and the legend). */
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
 
+/* The outline colour of bars a search matched. */
+void pt_tl_match_rgb(bool dark, double *r, double *g, double *b);
 /* The colour of the flagged frame. */
 void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b);
 

@@ -198,6 +198,11 @@ char *pt_window_dup_inspector_text(PtWindow *self)
     return g_strdup(gtk_label_get_text(GTK_LABEL(self->inspector)));
 }
 
+GtkWidget *pt_window_get_timeline_search_entry(PtWindow *self)
+{
+    return self->tl_search_entry;
+}
+
 GtkWidget *pt_window_get_graph(PtWindow *self)
 {
     return self->graph;
@@ -402,7 +407,9 @@ gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err)
     int sel = self->selected;
     show_error(self, NULL);
     self->status_prev_ns = self->status.kernel_ns; /* the status shows the edit's change */
+    self->keep_view = TRUE; /* an edit keeps the user's zoom and pan */
     show_model(self);
+    self->keep_view = FALSE;
     if (sel >= 0 && sel < self->model->sg.n)
         pt_window_select_stask(self, sel);
     return TRUE;
@@ -539,7 +546,9 @@ static void action_toggle(GSimpleAction *a, GVariant *state, gpointer data)
         self->show_ctas = on;
         if (self->model->have_tl) {
             int sel = self->selected;
+            self->keep_view = TRUE;
             win_refresh_timeline(self);
+            self->keep_view = FALSE;
             pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), sel);
         }
     } else if (g_str_equal(name, "unroll-loop")) {
@@ -659,6 +668,8 @@ static const GActionEntry win_actions[] = {
     {"show-critical", NULL, NULL, "true", action_toggle, {0}},
     {"show-ctas", NULL, NULL, "false", action_toggle, {0}},
     {"unroll-loop", NULL, NULL, "false", action_toggle, {0}},
+    {"timeline-search", win_action_timeline_search, NULL, NULL, NULL, {0}},
+    {"clear-selection", win_action_clear_selection, NULL, NULL, NULL, {0}},
 };
 
 static void pt_window_init(PtWindow *self)
@@ -729,6 +740,18 @@ static void pt_window_init(PtWindow *self)
     gtk_window_set_titlebar(GTK_WINDOW(self), header);
 
     win_install_help_overlay(self);
+    /* The window's own keys (they work in every build of it, tests included): Ctrl+F finds on
+     * the timeline, Esc clears the selection. */
+    GtkEventController *keys = gtk_shortcut_controller_new();
+    static const struct { const char *trigger, *action; } win_keys[] = {
+        {"<Control>f", "win.timeline-search"},
+        {"Escape", "win.clear-selection"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(win_keys); i++)
+        gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(keys),
+            gtk_shortcut_new(gtk_shortcut_trigger_parse_string(win_keys[i].trigger),
+                             gtk_named_action_new(win_keys[i].action)));
+    gtk_widget_add_controller(GTK_WIDGET(self), keys);
 
     GtkWidget *vbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     self->banner = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);

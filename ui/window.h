@@ -36,6 +36,11 @@ gboolean pt_window_select_stask_id(PtWindow *self, const char *id);
  * whether it flags the sProgram as not executable (refused, invalid, over a limit). */
 char *pt_window_dup_status_text(PtWindow *self);
 gboolean pt_window_status_flagged(PtWindow *self);
+/* Timeline search (win.timeline-search, Ctrl+F): go to the next (dir > 0) or previous matching
+ * bar, as Enter / Shift+Enter in its entry do; FALSE when nothing matches. The entry is
+ * pt_window_get_timeline_search_entry. */
+gboolean pt_window_search_step(PtWindow *self, int dir);
+GtkWidget *pt_window_get_timeline_search_entry(PtWindow *self);
 /* The inspector's text (caller frees). */
 char *pt_window_dup_inspector_text(PtWindow *self);
 

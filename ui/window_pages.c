@@ -34,22 +34,15 @@ static void cell_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer dat
 static gboolean filter_match(gpointer item, gpointer data)
 {
     PtWindow *self = data;
-    const char *q = gtk_editable_get_text(GTK_EDITABLE(self->search));
-    if (!q || !*q)
-        return TRUE;
-    int i = win_item_stask(item);
-    if (!self->model->have_sg || i < 0 || i >= self->model->sg.n)
-        return FALSE;
-    const pt_stask *t = &self->model->sg.tasks[i];
-    char *needle = g_utf8_casefold(q, -1);
-    char *hay = g_strdup_printf("%s %s %s %s %s", t->id, pt_stask_kind_name(t->kind),
-                                pt_seu_name(t->seu), pt_region_name(t->region), t->expr);
-    char *fold = g_utf8_casefold(hay, -1);
-    gboolean ok = strstr(fold, needle) != NULL;
-    g_free(needle);
-    g_free(hay);
-    g_free(fold);
-    return ok;
+    return win_stask_matches(self, win_item_stask(item),
+                             gtk_editable_get_text(GTK_EDITABLE(self->search)));
+}
+
+/* Esc in the table's search: empty it (and the selection goes too, as Esc does elsewhere). */
+static void on_search_stop(GtkSearchEntry *e, gpointer data)
+{
+    gtk_editable_set_text(GTK_EDITABLE(e), "");
+    pt_window_select_stask(PT_WINDOW(data), -1);
 }
 
 static void on_search_changed(GtkSearchEntry *e, gpointer data)
@@ -180,6 +173,7 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_accessible_update_property(GTK_ACCESSIBLE(self->search), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    "Search sTasks", -1);
     g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
+    g_signal_connect(self->search, "stop-search", G_CALLBACK(on_search_stop), self);
     gtk_box_append(GTK_BOX(box), self->search);
 
     self->rows = gtk_string_list_new(NULL);
@@ -316,7 +310,10 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_widget_set_vexpand(self->graph, TRUE);
     gtk_widget_set_hexpand(self->graph, TRUE);
     self->views = gtk_stack_new();
-    gtk_stack_add_titled(GTK_STACK(self->views), scroll, "timeline", "Timeline");
+    GtkWidget *tl_page = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(tl_page), win_build_timeline_search(self));
+    gtk_box_append(GTK_BOX(tl_page), scroll);
+    gtk_stack_add_titled(GTK_STACK(self->views), tl_page, "timeline", "Timeline");
     gtk_stack_add_titled(GTK_STACK(self->views), self->graph, "graph", "sTask-graph");
     gtk_stack_add_titled(GTK_STACK(self->views), pt_actions_code_view(self), "code", "Code");
     gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");

@@ -65,6 +65,10 @@ struct _PtWindow {
     GtkWidget *status_gen, *status_time, *status_res;
     pt_schedule_status status;  /* of the model shown */
     double status_prev_ns;      /* kernel time before the last edit (NaN after a load) */
+
+    /* Timeline search (window_search.c). */
+    GtkWidget *tl_search_bar, *tl_search_entry, *tl_search_count;
+    gboolean keep_view;         /* the model shown next is an edit: keep the zoom */
 };
 
 /* The sTask table's columns. */
@@ -128,6 +132,13 @@ void win_action_discard_autosave(GSimpleAction *a, GVariant *p, gpointer data);
 /* window_status.c: the status bar under the pages; refreshed with every model shown. */
 GtkWidget *win_build_status_bar(PtWindow *self);
 void win_update_status(PtWindow *self);
+
+/* window_search.c: Ctrl+F on the timeline, Esc. */
+gboolean win_stask_matches(PtWindow *self, int i, const char *query);
+GtkWidget *win_build_timeline_search(PtWindow *self);
+void win_search_apply(PtWindow *self);
+void win_action_timeline_search(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_clear_selection(GSimpleAction *a, GVariant *p, gpointer data);
 
 /* window_shortcuts.c: give the window its keyboard-shortcuts window (Ctrl+?). */
 void win_install_help_overlay(PtWindow *self);

@@ -97,5 +97,9 @@ void win_refresh_timeline(PtWindow *self)
     }
     pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL); /* before extras go */
     fill_extras(self, &tm);
-    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+    if (self->keep_view)
+        pt_timeline_view_update_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+    else
+        pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+    win_search_apply(self); /* the matches of the open search, on the new sTasks */
 }

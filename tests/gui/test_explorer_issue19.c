@@ -130,6 +130,105 @@ static void test_mi300x(void)
     g_assert_true(pt_window_set_hw(win, "H200"));
 }
 
+/* ---- 3: interaction ------------------------------------------------------------------- */
+
+static PtTimelineView *tl(void)
+{
+    return PT_TIMELINE_VIEW(pt_window_get_timeline(win));
+}
+
+/* An edit keeps the zoom; opening another graph fits it. */
+static void test_keep_view(void)
+{
+    load("gemm_f16");
+    pt_timeline_view_set_range(tl(), 1000, 3000);
+    activate("stages", g_variant_new("(si)", "B", 2));
+    g_assert_null(pt_window_get_error(win));
+    double t0, t1;
+    pt_timeline_view_get_range(tl(), &t0, &t1);
+    g_assert_cmpfloat(t0, ==, 1000);
+    g_assert_cmpfloat(t1, ==, 3000);
+    activate("undo", NULL);
+    pt_timeline_view_get_range(tl(), &t0, &t1);
+    g_assert_cmpfloat(t1, ==, 3000);
+    load("flash_attention");
+    pt_timeline_view_get_range(tl(), &t0, &t1);
+    g_assert_cmpfloat(t1 - t0, >, 10000);
+}
+
+static int selected_span_stask(void)
+{
+    int64_t sp = pt_timeline_view_get_selected_span(tl());
+    const pt_explorer_model *m = pt_window_get_model(win);
+    return sp >= 0 && sp < m->tl.n_spans ? m->tl.spans[sp].stask : -1;
+}
+
+/* Ctrl+F: a search on the Timeline page; matches outlined; Enter / Shift+Enter step through
+ * the matching bars in time; Esc closes it. */
+static void test_search(void)
+{
+    load("gemm_f16");
+    pt_window_show_page(win, "graph");
+    activate("timeline-search", NULL);
+    GtkWidget *entry = pt_window_get_timeline_search_entry(win);
+    g_assert_true(gtk_widget_get_mapped(entry) || gtk_widget_get_visible(entry));
+    /* Typed text goes to the entry, which is outside the timeline widget, so the timeline's
+     * single-key shortcuts (W/A/S/D/F, on the timeline widget) cannot see it. */
+    g_assert_false(gtk_widget_is_ancestor(entry, GTK_WIDGET(tl())));
+    double t0, t1, u0, u1;
+    pt_timeline_view_get_range(tl(), &t0, &t1);
+    gtk_editable_set_text(GTK_EDITABLE(entry), "load.B");
+    spin(400); /* the entry's search delay */
+    pt_timeline_view_get_range(tl(), &u0, &u1);
+    g_assert_cmpfloat(u0, ==, t0);
+    g_assert_cmpfloat(u1, ==, t1);
+    pt_tl_stats st;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 800, 300);
+    cairo_t *cr = cairo_create(s);
+    pt_timeline_view_render(tl(), cr, 800, 300, FALSE, &st);
+    g_assert_cmpint(st.matches, >, 0);
+    int load_b = pt_stask_find(&pt_window_get_model(win)->sg, "load.B");
+    /* Enter: the first matching bar, then the next one in time; Shift+Enter back. */
+    g_signal_emit_by_name(entry, "activate");
+    iterate();
+    g_assert_cmpint(pt_window_get_selected(win), ==, load_b);
+    g_assert_cmpint(selected_span_stask(), ==, load_b);
+    int64_t first = pt_timeline_view_get_selected_span(tl());
+    g_assert_true(pt_window_search_step(win, 1));
+    int64_t second = pt_timeline_view_get_selected_span(tl());
+    const pt_explorer_model *m = pt_window_get_model(win);
+    g_assert_cmpfloat(m->tl.spans[second].start_ns, >, m->tl.spans[first].start_ns);
+    g_assert_true(pt_window_search_step(win, -1));
+    g_assert_cmpint(pt_timeline_view_get_selected_span(tl()), ==, first);
+    /* Esc (win.clear-selection) closes the search: no outlines. */
+    activate("clear-selection", NULL);
+    pt_timeline_view_render(tl(), cr, 800, 300, FALSE, &st);
+    g_assert_cmpint(st.matches, ==, 0);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
+/* Esc clears the selection and the table's search; a click on empty space clears it too. */
+static void test_clear_selection(void)
+{
+    load("gemm_f16");
+    g_assert_true(pt_window_select_stask_id(win, "load.A"));
+    activate("clear-selection", NULL);
+    g_assert_cmpint(pt_window_get_selected(win), ==, -1);
+    g_assert_true(pt_window_select_stask_id(win, "mma.C.wg0"));
+    /* cuda.wg0 (lane 2) is empty before the epilogue. */
+    pt_timeline_view_click(tl(), PT_TL_LABEL_W + 5, pt_timeline_view_lane_y(tl(), 2));
+    iterate();
+    g_assert_cmpint(pt_window_get_selected(win), ==, -1);
+    /* A click on a bar still selects. */
+    double x, y;
+    int a = pt_stask_find(&pt_window_get_model(win)->sg, "load.A");
+    g_assert_true(pt_timeline_view_bar_point(tl(), a, &x, &y));
+    pt_timeline_view_click(tl(), x, y);
+    iterate();
+    g_assert_cmpint(pt_window_get_selected(win), ==, a);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -138,5 +237,8 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19/tile-m100", test_tile_m100);
     g_test_add_func("/issue19/convert-moved", test_convert_moved);
     g_test_add_func("/issue19/mi300x", test_mi300x);
+    g_test_add_func("/issue19/keep-view", test_keep_view);
+    g_test_add_func("/issue19/search", test_search);
+    g_test_add_func("/issue19/clear-selection", test_clear_selection);
     return explorer_test_run("org.pipethreader.TestIssue19");
 }
