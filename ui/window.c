@@ -546,9 +546,7 @@ static void action_toggle(GSimpleAction *a, GVariant *state, gpointer data)
         self->show_ctas = on;
         if (self->model->have_tl) {
             int sel = self->selected;
-            self->keep_view = TRUE;
-            win_refresh_timeline(self);
-            self->keep_view = FALSE;
+            win_refresh_timeline(self); /* fits: the groups change the time extent */
             pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), sel);
         }
     } else if (g_str_equal(name, "unroll-loop")) {
