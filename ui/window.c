@@ -198,6 +198,11 @@ char *pt_window_dup_inspector_text(PtWindow *self)
     return g_strdup(gtk_label_get_text(GTK_LABEL(self->inspector)));
 }
 
+GtkWidget *pt_window_get_sidebar(PtWindow *self)
+{
+    return self->sidebar;
+}
+
 GtkWidget *pt_window_get_timeline_search_entry(PtWindow *self)
 {
     return self->tl_search_entry;
@@ -549,6 +554,8 @@ static void action_toggle(GSimpleAction *a, GVariant *state, gpointer data)
             win_refresh_timeline(self); /* fits: the groups change the time extent */
             pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), sel);
         }
+    } else if (g_str_equal(name, "show-sidebar")) {
+        gtk_widget_set_visible(self->sidebar, on);
     } else if (g_str_equal(name, "unroll-loop")) {
         pt_graph_view_set_unroll(PT_GRAPH_VIEW(self->graph),
                                  on ? PT_GRAPH_VIEW_DEFAULT_UNROLL : 1);
@@ -667,6 +674,7 @@ static const GActionEntry win_actions[] = {
     {"show-ctas", NULL, NULL, "false", action_toggle, {0}},
     {"unroll-loop", NULL, NULL, "false", action_toggle, {0}},
     {"timeline-search", win_action_timeline_search, NULL, NULL, NULL, {0}},
+    {"show-sidebar", NULL, NULL, "true", action_toggle, {0}},
     {"clear-selection", win_action_clear_selection, NULL, NULL, NULL, {0}},
 };
 
@@ -731,6 +739,13 @@ static void pt_window_init(PtWindow *self)
     gtk_accessible_update_property(GTK_ACCESSIBLE(menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    "Main menu", -1);
     gtk_header_bar_pack_end(GTK_HEADER_BAR(header), menu_button);
+    GtkWidget *side_toggle = gtk_toggle_button_new();
+    gtk_button_set_icon_name(GTK_BUTTON(side_toggle), "sidebar-show-right-symbolic");
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(side_toggle), "win.show-sidebar");
+    gtk_widget_set_tooltip_text(side_toggle, "Show the sTask table and inspector (F9)");
+    gtk_accessible_update_property(GTK_ACCESSIBLE(side_toggle), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Sidebar", -1);
+    gtk_header_bar_pack_end(GTK_HEADER_BAR(header), side_toggle);
     g_object_unref(sec1);
     g_object_unref(sec2);
     g_object_unref(menu);
@@ -744,6 +759,7 @@ static void pt_window_init(PtWindow *self)
     static const struct { const char *trigger, *action; } win_keys[] = {
         {"<Control>f", "win.timeline-search"},
         {"Escape", "win.clear-selection"},
+        {"F9", "win.show-sidebar"},
     };
     for (guint i = 0; i < G_N_ELEMENTS(win_keys); i++)
         gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(keys),

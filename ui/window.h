@@ -41,6 +41,9 @@ gboolean pt_window_status_flagged(PtWindow *self);
  * pt_window_get_timeline_search_entry. */
 gboolean pt_window_search_step(PtWindow *self, int dir);
 GtkWidget *pt_window_get_timeline_search_entry(PtWindow *self);
+/* The side panel (sTask table, inspector, form); win.show-sidebar (F9, the header bar's
+ * toggle) shows and hides it. */
+GtkWidget *pt_window_get_sidebar(PtWindow *self);
 /* The inspector's text (caller frees). */
 char *pt_window_dup_inspector_text(PtWindow *self);
 

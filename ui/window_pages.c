@@ -228,7 +228,10 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_box_append(GTK_BOX(box), iscroll);
     self->form_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
     gtk_box_append(GTK_BOX(box), self->form_box);
-    gtk_widget_set_size_request(box, 470, -1);
+    /* Narrow enough for a 1024 px screen to leave the timeline most of the width; the
+     * divider widens it. */
+    gtk_widget_set_size_request(box, 300, -1);
+    self->sidebar = box;
     return box;
 }
 
@@ -324,6 +327,8 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_box_append(GTK_BOX(left), win_build_status_bar(self));
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    gtk_paned_set_wide_handle(GTK_PANED(paned), TRUE); /* a divider one can see and grab */
+    self->paned = paned;
     gtk_paned_set_start_child(GTK_PANED(paned), left);
     gtk_paned_set_end_child(GTK_PANED(paned), build_side_panel(self));
     gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);

@@ -69,6 +69,8 @@ struct _PtWindow {
     /* Timeline search (window_search.c). */
     GtkWidget *tl_search_bar, *tl_search_entry, *tl_search_count;
     gboolean keep_view;         /* the model shown next is an edit: keep the zoom */
+
+    GtkWidget *paned, *sidebar; /* the main page's split; the sTask table and inspector */
 };
 
 /* The sTask table's columns. */

@@ -229,6 +229,50 @@ static void test_clear_selection(void)
     g_assert_cmpint(pt_window_get_selected(win), ==, a);
 }
 
+/* ---- 4: layout ------------------------------------------------------------------------ */
+
+static int min_width(GtkWidget *w)
+{
+    int min = 0, nat = 0;
+    gtk_widget_measure(w, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+    return min;
+}
+
+static void test_layout(void)
+{
+    load("flash_attention");
+    GtkWidget *w = GTK_WIDGET(win);
+    g_test_message("window min width %d, sidebar %d", min_width(w),
+                   min_width(pt_window_get_sidebar(win)));
+    /* A laptop's 1024 x 700 fits, with room to spare. */
+    g_assert_cmpint(min_width(w), <, 850);
+    int min_h = 0, nat_h = 0;
+    gtk_widget_measure(w, GTK_ORIENTATION_VERTICAL, 1024, &min_h, &nat_h, NULL, NULL);
+    g_assert_cmpint(min_h, <=, 700);
+    gtk_window_set_default_size(GTK_WINDOW(win), 1024, 700);
+    gtk_window_unmaximize(GTK_WINDOW(win));
+    spin(300);
+    GtkWidget *side = pt_window_get_sidebar(win);
+    g_test_message("at %d px: sidebar %d px", gtk_widget_get_width(w), gtk_widget_get_width(side));
+    g_assert_cmpint(gtk_widget_get_width(side), <, gtk_widget_get_width(w) * 2 / 5);
+    /* The sidebar folds away (toggle button, F9) and the timeline takes the room. */
+    int tl_before = gtk_widget_get_width(pt_window_get_timeline(win));
+    activate("show-sidebar", NULL);
+    spin(200);
+    g_assert_false(gtk_widget_get_visible(side));
+    g_assert_cmpint(gtk_widget_get_width(pt_window_get_timeline(win)), >, tl_before);
+    activate("show-sidebar", NULL);
+    spin(200);
+    g_assert_true(gtk_widget_get_visible(side));
+    /* The lanes use the canvas height they are given (not 30 px each in a tall page). */
+    GtkWidget *tv = pt_window_get_timeline(win);
+    int n_lanes = pt_window_get_model(win)->prog.n_lanes;
+    g_assert_cmpfloat(pt_timeline_view_lane_y(tv ? PT_TIMELINE_VIEW(tv) : NULL, n_lanes - 1), >,
+                      PT_TL_AXIS_H + (n_lanes - 0.5) * PT_TL_LANE_H);
+    gtk_window_set_default_size(GTK_WINDOW(win), 1200, 800);
+    spin(200);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -240,5 +284,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19/keep-view", test_keep_view);
     g_test_add_func("/issue19/search", test_search);
     g_test_add_func("/issue19/clear-selection", test_clear_selection);
+    g_test_add_func("/issue19/layout", test_layout);
     return explorer_test_run("org.pipethreader.TestIssue19");
 }
