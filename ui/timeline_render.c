@@ -803,6 +803,8 @@ static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, boo
 static double mid_y(const render_ctx *c, int64_t i)
 {
     double y, h;
+    if (c->m->spans[i].lane < 0 || c->m->spans[i].lane >= c->m->n_lanes)
+        return c->tops[0];
     bar_geom(c->m, c->tops, c->overlay, c->m->spans[i].lane, span_sub(c->m, i), &y, &h);
     return y + h / 2;
 }
@@ -815,7 +817,8 @@ static void draw_arrows(render_ctx *c)
     const pt_span_deps *d = m->deps;
     int64_t sel = v->selected_span;
     if (!d || d->n_spans != m->n_spans || sel < 0 || sel >= m->n_spans ||
-        m->spans[sel].stask != v->selected_stask)
+        m->spans[sel].stask != v->selected_stask || m->spans[sel].lane < 0 ||
+        m->spans[sel].lane >= m->n_lanes)
         return;
     const pt_span *s = &m->spans[sel];
     cairo_set_line_width(c->cr, 1.6);

@@ -591,3 +591,8 @@ gboolean pt_timeline_view_step_match(PtTimelineView *self, int dir)
     }
     return FALSE;
 }
+
+int pt_timeline_view_get_n_lanes(PtTimelineView *self)
+{
+    return self->have_model ? self->model.n_lanes : 0;
+}

@@ -27,6 +27,8 @@ void pt_timeline_view_update_model(PtTimelineView *self, const pt_tl_model *m);
  * nothing matches. */
 void pt_timeline_view_set_matches(PtTimelineView *self, const guint8 *mask, int n);
 gboolean pt_timeline_view_step_match(PtTimelineView *self, int dir);
+/* Lanes drawn (one group). */
+int pt_timeline_view_get_n_lanes(PtTimelineView *self);
 /* The visible time range. */
 void pt_timeline_view_get_range(PtTimelineView *self, double *t0_ns, double *t1_ns);
 void pt_timeline_view_set_selected(PtTimelineView *self, int stask);

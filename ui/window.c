@@ -223,18 +223,39 @@ gboolean pt_window_show_page(PtWindow *self, const char *page)
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
+/* "614 TFLOP/s", or "no matmul" for an operator without one (0 TFLOP/s reads as a failure). */
+static char *throughput_text(const pt_explorer_model *m)
+{
+    bool mma = false;
+    for (int i = 0; i < m->sg.n && !mma; i++)
+        mma = m->sg.tasks[i].kind == PT_ST_MMA;
+    if (!mma)
+        return g_strdup("no matmul");
+    if (!(m->tl.tflops > 0))
+        return g_strdup("— TFLOP/s");
+    return g_strdup_printf("%.0f TFLOP/s", m->tl.tflops);
+}
+
+static const char *plural(int64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
 char *pt_window_dup_summary(PtWindow *self)
 {
     const pt_explorer_model *m = self->model;
     if (!m->have_tl)
         return NULL;
+    char *tp = throughput_text(m);
+    char *out = NULL;
     if (m->have_measured) {
         GString *s = g_string_new(NULL);
         g_string_append_printf(s, "%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %"
-                               G_GINT64_FORMAT " iterations; kernel %.2f µs (%.0f TFLOP/s)",
+                               G_GINT64_FORMAT " %s; kernel %.2f µs (%s)",
                                m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
                                m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
-                               m->tl.kernel_time_ns / 1000.0, m->tl.tflops);
+                               plural(m->tl.eu_iterations, "iteration", "iterations"),
+                               m->tl.kernel_time_ns / 1000.0, tp);
         if (isfinite(m->measured_kernel_ns))
             g_string_append_printf(s, "; measured kernel %.2f µs", m->measured_kernel_ns / 1000.0);
         if (isfinite(m->kernel_error_pct))
@@ -248,15 +269,20 @@ char *pt_window_dup_summary(PtWindow *self)
             g_string_append_printf(s, " (note: the trace ran %" G_GINT64_FORMAT " iterations per "
                                    "EU, the example's shape %" G_GINT64_FORMAT ")",
                                    (gint64)m->trace_iterations, (gint64)m->tl.eu_iterations);
-        return g_string_free(s, FALSE);
+        out = g_string_free(s, FALSE);
+    } else {
+        out = g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %"
+                              G_GINT64_FORMAT " %s; kernel %.2f µs (%s, %" G_GINT64_FORMAT
+                              " %s, %" G_GINT64_FORMAT " %s)",
+                              m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
+                              m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
+                              plural(m->tl.eu_iterations, "iteration", "iterations"),
+                              m->tl.kernel_time_ns / 1000.0, tp, (gint64)m->tl.tiles,
+                              plural(m->tl.tiles, "tile", "tiles"), (gint64)m->tl.waves,
+                              plural(m->tl.waves, "wave", "waves"));
     }
-    return g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %" G_GINT64_FORMAT
-                           " iterations; kernel %.2f µs (%.0f TFLOP/s, %" G_GINT64_FORMAT
-                           " tiles, %" G_GINT64_FORMAT " waves)",
-                           m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
-                           m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
-                           m->tl.kernel_time_ns / 1000.0, m->tl.tflops, (gint64)m->tl.tiles,
-                           (gint64)m->tl.waves);
+    g_free(tp);
+    return out;
 }
 
 static void enable(PtWindow *self, const char *name, gboolean on)
@@ -334,7 +360,16 @@ void win_add_recent(const char *path)
         return;
     GFile *f = g_file_new_for_path(path);
     char *uri = g_file_get_uri(f);
-    gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
+    /* In our own group: the file chooser also records what it saved (an exported Chrome trace,
+     * a bundle's files) under this application's name, and those must not be offered as files
+     * the explorer opens. */
+    static const char *groups[] = {WIN_RECENT_GROUP, NULL};
+    GtkRecentData rd = {.mime_type = (char *)"application/json",
+                        .app_name = (char *)g_get_application_name(),
+                        .app_exec = (char *)"pipethreader %u", .groups = (char **)groups};
+    if (!rd.app_name)
+        rd.app_name = (char *)"pipethreader";
+    gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &rd);
     g_free(uri);
     g_object_unref(f);
 }

@@ -85,6 +85,9 @@ static void on_stask_dropped(PtTimelineView *v, int stask, int lane, double t_ns
     PtWindow *self = data;
     (void)v;
     pt_error err = {{0}};
+    lane = win_lane_of_row(self, lane); /* the view's rows skip unusable lanes */
+    if (lane < 0)
+        return;
     int pos = pt_explorer_model_drop_position(self->model, stask, lane, t_ns);
     self->selected = stask;
     win_edited(self, pt_explorer_model_append(self->model, stask, lane, pos, &err), &err);

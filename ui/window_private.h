@@ -71,10 +71,19 @@ struct _PtWindow {
     gboolean keep_view;         /* the model shown next is an edit: keep the zoom */
 
     GtkWidget *paned, *sidebar; /* the main page's split; the sTask table and inspector */
+
+    /* Lanes the timeline shows: a lane of an sEU kind no sTask of the graph runs on (a tensor
+     * core lane of an operator without a matmul) is left out. lane_shown[row] is the model's
+     * lane of each shown row (n_lanes_shown of them); remapped: span copies with row lanes. */
+    int n_lanes_shown, lane_shown[PT_MAX_LANES];
+    GPtrArray *remapped;
 };
 
 /* The sTask table's columns. */
 enum { COL_ID, COL_KIND, COL_SEU, COL_REGION, COL_TILE, COL_BYTES, COL_FLOPS, N_COLS };
+
+/* The recent-files group of what the explorer opened or saved (the only files it offers). */
+#define WIN_RECENT_GROUP "pipethreader-explorer"
 
 /* window.c */
 void win_update_title_and_actions(PtWindow *self);
@@ -98,6 +107,8 @@ void win_on_hw_changed(GObject *o, GParamSpec *ps, gpointer data);
 /* window_timeline.c: dependencies, critical path and lane groups drawn with the spans. */
 void win_extras_clear(PtWindow *self);
 void win_refresh_timeline(PtWindow *self);
+/* The model's lane drawn in timeline row `row` (lanes no sTask can use are not drawn). */
+int win_lane_of_row(PtWindow *self, int row);
 
 /* window_menu.c: the timeline bars' context menu and the Add/Remove Wait actions. */
 void win_rebuild_bar_menu(PtWindow *self);

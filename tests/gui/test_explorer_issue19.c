@@ -2,6 +2,7 @@
  * (generatable by sm90a or exactly why not, registers and shared memory against the limits,
  * predicted kernel time and its change after an edit; MI300X has no generator), the timeline
  * drawn flagged when the sProgram cannot run. */
+#include <glib/gstdio.h>
 #include <math.h>
 
 #include "actions.h"
@@ -273,8 +274,120 @@ static void test_layout(void)
     spin(200);
 }
 
+/* ---- 5: small fixes ------------------------------------------------------------------- */
+
+/* flash_decoding_combine: no "0 TFLOP/s", no "1 iterations", no always-empty tc.wg0 lane. */
+static void test_combine_wording(void)
+{
+    load("flash_decoding_combine");
+    char *sum = pt_window_dup_summary(win);
+    g_test_message("%s", sum);
+    g_assert_null(strstr(sum, " 0 TFLOP/s"));
+    g_assert_nonnull(strstr(sum, "no matmul"));
+    g_assert_null(strstr(sum, " 1 iterations"));
+    g_assert_nonnull(strstr(sum, " 1 iteration;"));
+    g_free(sum);
+    const pt_explorer_model *m = pt_window_get_model(win);
+    g_assert_cmpint(pt_timeline_view_get_n_lanes(tl()), ==, m->prog.n_lanes - 1);
+    /* A drop still lands on the lane drawn there (rows skip the hidden lane). */
+    int reduce = pt_stask_find(&m->sg, "reduce.L");
+    g_assert_cmpint(reduce, >=, 0);
+}
+
+/* The job log names the search budget with its number. */
+static void test_budget_logged(void)
+{
+    load("gemm_f16");
+    activate("auto-schedule-run", g_variant_new("(dxib)", 7.0, (gint64)0, 1, FALSE));
+    wait_job();
+    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)40, 1, FALSE));
+    wait_job();
+    char *log = pt_actions_dup_log(win);
+    g_test_message("%s", log);
+    g_assert_nonnull(strstr(log, "budget 7 seconds"));
+    g_assert_nonnull(strstr(log, "budget 40 candidates"));
+    g_free(log);
+}
+
+/* Undo back to the saved state clears the modified mark; redo sets it again. */
+static void test_undo_to_saved(void)
+{
+    load("gemm_f16");
+    char *path = g_build_filename(g_get_tmp_dir(), "pt-issue19-saved.sprogram.json", NULL);
+    g_assert_true(pt_window_save_to(win, path));
+    g_assert_false(pt_window_get_model(win)->dirty);
+    activate("stages", g_variant_new("(si)", "B", 2));
+    g_assert_true(pt_window_get_model(win)->dirty);
+    g_assert_true(g_str_has_prefix(gtk_window_get_title(GTK_WINDOW(win)), "• "));
+    activate("undo", NULL);
+    g_assert_false(pt_window_get_model(win)->dirty);
+    g_assert_false(g_str_has_prefix(gtk_window_get_title(GTK_WINDOW(win)), "• "));
+    activate("redo", NULL);
+    g_assert_true(pt_window_get_model(win)->dirty);
+    /* Two edits, then two undos: clean; one undo: still modified. */
+    activate("undo", NULL);
+    activate("stages", g_variant_new("(si)", "B", 2));
+    activate("stages", g_variant_new("(si)", "A", 2));
+    activate("undo", NULL);
+    g_assert_true(pt_window_get_model(win)->dirty);
+    activate("undo", NULL);
+    g_assert_false(pt_window_get_model(win)->dirty);
+    g_unlink(path);
+    g_free(path);
+}
+
+/* An exported Chrome trace is not offered among the recent files (the file chooser records
+ * what it saved under the application's name; only what the explorer opened is listed). */
+static gboolean recent_has(const char *path)
+{
+    GMenuModel *m = pt_window_get_recent_menu(win);
+    for (int i = 0; i < g_menu_model_get_n_items(m); i++) {
+        GVariant *t = g_menu_model_get_item_attribute_value(m, i, G_MENU_ATTRIBUTE_TARGET,
+                                                            G_VARIANT_TYPE_STRING);
+        gboolean yes = t && g_str_equal(g_variant_get_string(t, NULL), path);
+        if (t)
+            g_variant_unref(t);
+        if (yes)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+static void test_export_not_recent(void)
+{
+    char *graph = g_build_filename(g_get_user_data_dir(), "g19.json", NULL);
+    char *chrome = g_build_filename(g_get_user_data_dir(), "g19.chrome.json", NULL);
+    char *text = NULL;
+    g_assert_true(g_file_get_contents("examples/gemm_f16.json", &text, NULL, NULL));
+    g_assert_true(g_file_set_contents(graph, text, -1, NULL));
+    g_free(text);
+    g_assert_true(pt_window_open(win, graph));
+    activate("export-chrome-to", g_variant_new_string(chrome));
+    for (int i = 0; i < 200 && pt_actions_job_busy(win); i++)
+        spin(20);
+    g_assert_true(g_file_test(chrome, G_FILE_TEST_IS_REGULAR));
+    /* What GtkFileChooser does on Save: the file under this application's name. */
+    GFile *f = g_file_new_for_path(chrome);
+    char *uri = g_file_get_uri(f);
+    gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
+    g_free(uri);
+    g_object_unref(f);
+    for (int i = 0; i < 100 && !recent_has(graph); i++)
+        spin(20);
+    spin(100);
+    g_assert_true(recent_has(graph));
+    g_assert_false(recent_has(chrome));
+    g_unlink(graph);
+    g_unlink(chrome);
+    g_free(graph);
+    g_free(chrome);
+}
+
 int main(int argc, char **argv)
 {
+    /* Recent files go to a scratch data directory, not the user's. */
+    char *tmpdir = g_dir_make_tmp("pt-issue19-XXXXXX", NULL);
+    g_setenv("XDG_DATA_HOME", tmpdir, TRUE);
     gtk_test_init(&argc, &argv, NULL);
     g_test_add_func("/issue19/generatable", test_generatable);
     g_test_add_func("/issue19/auto-schedule-refused", test_auto_schedule_refused);
@@ -285,5 +398,15 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19/search", test_search);
     g_test_add_func("/issue19/clear-selection", test_clear_selection);
     g_test_add_func("/issue19/layout", test_layout);
-    return explorer_test_run("org.pipethreader.TestIssue19");
+    g_test_add_func("/issue19/combine-wording", test_combine_wording);
+    g_test_add_func("/issue19/undo-to-saved", test_undo_to_saved);
+    g_test_add_func("/issue19/budget-logged", test_budget_logged);
+    g_test_add_func("/issue19/export-not-recent", test_export_not_recent);
+    int rc = explorer_test_run("org.pipethreader.TestIssue19");
+    char *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        g_printerr("could not remove %s\n", tmpdir);
+    g_free(cmd);
+    g_free(tmpdir);
+    return rc;
 }
