@@ -260,7 +260,7 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_widget_set_margin_top(self->summary, 6);
     gtk_box_append(GTK_BOX(left), self->summary);
     GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
-                                    "select, drag it to move it (Append) · colours: blue TMA, green tensor core, orange CUDA "
+                                    "select (empty space: none), drag it to move it (Append) · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor core, orange CUDA "
                                     "core, grey merged; "
                                     "thin magenta outlined bars: measured (a loaded trace); red "
                                     "strip: critical path; amber: idle; right-click a bar for "
