@@ -128,10 +128,15 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
     pt_schedule_opts so = {.top_k = sj->top_k, .budget_s = sj->budget_s,
                            .progress = search_progress, .accept = search_accept_sm90a,
                            .stop = search_stop, .ctx = sj};
-    pt_job_log(job, "searching %s on %s: top %d, budget %s%s%s", sj->graph->name, sj->hw.name,
-               sj->top_k, sj->budget_s > 0 ? "seconds" : "",
-               sj->budget_candidates > 0 ? "candidates" : "",
-               sj->budget_s <= 0 && sj->budget_candidates <= 0 ? "none" : "");
+    char budget[64];
+    if (sj->budget_s > 0)
+        snprintf(budget, sizeof budget, "%g seconds", sj->budget_s);
+    else if (sj->budget_candidates > 0)
+        snprintf(budget, sizeof budget, "%lld candidates", (long long)sj->budget_candidates);
+    else
+        snprintf(budget, sizeof budget, "none (the whole space)");
+    pt_job_log(job, "searching %s on %s: top %d, budget %s", sj->graph->name, sj->hw.name,
+               sj->top_k, budget);
     if (!pt_schedule(sj->graph, &sj->hw, &so, &sj->r, err))
         return false;
     sj->have_r = true;

@@ -20,6 +20,7 @@ pt_explorer_model *pt_explorer_model_new(void)
 }
 
 struct pt_explorer_state {
+    uint64_t id;            /* the model's state_id when this was current */
     pt_tiling tiling;
     pt_sprogram prog;
 };
@@ -65,6 +66,7 @@ void pt_explorer_model_clear(pt_explorer_model *m)
     history_clear(m->undo, &m->n_undo);
     history_clear(m->redo, &m->n_redo);
     m->dirty = false;
+    m->state_id = m->saved_id = m->next_id = 0;
     m->save_path[0] = '\0';
     if (m->have_tl)
         pt_timeline_free(&m->tl);
@@ -211,6 +213,7 @@ static struct pt_explorer_state *snapshot(const pt_explorer_model *m)
     if (!s)
         return NULL;
     s->tiling = m->tiling;
+    s->id = m->state_id;
     if (!pt_sprogram_copy(&s->prog, &m->prog)) {
         free(s);
         return NULL;
@@ -254,7 +257,8 @@ static bool commit(pt_explorer_model *m, pt_sprogram *cand, pt_stask_graph *nsg,
     }
     push(m->undo, &m->n_undo, old);
     history_clear(m->redo, &m->n_redo);
-    m->dirty = true;
+    m->state_id = ++m->next_id;
+    m->dirty = m->state_id != m->saved_id;
     return true;
 }
 
@@ -460,9 +464,10 @@ static bool step(pt_explorer_model *m, struct pt_explorer_state **from, int *nfr
         state_free(cur);
         return false;
     }
+    m->state_id = from[*nfrom - 1]->id;
     state_free(from[--*nfrom]);
     push(to, nto, cur);
-    m->dirty = true;
+    m->dirty = m->state_id != m->saved_id; /* back at the saved state: not modified */
     return true;
 }
 
@@ -492,6 +497,7 @@ bool pt_explorer_model_save(pt_explorer_model *m, const char *path, pt_error *er
     free(json);
     if (ok) {
         m->dirty = false;
+        m->saved_id = m->state_id;
         snprintf(m->save_path, sizeof m->save_path, "%s", path);
     }
     return ok;
@@ -567,6 +573,7 @@ bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path
         return false;
     }
     m->dirty = false;
+    m->saved_id = m->state_id;
     return true;
 }
 

@@ -33,6 +33,11 @@ typedef struct {
     int n_undo, n_redo;
     struct pt_explorer_state *undo[PT_EXPLORER_HISTORY], *redo[PT_EXPLORER_HISTORY];
     bool dirty;             /* edited since loaded or saved */
+    /* Which sProgram state is shown and which one is on disk: every edit makes a new state,
+     * undo and redo go back to earlier ones, so undoing to the saved state is clean again. A
+     * model that is unsaved with no state on disk (a recovered autosave) sets saved_id to
+     * UINT64_MAX. */
+    uint64_t state_id, saved_id, next_id;
     char save_path[1024];   /* where the sProgram was last saved or opened from ("" if never) */
     /* Measured overlay, from a profiled trace (pt_explorer_model_load_trace); dropped when an
      * edit re-partitions the sTask-graph. */

@@ -7,8 +7,10 @@
  * Each FILE opens in its own window; with none, the window's start page lists the embedded
  * examples. --screenshot renders the main window with FILE loaded and simulated to a PNG and
  * exits (--select first selects an sTask by id, as a click would, and prints the inspector's
- * text); a load error is shown in the window's banner, printed as "error: …" and the
- * screenshot is still written (exit 0); only a failure to write the PNG exits non-zero. */
+ * text); the PNG is exactly --size (the window is resized until its content is). A load
+ * error is shown in the window's banner, printed as "error: …" (stdout and stderr) and the
+ * screenshot of it is still written, but the exit status is 1: a script must not take a broken
+ * file's picture for a good one. A failure to write the PNG exits 1 too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ typedef struct {
     int status;
     PtWindow *shot_window;
     int frames;
+    int resizes;            /* size corrections made so that the capture is exactly WxH */
     gboolean shot_done;
 } app_opts;
 
@@ -154,8 +157,11 @@ static void finish_screenshot(app_opts *o)
         return;
     o->shot_done = TRUE;
     const char *err = pt_window_get_error(o->shot_window);
-    if (err)
+    if (err) {
         printf("error: %s\n", err);
+        fprintf(stderr, "pipethreader: %s\n", err);
+        o->status = 1;
+    }
     char *sum = pt_window_dup_summary(o->shot_window);
     if (sum)
         printf("%s\n", sum);
@@ -179,6 +185,19 @@ static gboolean on_tick(GtkWidget *w, GdkFrameClock *clock, gpointer data)
     int settle = o->page && !strcmp(o->page, "code") ? 30 : 4;
     if (++o->frames < settle)
         return G_SOURCE_CONTINUE;
+    /* The window's content can come out smaller than its default size (client-side
+     * decorations' margins): grow the default size by the difference until it is exact. */
+    int cw = gtk_widget_get_width(GTK_WIDGET(o->shot_window));
+    int ch = gtk_widget_get_height(GTK_WIDGET(o->shot_window));
+    if ((cw != o->width || ch != o->height) && cw > 0 && ch > 0 && o->resizes < 3) {
+        int dw = 0, dh = 0;
+        gtk_window_get_default_size(GTK_WINDOW(o->shot_window), &dw, &dh);
+        gtk_window_set_default_size(GTK_WINDOW(o->shot_window), dw + (o->width - cw),
+                                    dh + (o->height - ch));
+        o->resizes++;
+        o->frames = 0;
+        return G_SOURCE_CONTINUE;
+    }
     /* A page still laying out (the Code page's text view on a fresh kernel) can render to no
      * texture for a frame or two: try again on later frames before giving up. */
     o->captured = take_screenshot(o, TRUE);

@@ -144,14 +144,162 @@ void pt_tl_pan(pt_tl_viewport *v, double fraction)
     v->t1_ns += d;
 }
 
-double pt_tl_content_height(const pt_tl_model *m)
+static int subrows_of(const pt_tl_model *m, int lane)
 {
-    return PT_TL_AXIS_H + pt_tl_rows(m) * PT_TL_LANE_H + 8;
+    int k = lane >= 0 && lane < PT_MAX_LANES ? m->lane_subrows[lane] : 1;
+    return k < 1 ? 1 : k > PT_TL_MAX_SUBROWS ? PT_TL_MAX_SUBROWS : k;
 }
 
-static double lane_y(int row)
+static int span_sub(const pt_tl_model *m, int64_t i)
 {
-    return PT_TL_AXIS_H + row * PT_TL_LANE_H;
+    if (!m->span_subrow)
+        return 0;
+    int k = m->span_subrow[i], n = subrows_of(m, m->spans[i].lane);
+    return k < n ? k : n - 1;
+}
+
+/* A lane's height before filling: one more bar stacked in it adds 60% of a lane, so stacked
+ * bars stay readable without the lane taking the room of several. */
+static double base_height(const pt_tl_model *m, int row)
+{
+    int k = m->n_lanes > 0 ? subrows_of(m, row % m->n_lanes) : 1;
+    return PT_TL_LANE_H * (1 + 0.6 * (k - 1));
+}
+
+#define MAX_ROWS (PT_MAX_LANES * PT_TL_MAX_GROUPS)
+
+/* tops[0..rows]: where each row starts (tops[rows]: where the last one ends). */
+static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
+{
+    int rows = pt_tl_rows(m);
+    if (rows > MAX_ROWS)
+        rows = MAX_ROWS;
+    double sum = 0;
+    for (int r = 0; r < rows; r++)
+        sum += base_height(m, r);
+    double scale = 1;
+    if (v && v->fill_height && sum > 0) {
+        double avail = v->height - PT_TL_AXIS_H - 8;
+        if (avail > sum)
+            scale = fmin(avail / sum, PT_TL_MAX_FILL);
+    }
+    tops[0] = PT_TL_AXIS_H;
+    for (int r = 0; r < rows; r++)
+        tops[r + 1] = tops[r] + base_height(m, r) * scale;
+}
+
+double pt_tl_content_height(const pt_tl_model *m)
+{
+    double tops[MAX_ROWS + 1];
+    layout(m, NULL, tops);
+    int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
+    return tops[rows] + 8;
+}
+
+double pt_tl_row_top(const pt_tl_model *m, const pt_tl_viewport *v, int row)
+{
+    double tops[MAX_ROWS + 1];
+    layout(m, v, tops);
+    int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
+    return tops[row < 0 ? 0 : row > rows ? rows : row];
+}
+
+double pt_tl_row_height(const pt_tl_model *m, const pt_tl_viewport *v, int row)
+{
+    double tops[MAX_ROWS + 1];
+    layout(m, v, tops);
+    int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
+    return row >= 0 && row < rows ? tops[row + 1] - tops[row] : 0;
+}
+
+static int row_at(const pt_tl_model *m, const double *tops, double y)
+{
+    int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
+    if (y < tops[0] || y >= tops[rows])
+        return -1;
+    int lo = 0, hi = rows - 1;
+    while (lo < hi) { /* the last row whose top is <= y */
+        int mid = (lo + hi + 1) / 2;
+        if (tops[mid] <= y)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+int pt_tl_row_at(const pt_tl_model *m, const pt_tl_viewport *v, double y)
+{
+    double tops[MAX_ROWS + 1];
+    layout(m, v, tops);
+    return row_at(m, tops, y);
+}
+
+static const pt_span *group_measured(const pt_tl_model *m, int g, int64_t *n);
+static bool has_overlay(const pt_tl_model *m)
+{
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        int64_t n;
+        if (group_measured(m, g, &n) != NULL && n > 0)
+            return true;
+    }
+    return false;
+}
+
+/* The bar area of row `row` (top inset 5, and the lower part left to measured bars when an
+ * overlay is shown), split into equal slots for the lane's sub-rows with a pixel between. */
+static void bar_geom(const pt_tl_model *m, const double *tops, bool overlay, int row, int sub,
+                     double *y, double *h)
+{
+    double rh = tops[row + 1] - tops[row];
+    double area = rh - (overlay ? 16 : 9);
+    int k = m->n_lanes > 0 ? subrows_of(m, row % m->n_lanes) : 1;
+    double slot = (area - (k - 1)) / k;
+    *y = tops[row] + 5 + sub * (slot + 1);
+    *h = slot;
+}
+
+void pt_tl_span_y(const pt_tl_model *m, const pt_tl_viewport *v, int64_t span, int group,
+                  double *y, double *h)
+{
+    double tops[MAX_ROWS + 1];
+    layout(m, v, tops);
+    const pt_span *s = &m->spans[span];
+    int row = group * m->n_lanes + s->lane;
+    bar_geom(m, tops, has_overlay(m), row, span_sub(m, span), y, h);
+}
+
+void pt_tl_assign_subrows(const pt_span *spans, int64_t n_spans, int n_lanes, uint8_t *out,
+                          int *lane_subrows)
+{
+    double end[PT_MAX_LANES][PT_TL_MAX_SUBROWS];
+    int used[PT_MAX_LANES] = {0};
+    for (int l = 0; l < PT_MAX_LANES; l++)
+        lane_subrows[l] = 1;
+    for (int64_t i = 0; i < n_spans; i++) {
+        int l = spans[i].lane;
+        out[i] = 0;
+        if (l < 0 || l >= n_lanes || l >= PT_MAX_LANES)
+            continue;
+        /* A bar that starts where another ends (to a picosecond) is back to back, not
+         * overlapping. */
+        double start = spans[i].start_ns + 1e-3;
+        int k = -1, soonest = 0;
+        for (int j = 0; j < used[l]; j++) {
+            if (end[l][j] <= start) {
+                k = j;
+                break;
+            }
+            if (end[l][j] < end[l][soonest])
+                soonest = j;
+        }
+        if (k < 0)
+            k = used[l] < PT_TL_MAX_SUBROWS ? used[l]++ : soonest;
+        end[l][k] = spans[i].end_ns;
+        out[i] = (uint8_t)k;
+        if (used[l] > lane_subrows[l])
+            lane_subrows[l] = used[l];
+    }
 }
 
 int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t)
@@ -191,13 +339,23 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
         *group = 0;
     if (x < PT_TL_LABEL_W || y < PT_TL_AXIS_H || m->n_lanes <= 0)
         return -1;
-    int row = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
-    if (row < 0 || row >= pt_tl_rows(m))
+    double tops[MAX_ROWS + 1];
+    layout(m, v, tops);
+    int row = row_at(m, tops, y);
+    if (row < 0)
         return -1;
     int lane = row % m->n_lanes, g = row / m->n_lanes;
-    double ly = y - lane_y(row);
-    if (ly < 3 || ly > PT_TL_LANE_H - 3)
+    double ly = y - tops[row], rh = tops[row + 1] - tops[row];
+    if (ly < 3 || ly > rh - 3)
         return -1;
+    /* Stacked bars: only those of the sub-row under the pointer. */
+    int k = subrows_of(m, lane), sub = 0;
+    if (k > 1) {
+        double by, bh;
+        bar_geom(m, tops, has_overlay(m), row, 0, &by, &bh);
+        sub = (int)floor((y - by) / (bh + 1));
+        sub = sub < 0 ? 0 : sub >= k ? k - 1 : sub;
+    }
     /* Within a pixel either side so thin bars can be hovered; the nearest start wins. */
     double tol = (v->t1_ns - v->t0_ns) / plot_w(v);
     double t = pt_tl_x_to_time(v, x) - group_offset(m, g);
@@ -208,7 +366,7 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
         const pt_span *s = &m->spans[i];
         if (s->start_ns - tol > t)
             break; /* sorted by start */
-        if (s->lane != lane)
+        if (s->lane != lane || (k > 1 && span_sub(m, i) != sub))
             continue;
         if (t <= s->end_ns + tol) {
             double d = t < s->start_ns ? s->start_ns - t : t > s->end_ns ? t - s->end_ns : 0;
@@ -226,6 +384,20 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
 int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y)
 {
     return pt_tl_hit_group(m, v, x, y, NULL);
+}
+
+void pt_tl_match_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 1.0 : 0.93;
+    *g = dark ? 0.85 : 0.75;
+    *b = dark ? 0.2 : 0.0;
+}
+
+void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 1.0 : 0.80;
+    *g = dark ? 0.20 : 0.0;
+    *b = dark ? 0.20 : 0.0;
 }
 
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b)
@@ -304,7 +476,7 @@ enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, BATCH_SEL
 typedef struct {
     int64_t span;
     double x0, x1, y, h;
-    bool selected, hover;
+    bool selected, hover, match;
 } detail;
 
 /* Everything one render needs, so the passes below stay short. */
@@ -313,7 +485,9 @@ typedef struct {
     const pt_tl_model *m;
     const pt_tl_viewport *v;
     rgb bg, fg;
-    double bar_top, bar_h, lookback;
+    bool overlay;            /* measured bars take the lower part of each lane */
+    double lookback;
+    double tops[MAX_ROWS + 1]; /* the vertical layout (layout()) */
     pt_tl_stats st;
     rect_batch batch[N_BATCHES];
     detail *details;
@@ -358,7 +532,7 @@ static void flush_merge(render_ctx *c, merge_run *r, int row)
     double w = r->x1 - r->x0;
     if (w < 1)
         w = 1;
-    batch_add(c, BATCH_MERGED, r->x0, lane_y(row) + 5, w, PT_TL_LANE_H - 10);
+    batch_add(c, BATCH_MERGED, r->x0, c->tops[row] + 5, w, c->tops[row + 1] - c->tops[row] - 10);
     r->open = false;
     c->st.merged++;
 }
@@ -369,8 +543,8 @@ static void draw_label(render_ctx *c, const pt_span *s, double x0, double x1, do
     const char *label = m->stask_labels && s->stask >= 0 && s->stask < m->n_stasks
                             ? m->stask_labels[s->stask] : NULL;
     double w = x1 - x0;
-    if (!label || w <= 24 || h < 14)
-        return;
+    if (!label || w <= 24 || h < 12)
+        return; /* never a label that does not fit its bar */
     cairo_text_extents_t te;
     cairo_text_extents(c->cr, label, &te);
     if (te.x_advance + 6 > w)
@@ -379,7 +553,7 @@ static void draw_label(render_ctx *c, const pt_span *s, double x0, double x1, do
     if (lx + te.x_advance + 6 > x1)
         lx = x0;
     cairo_set_source_rgb(c->cr, 1, 1, 1);
-    cairo_move_to(c->cr, lx + 3, y + h / 2 + 4);
+    cairo_move_to(c->cr, lx + 3, y + h / 2 + 3.5);
     cairo_show_text(c->cr, label);
     c->st.labels++;
 }
@@ -408,7 +582,8 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         merge_run *r = &runs[row];
         bool selected = v->selected_stask >= 0 && s->stask == v->selected_stask;
         bool hover = g == 0 && i == v->hover_span;
-        if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && !hover) {
+        bool match = v->match && s->stask >= 0 && s->stask < m->n_stasks && v->match[s->stask];
+        if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && !hover && !match) {
             if (r->open && x0 <= r->x1 + PT_TL_MIN_BAR_PX) {
                 if (x1 > r->x1)
                     r->x1 = x1;
@@ -423,7 +598,8 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         flush_merge(c, r, row);
         pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
                             ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
-        double y = lane_y(row) + c->bar_top, h = c->bar_h, w = x1 - x0;
+        double y, h, w = x1 - x0;
+        bar_geom(m, c->tops, c->overlay, row, span_sub(m, i), &y, &h);
         if (w < 1)
             w = 1;
         batch_add(c, (int)k >= 0 && k < PT_SEU_COUNT ? BATCH_SEU0 + (int)k : BATCH_GREY, x0, y, w,
@@ -436,7 +612,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
             c->st.bars++;
             continue;
         }
-        if (selected || hover || w > 24) {
+        if (selected || hover || match || w > 24) {
             if (c->n_details == c->cap_details) {
                 size_t cap = c->cap_details ? c->cap_details * 2 : 64;
                 detail *nd = realloc(c->details, cap * sizeof *nd);
@@ -446,7 +622,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
                 }
             }
             if (c->n_details < c->cap_details)
-                c->details[c->n_details++] = (detail){i, x0, x1, y, h, selected, hover};
+                c->details[c->n_details++] = (detail){i, x0, x1, y, h, selected, hover, match};
         }
         c->st.bars++;
     }
@@ -485,6 +661,25 @@ static void flush_bars(render_ctx *c)
             cairo_stroke(cr);
         }
     }
+    /* Search matches: a yellow outline round each, as one path. */
+    bool any_match = false;
+    for (size_t i = 0; i < c->n_details; i++) {
+        const detail *d = &c->details[i];
+        if (!d->match)
+            continue;
+        double w = d->x1 - d->x0 < 2 ? 2 : d->x1 - d->x0;
+        cairo_rectangle(cr, d->x0 - 1, d->y - 1, w + 2, d->h + 2);
+        any_match = true;
+        c->st.matches++;
+    }
+    if (any_match) {
+        double r, g, b;
+        pt_tl_match_rgb(c->v->dark, &r, &g, &b);
+        cairo_set_source_rgb(cr, r, g, b);
+        cairo_set_line_width(cr, 2);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
+    }
     for (size_t i = 0; i < c->n_details; i++) {
         const detail *d = &c->details[i];
         draw_label(c, &c->m->spans[d->span], d->x0, d->x1, d->y, d->h);
@@ -510,7 +705,7 @@ static void draw_measured(render_ctx *c, int g)
             continue;
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
         double w = x1 - x0 < 1 ? 1 : x1 - x0;
-        double y = lane_y(g * c->m->n_lanes + s->lane) + PT_TL_LANE_H - 10, h = 7;
+        double y = c->tops[g * c->m->n_lanes + s->lane + 1] - 10, h = 7;
         cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.35);
         cairo_rectangle(cr, x0, y, w, h);
         cairo_fill(cr);
@@ -539,7 +734,8 @@ static void draw_idle(render_ctx *c, double t_first, double t_last)
         if (x1 <= x0)
             continue;
         for (int l = 0; l < m->n_lanes; l++)
-            cairo_rectangle(c->cr, x0, lane_y(g * m->n_lanes + l) + 2, x1 - x0, PT_TL_LANE_H - 4);
+            cairo_rectangle(c->cr, x0, c->tops[g * m->n_lanes + l] + 2, x1 - x0,
+                            c->tops[g * m->n_lanes + l + 1] - c->tops[g * m->n_lanes + l] - 4);
     }
     cairo_fill(c->cr);
 }
@@ -562,7 +758,7 @@ static void draw_critical(render_ctx *c)
         if (s->lane < 0 || s->lane >= m->n_lanes)
             continue;
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
-        double y = lane_y(s->lane);
+        double y = c->tops[s->lane];
         bool visible = x1 >= PT_TL_LABEL_W - 2 && x0 <= v->width + 2;
         if (!isnan(px) && (visible || (px <= v->width && x0 >= PT_TL_LABEL_W))) {
             cairo_move_to(cr, px, py);
@@ -603,6 +799,16 @@ static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, boo
     c->st.arrows++;
 }
 
+/* The middle of a span's bar in group 0 (arrows end there). */
+static double mid_y(const render_ctx *c, int64_t i)
+{
+    double y, h;
+    if (c->m->spans[i].lane < 0 || c->m->spans[i].lane >= c->m->n_lanes)
+        return c->tops[0];
+    bar_geom(c->m, c->tops, c->overlay, c->m->spans[i].lane, span_sub(c->m, i), &y, &h);
+    return y + h / 2;
+}
+
 /* The selected bar's dependencies: arrows in from what it waited on, out to what waited on it. */
 static void draw_arrows(render_ctx *c)
 {
@@ -611,24 +817,51 @@ static void draw_arrows(render_ctx *c)
     const pt_span_deps *d = m->deps;
     int64_t sel = v->selected_span;
     if (!d || d->n_spans != m->n_spans || sel < 0 || sel >= m->n_spans ||
-        m->spans[sel].stask != v->selected_stask)
+        m->spans[sel].stask != v->selected_stask || m->spans[sel].lane < 0 ||
+        m->spans[sel].lane >= m->n_lanes)
         return;
     const pt_span *s = &m->spans[sel];
-    double mid = PT_TL_LANE_H / 2;
     cairo_set_line_width(c->cr, 1.6);
     cairo_set_source_rgba(c->cr, c->fg.r, c->fg.g, c->fg.b, 0.9);
     for (int64_t e = d->off[sel]; e < d->off[sel + 1]; e++) {
         const pt_span *u = &m->spans[d->idx[e]];
-        arrow(c, pt_tl_time_to_x(v, u->end_ns), lane_y(u->lane) + mid,
-              pt_tl_time_to_x(v, s->start_ns), lane_y(s->lane) + mid, d->is_wait[e]);
+        arrow(c, pt_tl_time_to_x(v, u->end_ns), mid_y(c, d->idx[e]),
+              pt_tl_time_to_x(v, s->start_ns), mid_y(c, sel), d->is_wait[e]);
     }
     for (int64_t j = 0; j < m->n_spans; j++)
         for (int64_t e = d->off[j]; e < d->off[j + 1]; e++)
             if (d->idx[e] == sel) {
                 const pt_span *o = &m->spans[j];
-                arrow(c, pt_tl_time_to_x(v, s->end_ns), lane_y(s->lane) + mid,
-                      pt_tl_time_to_x(v, o->start_ns), lane_y(o->lane) + mid, d->is_wait[e]);
+                arrow(c, pt_tl_time_to_x(v, s->end_ns), mid_y(c, sel),
+                      pt_tl_time_to_x(v, o->start_ns), mid_y(c, j), d->is_wait[e]);
             }
+}
+
+/* A flagged sProgram: a red frame round the plot and a mark in the axis (words, not only
+ * colour). */
+static void draw_flag(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_viewport *v = c->v;
+    double r, g, b;
+    pt_tl_flag_rgb(v->dark, &r, &g, &b);
+    cairo_set_source_rgb(cr, r, g, b);
+    cairo_set_line_width(cr, 4);
+    cairo_rectangle(cr, PT_TL_LABEL_W + 2, PT_TL_AXIS_H + 2, v->width - PT_TL_LABEL_W - 4,
+                    v->height - PT_TL_AXIS_H - 4);
+    cairo_stroke(cr);
+    const char *mark = "NOT EXECUTABLE — see the status bar";
+    cairo_set_font_size(cr, 11);
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, mark, &te);
+    double x = v->width - te.x_advance - 10;
+    if (x < PT_TL_LABEL_W + 4)
+        x = PT_TL_LABEL_W + 4;
+    cairo_rectangle(cr, x - 4, 2, te.x_advance + 8, PT_TL_AXIS_H - 6);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_move_to(cr, x, PT_TL_AXIS_H - 10);
+    cairo_show_text(cr, mark);
 }
 
 void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats)
@@ -640,8 +873,8 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         overlay |= group_measured(m, g, &n) != NULL && n > 0;
     }
     /* With the measured overlay the predicted bars take the upper part of a lane. */
-    c.bar_top = 5;
-    c.bar_h = overlay ? PT_TL_LANE_H - 16 : PT_TL_LANE_H - 9;
+    c.overlay = overlay;
+    layout(m, v, c.tops);
     c.bg = v->dark ? (rgb){0.14, 0.14, 0.15} : (rgb){1, 1, 1};
     c.fg = v->dark ? (rgb){0.92, 0.92, 0.92} : (rgb){0.13, 0.13, 0.15};
     c.lookback = max_span(m);
@@ -657,7 +890,7 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     /* Lane backgrounds. */
     for (int r = 0; r < rows; r++) {
         cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, r % 2 ? 0.035 : 0.07);
-        cairo_rectangle(cr, 0, lane_y(r), v->width, PT_TL_LANE_H);
+        cairo_rectangle(cr, 0, c.tops[r], v->width, c.tops[r + 1] - c.tops[r]);
         cairo_fill(cr);
     }
     if (have_range)
@@ -693,7 +926,7 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.45);
     cairo_set_line_width(cr, 1);
     for (int g = 1; g < groups; g++) {
-        double y = floor(lane_y(g * m->n_lanes)) + 0.5;
+        double y = floor(c.tops[g * m->n_lanes]) + 0.5;
         cairo_move_to(cr, PT_TL_LABEL_W, y);
         cairo_line_to(cr, v->width, y);
         cairo_stroke(cr);
@@ -706,10 +939,10 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     cairo_fill(cr);
     for (int r = 0; r < rows; r++) {
         int l = r % m->n_lanes, g = r / m->n_lanes;
-        double y = lane_y(r);
+        double y = c.tops[r], rh = c.tops[r + 1] - c.tops[r];
         rgb col = seu_colour(m->lane_seu[l], v->dark);
         cairo_set_source_rgb(cr, col.r, col.g, col.b);
-        cairo_rectangle(cr, 4, y + 8, 4, PT_TL_LANE_H - 16);
+        cairo_rectangle(cr, 4, y + 8, 4, rh - 16);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, c.fg.r, c.fg.g, c.fg.b);
         const char *label = groups > 1 && l == 0 && m->group_labels[g] ? m->group_labels[g] : NULL;
@@ -719,7 +952,7 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
             cairo_show_text(cr, label);
         }
         cairo_set_font_size(cr, 12);
-        cairo_move_to(cr, 14, y + PT_TL_LANE_H / 2 + (label ? 9 : 4));
+        cairo_move_to(cr, 14, y + rh / 2 + (label ? 9 : 4));
         cairo_show_text(cr, m->lane_names[l] ? m->lane_names[l] : "?");
     }
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.3);
@@ -727,6 +960,8 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     cairo_move_to(cr, PT_TL_LABEL_W - 0.5, 0);
     cairo_line_to(cr, PT_TL_LABEL_W - 0.5, v->height);
     cairo_stroke(cr);
+    if (m->flagged)
+        draw_flag(&c);
     cairo_restore(cr);
     for (int b = 0; b < N_BATCHES; b++)
         free(c.batch[b].r);

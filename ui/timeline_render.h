@@ -28,6 +28,8 @@
 #define PT_TL_LANE_H 30.0
 #define PT_TL_MIN_BAR_PX 1.0
 #define PT_TL_MAX_GROUPS 16
+#define PT_TL_MAX_SUBROWS 8      /* asynchronous bars in flight at once drawn apart per lane */
+#define PT_TL_MAX_FILL 3.0       /* lanes grow at most this much to fill the view's height */
 
 /* What is drawn: borrowed pointers, owned by the caller. */
 typedef struct {
@@ -61,6 +63,16 @@ typedef struct {
     int64_t group_n_measured[PT_TL_MAX_GROUPS];
     const pt_span *group_measured[PT_TL_MAX_GROUPS];
     double max_span_ns;      /* longest span and measured span (0: found when drawn) */
+    /* The sProgram cannot run as shown (the generator refuses it, it is invalid on this
+     * hardware, or it is over a limit): the plot gets a red frame and a "NOT EXECUTABLE"
+     * mark so that a prediction of it never passes for a valid schedule. */
+    bool flagged;
+    /* Sub-rows (like Perfetto's async slices): bars of one lane that overlap in time (TMA loads
+     * in flight together) are stacked, each in its own sub-row of the lane. span_subrow (may be
+     * NULL: all 0) gives each span's sub-row, lane_subrows[l] how many lane l has (0 = 1);
+     * pt_tl_assign_subrows fills both. */
+    const uint8_t *span_subrow;
+    int lane_subrows[PT_MAX_LANES];
 } pt_tl_model;
 
 /* Where we look. */
@@ -73,6 +85,9 @@ typedef struct {
     int64_t selected_span;   /* the bar whose arrows are drawn (-1, or not of selected_stask:
                                 none) */
     bool show_critical;      /* draw the critical path */
+    bool fill_height;        /* lanes grow (up to PT_TL_MAX_FILL) to use the whole height */
+    const uint8_t *match;    /* per sTask (n_stasks entries, may be NULL): a search matched it;
+                                its bars get a yellow outline */
 } pt_tl_viewport;
 
 typedef struct {
@@ -82,6 +97,7 @@ typedef struct {
     int64_t labels;          /* labels drawn */
     int64_t arrows;          /* dependency arrows drawn */
     int64_t critical;        /* critical-path bars drawn */
+    int64_t matches;         /* bars outlined as search matches */
     int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
 } pt_tl_stats;
 
@@ -100,6 +116,20 @@ void pt_tl_zoom(pt_tl_viewport *v, double factor, double x);
 void pt_tl_pan(pt_tl_viewport *v, double fraction);
 /* Height the whole timeline needs. */
 double pt_tl_content_height(const pt_tl_model *m);
+/* Give every span a sub-row of its lane so that no two bars of a sub-row overlap in time
+ * (greedy over the start-sorted spans: the first sub-row free at its start); out[n_spans],
+ * lane_subrows[PT_MAX_LANES] gets the count per lane. More than PT_TL_MAX_SUBROWS at once share
+ * the sub-row that frees first. */
+void pt_tl_assign_subrows(const pt_span *spans, int64_t n_spans, int n_lanes, uint8_t *out,
+                          int *lane_subrows);
+/* Vertical layout: row r (lane r % n_lanes of group r / n_lanes) from pt_tl_row_top to
+ * + pt_tl_row_height; pt_tl_row_at: the row under y, or -1. The bars of a span lie within
+ * pt_tl_span_y .. + h. */
+double pt_tl_row_top(const pt_tl_model *m, const pt_tl_viewport *v, int row);
+double pt_tl_row_height(const pt_tl_model *m, const pt_tl_viewport *v, int row);
+int pt_tl_row_at(const pt_tl_model *m, const pt_tl_viewport *v, double y);
+void pt_tl_span_y(const pt_tl_model *m, const pt_tl_viewport *v, int64_t span, int group,
+                  double *y, double *h);
 /* Number of groups drawn (at least 1) and rows (lanes × groups). */
 int pt_tl_groups(const pt_tl_model *m);
 int pt_tl_rows(const pt_tl_model *m);
@@ -111,6 +141,11 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
 int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t);
 /* Colours of the critical path and of idle gaps (for tests and the legend). */
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
+
+/* The outline colour of bars a search matched. */
+void pt_tl_match_rgb(bool dark, double *r, double *g, double *b);
+/* The colour of the flagged frame. */
+void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b);
 
 /* Draw everything into cr (the area 0,0 - width,height). stats may be NULL. */
 void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt_tl_stats *stats);

@@ -13,6 +13,9 @@ struct _PtTimelineView {
     int drag_stask;         /* the sTask whose bar a drag started on, or -1 */
     double drag_x, drag_y;
     GtkWidget *context_menu; /* GtkPopoverMenu, or NULL */
+    uint8_t *subrows;        /* each span's sub-row in its lane (the model points here) */
+    guint8 *matches;         /* search matches per sTask (vp.match points here), or NULL */
+    int n_matches;
 };
 
 G_DEFINE_FINAL_TYPE(PtTimelineView, pt_timeline_view, GTK_TYPE_WIDGET)
@@ -166,8 +169,12 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
 
 static void on_click(GtkGestureClick *g, int n, double x, double y, gpointer data)
 {
-    PtTimelineView *self = data;
     (void)g, (void)n;
+    pt_timeline_view_click(data, x, y);
+}
+
+void pt_timeline_view_click(PtTimelineView *self, double x, double y)
+{
     gtk_widget_grab_focus(GTK_WIDGET(self));
     if (!self->have_model)
         return;
@@ -175,6 +182,11 @@ static void on_click(GtkGestureClick *g, int n, double x, double y, gpointer dat
     if (hit >= 0) {
         self->vp.selected_span = hit; /* this instance's arrows, not another's */
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+    } else if (x >= PT_TL_LABEL_W && y >= PT_TL_AXIS_H && self->vp.selected_stask >= 0) {
+        /* Empty space: as in every timeline tool, a click there clears the selection. */
+        self->vp.selected_span = -1;
+        g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, -1);
         gtk_widget_queue_draw(GTK_WIDGET(self));
     }
 }
@@ -250,8 +262,8 @@ void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
     double x = self->drag_x + dx, y = self->drag_y + dy;
     if (y < PT_TL_AXIS_H)
         return;
-    int row = (int)floor((y - PT_TL_AXIS_H) / PT_TL_LANE_H);
-    if (row < 0 || row >= pt_tl_rows(&self->model) || self->model.n_lanes <= 0)
+    int row = pt_tl_row_at(&self->model, &self->vp, y);
+    if (row < 0 || self->model.n_lanes <= 0)
         return;
     /* A drop in another lane group means the same lane, at that group's time. */
     int lane = row % self->model.n_lanes, g = row / self->model.n_lanes;
@@ -284,7 +296,9 @@ gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, 
          * goes to the nearest start. */
         double bx = fmin(pt_tl_time_to_x(&self->vp, s->start_ns) + 2,
                          pt_tl_time_to_x(&self->vp, (s->start_ns + s->end_ns) / 2));
-        double by = pt_timeline_view_lane_y(self, s->lane);
+        double by, bh;
+        pt_tl_span_y(&self->model, &self->vp, i, 0, &by, &bh);
+        by += bh / 2;
         int64_t hit = pt_tl_hit(&self->model, &self->vp, bx, by);
         if (hit < 0 || self->model.spans[hit].stask != stask)
             continue; /* covered by a neighbour at this zoom: try the next bar */
@@ -297,8 +311,8 @@ gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, 
 
 double pt_timeline_view_lane_y(PtTimelineView *self, int lane)
 {
-    (void)self;
-    return PT_TL_AXIS_H + (lane + 0.5) * PT_TL_LANE_H;
+    return pt_tl_row_top(&self->model, &self->vp, lane) +
+           pt_tl_row_height(&self->model, &self->vp, lane) / 2;
 }
 
 void pt_timeline_view_set_range(PtTimelineView *self, double t0_ns, double t1_ns)
@@ -359,6 +373,9 @@ static void pt_timeline_view_dispose(GObject *o)
 {
     PtTimelineView *self = PT_TIMELINE_VIEW(o);
     g_clear_pointer(&self->context_menu, gtk_widget_unparent);
+    g_clear_pointer(&self->subrows, g_free);
+    g_clear_pointer(&self->matches, g_free);
+    self->vp.match = NULL;
     G_OBJECT_CLASS(pt_timeline_view_parent_class)->dispose(o);
 }
 
@@ -388,6 +405,7 @@ static void pt_timeline_view_init(PtTimelineView *self)
     self->vp.hover_span = -1;
     self->vp.selected_span = -1;
     self->vp.show_critical = true;
+    self->vp.fill_height = true; /* lanes use the height the page gives them */
     self->vp.t0_ns = 0;
     self->vp.t1_ns = 1;
     self->pointer_x = -1;
@@ -431,16 +449,43 @@ GtkWidget *pt_timeline_view_new(void)
     return g_object_new(PT_TYPE_TIMELINE_VIEW, NULL);
 }
 
+static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_view);
+
 void pt_timeline_view_set_model(PtTimelineView *self, const pt_tl_model *m)
 {
+    set_model(self, m, FALSE);
+}
+
+void pt_timeline_view_update_model(PtTimelineView *self, const pt_tl_model *m)
+{
+    set_model(self, m, TRUE);
+}
+
+static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_view)
+{
     self->have_model = m != NULL;
-    if (m)
+    g_clear_pointer(&self->subrows, g_free);
+    if (m) {
         self->model = *m;
+        /* Overlapping bars of a lane (copies in flight together) are stacked in sub-rows. */
+        if (!m->span_subrow && m->n_spans > 0) {
+            self->subrows = g_new0(uint8_t, m->n_spans);
+            pt_tl_assign_subrows(m->spans, m->n_spans, m->n_lanes, self->subrows,
+                                 self->model.lane_subrows);
+            self->model.span_subrow = self->subrows;
+        }
+    }
     self->vp.hover_span = -1;
     self->vp.selected_stask = -1;
     self->vp.selected_span = -1;
+    /* The search's mask was for the sTasks of the model before (the window sets it again). */
+    g_clear_pointer(&self->matches, g_free);
+    self->vp.match = NULL;
+    self->n_matches = 0;
     self->fitted = false;
-    if (m && self->vp.width > 0) {
+    if (keep_view && m && self->vp.t1_ns > self->vp.t0_ns) {
+        self->fitted = true; /* an edit: the user's zoom and pan stay */
+    } else if (m && self->vp.width > 0) {
         pt_tl_fit(&self->model, &self->vp);
         self->fitted = true;
     }
@@ -490,4 +535,64 @@ void pt_timeline_view_render(PtTimelineView *self, cairo_t *cr, int width, int h
     v.height = height;
     v.dark = dark;
     pt_tl_render(cr, &self->model, &v, stats);
+}
+
+void pt_timeline_view_get_range(PtTimelineView *self, double *t0_ns, double *t1_ns)
+{
+    *t0_ns = self->vp.t0_ns;
+    *t1_ns = self->vp.t1_ns;
+}
+
+void pt_timeline_view_set_matches(PtTimelineView *self, const guint8 *mask, int n)
+{
+    g_clear_pointer(&self->matches, g_free);
+    self->n_matches = 0;
+    self->vp.match = NULL;
+    if (mask && self->have_model && n == self->model.n_stasks && n > 0) {
+        self->matches = g_memdup2(mask, (gsize)n);
+        self->n_matches = n;
+        self->vp.match = self->matches;
+    }
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean pt_timeline_view_step_match(PtTimelineView *self, int dir)
+{
+    const pt_tl_model *m = &self->model;
+    if (!self->have_model || !self->matches || m->n_spans <= 0)
+        return FALSE;
+    /* From the current match (the selected bar), else from the edge of the view. */
+    int64_t cur = self->vp.selected_span;
+    int64_t n = m->n_spans, from;
+    if (cur >= 0 && cur < n)
+        from = cur;
+    else
+        from = dir > 0 ? pt_tl_lower_bound(m->spans, n, self->vp.t0_ns) - 1
+                       : pt_tl_lower_bound(m->spans, n, self->vp.t1_ns);
+    for (int64_t k = 1; k <= n; k++) {
+        int64_t i = ((from + (dir > 0 ? k : -k)) % n + n) % n; /* wraps round, like Perfetto */
+        int st = m->spans[i].stask;
+        if (st < 0 || st >= self->n_matches || !self->matches[st])
+            continue;
+        const pt_span *s = &m->spans[i];
+        double w = self->vp.t1_ns - self->vp.t0_ns;
+        if (s->start_ns < self->vp.t0_ns || s->end_ns > self->vp.t1_ns) {
+            double mid = (s->start_ns + s->end_ns) / 2; /* centre it, at the same zoom */
+            self->vp.t0_ns = mid - w / 2;
+            self->vp.t1_ns = mid + w / 2;
+        }
+        /* The window selects the sTask through the signal; this bar stays the one shown. */
+        self->vp.selected_span = i;
+        g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, st);
+        self->vp.selected_stask = st;
+        self->vp.selected_span = i;
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+        return TRUE;
+    }
+    return FALSE;
+}
+
+int pt_timeline_view_get_n_lanes(PtTimelineView *self)
+{
+    return self->have_model ? self->model.n_lanes : 0;
 }

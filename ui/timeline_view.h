@@ -19,11 +19,26 @@ G_DECLARE_FINAL_TYPE(PtTimelineView, pt_timeline_view, PT, TIMELINE_VIEW, GtkWid
 GtkWidget *pt_timeline_view_new(void);
 /* m may be NULL (nothing shown). The view fits to the new model. */
 void pt_timeline_view_set_model(PtTimelineView *self, const pt_tl_model *m);
+/* The same after an edit of the model shown: the time range (zoom and pan) is kept. */
+void pt_timeline_view_update_model(PtTimelineView *self, const pt_tl_model *m);
+/* Search: mask (n entries, one per sTask; NULL clears) marks the sTasks whose bars are
+ * outlined. pt_timeline_view_step_match moves to the next (dir > 0) or previous matching bar in
+ * time after the current one, scrolls it into view and selects it ("stask-selected"); FALSE when
+ * nothing matches. */
+void pt_timeline_view_set_matches(PtTimelineView *self, const guint8 *mask, int n);
+gboolean pt_timeline_view_step_match(PtTimelineView *self, int dir);
+/* Lanes drawn (one group). */
+int pt_timeline_view_get_n_lanes(PtTimelineView *self);
+/* The visible time range. */
+void pt_timeline_view_get_range(PtTimelineView *self, double *t0_ns, double *t1_ns);
 void pt_timeline_view_set_selected(PtTimelineView *self, int stask);
 void pt_timeline_view_fit(PtTimelineView *self);
 void pt_timeline_view_zoom(PtTimelineView *self, double factor);
 void pt_timeline_view_pan(PtTimelineView *self, double fraction);
 
+/* What a primary click at (x, y) does: on a bar, select its sTask ("stask-selected"); on empty
+ * plot space, "stask-selected" with -1 (nothing selected). Public for tests. */
+void pt_timeline_view_click(PtTimelineView *self, double x, double y);
 /* Dragging a bar (GtkGestureDrag, button 1) emits "stask-dropped" (sTask index, target lane,
  * drop time in ns) when released at least a few pixels away on a lane. The handlers are public
  * so that tests can drive a drag without synthesising pointer events: begin at (x, y) in widget

@@ -198,6 +198,16 @@ char *pt_window_dup_inspector_text(PtWindow *self)
     return g_strdup(gtk_label_get_text(GTK_LABEL(self->inspector)));
 }
 
+GtkWidget *pt_window_get_sidebar(PtWindow *self)
+{
+    return self->sidebar;
+}
+
+GtkWidget *pt_window_get_timeline_search_entry(PtWindow *self)
+{
+    return self->tl_search_entry;
+}
+
 GtkWidget *pt_window_get_graph(PtWindow *self)
 {
     return self->graph;
@@ -213,18 +223,39 @@ gboolean pt_window_show_page(PtWindow *self, const char *page)
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
+/* "614 TFLOP/s", or "no matmul" for an operator without one (0 TFLOP/s reads as a failure). */
+static char *throughput_text(const pt_explorer_model *m)
+{
+    bool mma = false;
+    for (int i = 0; i < m->sg.n && !mma; i++)
+        mma = m->sg.tasks[i].kind == PT_ST_MMA;
+    if (!mma)
+        return g_strdup("no matmul");
+    if (!(m->tl.tflops > 0))
+        return g_strdup("— TFLOP/s");
+    return g_strdup_printf("%.0f TFLOP/s", m->tl.tflops);
+}
+
+static const char *plural(int64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
 char *pt_window_dup_summary(PtWindow *self)
 {
     const pt_explorer_model *m = self->model;
     if (!m->have_tl)
         return NULL;
+    char *tp = throughput_text(m);
+    char *out = NULL;
     if (m->have_measured) {
         GString *s = g_string_new(NULL);
         g_string_append_printf(s, "%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %"
-                               G_GINT64_FORMAT " iterations; kernel %.2f µs (%.0f TFLOP/s)",
+                               G_GINT64_FORMAT " %s; kernel %.2f µs (%s)",
                                m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
                                m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
-                               m->tl.kernel_time_ns / 1000.0, m->tl.tflops);
+                               plural(m->tl.eu_iterations, "iteration", "iterations"),
+                               m->tl.kernel_time_ns / 1000.0, tp);
         if (isfinite(m->measured_kernel_ns))
             g_string_append_printf(s, "; measured kernel %.2f µs", m->measured_kernel_ns / 1000.0);
         if (isfinite(m->kernel_error_pct))
@@ -238,15 +269,20 @@ char *pt_window_dup_summary(PtWindow *self)
             g_string_append_printf(s, " (note: the trace ran %" G_GINT64_FORMAT " iterations per "
                                    "EU, the example's shape %" G_GINT64_FORMAT ")",
                                    (gint64)m->trace_iterations, (gint64)m->tl.eu_iterations);
-        return g_string_free(s, FALSE);
+        out = g_string_free(s, FALSE);
+    } else {
+        out = g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %"
+                              G_GINT64_FORMAT " %s; kernel %.2f µs (%s, %" G_GINT64_FORMAT
+                              " %s, %" G_GINT64_FORMAT " %s)",
+                              m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
+                              m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
+                              plural(m->tl.eu_iterations, "iteration", "iterations"),
+                              m->tl.kernel_time_ns / 1000.0, tp, (gint64)m->tl.tiles,
+                              plural(m->tl.tiles, "tile", "tiles"), (gint64)m->tl.waves,
+                              plural(m->tl.waves, "wave", "waves"));
     }
-    return g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %" G_GINT64_FORMAT
-                           " iterations; kernel %.2f µs (%.0f TFLOP/s, %" G_GINT64_FORMAT
-                           " tiles, %" G_GINT64_FORMAT " waves)",
-                           m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
-                           m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
-                           m->tl.kernel_time_ns / 1000.0, m->tl.tflops, (gint64)m->tl.tiles,
-                           (gint64)m->tl.waves);
+    g_free(tp);
+    return out;
 }
 
 static void enable(PtWindow *self, const char *name, gboolean on)
@@ -285,6 +321,7 @@ static void show_model(PtWindow *self)
         self->labels[i] = m->sg.tasks[i].id;
         self->stask_seu[i] = m->sg.tasks[i].seu;
     }
+    win_update_status(self); /* before the timeline: it is drawn flagged when not executable */
     win_refresh_timeline(self);
     win_rebuild_form(self);
     pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), &m->sg);
@@ -323,7 +360,16 @@ void win_add_recent(const char *path)
         return;
     GFile *f = g_file_new_for_path(path);
     char *uri = g_file_get_uri(f);
-    gtk_recent_manager_add_item(gtk_recent_manager_get_default(), uri);
+    /* In our own group: the file chooser also records what it saved (an exported Chrome trace,
+     * a bundle's files) under this application's name, and those must not be offered as files
+     * the explorer opens. */
+    static const char *groups[] = {WIN_RECENT_GROUP, NULL};
+    GtkRecentData rd = {.mime_type = (char *)"application/json",
+                        .app_name = (char *)g_get_application_name(),
+                        .app_exec = (char *)"pipethreader %u", .groups = (char **)groups};
+    if (!rd.app_name)
+        rd.app_name = (char *)"pipethreader";
+    gtk_recent_manager_add_full(gtk_recent_manager_get_default(), uri, &rd);
     g_free(uri);
     g_object_unref(f);
 }
@@ -338,6 +384,7 @@ void win_install_model(PtWindow *self, pt_explorer_model *next)
     self->model = next;
     pt_explorer_model_free(old);
     show_error(self, NULL);
+    self->status_prev_ns = NAN; /* another schedule: no change to show */
     show_model(self);
 }
 
@@ -399,7 +446,10 @@ gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err)
     }
     int sel = self->selected;
     show_error(self, NULL);
+    self->status_prev_ns = self->status.kernel_ns; /* the status shows the edit's change */
+    self->keep_view = TRUE; /* an edit keeps the user's zoom and pan */
     show_model(self);
+    self->keep_view = FALSE;
     if (sel >= 0 && sel < self->model->sg.n)
         pt_window_select_stask(self, sel);
     return TRUE;
@@ -536,9 +586,11 @@ static void action_toggle(GSimpleAction *a, GVariant *state, gpointer data)
         self->show_ctas = on;
         if (self->model->have_tl) {
             int sel = self->selected;
-            win_refresh_timeline(self);
+            win_refresh_timeline(self); /* fits: the groups change the time extent */
             pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), sel);
         }
+    } else if (g_str_equal(name, "show-sidebar")) {
+        gtk_widget_set_visible(self->sidebar, on);
     } else if (g_str_equal(name, "unroll-loop")) {
         pt_graph_view_set_unroll(PT_GRAPH_VIEW(self->graph),
                                  on ? PT_GRAPH_VIEW_DEFAULT_UNROLL : 1);
@@ -656,6 +708,9 @@ static const GActionEntry win_actions[] = {
     {"show-critical", NULL, NULL, "true", action_toggle, {0}},
     {"show-ctas", NULL, NULL, "false", action_toggle, {0}},
     {"unroll-loop", NULL, NULL, "false", action_toggle, {0}},
+    {"timeline-search", win_action_timeline_search, NULL, NULL, NULL, {0}},
+    {"show-sidebar", NULL, NULL, "true", action_toggle, {0}},
+    {"clear-selection", win_action_clear_selection, NULL, NULL, NULL, {0}},
 };
 
 static void pt_window_init(PtWindow *self)
@@ -719,6 +774,13 @@ static void pt_window_init(PtWindow *self)
     gtk_accessible_update_property(GTK_ACCESSIBLE(menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    "Main menu", -1);
     gtk_header_bar_pack_end(GTK_HEADER_BAR(header), menu_button);
+    GtkWidget *side_toggle = gtk_toggle_button_new();
+    gtk_button_set_icon_name(GTK_BUTTON(side_toggle), "sidebar-show-right-symbolic");
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(side_toggle), "win.show-sidebar");
+    gtk_widget_set_tooltip_text(side_toggle, "Show the sTask table and inspector (F9)");
+    gtk_accessible_update_property(GTK_ACCESSIBLE(side_toggle), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Sidebar", -1);
+    gtk_header_bar_pack_end(GTK_HEADER_BAR(header), side_toggle);
     g_object_unref(sec1);
     g_object_unref(sec2);
     g_object_unref(menu);
@@ -726,6 +788,19 @@ static void pt_window_init(PtWindow *self)
     gtk_window_set_titlebar(GTK_WINDOW(self), header);
 
     win_install_help_overlay(self);
+    /* The window's own keys (they work in every build of it, tests included): Ctrl+F finds on
+     * the timeline, Esc clears the selection. */
+    GtkEventController *keys = gtk_shortcut_controller_new();
+    static const struct { const char *trigger, *action; } win_keys[] = {
+        {"<Control>f", "win.timeline-search"},
+        {"Escape", "win.clear-selection"},
+        {"F9", "win.show-sidebar"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(win_keys); i++)
+        gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(keys),
+            gtk_shortcut_new(gtk_shortcut_trigger_parse_string(win_keys[i].trigger),
+                             gtk_named_action_new(win_keys[i].action)));
+    gtk_widget_add_controller(GTK_WIDGET(self), keys);
 
     GtkWidget *vbox = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     self->banner = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8);

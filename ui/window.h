@@ -32,6 +32,18 @@ char *pt_window_dup_summary(PtWindow *self);
 void pt_window_select_stask(PtWindow *self, int stask);
 /* The same by sTask id; FALSE (and the banner says why) when there is no such sTask. */
 gboolean pt_window_select_stask_id(PtWindow *self, const char *id);
+/* The status bar's three lines, generator / predicted time / resources (caller frees), and
+ * whether it flags the sProgram as not executable (refused, invalid, over a limit). */
+char *pt_window_dup_status_text(PtWindow *self);
+gboolean pt_window_status_flagged(PtWindow *self);
+/* Timeline search (win.timeline-search, Ctrl+F): go to the next (dir > 0) or previous matching
+ * bar, as Enter / Shift+Enter in its entry do; FALSE when nothing matches. The entry is
+ * pt_window_get_timeline_search_entry. */
+gboolean pt_window_search_step(PtWindow *self, int dir);
+GtkWidget *pt_window_get_timeline_search_entry(PtWindow *self);
+/* The side panel (sTask table, inspector, form); win.show-sidebar (F9, the header bar's
+ * toggle) shows and hides it. */
+GtkWidget *pt_window_get_sidebar(PtWindow *self);
 /* The inspector's text (caller frees). */
 char *pt_window_dup_inspector_text(PtWindow *self);
 

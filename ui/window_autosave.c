@@ -237,6 +237,7 @@ static gboolean recover_into(PtWindow *target, const char *path, pt_error *err)
     }
     /* the edits were never saved: the document is modified, and belongs where it did */
     next->dirty = TRUE;
+    next->saved_id = UINT64_MAX; /* no state of it is on disk: undo never makes it clean */
     g_strlcpy(next->save_path, info.save_path, sizeof next->save_path);
     /* target shows nothing yet, so this only selects the hardware (no re-simulation) */
     if (info.hw[0] && !g_str_equal(info.hw, target->hw_name))

@@ -287,8 +287,8 @@ static char **recent_paths(void)
     GPtrArray *out = g_ptr_array_new();
     for (GList *l = items; l && out->len < 8; l = l->next) {
         GtkRecentInfo *info = l->data;
-        if (!gtk_recent_info_has_application(info, g_get_application_name()))
-            continue;
+        if (!gtk_recent_info_has_group(info, WIN_RECENT_GROUP))
+            continue; /* not opened here: an export recorded by the file chooser, say */
         GFile *f = g_file_new_for_uri(gtk_recent_info_get_uri(info));
         char *path = g_file_get_path(f);
         g_object_unref(f);

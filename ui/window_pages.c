@@ -34,22 +34,15 @@ static void cell_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer dat
 static gboolean filter_match(gpointer item, gpointer data)
 {
     PtWindow *self = data;
-    const char *q = gtk_editable_get_text(GTK_EDITABLE(self->search));
-    if (!q || !*q)
-        return TRUE;
-    int i = win_item_stask(item);
-    if (!self->model->have_sg || i < 0 || i >= self->model->sg.n)
-        return FALSE;
-    const pt_stask *t = &self->model->sg.tasks[i];
-    char *needle = g_utf8_casefold(q, -1);
-    char *hay = g_strdup_printf("%s %s %s %s %s", t->id, pt_stask_kind_name(t->kind),
-                                pt_seu_name(t->seu), pt_region_name(t->region), t->expr);
-    char *fold = g_utf8_casefold(hay, -1);
-    gboolean ok = strstr(fold, needle) != NULL;
-    g_free(needle);
-    g_free(hay);
-    g_free(fold);
-    return ok;
+    return win_stask_matches(self, win_item_stask(item),
+                             gtk_editable_get_text(GTK_EDITABLE(self->search)));
+}
+
+/* Esc in the table's search: empty it (and the selection goes too, as Esc does elsewhere). */
+static void on_search_stop(GtkSearchEntry *e, gpointer data)
+{
+    gtk_editable_set_text(GTK_EDITABLE(e), "");
+    pt_window_select_stask(PT_WINDOW(data), -1);
 }
 
 static void on_search_changed(GtkSearchEntry *e, gpointer data)
@@ -92,6 +85,9 @@ static void on_stask_dropped(PtTimelineView *v, int stask, int lane, double t_ns
     PtWindow *self = data;
     (void)v;
     pt_error err = {{0}};
+    lane = win_lane_of_row(self, lane); /* the view's rows skip unusable lanes */
+    if (lane < 0)
+        return;
     int pos = pt_explorer_model_drop_position(self->model, stask, lane, t_ns);
     self->selected = stask;
     win_edited(self, pt_explorer_model_append(self->model, stask, lane, pos, &err), &err);
@@ -180,6 +176,7 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_accessible_update_property(GTK_ACCESSIBLE(self->search), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    "Search sTasks", -1);
     g_signal_connect(self->search, "search-changed", G_CALLBACK(on_search_changed), self);
+    g_signal_connect(self->search, "stop-search", G_CALLBACK(on_search_stop), self);
     gtk_box_append(GTK_BOX(box), self->search);
 
     self->rows = gtk_string_list_new(NULL);
@@ -234,7 +231,10 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_box_append(GTK_BOX(box), iscroll);
     self->form_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
     gtk_box_append(GTK_BOX(box), self->form_box);
-    gtk_widget_set_size_request(box, 470, -1);
+    /* Narrow enough for a 1024 px screen to leave the timeline most of the width; the
+     * divider widens it. */
+    gtk_widget_set_size_request(box, 300, -1);
+    self->sidebar = box;
     return box;
 }
 
@@ -260,7 +260,7 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_widget_set_margin_top(self->summary, 6);
     gtk_box_append(GTK_BOX(left), self->summary);
     GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
-                                    "select, drag it to move it (Append) · colours: blue TMA, green tensor core, orange CUDA "
+                                    "select (empty space: none), drag it to move it (Append) · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor core, orange CUDA "
                                     "core, grey merged; "
                                     "thin magenta outlined bars: measured (a loaded trace); red "
                                     "strip: critical path; amber: idle; right-click a bar for "
@@ -316,15 +316,22 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_widget_set_vexpand(self->graph, TRUE);
     gtk_widget_set_hexpand(self->graph, TRUE);
     self->views = gtk_stack_new();
-    gtk_stack_add_titled(GTK_STACK(self->views), scroll, "timeline", "Timeline");
+    GtkWidget *tl_page = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_box_append(GTK_BOX(tl_page), win_build_timeline_search(self));
+    gtk_box_append(GTK_BOX(tl_page), scroll);
+    gtk_stack_add_titled(GTK_STACK(self->views), tl_page, "timeline", "Timeline");
     gtk_stack_add_titled(GTK_STACK(self->views), self->graph, "graph", "sTask-graph");
     gtk_stack_add_titled(GTK_STACK(self->views), pt_actions_code_view(self), "code", "Code");
     gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");
     g_signal_connect(self->views, "notify::visible-child-name", G_CALLBACK(on_view_changed), self);
     gtk_widget_set_vexpand(self->views, TRUE);
     gtk_box_append(GTK_BOX(left), self->views);
+    gtk_box_append(GTK_BOX(left), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL));
+    gtk_box_append(GTK_BOX(left), win_build_status_bar(self));
 
     GtkWidget *paned = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
+    gtk_paned_set_wide_handle(GTK_PANED(paned), TRUE); /* a divider one can see and grab */
+    self->paned = paned;
     gtk_paned_set_start_child(GTK_PANED(paned), left);
     gtk_paned_set_end_child(GTK_PANED(paned), build_side_panel(self));
     gtk_paned_set_resize_end_child(GTK_PANED(paned), FALSE);

@@ -10,6 +10,7 @@
 
 #include "critical_path.h"
 #include "explorer_model.h"
+#include "schedule_status.h"
 #include "timeline_view.h"
 
 G_BEGIN_DECLS
@@ -59,10 +60,30 @@ struct _PtWindow {
     GtkWidget *recovery_bar, *recovery_label;
     GPtrArray *recovery_offers; /* orphan autosaves still to offer (paths), first shown */
     char *recovery_text;        /* the bar's text while shown */
+
+    /* Status bar (window_status.c). */
+    GtkWidget *status_gen, *status_time, *status_res;
+    pt_schedule_status status;  /* of the model shown */
+    double status_prev_ns;      /* kernel time before the last edit (NaN after a load) */
+
+    /* Timeline search (window_search.c). */
+    GtkWidget *tl_search_bar, *tl_search_entry, *tl_search_count;
+    gboolean keep_view;         /* the model shown next is an edit: keep the zoom */
+
+    GtkWidget *paned, *sidebar; /* the main page's split; the sTask table and inspector */
+
+    /* Lanes the timeline shows: a lane of an sEU kind no sTask of the graph runs on (a tensor
+     * core lane of an operator without a matmul) is left out. lane_shown[row] is the model's
+     * lane of each shown row (n_lanes_shown of them); remapped: span copies with row lanes. */
+    int n_lanes_shown, lane_shown[PT_MAX_LANES];
+    GPtrArray *remapped;
 };
 
 /* The sTask table's columns. */
 enum { COL_ID, COL_KIND, COL_SEU, COL_REGION, COL_TILE, COL_BYTES, COL_FLOPS, N_COLS };
+
+/* The recent-files group of what the explorer opened or saved (the only files it offers). */
+#define WIN_RECENT_GROUP "pipethreader-explorer"
 
 /* window.c */
 void win_update_title_and_actions(PtWindow *self);
@@ -86,6 +107,8 @@ void win_on_hw_changed(GObject *o, GParamSpec *ps, gpointer data);
 /* window_timeline.c: dependencies, critical path and lane groups drawn with the spans. */
 void win_extras_clear(PtWindow *self);
 void win_refresh_timeline(PtWindow *self);
+/* The model's lane drawn in timeline row `row` (lanes no sTask can use are not drawn). */
+int win_lane_of_row(PtWindow *self, int row);
 
 /* window_menu.c: the timeline bars' context menu and the Add/Remove Wait actions. */
 void win_rebuild_bar_menu(PtWindow *self);
@@ -118,6 +141,17 @@ void win_autosave_note_source(PtWindow *self, const char *source, const char *gr
 void win_autosave_dispose(PtWindow *self);
 void win_action_recover_autosave(GSimpleAction *a, GVariant *p, gpointer data);
 void win_action_discard_autosave(GSimpleAction *a, GVariant *p, gpointer data);
+
+/* window_status.c: the status bar under the pages; refreshed with every model shown. */
+GtkWidget *win_build_status_bar(PtWindow *self);
+void win_update_status(PtWindow *self);
+
+/* window_search.c: Ctrl+F on the timeline, Esc. */
+gboolean win_stask_matches(PtWindow *self, int i, const char *query);
+GtkWidget *win_build_timeline_search(PtWindow *self);
+void win_search_apply(PtWindow *self);
+void win_action_timeline_search(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_clear_selection(GSimpleAction *a, GVariant *p, gpointer data);
 
 /* window_shortcuts.c: give the window its keyboard-shortcuts window (Ctrl+?). */
 void win_install_help_overlay(PtWindow *self);

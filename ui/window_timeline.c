@@ -14,6 +14,51 @@ void win_extras_clear(PtWindow *self)
     self->n_critical = 0;
     for (int g = 0; g < PT_TL_MAX_GROUPS; g++)
         g_clear_pointer(&self->group_labels[g], g_free);
+    g_clear_pointer(&self->remapped, g_ptr_array_unref);
+}
+
+/* Spans with their lanes as shown rows (the window keeps the copy); as they are when every lane
+ * is shown. */
+static const pt_span *shown_spans(PtWindow *self, const pt_span *spans, int64_t n)
+{
+    const pt_explorer_model *m = self->model;
+    if (!spans || n <= 0 || self->n_lanes_shown == m->prog.n_lanes)
+        return spans;
+    int row_of[PT_MAX_LANES];
+    for (int l = 0; l < PT_MAX_LANES; l++)
+        row_of[l] = -1;
+    for (int r = 0; r < self->n_lanes_shown; r++)
+        row_of[self->lane_shown[r]] = r;
+    pt_span *c = g_memdup2(spans, (gsize)n * sizeof *spans);
+    for (int64_t i = 0; i < n; i++)
+        c[i].lane = c[i].lane >= 0 && c[i].lane < PT_MAX_LANES ? row_of[c[i].lane] : -1;
+    if (!self->remapped)
+        self->remapped = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(self->remapped, c);
+    return c;
+}
+
+/* Which lanes the timeline shows: those of an sEU kind some sTask runs on, and any lane that
+ * holds an sTask. */
+static void choose_lanes(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    bool used[PT_SEU_COUNT] = {false};
+    for (int i = 0; i < m->sg.n; i++)
+        if ((int)m->sg.tasks[i].seu >= 0 && m->sg.tasks[i].seu < PT_SEU_COUNT)
+            used[m->sg.tasks[i].seu] = true;
+    self->n_lanes_shown = 0;
+    for (int l = 0; l < m->prog.n_lanes && l < PT_MAX_LANES; l++) {
+        pt_seu_kind k = m->prog.lanes[l].seu;
+        bool show = m->prog.lanes[l].n > 0 || !((int)k >= 0 && k < PT_SEU_COUNT) || used[k];
+        if (show)
+            self->lane_shown[self->n_lanes_shown++] = l;
+    }
+}
+
+int win_lane_of_row(PtWindow *self, int row)
+{
+    return row >= 0 && row < self->n_lanes_shown ? self->lane_shown[row] : -1;
 }
 
 /* Lane groups. Predicted: the tiles one EU runs one after another (waves; a persistent CTA's
@@ -39,7 +84,8 @@ static void fill_groups(PtWindow *self, pt_tl_model *tm)
             tm->group_offset_ns[g] = persistent ? 0 : (double)(b / eus) * period;
             self->group_labels[g] = g_strdup_printf("CTA %" G_GINT64_FORMAT, (gint64)b);
             if (g > 0) {
-                tm->group_measured[g] = m->cta_measured[g];
+                tm->group_measured[g] = shown_spans(self, m->cta_measured[g],
+                                                    m->cta_n_measured[g]);
                 tm->group_n_measured[g] = m->cta_n_measured[g];
             }
         }
@@ -60,7 +106,6 @@ static void fill_groups(PtWindow *self, pt_tl_model *tm)
 static void fill_extras(PtWindow *self, pt_tl_model *tm)
 {
     const pt_explorer_model *m = self->model;
-    win_extras_clear(self);
     if (pt_span_deps_build(&self->deps, &m->tl, &m->prog, &m->sg)) {
         tm->deps = &self->deps;
         int64_t n = pt_critical_path(m->tl.spans, m->tl.n_spans, &self->deps, &self->critical);
@@ -80,21 +125,28 @@ void win_refresh_timeline(PtWindow *self)
 {
     pt_explorer_model *m = self->model;
     pt_tl_model tm = {0};
-    tm.n_lanes = m->prog.n_lanes;
-    for (int l = 0; l < m->prog.n_lanes && l < PT_MAX_LANES; l++) {
-        tm.lane_names[l] = m->prog.lanes[l].name;
-        tm.lane_seu[l] = m->prog.lanes[l].seu;
+    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL); /* before extras go */
+    win_extras_clear(self);
+    choose_lanes(self);
+    tm.n_lanes = self->n_lanes_shown;
+    for (int r = 0; r < self->n_lanes_shown; r++) {
+        tm.lane_names[r] = m->prog.lanes[self->lane_shown[r]].name;
+        tm.lane_seu[r] = m->prog.lanes[self->lane_shown[r]].seu;
     }
     tm.n_spans = m->tl.n_spans;
-    tm.spans = m->tl.spans;
+    tm.spans = shown_spans(self, m->tl.spans, m->tl.n_spans);
     tm.n_stasks = m->sg.n;
     tm.stask_labels = self->labels;
     tm.stask_seu = self->stask_seu;
+    tm.flagged = pt_schedule_status_flagged(&self->status);
     if (m->have_measured) {
         tm.n_measured = m->n_measured;
-        tm.measured = m->measured;
+        tm.measured = shown_spans(self, m->measured, m->n_measured);
     }
-    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL); /* before extras go */
     fill_extras(self, &tm);
-    pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+    if (self->keep_view)
+        pt_timeline_view_update_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+    else
+        pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
+    win_search_apply(self); /* the matches of the open search, on the new sTasks */
 }

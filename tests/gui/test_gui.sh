@@ -5,7 +5,8 @@
 # Checks: every embedded example opens, simulates and renders to a PNG that decodes and is not
 # blank; selecting an sTask fills the inspector; a broken file, a file that does not exist and a graph that is not a graph each show
 # their one-line error in the window (printed as "error: …"), still write a screenshot and exit
-# 0 (the app never crashes on bad input); bad options are refused with exit 2.
+# 1 with the message on stderr (the app never crashes on bad input); the PNG is exactly --size;
+# bad options are refused with exit 2.
 set -u
 app=$1 check=$2
 shift 2
@@ -37,6 +38,12 @@ for ex in "${examples[@]}"; do
     fi
     grep -q '^error:' "$tmp/$ex.log" && { fail "$ex: error shown"; cat "$tmp/$ex.log"; }
     grep -q "kernel .* µs" "$tmp/$ex.log" || { fail "$ex: no simulated summary"; cat "$tmp/$ex.log"; }
+    # Exactly the size asked for, in the log and in the PNG's header.
+    grep -q "^screenshot: .* (1200x800)$" "$tmp/$ex.log" || { fail "$ex: not 1200x800"; cat "$tmp/$ex.log"; }
+    dims=$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print("%dx%d" % struct.unpack(">II", d[16:24]))' "$out")
+    [ "$dims" = 1200x800 ] || fail "$ex: the PNG is $dims, not 1200x800"
+    # No "0 TFLOP/s" or "1 iterations" for an operator without a matmul or with one iteration.
+    grep -Eq " 0 TFLOP/s|[^0-9]1 iterations" "$tmp/$ex.log" && { fail "$ex: summary wording"; cat "$tmp/$ex.log"; }
     if res=$(python3 "$check" "$out" 600 400); then
         echo "ok: $ex: $res"
     else
@@ -55,7 +62,7 @@ for hw in H100 MI300X; do
 done
 
 # Selecting an sTask (as a click on a bar or a table row does) fills the inspector; an unknown
-# id is an error shown in the window, not a crash.
+# id is an error shown in the window (exit 1), not a crash.
 if timeout 60 "$app" --screenshot "$tmp/sel.png" --size 1200x800 --select mma.S.wg0 flash_attention \
         >"$tmp/sel.log" 2>&1 && grep -q '^inspector: mma.S.wg0' "$tmp/sel.log" &&
         grep -q '^predicted: [1-9][0-9]* instances, mean' "$tmp/sel.log" &&
@@ -64,8 +71,10 @@ if timeout 60 "$app" --screenshot "$tmp/sel.png" --size 1200x800 --select mma.S.
 else
     fail "--select mma.S.wg0"; cat "$tmp/sel.log"
 fi
-if timeout 60 "$app" --screenshot "$tmp/sel.png" --size 1200x800 --select no.such flash_attention \
-        >"$tmp/sel.log" 2>&1 && grep -q "^error: no sTask 'no.such'" "$tmp/sel.log"; then
+timeout 60 "$app" --screenshot "$tmp/sel.png" --size 1200x800 --select no.such flash_attention \
+    >"$tmp/sel.log" 2>&1
+sel_rc=$? # an error shown is exit 1, like a broken file
+if [ $sel_rc -eq 1 ] && grep -q "^error: no sTask 'no.such'" "$tmp/sel.log"; then
     echo "ok: --select no.such is an error in the window"
 else
     fail "--select no.such"; cat "$tmp/sel.log"
@@ -100,16 +109,21 @@ if [ -f "$trace" ]; then
     fi
 fi
 
-# Broken inputs: the error is shown in the window, the app keeps running and exits 0.
+# Broken inputs: the error is shown in the window and the screenshot of it written, but the exit
+# status is 1 with the message on stderr (issue 19: a broken file must not pass for a good one).
 printf '{"name": "broken", "axes": [' >"$tmp/broken.json"
 printf '{"name": "not_a_graph", "ops": 42}' >"$tmp/wrong.json"
 head -c 3000 /dev/urandom >"$tmp/random.json"
 for f in "$tmp/broken.json" "$tmp/wrong.json" "$tmp/random.json" "$tmp/missing.json"; do
     name=$(basename "$f")
-    timeout 60 "$app" --screenshot "$tmp/err.png" --size 1000x700 "$f" >"$tmp/err.log" 2>&1
+    timeout 60 "$app" --screenshot "$tmp/err.png" --size 1000x700 "$f" >"$tmp/err.log" \
+        2>"$tmp/err.stderr"
     rc=$?
-    if [ $rc -ne 0 ]; then
-        fail "$name: exit $rc (expected 0)"; cat "$tmp/err.log"; continue
+    if [ $rc -ne 1 ]; then
+        fail "$name: exit $rc (expected 1)"; cat "$tmp/err.log"; continue
+    fi
+    if ! grep -q "$name" "$tmp/err.stderr"; then
+        fail "$name: no message on stderr"; cat "$tmp/err.stderr"; continue
     fi
     line=$(grep -m1 '^error: ' "$tmp/err.log")
     if [ -z "$line" ] || ! grep -q "$name" <<<"$line"; then

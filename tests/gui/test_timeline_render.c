@@ -46,8 +46,87 @@ static pt_tl_model hand_model(pt_span *spans)
     return m;
 }
 
+/* Issue 19: TMA loads in flight together are stacked in sub-rows of their lane (not painted
+ * over each other), every label fits its bar, the flagged frame, lanes filling the height. */
+static void check_subrows_labels_flag(void)
+{
+    static const char *const names[] = {"load.Q", "load.K", "a_label_far_too_long_for_it"};
+    static const pt_seu_kind kinds[] = {PT_SEU_TMA, PT_SEU_TMA, PT_SEU_TMA};
+    /* Lane 0: load.Q 0-200 and load.K 50-250 overlap; then load.Q again 250-300 (back to back
+     * with load.K, so it may reuse a sub-row); lane 1: one bar 300-330 whose label is longer
+     * than the bar. */
+    pt_span sp[4] = {{0, 0, 0, 0, 0, 200}, {1, 0, 0, 50, 50, 250}, {0, 0, 1, 250, 250, 300},
+                     {2, 1, 0, 300, 300, 330}};
+    pt_tl_model m = {0};
+    m.n_lanes = 2;
+    m.lane_names[0] = "tma";
+    m.lane_names[1] = "tma2";
+    m.lane_seu[0] = m.lane_seu[1] = PT_SEU_TMA;
+    m.n_spans = 4;
+    m.spans = sp;
+    m.n_stasks = 3;
+    m.stask_labels = names;
+    m.stask_seu = kinds;
+    uint8_t sub[4];
+    pt_tl_assign_subrows(sp, 4, 2, sub, m.lane_subrows);
+    CHECK(m.lane_subrows[0] == 2 && m.lane_subrows[1] == 1);
+    CHECK(sub[0] == 0 && sub[1] == 1 && sub[2] == 0 && sub[3] == 0);
+    m.span_subrow = sub;
+    const int W = 496, H = 200;
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 400, .width = W, .height = H, .selected_stask = -1,
+                        .hover_span = -1, .selected_span = -1};
+    /* The stacked lane is taller than a plain one; its two bars get separate slots. */
+    CHECK(pt_tl_row_height(&m, &v, 0) > pt_tl_row_height(&m, &v, 1));
+    double y0, h0, y1, h1;
+    pt_tl_span_y(&m, &v, 0, 0, &y0, &h0);
+    pt_tl_span_y(&m, &v, 1, 0, &y1, &h1);
+    CHECK(y0 + h0 <= y1); /* not painted over each other */
+    CHECK(h0 >= 12 && h1 >= 12);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(s);
+    pt_tl_stats st;
+    pt_tl_render(cr, &m, &v, &st);
+    cairo_surface_flush(s);
+    double r, g, b;
+    pt_tl_seu_rgb(PT_SEU_TMA, false, &r, &g, &b);
+    uint32_t tma = ((uint32_t)lround(r * 255) << 16) | ((uint32_t)lround(g * 255) << 8) |
+                   (uint32_t)lround(b * 255);
+    /* At t = 150 ns both loads run: both slots are TMA blue (away from the label text). */
+    int x = (int)PT_TL_LABEL_W + 190;
+    CHECK(near(pixel(s, x, (int)(y0 + 2)), tma));
+    CHECK(near(pixel(s, x, (int)(y1 + h1 - 2)), tma));
+    /* Hit-testing goes by slot. */
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 150, y0 + h0 / 2) == 0);
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 150, y1 + h1 / 2) == 1);
+    /* Labels: load.Q and load.K (both wide enough, one per slot) and the second load.Q
+     * (50 px); never the 30 px bar's long label. */
+    CHECK_MSG(st.labels == 3, "%lld labels", (long long)st.labels);
+    /* Not flagged: no red frame; flagged: the frame's left edge is red. */
+    double fr, fg, fb;
+    pt_tl_flag_rgb(false, &fr, &fg, &fb);
+    uint32_t red = ((uint32_t)lround(fr * 255) << 16) | ((uint32_t)lround(fg * 255) << 8) |
+                   (uint32_t)lround(fb * 255);
+    int fy = (int)(pt_tl_row_top(&m, &v, 1) + 2);
+    CHECK(!near(pixel(s, (int)PT_TL_LABEL_W + 2, fy), red));
+    m.flagged = true;
+    pt_tl_render(cr, &m, &v, &st);
+    cairo_surface_flush(s);
+    CHECK(near(pixel(s, (int)PT_TL_LABEL_W + 2, fy), red));
+    m.flagged = false;
+    /* Filling: lanes grow to use a tall view, never more than PT_TL_MAX_FILL times. */
+    pt_tl_viewport tall = v;
+    tall.height = 600;
+    tall.fill_height = true;
+    double filled = pt_tl_row_height(&m, &tall, 1);
+    CHECK(filled > PT_TL_LANE_H * 1.5 && filled <= PT_TL_LANE_H * PT_TL_MAX_FILL + 1e-9);
+    CHECK(pt_tl_row_height(&m, &v, 1) == PT_TL_LANE_H);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
 int main(void)
 {
+    check_subrows_labels_flag();
     pt_span spans[4];
     pt_tl_model m = hand_model(spans);
     const int W = 496, H = 140; /* plot area 400 px wide: 1 ns per pixel over 0..400 */
