@@ -8,6 +8,7 @@ per configuration."""
 import json
 import os
 import sys
+import time
 import traceback
 
 import torch
@@ -30,8 +31,13 @@ def main():
         configs.setdefault(cfg, {"B": int(B), "H": int(H), "S": int(S), "D": int(D),
                                  "causal": c == "1", "cands": []})
         configs[cfg]["cands"].append((name, int(rank), float(pred)))
+    start, deadline = time.time(), float(os.environ.get("DEADLINE_S", "0") or 0)
     for cfg, c in configs.items():
         rec = {"config": cfg, **{k: c[k] for k in ("B", "H", "S", "D", "causal")}, "candidates": {}}
+        if deadline > 0 and time.time() - start > deadline:
+            rec["error"] = "not run: DEADLINE_S reached"
+            print(json.dumps(rec), flush=True)
+            continue
         try:
             shape = (c["B"], c["H"], c["S"], c["D"])
             rotate = pt_bench.rotation(3 * torch.Size(shape).numel() * 2)

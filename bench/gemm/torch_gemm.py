@@ -1,4 +1,4 @@
-"""torch_gemm.py OUTDIR LIST — for each GEMM bundle of LIST (lines "name dtype shape M N K
+"""torch_gemm.py OUTDIR LIST — (env DEADLINE_S: rows after it are reported as not run) for each GEMM bundle of LIST (lines "name dtype shape M N K
 predicted_us", built with `make lib`), time the generated kernel and torch.matmul (cuBLAS as
 PyTorch calls it, written into a preallocated output) on the same torch tensors in one process,
 with pt_bench.time_interleaved (the harness's method, alternating round by round), after
@@ -6,6 +6,7 @@ checking every element of the kernel's output against an f32 product. One JSON l
 import json
 import os
 import sys
+import time
 
 import torch
 
@@ -17,11 +18,16 @@ TOL = {"f16": 1e-2, "bf16": 3e-2}
 
 def main():
     out_dir, listing = sys.argv[1], sys.argv[2]
+    start, deadline = time.time(), float(os.environ.get("DEADLINE_S", "0") or 0)
     print(json.dumps({"info": pt_bench.gpu_info()}), flush=True)
     for line in open(listing):
         name, dt, shape, M, N, K, pred = line.split()
         d = os.path.join(out_dir, name)
         rec = {"name": name}
+        if deadline > 0 and time.time() - start > deadline:
+            rec["error"] = "not run: DEADLINE_S reached"
+            print(json.dumps(rec), flush=True)
+            continue
         try:
             if os.path.exists(os.path.join(d, "BUILD_FAILED")):
                 raise RuntimeError("build failed")
