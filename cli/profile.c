@@ -15,6 +15,7 @@
 
 #include "chrome.h"
 #include "cli.h"
+#include "backend.h"
 #include "codegen.h"
 #include "measured.h"
 #include "runner.h"
@@ -193,7 +194,7 @@ int verb_profile(int argc, char **argv)
         cli_error("profile: %s: cannot create a temporary directory: %s", dir, strerror(errno));
         goto out_noclean;
     }
-    if (!pt_codegen_bundle(dir, &in.prog, &in.sg, &in.hw, "sm90a", &k, &err)) {
+    if (!pt_codegen_bundle(dir, &in.prog, &in.sg, &in.hw, PT_TARGET_DEFAULT, &k, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         goto out;
     }

@@ -10,13 +10,21 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "backend.h"
 #include "codegen.h"
 #include "runner.h"
 #include "scheduler.h"
 
+/* What the search's callbacks share: quietness, and the target whose generator must accept
+ * every candidate (NULL: any valid one). */
+typedef struct {
+    bool quiet;
+    const pt_backend *target;
+} search_ctx;
+
 static void progress(void *ctx, int64_t seen, int64_t total, double best_ns)
 {
-    if (*(bool *)ctx)
+    if (((search_ctx *)ctx)->quiet)
         return;
     fprintf(stderr, "\rschedule: %lld of %lld candidates, best predicted %.1f us   ",
             (long long)seen, (long long)total, best_ns / 1e3);
@@ -24,20 +32,13 @@ static void progress(void *ctx, int64_t seen, int64_t total, double best_ns)
         fputc('\n', stderr);
 }
 
-static bool accept_sm90a(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+/* The scheduler's filter: the target's generator accepts the candidate. */
+static bool accept_target(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
+                          const pt_hw *hw)
 {
-    (void)ctx;
-    pt_error err;
-    return pt_codegen_sm90a_check(p, sg, hw, &err);
-}
-
-static bool accept_none(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
-{
-    (void)ctx;
-    (void)p;
-    (void)sg;
-    (void)hw;
-    return true;
+    const pt_backend *be = ((search_ctx *)ctx)->target;
+    pt_error why;
+    return !be || be->accepts(p, sg, hw, &why);
 }
 
 /* Compile and run one candidate through the profiling layer; its median time in ms, or NaN
@@ -62,7 +63,7 @@ static double measure_one(const cli_opts *o, const pt_schedule_candidate *c, con
                          .build_timeout_s = o->build_timeout_s, .what = what,
                          .cancelled = cli_signal_cancelled};
     pt_harness_result h;
-    if (!pt_codegen_bundle(dir, &c->prog, &c->sg, hw, "sm90a", &k, &err) ||
+    if (!pt_codegen_bundle(dir, &c->prog, &c->sg, hw, o->target, &k, &err) ||
         !pt_runner_run(&rq, &r, &err) || !r.json ||
         !pt_harness_parse(&h, what, r.json, strlen(r.json), &err)) {
         if (!cli_signal_caught())
@@ -179,17 +180,20 @@ int verb_schedule(int argc, char **argv)
         cli_error("schedule: --candidates DIR needs --measure N (how many to write)");
         return EXIT_USAGE;
     }
-    if (o.target && strcmp(o.target, "sm90a") != 0) {
-        cli_error("schedule: unknown target \"%s\"; valid targets: sm90a", o.target);
+    search_ctx sc = {.quiet = o.quiet};
+    pt_error err = {{0}};
+    if (o.target && !pt_backend_lookup(o.target, "schedule: ", &sc.target, &err)) {
+        cli_error("%s", err.msg);
         return EXIT_USAGE;
     }
-    if (o.measure > 0 && !o.target)
-        o.target = "sm90a"; /* what is measured must be generated */
+    if (o.measure > 0 && !o.target) { /* what is measured must be generated */
+        o.target = PT_TARGET_DEFAULT;
+        sc.target = pt_backend_find(o.target);
+    }
     cli_inputs in = {0};
     if (!cli_load_graph(&o, &in))
         return EXIT_INVALID;
     cli_inputs_free(&in); /* the search partitions for itself */
-    pt_error err = {{0}};
     if (o.measure > 0 && !o.candidates && !o.remote && !pt_runner_check_local(&err)) {
         cli_error("schedule: --measure: %s", err.msg);
         return EXIT_INVALID;
@@ -198,7 +202,7 @@ int verb_schedule(int argc, char **argv)
     if (o.measure > 0)
         top = 1024; /* the measured ones are picked from the whole ranking */
     pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = progress,
-                           .accept = o.target ? accept_sm90a : accept_none, .ctx = &o.quiet};
+                           .accept = accept_target, .ctx = &sc};
     pt_schedule_result r;
     if (!pt_schedule(&in.graph, &in.hw, &so, &r, &err)) {
         fprintf(stderr, "%s\n", err.msg);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "codegen.h"
 #include "strbuf.h"
 #include "json_util.h"
@@ -550,12 +551,12 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
                        const pt_hw *hw, const char *target, pt_codegen_result *info,
                        pt_error *err)
 {
-    if (!target || strcmp(target, "sm90a") != 0)
-        return pt_fail(err, "codegen: unknown target \"%.40s\"; valid targets: sm90a",
-                       target ? target : "");
-    if (strcmp(hw->arch, "sm_90a") != 0)
-        return pt_fail(err, "codegen: target sm90a needs an sm_90a hardware model; \"%s\" is %s",
-                       hw->name, hw->arch);
+    const pt_backend *be;
+    if (!pt_backend_lookup(target, "codegen: ", &be, err))
+        return false;
+    if (strcmp(hw->arch, be->arch) != 0)
+        return pt_fail(err, "codegen: target %s needs an %s hardware model; \"%s\" is %s",
+                       be->name, be->arch, hw->name, hw->arch);
     const pt_graph *g = sg->graph;
     for (int t = 0; t < g->n_tensors; t++)
         if (g->tensors[t].role == PT_ROLE_OUTPUT && pt_dtype_is_4bit(g->tensors[t].dtype))
@@ -566,7 +567,7 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
     pt_codegen_result k, r;
     memset(&k, 0, sizeof k);
     memset(&r, 0, sizeof r);
-    if (!pt_codegen_sm90a(p, sg, hw, &k, err))
+    if (!be->generate(p, sg, hw, &k, err))
         return false;
     if (!pt_codegen_reference(g, &r, err)) {
         pt_codegen_result_free(&k);
