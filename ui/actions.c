@@ -5,7 +5,6 @@
 #include "actions.h"
 
 #include <errno.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "codegen.h"
 #include "jobs.h"
 #include "json_util.h"
+#include "measure.h"
 #include "measured.h"
 #include "runner.h"
 #include "scheduler.h"
@@ -490,22 +490,6 @@ static bool profile_cancelled(void *ctx)
     return pt_job_cancelled(((profile_job *)ctx)->job);
 }
 
-/* Remove a flat directory (the bundle: files only). */
-static void remove_flat_dir(const char *dir)
-{
-    GDir *d = g_dir_open(dir, 0, NULL);
-    if (d) {
-        const char *name;
-        while ((name = g_dir_read_name(d))) {
-            char *p = g_build_filename(dir, name, NULL);
-            g_unlink(p);
-            g_free(p);
-        }
-        g_dir_close(d);
-    }
-    g_rmdir(dir);
-}
-
 /* The runner's advice names the CLI's option; here it is the Preferences. */
 static void ui_advice(pt_error *err)
 {
@@ -527,12 +511,11 @@ static bool profile_run(pt_job *job, void *data, pt_error *err)
     pt_sprogram p;
     pt_stask_graph sg;
     pt_timeline tl = {0};
-    pt_codegen_result k = {0};
-    pt_run_result r = {0};
+    pt_measurement ms;
     pt_measured meas = {0};
     pt_alignment al = {0};
-    char *dir = NULL, *text = NULL;
-    bool ok = false, have_p = false;
+    char *text = NULL;
+    bool ok = false, have_p = false, have_ms = false;
     pt_job_progress(job, 0.02, "checking the sProgram");
     if (!pt_sprogram_load_text(&p, &sg, pj->graph, "the sProgram", pj->prog_json,
                                strlen(pj->prog_json), err))
@@ -547,47 +530,22 @@ static bool profile_run(pt_job *job, void *data, pt_error *err)
             goto out;
         }
     }
-    GError *ge = NULL;
-    dir = g_dir_make_tmp("pt-profile-XXXXXX", &ge);
-    if (!dir) {
-        pt_fail(err, "cannot create a temporary folder for the bundle: %s", ge->message);
-        g_clear_error(&ge);
-        goto out;
-    }
     pt_job_progress(job, 0.06, "generating the kernel");
-    if (!pt_codegen_bundle(dir, &p, &sg, &pj->hw, PT_TARGET_DEFAULT, &k, err))
+    have_ms = true;
+    if (!pt_measure_generate(&ms, &p, &sg, &pj->hw, PT_TARGET_DEFAULT, err))
         goto out;
-    char what[256];
-    snprintf(what, sizeof what, "%s (kernel %s)", pj->graph->name, k.kernel_name);
-    pt_job_log(job, "%s: bundle in %s; building and running %s", what, dir,
+    const char *what = ms.what;
+    pt_job_log(job, "%s: bundle in %s; building and running %s", what, ms.dir,
                remote ? "through the remote command" : "on this machine");
     pt_job_progress(job, -1, remote ? "running the remote command" : "building the kernel");
-    pt_run_request rq = {.bundle_dir = dir, .remote = remote, .timeout_s = pj->prefs.timeout_s,
-                         .build_timeout_s = pj->prefs.build_timeout_s, .trace = true,
-                         .what = what, .output = profile_output,
-                         .cancelled = profile_cancelled, .ctx = pj};
-    if (!pt_runner_run(&rq, &r, err))
+    pt_measure_request rq = {.remote = remote, .timeout_s = pj->prefs.timeout_s,
+                             .build_timeout_s = pj->prefs.build_timeout_s, .trace = true,
+                             .output = profile_output, .cancelled = profile_cancelled,
+                             .ctx = pj};
+    if (!pt_measure_run(&ms, &rq, err))
         goto out;
-    pt_harness_result h;
-    if (!pt_harness_parse(&h, "the harness's JSON line", r.json, strlen(r.json), err))
-        goto out;
-    if (h.correct != 1 || r.harness_status == 3) {
-        pt_fail(err, "%s: wrong results: %lld of %lld elements differ; not timed, nothing saved",
-                what, (long long)h.mismatches, (long long)h.elements);
-        goto out;
-    }
-    if (!isfinite(h.time_ms_median) || !r.trace) {
-        pt_fail(err, "%s: the harness reported no %s", what, r.trace ? "timing" : "trace buffer");
-        goto out;
-    }
     pt_job_progress(job, 0.95, "aligning the trace with the prediction");
-    if (!pt_measured_parse(&meas, "the trace buffer", r.trace, r.trace_len, sg.n, p.n_lanes,
-                           err))
-        goto out;
-    pt_harness_to_mkernel(&h, &meas.kernel);
-    if (h.has_trace_kernel)
-        pt_measured_place(&meas, h.trace_kernel_start_ns, h.trace_kernel_end_ns);
-    if (!pt_align(&al, &tl, &meas, sg.n, p.n_lanes, err))
+    if (!pt_measure_align(&ms, &tl, &p, &sg, &meas, &al, err))
         goto out;
     text = pt_profile_to_json(&tl, &p, &sg, &pj->hw, &meas, &al);
     if (!text) {
@@ -608,19 +566,15 @@ static bool profile_run(pt_job *job, void *data, pt_error *err)
     if (!pt_write_file(pj->trace_path, text, err))
         goto out;
     pt_job_log(job, "%s: correct (%lld elements); measured %.2f µs, predicted %.2f µs; trace "
-                    "written to %s", what, (long long)h.elements, h.time_ms_median * 1e3,
+                    "written to %s", what, (long long)ms.h.elements, ms.h.time_ms_median * 1e3,
                tl.kernel_time_ns / 1e3, pj->trace_path);
     ok = true;
 out:
     free(text);
-    if (dir) {
-        remove_flat_dir(dir);
-        g_free(dir);
-    }
+    if (have_ms)
+        pt_measurement_free(&ms); /* also removes the bundle */
     pt_alignment_free(&al);
     pt_measured_free(&meas);
-    pt_run_result_free(&r);
-    pt_codegen_result_free(&k);
     pt_timeline_free(&tl);
     if (have_p) {
         pt_sprogram_free(&p);
