@@ -20,6 +20,9 @@ typedef struct pt_backend {
     const char *name;          /* what --target takes: "sm90a" */
     const char *arch;          /* the hardware model's arch it generates for: "sm_90a" */
     const char *gpus;          /* for people: "H100/H200" */
+    /* The bundle's build contract (codegen/host/Makefile.in): nvcc's flags that compile the
+     * kernel for this target, "-gencode=arch=compute_90a,code=sm_90a" */
+    const char *nvcc_arch_flags;
     /* Would generate() accept this (valid) sProgram? false with the reason in why. Cheap
      * enough to run on every scheduler candidate: plans, does not print. */
     bool (*accepts)(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,

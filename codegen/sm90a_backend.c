@@ -7,6 +7,7 @@ const pt_backend pt_backend_sm90a = {
     .name = "sm90a",
     .arch = "sm_90a",
     .gpus = "H100/H200",
+    .nvcc_arch_flags = "-gencode=arch=compute_90a,code=sm_90a",
     .accepts = pt_codegen_sm90a_check,
     .generate = pt_codegen_sm90a,
 };
