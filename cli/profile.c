@@ -130,7 +130,8 @@ int verb_profile(int argc, char **argv)
 {
     cli_opts o = {.verb = "profile"};
     cli_inputs in = {0};
-    if (!cli_parse(argc, argv, "hw,tile,set,program,o,chrome,remote,timeout,build-timeout,q", &o))
+    if (!cli_parse(argc, argv, "hw,tile,set,program,o,chrome,target,remote,timeout,build-timeout,q",
+                   &o))
         return EXIT_USAGE;
     /* From here on a SIGINT/SIGTERM/SIGHUP stops the run cleanly (signals.c). */
     cli_signals_install();
@@ -138,11 +139,16 @@ int verb_profile(int argc, char **argv)
         cli_error("profile: missing -o TRACE (the trace file to write); see profile --help");
         return EXIT_USAGE;
     }
+    pt_error err = {{0}};
+    const pt_backend *be;
+    if (!pt_backend_lookup(o.target ? o.target : PT_TARGET_DEFAULT, "profile: ", &be, &err)) {
+        cli_error("%s", err.msg); /* before any loading: a usage mistake */
+        return EXIT_USAGE;
+    }
     if (!cli_load_graph(&o, &in) || !cli_load_program(&o, &in)) {
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
-    pt_error err = {{0}};
     const char *prog_name = o.program ? o.program : "default sProgram";
     if (!cli_check_valid(&o, &in)) {
         cli_inputs_free(&in);
@@ -166,7 +172,7 @@ int verb_profile(int argc, char **argv)
     pt_measurement ms;
     pt_measured m = {0};
     pt_alignment a = {0};
-    if (!pt_measure_generate(&ms, &in.prog, &in.sg, &in.hw, PT_TARGET_DEFAULT, &err)) {
+    if (!pt_measure_generate(&ms, &in.prog, &in.sg, &in.hw, be->name, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         goto out;
     }
