@@ -1,4 +1,4 @@
-/* run_parts.h — the runner's pieces, shared between its files and nobody else: buffers,
+/* run_parts.h — the runner's pieces, shared by the files of traces/ and nobody outside: buffers,
  * child supervision, the pt-run.sh script, the bundle cache, the tar stream, decoding and the
  * reply's PT- lines (runner.h has the contract; runner.c puts them together). */
 #ifndef PT_RUN_PARTS_H
