@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "backend.h"
 #include "codegen.h"
 
 int verb_codegen(int argc, char **argv)
@@ -14,9 +15,11 @@ int verb_codegen(int argc, char **argv)
         cli_error("codegen: missing -o DIR (the bundle directory); see codegen --help");
         return EXIT_USAGE;
     }
-    const char *target = o.target ? o.target : "sm90a";
-    if (strcmp(target, "sm90a") != 0) { /* before any loading: a usage mistake */
-        cli_error("codegen: unknown target \"%s\"; valid targets: sm90a", target);
+    const char *target = o.target ? o.target : PT_TARGET_DEFAULT;
+    const pt_backend *be;
+    pt_error err = {{0}};
+    if (!pt_backend_lookup(target, "codegen: ", &be, &err)) { /* before any loading: a usage mistake */
+        cli_error("%s", err.msg);
         return EXIT_USAGE;
     }
     if (!cli_load_graph(&o, &in) || !cli_load_program(&o, &in)) {
@@ -28,10 +31,9 @@ int verb_codegen(int argc, char **argv)
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
-    pt_error err = {{0}};
     int rc = EXIT_OK;
     pt_codegen_result k = {0};
-    if (!pt_codegen_bundle(o.out, &in.prog, &in.sg, &in.hw, target, &k, &err)) {
+    if (!pt_codegen_bundle(o.out, &in.prog, &in.sg, &in.hw, be->name, &k, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         rc = EXIT_INVALID;
     } else

@@ -62,7 +62,7 @@ static const struct {
      "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
      "                   each: rank, predicted ns, description) instead of measuring them\n"},
     {"profile", verb_profile,
-     "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
+     "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--target sm90a] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
      "Validate and simulate an sProgram, generate its bundle, build and run it on a GPU: every\n"
      "output element is checked against the reference first (a wrong result is reported, never\n"
      "timed), then the kernel is timed (CUDA events; CUPTI records where CUPTI is installed),\n"
@@ -72,6 +72,7 @@ static const struct {
      "worst-predicted sTasks. Runs in a child process: a fault or a hang is reported, not fatal.\n"
      "  -o TRACE         write the trace (pipethreader.trace JSON, version 2)\n"
      "  --chrome FILE    write Chrome trace-event JSON of both timelines (Perfetto)\n"
+     "  --target T       code generator, as for codegen (default sm90a)\n"
      "  --remote 'CMD'   run on another machine: CMD gets the bundle as a tar stream on stdin,\n"
      "                   must unpack it into an empty directory there, run 'sh pt-run.sh' and\n"
      "                   pass its stdout back, e.g.\n"

@@ -1,13 +1,10 @@
 /* profile.c — the profile verb: predict, generate, build and run on a GPU (here or through
  * --remote), check, time, trace, align, and write the trace with both timelines.
  *
- * Steps: validate and simulate the sProgram (the predicted side); write its bundle into a
- * temporary directory; build and run it in a child process (traces/runner.h: a fault or a hang
- * is one line, never a crash); refuse a wrong result before anything is saved; parse the
- * instrumented build's trace buffer (traces/measured.h), place it on the CUPTI kernel span,
- * align it with the prediction, and write the trace (and the Chrome trace). */
-#include <dirent.h>
-#include <errno.h>
+ * Steps: validate and simulate the sProgram (the predicted side); measure it (traces/measure.h:
+ * its bundle in a temporary directory, built and run in a child process, a fault or a hang one
+ * line, never a crash; a wrong result refused before anything is saved); lay the instrumented
+ * build's trace over the prediction; write the trace (and the Chrome trace). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,26 +12,11 @@
 
 #include "chrome.h"
 #include "cli.h"
+#include "backend.h"
 #include "codegen.h"
+#include "measure.h"
 #include "measured.h"
-#include "runner.h"
 #include "timeline_json.h"
-
-/* Remove a flat directory made by this verb (the bundle: files only). */
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        char path[4352];
-        while ((e = readdir(d)))
-            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-                (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
-                unlink(path);
-        closedir(d);
-    }
-    rmdir(dir);
-}
 
 static void fmt_ns(double ns, char *out, size_t cap)
 {
@@ -148,7 +130,8 @@ int verb_profile(int argc, char **argv)
 {
     cli_opts o = {.verb = "profile"};
     cli_inputs in = {0};
-    if (!cli_parse(argc, argv, "hw,tile,set,program,o,chrome,remote,timeout,build-timeout,q", &o))
+    if (!cli_parse(argc, argv, "hw,tile,set,program,o,chrome,target,remote,timeout,build-timeout,q",
+                   &o))
         return EXIT_USAGE;
     /* From here on a SIGINT/SIGTERM/SIGHUP stops the run cleanly (signals.c). */
     cli_signals_install();
@@ -156,11 +139,16 @@ int verb_profile(int argc, char **argv)
         cli_error("profile: missing -o TRACE (the trace file to write); see profile --help");
         return EXIT_USAGE;
     }
+    pt_error err = {{0}};
+    const pt_backend *be;
+    if (!pt_backend_lookup(o.target ? o.target : PT_TARGET_DEFAULT, "profile: ", &be, &err)) {
+        cli_error("%s", err.msg); /* before any loading: a usage mistake */
+        return EXIT_USAGE;
+    }
     if (!cli_load_graph(&o, &in) || !cli_load_program(&o, &in)) {
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
-    pt_error err = {{0}};
     const char *prog_name = o.program ? o.program : "default sProgram";
     if (!cli_check_valid(&o, &in)) {
         cli_inputs_free(&in);
@@ -181,74 +169,33 @@ int verb_profile(int argc, char **argv)
     }
 
     int rc = EXIT_INVALID;
-    pt_codegen_result k = {0};
-    pt_run_result r = {0};
+    pt_measurement ms;
     pt_measured m = {0};
     pt_alignment a = {0};
-    char what[512] = "";
-    const char *tmpdir = getenv("TMPDIR");
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/pt-profile-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if (!mkdtemp(dir)) {
-        cli_error("profile: %s: cannot create a temporary directory: %s", dir, strerror(errno));
-        goto out_noclean;
-    }
-    if (!pt_codegen_bundle(dir, &in.prog, &in.sg, &in.hw, "sm90a", &k, &err)) {
+    if (!pt_measure_generate(&ms, &in.prog, &in.sg, &in.hw, be->name, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         goto out;
     }
-    snprintf(what, sizeof what, "profile %s (%s, kernel %s)", in.graph.name, prog_name,
-             k.kernel_name);
+    snprintf(ms.what, sizeof ms.what, "profile %s (%s, kernel %s)", in.graph.name, prog_name,
+             ms.kernel.kernel_name);
+    const char *what = ms.what;
     char label[520];
-    snprintf(label, sizeof label, "profiled%s", what + strlen("profile"));
+    snprintf(label, sizeof label, "profiled%.510s", what + strlen("profile"));
     if (!o.quiet && strcmp(o.out, "-") != 0)
         printf("%s: building and running %s...\n", what, o.remote ? "through --remote" : "here");
     fflush(stdout);
-    pt_run_request rq = {.bundle_dir = dir, .remote = o.remote, .timeout_s = o.timeout_s,
-                         .build_timeout_s = o.build_timeout_s, .trace = true, .what = what,
-                         .cancelled = cli_signal_cancelled};
+    pt_measure_request rq = {.remote = o.remote, .timeout_s = o.timeout_s,
+                             .build_timeout_s = o.build_timeout_s, .trace = true,
+                             .cancelled = cli_signal_cancelled};
     if (cli_signal_caught())
         goto out;
-    if (!pt_runner_run(&rq, &r, &err)) {
+    if (!pt_measure_run(&ms, &rq, &err) ||
+        !pt_measure_align(&ms, &tl, &in.prog, &in.sg, &m, &a, &err)) {
         if (!cli_signal_caught())
             fprintf(stderr, "%s\n", err.msg);
         goto out;
     }
-    pt_harness_result h;
-    if (!pt_harness_parse(&h, "the harness's JSON line", r.json, strlen(r.json), &err)) {
-        /* say what came, not only what is wrong with it */
-        char got[200];
-        pt_excerpt(r.json, strlen(r.json), 96, got, sizeof got);
-        fprintf(stderr, "%s: %s; received \"%s\"\n", what, err.msg, got);
-        goto out;
-    }
-    if (h.correct != 1 || r.harness_status == 3) {
-        char mx[40] = "not finite";
-        if (isfinite(h.max_abs_err))
-            snprintf(mx, sizeof mx, "%.3g", h.max_abs_err);
-        fprintf(stderr, "%s: wrong results: %lld of %lld elements differ (max abs err %s); "
-                "not timed, nothing saved\n", what, (long long)h.mismatches,
-                (long long)h.elements, mx);
-        goto out;
-    }
-    if (!isfinite(h.time_ms_median) || !r.trace) {
-        fprintf(stderr, "%s: the harness reported no %s\n", what,
-                r.trace ? "timing" : "trace buffer");
-        goto out;
-    }
-    char tname[160];
-    snprintf(tname, sizeof tname, "the trace buffer of %s", k.kernel_name);
-    if (!pt_measured_parse(&m, tname, r.trace, r.trace_len, in.sg.n, in.prog.n_lanes, &err)) {
-        fprintf(stderr, "%s: %s\n", what, err.msg);
-        goto out;
-    }
-    pt_harness_to_mkernel(&h, &m.kernel);
-    if (h.has_trace_kernel)
-        pt_measured_place(&m, h.trace_kernel_start_ns, h.trace_kernel_end_ns);
-    if (!pt_align(&a, &tl, &m, in.sg.n, in.prog.n_lanes, &err)) {
-        fprintf(stderr, "%s: %s\n", what, err.msg);
-        goto out;
-    }
+    const pt_harness_result h = ms.h;
     char *text = pt_profile_to_json(&tl, &in.prog, &in.sg, &in.hw, &m, &a);
     bool wrote = text && cli_write(o.out, text);
     if (!text)
@@ -271,13 +218,11 @@ int verb_profile(int argc, char **argv)
     }
     rc = EXIT_OK;
 out:
-    remove_dir(dir);
-out_noclean:
+    pt_measurement_free(&ms); /* also removes the bundle */
     if (cli_signal_caught() && rc != EXIT_OK) /* (a signal after the work was done: it stands) */
         rc = cli_signal_exit("profile");
     pt_alignment_free(&a);
     pt_measured_free(&m);
-    pt_run_result_free(&r);
     pt_timeline_free(&tl);
     cli_inputs_free(&in);
     return rc;

@@ -10,13 +10,22 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "backend.h"
 #include "codegen.h"
+#include "measure.h"
 #include "runner.h"
 #include "scheduler.h"
 
+/* What the search's callbacks share: quietness, and the target whose generator must accept
+ * every candidate (NULL: any valid one). */
+typedef struct {
+    bool quiet;
+    const pt_backend *target;
+} search_ctx;
+
 static void progress(void *ctx, int64_t seen, int64_t total, double best_ns)
 {
-    if (*(bool *)ctx)
+    if (((search_ctx *)ctx)->quiet)
         return;
     fprintf(stderr, "\rschedule: %lld of %lld candidates, best predicted %.1f us   ",
             (long long)seen, (long long)total, best_ns / 1e3);
@@ -24,79 +33,53 @@ static void progress(void *ctx, int64_t seen, int64_t total, double best_ns)
         fputc('\n', stderr);
 }
 
-static bool accept_sm90a(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+/* The scheduler's filter: the target's generator accepts the candidate. */
+static bool accept_target(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
+                          const pt_hw *hw)
 {
-    (void)ctx;
-    pt_error err;
-    return pt_codegen_sm90a_check(p, sg, hw, &err);
+    const pt_backend *be = ((search_ctx *)ctx)->target;
+    pt_error why;
+    return !be || be->accepts(p, sg, hw, &why);
 }
 
-static bool accept_none(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
-{
-    (void)ctx;
-    (void)p;
-    (void)sg;
-    (void)hw;
-    return true;
-}
-
-/* Compile and run one candidate through the profiling layer; its median time in ms, or NaN
+/* Compile and run one candidate through the measurement layer; its median time in ms, or NaN
  * with the reason printed. */
 static double measure_one(const cli_opts *o, const pt_schedule_candidate *c, const pt_hw *hw,
                           int rank)
 {
     pt_error err = {{0}};
-    char dir[4096];
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/pt-schedule-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        cli_error("schedule: cannot create a temporary directory: %s", strerror(errno));
-        return NAN;
-    }
-    double ms = NAN;
-    pt_codegen_result k = {0};
-    pt_run_result r = {0};
     char what[256];
     snprintf(what, sizeof what, "schedule candidate %d (%s)", rank, c->desc);
-    pt_run_request rq = {.bundle_dir = dir, .remote = o->remote, .timeout_s = o->timeout_s,
-                         .build_timeout_s = o->build_timeout_s, .what = what,
-                         .cancelled = cli_signal_cancelled};
-    pt_harness_result h;
-    if (!pt_codegen_bundle(dir, &c->prog, &c->sg, hw, "sm90a", &k, &err) ||
-        !pt_runner_run(&rq, &r, &err) || !r.json ||
-        !pt_harness_parse(&h, what, r.json, strlen(r.json), &err)) {
-        if (!cli_signal_caught())
-            fprintf(stderr, "%s\n", err.msg[0] ? err.msg : "schedule: no result");
-    } else if (h.correct != 1)
-        fprintf(stderr, "%s: wrong results (%lld of %lld elements differ); not timed\n", what,
-                (long long)h.mismatches, (long long)h.elements);
-    else
-        ms = h.time_ms_median;
-    pt_run_result_free(&r);
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "schedule: could not remove %s\n", dir);
+    pt_measure_request rq = {.remote = o->remote, .timeout_s = o->timeout_s,
+                             .build_timeout_s = o->build_timeout_s,
+                             .cancelled = cli_signal_cancelled};
+    pt_measurement m;
+    double ms = NAN;
+    if (pt_measure(&m, &c->prog, &c->sg, hw, o->target, what, &rq, &err))
+        ms = m.h.time_ms_median;
+    else if (!cli_signal_caught())
+        fprintf(stderr, "%s\n", err.msg[0] ? err.msg : "schedule: no result");
+    pt_measurement_free(&m); /* also removes the bundle */
     return ms;
 }
 
-/* Parts of a candidate's description ("m=128 n=64 wg=2 stages=4 look-ahead persistent
- * grouped"): 0 its tile shape (up to "wg="), 1 its grid (persistent or not, who stores),
- * 2 its schedule style (what follows the stage count), 3 everything but the stage count. */
-static void key_of(const pt_schedule_candidate *c, int part, char *out, size_t n)
+/* Do candidates a and b agree on one part of their choice: 0 the tile shape, 1 the grid
+ * (persistent or not, who stores), 2 the schedule style (look-ahead, ping-pong, grid,
+ * rasterisation, who stores), 3 everything but the stage count? (The raster's group size and
+ * the rest of the printed description are not told apart, as the description does not.) */
+static bool same_part(const pt_schedule_candidate *a, const pt_schedule_candidate *b, int part)
 {
-    const char *d = c->desc, *wg = strstr(d, "wg="), *st = strstr(d, "stages=");
-    const char *after = st ? strchr(st, ' ') : NULL;
-    after = after ? after + 1 : "";
-    if (part == 0)
-        snprintf(out, n, "%.*s", wg ? (int)(wg - d) : (int)strlen(d), d);
-    else if (part == 1)
-        snprintf(out, n, "%d%d", strstr(d, "persistent") != NULL,
-                 strstr(d, "store-by-consumer") != NULL);
-    else if (part == 2)
-        snprintf(out, n, "%s", after);
-    else
-        snprintf(out, n, "%.*s%s", st ? (int)(st - d) : (int)strlen(d), d, after);
+    const pt_intra_opts *x = &a->opts, *y = &b->opts;
+    bool tile = memcmp(a->sg.tiling.tile, b->sg.tiling.tile, sizeof a->sg.tiling.tile) == 0;
+    bool grid = x->persistent == y->persistent && x->store_by_consumer == y->store_by_consumer;
+    bool style = x->lookahead == y->lookahead && x->pingpong == y->pingpong && grid &&
+                 x->raster == y->raster;
+    switch (part) {
+    case 0: return tile;
+    case 1: return grid;
+    case 2: return style;
+    default: return tile && a->sg.tiling.warpgroups == b->sg.tiling.warpgroups && style;
+    }
 }
 
 /* Which of the ranked candidates to measure, n at most: the model's ranking is least trusted
@@ -106,27 +89,23 @@ static void key_of(const pt_schedule_candidate *c, int part, char *out, size_t n
 static int pick_for_measure(const pt_schedule_result *r, int n, int *pick)
 {
     bool *taken = calloc((size_t)r->n + 1, sizeof *taken);
-    char(*seen)[200] = calloc((size_t)r->n + 1, sizeof *seen);
+    int *seen = calloc((size_t)r->n + 1, sizeof *seen); /* a candidate of each part seen */
     int k = 0;
     for (int pass = 0; pass < 5 && k < n && taken && seen; pass++) {
         int n_seen = 0, limit = pass == 0 ? (n + 1) / 2 : n;
-        /* a pass's keys include those already taken */
+        /* a pass's parts include those already taken */
         for (int i = 0; i < r->n && pass < 4; i++)
             if (taken[i])
-                key_of(&r->best[i], pass, seen[n_seen++], sizeof seen[0]);
+                seen[n_seen++] = i;
         for (int i = 0; i < r->n && k < limit; i++) {
             if (taken[i])
                 continue;
-            char key[200] = "";
             bool dup = false;
-            if (pass < 4) {
-                key_of(&r->best[i], pass, key, sizeof key);
-                for (int j = 0; j < n_seen; j++)
-                    dup |= strcmp(seen[j], key) == 0;
-            }
+            for (int j = 0; j < n_seen && pass < 4; j++)
+                dup |= same_part(&r->best[seen[j]], &r->best[i], pass);
             if (dup)
                 continue;
-            snprintf(seen[n_seen++], sizeof seen[0], "%s", key);
+            seen[n_seen++] = i;
             taken[i] = true;
             pick[k++] = i;
         }
@@ -179,17 +158,20 @@ int verb_schedule(int argc, char **argv)
         cli_error("schedule: --candidates DIR needs --measure N (how many to write)");
         return EXIT_USAGE;
     }
-    if (o.target && strcmp(o.target, "sm90a") != 0) {
-        cli_error("schedule: unknown target \"%s\"; valid targets: sm90a", o.target);
+    search_ctx sc = {.quiet = o.quiet};
+    pt_error err = {{0}};
+    if (o.target && !pt_backend_lookup(o.target, "schedule: ", &sc.target, &err)) {
+        cli_error("%s", err.msg);
         return EXIT_USAGE;
     }
-    if (o.measure > 0 && !o.target)
-        o.target = "sm90a"; /* what is measured must be generated */
+    if (o.measure > 0 && !o.target) { /* what is measured must be generated */
+        o.target = PT_TARGET_DEFAULT;
+        sc.target = pt_backend_find(o.target);
+    }
     cli_inputs in = {0};
     if (!cli_load_graph(&o, &in))
         return EXIT_INVALID;
     cli_inputs_free(&in); /* the search partitions for itself */
-    pt_error err = {{0}};
     if (o.measure > 0 && !o.candidates && !o.remote && !pt_runner_check_local(&err)) {
         cli_error("schedule: --measure: %s", err.msg);
         return EXIT_INVALID;
@@ -198,7 +180,7 @@ int verb_schedule(int argc, char **argv)
     if (o.measure > 0)
         top = 1024; /* the measured ones are picked from the whole ranking */
     pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = progress,
-                           .accept = o.target ? accept_sm90a : accept_none, .ctx = &o.quiet};
+                           .accept = accept_target, .ctx = &sc};
     pt_schedule_result r;
     if (!pt_schedule(&in.graph, &in.hw, &so, &r, &err)) {
         fprintf(stderr, "%s\n", err.msg);

@@ -6,8 +6,9 @@
  *   reference.cu, reference_host.c  the f32 reference (pt_reference_run)
  *   harness.c                    generic driver-API main + a generated table of the graph's tensors
  *   Makefile, README.md
- * The harness's fixed part is kept below as text (arrays of lines); only the table of tensors,
- * sizes, tolerances and launch numbers is generated per graph. */
+ * The harness's fixed part (codegen/host/) is written out as it is, the Makefile and README from
+ * templates there (Makefile.in, README.md.in) with this bundle's values filled in; the table
+ * of tensors, sizes, tolerances and launch numbers is generated per graph. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "codegen.h"
 #include "strbuf.h"
+#include "template.h"
 #include "json_util.h"
 #include "embedded.h"
 #include "trace_abi.h"
@@ -254,231 +257,80 @@ static char *gen_graph_table(const pt_stask_graph *sg, const pt_codegen_result *
     return sb_take(&b); /* NULL when out of memory */
 }
 
-/* ---- Makefile ---- */
+/* ---- Makefile and README.md: codegen/host/Makefile.in and README.md.in filled in ---- */
 
-static char *gen_makefile(const pt_graph *g, const char *target)
+static char *gen_makefile(const pt_graph *g, const pt_backend *be, pt_error *err)
 {
-    strbuf b = {0};
     char name[PT_NAME_MAX + 8];
-    sb_printf(&b,
-              "# Makefile — builds and runs the PipeThreader bundle of graph \"%s\" (target %s).\n"
-              "# Needs only nvcc (CUDA 12.3 or newer; it drives the host C compiler) and, to run, "
-              "an\n"
-              "# sm_90a GPU (H100/H200).  make | make run | make check | make sass | make clean\n"
-              "CUDA_PATH ?= /usr/local/cuda\n"
-              "NVCC ?= nvcc\n"
-              "CUOBJDUMP ?= cuobjdump\n"
-              "# Extra harness arguments for 'make run', e.g. RUN_ARGS=\"--iters 200 --seed 7\"\n"
-              "RUN_ARGS ?=\n"
-              "# make CUPTI=1: the harness also reports CUPTI kernel activity records.\n"
-              "CUPTI ?= 0\n"
-              "KERNEL_FLAGS = -cubin -O3 -gencode=arch=compute_90a,code=sm_90a -lineinfo\n"
-              "REFERENCE_FLAGS = -cubin -O3 -arch=sm_90\n"
-              "# The driver library: link against the toolkit's stub, the driver's libcuda.so.1 "
-              "is\n"
-              "# loaded at run time.\n"
-              "# OpenMP: the harness generates and checks large tensors on every core.\n"
-              "HOST_FLAGS = -O2 -I$(CUDA_PATH)/include -Xcompiler -fopenmp\n"
-              "HOST_LIBS = -L$(CUDA_PATH)/lib64/stubs -L$(CUDA_PATH)/lib64 -lcuda -lm -lgomp\n"
-              "ifeq ($(CUPTI),1)\n"
-              "CUPTI_DIRS = $(CUDA_PATH)/extras/CUPTI $(CUDA_PATH)/targets/x86_64-linux "
-              "$(CUDA_PATH)/targets/sbsa-linux\n"
-              "CUPTI_INC = $(firstword $(foreach d,$(CUPTI_DIRS),$(if $(wildcard "
-              "$(d)/include/cupti.h),$(d)/include)))\n"
-              "CUPTI_LIB = $(firstword $(foreach d,$(CUPTI_DIRS),$(if $(wildcard "
-              "$(d)/lib64/libcupti.so),$(d)/lib64) $(if $(wildcard $(d)/lib/libcupti.so),$(d)/lib)))\n"
-              "ifeq ($(CUPTI_INC)$(CUPTI_LIB),)\n"
-              "$(error CUPTI=1: no cupti.h / libcupti.so under $(CUPTI_DIRS))\n"
-              "endif\n"
-              "HOST_FLAGS += -DPT_CUPTI -I$(CUPTI_INC)\n"
-              "HOST_LIBS += -L$(CUPTI_LIB) -lcupti -Xlinker -rpath=$(CUPTI_LIB)\n"
-              "endif\n"
-              "# make BASELINE=1: the harness can also time cuBLASLt on the same GEMM (--baseline).\n"
-              "BASELINE ?= 0\n"
-              "HOST_SRCS = harness.c launch.c reference_host.c\n"
-              "ifeq ($(BASELINE),1)\n"
-              "HOST_SRCS += baseline_cublaslt.c\n"
-              "HOST_LIBS += -lcublasLt -Xlinker -rpath=$(CUDA_PATH)/lib64\n"
-              "endif\n"
-              "\n"
-              ".PHONY: all trace run run-trace check sass lib clean FORCE\n"
-              "\n"
-              "all: kernel.cubin reference.cubin harness\n"
-              "\n"
-              "# The instrumented build (same flags, -DPT_TRACE): ./harness --trace FILE uses it.\n"
-              "trace: kernel_trace.cubin harness\n"
-              "\n"
-              "# ptxas's report (registers, shared memory, spills) is kept in kernel.ptxas.txt.\n"
-              "kernel.cubin: kernel.cu\n"
-              "\t$(NVCC) $(KERNEL_FLAGS) -Xptxas -v -o $@ kernel.cu 2> kernel.ptxas.txt || "
-              "{ cat kernel.ptxas.txt; exit 1; }\n"
-              "\t@cat kernel.ptxas.txt\n"
-              "\n"
-              "kernel_trace.cubin: kernel.cu\n"
-              "\t$(NVCC) $(KERNEL_FLAGS) -DPT_TRACE -Xptxas -v -o $@ kernel.cu 2> "
-              "kernel_trace.ptxas.txt || { cat kernel_trace.ptxas.txt; exit 1; }\n"
-              "\n"
-              "reference.cubin: reference.cu\n"
-              "\t$(NVCC) $(REFERENCE_FLAGS) -o $@ reference.cu\n"
-              "\n"
-              "# host.flags changes when the flags do (make CUPTI=1 after make), rebuilding the "
-              "harness.\n"
-              "host.flags: FORCE\n"
-              "\t@echo '$(HOST_FLAGS) $(HOST_LIBS)' | cmp -s - $@ || echo '$(HOST_FLAGS) "
-              "$(HOST_LIBS)' > $@\n"
-              "\n"
-              "harness: $(HOST_SRCS) pt_harness.h graph_table.h host.flags\n"
-              "\t$(NVCC) $(HOST_FLAGS) -o $@ $(HOST_SRCS) $(HOST_LIBS)\n"
-              "\n"
-              "# The launcher as a shared library (pt_kernel_launch), for drivers in other languages\n"
-              "# (bench/fa times it from Python next to torch, in one process).\n"
-              "lib: kernel.cubin libkernel.so\n"
-              "libkernel.so: launch.c\n"
-              "\t$(NVCC) $(HOST_FLAGS) -Xcompiler -fPIC -shared -o $@ launch.c $(HOST_LIBS)\n"
-              "\n"
-              "run: all\n"
-              "\t./harness $(RUN_ARGS)\n"
-              "\n"
-              "run-trace: all trace\n"
-              "\t./harness --trace trace.bin $(RUN_ARGS)\n"
-              "\n"
-              "check: all\n"
-              "\t./harness --check-only $(RUN_ARGS)\n"
-              "\n"
-              "sass: kernel.cubin\n"
-              "\t$(CUOBJDUMP) --dump-sass kernel.cubin > kernel.sass\n"
-              "\n"
-              "clean:\n"
-              "\trm -f kernel.cubin kernel_trace.cubin reference.cubin harness host.flags "
-              "kernel.sass kernel.ptxas.txt kernel_trace.ptxas.txt trace.bin libkernel.so\n",
-              pt_codegen_comment_safe(g->name, name, sizeof name), target);
-    return sb_take(&b); /* NULL when out of memory */
+    const pt_template_var vars[] = {
+        {"NAME", pt_codegen_comment_safe(g->name, name, sizeof name)},
+        {"TARGET", be->name},
+        {"ARCH", be->arch},
+        {"GPUS", be->gpus},
+        {"ARCH_FLAGS", be->nvcc_arch_flags},
+    };
+    return pt_template_fill("Makefile.in", pt_embedded_find(pt_embedded_host, "Makefile.in"),
+                            vars, (int)(sizeof vars / sizeof vars[0]), err);
 }
 
-/* ---- README.md ---- */
-
 static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
-                        const pt_codegen_result *k, const char *target)
+                        const pt_codegen_result *k, const pt_backend *be, pt_error *err)
 {
     const pt_graph *g = sg->graph;
-    strbuf b = {0};
     char name[PT_NAME_MAX + 8];
     pt_codegen_comment_safe(g->name, name, sizeof name);
     double atol, rtol;
     tolerance(g, &atol, &rtol);
-    sb_printf(&b, "# %s — PipeThreader bundle (target %s)\n\n", name, target);
-    sb_printf(&b, "Generated by PipeThreader from the operator graph `%s` and its sProgram for "
-                  "the %s hardware model.\n\n%s\n\n", name, hw->name, k->summary);
-    sb_printf(&b, "| | |\n|---|---|\n| tile |");
+    strbuf tile = {0}, stages = {0};
     for (int a = 0; a < g->n_axes; a++)
-        sb_printf(&b, "%s %s=%lld", a ? "," : "", g->axes[a].name, (long long)sg->tiling.tile[a]);
-    sb_printf(&b, " (%d consumer warpgroup%s) |\n| stages |", sg->tiling.warpgroups,
-              sg->tiling.warpgroups == 1 ? "" : "s");
-    bool any = false;
+        sb_printf(&tile, "%s %s=%lld", a ? "," : "", g->axes[a].name,
+                  (long long)sg->tiling.tile[a]);
     for (int t = 0; t < g->n_tensors; t++)
-        if (p->stages[t] > 0) {
-            sb_printf(&b, "%s %s: %d", any ? "," : "", g->tensors[t].name, p->stages[t]);
-            any = true;
-        }
-    if (!any)
-        sb_printf(&b, " none");
-    sb_printf(&b, " |\n| launch | grid %lld CTAs, %d threads per CTA, %lld bytes of dynamic "
-                  "shared memory (`%s`) |\n",
-              (long long)k->grid, k->block_threads, (long long)k->smem_bytes, k->kernel_name);
-    sb_printf(&b, "| partition | raster %s, group %d, %s |\n",
-              pt_raster_name(p->partition.raster), p->partition.group,
-              p->partition.persistent ? "persistent" : "one CTA per tile");
-    sb_printf(&b, "| useful work | %.4g GFLOP |\n\n", pt_stask_graph_total_flops(sg) / 1e9);
-    sb_printf(&b,
-              "## Files\n\n"
-              "- `kernel.cu`, `launch.c`: the generated kernel and its host launcher "
-              "(`pt_kernel_launch`).\n"
-              "- `reference.cu`, `reference_host.c`: the naive f32 reference, one kernel per op "
-              "(`pt_reference_run`).\n"
-              "- `harness.c`, `pt_harness.h`, `graph_table.h`: checks the kernel against the "
-              "reference, then times it (`graph_table.h` describes this graph; the rest is the "
-              "same in every bundle).\n"
-              "- `tensors.json`: the graph's tensors in slot order, for drivers that launch "
-              "`libkernel.so` (`make lib`) on their own buffers.\n"
-              "- `baseline_cublaslt.c`: with `make BASELINE=1`, `./harness --baseline` also checks "
-              "and times cuBLASLt on the same GEMM, the same way.\n"
-              "- `Makefile`: needs only nvcc (CUDA 12.3 or newer).\n\n"
-              "## Build and run\n\n"
-              "```sh\n"
-              "make          # kernel.cubin (ptxas report in kernel.ptxas.txt), reference.cubin, "
-              "harness\n"
-              "make run      # check every output element, then time; one JSON line on stdout\n"
-              "make check    # check only\n"
-              "make trace    # kernel_trace.cubin: the instrumented build (-DPT_TRACE)\n"
-              "make run-trace  # also time the instrumented build; its trace buffer in trace.bin\n"
-              "make CUPTI=1  # the harness also reports CUPTI kernel activity records\n"
-              "make BASELINE=1  # links cuBLASLt: ./harness --baseline times it next to the kernel\n"
-              "make lib      # libkernel.so: pt_kernel_launch for drivers in other languages\n"
-              "make sass     # kernel.sass: look for HGMMA, UTMALDG, SYNCS\n"
-              "make NVCC=/path/to/nvcc CUDA_PATH=/path/to/cuda   # another toolkit\n"
-              "```\n\n"
-              "How it times: a CUDA graph holding `--batch` launches back to back (default 20), launch "
-              "i reading input copy i mod `--rotate`, is replayed between two CUDA events; a sample "
-              "is the replay's time over the batch; the median of the samples is reported. "
-              "With `--baseline` the vendor library is captured and timed by the same code, and "
-              "the two alternate for `--rounds` rounds (default 3). Before the first sample the "
-              "subjects run alternately for `--warmup-ms` (default 200) so that the clocks "
-              "settle.\n\n"
-              "`./harness` options: `--seed N` (inputs; default 1234), `--warmup N` (launches, "
-              "default 10), `--iters N` (timed launches per round, default 200), `--batch N`, "
-              "`--rounds N`, `--warmup-ms T`, `--baseline`, `--rotate K` (input copies rotated so "
-              "that inputs do not sit in L2; default enough for 2 x 60 MB, at most 16), "
-              "`--atol X`, `--rtol X` (tolerances), `--check-only`, `--no-check` (for profilers), "
-              "`--json-only` (nothing on stderr but errors), `--trace FILE` (after the plain "
-              "kernel, time the instrumented build the same way and write the device buffer of "
-              "one instrumented launch, raw bytes, to FILE; needs `make trace`), `--progress` "
-              "(`PT-STEP name` lines on stderr as it goes, for a supervising process). Exit status: 0 correct, 3 wrong "
-              "results (no timing then), 1 CUDA error (one line naming the call), 2 wrong "
-              "usage.\n\n"
-              "## Check\n\n"
-              "Inputs are uniform in [-1, 1) (group scales in [0.5, 1.5), 4-bit values random "
-              "nibbles), generated from the seed. The reference computes every op in f32; the "
-              "kernel writes into output buffers first filled with 0xFF bytes (NaN), so an "
-              "element it never writes fails. An element passes when "
-              "|out - ref| <= atol + rtol * |ref| (NaN never passes), and each output tensor must "
-              "also have ||out - ref|| / ||ref|| <= rtol. Default tolerance for this graph "
-              "(set by the coarsest float format in it: f16 1e-2, bf16 3e-2, fp8 0.125, "
-              "f32 only 1e-3): atol %g, rtol %g.\n\n",
-              atol, rtol);
-    sb_printf(&b,
-              "## The JSON line\n\n"
-              "| field | meaning |\n|---|---|\n"
-              "| `graph`, `target` | what was built |\n"
-              "| `correct` | every output element within tolerance and every output's relative error "
-              "within rtol (null with `--no-check`) |\n"
-              "| `mismatches`, `elements` | elements outside tolerance, elements checked |\n"
-              "| `max_abs_err` | largest abs(out - ref) (null if any is NaN or infinite) |\n"
-              "| `rel_err` | sqrt(sum (out - ref)^2 / sum ref^2) over all outputs |\n"
-              "| `time_ms_median`, `time_ms_min`, `time_ms_max` | per launch: median, min and max "
-              "of the samples (null with `--check-only` or when wrong) |\n"
-              "| `batch`, `replays`, `rounds`, `round_medians_ms` | launches per graph, timed "
-              "replays per round, rounds, the median of each round |\n"
-              "| `baseline` | null without `--baseline`; else `name` (library, algorithm), "
-              "`why_none` (why there is none), `correct`, `rel_err`, `time_ms_median`, "
-              "`time_ms_min`, `time_ms_max`, `tflops`, `round_medians_ms`, `timing`, `speedup` "
-              "(baseline time / kernel time: above 1 the kernel is faster) |\n"
-              "| `tflops` | the graph's useful flops / median time |\n"
-              "| `grid`, `block`, `smem` | launch shape and dynamic shared memory |\n"
-              "| `seed` | input seed |\n"
-              "| `rotate`, `iters`, `timing` | input copies, timed launches per round, `graph` (CUDA "
-              "graph replay: launcher host work excluded) or `direct` |\n"
-              "| `kernel` | the kernel's entry point |\n"
-              "| `trace_time_ms_median`, `trace_time_ms_min`, `trace_time_ms_max` | the instrumented "
-              "build, timed like the plain one (null without `--trace`) |\n"
-              "| `trace_bytes` | size of the trace buffer written to FILE |\n"
-              "| `cupti` | with `make CUPTI=1`: `median_ms`, `min_ms`, `max_ms` of the plain timed "
-              "launches from CUPTI kernel records, `records`, `registers` (per thread), `smem` "
-              "(static + dynamic bytes), `grid`, `block`, `start_ns_first`, `end_ns_first` (GPU "
-              "timestamps of the first timed launch); null otherwise |\n"
-              "| `trace_kernel_start_ns`, `trace_kernel_end_ns` | CUPTI start and end of the "
-              "instrumented launch whose buffer was saved (the clock `%%globaltimer` reads); "
-              "null without CUPTI |\n");
-    return sb_take(&b); /* NULL when out of memory */
+        if (p->stages[t] > 0)
+            sb_printf(&stages, "%s %s: %d", stages.len ? "," : "", g->tensors[t].name,
+                      p->stages[t]);
+    if (!stages.len)
+        sb_puts(&stages, " none");
+    char *tile_s = sb_take(&tile), *stages_s = sb_take(&stages);
+    char wgs[48], grid[32], block[16], smem[32], group[16], gflop[32], at[32], rt[32];
+    snprintf(wgs, sizeof wgs, "%d consumer warpgroup%s", sg->tiling.warpgroups,
+             sg->tiling.warpgroups == 1 ? "" : "s");
+    snprintf(grid, sizeof grid, "%lld", (long long)k->grid);
+    snprintf(block, sizeof block, "%d", k->block_threads);
+    snprintf(smem, sizeof smem, "%lld", (long long)k->smem_bytes);
+    snprintf(group, sizeof group, "%d", p->partition.group);
+    snprintf(gflop, sizeof gflop, "%.4g", pt_stask_graph_total_flops(sg) / 1e9);
+    snprintf(at, sizeof at, "%g", atol);
+    snprintf(rt, sizeof rt, "%g", rtol);
+    const pt_template_var vars[] = {
+        {"NAME", name},
+        {"TARGET", be->name},
+        {"HW", hw->name},
+        {"SUMMARY", k->summary},
+        {"TILE", tile_s ? tile_s : ""},
+        {"WARPGROUPS", wgs},
+        {"STAGES", stages_s ? stages_s : ""},
+        {"GRID", grid},
+        {"BLOCK", block},
+        {"SMEM", smem},
+        {"KERNEL", k->kernel_name},
+        {"RASTER", pt_raster_name(p->partition.raster)},
+        {"GROUP", group},
+        {"GRID_KIND", p->partition.persistent ? "persistent" : "one CTA per tile"},
+        {"GFLOP", gflop},
+        {"ATOL", at},
+        {"RTOL", rt},
+    };
+    char *text = tile_s && stages_s
+                     ? pt_template_fill("README.md.in",
+                                        pt_embedded_find(pt_embedded_host, "README.md.in"), vars,
+                                        (int)(sizeof vars / sizeof vars[0]), err)
+                     : NULL;
+    if (!tile_s || !stages_s)
+        pt_fail(err, "codegen: out of memory writing README.md");
+    free(tile_s);
+    free(stages_s);
+    return text;
 }
 
 /* ---- writing ---- */
@@ -551,12 +403,12 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
                        const pt_hw *hw, const char *target, pt_codegen_result *info,
                        pt_error *err)
 {
-    if (!target || strcmp(target, "sm90a") != 0)
-        return pt_fail(err, "codegen: unknown target \"%.40s\"; valid targets: sm90a",
-                       target ? target : "");
-    if (strcmp(hw->arch, "sm_90a") != 0)
-        return pt_fail(err, "codegen: target sm90a needs an sm_90a hardware model; \"%s\" is %s",
-                       hw->name, hw->arch);
+    const pt_backend *be;
+    if (!pt_backend_lookup(target, "codegen: ", &be, err))
+        return false;
+    if (strcmp(hw->arch, be->arch) != 0)
+        return pt_fail(err, "codegen: target %s needs an %s hardware model; \"%s\" is %s",
+                       be->name, be->arch, hw->name, hw->arch);
     const pt_graph *g = sg->graph;
     for (int t = 0; t < g->n_tensors; t++)
         if (g->tensors[t].role == PT_ROLE_OUTPUT && pt_dtype_is_4bit(g->tensors[t].dtype))
@@ -567,7 +419,7 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
     pt_codegen_result k, r;
     memset(&k, 0, sizeof k);
     memset(&r, 0, sizeof r);
-    if (!pt_codegen_sm90a(p, sg, hw, &k, err))
+    if (!be->generate(p, sg, hw, &k, err))
         return false;
     if (!pt_codegen_reference(g, &r, err)) {
         pt_codegen_result_free(&k);
@@ -575,9 +427,10 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
     }
     char *table = gen_graph_table(sg, &k, target);
     char *tensors = gen_tensors_json(sg, &k);
-    char *makefile = gen_makefile(g, target);
-    char *readme = gen_readme(p, sg, hw, &k, target);
-    bool ok = make_dirs(dir, err) && write_in(dir, "kernel.cu", k.kernel_cu, err) &&
+    pt_error terr = {{0}};
+    char *makefile = gen_makefile(g, be, &terr);
+    char *readme = makefile ? gen_readme(p, sg, hw, &k, be, &terr) : NULL;
+    bool ok = (makefile && readme ? true : pt_fail(err, "%s", terr.msg)) && make_dirs(dir, err) && write_in(dir, "kernel.cu", k.kernel_cu, err) &&
               write_in(dir, "launch.c", k.host_c, err) &&
               write_in(dir, "reference.cu", r.kernel_cu, err) &&
               write_in(dir, "reference_host.c", r.host_c, err) &&

@@ -36,7 +36,7 @@ void pt_codegen_result_free(pt_codegen_result *r);
 bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                       pt_codegen_result *out, pt_error *err);
 
-/* Would pt_codegen_sm90a accept this sProgram? (The scheduler's filter for --target sm90a.) */
+/* Would pt_codegen_sm90a accept this sProgram? (The sm90a backend's accepts: backend.h.) */
 bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                             pt_error *err);
 
@@ -67,6 +67,8 @@ extern const char *const pt_bundle_files[];
 /* "kernel.cu launch.c ...": the list for messages. */
 const char *pt_bundle_file_list(void);
 
+/* target: a backend's name (backend.h: pt_backend_find); an unknown one is refused with the
+ * valid names, a hardware model of another arch with the reason. */
 bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_graph *sg,
                        const pt_hw *hw, const char *target, pt_codegen_result *info,
                        pt_error *err);

@@ -61,7 +61,10 @@ typedef struct {
     pt_stask_graph sg;     /* the partition the program refers to */
     double predicted_ns;
     double tflops;
-    char desc[200];        /* "m=128 n=256 k=64 wg=2 stages=3 look-ahead persistent grouped8" */
+    /* what was chosen, as data: the tiling (tile shape, warpgroups) is sg.tiling; opts the
+     * intra-EU options (stages, look-ahead, ping-pong, grid, raster, who stores) */
+    pt_intra_opts opts;
+    char desc[200];        /* for people: "m=128 n=256 k=64 wg=2 stages=3 look-ahead persistent grouped" */
 } pt_schedule_candidate;
 
 typedef struct {

@@ -268,6 +268,7 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         return;
     }
     r->simulated++;
+    c.opts = *io;
     c.predicted_ns = tl.kernel_time_ns;
     c.tflops = tl.tflops;
     pt_timeline_free(&tl);

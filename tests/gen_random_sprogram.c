@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend.h"
 #include "codegen.h"
 #include "embedded.h"
 #include "json_util.h"
@@ -546,7 +547,7 @@ static int write_mode(const char *w, uint64_t seed, const char *dir)
         }
         mkdir(dir, 0777);
         pt_codegen_result info;
-        if (!pt_codegen_bundle(dir, &d.p, &d.sg, &d.hw, "sm90a", &info, &err)) {
+        if (!pt_codegen_bundle(dir, &d.p, &d.sg, &d.hw, PT_TARGET_DEFAULT, &info, &err)) {
             fprintf(stderr, "seed %llu %s: the bundle was not written: %s\n",
                     (unsigned long long)seed, w, err.msg);
             draw_free(&d);

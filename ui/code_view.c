@@ -5,6 +5,7 @@
 #include <gtksourceview/gtksource.h>
 #include <string.h>
 
+#include "backend.h"
 #include "codegen.h"
 
 struct _PtCodeView {
@@ -173,8 +174,9 @@ void pt_code_view_refresh(PtCodeView *v)
     }
     pt_codegen_result r = {0};
     pt_error err = {{0}};
-    if (!pt_codegen_sm90a(&m->prog, &m->sg, &m->hw, &r, &err)) {
-        char *n = g_strdup_printf("No kernel: %s", err.msg[0] ? err.msg : "the sm90a backend "
+    const pt_backend *be = pt_backend_find(PT_TARGET_DEFAULT);
+    if (!be->generate(&m->prog, &m->sg, &m->hw, &r, &err)) {
+        char *n = g_strdup_printf("No kernel: %s", err.msg[0] ? err.msg : "the backend "
                                   "refused the sProgram");
         gtk_text_buffer_set_text(b, "", 0);
         gtk_label_set_text(GTK_LABEL(v->info), "");
@@ -183,10 +185,10 @@ void pt_code_view_refresh(PtCodeView *v)
         pt_codegen_result_free(&r);
         return;
     }
-    char *info = g_strdup_printf("kernel.cu of %s (sm90a, %s): grid %lld CTAs of %d threads, "
+    char *info = g_strdup_printf("kernel.cu of %s (%s, %s): grid %lld CTAs of %d threads, "
                                  "%lld bytes of shared memory. Read-only: edit the sProgram "
                                  "and it is regenerated.",
-                                 m->graph.name, r.kernel_name, (long long)r.grid, r.block_threads,
+                                 m->graph.name, be->name, r.kernel_name, (long long)r.grid, r.block_threads,
                                  (long long)r.smem_bytes);
     gtk_label_set_text(GTK_LABEL(v->info), info);
     g_free(info);
