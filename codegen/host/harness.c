@@ -1005,6 +1005,32 @@ static void json_rounds(const timing *t, bool have)
     printf("]");
 }
 
+/* A subject's per-launch times and the graph's useful TFLOP/s at the median (null: not timed). */
+static void json_times(const timing *t, bool have)
+{
+    printf(", \"time_ms_median\": ");
+    json_num(t->med, have);
+    printf(", \"time_ms_min\": ");
+    json_num(t->tmin, have);
+    printf(", \"time_ms_max\": ");
+    json_num(t->tmax, have);
+    printf(", \"tflops\": ");
+    json_num(t->med > 0 ? USEFUL_FLOPS / (t->med * 1e-3) / 1e12 : 0.0,
+             have && t->med > 0 && USEFUL_FLOPS > 0);
+}
+
+/* How a subject was launched ("graph" or "direct") and each round's median. */
+static void json_method(const timing *t, bool have)
+{
+    printf(", \"timing\": ");
+    if (have)
+        json_str(t->mode);
+    else
+        printf("null");
+    printf(", \"round_medians_ms\": ");
+    json_rounds(t, have);
+}
+
 /* Output buffers filled with 0xFF bytes (NaN in every float format): an element the kernel
  * (or the baseline) never writes cannot pass the check. */
 static void poison_outputs(const CUdeviceptr *out)
@@ -1281,14 +1307,7 @@ int main(int argc, char **argv)
     json_num(cr.max_abs, o.check && cr.finite);
     printf(", \"rel_err\": ");
     json_num(rel_err, o.check && cr.finite);
-    printf(", \"time_ms_median\": ");
-    json_num(tp.med, timed);
-    printf(", \"time_ms_min\": ");
-    json_num(tp.tmin, timed);
-    printf(", \"time_ms_max\": ");
-    json_num(tp.tmax, timed);
-    printf(", \"tflops\": ");
-    json_num(tp.med > 0 ? USEFUL_FLOPS / (tp.med * 1e-3) / 1e12 : 0.0, timed && tp.med > 0 && USEFUL_FLOPS > 0);
+    json_times(&tp, timed);
     printf(", \"grid\": %lld, \"block\": %d, \"smem\": %lld, \"seed\": %llu", GRID, BLOCK, SMEM,
            o.seed);
     printf(", \"rotate\": ");
@@ -1301,13 +1320,7 @@ int main(int argc, char **argv)
     json_num((double)o.replays, timed);
     printf(", \"rounds\": ");
     json_num((double)o.rounds, timed);
-    printf(", \"timing\": ");
-    if (timed)
-        json_str(tp.mode);
-    else
-        printf("null");
-    printf(", \"round_medians_ms\": ");
-    json_rounds(&tp, timed);
+    json_method(&tp, timed);
     printf(", \"baseline\": ");
     if (!o.baseline)
         printf("null");
@@ -1326,22 +1339,8 @@ int main(int argc, char **argv)
         printf(", \"rel_err\": ");
         double brel = br.ref2 > 0 ? sqrt(br.err2 / br.ref2) : 0.0;
         json_num(brel, use_baseline && o.check && br.finite && br.ref2 > 0);
-        printf(", \"time_ms_median\": ");
-        json_num(tb.med, base_timed);
-        printf(", \"time_ms_min\": ");
-        json_num(tb.tmin, base_timed);
-        printf(", \"time_ms_max\": ");
-        json_num(tb.tmax, base_timed);
-        printf(", \"tflops\": ");
-        json_num(tb.med > 0 ? USEFUL_FLOPS / (tb.med * 1e-3) / 1e12 : 0.0,
-                 base_timed && tb.med > 0 && USEFUL_FLOPS > 0);
-        printf(", \"round_medians_ms\": ");
-        json_rounds(&tb, base_timed);
-        printf(", \"timing\": ");
-        if (base_timed)
-            json_str(tb.mode);
-        else
-            printf("null");
+        json_times(&tb, base_timed);
+        json_method(&tb, base_timed);
         /* > 1: the generated kernel is faster */
         printf(", \"speedup\": ");
         json_num(tp.med > 0 ? tb.med / tp.med : 0.0, base_timed && tp.med > 0);
