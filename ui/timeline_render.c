@@ -1,5 +1,6 @@
 /* timeline_render.c — the timeline drawing and its geometry (see timeline_render.h). */
 #include "timeline_render.h"
+#include "timeline_range.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -144,6 +145,34 @@ void pt_tl_pan(pt_tl_viewport *v, double fraction)
     v->t1_ns += d;
 }
 
+double pt_tl_header_h(const pt_tl_viewport *v)
+{
+    return PT_TL_AXIS_H + (v && v->overview ? PT_TL_OVERVIEW_H : 0);
+}
+
+pt_tl_part pt_tl_part_at(const pt_tl_viewport *v, double x, double y)
+{
+    if (x < PT_TL_LABEL_W)
+        return PT_TL_AT_LABELS;
+    if (v->overview && y < PT_TL_OVERVIEW_H)
+        return PT_TL_AT_OVERVIEW;
+    return y < pt_tl_header_h(v) ? PT_TL_AT_RULER : PT_TL_AT_LANES;
+}
+
+double pt_tl_overview_time_to_x(const pt_tl_model *m, const pt_tl_viewport *v, double t)
+{
+    double t0, t1;
+    pt_tl_extent(m, &t0, &t1);
+    return PT_TL_LABEL_W + (t - t0) / (t1 - t0) * plot_w(v);
+}
+
+double pt_tl_overview_x_to_time(const pt_tl_model *m, const pt_tl_viewport *v, double x)
+{
+    double t0, t1;
+    pt_tl_extent(m, &t0, &t1);
+    return t0 + (x - PT_TL_LABEL_W) / plot_w(v) * (t1 - t0);
+}
+
 static int subrows_of(const pt_tl_model *m, int lane)
 {
     int k = lane >= 0 && lane < PT_MAX_LANES ? m->lane_subrows[lane] : 1;
@@ -179,11 +208,11 @@ static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
         sum += base_height(m, r);
     double scale = 1;
     if (v && v->fill_height && sum > 0) {
-        double avail = v->height - PT_TL_AXIS_H - 8;
+        double avail = v->height - pt_tl_header_h(v) - 8;
         if (avail > sum)
             scale = fmin(avail / sum, PT_TL_MAX_FILL);
     }
-    tops[0] = PT_TL_AXIS_H;
+    tops[0] = pt_tl_header_h(v);
     for (int r = 0; r < rows; r++)
         tops[r + 1] = tops[r] + base_height(m, r) * scale;
 }
@@ -337,7 +366,7 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
 {
     if (group)
         *group = 0;
-    if (x < PT_TL_LABEL_W || y < PT_TL_AXIS_H || m->n_lanes <= 0)
+    if (x < PT_TL_LABEL_W || y < pt_tl_header_h(v) || m->n_lanes <= 0)
         return -1;
     double tops[MAX_ROWS + 1];
     layout(m, v, tops);
@@ -398,6 +427,13 @@ void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b)
     *r = dark ? 1.0 : 0.80;
     *g = dark ? 0.20 : 0.0;
     *b = dark ? 0.20 : 0.0;
+}
+
+void pt_tl_range_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 0.45 : 0.16;
+    *g = dark ? 0.62 : 0.38;
+    *b = dark ? 0.98 : 0.80;
 }
 
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b)
@@ -837,6 +873,182 @@ static void draw_arrows(render_ctx *c)
             }
 }
 
+/* The time-range selection: a blue wash over the lanes with edges, so the bars stay legible. */
+static void draw_range_band(render_ctx *c)
+{
+    const pt_tl_viewport *v = c->v;
+    if (!(v->range_t1_ns > v->range_t0_ns))
+        return;
+    double r, g, b;
+    pt_tl_range_rgb(v->dark, &r, &g, &b);
+    double x0 = pt_tl_time_to_x(v, v->range_t0_ns), x1 = pt_tl_time_to_x(v, v->range_t1_ns);
+    double top = pt_tl_header_h(v);
+    cairo_set_source_rgba(c->cr, r, g, b, 0.16);
+    cairo_rectangle(c->cr, x0, top, x1 - x0, v->height - top);
+    cairo_fill(c->cr);
+    cairo_set_source_rgba(c->cr, r, g, b, 0.9);
+    cairo_set_line_width(c->cr, 1);
+    cairo_move_to(c->cr, floor(x0) + 0.5, top);
+    cairo_line_to(c->cr, floor(x0) + 0.5, v->height);
+    cairo_move_to(c->cr, floor(x1) + 0.5, top);
+    cairo_line_to(c->cr, floor(x1) + 0.5, v->height);
+    cairo_stroke(c->cr);
+}
+
+/* The range in the ruler: a solid bar with its duration, as Perfetto shows it. */
+static void draw_range_ruler(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_viewport *v = c->v;
+    if (!(v->range_t1_ns > v->range_t0_ns))
+        return;
+    double r, g, b;
+    pt_tl_range_rgb(v->dark, &r, &g, &b);
+    double x0 = fmax(pt_tl_time_to_x(v, v->range_t0_ns), PT_TL_LABEL_W);
+    double x1 = fmin(pt_tl_time_to_x(v, v->range_t1_ns), v->width);
+    if (x1 <= x0)
+        return;
+    double y = pt_tl_header_h(v) - PT_TL_AXIS_H;
+    cairo_set_source_rgb(cr, r, g, b);
+    cairo_rectangle(cr, x0, y + 1, fmax(x1 - x0, 1), PT_TL_AXIS_H - 2);
+    cairo_fill(cr);
+    char buf[48];
+    double d = v->range_t1_ns - v->range_t0_ns;
+    format_time(buf, sizeof buf, d, d / 10);
+    cairo_set_font_size(cr, 11);
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, buf, &te);
+    /* Centred in the band when it fits, else just right of it. */
+    double tx = te.x_advance + 8 < x1 - x0 ? (x0 + x1 - te.x_advance) / 2 : x1 + 4;
+    if (tx + te.x_advance > v->width)
+        tx = x0 - te.x_advance - 4;
+    bool inside = te.x_advance + 8 < x1 - x0;
+    if (inside)
+        cairo_set_source_rgb(cr, 1, 1, 1);
+    else
+        cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
+    cairo_move_to(cr, tx, y + PT_TL_AXIS_H / 2 + 4);
+    cairo_show_text(cr, buf);
+}
+
+/* "87%" at the right of each lane header: the lane's busy share of the EU's run. */
+static void draw_busy_pct(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    if (m->n_spans <= 0 || m->n_lanes <= 0)
+        return;
+    double share[PT_MAX_LANES];
+    pt_tl_lane_busy_share(m, share);
+    cairo_set_font_size(cr, 10);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.75);
+    for (int r = 0; r < pt_tl_rows(m) && r < MAX_ROWS; r++) {
+        int l = r % m->n_lanes;
+        char buf[16];
+        snprintf(buf, sizeof buf, "%.0f%%", 100 * share[l]);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, buf, &te);
+        double rh = c->tops[r + 1] - c->tops[r];
+        cairo_move_to(cr, PT_TL_LABEL_W - te.x_advance - 5, c->tops[r] + rh - 5);
+        cairo_show_text(cr, buf);
+    }
+}
+
+/* Perfetto's overview: the whole run in a strip, one thin row per lane coloured by sEU (bars
+ * merged per pixel column), the visible range a framed rectangle and the rest dimmed. */
+static void draw_overview(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    double H = PT_TL_OVERVIEW_H, top = 3, rows_h = H - 8;
+    /* The extent once (pt_tl_overview_time_to_x finds it on each call). */
+    double e0, e1;
+    pt_tl_extent(m, &e0, &e1);
+    double scale = plot_w(v) / (e1 - e0);
+#define OX(t) (PT_TL_LABEL_W + ((t) - e0) * scale)
+    cairo_set_source_rgb(cr, c->bg.r, c->bg.g, c->bg.b);
+    cairo_rectangle(cr, PT_TL_LABEL_W, 0, v->width - PT_TL_LABEL_W, H);
+    cairo_fill(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.06);
+    cairo_rectangle(cr, PT_TL_LABEL_W, 0, v->width - PT_TL_LABEL_W, H);
+    cairo_fill(cr);
+    if (m->n_lanes > 0 && m->n_spans > 0) {
+        double lh = rows_h / m->n_lanes;
+        double ends[PT_MAX_LANES], starts[PT_MAX_LANES];
+        for (int l = 0; l < m->n_lanes; l++)
+            ends[l] = starts[l] = -1;
+        for (int k = 0; k < PT_SEU_COUNT + 1; k++) { /* one fill per colour */
+            for (int l = 0; l < m->n_lanes; l++)
+                ends[l] = starts[l] = -1;
+            for (int64_t i = 0; i < m->n_spans; i++) {
+                const pt_span *s = &m->spans[i];
+                int l = s->lane;
+                if (l < 0 || l >= m->n_lanes)
+                    continue;
+                pt_seu_kind sk = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
+                                     ? m->stask_seu[s->stask] : m->lane_seu[l];
+                int kk = (int)sk >= 0 && sk < PT_SEU_COUNT ? (int)sk : PT_SEU_COUNT;
+                if (kk != k)
+                    continue;
+                double x0 = OX(s->start_ns);
+                double x1 = OX(s->end_ns);
+                if (starts[l] >= 0 && x0 <= ends[l] + 0.5) {
+                    ends[l] = fmax(ends[l], x1);
+                    continue;
+                }
+                if (starts[l] >= 0)
+                    cairo_rectangle(cr, starts[l], top + l * lh, fmax(ends[l] - starts[l], 1),
+                                    fmax(lh - 1, 1));
+                starts[l] = x0;
+                ends[l] = x1;
+            }
+            for (int l = 0; l < m->n_lanes; l++)
+                if (starts[l] >= 0)
+                    cairo_rectangle(cr, starts[l], top + l * lh, fmax(ends[l] - starts[l], 1),
+                                    fmax(lh - 1, 1));
+            rgb col = seu_colour(k < PT_SEU_COUNT ? (pt_seu_kind)k : PT_SEU_COUNT, v->dark);
+            cairo_set_source_rgb(cr, col.r, col.g, col.b);
+            cairo_fill(cr);
+        }
+    }
+    if (v->range_t1_ns > v->range_t0_ns) {
+        double r, g, b;
+        pt_tl_range_rgb(v->dark, &r, &g, &b);
+        double x0 = OX(v->range_t0_ns);
+        double x1 = OX(v->range_t1_ns);
+        cairo_set_source_rgba(cr, r, g, b, 0.35);
+        cairo_rectangle(cr, x0, 0, fmax(x1 - x0, 1), H);
+        cairo_fill(cr);
+    }
+    /* Dim what is outside the view, frame what is in it. */
+    double vx0 = fmax(OX(v->t0_ns), PT_TL_LABEL_W);
+    double vx1 = fmin(OX(v->t1_ns), v->width);
+    if (vx1 - vx0 < 3) {
+        double mid = (vx0 + vx1) / 2;
+        vx0 = mid - 1.5;
+        vx1 = mid + 1.5;
+    }
+    cairo_set_source_rgba(cr, c->bg.r, c->bg.g, c->bg.b, 0.6);
+    cairo_rectangle(cr, PT_TL_LABEL_W, 0, fmax(vx0 - PT_TL_LABEL_W, 0), H);
+    cairo_rectangle(cr, vx1, 0, fmax(v->width - vx1, 0), H);
+    cairo_fill(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.85);
+    cairo_set_line_width(cr, 1.5);
+    cairo_rectangle(cr, vx0 + 0.75, 0.75, vx1 - vx0 - 1.5, H - 1.5);
+    cairo_stroke(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.3);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, 0, H - 0.5);
+    cairo_line_to(cr, v->width, H - 0.5);
+    cairo_stroke(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.6);
+    cairo_set_font_size(cr, 10);
+    cairo_move_to(cr, 14, H / 2 + 4);
+    cairo_show_text(cr, "whole run");
+#undef OX
+}
+
 /* A flagged sProgram: a red frame round the plot and a mark in the axis (words, not only
  * colour). */
 static void draw_flag(render_ctx *c)
@@ -847,8 +1059,9 @@ static void draw_flag(render_ctx *c)
     pt_tl_flag_rgb(v->dark, &r, &g, &b);
     cairo_set_source_rgb(cr, r, g, b);
     cairo_set_line_width(cr, 4);
-    cairo_rectangle(cr, PT_TL_LABEL_W + 2, PT_TL_AXIS_H + 2, v->width - PT_TL_LABEL_W - 4,
-                    v->height - PT_TL_AXIS_H - 4);
+    double top = pt_tl_header_h(v) - PT_TL_AXIS_H; /* the ruler's top */
+    cairo_rectangle(cr, PT_TL_LABEL_W + 2, top + PT_TL_AXIS_H + 2, v->width - PT_TL_LABEL_W - 4,
+                    v->height - top - PT_TL_AXIS_H - 4);
     cairo_stroke(cr);
     const char *mark = "NOT EXECUTABLE — see the status bar";
     cairo_set_font_size(cr, 11);
@@ -857,10 +1070,10 @@ static void draw_flag(render_ctx *c)
     double x = v->width - te.x_advance - 10;
     if (x < PT_TL_LABEL_W + 4)
         x = PT_TL_LABEL_W + 4;
-    cairo_rectangle(cr, x - 4, 2, te.x_advance + 8, PT_TL_AXIS_H - 6);
+    cairo_rectangle(cr, x - 4, top + 2, te.x_advance + 8, PT_TL_AXIS_H - 6);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_move_to(cr, x, PT_TL_AXIS_H - 10);
+    cairo_move_to(cr, x, top + PT_TL_AXIS_H - 10);
     cairo_show_text(cr, mark);
 }
 
@@ -893,13 +1106,17 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         cairo_rectangle(cr, 0, c.tops[r], v->width, c.tops[r + 1] - c.tops[r]);
         cairo_fill(cr);
     }
-    if (have_range)
+    if (have_range) { /* the ruler sits under the overview strip */
+        cairo_save(cr);
+        cairo_translate(cr, 0, pt_tl_header_h(v) - PT_TL_AXIS_H);
         draw_axis(cr, v, c.fg);
+        cairo_restore(cr);
+    }
 
     /* Plot area, clipped. */
     cairo_save(cr);
-    cairo_rectangle(cr, PT_TL_LABEL_W, PT_TL_AXIS_H, v->width - PT_TL_LABEL_W,
-                    v->height - PT_TL_AXIS_H);
+    cairo_rectangle(cr, PT_TL_LABEL_W, pt_tl_header_h(v), v->width - PT_TL_LABEL_W,
+                    v->height - pt_tl_header_h(v));
     cairo_clip(cr);
     if (have_range && m->n_spans > 0) {
         double t_last = m->spans[0].end_ns;
@@ -922,6 +1139,8 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         draw_critical(&c);
     if (have_range)
         draw_arrows(&c);
+    if (have_range)
+        draw_range_band(&c);
     /* Group separators. */
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.45);
     cairo_set_line_width(cr, 1);
@@ -955,6 +1174,12 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         cairo_move_to(cr, 14, y + rh / 2 + (label ? 9 : 4));
         cairo_show_text(cr, m->lane_names[l] ? m->lane_names[l] : "?");
     }
+    if (v->busy_pct)
+        draw_busy_pct(&c);
+    if (have_range)
+        draw_range_ruler(&c);
+    if (v->overview)
+        draw_overview(&c);
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.3);
     cairo_set_line_width(cr, 1);
     cairo_move_to(cr, PT_TL_LABEL_W - 0.5, 0);

@@ -30,6 +30,7 @@
 #define PT_TL_MAX_GROUPS 16
 #define PT_TL_MAX_SUBROWS 8      /* asynchronous bars in flight at once drawn apart per lane */
 #define PT_TL_MAX_FILL 3.0       /* lanes grow at most this much to fill the view's height */
+#define PT_TL_OVERVIEW_H 34.0    /* the whole-run strip above the ruler (viewport.overview) */
 
 /* What is drawn: borrowed pointers, owned by the caller. */
 typedef struct {
@@ -88,6 +89,14 @@ typedef struct {
     bool fill_height;        /* lanes grow (up to PT_TL_MAX_FILL) to use the whole height */
     const uint8_t *match;    /* per sTask (n_stasks entries, may be NULL): a search matched it;
                                 its bars get a yellow outline */
+    /* A time-range selection (drag on the ruler, Shift+drag on the lanes): a shaded band with
+     * its duration in the ruler. Shown when range_t1_ns > range_t0_ns. */
+    double range_t0_ns, range_t1_ns;
+    /* Perfetto's overview: a strip of the whole run above the ruler, the visible range a
+     * rectangle in it (PT_TL_OVERVIEW_H tall; the ruler and lanes move down by that). */
+    bool overview;
+    /* Lane headers give each lane's busy share of the EU's run (first start to last end). */
+    bool busy_pct;
 } pt_tl_viewport;
 
 typedef struct {
@@ -114,7 +123,15 @@ double pt_tl_x_to_time(const pt_tl_viewport *v, double x);
  * the visible range. Both clamp the range to a sane minimum width. */
 void pt_tl_zoom(pt_tl_viewport *v, double factor, double x);
 void pt_tl_pan(pt_tl_viewport *v, double fraction);
-/* Height the whole timeline needs. */
+/* Height above the first lane: the overview strip (when shown) and the time ruler. */
+double pt_tl_header_h(const pt_tl_viewport *v);
+/* What lies under (x, y): the lane-name column, the overview strip, the ruler or the lanes. */
+typedef enum { PT_TL_AT_LABELS, PT_TL_AT_OVERVIEW, PT_TL_AT_RULER, PT_TL_AT_LANES } pt_tl_part;
+pt_tl_part pt_tl_part_at(const pt_tl_viewport *v, double x, double y);
+/* The overview maps the whole run (pt_tl_extent) onto the plot's width. */
+double pt_tl_overview_time_to_x(const pt_tl_model *m, const pt_tl_viewport *v, double t);
+double pt_tl_overview_x_to_time(const pt_tl_model *m, const pt_tl_viewport *v, double x);
+/* Height the whole timeline needs (without the overview strip). */
 double pt_tl_content_height(const pt_tl_model *m);
 /* Give every span a sub-row of its lane so that no two bars of a sub-row overlap in time
  * (greedy over the start-sorted spans: the first sub-row free at its start); out[n_spans],
@@ -144,6 +161,8 @@ void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
 
 /* The outline colour of bars a search matched. */
 void pt_tl_match_rgb(bool dark, double *r, double *g, double *b);
+/* The colour of a time-range selection (ruler bar, band edges, overview). */
+void pt_tl_range_rgb(bool dark, double *r, double *g, double *b);
 /* The colour of the flagged frame. */
 void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b);
 

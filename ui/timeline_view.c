@@ -12,6 +12,8 @@ struct _PtTimelineView {
     double pointer_x;
     int drag_stask;         /* the sTask whose bar a drag started on, or -1 */
     double drag_x, drag_y;
+    enum { DRAG_NONE, DRAG_BAR, DRAG_RANGE, DRAG_OVERVIEW } drag_mode;
+    double drag_t0, drag_t1; /* DRAG_RANGE: the anchor time; DRAG_OVERVIEW: the view at begin */
     GtkWidget *context_menu; /* GtkPopoverMenu, or NULL */
     uint8_t *subrows;        /* each span's sub-row in its lane (the model points here) */
     guint8 *matches;         /* search matches per sTask (vp.match points here), or NULL */
@@ -20,7 +22,8 @@ struct _PtTimelineView {
 
 G_DEFINE_FINAL_TYPE(PtTimelineView, pt_timeline_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_STASK_SELECTED, SIGNAL_STASK_DROPPED, SIGNAL_CONTEXT_MENU, N_SIGNALS };
+enum { SIGNAL_STASK_SELECTED, SIGNAL_STASK_DROPPED, SIGNAL_CONTEXT_MENU, SIGNAL_RANGE_CHANGED,
+       N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_size, int *min,
@@ -32,7 +35,8 @@ static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_siz
         *min = (int)PT_TL_LABEL_W + 100;
         *nat = 800;
     } else {
-        int h = self->have_model ? (int)pt_tl_content_height(&self->model) : 120;
+        int h = self->have_model ? (int)(pt_tl_content_height(&self->model) +
+                                         pt_tl_header_h(&self->vp) - PT_TL_AXIS_H) : 120;
         *min = h < 120 ? 120 : h;
         *nat = *min;
     }
@@ -161,6 +165,7 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
     case GDK_KEY_a: case GDK_KEY_A: pt_timeline_view_pan(self, -0.1); return TRUE;
     case GDK_KEY_d: case GDK_KEY_D: pt_timeline_view_pan(self, 0.1); return TRUE;
     case GDK_KEY_f: case GDK_KEY_F: pt_timeline_view_fit(self); return TRUE;
+    case GDK_KEY_z: case GDK_KEY_Z: return pt_timeline_view_zoom_to_range(self);
     case GDK_KEY_Menu: return menu_at_selection(self);
     case GDK_KEY_F10: return (state & GDK_SHIFT_MASK) ? menu_at_selection(self) : FALSE;
     default: return FALSE;
@@ -183,7 +188,7 @@ void pt_timeline_view_click(PtTimelineView *self, double x, double y)
         self->vp.selected_span = hit; /* this instance's arrows, not another's */
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
         gtk_widget_queue_draw(GTK_WIDGET(self));
-    } else if (x >= PT_TL_LABEL_W && y >= PT_TL_AXIS_H && self->vp.selected_stask >= 0) {
+    } else if (pt_tl_part_at(&self->vp, x, y) == PT_TL_AT_LANES && self->vp.selected_stask >= 0) {
         /* Empty space: as in every timeline tool, a click there clears the selection. */
         self->vp.selected_span = -1;
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, -1);
@@ -243,24 +248,106 @@ static gboolean menu_at_selection(PtTimelineView *self)
 
 void pt_timeline_view_drag_begin(PtTimelineView *self, double x, double y)
 {
+    pt_timeline_view_drag_begin_full(self, x, y, FALSE);
+}
+
+/* The overview's rectangle follows the pointer: a press outside it centres the view there
+ * first (as in Perfetto), then the drag moves it by the run's time per overview pixel. */
+static void overview_drag(PtTimelineView *self, double x)
+{
+    double w = self->drag_t1 - self->drag_t0;
+    double t = pt_tl_overview_x_to_time(&self->model, &self->vp, x);
+    self->vp.t0_ns = t - w / 2;
+    self->vp.t1_ns = t + w / 2;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void range_drag(PtTimelineView *self, double x)
+{
+    double t = pt_tl_x_to_time(&self->vp, fmax(x, PT_TL_LABEL_W));
+    self->vp.range_t0_ns = fmin(t, self->drag_t0);
+    self->vp.range_t1_ns = fmax(t, self->drag_t0);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_timeline_view_drag_begin_full(PtTimelineView *self, double x, double y, gboolean shift)
+{
     self->drag_stask = -1;
+    self->drag_mode = DRAG_NONE;
     self->drag_x = x;
     self->drag_y = y;
     if (!self->have_model)
         return;
+    pt_tl_part part = pt_tl_part_at(&self->vp, x, y);
+    if (part == PT_TL_AT_OVERVIEW) {
+        self->drag_mode = DRAG_OVERVIEW;
+        self->drag_t0 = self->vp.t0_ns;
+        self->drag_t1 = self->vp.t1_ns;
+        double vx0 = pt_tl_overview_time_to_x(&self->model, &self->vp, self->vp.t0_ns);
+        double vx1 = pt_tl_overview_time_to_x(&self->model, &self->vp, self->vp.t1_ns);
+        if (x < vx0 || x > vx1)
+            overview_drag(self, x);
+        /* From here the drag is relative: the grab point stays under the pointer. */
+        self->drag_t0 = self->vp.t0_ns;
+        self->drag_t1 = self->vp.t1_ns;
+        return;
+    }
+    if (part == PT_TL_AT_RULER || (shift && part == PT_TL_AT_LANES)) {
+        self->drag_mode = DRAG_RANGE;
+        self->drag_t0 = pt_tl_x_to_time(&self->vp, x);
+        return;
+    }
     int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
-    if (hit >= 0)
+    if (hit >= 0) {
+        self->drag_mode = DRAG_BAR;
         self->drag_stask = self->model.spans[hit].stask;
+    }
+}
+
+void pt_timeline_view_drag_update(PtTimelineView *self, double dx, double dy)
+{
+    (void)dy;
+    if (!self->have_model)
+        return;
+    if (self->drag_mode == DRAG_RANGE && fabs(dx) >= 3) {
+        range_drag(self, self->drag_x + dx);
+    } else if (self->drag_mode == DRAG_OVERVIEW) {
+        double e0, e1;
+        pt_tl_extent(&self->model, &e0, &e1);
+        double w = self->vp.width - PT_TL_LABEL_W;
+        double dt = dx * (e1 - e0) / (w < 1 ? 1 : w);
+        self->vp.t0_ns = self->drag_t0 + dt;
+        self->vp.t1_ns = self->drag_t1 + dt;
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+    }
 }
 
 void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
 {
-    int stask = self->drag_stask;
+    int stask = self->drag_stask, mode = self->drag_mode;
     self->drag_stask = -1;
-    if (!self->have_model || stask < 0 || (fabs(dx) < 4 && fabs(dy) < 4))
+    self->drag_mode = DRAG_NONE;
+    if (!self->have_model)
+        return;
+    if (mode == DRAG_OVERVIEW) {
+        self->drag_mode = DRAG_OVERVIEW;
+        pt_timeline_view_drag_update(self, dx, dy);
+        self->drag_mode = DRAG_NONE;
+        return;
+    }
+    if (mode == DRAG_RANGE) {
+        if (fabs(dx) < 3) /* a click on the ruler clears the range */
+            self->vp.range_t0_ns = self->vp.range_t1_ns = 0;
+        else
+            range_drag(self, self->drag_x + dx);
+        g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+        return;
+    }
+    if (stask < 0 || (fabs(dx) < 4 && fabs(dy) < 4))
         return;
     double x = self->drag_x + dx, y = self->drag_y + dy;
-    if (y < PT_TL_AXIS_H)
+    if (y < pt_tl_header_h(&self->vp))
         return;
     int row = pt_tl_row_at(&self->model, &self->vp, y);
     if (row < 0 || self->model.n_lanes <= 0)
@@ -274,14 +361,48 @@ void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
 
 static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
 {
+    GdkModifierType mods =
+        gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(g));
+    pt_timeline_view_drag_begin_full(data, x, y, (mods & GDK_SHIFT_MASK) != 0);
+}
+
+static void on_drag_update(GtkGestureDrag *g, double dx, double dy, gpointer data)
+{
     (void)g;
-    pt_timeline_view_drag_begin(data, x, y);
+    pt_timeline_view_drag_update(data, dx, dy);
 }
 
 static void on_drag_end(GtkGestureDrag *g, double dx, double dy, gpointer data)
 {
     (void)g;
     pt_timeline_view_drag_end(data, dx, dy);
+}
+
+void pt_timeline_view_set_range_selection(PtTimelineView *self, double t0_ns, double t1_ns)
+{
+    self->vp.range_t0_ns = t1_ns > t0_ns ? t0_ns : 0;
+    self->vp.range_t1_ns = t1_ns > t0_ns ? t1_ns : 0;
+    g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean pt_timeline_view_get_range_selection(PtTimelineView *self, double *t0_ns,
+                                              double *t1_ns)
+{
+    *t0_ns = self->vp.range_t0_ns;
+    *t1_ns = self->vp.range_t1_ns;
+    return self->have_model && self->vp.range_t1_ns > self->vp.range_t0_ns;
+}
+
+gboolean pt_timeline_view_zoom_to_range(PtTimelineView *self)
+{
+    double t0, t1;
+    if (!pt_timeline_view_get_range_selection(self, &t0, &t1))
+        return FALSE;
+    /* A little room either side so the range's edges stay visible. */
+    double pad = (t1 - t0) * 0.02;
+    pt_timeline_view_set_range(self, t0 - pad, t1 + pad);
+    return TRUE;
 }
 
 gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, double *y)
@@ -392,6 +513,9 @@ static void pt_timeline_view_class_init(PtTimelineViewClass *klass)
      * window refreshes the context menu's items before it pops up. */
     signals[SIGNAL_CONTEXT_MENU] = g_signal_new("context-menu", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+    /* The time-range selection changed (set, moved or cleared). */
+    signals[SIGNAL_RANGE_CHANGED] = g_signal_new("range-changed", G_TYPE_FROM_CLASS(klass),
+        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_STASK_DROPPED] = g_signal_new("stask-dropped", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
         G_TYPE_DOUBLE);
@@ -406,6 +530,8 @@ static void pt_timeline_view_init(PtTimelineView *self)
     self->vp.selected_span = -1;
     self->vp.show_critical = true;
     self->vp.fill_height = true; /* lanes use the height the page gives them */
+    self->vp.overview = true;    /* the whole run above the ruler, as in Perfetto */
+    self->vp.busy_pct = true;
     self->vp.t0_ns = 0;
     self->vp.t1_ns = 1;
     self->pointer_x = -1;
@@ -435,6 +561,7 @@ static void pt_timeline_view_init(PtTimelineView *self)
     GtkGesture *drag = gtk_gesture_drag_new();
     gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
     g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+    g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
     g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
     gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
     gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
@@ -483,6 +610,8 @@ static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_
     self->vp.match = NULL;
     self->n_matches = 0;
     self->fitted = false;
+    if (!keep_view || !m) /* a time range belongs to the run it was taken on */
+        self->vp.range_t0_ns = self->vp.range_t1_ns = 0;
     if (keep_view && m && self->vp.t1_ns > self->vp.t0_ns) {
         self->fitted = true; /* an edit: the user's zoom and pan stay */
     } else if (m && self->vp.width > 0) {
@@ -491,6 +620,8 @@ static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_
     }
     gtk_widget_queue_resize(GTK_WIDGET(self));
     gtk_widget_queue_draw(GTK_WIDGET(self));
+    /* The bars changed under the range (or it was cleared): its figures are recomputed. */
+    g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
 }
 
 void pt_timeline_view_set_selected(PtTimelineView *self, int stask)
@@ -595,4 +726,9 @@ gboolean pt_timeline_view_step_match(PtTimelineView *self, int dir)
 int pt_timeline_view_get_n_lanes(PtTimelineView *self)
 {
     return self->have_model ? self->model.n_lanes : 0;
+}
+
+const pt_tl_model *pt_timeline_view_get_model(PtTimelineView *self)
+{
+    return self->have_model ? &self->model : NULL;
 }

@@ -711,6 +711,8 @@ static const GActionEntry win_actions[] = {
     {"timeline-search", win_action_timeline_search, NULL, NULL, NULL, {0}},
     {"show-sidebar", NULL, NULL, "true", action_toggle, {0}},
     {"clear-selection", win_action_clear_selection, NULL, NULL, NULL, {0}},
+    {"zoom-range", win_action_zoom_range, NULL, NULL, NULL, {0}},
+    {"clear-range", win_action_clear_range, NULL, NULL, NULL, {0}},
 };
 
 static void pt_window_init(PtWindow *self)

@@ -213,6 +213,7 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_widget_set_vexpand(frame, TRUE);
     gtk_box_append(GTK_BOX(box), frame);
 
+    gtk_box_append(GTK_BOX(box), win_build_range_section(self));
     GtkWidget *heading = gtk_label_new("Inspector");
     gtk_widget_add_css_class(heading, "heading");
     gtk_label_set_xalign(GTK_LABEL(heading), 0);
@@ -260,7 +261,8 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_widget_set_margin_top(self->summary, 6);
     gtk_box_append(GTK_BOX(left), self->summary);
     GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
-                                    "select (empty space: none), drag it to move it (Append) · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor core, orange CUDA "
+                                    "select (empty space: none), drag it to move it (Append) · drag the ruler (or Shift+drag) "
+                                    "to measure a time range, Z zoom to it · drag the overview to pan · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor core, orange CUDA "
                                     "core, grey merged; "
                                     "thin magenta outlined bars: measured (a loaded trace); red "
                                     "strip: critical path; amber: idle; right-click a bar for "

@@ -1,0 +1,128 @@
+/* test_explorer_issue19b.c — issue 19's second part in a real window under Xvfb: the time-range
+ * selection (drag on the ruler, Shift+drag on the lanes) and its figures in the sidebar, zoom to
+ * it, Esc, and the overview strip's draggable viewport. */
+#include <math.h>
+
+#include "explorer_test.h"
+#include "timeline_view.h"
+
+static PtTimelineView *tl(void)
+{
+    return PT_TIMELINE_VIEW(pt_window_get_timeline(win));
+}
+
+static void activate(const char *action, GVariant *param)
+{
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);
+    g_assert_nonnull(a);
+    g_assert_true(g_action_get_enabled(a));
+    g_action_activate(a, param);
+    iterate();
+}
+
+static void load(const char *example)
+{
+    pt_window_get_model(win)->dirty = FALSE; /* no prompt between cases */
+    g_assert_true(pt_window_set_hw(win, "H200"));
+    g_assert_true(pt_window_open(win, example));
+    iterate();
+    spin(100);
+}
+
+/* ---- 1: time range, overview ---------------------------------------------------------- */
+
+static void test_range_selection(void)
+{
+    load("flash_attention");
+    char *text = pt_window_dup_range_text(win);
+    g_assert_cmpstr(text, ==, "");
+    g_free(text);
+    /* A drag along the ruler (under the overview strip) selects a range ... */
+    double ry = PT_TL_OVERVIEW_H + PT_TL_AXIS_H / 2, x0 = PT_TL_LABEL_W + 100;
+    double t_a = NAN, t_b = NAN;
+    pt_timeline_view_drag_begin_full(tl(), x0, ry, FALSE);
+    pt_timeline_view_drag_update(tl(), 150, 0);
+    pt_timeline_view_drag_end(tl(), 200, 0);
+    iterate();
+    g_assert_true(pt_timeline_view_get_range_selection(tl(), &t_a, &t_b));
+    g_assert_cmpfloat(t_b, >, t_a);
+    /* ... whose duration, lane busy times and sTask aggregates the sidebar gives. */
+    text = pt_window_dup_range_text(win);
+    g_test_message("%s", text);
+    g_assert_nonnull(strstr(text, "Duration"));
+    g_assert_nonnull(strstr(text, "Lane busy"));
+    g_assert_nonnull(strstr(text, "tma"));
+    g_assert_nonnull(strstr(text, "count · time in range · mean"));
+    g_free(text);
+    /* Z / the Zoom button: the view shows just the range (a 2% margin). */
+    activate("zoom-range", NULL);
+    double v0, v1;
+    pt_timeline_view_get_range(tl(), &v0, &v1);
+    g_assert_cmpfloat(fabs(v0 - t_a), <, 0.05 * (t_b - t_a));
+    g_assert_cmpfloat(fabs(v1 - t_b), <, 0.05 * (t_b - t_a));
+    /* Esc clears the range first (then, pressed again, the selection). */
+    g_assert_true(pt_window_select_stask_id(win, "load.K"));
+    activate("clear-selection", NULL);
+    g_assert_false(pt_timeline_view_get_range_selection(tl(), &t_a, &t_b));
+    g_assert_cmpint(pt_window_get_selected(win), >=, 0);
+    text = pt_window_dup_range_text(win);
+    g_assert_cmpstr(text, ==, "");
+    g_free(text);
+    g_assert_false(g_action_get_enabled(
+        g_action_map_lookup_action(G_ACTION_MAP(win), "zoom-range")));
+
+    /* Shift+drag on the lanes, starting on a bar, selects a range and moves nothing. */
+    pt_timeline_view_fit(tl());
+    char *before = prog_json();
+    int k = pt_stask_find(&pt_window_get_model(win)->sg, "load.K");
+    double bx, by;
+    g_assert_true(pt_timeline_view_bar_point(tl(), k, &bx, &by));
+    pt_timeline_view_drag_begin_full(tl(), bx, by, TRUE);
+    pt_timeline_view_drag_end(tl(), 120, 40);
+    iterate();
+    g_assert_true(pt_timeline_view_get_range_selection(tl(), &t_a, &t_b));
+    char *after = prog_json();
+    g_assert_cmpstr(before, ==, after);
+    g_free(before);
+    g_free(after);
+    /* A click on the ruler clears it. */
+    pt_timeline_view_drag_begin_full(tl(), x0, ry, FALSE);
+    pt_timeline_view_drag_end(tl(), 0, 0);
+    g_assert_false(pt_timeline_view_get_range_selection(tl(), &t_a, &t_b));
+}
+
+static void test_overview_drag(void)
+{
+    load("gemm_f16");
+    double e0, e1, v0, v1;
+    pt_tl_extent(pt_timeline_view_get_model(tl()), &e0, &e1);
+    /* Look at the first tenth of the run, then drag the overview's rectangle right. */
+    pt_timeline_view_set_range(tl(), e0, e0 + (e1 - e0) / 10);
+    int width = gtk_widget_get_width(GTK_WIDGET(tl()));
+    g_assert_cmpint(width, >, 300);
+    double plot = width - PT_TL_LABEL_W;
+    double gx = PT_TL_LABEL_W + plot / 20; /* inside the rectangle */
+    pt_timeline_view_drag_begin_full(tl(), gx, PT_TL_OVERVIEW_H / 2, FALSE);
+    pt_timeline_view_drag_update(tl(), plot / 4, 0);
+    pt_timeline_view_drag_end(tl(), plot / 2, 0);
+    pt_timeline_view_get_range(tl(), &v0, &v1);
+    /* Half the plot's width is half the run; the zoom is kept. */
+    g_assert_cmpfloat(fabs(v0 - (e0 + (e1 - e0) / 2)), <, (e1 - e0) * 0.01);
+    g_assert_cmpfloat(fabs((v1 - v0) - (e1 - e0) / 10), <, (e1 - e0) * 0.001);
+    /* A press outside the rectangle centres the view there. */
+    pt_timeline_view_drag_begin_full(tl(), PT_TL_LABEL_W + plot * 0.2, PT_TL_OVERVIEW_H / 2,
+                                     FALSE);
+    pt_timeline_view_drag_end(tl(), 0, 0);
+    pt_timeline_view_get_range(tl(), &v0, &v1);
+    g_assert_cmpfloat(fabs((v0 + v1) / 2 - (e0 + (e1 - e0) * 0.2)), <, (e1 - e0) * 0.01);
+    /* The strip is drawn: the lanes start below it and the ruler. */
+    g_assert_cmpfloat(pt_timeline_view_lane_y(tl(), 0), >, PT_TL_OVERVIEW_H + PT_TL_AXIS_H);
+}
+
+int main(int argc, char **argv)
+{
+    gtk_test_init(&argc, &argv, NULL);
+    g_test_add_func("/issue19b/range-selection", test_range_selection);
+    g_test_add_func("/issue19b/overview-drag", test_overview_drag);
+    return explorer_test_run("org.pipethreader.TestIssue19b");
+}

@@ -1,0 +1,163 @@
+/* test_timeline_range.c — issue 19, display-free: the time-range selection's figures (lane
+ * busy time, per-sTask count / time in range / mean), the lane headers' busy share, and how the
+ * range band, the ruler's range bar and the overview strip are drawn (pixels, no text). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline_range.h"
+#include "timeline_render.h"
+
+#include "render_check.h"
+
+static int near(uint32_t p, uint32_t q)
+{
+    for (int sh = 0; sh <= 16; sh += 8)
+        if (abs((int)((p >> sh) & 0xff) - (int)((q >> sh) & 0xff)) > 2)
+            return 0;
+    return 1;
+}
+
+static uint32_t rgb_px(double r, double g, double b)
+{
+    return ((uint32_t)lround(r * 255) << 16) | ((uint32_t)lround(g * 255) << 8) |
+           (uint32_t)lround(b * 255);
+}
+
+static const char *const labels[] = {"load.A", "mma.C", "store.C"};
+static const pt_seu_kind seus[] = {PT_SEU_TMA, PT_SEU_TENSOR_CORE, PT_SEU_TMA};
+
+/* lane 0 (tma): load 0-100, 200-300, and one more in flight 250-350 (overlapping: counted once
+ * in busy time); lane 1 (tc): mma 100-200, 300-400; lane 2 (cuda): nothing. */
+static pt_tl_model model(pt_span *sp)
+{
+    sp[0] = (pt_span){0, 0, 0, 0, 0, 100};
+    sp[1] = (pt_span){1, 1, 0, 100, 100, 200};
+    sp[2] = (pt_span){0, 0, 1, 200, 200, 300};
+    sp[3] = (pt_span){0, 0, 2, 250, 250, 350};
+    sp[4] = (pt_span){1, 1, 1, 300, 300, 400};
+    pt_tl_model m = {0};
+    m.n_lanes = 3;
+    m.lane_names[0] = "tma";
+    m.lane_names[1] = "tc.wg0";
+    m.lane_names[2] = "cuda.wg0";
+    m.lane_seu[0] = PT_SEU_TMA;
+    m.lane_seu[1] = PT_SEU_TENSOR_CORE;
+    m.lane_seu[2] = PT_SEU_CUDA_CORE;
+    m.n_spans = 5;
+    m.spans = sp;
+    m.n_stasks = 3;
+    m.stask_labels = labels;
+    m.stask_seu = seus;
+    return m;
+}
+
+static void check_figures(void)
+{
+    pt_span sp[5];
+    pt_tl_model m = model(sp);
+    double busy[PT_MAX_LANES];
+    pt_tl_lane_busy(&m, 0, 400, busy);
+    CHECK(fabs(busy[0] - 250) < 1e-9); /* 0-100 and 200-350: the overlap once */
+    CHECK(fabs(busy[1] - 200) < 1e-9 && busy[2] == 0);
+    double share[PT_MAX_LANES];
+    pt_tl_lane_busy_share(&m, share);
+    CHECK(fabs(share[0] - 0.625) < 1e-9 && fabs(share[1] - 0.5) < 1e-9 && share[2] == 0);
+
+    pt_tl_range_stats rs;
+    CHECK(pt_tl_range_stats_compute(&m, 50, 260, &rs));
+    CHECK(fabs(rs.lane_busy_ns[0] - (50 + 60)) < 1e-9);  /* 50-100, 200-260 */
+    CHECK(fabs(rs.lane_busy_ns[1] - 100) < 1e-9);
+    CHECK(rs.n_stasks == 2);
+    /* Most time in the range first: load.A (3 bars, 50 + 60 + 10 ns), then mma.C. */
+    CHECK(rs.stasks[0].stask == 0 && rs.stasks[0].count == 3);
+    CHECK(fabs(rs.stasks[0].in_range_ns - 120) < 1e-9);
+    CHECK(fabs(rs.stasks[0].mean_ns - 100) < 1e-9);
+    CHECK(rs.stasks[1].stask == 1 && rs.stasks[1].count == 1);
+    char *text = pt_tl_range_stats_format(&m, &rs, 8);
+    CHECK(text && strstr(text, "Duration 210.0 ns") && strstr(text, "tma") &&
+          strstr(text, "52.4%") && strstr(text, "load.A  ×3"));
+    printf("%s\n", text ? text : "(null)");
+    free(text);
+    pt_tl_range_stats_clear(&rs);
+    /* An empty range says so. */
+    CHECK(pt_tl_range_stats_compute(&m, 1000, 1100, &rs));
+    text = pt_tl_range_stats_format(&m, &rs, 8);
+    CHECK(rs.n_stasks == 0 && text && strstr(text, "No sTask"));
+    free(text);
+    pt_tl_range_stats_clear(&rs);
+}
+
+static void check_drawing(void)
+{
+    pt_span sp[5];
+    pt_tl_model m = model(sp);
+    const int W = 496, H = 220; /* plot 400 px: 1 ns per pixel over 0..400 */
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 400, .width = W, .height = H, .selected_stask = -1,
+                        .hover_span = -1, .selected_span = -1};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(s);
+    double r, g, b;
+    pt_tl_range_rgb(false, &r, &g, &b);
+    uint32_t range = rgb_px(r, g, b);
+
+    /* No range: nothing blue in the ruler; a range 50-150: the ruler's bar is the range
+     * colour (left of its centred duration text) and the lanes under it are washed. */
+    pt_tl_render(cr, &m, &v, NULL);
+    cairo_surface_flush(s);
+    int rx = (int)PT_TL_LABEL_W + 55, ry = 4;
+    uint32_t lane_before = pixel(s, (int)PT_TL_LABEL_W + 60, (int)(PT_TL_AXIS_H + 2.5 *
+                                                                  PT_TL_LANE_H));
+    CHECK(!near(pixel(s, rx, ry), range));
+    v.range_t0_ns = 50;
+    v.range_t1_ns = 150;
+    pt_tl_render(cr, &m, &v, NULL);
+    cairo_surface_flush(s);
+    CHECK_MSG(near(pixel(s, rx, ry), range), "%06x vs %06x", pixel(s, rx, ry), range);
+    CHECK(pixel(s, (int)PT_TL_LABEL_W + 60, (int)(PT_TL_AXIS_H + 2.5 * PT_TL_LANE_H)) !=
+          lane_before);
+    CHECK(!near(pixel(s, (int)PT_TL_LABEL_W + 200, ry), range)); /* outside the range */
+
+    /* The overview strip: the ruler and lanes move down by its height; the parts of the
+     * widget are told apart for the drags. */
+    v.overview = true;
+    v.range_t0_ns = v.range_t1_ns = 0;
+    CHECK(pt_tl_header_h(&v) == PT_TL_AXIS_H + PT_TL_OVERVIEW_H);
+    CHECK(pt_tl_part_at(&v, PT_TL_LABEL_W + 10, 5) == PT_TL_AT_OVERVIEW);
+    CHECK(pt_tl_part_at(&v, PT_TL_LABEL_W + 10, PT_TL_OVERVIEW_H + 5) == PT_TL_AT_RULER);
+    CHECK(pt_tl_part_at(&v, PT_TL_LABEL_W + 10, pt_tl_header_h(&v) + 5) == PT_TL_AT_LANES);
+    CHECK(pt_tl_part_at(&v, 10, 5) == PT_TL_AT_LABELS);
+    double y0 = pt_tl_header_h(&v) + PT_TL_LANE_H / 2;
+    v.fill_height = false;
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 50, y0) == 0);
+    CHECK(pt_tl_hit(&m, &v, PT_TL_LABEL_W + 50, PT_TL_AXIS_H + PT_TL_LANE_H / 2) == -1);
+    /* It maps the whole run (0..400 ns) onto the plot's width. */
+    CHECK(fabs(pt_tl_overview_time_to_x(&m, &v, 200) - (PT_TL_LABEL_W + 200)) < 1e-9);
+    CHECK(fabs(pt_tl_overview_x_to_time(&m, &v, PT_TL_LABEL_W + 100) - 100) < 1e-9);
+    /* Zoomed to 100-200 ns: the overview's tma row is bright where it is in view (load 0-100
+     * does not show there: 150 is the mma's time; use the tma load at 250-300 outside, dimmed,
+     * against the load at 0-100 inside after panning). */
+    v.t0_ns = 0;
+    v.t1_ns = 100;
+    pt_tl_render(cr, &m, &v, NULL);
+    cairo_surface_flush(s);
+    uint32_t in_view = pixel(s, (int)PT_TL_LABEL_W + 50, 5);
+    uint32_t out_view = pixel(s, (int)PT_TL_LABEL_W + 220, 5);
+    pt_tl_seu_rgb(PT_SEU_TMA, false, &r, &g, &b);
+    CHECK_MSG(near(in_view, rgb_px(r, g, b)), "%06x", in_view); /* the load, full colour */
+    CHECK(!near(out_view, rgb_px(r, g, b)));                     /* the other, dimmed */
+    CHECK(out_view != pixel(s, (int)PT_TL_LABEL_W + 150, 5));    /* dimmed load vs gap */
+    /* The frame of the visible range at its right edge (x = 100 ns). */
+    uint32_t frame = pixel(s, (int)PT_TL_LABEL_W + 99, (int)(PT_TL_OVERVIEW_H / 2));
+    CHECK_MSG(((frame >> 16) & 0xff) < 0x80, "%06x", frame);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
+int main(void)
+{
+    PTEST_RUN(check_figures);
+    PTEST_RUN(check_drawing);
+    PTEST_END();
+}
