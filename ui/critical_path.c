@@ -1,6 +1,8 @@
 /* critical_path.c — the span graph and the critical path (see critical_path.h). */
 #include "critical_path.h"
 
+#include "stage_hold.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,35 @@ static int64_t find_instance(const instance_index *ix, int stask, int64_t iter)
     return -1;
 }
 
+/* The instances whose release of a stage the load instance s waited for, as the simulator's
+ * DM_STAGE rule has it: each reader R at min(i - S + lag, iters - 1) once i >= S. */
+static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_stage_hold *h,
+                      const pt_span *s, int64_t iters, int *dep_stask, int64_t *dep_iter, int cap)
+{
+    if (!p || s->stask < 0 || s->stask >= sg->n)
+        return 0;
+    const pt_stask *t = &sg->tasks[s->stask];
+    if (t->kind != PT_ST_LOAD || !t->buffered || t->region != PT_REGION_BODY ||
+        t->tensor < 0 || t->tensor >= PT_MAX_TENSORS)
+        return 0;
+    int k = p->stages[t->tensor] < 1 ? 1 : p->stages[t->tensor];
+    if (s->iter - k < 0)
+        return 0; /* the first S loads find their stages free */
+    int64_t j = s->iter - k + h->lag[t->tensor];
+    if (j > iters - 1)
+        j = iters - 1;
+    int n = 0;
+    for (int c = 0; c < sg->n; c++)
+        if (pt_stage_reader(sg, s->stask, c)) {
+            if (n < cap) {
+                dep_stask[n] = c;
+                dep_iter[n] = j;
+            }
+            n++;
+        }
+    return n < cap ? n : cap;
+}
+
 bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogram *p,
                         const pt_stask_graph *sg)
 {
@@ -68,6 +99,9 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
     cmp_spans = tl->spans; /* qsort has no context argument in C11 */
     qsort(ix.order, (size_t)n, sizeof(int64_t), cmp_instance);
     int64_t iters = tl->eu_iterations > 0 ? tl->eu_iterations : 1, e = 0;
+    pt_stage_hold hold; /* the lags the simulator uses */
+    if (p)
+        pt_stage_hold_lags(p, sg, &hold);
     enum { CAP = PT_MAX_DEPS + 64 };
     int dep_stask[CAP];
     int64_t dep_iter[CAP];
@@ -77,6 +111,10 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
         /* Data dependencies come first in pt_instance_deps' answer, then the Waits. */
         int n_data = pt_instance_deps(NULL, sg, s->stask, s->iter, iters, dep_stask, dep_iter, CAP);
         int k = pt_instance_deps(p, sg, s->stask, s->iter, iters, dep_stask, dep_iter, CAP);
+        if (k > CAP)
+            k = CAP;
+        int n_dw = k;
+        k += stage_deps(p, sg, p ? &hold : NULL, s, iters, dep_stask + k, dep_iter + k, CAP - k);
         if (k > CAP)
             k = CAP;
         for (int j = 0; j < k; j++) {
@@ -95,7 +133,7 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
                     goto oom;
             }
             d->idx[e] = u;
-            d->is_wait[e] = j >= n_data;
+            d->is_wait[e] = j >= n_dw ? PT_DEP_STAGE : j >= n_data ? PT_DEP_WAIT : PT_DEP_DATA;
             e++;
         }
     }

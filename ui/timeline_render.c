@@ -436,6 +436,13 @@ void pt_tl_range_rgb(bool dark, double *r, double *g, double *b)
     *b = dark ? 0.98 : 0.80;
 }
 
+void pt_tl_stage_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 0.78 : 0.50;
+    *g = dark ? 0.58 : 0.22;
+    *b = dark ? 1.00 : 0.78;
+}
+
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b)
 {
     *r = dark ? 1.0 : 0.88;
@@ -813,12 +820,20 @@ static void draw_critical(render_ctx *c)
     batch_fill(c, BATCH_GAP);
 }
 
-static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, bool dashed)
+/* kind: a pt_dep_kind — solid for data, dashed for a Wait, dotted (and violet) for the wait for
+ * a free ring stage. */
+static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, int kind)
 {
     cairo_t *cr = c->cr;
     double dx = fmax(18, fabs(x1 - x0) / 2);
-    static const double dash[2] = {4, 3};
-    cairo_set_dash(cr, dashed ? dash : NULL, dashed ? 2 : 0, 0);
+    static const double dash[2] = {4, 3}, dot[2] = {1.5, 2.5};
+    cairo_save(cr);
+    if (kind == PT_DEP_STAGE) {
+        double r, g, b;
+        pt_tl_stage_rgb(c->v->dark, &r, &g, &b);
+        cairo_set_source_rgb(cr, r, g, b);
+    }
+    cairo_set_dash(cr, kind == PT_DEP_STAGE ? dot : kind ? dash : NULL, kind ? 2 : 0, 0);
     cairo_move_to(cr, x0, y0);
     if (fabs(y1 - y0) < 1) /* same lane: bow over the bars between */
         cairo_curve_to(cr, x0 + dx / 2, y0 - 14, x1 - dx / 2, y1 - 14, x1 - 2, y1);
@@ -832,7 +847,10 @@ static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, boo
     cairo_line_to(cr, x1 - 7 * cos(ang + 0.45), y1 - 7 * sin(ang + 0.45));
     cairo_close_path(cr);
     cairo_fill(cr);
+    cairo_restore(cr);
     c->st.arrows++;
+    if (kind == PT_DEP_STAGE)
+        c->st.stage_arrows++;
 }
 
 /* The middle of a span's bar in group 0 (arrows end there). */

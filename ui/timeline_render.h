@@ -9,7 +9,8 @@
  * (binary search on the start-sorted spans), so tens of thousands of spans stay cheap to draw.
  *
  * Optional layers: the critical path (a red strip over its bars and red links between them),
- * the selected bar's dependency arrows (solid: data dependency, dashed: a Wait) to the bars it
+ * the selected bar's dependency arrows (solid: data dependency, dashed: a Wait, dotted violet:
+ * a load waiting for a ring stage's release) to the bars it
  * waited on and from the bars that waited on it, and lane groups: the same lanes repeated once
  * per CTA or wave, the predicted spans shifted by each group's offset, with each group's own
  * measured spans. */
@@ -105,6 +106,7 @@ typedef struct {
     int64_t merged;          /* merged blocks drawn */
     int64_t labels;          /* labels drawn */
     int64_t arrows;          /* dependency arrows drawn */
+    int64_t stage_arrows;    /* of them: a load's wait for a free ring stage (dotted) */
     int64_t critical;        /* critical-path bars drawn */
     int64_t matches;         /* bars outlined as search matches */
     int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
@@ -161,6 +163,8 @@ void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
 
 /* The outline colour of bars a search matched. */
 void pt_tl_match_rgb(bool dark, double *r, double *g, double *b);
+/* The colour of the dotted arrows of a load's wait for a free ring stage. */
+void pt_tl_stage_rgb(bool dark, double *r, double *g, double *b);
 /* The colour of a time-range selection (ruler bar, band edges, overview). */
 void pt_tl_range_rgb(bool dark, double *r, double *g, double *b);
 /* The colour of the flagged frame. */

@@ -5,6 +5,8 @@
  * window_shortcuts.c. */
 #include "window_private.h"
 
+#include "stage_waits.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -117,6 +119,12 @@ void win_update_inspector(PtWindow *self, int i)
         }
     if (!nw)
         g_string_append(s, " none");
+    /* Rings: the producer's wait for a free stage is in no Wait list but in every pipelined
+     * kernel (the dotted arrows). */
+    char *stage = m->have_prog ? pt_stage_wait_text(&m->prog, &m->sg, &m->graph, i) : NULL;
+    if (stage)
+        g_string_append_printf(s, "\n%s", stage);
+    free(stage);
     int lane, pos;
     if (m->have_prog && pt_sprogram_placement(&m->prog, i, &lane, &pos))
         g_string_append_printf(s, "\nplaced on %s, position %d", m->prog.lanes[lane].name, pos);

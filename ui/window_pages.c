@@ -265,7 +265,8 @@ GtkWidget *win_build_main_page(PtWindow *self)
                                     "to measure a time range, Z zoom to it · drag the overview to pan · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor core, orange CUDA "
                                     "core, grey merged; "
                                     "thin magenta outlined bars: measured (a loaded trace); red "
-                                    "strip: critical path; amber: idle; right-click a bar for "
+                                    "strip: critical path; amber: idle; arrows of the clicked bar: solid data, dashed Wait, "
+                                    "dotted violet a free ring stage; right-click a bar for "
                                     "its Waits");
     gtk_widget_add_css_class(hint, "dim-label");
     gtk_label_set_xalign(GTK_LABEL(hint), 0);

@@ -119,10 +119,54 @@ static void test_overview_drag(void)
     g_assert_cmpfloat(pt_timeline_view_lane_y(tl(), 0), >, PT_TL_OVERVIEW_H + PT_TL_AXIS_H);
 }
 
+/* ---- 2: stage-release waits ------------------------------------------------------------ */
+
+static gboolean inspector_has(const char *needle)
+{
+    char *s = pt_window_dup_inspector_text(win);
+    gboolean yes = strstr(s, needle) != NULL;
+    if (!yes)
+        g_test_message("inspector lacks \"%s\":\n%s", needle, s);
+    g_free(s);
+    return yes;
+}
+
+static void test_stage_waits(void)
+{
+    load("flash_attention");
+    /* load.K has no program Wait, but it waits on empty_k[s]: the inspector says which ring,
+     * how many stages, and which readers of which iteration release it. */
+    g_assert_true(pt_window_select_stask_id(win, "load.K"));
+    iterate();
+    g_assert_true(inspector_has("stage wait: a free stage of the K ring (2 stages)"));
+    g_assert_true(inspector_has("mma.S.wg0 and mma.S.wg1 of iteration i-2"));
+    /* The arrows: dotted ones from the readers that released the stage. */
+    pt_tl_stats st;
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 900, 400);
+    cairo_t *cr = cairo_create(s);
+    pt_timeline_view_render(tl(), cr, 900, 400, FALSE, &st);
+    g_assert_cmpint(st.stage_arrows, >=, 2);
+    /* A reader says which ring it releases, and its arrows go out to the refilling load. */
+    g_assert_true(pt_window_select_stask_id(win, "mma.S.wg0"));
+    iterate();
+    g_assert_true(inspector_has("releases a stage of the K ring"));
+    pt_timeline_view_render(tl(), cr, 900, 400, FALSE, &st);
+    g_assert_cmpint(st.stage_arrows, >=, 1);
+    /* Something that is neither: no stage words. */
+    g_assert_true(pt_window_select_stask_id(win, "load.Q"));
+    iterate();
+    char *text = pt_window_dup_inspector_text(win);
+    g_assert_null(strstr(text, "stage wait"));
+    g_free(text);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
     g_test_add_func("/issue19b/range-selection", test_range_selection);
     g_test_add_func("/issue19b/overview-drag", test_overview_drag);
+    g_test_add_func("/issue19b/stage-waits", test_stage_waits);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
