@@ -65,9 +65,12 @@ static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_s
     int k = p->stages[t->tensor] < 1 ? 1 : p->stages[t->tensor];
     if (s->iter - k < 0)
         return 0; /* the first S loads find their stages free */
-    int64_t j = s->iter - k + h->lag[t->tensor];
-    if (j > iters - 1)
-        j = iters - 1;
+    /* The reader of iteration i - S: its completion frees the stage (lag 0); with one wgmma
+     * group in flight (lag 1) the release also waits for the next reader's issue, which is no
+     * completion to draw an arrow from, so the arrow stays on the completion it needs. */
+    int64_t j = s->iter - k;
+    (void)h;
+    (void)iters;
     int n = 0;
     for (int c = 0; c < sg->n; c++)
         if (pt_stage_reader(sg, s->stask, c)) {

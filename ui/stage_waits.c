@@ -62,7 +62,8 @@ char *pt_stage_wait_text(const pt_sprogram *p, const pt_stask_graph *sg, const p
             len += (size_t)snprintf(out + len, 1024 - len,
                 " once %s of iteration i%+d %s released it (%s); the first %d load%s find%s it "
                 "free", readers, lag - S, nr == 1 ? "has" : "have",
-                lag ? "one wgmma group kept in flight: a stage is held one iteration longer"
+                lag ? "one wgmma group kept in flight: released when the next iteration's is "
+                      "issued, a stage held one iteration longer"
                     : "at their completion",
                 S, S == 1 ? "" : "s", S == 1 ? "s" : "");
         else

@@ -762,25 +762,43 @@ static void draw_measured(render_ctx *c, int g)
     }
 }
 
-/* Idle time: each lane of each group is tinted amber over the EU's run; the bars drawn on top
- * cover the busy parts, so what stays amber is exactly where the lane waited. */
-static void draw_idle(render_ctx *c, double t_first, double t_last)
+/* Idle time: each lane of each group is tinted amber between its own first and last bar; the
+ * bars drawn on top cover the busy parts, so what stays amber is exactly where the lane
+ * waited. A lane before its first bar or after its last is not waiting (nothing was issued to
+ * it yet, or it is done), and a lane with no bar is never busy: neither is tinted. */
+static void draw_idle(render_ctx *c)
 {
     const pt_tl_model *m = c->m;
     const pt_tl_viewport *v = c->v;
+    double first[PT_MAX_LANES], last[PT_MAX_LANES];
+    pt_tl_lane_span_extent(m, first, last);
     cairo_set_source_rgba(c->cr, 0.96, 0.62, 0.05, v->dark ? 0.16 : 0.20);
-    for (int g = 0; g < pt_tl_groups(m); g++) {
-        double x0 = pt_tl_time_to_x(v, t_first + group_offset(m, g));
-        double x1 = pt_tl_time_to_x(v, t_last + group_offset(m, g));
-        x0 = fmax(x0, PT_TL_LABEL_W - 2);
-        x1 = fmin(x1, v->width + 2);
-        if (x1 <= x0)
-            continue;
-        for (int l = 0; l < m->n_lanes; l++)
-            cairo_rectangle(c->cr, x0, c->tops[g * m->n_lanes + l] + 2, x1 - x0,
-                            c->tops[g * m->n_lanes + l + 1] - c->tops[g * m->n_lanes + l] - 4);
-    }
+    for (int g = 0; g < pt_tl_groups(m); g++)
+        for (int l = 0; l < m->n_lanes && l < PT_MAX_LANES; l++) {
+            if (!(last[l] > first[l]))
+                continue;
+            double x0 = fmax(pt_tl_time_to_x(v, first[l] + group_offset(m, g)), PT_TL_LABEL_W - 2);
+            double x1 = fmin(pt_tl_time_to_x(v, last[l] + group_offset(m, g)), v->width + 2);
+            int r = g * m->n_lanes + l;
+            if (x1 > x0 && r < MAX_ROWS)
+                cairo_rectangle(c->cr, x0, c->tops[r] + 2, x1 - x0, c->tops[r + 1] - c->tops[r] - 4);
+        }
     cairo_fill(c->cr);
+}
+
+void pt_tl_lane_span_extent(const pt_tl_model *m, double *first, double *last)
+{
+    for (int l = 0; l < PT_MAX_LANES; l++) {
+        first[l] = INFINITY;
+        last[l] = -INFINITY;
+    }
+    for (int64_t i = 0; i < m->n_spans; i++) {
+        int l = m->spans[i].lane;
+        if (l < 0 || l >= m->n_lanes || l >= PT_MAX_LANES)
+            continue;
+        first[l] = fmin(first[l], m->spans[i].start_ns);
+        last[l] = fmax(last[l], m->spans[i].end_ns);
+    }
 }
 
 static void draw_critical(render_ctx *c)
@@ -791,7 +809,11 @@ static void draw_critical(render_ctx *c)
     double r, g, b;
     pt_tl_critical_rgb(v->dark, &r, &g, &b);
     /* Links from each bar's end to the next one's start (it released that one) as one path,
-     * strips as one batch: a long path costs two cairo calls, not two per bar. */
+     * strips as one batch: a long path costs two cairo calls, not two per bar. A link is an
+     * elbow — along the releasing bar's lane to the released bar's start, then straight across
+     * to its lane — so it reads as the edge it is (pt_critical_path steps only along
+     * dependencies and lane order) and never slants over the lanes in between; a lane-order
+     * step released at the previous bar's start (an asynchronous unit) has no link at all. */
     double px = NAN, py = NAN;
     for (int64_t k = 0; k < m->n_critical; k++) {
         int64_t i = m->critical[k];
@@ -804,8 +826,12 @@ static void draw_critical(render_ctx *c)
         double y = c->tops[s->lane];
         bool visible = x1 >= PT_TL_LABEL_W - 2 && x0 <= v->width + 2;
         if (!isnan(px) && (visible || (px <= v->width && x0 >= PT_TL_LABEL_W))) {
-            cairo_move_to(cr, px, py);
-            cairo_line_to(cr, x0, y + 2.5);
+            double ex = fmax(px, x0);
+            if (ex > px + 0.5 || fabs(py - (y + 2.5)) > 0.5) {
+                cairo_move_to(cr, fmin(px, x0), py);
+                cairo_line_to(cr, ex, py);
+                cairo_line_to(cr, ex, y + 2.5);
+            }
         }
         px = x1;
         py = y + 2.5;
@@ -1136,12 +1162,8 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     cairo_rectangle(cr, PT_TL_LABEL_W, pt_tl_header_h(v), v->width - PT_TL_LABEL_W,
                     v->height - pt_tl_header_h(v));
     cairo_clip(cr);
-    if (have_range && m->n_spans > 0) {
-        double t_last = m->spans[0].end_ns;
-        for (int64_t i = 0; i < m->n_spans; i++)
-            t_last = fmax(t_last, m->spans[i].end_ns);
-        draw_idle(&c, m->spans[0].start_ns, t_last);
-    }
+    if (have_range && m->n_spans > 0)
+        draw_idle(&c);
     merge_run runs[PT_MAX_LANES * PT_TL_MAX_GROUPS];
     memset(runs, 0, sizeof runs);
     cairo_set_font_size(cr, 11);

@@ -158,6 +158,9 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
                         int *group);
 /* First index of spans[0..n) (sorted by start) whose start is >= t. */
 int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t);
+/* Each lane's first bar start and last bar end (first > last: the lane has no bar): the amber
+ * idle tint covers only that stretch of a lane. first[], last[]: PT_MAX_LANES entries. */
+void pt_tl_lane_span_extent(const pt_tl_model *m, double *first, double *last);
 /* Colours of the critical path and of idle gaps (for tests and the legend). */
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
 

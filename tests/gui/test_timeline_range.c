@@ -155,9 +155,35 @@ static void check_drawing(void)
     cairo_surface_destroy(s);
 }
 
+/* Issue 19: amber only between a lane's first and last bar; a lane with no bar is not tinted. */
+static void check_idle_tint(void)
+{
+    pt_span sp[5];
+    pt_tl_model m = model(sp);
+    const int W = 596, H = 160; /* 1 ns per pixel over 0..500 */
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 500, .width = W, .height = H, .selected_stask = -1,
+                        .hover_span = -1, .selected_span = -1};
+    double first[PT_MAX_LANES], last[PT_MAX_LANES];
+    pt_tl_lane_span_extent(&m, first, last);
+    CHECK(first[1] == 100 && last[1] == 400 && !(last[2] > first[2]));
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(s);
+    pt_tl_render(cr, &m, &v, NULL);
+    cairo_surface_flush(s);
+    int tc = (int)(PT_TL_AXIS_H + 1.5 * PT_TL_LANE_H), cuda = (int)(PT_TL_AXIS_H + 2.5 * PT_TL_LANE_H);
+#define X(t) ((int)PT_TL_LABEL_W + (t))
+    uint32_t before = pixel(s, X(55), tc), gap = pixel(s, X(245), tc), after = pixel(s, X(455), tc);
+    CHECK_MSG(before == after && gap != before, "%06x %06x %06x", before, gap, after);
+    CHECK(pixel(s, X(230), cuda) == pixel(s, X(470), cuda)); /* never busy: no tint */
+#undef X
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
 int main(void)
 {
     PTEST_RUN(check_figures);
     PTEST_RUN(check_drawing);
+    PTEST_RUN(check_idle_tint);
     PTEST_END();
 }
