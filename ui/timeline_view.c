@@ -2,6 +2,9 @@
 #include "timeline_view.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "timeline_tooltip.h"
 
 struct _PtTimelineView {
     GtkWidget parent_instance;
@@ -457,36 +460,11 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkToo
     (void)kb, (void)data;
     if (!self->have_model)
         return FALSE;
-    int group = 0;
-    int64_t hit = pt_tl_hit_group(&self->model, &self->vp, x, y, &group);
-    if (hit < 0)
+    char *markup = pt_tl_tooltip_markup(&self->model, &self->vp, x, y);
+    if (!markup)
         return FALSE;
-    const pt_tl_model *m = &self->model;
-    const pt_span *s = &m->spans[hit];
-    bool known = s->stask >= 0 && s->stask < m->n_stasks;
-    const char *id = m->stask_labels && known ? m->stask_labels[s->stask] : "?";
-    double off = group > 0 ? m->group_offset_ns[group] : 0;
-    GString *t = g_string_new(NULL);
-    char *head = g_markup_printf_escaped("<b>%s</b>  (lane %s%s%s)", id, m->lane_names[s->lane],
-                                         group > 0 && m->group_labels[group] ? ", " : "",
-                                         group > 0 && m->group_labels[group]
-                                             ? m->group_labels[group] : "");
-    g_string_append(t, head);
-    g_free(head);
-    g_string_append_printf(t, "\niteration %" G_GINT64_FORMAT "\nstart %.1f ns\nend %.1f ns"
-                           "\nduration %.1f ns", (gint64)s->iter, s->start_ns + off,
-                           s->end_ns + off, s->end_ns - s->start_ns);
-    if (known && m->stask_measured_ns && isfinite(m->stask_measured_ns[s->stask]))
-        g_string_append_printf(t, "\nmeasured mean %.1f ns", m->stask_measured_ns[s->stask]);
-    if (known && m->stask_error_pct && isfinite(m->stask_error_pct[s->stask]))
-        g_string_append_printf(t, "\nprediction error %+.1f%%", m->stask_error_pct[s->stask]);
-    for (int64_t k = 0; k < m->n_critical; k++)
-        if (m->critical[k] == hit) {
-            g_string_append(t, "\non the critical path");
-            break;
-        }
-    gtk_tooltip_set_markup(tip, t->str);
-    g_string_free(t, TRUE);
+    gtk_tooltip_set_markup(tip, markup);
+    free(markup);
     return TRUE;
 }
 

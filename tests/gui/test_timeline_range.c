@@ -8,6 +8,7 @@
 
 #include "timeline_range.h"
 #include "timeline_render.h"
+#include "timeline_tooltip.h"
 
 #include "render_check.h"
 
@@ -180,10 +181,49 @@ static void check_idle_tint(void)
     cairo_surface_destroy(s);
 }
 
+/* Issue 19: tooltips for lane labels, idle gaps (what the next bar waited for) and measured
+ * bars, not only predicted bars. */
+static void check_tooltips(void)
+{
+    pt_span sp[5];
+    pt_tl_model m = model(sp);
+    /* mma.C iteration 1 (span 4) waited on load.A iteration 1 (span 2): data. */
+    int64_t off[6] = {0, 0, 1, 1, 1, 2}, idx[2] = {0, 2};
+    unsigned char kind[2] = {PT_DEP_DATA, PT_DEP_DATA};
+    pt_span_deps d = {5, off, idx, kind};
+    m.deps = &d;
+    pt_span meas[1] = {{1, 1, 0, 110, 110, 190}};
+    m.n_measured = 1;
+    m.measured = meas;
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 500, .width = 596, .height = 160,
+                        .selected_stask = -1, .hover_span = -1, .selected_span = -1};
+    double tc_top = pt_tl_row_top(&m, &v, 1), tc_h = pt_tl_row_height(&m, &v, 1);
+    char *t = pt_tl_tooltip_markup(&m, &v, 20, tc_top + tc_h / 2); /* the lane's name */
+    CHECK(t && strstr(t, "<b>tc.wg0</b>") && strstr(t, "tensor cores") &&
+          strstr(t, "busy 50%") && strstr(t, "2 bars"));
+    free(t);
+    t = pt_tl_tooltip_markup(&m, &v, PT_TL_LABEL_W + 250, tc_top + 8); /* gap 200-300 */
+    CHECK_MSG(t && strstr(t, "idle 100.0 ns") && strstr(t, "next: <b>mma.C</b> iteration 1") &&
+              strstr(t, "load.A iteration 1 (data)"), "%s", t ? t : "(null)");
+    free(t);
+    /* Before the lane's first bar it is not waiting: nothing said. */
+    t = pt_tl_tooltip_markup(&m, &v, PT_TL_LABEL_W + 50, tc_top + 8);
+    CHECK(t == NULL);
+    free(t);
+    t = pt_tl_tooltip_markup(&m, &v, PT_TL_LABEL_W + 150, tc_top + tc_h - 6); /* measured */
+    CHECK_MSG(t && strstr(t, "measured") && strstr(t, "duration 80.0 ns") &&
+              strstr(t, "predicted duration 100.0 ns"), "%s", t ? t : "(null)");
+    free(t);
+    t = pt_tl_tooltip_markup(&m, &v, PT_TL_LABEL_W + 150, tc_top + 8); /* a predicted bar */
+    CHECK(t && strstr(t, "<b>mma.C</b>") && strstr(t, "iteration 0"));
+    free(t);
+}
+
 int main(void)
 {
     PTEST_RUN(check_figures);
     PTEST_RUN(check_drawing);
     PTEST_RUN(check_idle_tint);
+    PTEST_RUN(check_tooltips);
     PTEST_END();
 }
