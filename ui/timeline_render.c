@@ -189,13 +189,34 @@ static int span_sub(const pt_tl_model *m, int64_t i)
 
 /* A lane's height before filling: one more bar stacked in it adds 60% of a lane, so stacked
  * bars stay readable without the lane taking the room of several. */
-static double base_height(const pt_tl_model *m, int row)
+static bool group_collapsed(const pt_tl_model *m, const pt_tl_viewport *v, int g)
 {
+    return v && pt_tl_groups(m) > 1 && g >= 0 && g < 32 && ((v->collapsed_groups >> g) & 1u);
+}
+
+static double base_height(const pt_tl_model *m, const pt_tl_viewport *v, int row)
+{
+    if (m->n_lanes > 0 && group_collapsed(m, v, row / m->n_lanes))
+        return 0; /* only its header shows */
     int k = m->n_lanes > 0 ? subrows_of(m, row % m->n_lanes) : 1;
     return PT_TL_LANE_H * (1 + 0.6 * (k - 1));
 }
 
+/* With several lane groups each group's first row has its header band above it. */
+static double row_pad(const pt_tl_model *m, int row)
+{
+    return pt_tl_groups(m) > 1 && m->n_lanes > 0 && row % m->n_lanes == 0 && row < pt_tl_rows(m)
+               ? PT_TL_GROUP_H : 0;
+}
+
 #define MAX_ROWS (PT_MAX_LANES * PT_TL_MAX_GROUPS)
+
+/* Row r's lanes area is tops[r] .. row_bottom(r); a group header lies just above its first
+ * row's top. */
+static double row_bottom(const pt_tl_model *m, const double *tops, int r)
+{
+    return tops[r + 1] - row_pad(m, r + 1);
+}
 
 /* tops[0..rows]: where each row starts (tops[rows]: where the last one ends). */
 static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
@@ -203,18 +224,20 @@ static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
     int rows = pt_tl_rows(m);
     if (rows > MAX_ROWS)
         rows = MAX_ROWS;
-    double sum = 0;
-    for (int r = 0; r < rows; r++)
-        sum += base_height(m, r);
+    double sum = 0, pads = 0;
+    for (int r = 0; r < rows; r++) {
+        sum += base_height(m, v, r);
+        pads += row_pad(m, r);
+    }
     double scale = 1;
     if (v && v->fill_height && sum > 0) {
-        double avail = v->height - pt_tl_header_h(v) - 8;
+        double avail = v->height - pt_tl_header_h(v) - pads - 8;
         if (avail > sum)
             scale = fmin(avail / sum, PT_TL_MAX_FILL);
     }
-    tops[0] = pt_tl_header_h(v);
+    tops[0] = pt_tl_header_h(v) + row_pad(m, 0);
     for (int r = 0; r < rows; r++)
-        tops[r + 1] = tops[r] + base_height(m, r) * scale;
+        tops[r + 1] = tops[r] + base_height(m, v, r) * scale + row_pad(m, r + 1);
 }
 
 double pt_tl_content_height(const pt_tl_model *m)
@@ -238,7 +261,7 @@ double pt_tl_row_height(const pt_tl_model *m, const pt_tl_viewport *v, int row)
     double tops[MAX_ROWS + 1];
     layout(m, v, tops);
     int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
-    return row >= 0 && row < rows ? tops[row + 1] - tops[row] : 0;
+    return row >= 0 && row < rows ? row_bottom(m, tops, row) - tops[row] : 0;
 }
 
 static int row_at(const pt_tl_model *m, const double *tops, double y)
@@ -246,6 +269,7 @@ static int row_at(const pt_tl_model *m, const double *tops, double y)
     int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
     if (y < tops[0] || y >= tops[rows])
         return -1;
+    int found;
     int lo = 0, hi = rows - 1;
     while (lo < hi) { /* the last row whose top is <= y */
         int mid = (lo + hi + 1) / 2;
@@ -254,7 +278,8 @@ static int row_at(const pt_tl_model *m, const double *tops, double y)
         else
             hi = mid - 1;
     }
-    return lo;
+    found = lo;
+    return y < row_bottom(m, tops, found) ? found : -1; /* a group header is no row */
 }
 
 int pt_tl_row_at(const pt_tl_model *m, const pt_tl_viewport *v, double y)
@@ -280,7 +305,7 @@ static bool has_overlay(const pt_tl_model *m)
 static void bar_geom(const pt_tl_model *m, const double *tops, bool overlay, int row, int sub,
                      double *y, double *h)
 {
-    double rh = tops[row + 1] - tops[row];
+    double rh = row_bottom(m, tops, row) - tops[row];
     double area = rh - (overlay ? 16 : 9);
     int k = m->n_lanes > 0 ? subrows_of(m, row % m->n_lanes) : 1;
     double slot = (area - (k - 1)) / k;
@@ -374,7 +399,7 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
     if (row < 0)
         return -1;
     int lane = row % m->n_lanes, g = row / m->n_lanes;
-    double ly = y - tops[row], rh = tops[row + 1] - tops[row];
+    double ly = y - tops[row], rh = row_bottom(m, tops, row) - tops[row];
     if (ly < 3 || ly > rh - 3)
         return -1;
     /* Stacked bars: only those of the sub-row under the pointer. */
@@ -503,6 +528,7 @@ static void draw_axis(cairo_t *cr, const pt_tl_viewport *v, rgb fg)
 typedef struct {
     bool open;
     double x0, x1;
+    int kind;   /* the sEU kind of every bar merged, or -1 when they differ */
 } merge_run;
 
 /* Rectangles of one colour, filled as one path: one cairo_fill per colour instead of one per
@@ -575,7 +601,10 @@ static void flush_merge(render_ctx *c, merge_run *r, int row)
     double w = r->x1 - r->x0;
     if (w < 1)
         w = 1;
-    batch_add(c, BATCH_MERGED, r->x0, c->tops[row] + 5, w, c->tops[row + 1] - c->tops[row] - 10);
+    /* Bars of one kind merged keep its colour (zoomed out, the tensor cores' short mma bars
+     * are still green); only a mix of kinds is grey. */
+    batch_add(c, r->kind >= 0 ? BATCH_SEU0 + r->kind : BATCH_MERGED, r->x0, c->tops[row] + 5, w,
+              row_bottom(c->m, c->tops, row) - c->tops[row] - 10);
     r->open = false;
     c->st.merged++;
 }
@@ -623,6 +652,9 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         if (x1 > xmax + 2)
             x1 = xmax + 2;
         merge_run *r = &runs[row];
+        pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
+                            ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
+        int kind = (int)k >= 0 && k < PT_SEU_COUNT ? (int)k : PT_SEU_COUNT;
         bool selected = v->selected_stask >= 0 && s->stask == v->selected_stask;
         bool hover = g == 0 && i == v->hover_span;
         bool match = v->match && s->stask >= 0 && s->stask < m->n_stasks && v->match[s->stask];
@@ -630,17 +662,18 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
             if (r->open && x0 <= r->x1 + PT_TL_MIN_BAR_PX) {
                 if (x1 > r->x1)
                     r->x1 = x1;
+                if (r->kind != kind)
+                    r->kind = -1;
             } else {
                 flush_merge(c, r, row);
                 r->open = true;
                 r->x0 = x0;
                 r->x1 = x1;
+                r->kind = kind;
             }
             continue;
         }
         flush_merge(c, r, row);
-        pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
-                            ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
         double y, h, w = x1 - x0;
         bar_geom(m, c->tops, c->overlay, row, span_sub(m, i), &y, &h);
         if (w < 1)
@@ -748,7 +781,7 @@ static void draw_measured(render_ctx *c, int g)
             continue;
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
         double w = x1 - x0 < 1 ? 1 : x1 - x0;
-        double y = c->tops[g * c->m->n_lanes + s->lane + 1] - 10, h = 7;
+        double y = row_bottom(c->m, c->tops, g * c->m->n_lanes + s->lane) - 10, h = 7;
         cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.35);
         cairo_rectangle(cr, x0, y, w, h);
         cairo_fill(cr);
@@ -775,13 +808,14 @@ static void draw_idle(render_ctx *c)
     cairo_set_source_rgba(c->cr, 0.96, 0.62, 0.05, v->dark ? 0.16 : 0.20);
     for (int g = 0; g < pt_tl_groups(m); g++)
         for (int l = 0; l < m->n_lanes && l < PT_MAX_LANES; l++) {
-            if (!(last[l] > first[l]))
+            if (!(last[l] > first[l]) || group_collapsed(m, v, g))
                 continue;
             double x0 = fmax(pt_tl_time_to_x(v, first[l] + group_offset(m, g)), PT_TL_LABEL_W - 2);
             double x1 = fmin(pt_tl_time_to_x(v, last[l] + group_offset(m, g)), v->width + 2);
             int r = g * m->n_lanes + l;
             if (x1 > x0 && r < MAX_ROWS)
-                cairo_rectangle(c->cr, x0, c->tops[r] + 2, x1 - x0, c->tops[r + 1] - c->tops[r] - 4);
+                cairo_rectangle(c->cr, x0, c->tops[r] + 2, x1 - x0,
+                                row_bottom(m, c->tops, r) - c->tops[r] - 4);
         }
     cairo_fill(c->cr);
 }
@@ -975,6 +1009,66 @@ static void draw_range_ruler(render_ctx *c)
     cairo_show_text(cr, buf);
 }
 
+/* Several CTAs: a band across the whole width above each group's lanes with its name in
+ * 14 px bold (readable, unlike a caption squeezed into the lane-name column) and a disclosure
+ * triangle: a click on the band folds the group (viewport.collapsed_groups). */
+static void draw_group_headers(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, PT_TL_GROUP_FONT);
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        double y = c->tops[g * m->n_lanes] - PT_TL_GROUP_H;
+        cairo_set_source_rgb(cr, c->bg.r, c->bg.g, c->bg.b);
+        cairo_rectangle(cr, 0, y, v->width, PT_TL_GROUP_H);
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.12);
+        cairo_rectangle(cr, 0, y, v->width, PT_TL_GROUP_H);
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.45);
+        cairo_set_line_width(cr, 1);
+        cairo_move_to(cr, 0, floor(y) + 0.5);
+        cairo_line_to(cr, v->width, floor(y) + 0.5);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
+        bool folded = group_collapsed(m, v, g);
+        double cx = 9, cy = y + PT_TL_GROUP_H / 2;
+        if (folded) { /* ▸ */
+            cairo_move_to(cr, cx - 3, cy - 5);
+            cairo_line_to(cr, cx + 4, cy);
+            cairo_line_to(cr, cx - 3, cy + 5);
+        } else {      /* ▾ */
+            cairo_move_to(cr, cx - 5, cy - 3);
+            cairo_line_to(cr, cx + 5, cy - 3);
+            cairo_line_to(cr, cx, cy + 4);
+        }
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        char buf[160];
+        snprintf(buf, sizeof buf, "%s%s", m->group_labels[g] ? m->group_labels[g] : "group",
+                 folded ? "  (folded: click to show)" : "");
+        cairo_move_to(cr, 20, cy + PT_TL_GROUP_FONT * 0.36);
+        cairo_show_text(cr, buf);
+    }
+    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+}
+
+int pt_tl_group_header_at(const pt_tl_model *m, const pt_tl_viewport *v, double y)
+{
+    if (pt_tl_groups(m) < 2 || m->n_lanes <= 0)
+        return -1;
+    double tops[MAX_ROWS + 1];
+    layout(m, v, tops);
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        double top = tops[g * m->n_lanes];
+        if (y >= top - PT_TL_GROUP_H && y < top)
+            return g;
+    }
+    return -1;
+}
+
 /* "87%" at the right of each lane header: the lane's busy share of the EU's run. */
 static void draw_busy_pct(render_ctx *c)
 {
@@ -992,7 +1086,9 @@ static void draw_busy_pct(render_ctx *c)
         snprintf(buf, sizeof buf, "%.0f%%", 100 * share[l]);
         cairo_text_extents_t te;
         cairo_text_extents(cr, buf, &te);
-        double rh = c->tops[r + 1] - c->tops[r];
+        double rh = row_bottom(m, c->tops, r) - c->tops[r];
+        if (rh < 12)
+            continue; /* a folded group */
         cairo_move_to(cr, PT_TL_LABEL_W - te.x_advance - 5, c->tops[r] + rh - 5);
         cairo_show_text(cr, buf);
     }
@@ -1147,7 +1243,7 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     /* Lane backgrounds. */
     for (int r = 0; r < rows; r++) {
         cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, r % 2 ? 0.035 : 0.07);
-        cairo_rectangle(cr, 0, c.tops[r], v->width, c.tops[r + 1] - c.tops[r]);
+        cairo_rectangle(cr, 0, c.tops[r], v->width, row_bottom(m, c.tops, r) - c.tops[r]);
         cairo_fill(cr);
     }
     if (have_range) { /* the ruler sits under the overview strip */
@@ -1168,28 +1264,22 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     memset(runs, 0, sizeof runs);
     cairo_set_font_size(cr, 11);
     for (int g = 0; have_range && g < groups; g++) {
+        if (group_collapsed(m, v, g))
+            continue;
         draw_bars(&c, g, runs);
         for (int l = 0; l < m->n_lanes; l++)
             flush_merge(&c, &runs[g * m->n_lanes + l], g * m->n_lanes + l);
     }
     flush_bars(&c);
     for (int g = 0; have_range && g < groups; g++)
-        draw_measured(&c, g);
+        if (!group_collapsed(m, v, g))
+            draw_measured(&c, g);
     if (have_range && v->show_critical && m->n_critical > 0)
         draw_critical(&c);
     if (have_range)
         draw_arrows(&c);
     if (have_range)
         draw_range_band(&c);
-    /* Group separators. */
-    cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.45);
-    cairo_set_line_width(cr, 1);
-    for (int g = 1; g < groups; g++) {
-        double y = floor(c.tops[g * m->n_lanes]) + 0.5;
-        cairo_move_to(cr, PT_TL_LABEL_W, y);
-        cairo_line_to(cr, v->width, y);
-        cairo_stroke(cr);
-    }
     cairo_restore(cr);
 
     /* Lane name column on top. */
@@ -1197,23 +1287,21 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     cairo_rectangle(cr, 0, 0, PT_TL_LABEL_W, v->height);
     cairo_fill(cr);
     for (int r = 0; r < rows; r++) {
-        int l = r % m->n_lanes, g = r / m->n_lanes;
-        double y = c.tops[r], rh = c.tops[r + 1] - c.tops[r];
+        int l = r % m->n_lanes;
+        double y = c.tops[r], rh = row_bottom(m, c.tops, r) - c.tops[r];
+        if (rh < 12)
+            continue; /* a folded group: its header says so */
         rgb col = seu_colour(m->lane_seu[l], v->dark);
         cairo_set_source_rgb(cr, col.r, col.g, col.b);
         cairo_rectangle(cr, 4, y + 8, 4, rh - 16);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, c.fg.r, c.fg.g, c.fg.b);
-        const char *label = groups > 1 && l == 0 && m->group_labels[g] ? m->group_labels[g] : NULL;
-        if (label) { /* the group's name above its first lane's */
-            cairo_set_font_size(cr, 9);
-            cairo_move_to(cr, 14, y + 10);
-            cairo_show_text(cr, label);
-        }
         cairo_set_font_size(cr, 12);
-        cairo_move_to(cr, 14, y + rh / 2 + (label ? 9 : 4));
+        cairo_move_to(cr, 14, y + rh / 2 + 4);
         cairo_show_text(cr, m->lane_names[l] ? m->lane_names[l] : "?");
     }
+    if (groups > 1)
+        draw_group_headers(&c);
     if (v->busy_pct)
         draw_busy_pct(&c);
     if (have_range)

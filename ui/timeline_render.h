@@ -31,6 +31,8 @@
 #define PT_TL_MAX_GROUPS 16
 #define PT_TL_MAX_SUBROWS 8      /* asynchronous bars in flight at once drawn apart per lane */
 #define PT_TL_MAX_FILL 3.0       /* lanes grow at most this much to fill the view's height */
+#define PT_TL_GROUP_H 22.0       /* a lane group's header band (several CTAs) */
+#define PT_TL_GROUP_FONT 14.0    /* its text size: readable, as the lane names */
 #define PT_TL_OVERVIEW_H 34.0    /* the whole-run strip above the ruler (viewport.overview) */
 
 /* What is drawn: borrowed pointers, owned by the caller. */
@@ -96,6 +98,8 @@ typedef struct {
     /* Perfetto's overview: a strip of the whole run above the ruler, the visible range a
      * rectangle in it (PT_TL_OVERVIEW_H tall; the ruler and lanes move down by that). */
     bool overview;
+    /* Lane groups folded to their header (bit g: group g). */
+    uint32_t collapsed_groups;
     /* Lane headers give each lane's busy share of the EU's run (first start to last end). */
     bool busy_pct;
 } pt_tl_viewport;
@@ -133,6 +137,8 @@ pt_tl_part pt_tl_part_at(const pt_tl_viewport *v, double x, double y);
 /* The overview maps the whole run (pt_tl_extent) onto the plot's width. */
 double pt_tl_overview_time_to_x(const pt_tl_model *m, const pt_tl_viewport *v, double t);
 double pt_tl_overview_x_to_time(const pt_tl_model *m, const pt_tl_viewport *v, double x);
+/* The lane group whose header band (several groups only) is at y, or -1. */
+int pt_tl_group_header_at(const pt_tl_model *m, const pt_tl_viewport *v, double y);
 /* Height the whole timeline needs (without the overview strip). */
 double pt_tl_content_height(const pt_tl_model *m);
 /* Give every span a sub-row of its lane so that no two bars of a sub-row overlap in time

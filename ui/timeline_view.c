@@ -40,6 +40,11 @@ static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_siz
     } else {
         int h = self->have_model ? (int)(pt_tl_content_height(&self->model) +
                                          pt_tl_header_h(&self->vp) - PT_TL_AXIS_H) : 120;
+        if (self->have_model && self->vp.collapsed_groups) { /* folded groups take no room */
+            pt_tl_viewport v = self->vp;
+            v.fill_height = false;
+            h = (int)(pt_tl_row_top(&self->model, &v, pt_tl_rows(&self->model)) + 8);
+        }
         *min = h < 120 ? 120 : h;
         *nat = *min;
     }
@@ -186,6 +191,12 @@ void pt_timeline_view_click(PtTimelineView *self, double x, double y)
     gtk_widget_grab_focus(GTK_WIDGET(self));
     if (!self->have_model)
         return;
+    int group = pt_tl_group_header_at(&self->model, &self->vp, y);
+    if (group >= 0) { /* a lane group's header folds or unfolds it */
+        pt_timeline_view_set_group_collapsed(self, group,
+            !pt_timeline_view_get_group_collapsed(self, group));
+        return;
+    }
     int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
     if (hit >= 0) {
         self->vp.selected_span = hit; /* this instance's arrows, not another's */
@@ -709,4 +720,29 @@ int pt_timeline_view_get_n_lanes(PtTimelineView *self)
 const pt_tl_model *pt_timeline_view_get_model(PtTimelineView *self)
 {
     return self->have_model ? &self->model : NULL;
+}
+
+void pt_timeline_view_set_group_collapsed(PtTimelineView *self, int group, gboolean collapsed)
+{
+    if (group < 0 || group >= 32)
+        return;
+    if (collapsed)
+        self->vp.collapsed_groups |= 1u << group;
+    else
+        self->vp.collapsed_groups &= ~(1u << group);
+    gtk_widget_queue_resize(GTK_WIDGET(self));
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean pt_timeline_view_get_group_collapsed(PtTimelineView *self, int group)
+{
+    return group >= 0 && group < 32 && ((self->vp.collapsed_groups >> group) & 1u);
+}
+
+double pt_timeline_view_group_header_y(PtTimelineView *self, int group)
+{
+    if (!self->have_model || self->model.n_lanes <= 0)
+        return -1;
+    return pt_tl_row_top(&self->model, &self->vp, group * self->model.n_lanes) -
+           PT_TL_GROUP_H / 2;
 }

@@ -58,6 +58,11 @@ void pt_timeline_view_set_range_selection(PtTimelineView *self, double t0_ns, do
 gboolean pt_timeline_view_get_range_selection(PtTimelineView *self, double *t0_ns,
                                               double *t1_ns);
 gboolean pt_timeline_view_zoom_to_range(PtTimelineView *self);
+/* Several CTAs: lane groups fold to their header band (a click on it toggles); the y of group
+ * g's header (for tests), -1 without a model. */
+void pt_timeline_view_set_group_collapsed(PtTimelineView *self, int group, gboolean collapsed);
+gboolean pt_timeline_view_get_group_collapsed(PtTimelineView *self, int group);
+double pt_timeline_view_group_header_y(PtTimelineView *self, int group);
 /* The model drawn (borrowed; NULL when none). */
 const pt_tl_model *pt_timeline_view_get_model(PtTimelineView *self);
 /* Widget coordinates just inside the start of the first bar of sTask `stask` that a click there would

@@ -162,11 +162,35 @@ static void test_stage_waits(void)
     cairo_surface_destroy(s);
 }
 
+/* ---- 3: drawing ------------------------------------------------------------------------ */
+
+/* Several CTAs: a click on a group's header band folds it, another shows it again. */
+static void test_fold_groups(void)
+{
+    load("gemm_f16");
+    activate("show-ctas", NULL);
+    spin(100);
+    double y1 = pt_timeline_view_group_header_y(tl(), 1);
+    g_assert_cmpfloat(y1, >, 0);
+    g_assert_false(pt_timeline_view_get_group_collapsed(tl(), 1));
+    double y2 = pt_timeline_view_group_header_y(tl(), 2);
+    pt_timeline_view_click(tl(), PT_TL_LABEL_W + 40, y1);
+    iterate();
+    g_assert_true(pt_timeline_view_get_group_collapsed(tl(), 1));
+    g_assert_cmpfloat(pt_timeline_view_group_header_y(tl(), 2), <, y2);
+    g_assert_cmpint(pt_window_get_selected(win), ==, -1); /* a header click selects nothing */
+    pt_timeline_view_click(tl(), 20, pt_timeline_view_group_header_y(tl(), 1));
+    iterate();
+    g_assert_false(pt_timeline_view_get_group_collapsed(tl(), 1));
+    activate("show-ctas", NULL);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
     g_test_add_func("/issue19b/range-selection", test_range_selection);
     g_test_add_func("/issue19b/overview-drag", test_overview_drag);
     g_test_add_func("/issue19b/stage-waits", test_stage_waits);
+    g_test_add_func("/issue19b/fold-groups", test_fold_groups);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }

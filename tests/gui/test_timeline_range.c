@@ -219,11 +219,75 @@ static void check_tooltips(void)
     free(t);
 }
 
+/* Issue 19, several CTAs: a header band per group with 14 px text that folds the group, and
+ * tensor-core bars too thin to draw alone keep their colour when merged. */
+static void check_groups(void)
+{
+    enum { N = 400 };
+    static pt_span sp[2 * N];
+    /* 400 sub-pixel mma bars (0.5 ns every 2.5 ns) on the tc lane, TMA loads 0-100 on lane 0. */
+    for (int i = 0; i < N; i++) {
+        double t = 100 + 2.5 * i;
+        sp[2 * i] = (pt_span){1, 1, i, t, t, t + 0.5};
+        sp[2 * i + 1] = (pt_span){0, 0, i, t - 100 + 0.1, t - 100 + 0.1, t - 100 + 0.2};
+    }
+    /* keep them sorted by start */
+    for (int i = 0; i < 2 * N; i++)
+        for (int j = i + 1; j < 2 * N; j++)
+            if (sp[j].start_ns < sp[i].start_ns) {
+                pt_span x = sp[i];
+                sp[i] = sp[j];
+                sp[j] = x;
+            }
+    pt_tl_model m = model(sp);
+    m.n_spans = 2 * N;
+    m.n_groups = 3;
+    m.group_offset_ns[1] = 1100;
+    m.group_offset_ns[2] = 2200;
+    m.group_labels[0] = "wave 0 CTA 0";
+    m.group_labels[1] = "wave 1 CTA 132";
+    m.group_labels[2] = "wave 2 CTA 264";
+    const int W = 496, H = 400; /* 400 px over 0..4000 ns: 10 ns per pixel */
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 4000, .width = W, .height = H, .selected_stask = -1,
+                        .hover_span = -1, .selected_span = -1};
+    CHECK(PT_TL_GROUP_FONT >= 14);
+    double g1 = pt_tl_row_top(&m, &v, 3); /* group 1's first lane */
+    CHECK(pt_tl_group_header_at(&m, &v, g1 - PT_TL_GROUP_H / 2) == 1);
+    CHECK(pt_tl_row_at(&m, &v, g1 - PT_TL_GROUP_H / 2) == -1); /* a header is no lane */
+    CHECK(pt_tl_row_at(&m, &v, g1 + 3) == 3);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(s);
+    pt_tl_stats st;
+    pt_tl_render(cr, &m, &v, &st);
+    cairo_surface_flush(s);
+    CHECK(st.merged > 0);
+    double r, g, b;
+    pt_tl_seu_rgb(PT_SEU_TENSOR_CORE, false, &r, &g, &b);
+    double tcy, tch;
+    pt_tl_span_y(&m, &v, 1, 1, &tcy, &tch); /* a tc bar's slot in group 1 */
+    uint32_t merged = pixel(s, (int)PT_TL_LABEL_W + 110 + 60, (int)(tcy + tch / 2));
+    CHECK_MSG(near(merged, rgb_px(r, g, b)), "merged tc bars %06x, tc %06x", merged,
+              rgb_px(r, g, b));
+    /* The header band is drawn across the plot, darker than the lanes' background. */
+    uint32_t band = pixel(s, W - 5, (int)(g1 - PT_TL_GROUP_H / 2));
+    CHECK(band != pixel(s, W - 5, (int)(g1 + 2)));
+    /* Folding group 1 leaves its header; the next group moves up. */
+    double g2 = pt_tl_row_top(&m, &v, 6);
+    v.collapsed_groups = 1u << 1;
+    CHECK(pt_tl_row_height(&m, &v, 3) == 0 && pt_tl_row_height(&m, &v, 5) == 0);
+    CHECK(pt_tl_row_top(&m, &v, 6) < g2 - 2 * PT_TL_LANE_H + 1);
+    CHECK(pt_tl_group_header_at(&m, &v, pt_tl_row_top(&m, &v, 3) - 3) == 1);
+    pt_tl_render(cr, &m, &v, &st);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
 int main(void)
 {
     PTEST_RUN(check_figures);
     PTEST_RUN(check_drawing);
     PTEST_RUN(check_idle_tint);
     PTEST_RUN(check_tooltips);
+    PTEST_RUN(check_groups);
     PTEST_END();
 }
