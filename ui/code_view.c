@@ -1,6 +1,8 @@
 /* code_view.c — PtCodeView, the generated kernel in a GtkSourceView (see code_view.h). */
 #include "code_view.h"
 
+#include "style.h"
+
 #include <ctype.h>
 #include <gtksourceview/gtksource.h>
 #include <string.h>
@@ -217,10 +219,28 @@ void pt_code_view_show_stask(PtCodeView *v, const char *id)
         scroll_soon(v);
 }
 
+/* The source's colours follow the dark preference and the theme (GTK_THEME=Adwaita:dark sets
+ * no preference, but the theme's text is light). */
+static void apply_scheme(PtCodeView *v)
+{
+    gboolean dark = pt_style_widget_is_dark(GTK_WIDGET(v));
+    GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme(
+        gtk_source_style_scheme_manager_get_default(), dark ? "Adwaita-dark" : "Adwaita");
+    if (scheme && gtk_source_buffer_get_style_scheme(v->buffer) != scheme)
+        gtk_source_buffer_set_style_scheme(v->buffer, scheme);
+}
+
+gboolean pt_code_view_is_dark_scheme(PtCodeView *v)
+{
+    GtkSourceStyleScheme *s = gtk_source_buffer_get_style_scheme(v->buffer);
+    return s && strcmp(gtk_source_style_scheme_get_id(s), "Adwaita-dark") == 0;
+}
+
 static void on_map(GtkWidget *w, gpointer data)
 {
     (void)data;
     PtCodeView *v = PT_CODE_VIEW(w);
+    apply_scheme(v); /* the theme may have changed while the page was hidden */
     if (v->stale)
         pt_code_view_refresh(v);
     else
@@ -318,12 +338,8 @@ static void pt_code_view_init(PtCodeView *v)
     if (!lang)
         lang = gtk_source_language_manager_get_language(lm, "cpp");
     v->buffer = lang ? gtk_source_buffer_new_with_language(lang) : gtk_source_buffer_new(NULL);
-    gboolean dark = FALSE;
-    g_object_get(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", &dark, NULL);
-    GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme(
-        gtk_source_style_scheme_manager_get_default(), dark ? "Adwaita-dark" : "Adwaita");
-    if (scheme)
-        gtk_source_buffer_set_style_scheme(v->buffer, scheme);
+    apply_scheme(v);
+    pt_style_connect_changed(G_OBJECT(v), G_CALLBACK(apply_scheme));
     v->view = gtk_source_view_new_with_buffer(v->buffer);
     gtk_text_view_set_editable(GTK_TEXT_VIEW(v->view), FALSE);
     gtk_text_view_set_monospace(GTK_TEXT_VIEW(v->view), TRUE);

@@ -1,6 +1,8 @@
 /* graph_view.c — PtGraphView (see graph_view.h). */
 #include "graph_view.h"
 
+#include "style.h"
+
 struct _PtGraphView {
     GtkWidget parent_instance;
     const pt_stask_graph *sg;
@@ -32,9 +34,7 @@ static void pt_graph_view_measure(GtkWidget *w, GtkOrientation o, int for_size, 
 
 static bool is_dark(GtkWidget *w)
 {
-    gboolean dark = FALSE;
-    g_object_get(gtk_widget_get_settings(w), "gtk-application-prefer-dark-theme", &dark, NULL);
-    return dark;
+    return pt_style_widget_is_dark(w); /* the preference or the theme's own colours */
 }
 
 static void on_style_changed(GObject *o, GParamSpec *ps, gpointer data)
@@ -197,6 +197,8 @@ static void pt_graph_view_init(PtGraphView *self)
         "sTask-graph: one box per sTask; the sTask table lists every node", -1);
     /* Follow the light/dark switch at once (the renderer takes the flag). */
     g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-application-prefer-dark-theme",
+                            G_CALLBACK(on_style_changed), self, 0);
+    g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-theme-name",
                             G_CALLBACK(on_style_changed), self, 0);
 }
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "style.h"
 #include "timeline_tooltip.h"
 
 struct _PtTimelineView {
@@ -65,16 +66,7 @@ static void pt_timeline_view_size_allocate(GtkWidget *w, int width, int height, 
 
 static bool is_dark(GtkWidget *w)
 {
-    GtkSettings *s = gtk_widget_get_settings(w);
-    gboolean dark = FALSE;
-    g_object_get(s, "gtk-application-prefer-dark-theme", &dark, NULL);
-    return dark;
-}
-
-static void on_style_changed(GObject *o, GParamSpec *ps, gpointer data)
-{
-    (void)o, (void)ps;
-    gtk_widget_queue_draw(GTK_WIDGET(data));
+    return pt_style_widget_is_dark(w);
 }
 
 gboolean pt_timeline_view_get_dark(PtTimelineView *self)
@@ -556,8 +548,7 @@ static void pt_timeline_view_init(PtTimelineView *self)
     gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
         "Predicted timeline: one row per lane; the sTask table lists every bar", -1);
     /* Follow the light/dark switch at once (the renderer takes the flag). */
-    g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-application-prefer-dark-theme",
-                            G_CALLBACK(on_style_changed), self, 0);
+    pt_style_connect_changed(G_OBJECT(self), G_CALLBACK(gtk_widget_queue_draw));
 }
 
 GtkWidget *pt_timeline_view_new(void)

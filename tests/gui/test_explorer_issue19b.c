@@ -3,7 +3,10 @@
  * it, Esc, and the overview strip's draggable viewport. */
 #include <math.h>
 
+#include "actions.h"
+#include "code_view.h"
 #include "explorer_test.h"
+#include "graph_view.h"
 #include "timeline_view.h"
 
 static PtTimelineView *tl(void)
@@ -185,6 +188,28 @@ static void test_fold_groups(void)
     activate("show-ctas", NULL);
 }
 
+/* ---- 4: polish ------------------------------------------------------------------------- */
+
+/* GTK_THEME=Adwaita:dark sets no dark preference: the canvas and the code follow the theme's
+ * colours anyway (meson runs this case once more with that theme). */
+static void test_dark_theme(void)
+{
+    const char *theme = g_getenv("GTK_THEME");
+    if (!theme || !g_str_has_suffix(theme, ":dark")) {
+        g_test_skip("runs with GTK_THEME=Adwaita:dark");
+        return;
+    }
+    load("gemm_f16");
+    gboolean pref = TRUE;
+    g_object_get(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", &pref, NULL);
+    g_assert_false(pref); /* the case the issue describes */
+    g_assert_true(pt_timeline_view_get_dark(tl()));
+    g_assert_true(pt_window_show_page(win, "code"));
+    spin(200);
+    g_assert_true(pt_code_view_is_dark_scheme(PT_CODE_VIEW(pt_actions_code_view(win))));
+    g_assert_true(pt_window_show_page(win, "timeline"));
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -192,5 +217,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/overview-drag", test_overview_drag);
     g_test_add_func("/issue19b/stage-waits", test_stage_waits);
     g_test_add_func("/issue19b/fold-groups", test_fold_groups);
+    g_test_add_func("/issue19b/dark-theme", test_dark_theme);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
