@@ -499,7 +499,8 @@ int pt_gr_render(cairo_t *cr, const pt_stask_graph *sg, const pt_gr_layout *lo,
         double tx = lo->x[i] + (PT_GR_NODE_W - te.x_advance) / 2;
         if (tx < lo->x[i] + 6)
             tx = lo->x[i] + 6;
-        cairo_set_source_rgb(cr, 1, 1, 1);
+        pt_tl_label_rgb(sg->tasks[t].seu, v->dark, &r, &g, &b); /* >= 4.5:1 on the fill */
+        cairo_set_source_rgb(cr, r, g, b);
         cairo_move_to(cr, tx, lo->y[i] + PT_GR_NODE_H / 2 + 4);
         cairo_show_text(cr, name);
         cairo_restore(cr);

@@ -28,6 +28,36 @@ static rgb seu_colour(pt_seu_kind k, bool dark)
     return dark ? darkc[k] : light[k];
 }
 
+/* WCAG relative luminance and contrast ratio. */
+static double channel(double c)
+{
+    return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+double pt_tl_luminance(double r, double g, double b)
+{
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+}
+
+double pt_tl_contrast(double r1, double g1, double b1, double r2, double g2, double b2)
+{
+    double a = pt_tl_luminance(r1, g1, b1), z = pt_tl_luminance(r2, g2, b2);
+    return (fmax(a, z) + 0.05) / (fmin(a, z) + 0.05);
+}
+
+void pt_tl_label_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b)
+{
+    rgb f = seu_colour(k, dark);
+    /* White on these mid-tone fills is 2-4:1 (orange 2.6:1); near-black is above 4.5:1 on
+     * every one of them, so the text is whichever contrasts more. */
+    double dark_text = pt_tl_contrast(f.r, f.g, f.b, 0.08, 0.08, 0.10);
+    double white_text = pt_tl_contrast(f.r, f.g, f.b, 1, 1, 1);
+    double v = dark_text >= white_text ? 0.08 : 1;
+    *r = v;
+    *g = v;
+    *b = dark_text >= white_text ? 0.10 : 1;
+}
+
 void pt_tl_seu_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b)
 {
     rgb c = seu_colour(k, dark);
@@ -624,7 +654,11 @@ static void draw_label(render_ctx *c, const pt_span *s, double x0, double x1, do
     double lx = x0 < PT_TL_LABEL_W ? PT_TL_LABEL_W : x0;
     if (lx + te.x_advance + 6 > x1)
         lx = x0;
-    cairo_set_source_rgb(c->cr, 1, 1, 1);
+    pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
+                        ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
+    double r, g, b;
+    pt_tl_label_rgb(k, c->v->dark, &r, &g, &b);
+    cairo_set_source_rgb(c->cr, r, g, b);
     cairo_move_to(c->cr, lx + 3, y + h / 2 + 3.5);
     cairo_show_text(c->cr, label);
     c->st.labels++;

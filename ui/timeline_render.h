@@ -118,6 +118,12 @@ typedef struct {
 
 /* The colour of an sEU kind (bars, lane marks and the sTask-graph's nodes share it). */
 void pt_tl_seu_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b);
+/* The text colour of a label on a bar of kind k: the one of near-black and white that
+ * contrasts more with the fill (at least 4.5:1 for every kind, light and dark). */
+void pt_tl_label_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b);
+/* WCAG 2 relative luminance of an sRGB colour (0..1 channels) and the contrast ratio of two. */
+double pt_tl_luminance(double r, double g, double b);
+double pt_tl_contrast(double r1, double g1, double b1, double r2, double g2, double b2);
 /* Time range of all spans (0..1 when empty). */
 void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1);
 /* Set v's time range to show everything, with a small margin. */

@@ -282,6 +282,55 @@ static void check_groups(void)
     cairo_surface_destroy(s);
 }
 
+/* Issue 19: bar and node labels contrast at least 4.5:1 with their fill (white on the orange
+ * CUDA-core bars was 2.6:1 light and 1.9:1 dark). */
+static void check_label_contrast(void)
+{
+    CHECK(fabs(pt_tl_contrast(1, 1, 1, 0, 0, 0) - 21) < 1e-9);
+    for (int dark = 0; dark <= 1; dark++)
+        for (int k = 0; k <= PT_SEU_COUNT; k++) {
+            double fr, fg, fb, tr, tg, tb;
+            pt_tl_seu_rgb((pt_seu_kind)k, dark, &fr, &fg, &fb);
+            pt_tl_label_rgb((pt_seu_kind)k, dark, &tr, &tg, &tb);
+            double c = pt_tl_contrast(fr, fg, fb, tr, tg, tb);
+            CHECK_MSG(c >= 4.5, "kind %d dark %d: %.2f:1", k, dark, c);
+        }
+    /* And the drawn label is that colour: a bar wide enough for its label, dark text pixels. */
+    pt_span sp[1] = {{0, 0, 0, 0, 0, 400}};
+    static const char *const names[] = {"softmax_exp.P.wg0"};
+    static const pt_seu_kind kinds[] = {PT_SEU_CUDA_CORE};
+    pt_tl_model m = {0};
+    m.n_lanes = 1;
+    m.lane_names[0] = "cuda.wg0";
+    m.lane_seu[0] = PT_SEU_CUDA_CORE;
+    m.n_spans = 1;
+    m.spans = sp;
+    m.n_stasks = 1;
+    m.stask_labels = names;
+    m.stask_seu = kinds;
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 400, .width = 496, .height = 80,
+                        .selected_stask = -1, .hover_span = -1, .selected_span = -1};
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 496, 80);
+    cairo_t *cr = cairo_create(s);
+    pt_tl_stats st;
+    pt_tl_render(cr, &m, &v, &st);
+    cairo_surface_flush(s);
+    CHECK(st.labels == 1);
+    double y, h;
+    pt_tl_span_y(&m, &v, 0, 0, &y, &h);
+    int darkest = 255 * 3, lightest = 0;
+    for (int yy = (int)y + 2; yy < (int)(y + h) - 2; yy++)
+        for (int xx = (int)PT_TL_LABEL_W + 3; xx < (int)PT_TL_LABEL_W + 110; xx++) {
+            uint32_t p = pixel(s, xx, yy);
+            int sum = (int)((p >> 16) & 0xff) + (int)((p >> 8) & 0xff) + (int)(p & 0xff);
+            darkest = sum < darkest ? sum : darkest;
+            lightest = sum > lightest ? sum : lightest;
+        }
+    CHECK_MSG(darkest < 150 && lightest < 700, "darkest %d lightest %d", darkest, lightest);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+
 int main(void)
 {
     PTEST_RUN(check_figures);
@@ -289,5 +338,6 @@ int main(void)
     PTEST_RUN(check_idle_tint);
     PTEST_RUN(check_tooltips);
     PTEST_RUN(check_groups);
+    PTEST_RUN(check_label_contrast);
     PTEST_END();
 }
