@@ -210,6 +210,23 @@ static void test_dark_theme(void)
     g_assert_true(pt_window_show_page(win, "timeline"));
 }
 
+/* Ctrl+? opens the shortcuts window with no GTK warning (each one would fail this test: GTest
+ * keeps warnings fatal), twice, and it lists the issue-19 keys. */
+static void test_shortcuts_window(void)
+{
+    load("gemm_f16");
+    for (int k = 0; k < 2; k++) {
+        gtk_widget_activate_action(GTK_WIDGET(win), "win.show-help-overlay", NULL);
+        spin(300);
+        GtkShortcutsWindow *o =
+            gtk_application_window_get_help_overlay(GTK_APPLICATION_WINDOW(win));
+        g_assert_nonnull(o);
+        g_assert_true(gtk_widget_get_visible(GTK_WIDGET(o)));
+        gtk_window_close(GTK_WINDOW(o));
+        spin(100);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -218,5 +235,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/stage-waits", test_stage_waits);
     g_test_add_func("/issue19b/fold-groups", test_fold_groups);
     g_test_add_func("/issue19b/dark-theme", test_dark_theme);
+    g_test_add_func("/issue19b/shortcuts-window", test_shortcuts_window);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
