@@ -17,7 +17,11 @@ static void cell_setup(GtkSignalListItemFactory *f, GtkListItem *li, gpointer da
     GtkWidget *label = gtk_label_new(NULL);
     int col = GPOINTER_TO_INT(data);
     gtk_label_set_xalign(GTK_LABEL(label), col >= COL_BYTES ? 1.0f : 0.0f);
+    /* sTask ids differ at both ends (softmax_exp.P.wg0 / .wg1): cut in the middle, so the
+     * warpgroup suffix stays visible; the whole text is the cell's tooltip. */
     if (col == COL_ID)
+        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_MIDDLE);
+    else if (col < COL_BYTES)
         gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
     gtk_list_item_set_child(li, label);
 }
@@ -28,6 +32,7 @@ static void cell_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer dat
     char *text = win_cell_text(self, win_item_stask(gtk_list_item_get_item(li)),
                                GPOINTER_TO_INT(data));
     gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(li)), text);
+    gtk_widget_set_tooltip_text(gtk_list_item_get_child(li), text);
     g_free(text);
 }
 
@@ -197,8 +202,10 @@ static GtkWidget *build_side_panel(PtWindow *self)
         GtkColumnViewColumn *col = gtk_column_view_column_new(col_titles[c], f);
         gtk_column_view_column_set_resizable(col, TRUE);
         if (c == COL_ID) {
+            /* The id column takes the room the sidebar has (and grows with it, or by dragging
+             * its edge); what still does not fit is cut in the middle. */
             gtk_column_view_column_set_expand(col, TRUE);
-            gtk_column_view_column_set_fixed_width(col, 130);
+            gtk_column_view_column_set_fixed_width(col, 150);
         }
         gtk_column_view_append_column(GTK_COLUMN_VIEW(self->column_view), col);
         g_object_unref(col);

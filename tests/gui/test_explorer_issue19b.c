@@ -227,6 +227,31 @@ static void test_shortcuts_window(void)
     }
 }
 
+/* The first label under w whose text is `text`, or NULL. */
+static GtkWidget *find_label(GtkWidget *w, const char *text)
+{
+    if (GTK_IS_LABEL(w) && strcmp(gtk_label_get_text(GTK_LABEL(w)), text) == 0)
+        return w;
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *f = find_label(c, text);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+/* Long sTask ids in the table are cut in the middle (the .wg0 / .wg1 end stays) and the whole
+ * id is the cell's tooltip. */
+static void test_table_names(void)
+{
+    load("flash_attention");
+    spin(200);
+    GtkWidget *l = find_label(pt_window_get_sidebar(win), "softmax_exp.P.wg1");
+    g_assert_nonnull(l);
+    g_assert_cmpint(gtk_label_get_ellipsize(GTK_LABEL(l)), ==, PANGO_ELLIPSIZE_MIDDLE);
+    g_assert_cmpstr(gtk_widget_get_tooltip_text(l), ==, "softmax_exp.P.wg1");
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -236,5 +261,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/fold-groups", test_fold_groups);
     g_test_add_func("/issue19b/dark-theme", test_dark_theme);
     g_test_add_func("/issue19b/shortcuts-window", test_shortcuts_window);
+    g_test_add_func("/issue19b/table-names", test_table_names);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
