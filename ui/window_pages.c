@@ -66,6 +66,7 @@ static void on_selection_changed(GObject *o, GParamSpec *ps, gpointer data)
     int i = win_item_stask(gtk_single_selection_get_selected_item(GTK_SINGLE_SELECTION(o)));
     self->syncing = TRUE;
     self->selected = i;
+    win_rebuild_offset_row(self); /* the form's offset row is the new selection's, not the last */
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), i);
     pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), i);
     win_update_inspector(self, i);

@@ -252,6 +252,45 @@ static void test_table_names(void)
     g_assert_cmpstr(gtk_widget_get_tooltip_text(l), ==, "softmax_exp.P.wg1");
 }
 
+static GtkWidget *find_type(GtkWidget *w, GType t)
+{
+    if (G_TYPE_CHECK_INSTANCE_TYPE(w, t))
+        return w;
+    for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c)) {
+        GtkWidget *f = find_type(c, t);
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+/* Selecting in a filtered table moves the form's iteration-offset row to the new sTask. */
+static void test_offset_row_follows_table(void)
+{
+    load("flash_attention");
+    g_assert_true(pt_window_select_stask_id(win, "load.K"));
+    spin(100);
+    GtkWidget *side = pt_window_get_sidebar(win);
+    g_assert_nonnull(find_label(side, "Iteration offset of load.K"));
+    GtkWidget *search = find_type(side, GTK_TYPE_SEARCH_ENTRY);
+    gtk_editable_set_text(GTK_EDITABLE(search), "softmax_exp");
+    spin(500); /* search-changed comes after the entry's delay */
+    GtkWidget *cv = find_type(side, GTK_TYPE_COLUMN_VIEW);
+    GtkSelectionModel *sel = gtk_column_view_get_model(GTK_COLUMN_VIEW(cv));
+    g_assert_cmpuint(g_list_model_get_n_items(G_LIST_MODEL(sel)), >=, 1);
+    gtk_selection_model_select_item(sel, 0, TRUE); /* a click on the filtered table's row */
+    spin(100);
+    int s = pt_window_get_selected(win);
+    g_assert_cmpint(s, >=, 0);
+    const char *id = pt_window_get_model(win)->sg.tasks[s].id;
+    g_assert_true(g_str_has_prefix(id, "softmax_exp"));
+    g_assert_null(find_label(side, "Iteration offset of load.K"));
+    char *want = g_strdup_printf("Iteration offset of %s", id);
+    g_assert_nonnull(find_label(side, want));
+    g_free(want);
+    gtk_editable_set_text(GTK_EDITABLE(search), "");
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -262,5 +301,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/dark-theme", test_dark_theme);
     g_test_add_func("/issue19b/shortcuts-window", test_shortcuts_window);
     g_test_add_func("/issue19b/table-names", test_table_names);
+    g_test_add_func("/issue19b/offset-row-follows-table", test_offset_row_follows_table);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
