@@ -202,6 +202,17 @@ void pt_timeline_view_click(PtTimelineView *self, double x, double y)
     }
 }
 
+/* While the menu is open the bar's tooltip would cover it: tooltips wait until it closes. */
+static void on_menu_closed(PtTimelineView *self)
+{
+    gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
+}
+
+gboolean pt_timeline_view_menu_open(PtTimelineView *self)
+{
+    return self->context_menu && gtk_widget_get_visible(self->context_menu);
+}
+
 gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
 {
     if (!self->have_model)
@@ -218,6 +229,7 @@ gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
         return TRUE;
     gtk_popover_set_pointing_to(GTK_POPOVER(self->context_menu),
                                 &(GdkRectangle){(int)x, (int)y, 1, 1});
+    gtk_widget_set_has_tooltip(GTK_WIDGET(self), FALSE);
     gtk_popover_popup(GTK_POPOVER(self->context_menu));
     return TRUE;
 }
@@ -236,7 +248,10 @@ void pt_timeline_view_set_context_menu(PtTimelineView *self, GMenuModel *menu)
         self->context_menu = gtk_popover_menu_new_from_model(menu);
         gtk_widget_set_parent(self->context_menu, GTK_WIDGET(self));
         gtk_popover_set_has_arrow(GTK_POPOVER(self->context_menu), FALSE);
-        gtk_widget_set_halign(self->context_menu, GTK_ALIGN_START);
+        /* Below the pointer, flipped or slid by GTK where the window ends (a START alignment
+         * pinned its left edge to the pointer and cut it off at the right of the window). */
+        gtk_popover_set_position(GTK_POPOVER(self->context_menu), GTK_POS_BOTTOM);
+        g_signal_connect_swapped(self->context_menu, "closed", G_CALLBACK(on_menu_closed), self);
     } else {
         gtk_popover_menu_set_menu_model(GTK_POPOVER_MENU(self->context_menu), menu);
     }

@@ -85,6 +85,8 @@ void pt_timeline_view_set_show_critical(PtTimelineView *self, gboolean show);
  * open it at the selected bar. */
 void pt_timeline_view_set_context_menu(PtTimelineView *self, GMenuModel *menu);
 gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y);
+/* Whether the context menu is open (the view shows no tooltip meanwhile). */
+gboolean pt_timeline_view_menu_open(PtTimelineView *self);
 /* Whether the widget draws in the dark style (GtkSettings gtk-application-prefer-dark-theme). */
 gboolean pt_timeline_view_get_dark(PtTimelineView *self);
 /* Render what the widget shows, at another size and style (tests, the benchmark). */

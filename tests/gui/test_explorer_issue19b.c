@@ -291,6 +291,25 @@ static void test_offset_row_follows_table(void)
     gtk_editable_set_text(GTK_EDITABLE(search), "");
 }
 
+/* The bar's tooltip does not cover the open context menu; it comes back once it closes. */
+static void test_menu_no_tooltip(void)
+{
+    load("gemm_f16");
+    int a = pt_stask_find(&pt_window_get_model(win)->sg, "mma.C.wg0");
+    double x, y;
+    g_assert_true(pt_timeline_view_bar_point(tl(), a, &x, &y));
+    g_assert_true(pt_timeline_view_context_menu(tl(), x, y));
+    spin(200);
+    g_assert_true(pt_timeline_view_menu_open(tl()));
+    g_assert_false(gtk_widget_get_has_tooltip(GTK_WIDGET(tl())));
+    GtkWidget *pop = find_type(GTK_WIDGET(tl()), GTK_TYPE_POPOVER_MENU);
+    g_assert_nonnull(pop);
+    gtk_popover_popdown(GTK_POPOVER(pop));
+    spin(200);
+    g_assert_false(pt_timeline_view_menu_open(tl()));
+    g_assert_true(gtk_widget_get_has_tooltip(GTK_WIDGET(tl())));
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -302,5 +321,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/shortcuts-window", test_shortcuts_window);
     g_test_add_func("/issue19b/table-names", test_table_names);
     g_test_add_func("/issue19b/offset-row-follows-table", test_offset_row_follows_table);
+    g_test_add_func("/issue19b/menu-no-tooltip", test_menu_no_tooltip);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
