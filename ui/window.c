@@ -81,6 +81,10 @@ char *win_cell_text(PtWindow *self, int i, int col)
 void win_update_inspector(PtWindow *self, int i)
 {
     const pt_explorer_model *m = self->model;
+    if (m->have_sg && i >= 0 && i < m->sg.n)
+        g_strlcpy(self->selected_id, m->sg.tasks[i].id, sizeof self->selected_id);
+    else
+        self->selected_id[0] = '\0';
     if (!m->have_sg || i < 0 || i >= m->sg.n) {
         gtk_label_set_text(GTK_LABEL(self->inspector),
                            "Select an sTask in the table or click a bar in the timeline.");
@@ -452,14 +456,23 @@ gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err)
         win_rebuild_form(self); /* the form shows the model's values again */
         return FALSE;
     }
+    /* The selection is kept by id: an sProgram put in place by Auto-schedule has its own
+     * sTask-graph (other tiles and warpgroups renumber the sTasks); an sTask that is gone is
+     * no longer selected. */
+    char id[PT_STASK_ID_MAX];
+    g_strlcpy(id, self->selected_id, sizeof id);
     int sel = self->selected;
     show_error(self, NULL);
     self->status_prev_ns = self->status.kernel_ns; /* the status shows the edit's change */
     self->keep_view = TRUE; /* an edit keeps the user's zoom and pan */
     show_model(self);
     self->keep_view = FALSE;
+    if (id[0])
+        sel = self->model->have_sg ? pt_stask_find(&self->model->sg, id) : -1;
     if (sel >= 0 && sel < self->model->sg.n)
         pt_window_select_stask(self, sel);
+    else if (id[0])
+        pt_window_select_stask(self, -1);
     return TRUE;
 }
 

@@ -36,6 +36,8 @@ struct _PtWindow {
     GtkSingleSelection *selection;
     gboolean syncing;
     int selected;              /* selected sTask, -1: none */
+    char selected_id[PT_STASK_ID_MAX]; /* its id as last shown ("" none): a model whose sTasks
+                                          were renumbered (Auto-schedule) keeps it by id */
     gboolean closing;          /* the unsaved-changes prompt answered: really close */
 
     /* What the timeline draws besides the spans (rebuilt with the model). */

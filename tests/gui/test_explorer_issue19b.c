@@ -310,6 +310,37 @@ static void test_menu_no_tooltip(void)
     g_assert_true(gtk_widget_get_has_tooltip(GTK_WIDGET(tl())));
 }
 
+static void wait_job(void)
+{
+    gint64 t0 = g_get_monotonic_time();
+    while (pt_actions_job_busy(win)) {
+        iterate();
+        g_usleep(2000);
+        g_assert_cmpint(g_get_monotonic_time() - t0, <, (gint64)60 * 1000000);
+    }
+    iterate();
+}
+
+/* Auto-schedule keeps the selected sTask (by id: the candidate's sTask-graph may number its
+ * sTasks otherwise) when it still exists. */
+static void test_auto_schedule_keeps_selection(void)
+{
+    load("flash_attention");
+    const pt_explorer_model *m = pt_window_get_model(win);
+    const char *id = m->sg.tasks[m->sg.n - 1].id; /* the last: renumbered first */
+    char *want = g_strdup(id);
+    g_assert_true(pt_window_select_stask_id(win, want));
+    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)30, 1, FALSE));
+    wait_job();
+    m = pt_window_get_model(win);
+    int now = pt_stask_find(&m->sg, want);
+    g_test_message("%s: index %d of %d after auto-schedule", want, now, m->sg.n);
+    g_assert_cmpint(pt_window_get_selected(win), ==, now);
+    if (now >= 0)
+        g_assert_cmpstr(m->sg.tasks[pt_window_get_selected(win)].id, ==, want);
+    g_free(want);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -322,5 +353,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/table-names", test_table_names);
     g_test_add_func("/issue19b/offset-row-follows-table", test_offset_row_follows_table);
     g_test_add_func("/issue19b/menu-no-tooltip", test_menu_no_tooltip);
+    g_test_add_func("/issue19b/auto-schedule-keeps-selection", test_auto_schedule_keeps_selection);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
