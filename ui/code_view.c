@@ -117,7 +117,7 @@ static void set_note(PtCodeView *v, const char *note)
 
 static void scroll_to_stask(PtCodeView *v)
 {
-    if (!v->stask || v->note_text)
+    if (!v->stask || v->note_text) /* a reference kernel has no sTasks to scroll to */
         return;
     GtkTextBuffer *b = GTK_TEXT_BUFFER(v->buffer);
     GtkTextIter a, e;
@@ -152,6 +152,47 @@ static void scroll_soon(PtCodeView *v)
         v->scroll_idle = g_idle_add_full(G_PRIORITY_LOW, scroll_again, v, NULL);
 }
 
+/* The generator refused (why: `why`): the graph's naive reference kernel instead, so the page
+ * is never empty — every example graph has one (codegen/reference.c) — with the refusal in the
+ * note above it. */
+static void show_reference(PtCodeView *v, const char *why)
+{
+    const pt_explorer_model *m = v->model;
+    GtkTextBuffer *b = GTK_TEXT_BUFFER(v->buffer);
+    pt_codegen_result r = {0};
+    pt_error err = {{0}};
+    if (!pt_codegen_reference(&m->graph, &r, &err)) {
+        char *n = g_strdup_printf("No sm90a kernel: %s (and no reference kernel: %s)", why,
+                                  err.msg);
+        gtk_text_buffer_set_text(b, "", 0);
+        gtk_label_set_text(GTK_LABEL(v->info), "");
+        set_note(v, n);
+        g_free(n);
+        pt_codegen_result_free(&r);
+        return;
+    }
+    char *n = g_strdup_printf("No sm90a kernel: %s. Shown instead: the graph's reference "
+                              "kernel.", why);
+    set_note(v, n);
+    g_free(n);
+    char *info = g_strdup_printf("reference.cu of %s: the naive reference (one thread per output "
+                                 "element, f32 accumulation) that generated kernels are checked "
+                                 "against; it follows no sProgram.", m->graph.name);
+    gtk_label_set_text(GTK_LABEL(v->info), info);
+    g_free(info);
+    gtk_text_buffer_set_text(b, r.kernel_cu ? r.kernel_cu : "", -1);
+    pt_codegen_result_free(&r);
+    GtkTextIter start;
+    gtk_text_buffer_get_start_iter(b, &start);
+    gtk_text_buffer_place_cursor(b, &start);
+}
+
+gboolean pt_code_view_is_reference(PtCodeView *v)
+{
+    return v->note_text && g_str_has_prefix(v->note_text, "No sm90a kernel: ") &&
+           strstr(v->note_text, "Shown instead: the graph's reference kernel") != NULL;
+}
+
 void pt_code_view_refresh(PtCodeView *v)
 {
     if (!v->stale)
@@ -166,23 +207,18 @@ void pt_code_view_refresh(PtCodeView *v)
         return;
     }
     if (m->warning[0]) {
-        char *n = g_strdup_printf("No kernel: the sProgram is invalid: %s", m->warning);
-        gtk_text_buffer_set_text(b, "", 0);
-        gtk_label_set_text(GTK_LABEL(v->info), "");
-        set_note(v, n);
+        char *n = g_strdup_printf("the sProgram is invalid: %s", m->warning);
+        show_reference(v, n);
         g_free(n);
         return;
     }
     pt_codegen_result r = {0};
     pt_error err = {{0}};
     if (!pt_codegen_sm90a(&m->prog, &m->sg, &m->hw, &r, &err)) {
-        char *n = g_strdup_printf("No kernel: %s", err.msg[0] ? err.msg : "the sm90a backend "
-                                  "refused the sProgram");
-        gtk_text_buffer_set_text(b, "", 0);
-        gtk_label_set_text(GTK_LABEL(v->info), "");
-        set_note(v, n);
-        g_free(n);
         pt_codegen_result_free(&r);
+        /* The generator's own refusal says what it lacks (a graph it has no lowering for, a
+         * hardware model it does not target, an sProgram shape it cannot emit). */
+        show_reference(v, err.msg[0] ? err.msg : "the sm90a backend refused the sProgram");
         return;
     }
     char *info = g_strdup_printf("kernel.cu of %s (sm90a, %s): grid %lld CTAs of %d threads, "

@@ -3,6 +3,8 @@
  * it, Esc, and the overview strip's draggable viewport. */
 #include <math.h>
 
+#include "embedded.h"
+
 #include "actions.h"
 #include "code_view.h"
 #include "explorer_test.h"
@@ -341,6 +343,36 @@ static void test_auto_schedule_keeps_selection(void)
     g_free(want);
 }
 
+/* ---- 5: the Code page for every example ------------------------------------------------ */
+
+/* No example leaves the Code page empty: the sm90a kernel, or the generator's refusal and the
+ * graph's reference kernel. */
+static void test_code_every_example(void)
+{
+    PtCodeView *cv = PT_CODE_VIEW(pt_actions_code_view(win));
+    int refused = 0, n = 0;
+    for (const pt_embedded_file *e = pt_embedded_examples; e->name; e++, n++) {
+        load(e->name);
+        g_assert_true(pt_window_show_page(win, "code"));
+        spin(50);
+        pt_code_view_refresh(cv);
+        char *text = pt_code_view_dup_text(cv);
+        const char *note = pt_code_view_get_note(cv);
+        g_test_message("%s: %s", e->name, note ? note : "sm90a kernel");
+        g_assert_nonnull(strstr(text, "__global__"));
+        if (note) {
+            refused++;
+            g_assert_true(pt_code_view_is_reference(cv));
+            g_assert_true(g_str_has_prefix(note, "No sm90a kernel: "));
+            g_assert_cmpuint(strlen(note), >, strlen("No sm90a kernel: ") + 40); /* a reason */
+        }
+        g_free(text);
+    }
+    g_test_message("%d of %d examples refused by sm90a", refused, n);
+    g_assert_cmpint(refused, >, 0);
+    g_assert_true(pt_window_show_page(win, "timeline"));
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -354,5 +386,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/offset-row-follows-table", test_offset_row_follows_table);
     g_test_add_func("/issue19b/menu-no-tooltip", test_menu_no_tooltip);
     g_test_add_func("/issue19b/auto-schedule-keeps-selection", test_auto_schedule_keeps_selection);
+    g_test_add_func("/issue19b/code-every-example", test_code_every_example);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
