@@ -661,7 +661,13 @@ static void action_open(GSimpleAction *a, GVariant *p, gpointer data)
 static void action_fit(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a, (void)p;
-    pt_timeline_view_fit(PT_TIMELINE_VIEW(PT_WINDOW(data)->timeline));
+    PtWindow *self = PT_WINDOW(data);
+    /* Ctrl+0 fits the page in view. */
+    const char *page = gtk_stack_get_visible_child_name(GTK_STACK(self->views));
+    if (page && strcmp(page, "graph") == 0)
+        pt_graph_view_fit(PT_GRAPH_VIEW(self->graph));
+    else
+        pt_timeline_view_fit(PT_TIMELINE_VIEW(self->timeline));
 }
 
 static void action_examples(GSimpleAction *a, GVariant *p, gpointer data)

@@ -50,7 +50,7 @@ struct _PtWindow {
     GtkWidget *recent_list;    /* start page: recent files */
     GtkWidget *form_box;       /* inspector: tile entries and stages spin buttons */
     GPtrArray *tile_entries;   /* GtkEntry per graph axis, then the warpgroups one */
-    GtkWidget *cta_toggle, *unroll_toggle;
+    GtkWidget *cta_toggle, *unroll_toggle, *critical_toggle;
     char *pending_open;        /* a file to open once the unsaved-changes prompt is answered */
 
     /* Autosave (window_autosave.c). */

@@ -373,6 +373,64 @@ static void test_code_every_example(void)
     g_assert_true(pt_window_show_page(win, "timeline"));
 }
 
+/* ---- 6: the sTask-graph page ------------------------------------------------------------ */
+
+static gboolean label_visible(const char *text)
+{
+    GtkWidget *l = find_label(GTK_WIDGET(win), text);
+    if (!l)
+        return FALSE;
+    /* Its button (a toggle's label is inside it) and every parent up to the window are shown. */
+    for (GtkWidget *w = l; w; w = gtk_widget_get_parent(w))
+        if (!gtk_widget_get_visible(w))
+            return FALSE;
+    return TRUE;
+}
+
+static void test_graph_page(void)
+{
+    load("flash_attention");
+    /* The timeline's toggles on the timeline, the graph's on the graph. */
+    g_assert_true(pt_window_show_page(win, "timeline"));
+    spin(100);
+    g_assert_true(label_visible("Critical Path"));
+    g_assert_false(label_visible("Unroll Loop"));
+    g_assert_true(pt_window_show_page(win, "graph"));
+    spin(200);
+    g_assert_true(label_visible("Unroll Loop"));
+    g_assert_false(label_visible("Critical Path"));
+    g_assert_false(label_visible("Several CTAs"));
+    PtGraphView *gv = PT_GRAPH_VIEW(pt_window_get_graph(win));
+    GtkWidget *gw = GTK_WIDGET(gv);
+    int w = gtk_widget_get_width(gw), h = gtk_widget_get_height(gw);
+    g_assert_cmpint(w, >, 200);
+    /* Fitted on open: every node inside the widget. */
+    const pt_stask_graph *sg = &pt_window_get_model(win)->sg;
+    for (int i = 0; i < sg->n; i++) {
+        double x, y;
+        g_assert_true(pt_graph_view_node_point(gv, i, &x, &y));
+        g_assert_cmpfloat(x, >, 0);
+        g_assert_cmpfloat(x, <, w);
+        g_assert_cmpfloat(y, >, 0);
+        g_assert_cmpfloat(y, <, h);
+    }
+    /* Zoom about a point keeps that point; a pan moves the nodes; fit restores. */
+    double s0 = pt_graph_view_get_scale(gv), x0, y0, x1, y1;
+    g_assert_true(pt_graph_view_node_point(gv, 0, &x0, &y0));
+    pt_graph_view_zoom(gv, 2.0, x0, y0);
+    g_assert_cmpfloat(fabs(pt_graph_view_get_scale(gv) - 2 * s0), <, 1e-6);
+    g_assert_true(pt_graph_view_node_point(gv, 0, &x1, &y1));
+    g_assert_cmpfloat(fabs(x1 - x0) + fabs(y1 - y0), <, 1e-6);
+    pt_graph_view_pan(gv, 30, -20);
+    g_assert_true(pt_graph_view_node_point(gv, 0, &x1, &y1));
+    g_assert_cmpfloat(fabs(x1 - (x0 + 30)), <, 1e-6);
+    activate("fit", NULL); /* Ctrl+0 fits the page shown */
+    g_assert_cmpfloat(fabs(pt_graph_view_get_scale(gv) - s0), <, 1e-6);
+    g_assert_true(pt_graph_view_node_point(gv, 0, &x1, &y1));
+    g_assert_cmpfloat(fabs(x1 - x0) + fabs(y1 - y0), <, 1e-6);
+    g_assert_true(pt_window_show_page(win, "timeline"));
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -387,5 +445,6 @@ int main(int argc, char **argv)
     g_test_add_func("/issue19b/menu-no-tooltip", test_menu_no_tooltip);
     g_test_add_func("/issue19b/auto-schedule-keeps-selection", test_auto_schedule_keeps_selection);
     g_test_add_func("/issue19b/code-every-example", test_code_every_example);
+    g_test_add_func("/issue19b/graph-page", test_graph_page);
     return explorer_test_run("org.pipethreader.TestIssue19b");
 }
