@@ -52,9 +52,11 @@ static int64_t find_instance(const instance_index *ix, int stask, int64_t iter)
 }
 
 /* The instances whose release of a stage the load instance s waited for, as the simulator's
- * DM_STAGE rule has it: each reader R at min(i - S + lag, iters - 1) once i >= S. */
-static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_stage_hold *h,
-                      const pt_span *s, int64_t iters, int *dep_stask, int64_t *dep_iter, int cap)
+ * DM_STAGE rule has it: each reader R of iteration i - S once i >= S (with one wgmma group in
+ * flight the release also waits for R's next issue, an issue and no completion to draw an
+ * arrow from; the arrow stays on the completion it needs). */
+static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_span *s,
+                      int *dep_stask, int64_t *dep_iter, int cap)
 {
     if (!p || s->stask < 0 || s->stask >= sg->n)
         return 0;
@@ -65,12 +67,7 @@ static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_s
     int k = p->stages[t->tensor] < 1 ? 1 : p->stages[t->tensor];
     if (s->iter - k < 0)
         return 0; /* the first S loads find their stages free */
-    /* The reader of iteration i - S: its completion frees the stage (lag 0); with one wgmma
-     * group in flight (lag 1) the release also waits for the next reader's issue, which is no
-     * completion to draw an arrow from, so the arrow stays on the completion it needs. */
     int64_t j = s->iter - k;
-    (void)h;
-    (void)iters;
     int n = 0;
     for (int c = 0; c < sg->n; c++)
         if (pt_stage_reader(sg, s->stask, c)) {
@@ -102,9 +99,6 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
     cmp_spans = tl->spans; /* qsort has no context argument in C11 */
     qsort(ix.order, (size_t)n, sizeof(int64_t), cmp_instance);
     int64_t iters = tl->eu_iterations > 0 ? tl->eu_iterations : 1, e = 0;
-    pt_stage_hold hold; /* the lags the simulator uses */
-    if (p)
-        pt_stage_hold_lags(p, sg, &hold);
     enum { CAP = PT_MAX_DEPS + 64 };
     int dep_stask[CAP];
     int64_t dep_iter[CAP];
@@ -117,7 +111,7 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
         if (k > CAP)
             k = CAP;
         int n_dw = k;
-        k += stage_deps(p, sg, p ? &hold : NULL, s, iters, dep_stask + k, dep_iter + k, CAP - k);
+        k += stage_deps(p, sg, s, dep_stask + k, dep_iter + k, CAP - k);
         if (k > CAP)
             k = CAP;
         for (int j = 0; j < k; j++) {
