@@ -20,6 +20,14 @@ const pt_backend *pt_backend_find(const char *name)
     return NULL;
 }
 
+const pt_backend *pt_backend_for_arch(const char *arch)
+{
+    for (size_t i = 0; arch && i < N_BACKENDS; i++)
+        if (strcmp(backends[i]->arch, arch) == 0)
+            return backends[i];
+    return NULL;
+}
+
 const char *pt_backend_names(void)
 {
     static char list[256]; /* built once: the table never changes */

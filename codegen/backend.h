@@ -36,6 +36,10 @@ typedef struct pt_backend {
 /* The backend called name, or NULL. */
 const pt_backend *pt_backend_find(const char *name);
 
+/* The target that generates for a hardware model's arch ("sm_90a"), or NULL where none does
+ * (MI300X today). */
+const pt_backend *pt_backend_for_arch(const char *arch);
+
 /* The registered targets' names, "sm90a" or "sm90a, gfx942", for messages. */
 const char *pt_backend_names(void);
 

@@ -121,6 +121,28 @@ static void test_real_example(void)
     CHECK(n > 0 && tl.spans[chain[n - 1]].end_ns == last);
     for (int64_t k = 1; k < n; k++)
         CHECK(tl.spans[chain[k - 1]].start_ns <= tl.spans[chain[k]].start_ns);
+    /* Issue 19: every step of the path is an edge of the schedule — a dependency (data, Wait,
+     * ring stage) of the later span or the span just before it on its own lane — so the red
+     * line never jumps between lanes that have nothing to do with each other. */
+    int64_t lane_steps = 0, dep_steps = 0, stage_steps = 0;
+    for (int64_t k = 1; k < n; k++) {
+        int64_t a = chain[k - 1], b = chain[k];
+        bool dep = false;
+        for (int64_t e = d.off[b]; e < d.off[b + 1]; e++)
+            if (d.idx[e] == a) {
+                dep = true;
+                stage_steps += d.is_wait[e] == PT_DEP_STAGE;
+            }
+        bool lane_prev = tl.spans[a].lane == tl.spans[b].lane;
+        for (int64_t j = a + 1; lane_prev && j < b; j++)
+            lane_prev = tl.spans[j].lane != tl.spans[a].lane;
+        CHECK_MSG(dep || lane_prev, "step %lld: span %lld (lane %d) -> %lld (lane %d) is no edge",
+                  (long long)k, (long long)a, tl.spans[a].lane, (long long)b, tl.spans[b].lane);
+        dep_steps += dep;
+        lane_steps += !dep && lane_prev;
+    }
+    fprintf(stderr, "critical path: %lld dependency steps (%lld stage), %lld lane-order steps\n",
+            (long long)dep_steps, (long long)stage_steps, (long long)lane_steps);
     fprintf(stderr, "flash_attention: %lld spans, %lld edges, critical path %lld spans\n",
             (long long)tl.n_spans, (long long)d.off[d.n_spans], (long long)n);
     free(chain);

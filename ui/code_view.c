@@ -1,6 +1,8 @@
 /* code_view.c — PtCodeView, the generated kernel in a GtkSourceView (see code_view.h). */
 #include "code_view.h"
 
+#include "style.h"
+
 #include <ctype.h>
 #include <gtksourceview/gtksource.h>
 #include <string.h>
@@ -116,7 +118,7 @@ static void set_note(PtCodeView *v, const char *note)
 
 static void scroll_to_stask(PtCodeView *v)
 {
-    if (!v->stask || v->note_text)
+    if (!v->stask || v->note_text) /* a reference kernel has no sTasks to scroll to */
         return;
     GtkTextBuffer *b = GTK_TEXT_BUFFER(v->buffer);
     GtkTextIter a, e;
@@ -151,6 +153,47 @@ static void scroll_soon(PtCodeView *v)
         v->scroll_idle = g_idle_add_full(G_PRIORITY_LOW, scroll_again, v, NULL);
 }
 
+/* The generator refused (why: `why`): the graph's naive reference kernel instead, so the page
+ * is never empty — every example graph has one (codegen/reference.c) — with the refusal in the
+ * note above it. */
+static void show_reference(PtCodeView *v, const char *why)
+{
+    const pt_explorer_model *m = v->model;
+    GtkTextBuffer *b = GTK_TEXT_BUFFER(v->buffer);
+    pt_codegen_result r = {0};
+    pt_error err = {{0}};
+    if (!pt_codegen_reference(&m->graph, &r, &err)) {
+        char *n = g_strdup_printf("No sm90a kernel: %s (and no reference kernel: %s)", why,
+                                  err.msg);
+        gtk_text_buffer_set_text(b, "", 0);
+        gtk_label_set_text(GTK_LABEL(v->info), "");
+        set_note(v, n);
+        g_free(n);
+        pt_codegen_result_free(&r);
+        return;
+    }
+    char *n = g_strdup_printf("No sm90a kernel: %s. Shown instead: the graph's reference "
+                              "kernel.", why);
+    set_note(v, n);
+    g_free(n);
+    char *info = g_strdup_printf("reference.cu of %s: the naive reference (one thread per output "
+                                 "element, f32 accumulation) that generated kernels are checked "
+                                 "against; it follows no sProgram.", m->graph.name);
+    gtk_label_set_text(GTK_LABEL(v->info), info);
+    g_free(info);
+    gtk_text_buffer_set_text(b, r.kernel_cu ? r.kernel_cu : "", -1);
+    pt_codegen_result_free(&r);
+    GtkTextIter start;
+    gtk_text_buffer_get_start_iter(b, &start);
+    gtk_text_buffer_place_cursor(b, &start);
+}
+
+gboolean pt_code_view_is_reference(PtCodeView *v)
+{
+    return v->note_text && g_str_has_prefix(v->note_text, "No sm90a kernel: ") &&
+           strstr(v->note_text, "Shown instead: the graph's reference kernel") != NULL;
+}
+
 void pt_code_view_refresh(PtCodeView *v)
 {
     if (!v->stale)
@@ -165,10 +208,8 @@ void pt_code_view_refresh(PtCodeView *v)
         return;
     }
     if (m->warning[0]) {
-        char *n = g_strdup_printf("No kernel: the sProgram is invalid: %s", m->warning);
-        gtk_text_buffer_set_text(b, "", 0);
-        gtk_label_set_text(GTK_LABEL(v->info), "");
-        set_note(v, n);
+        char *n = g_strdup_printf("the sProgram is invalid: %s", m->warning);
+        show_reference(v, n);
         g_free(n);
         return;
     }
@@ -176,13 +217,10 @@ void pt_code_view_refresh(PtCodeView *v)
     pt_error err = {{0}};
     const pt_backend *be = pt_backend_find(PT_TARGET_DEFAULT);
     if (!be->generate(&m->prog, &m->sg, &m->hw, &r, &err)) {
-        char *n = g_strdup_printf("No kernel: %s", err.msg[0] ? err.msg : "the backend "
-                                  "refused the sProgram");
-        gtk_text_buffer_set_text(b, "", 0);
-        gtk_label_set_text(GTK_LABEL(v->info), "");
-        set_note(v, n);
-        g_free(n);
         pt_codegen_result_free(&r);
+        /* The generator's own refusal says what it lacks (a graph it has no lowering for, a
+         * hardware model it does not target, an sProgram shape it cannot emit). */
+        show_reference(v, err.msg[0] ? err.msg : "the backend refused the sProgram");
         return;
     }
     char *info = g_strdup_printf("kernel.cu of %s (%s, %s): grid %lld CTAs of %d threads, "
@@ -219,10 +257,28 @@ void pt_code_view_show_stask(PtCodeView *v, const char *id)
         scroll_soon(v);
 }
 
+/* The source's colours follow the dark preference and the theme (GTK_THEME=Adwaita:dark sets
+ * no preference, but the theme's text is light). */
+static void apply_scheme(PtCodeView *v)
+{
+    gboolean dark = pt_style_widget_is_dark(GTK_WIDGET(v));
+    GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme(
+        gtk_source_style_scheme_manager_get_default(), dark ? "Adwaita-dark" : "Adwaita");
+    if (scheme && gtk_source_buffer_get_style_scheme(v->buffer) != scheme)
+        gtk_source_buffer_set_style_scheme(v->buffer, scheme);
+}
+
+gboolean pt_code_view_is_dark_scheme(PtCodeView *v)
+{
+    GtkSourceStyleScheme *s = gtk_source_buffer_get_style_scheme(v->buffer);
+    return s && strcmp(gtk_source_style_scheme_get_id(s), "Adwaita-dark") == 0;
+}
+
 static void on_map(GtkWidget *w, gpointer data)
 {
     (void)data;
     PtCodeView *v = PT_CODE_VIEW(w);
+    apply_scheme(v); /* the theme may have changed while the page was hidden */
     if (v->stale)
         pt_code_view_refresh(v);
     else
@@ -320,12 +376,8 @@ static void pt_code_view_init(PtCodeView *v)
     if (!lang)
         lang = gtk_source_language_manager_get_language(lm, "cpp");
     v->buffer = lang ? gtk_source_buffer_new_with_language(lang) : gtk_source_buffer_new(NULL);
-    gboolean dark = FALSE;
-    g_object_get(gtk_settings_get_default(), "gtk-application-prefer-dark-theme", &dark, NULL);
-    GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme(
-        gtk_source_style_scheme_manager_get_default(), dark ? "Adwaita-dark" : "Adwaita");
-    if (scheme)
-        gtk_source_buffer_set_style_scheme(v->buffer, scheme);
+    apply_scheme(v);
+    pt_style_connect_changed(G_OBJECT(v), G_CALLBACK(apply_scheme));
     v->view = gtk_source_view_new_with_buffer(v->buffer);
     gtk_text_view_set_editable(GTK_TEXT_VIEW(v->view), FALSE);
     gtk_text_view_set_monospace(GTK_TEXT_VIEW(v->view), TRUE);

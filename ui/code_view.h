@@ -36,6 +36,13 @@ void pt_code_view_get_visible_lines(PtCodeView *v, int *first, int *last);
  * the code all consumer warpgroups share), else anywhere in the text; 0 when none. */
 int pt_code_find_stask_line(const char *text, const char *id);
 
+/* Whether the page shows the graph's reference kernel because the sm90a generator refused (its
+ * reason is the note). */
+gboolean pt_code_view_is_reference(PtCodeView *v);
+/* Whether the source is shown with the dark colour scheme (it follows the dark preference and
+ * the theme). */
+gboolean pt_code_view_is_dark_scheme(PtCodeView *v);
+
 G_END_DECLS
 
 #endif

@@ -1,6 +1,8 @@
 /* critical_path.c — the span graph and the critical path (see critical_path.h). */
 #include "critical_path.h"
 
+#include "stage_hold.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,35 @@ static int64_t find_instance(const instance_index *ix, int stask, int64_t iter)
     return -1;
 }
 
+/* The instances whose release of a stage the load instance s waited for, as the simulator's
+ * DM_STAGE rule has it: each reader R of iteration i - S once i >= S (with one wgmma group in
+ * flight the release also waits for R's next issue, an issue and no completion to draw an
+ * arrow from; the arrow stays on the completion it needs). */
+static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_span *s,
+                      int *dep_stask, int64_t *dep_iter, int cap)
+{
+    if (!p || s->stask < 0 || s->stask >= sg->n)
+        return 0;
+    const pt_stask *t = &sg->tasks[s->stask];
+    if (t->kind != PT_ST_LOAD || !t->buffered || t->region != PT_REGION_BODY ||
+        t->tensor < 0 || t->tensor >= PT_MAX_TENSORS)
+        return 0;
+    int k = p->stages[t->tensor] < 1 ? 1 : p->stages[t->tensor];
+    if (s->iter - k < 0)
+        return 0; /* the first S loads find their stages free */
+    int64_t j = s->iter - k;
+    int n = 0;
+    for (int c = 0; c < sg->n; c++)
+        if (pt_stage_reader(sg, s->stask, c)) {
+            if (n < cap) {
+                dep_stask[n] = c;
+                dep_iter[n] = j;
+            }
+            n++;
+        }
+    return n < cap ? n : cap;
+}
+
 bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogram *p,
                         const pt_stask_graph *sg)
 {
@@ -79,6 +110,10 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
         int k = pt_instance_deps(p, sg, s->stask, s->iter, iters, dep_stask, dep_iter, CAP);
         if (k > CAP)
             k = CAP;
+        int n_dw = k;
+        k += stage_deps(p, sg, s, dep_stask + k, dep_iter + k, CAP - k);
+        if (k > CAP)
+            k = CAP;
         for (int j = 0; j < k; j++) {
             int64_t u = find_instance(&ix, dep_stask[j], dep_iter[j]);
             if (u < 0 || u == i)
@@ -95,7 +130,7 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
                     goto oom;
             }
             d->idx[e] = u;
-            d->is_wait[e] = j >= n_data;
+            d->is_wait[e] = j >= n_dw ? PT_DEP_STAGE : j >= n_data ? PT_DEP_WAIT : PT_DEP_DATA;
             e++;
         }
     }

@@ -3,8 +3,9 @@
  *
  * The span graph links each span (one sTask instance of the representative EU) to the spans it
  * waited on: its sTask-graph data dependencies and the sProgram's Waits, mapped across loop
- * iterations exactly as the simulator does (pt_instance_deps). The timeline draws the selected
- * bar's arrows from it.
+ * iterations exactly as the simulator does (pt_instance_deps), and a buffered load's wait for
+ * a free stage of its ring (as the simulator times it, stage_hold.h). The timeline draws the
+ * selected bar's arrows from it.
  *
  * The critical path is the chain of spans that determined the kernel's length: start at the
  * span that ends last; step to whichever of its predecessors released it last — a span it
@@ -24,8 +25,14 @@ typedef struct {
     int64_t n_spans;
     int64_t *off;           /* n_spans + 1: span i waited on idx[off[i] .. off[i+1]) */
     int64_t *idx;           /* span indices */
-    unsigned char *is_wait; /* per edge: 1 for a program Wait, 0 for a data dependency */
+    unsigned char *is_wait; /* per edge: a pt_dep_kind (non-zero: not a data dependency) */
 } pt_span_deps;
+
+/* Why a span waited on another. A stage edge goes from a ring's reader to the load that
+ * refills the stage it held: load (L, i) waits for each reader R of L's tile to release stage
+ * i mod S, at (R, i - S + lag) (src/stage_hold.h) — the wait that is in no sProgram list but
+ * in every pipelined kernel (the producer's wait on empty[stage]). */
+typedef enum { PT_DEP_DATA = 0, PT_DEP_WAIT = 1, PT_DEP_STAGE = 2 } pt_dep_kind;
 
 /* Build the span graph of a simulated timeline (tl->spans of p on sg). False when out of
  * memory (d is then empty). Free with pt_span_deps_free. */

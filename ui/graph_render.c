@@ -280,17 +280,43 @@ bool pt_gr_layout_compute(const pt_stask_graph *sg, pt_gr_layout *lo)
 void pt_gr_transform(const pt_gr_layout *lo, const pt_gr_viewport *v, double *scale,
                      double *ox, double *oy)
 {
-    double s = 1;
+    double s = PT_GR_MAX_FIT;
     if (lo->content_w > 0 && v->width / lo->content_w < s)
         s = v->width / lo->content_w;
     if (lo->content_h > 0 && v->height / lo->content_h < s)
         s = v->height / lo->content_h;
     if (s < 0.05)
         s = 0.05;
+    s *= v->zoom > 0 ? v->zoom : 1;
     *scale = s;
-    double ex = v->width - lo->content_w * s;
-    *ox = ex > 0 ? ex / 2 : 0;
-    *oy = 0;
+    /* Centred, then moved by the user's pan. */
+    *ox = (v->width - lo->content_w * s) / 2 + v->pan_x;
+    *oy = (v->height - lo->content_h * s) / 2 + v->pan_y;
+}
+
+void pt_gr_zoom(const pt_gr_layout *lo, pt_gr_viewport *v, double factor, double x, double y)
+{
+    double s, ox, oy;
+    pt_gr_transform(lo, v, &s, &ox, &oy);
+    double cx = (x - ox) / s, cy = (y - oy) / s; /* the content point under (x, y) */
+    double z = (v->zoom > 0 ? v->zoom : 1) * factor;
+    v->zoom = z < PT_GR_MIN_ZOOM ? PT_GR_MIN_ZOOM : z > PT_GR_MAX_ZOOM ? PT_GR_MAX_ZOOM : z;
+    double s2, ox2, oy2;
+    pt_gr_transform(lo, v, &s2, &ox2, &oy2);
+    v->pan_x += x - (ox2 + cx * s2);
+    v->pan_y += y - (oy2 + cy * s2);
+}
+
+void pt_gr_pan(pt_gr_viewport *v, double dx, double dy)
+{
+    v->pan_x += dx;
+    v->pan_y += dy;
+}
+
+void pt_gr_fit(pt_gr_viewport *v)
+{
+    v->zoom = 1;
+    v->pan_x = v->pan_y = 0;
 }
 
 int pt_gr_hit_node(const pt_gr_layout *lo, const pt_gr_viewport *v, double x, double y)
@@ -499,7 +525,8 @@ int pt_gr_render(cairo_t *cr, const pt_stask_graph *sg, const pt_gr_layout *lo,
         double tx = lo->x[i] + (PT_GR_NODE_W - te.x_advance) / 2;
         if (tx < lo->x[i] + 6)
             tx = lo->x[i] + 6;
-        cairo_set_source_rgb(cr, 1, 1, 1);
+        pt_tl_label_rgb(sg->tasks[t].seu, v->dark, &r, &g, &b); /* >= 4.5:1 on the fill */
+        cairo_set_source_rgb(cr, r, g, b);
         cairo_move_to(cr, tx, lo->y[i] + PT_GR_NODE_H / 2 + 4);
         cairo_show_text(cr, name);
         cairo_restore(cr);

@@ -56,7 +56,21 @@ typedef struct {
     int selected;          /* -1: none; outlined */
     int hover;             /* -1: none */
     bool dark;
+    /* The user's view over the fitted graph: zoom 1 with no pan is "fitted" (the whole graph
+     * centred, scaled to the widget — down, or up to PT_GR_MAX_FIT); zoom multiplies that scale
+     * and pan_x/pan_y (pixels) move it. A zero zoom counts as 1. */
+    double zoom, pan_x, pan_y;
 } pt_gr_viewport;
+
+#define PT_GR_MAX_FIT 1.6   /* a small graph is enlarged to fit, at most this much */
+#define PT_GR_MIN_ZOOM 0.2
+#define PT_GR_MAX_ZOOM 8.0
+
+/* Zoom by factor about the widget point (x, y) (it stays put), clamped; pan by (dx, dy) px;
+ * fit: zoom 1, no pan. */
+void pt_gr_zoom(const pt_gr_layout *lo, pt_gr_viewport *v, double factor, double x, double y);
+void pt_gr_pan(pt_gr_viewport *v, double dx, double dy);
+void pt_gr_fit(pt_gr_viewport *v);
 
 /* Lay out sg folded; false when out of memory. Free with pt_gr_layout_free. */
 bool pt_gr_layout_compute(const pt_stask_graph *sg, pt_gr_layout *lo);

@@ -1,6 +1,10 @@
 /* graph_view.c — PtGraphView (see graph_view.h). */
 #include "graph_view.h"
 
+#include <math.h>
+
+#include "style.h"
+
 struct _PtGraphView {
     GtkWidget parent_instance;
     const pt_stask_graph *sg;
@@ -8,6 +12,9 @@ struct _PtGraphView {
     bool have_layout;
     pt_gr_viewport vp;
     int unroll;             /* loop iterations shown (1: folded) */
+    double pointer_x, pointer_y; /* the last pointer position (-1: none) */
+    double drag_dx, drag_dy;     /* the pan drag's offset applied so far */
+    int shown_n;                 /* sTasks of the graph last shown (-1: none) */
 };
 
 G_DEFINE_FINAL_TYPE(PtGraphView, pt_graph_view, GTK_TYPE_WIDGET)
@@ -32,9 +39,7 @@ static void pt_graph_view_measure(GtkWidget *w, GtkOrientation o, int for_size, 
 
 static bool is_dark(GtkWidget *w)
 {
-    gboolean dark = FALSE;
-    g_object_get(gtk_widget_get_settings(w), "gtk-application-prefer-dark-theme", &dark, NULL);
-    return dark;
+    return pt_style_widget_is_dark(w); /* the preference or the theme's own colours */
 }
 
 static void on_style_changed(GObject *o, GParamSpec *ps, gpointer data)
@@ -88,6 +93,7 @@ void pt_graph_view_set_unroll(PtGraphView *self, int k)
     if (k == self->unroll)
         return;
     self->unroll = k;
+    pt_gr_fit(&self->vp); /* a new layout is shown whole */
     relayout(self);
     g_signal_emit(self, signals[SIGNAL_UNROLL_CHANGED], 0, k);
 }
@@ -126,6 +132,8 @@ static void on_motion(GtkEventControllerMotion *c, double x, double y, gpointer 
 {
     PtGraphView *self = data;
     (void)c;
+    self->pointer_x = x;
+    self->pointer_y = y;
     if (!self->have_layout)
         return;
     sync_size(self);
@@ -154,6 +162,91 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkToo
     gtk_tooltip_set_markup(tip, text);
     g_free(text);
     return TRUE;
+}
+
+void pt_graph_view_zoom(PtGraphView *self, double factor, double x, double y)
+{
+    if (!self->have_layout)
+        return;
+    sync_size(self);
+    if (x < 0 || y < 0) { /* keys: about the middle */
+        x = self->vp.width / 2;
+        y = self->vp.height / 2;
+    }
+    pt_gr_zoom(&self->layout, &self->vp, factor, x, y);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_graph_view_pan(PtGraphView *self, double dx, double dy)
+{
+    pt_gr_pan(&self->vp, dx, dy);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_graph_view_fit(PtGraphView *self)
+{
+    pt_gr_fit(&self->vp);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+double pt_graph_view_get_scale(PtGraphView *self)
+{
+    if (!self->have_layout)
+        return 0;
+    sync_size(self);
+    double s, ox, oy;
+    pt_gr_transform(&self->layout, &self->vp, &s, &ox, &oy);
+    return s;
+}
+
+/* Ctrl+wheel zooms about the pointer (as on the timeline); a plain wheel pans (Shift: across). */
+static gboolean on_scroll(GtkEventControllerScroll *c, double dx, double dy, gpointer data)
+{
+    PtGraphView *self = data;
+    GdkModifierType mods = gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(c));
+    if (mods & GDK_CONTROL_MASK) {
+        pt_graph_view_zoom(self, pow(1.15, -dy), self->pointer_x, self->pointer_y);
+        return TRUE;
+    }
+    if (mods & GDK_SHIFT_MASK)
+        pt_graph_view_pan(self, -40 * dy, 0);
+    else
+        pt_graph_view_pan(self, -40 * dx, -40 * dy);
+    return TRUE;
+}
+
+static void on_drag_update(GtkGestureDrag *g, double dx, double dy, gpointer data)
+{
+    PtGraphView *self = data;
+    (void)g;
+    /* The gesture reports the offset from its start: move by what is new since last time. */
+    pt_graph_view_pan(self, dx - self->drag_dx, dy - self->drag_dy);
+    self->drag_dx = dx;
+    self->drag_dy = dy;
+}
+
+static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
+{
+    PtGraphView *self = data;
+    (void)g, (void)x, (void)y;
+    self->drag_dx = self->drag_dy = 0;
+}
+
+static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
+                       GdkModifierType state, gpointer data)
+{
+    PtGraphView *self = data;
+    (void)c, (void)keycode;
+    if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK))
+        return FALSE;
+    switch (keyval) {
+    case GDK_KEY_w: case GDK_KEY_W: case GDK_KEY_plus: pt_graph_view_zoom(self, 1.25, -1, -1); return TRUE;
+    case GDK_KEY_s: case GDK_KEY_S: case GDK_KEY_minus: pt_graph_view_zoom(self, 0.8, -1, -1); return TRUE;
+    case GDK_KEY_a: case GDK_KEY_A: pt_graph_view_pan(self, 60, 0); return TRUE;
+    case GDK_KEY_d: case GDK_KEY_D: pt_graph_view_pan(self, -60, 0); return TRUE;
+    case GDK_KEY_f: case GDK_KEY_F: pt_graph_view_fit(self); return TRUE;
+    default: return FALSE;
+    }
 }
 
 static void pt_graph_view_dispose(GObject *o)
@@ -193,10 +286,26 @@ static void pt_graph_view_init(PtGraphView *self)
     GtkEventController *motion = gtk_event_controller_motion_new();
     g_signal_connect(motion, "motion", G_CALLBACK(on_motion), self);
     gtk_widget_add_controller(w, motion);
+    GtkEventController *scroll = gtk_event_controller_scroll_new(
+        GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
+    g_signal_connect(scroll, "scroll", G_CALLBACK(on_scroll), self);
+    gtk_widget_add_controller(w, scroll);
+    GtkGesture *drag = gtk_gesture_drag_new(); /* drag anywhere pans; a click still selects */
+    g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+    g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
+    gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
+    GtkEventController *key = gtk_event_controller_key_new();
+    g_signal_connect(key, "key-pressed", G_CALLBACK(on_key), self);
+    gtk_widget_add_controller(w, key);
+    self->vp.zoom = 1;
+    self->pointer_x = self->pointer_y = -1;
+    self->shown_n = -1;
     gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
         "sTask-graph: one box per sTask; the sTask table lists every node", -1);
     /* Follow the light/dark switch at once (the renderer takes the flag). */
     g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-application-prefer-dark-theme",
+                            G_CALLBACK(on_style_changed), self, 0);
+    g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-theme-name",
                             G_CALLBACK(on_style_changed), self, 0);
 }
 
@@ -207,6 +316,11 @@ GtkWidget *pt_graph_view_new(void)
 
 void pt_graph_view_set_graph(PtGraphView *self, const pt_stask_graph *sg)
 {
+    /* Fitted on open; an edit of the same graph (as many sTasks) keeps the zoom and pan. */
+    int n = sg ? sg->n : -1;
+    if (n != self->shown_n)
+        pt_gr_fit(&self->vp);
+    self->shown_n = n;
     self->sg = sg;
     self->vp.selected = -1;
     self->vp.hover = -1;

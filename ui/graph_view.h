@@ -30,6 +30,13 @@ void pt_graph_view_set_unroll(PtGraphView *self, int k);
 int pt_graph_view_get_unroll(PtGraphView *self);
 /* What a double-click at (x, y) does; TRUE when it was on the loop body. */
 gboolean pt_graph_view_double_click(PtGraphView *self, double x, double y);
+/* The view over the graph: fitted (whole, centred) when a graph is opened or unrolled, F fits
+ * again; Ctrl+wheel (or W/S, +/-) zooms about the pointer, a drag or the wheel pans.
+ * pt_graph_view_zoom about (x, y), negative: the middle. get_scale: content to widget pixels. */
+void pt_graph_view_zoom(PtGraphView *self, double factor, double x, double y);
+void pt_graph_view_pan(PtGraphView *self, double dx, double dy);
+void pt_graph_view_fit(PtGraphView *self);
+double pt_graph_view_get_scale(PtGraphView *self);
 /* Boxes laid out (folded: the number of sTasks). */
 int pt_graph_view_get_node_count(PtGraphView *self);
 

@@ -5,13 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backend.h"
 #include "codegen.h"
-
-/* Which generator builds kernels for this hardware model: only Hopper's today. */
-static const char *backend_for(const pt_hw *hw)
-{
-    return strcmp(hw->arch, "sm_90a") == 0 ? "sm90a" : NULL;
-}
 
 void pt_schedule_status_compute(pt_schedule_status *st, const pt_explorer_model *m)
 {
@@ -28,14 +23,14 @@ void pt_schedule_status_compute(pt_schedule_status *st, const pt_explorer_model 
     for (int r = 0; r < m->prog.n_roles && r < PT_MAX_ROLES; r++)
         st->role_over[r] = m->prog.roles[r].wg >= 0 &&
                            st->val.regs_needed[r] > m->prog.roles[r].regs;
-    const char *be = backend_for(&m->hw);
+    const pt_backend *be = pt_backend_for_arch(m->hw.arch);
     if (!be) {
         st->gen = PT_GEN_NO_BACKEND;
         if (!valid)
             snprintf(st->reason, sizeof st->reason, "%s", verr.msg);
         return;
     }
-    snprintf(st->backend, sizeof st->backend, "%s", be);
+    snprintf(st->backend, sizeof st->backend, "%s", be->name);
     if (!valid) {
         st->gen = PT_GEN_INVALID;
         snprintf(st->reason, sizeof st->reason, "%s", verr.msg);
@@ -45,7 +40,7 @@ void pt_schedule_status_compute(pt_schedule_status *st, const pt_explorer_model 
      * status and the kernel can never disagree. */
     pt_codegen_result r = {0};
     pt_error gerr = {{0}};
-    if (pt_codegen_sm90a(&m->prog, &m->sg, &m->hw, &r, &gerr)) {
+    if (be->generate(&m->prog, &m->sg, &m->hw, &r, &gerr)) {
         st->gen = PT_GEN_OK;
     } else {
         st->gen = PT_GEN_REFUSED;

@@ -13,6 +13,37 @@ gboolean pt_style_gsettings_is_dark(const char *value)
     return value && strcmp(value, "prefer-dark") == 0;
 }
 
+gboolean pt_style_widget_is_dark(GtkWidget *w)
+{
+    gboolean dark = FALSE;
+    GtkSettings *s = w ? gtk_widget_get_settings(w) : gtk_settings_get_default();
+    if (s)
+        g_object_get(s, "gtk-application-prefer-dark-theme", &dark, NULL);
+    if (dark)
+        return TRUE;
+    if (!w) {
+        const char *t = g_getenv("GTK_THEME");
+        return t && g_str_has_suffix(t, ":dark");
+    }
+    GdkRGBA c;
+#if GTK_CHECK_VERSION(4, 10, 0)
+    gtk_widget_get_color(w, &c);
+#else
+    gtk_style_context_get_color(gtk_widget_get_style_context(w), &c);
+#endif
+    return 0.2126 * c.red + 0.7152 * c.green + 0.0722 * c.blue > 0.5;
+}
+
+void pt_style_connect_changed(GObject *data, GCallback cb)
+{
+    GtkSettings *s = gtk_settings_get_default();
+    if (!s)
+        return;
+    g_signal_connect_object(s, "notify::gtk-application-prefer-dark-theme", cb, data,
+                            G_CONNECT_SWAPPED);
+    g_signal_connect_object(s, "notify::gtk-theme-name", cb, data, G_CONNECT_SWAPPED);
+}
+
 void pt_style_set_dark(gboolean dark)
 {
     GtkSettings *s = gtk_settings_get_default();

@@ -1,5 +1,6 @@
 /* timeline_render.c — the timeline drawing and its geometry (see timeline_render.h). */
 #include "timeline_render.h"
+#include "timeline_range.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +26,36 @@ static rgb seu_colour(pt_seu_kind k, bool dark)
     if ((int)k < 0 || k >= PT_SEU_COUNT)
         return (rgb){0.5, 0.5, 0.5};
     return dark ? darkc[k] : light[k];
+}
+
+/* WCAG relative luminance and contrast ratio. */
+static double channel(double c)
+{
+    return c <= 0.03928 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+double pt_tl_luminance(double r, double g, double b)
+{
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+}
+
+double pt_tl_contrast(double r1, double g1, double b1, double r2, double g2, double b2)
+{
+    double a = pt_tl_luminance(r1, g1, b1), z = pt_tl_luminance(r2, g2, b2);
+    return (fmax(a, z) + 0.05) / (fmin(a, z) + 0.05);
+}
+
+void pt_tl_label_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b)
+{
+    rgb f = seu_colour(k, dark);
+    /* White on these mid-tone fills is 2-4:1 (orange 2.6:1); near-black is above 4.5:1 on
+     * every one of them, so the text is whichever contrasts more. */
+    double dark_text = pt_tl_contrast(f.r, f.g, f.b, 0.08, 0.08, 0.10);
+    double white_text = pt_tl_contrast(f.r, f.g, f.b, 1, 1, 1);
+    double v = dark_text >= white_text ? 0.08 : 1;
+    *r = v;
+    *g = v;
+    *b = dark_text >= white_text ? 0.10 : 1;
 }
 
 void pt_tl_seu_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b)
@@ -144,6 +175,34 @@ void pt_tl_pan(pt_tl_viewport *v, double fraction)
     v->t1_ns += d;
 }
 
+double pt_tl_header_h(const pt_tl_viewport *v)
+{
+    return PT_TL_AXIS_H + (v && v->overview ? PT_TL_OVERVIEW_H : 0);
+}
+
+pt_tl_part pt_tl_part_at(const pt_tl_viewport *v, double x, double y)
+{
+    if (x < PT_TL_LABEL_W)
+        return PT_TL_AT_LABELS;
+    if (v->overview && y < PT_TL_OVERVIEW_H)
+        return PT_TL_AT_OVERVIEW;
+    return y < pt_tl_header_h(v) ? PT_TL_AT_RULER : PT_TL_AT_LANES;
+}
+
+double pt_tl_overview_time_to_x(const pt_tl_model *m, const pt_tl_viewport *v, double t)
+{
+    double t0, t1;
+    pt_tl_extent(m, &t0, &t1);
+    return PT_TL_LABEL_W + (t - t0) / (t1 - t0) * plot_w(v);
+}
+
+double pt_tl_overview_x_to_time(const pt_tl_model *m, const pt_tl_viewport *v, double x)
+{
+    double t0, t1;
+    pt_tl_extent(m, &t0, &t1);
+    return t0 + (x - PT_TL_LABEL_W) / plot_w(v) * (t1 - t0);
+}
+
 static int subrows_of(const pt_tl_model *m, int lane)
 {
     int k = lane >= 0 && lane < PT_MAX_LANES ? m->lane_subrows[lane] : 1;
@@ -160,13 +219,34 @@ static int span_sub(const pt_tl_model *m, int64_t i)
 
 /* A lane's height before filling: one more bar stacked in it adds 60% of a lane, so stacked
  * bars stay readable without the lane taking the room of several. */
-static double base_height(const pt_tl_model *m, int row)
+static bool group_collapsed(const pt_tl_model *m, const pt_tl_viewport *v, int g)
 {
+    return v && pt_tl_groups(m) > 1 && g >= 0 && g < 32 && ((v->collapsed_groups >> g) & 1u);
+}
+
+static double base_height(const pt_tl_model *m, const pt_tl_viewport *v, int row)
+{
+    if (m->n_lanes > 0 && group_collapsed(m, v, row / m->n_lanes))
+        return 0; /* only its header shows */
     int k = m->n_lanes > 0 ? subrows_of(m, row % m->n_lanes) : 1;
     return PT_TL_LANE_H * (1 + 0.6 * (k - 1));
 }
 
+/* With several lane groups each group's first row has its header band above it. */
+static double row_pad(const pt_tl_model *m, int row)
+{
+    return pt_tl_groups(m) > 1 && m->n_lanes > 0 && row % m->n_lanes == 0 && row < pt_tl_rows(m)
+               ? PT_TL_GROUP_H : 0;
+}
+
 #define MAX_ROWS (PT_MAX_LANES * PT_TL_MAX_GROUPS)
+
+/* Row r's lanes area is tops[r] .. row_bottom(r); a group header lies just above its first
+ * row's top. */
+static double row_bottom(const pt_tl_model *m, const double *tops, int r)
+{
+    return tops[r + 1] - row_pad(m, r + 1);
+}
 
 /* tops[0..rows]: where each row starts (tops[rows]: where the last one ends). */
 static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
@@ -174,18 +254,20 @@ static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
     int rows = pt_tl_rows(m);
     if (rows > MAX_ROWS)
         rows = MAX_ROWS;
-    double sum = 0;
-    for (int r = 0; r < rows; r++)
-        sum += base_height(m, r);
+    double sum = 0, pads = 0;
+    for (int r = 0; r < rows; r++) {
+        sum += base_height(m, v, r);
+        pads += row_pad(m, r);
+    }
     double scale = 1;
     if (v && v->fill_height && sum > 0) {
-        double avail = v->height - PT_TL_AXIS_H - 8;
+        double avail = v->height - pt_tl_header_h(v) - pads - 8;
         if (avail > sum)
             scale = fmin(avail / sum, PT_TL_MAX_FILL);
     }
-    tops[0] = PT_TL_AXIS_H;
+    tops[0] = pt_tl_header_h(v) + row_pad(m, 0);
     for (int r = 0; r < rows; r++)
-        tops[r + 1] = tops[r] + base_height(m, r) * scale;
+        tops[r + 1] = tops[r] + base_height(m, v, r) * scale + row_pad(m, r + 1);
 }
 
 double pt_tl_content_height(const pt_tl_model *m)
@@ -209,7 +291,7 @@ double pt_tl_row_height(const pt_tl_model *m, const pt_tl_viewport *v, int row)
     double tops[MAX_ROWS + 1];
     layout(m, v, tops);
     int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
-    return row >= 0 && row < rows ? tops[row + 1] - tops[row] : 0;
+    return row >= 0 && row < rows ? row_bottom(m, tops, row) - tops[row] : 0;
 }
 
 static int row_at(const pt_tl_model *m, const double *tops, double y)
@@ -217,6 +299,7 @@ static int row_at(const pt_tl_model *m, const double *tops, double y)
     int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
     if (y < tops[0] || y >= tops[rows])
         return -1;
+    int found;
     int lo = 0, hi = rows - 1;
     while (lo < hi) { /* the last row whose top is <= y */
         int mid = (lo + hi + 1) / 2;
@@ -225,7 +308,8 @@ static int row_at(const pt_tl_model *m, const double *tops, double y)
         else
             hi = mid - 1;
     }
-    return lo;
+    found = lo;
+    return y < row_bottom(m, tops, found) ? found : -1; /* a group header is no row */
 }
 
 int pt_tl_row_at(const pt_tl_model *m, const pt_tl_viewport *v, double y)
@@ -251,7 +335,7 @@ static bool has_overlay(const pt_tl_model *m)
 static void bar_geom(const pt_tl_model *m, const double *tops, bool overlay, int row, int sub,
                      double *y, double *h)
 {
-    double rh = tops[row + 1] - tops[row];
+    double rh = row_bottom(m, tops, row) - tops[row];
     double area = rh - (overlay ? 16 : 9);
     int k = m->n_lanes > 0 ? subrows_of(m, row % m->n_lanes) : 1;
     double slot = (area - (k - 1)) / k;
@@ -337,7 +421,7 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
 {
     if (group)
         *group = 0;
-    if (x < PT_TL_LABEL_W || y < PT_TL_AXIS_H || m->n_lanes <= 0)
+    if (x < PT_TL_LABEL_W || y < pt_tl_header_h(v) || m->n_lanes <= 0)
         return -1;
     double tops[MAX_ROWS + 1];
     layout(m, v, tops);
@@ -345,7 +429,7 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
     if (row < 0)
         return -1;
     int lane = row % m->n_lanes, g = row / m->n_lanes;
-    double ly = y - tops[row], rh = tops[row + 1] - tops[row];
+    double ly = y - tops[row], rh = row_bottom(m, tops, row) - tops[row];
     if (ly < 3 || ly > rh - 3)
         return -1;
     /* Stacked bars: only those of the sub-row under the pointer. */
@@ -398,6 +482,20 @@ void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b)
     *r = dark ? 1.0 : 0.80;
     *g = dark ? 0.20 : 0.0;
     *b = dark ? 0.20 : 0.0;
+}
+
+void pt_tl_range_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 0.45 : 0.16;
+    *g = dark ? 0.62 : 0.38;
+    *b = dark ? 0.98 : 0.80;
+}
+
+void pt_tl_stage_rgb(bool dark, double *r, double *g, double *b)
+{
+    *r = dark ? 0.78 : 0.50;
+    *g = dark ? 0.58 : 0.22;
+    *b = dark ? 1.00 : 0.78;
 }
 
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b)
@@ -460,6 +558,7 @@ static void draw_axis(cairo_t *cr, const pt_tl_viewport *v, rgb fg)
 typedef struct {
     bool open;
     double x0, x1;
+    int kind;   /* the sEU kind of every bar merged, or -1 when they differ */
 } merge_run;
 
 /* Rectangles of one colour, filled as one path: one cairo_fill per colour instead of one per
@@ -532,7 +631,10 @@ static void flush_merge(render_ctx *c, merge_run *r, int row)
     double w = r->x1 - r->x0;
     if (w < 1)
         w = 1;
-    batch_add(c, BATCH_MERGED, r->x0, c->tops[row] + 5, w, c->tops[row + 1] - c->tops[row] - 10);
+    /* Bars of one kind merged keep its colour (zoomed out, the tensor cores' short mma bars
+     * are still green); only a mix of kinds is grey. */
+    batch_add(c, r->kind >= 0 ? BATCH_SEU0 + r->kind : BATCH_MERGED, r->x0, c->tops[row] + 5, w,
+              row_bottom(c->m, c->tops, row) - c->tops[row] - 10);
     r->open = false;
     c->st.merged++;
 }
@@ -552,7 +654,11 @@ static void draw_label(render_ctx *c, const pt_span *s, double x0, double x1, do
     double lx = x0 < PT_TL_LABEL_W ? PT_TL_LABEL_W : x0;
     if (lx + te.x_advance + 6 > x1)
         lx = x0;
-    cairo_set_source_rgb(c->cr, 1, 1, 1);
+    pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
+                        ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
+    double r, g, b;
+    pt_tl_label_rgb(k, c->v->dark, &r, &g, &b);
+    cairo_set_source_rgb(c->cr, r, g, b);
     cairo_move_to(c->cr, lx + 3, y + h / 2 + 3.5);
     cairo_show_text(c->cr, label);
     c->st.labels++;
@@ -580,6 +686,9 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         if (x1 > xmax + 2)
             x1 = xmax + 2;
         merge_run *r = &runs[row];
+        pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
+                            ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
+        int kind = (int)k >= 0 && k < PT_SEU_COUNT ? (int)k : PT_SEU_COUNT;
         bool selected = v->selected_stask >= 0 && s->stask == v->selected_stask;
         bool hover = g == 0 && i == v->hover_span;
         bool match = v->match && s->stask >= 0 && s->stask < m->n_stasks && v->match[s->stask];
@@ -587,17 +696,18 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
             if (r->open && x0 <= r->x1 + PT_TL_MIN_BAR_PX) {
                 if (x1 > r->x1)
                     r->x1 = x1;
+                if (r->kind != kind)
+                    r->kind = -1;
             } else {
                 flush_merge(c, r, row);
                 r->open = true;
                 r->x0 = x0;
                 r->x1 = x1;
+                r->kind = kind;
             }
             continue;
         }
         flush_merge(c, r, row);
-        pt_seu_kind k = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
-                            ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
         double y, h, w = x1 - x0;
         bar_geom(m, c->tops, c->overlay, row, span_sub(m, i), &y, &h);
         if (w < 1)
@@ -705,7 +815,7 @@ static void draw_measured(render_ctx *c, int g)
             continue;
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
         double w = x1 - x0 < 1 ? 1 : x1 - x0;
-        double y = c->tops[g * c->m->n_lanes + s->lane + 1] - 10, h = 7;
+        double y = row_bottom(c->m, c->tops, g * c->m->n_lanes + s->lane) - 10, h = 7;
         cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.35);
         cairo_rectangle(cr, x0, y, w, h);
         cairo_fill(cr);
@@ -719,25 +829,44 @@ static void draw_measured(render_ctx *c, int g)
     }
 }
 
-/* Idle time: each lane of each group is tinted amber over the EU's run; the bars drawn on top
- * cover the busy parts, so what stays amber is exactly where the lane waited. */
-static void draw_idle(render_ctx *c, double t_first, double t_last)
+/* Idle time: each lane of each group is tinted amber between its own first and last bar; the
+ * bars drawn on top cover the busy parts, so what stays amber is exactly where the lane
+ * waited. A lane before its first bar or after its last is not waiting (nothing was issued to
+ * it yet, or it is done), and a lane with no bar is never busy: neither is tinted. */
+static void draw_idle(render_ctx *c)
 {
     const pt_tl_model *m = c->m;
     const pt_tl_viewport *v = c->v;
+    double first[PT_MAX_LANES], last[PT_MAX_LANES];
+    pt_tl_lane_span_extent(m, first, last);
     cairo_set_source_rgba(c->cr, 0.96, 0.62, 0.05, v->dark ? 0.16 : 0.20);
-    for (int g = 0; g < pt_tl_groups(m); g++) {
-        double x0 = pt_tl_time_to_x(v, t_first + group_offset(m, g));
-        double x1 = pt_tl_time_to_x(v, t_last + group_offset(m, g));
-        x0 = fmax(x0, PT_TL_LABEL_W - 2);
-        x1 = fmin(x1, v->width + 2);
-        if (x1 <= x0)
-            continue;
-        for (int l = 0; l < m->n_lanes; l++)
-            cairo_rectangle(c->cr, x0, c->tops[g * m->n_lanes + l] + 2, x1 - x0,
-                            c->tops[g * m->n_lanes + l + 1] - c->tops[g * m->n_lanes + l] - 4);
-    }
+    for (int g = 0; g < pt_tl_groups(m); g++)
+        for (int l = 0; l < m->n_lanes && l < PT_MAX_LANES; l++) {
+            if (!(last[l] > first[l]) || group_collapsed(m, v, g))
+                continue;
+            double x0 = fmax(pt_tl_time_to_x(v, first[l] + group_offset(m, g)), PT_TL_LABEL_W - 2);
+            double x1 = fmin(pt_tl_time_to_x(v, last[l] + group_offset(m, g)), v->width + 2);
+            int r = g * m->n_lanes + l;
+            if (x1 > x0 && r < MAX_ROWS)
+                cairo_rectangle(c->cr, x0, c->tops[r] + 2, x1 - x0,
+                                row_bottom(m, c->tops, r) - c->tops[r] - 4);
+        }
     cairo_fill(c->cr);
+}
+
+void pt_tl_lane_span_extent(const pt_tl_model *m, double *first, double *last)
+{
+    for (int l = 0; l < PT_MAX_LANES; l++) {
+        first[l] = INFINITY;
+        last[l] = -INFINITY;
+    }
+    for (int64_t i = 0; i < m->n_spans; i++) {
+        int l = m->spans[i].lane;
+        if (l < 0 || l >= m->n_lanes || l >= PT_MAX_LANES)
+            continue;
+        first[l] = fmin(first[l], m->spans[i].start_ns);
+        last[l] = fmax(last[l], m->spans[i].end_ns);
+    }
 }
 
 static void draw_critical(render_ctx *c)
@@ -748,7 +877,11 @@ static void draw_critical(render_ctx *c)
     double r, g, b;
     pt_tl_critical_rgb(v->dark, &r, &g, &b);
     /* Links from each bar's end to the next one's start (it released that one) as one path,
-     * strips as one batch: a long path costs two cairo calls, not two per bar. */
+     * strips as one batch: a long path costs two cairo calls, not two per bar. A link is an
+     * elbow — along the releasing bar's lane to the released bar's start, then straight across
+     * to its lane — so it reads as the edge it is (pt_critical_path steps only along
+     * dependencies and lane order) and never slants over the lanes in between; a lane-order
+     * step released at the previous bar's start (an asynchronous unit) has no link at all. */
     double px = NAN, py = NAN;
     for (int64_t k = 0; k < m->n_critical; k++) {
         int64_t i = m->critical[k];
@@ -761,8 +894,12 @@ static void draw_critical(render_ctx *c)
         double y = c->tops[s->lane];
         bool visible = x1 >= PT_TL_LABEL_W - 2 && x0 <= v->width + 2;
         if (!isnan(px) && (visible || (px <= v->width && x0 >= PT_TL_LABEL_W))) {
-            cairo_move_to(cr, px, py);
-            cairo_line_to(cr, x0, y + 2.5);
+            double ex = fmax(px, x0);
+            if (ex > px + 0.5 || fabs(py - (y + 2.5)) > 0.5) {
+                cairo_move_to(cr, fmin(px, x0), py);
+                cairo_line_to(cr, ex, py);
+                cairo_line_to(cr, ex, y + 2.5);
+            }
         }
         px = x1;
         py = y + 2.5;
@@ -777,12 +914,20 @@ static void draw_critical(render_ctx *c)
     batch_fill(c, BATCH_GAP);
 }
 
-static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, bool dashed)
+/* kind: a pt_dep_kind — solid for data, dashed for a Wait, dotted (and violet) for the wait for
+ * a free ring stage. */
+static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, int kind)
 {
     cairo_t *cr = c->cr;
     double dx = fmax(18, fabs(x1 - x0) / 2);
-    static const double dash[2] = {4, 3};
-    cairo_set_dash(cr, dashed ? dash : NULL, dashed ? 2 : 0, 0);
+    static const double dash[2] = {4, 3}, dot[2] = {1.5, 2.5};
+    cairo_save(cr);
+    if (kind == PT_DEP_STAGE) {
+        double r, g, b;
+        pt_tl_stage_rgb(c->v->dark, &r, &g, &b);
+        cairo_set_source_rgb(cr, r, g, b);
+    }
+    cairo_set_dash(cr, kind == PT_DEP_STAGE ? dot : kind ? dash : NULL, kind ? 2 : 0, 0);
     cairo_move_to(cr, x0, y0);
     if (fabs(y1 - y0) < 1) /* same lane: bow over the bars between */
         cairo_curve_to(cr, x0 + dx / 2, y0 - 14, x1 - dx / 2, y1 - 14, x1 - 2, y1);
@@ -796,7 +941,10 @@ static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, boo
     cairo_line_to(cr, x1 - 7 * cos(ang + 0.45), y1 - 7 * sin(ang + 0.45));
     cairo_close_path(cr);
     cairo_fill(cr);
+    cairo_restore(cr);
     c->st.arrows++;
+    if (kind == PT_DEP_STAGE)
+        c->st.stage_arrows++;
 }
 
 /* The middle of a span's bar in group 0 (arrows end there). */
@@ -837,6 +985,244 @@ static void draw_arrows(render_ctx *c)
             }
 }
 
+/* The time-range selection: a blue wash over the lanes with edges, so the bars stay legible. */
+static void draw_range_band(render_ctx *c)
+{
+    const pt_tl_viewport *v = c->v;
+    if (!(v->range_t1_ns > v->range_t0_ns))
+        return;
+    double r, g, b;
+    pt_tl_range_rgb(v->dark, &r, &g, &b);
+    double x0 = pt_tl_time_to_x(v, v->range_t0_ns), x1 = pt_tl_time_to_x(v, v->range_t1_ns);
+    double top = pt_tl_header_h(v);
+    cairo_set_source_rgba(c->cr, r, g, b, 0.16);
+    cairo_rectangle(c->cr, x0, top, x1 - x0, v->height - top);
+    cairo_fill(c->cr);
+    cairo_set_source_rgba(c->cr, r, g, b, 0.9);
+    cairo_set_line_width(c->cr, 1);
+    cairo_move_to(c->cr, floor(x0) + 0.5, top);
+    cairo_line_to(c->cr, floor(x0) + 0.5, v->height);
+    cairo_move_to(c->cr, floor(x1) + 0.5, top);
+    cairo_line_to(c->cr, floor(x1) + 0.5, v->height);
+    cairo_stroke(c->cr);
+}
+
+/* The range in the ruler: a solid bar with its duration, as Perfetto shows it. */
+static void draw_range_ruler(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_viewport *v = c->v;
+    if (!(v->range_t1_ns > v->range_t0_ns))
+        return;
+    double r, g, b;
+    pt_tl_range_rgb(v->dark, &r, &g, &b);
+    double x0 = fmax(pt_tl_time_to_x(v, v->range_t0_ns), PT_TL_LABEL_W);
+    double x1 = fmin(pt_tl_time_to_x(v, v->range_t1_ns), v->width);
+    if (x1 <= x0)
+        return;
+    double y = pt_tl_header_h(v) - PT_TL_AXIS_H;
+    cairo_set_source_rgb(cr, r, g, b);
+    cairo_rectangle(cr, x0, y + 1, fmax(x1 - x0, 1), PT_TL_AXIS_H - 2);
+    cairo_fill(cr);
+    char buf[48];
+    double d = v->range_t1_ns - v->range_t0_ns;
+    format_time(buf, sizeof buf, d, d / 10);
+    cairo_set_font_size(cr, 11);
+    cairo_text_extents_t te;
+    cairo_text_extents(cr, buf, &te);
+    /* Centred in the band when it fits, else just right of it. */
+    double tx = te.x_advance + 8 < x1 - x0 ? (x0 + x1 - te.x_advance) / 2 : x1 + 4;
+    if (tx + te.x_advance > v->width)
+        tx = x0 - te.x_advance - 4;
+    bool inside = te.x_advance + 8 < x1 - x0;
+    if (inside)
+        cairo_set_source_rgb(cr, 1, 1, 1);
+    else
+        cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
+    cairo_move_to(cr, tx, y + PT_TL_AXIS_H / 2 + 4);
+    cairo_show_text(cr, buf);
+}
+
+/* Several CTAs: a band across the whole width above each group's lanes with its name in
+ * 14 px bold (readable, unlike a caption squeezed into the lane-name column) and a disclosure
+ * triangle: a click on the band folds the group (viewport.collapsed_groups). */
+static void draw_group_headers(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, PT_TL_GROUP_FONT);
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        double y = c->tops[g * m->n_lanes] - PT_TL_GROUP_H;
+        cairo_set_source_rgb(cr, c->bg.r, c->bg.g, c->bg.b);
+        cairo_rectangle(cr, 0, y, v->width, PT_TL_GROUP_H);
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.12);
+        cairo_rectangle(cr, 0, y, v->width, PT_TL_GROUP_H);
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.45);
+        cairo_set_line_width(cr, 1);
+        cairo_move_to(cr, 0, floor(y) + 0.5);
+        cairo_line_to(cr, v->width, floor(y) + 0.5);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
+        bool folded = group_collapsed(m, v, g);
+        double cx = 9, cy = y + PT_TL_GROUP_H / 2;
+        if (folded) { /* ▸ */
+            cairo_move_to(cr, cx - 3, cy - 5);
+            cairo_line_to(cr, cx + 4, cy);
+            cairo_line_to(cr, cx - 3, cy + 5);
+        } else {      /* ▾ */
+            cairo_move_to(cr, cx - 5, cy - 3);
+            cairo_line_to(cr, cx + 5, cy - 3);
+            cairo_line_to(cr, cx, cy + 4);
+        }
+        cairo_close_path(cr);
+        cairo_fill(cr);
+        char buf[160];
+        snprintf(buf, sizeof buf, "%s%s", m->group_labels[g] ? m->group_labels[g] : "group",
+                 folded ? "  (folded: click to show)" : "");
+        cairo_move_to(cr, 20, cy + PT_TL_GROUP_FONT * 0.36);
+        cairo_show_text(cr, buf);
+    }
+    cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+}
+
+int pt_tl_group_header_at(const pt_tl_model *m, const pt_tl_viewport *v, double y)
+{
+    if (pt_tl_groups(m) < 2 || m->n_lanes <= 0)
+        return -1;
+    double tops[MAX_ROWS + 1];
+    layout(m, v, tops);
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        double top = tops[g * m->n_lanes];
+        if (y >= top - PT_TL_GROUP_H && y < top)
+            return g;
+    }
+    return -1;
+}
+
+/* "87%" at the right of each lane header: the lane's busy share of the EU's run. */
+static void draw_busy_pct(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    if (m->n_spans <= 0 || m->n_lanes <= 0)
+        return;
+    double share[PT_MAX_LANES];
+    pt_tl_lane_busy_share(m, share);
+    cairo_set_font_size(cr, 10);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.75);
+    for (int r = 0; r < pt_tl_rows(m) && r < MAX_ROWS; r++) {
+        int l = r % m->n_lanes;
+        char buf[16];
+        snprintf(buf, sizeof buf, "%.0f%%", 100 * share[l]);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, buf, &te);
+        double rh = row_bottom(m, c->tops, r) - c->tops[r];
+        if (rh < 12)
+            continue; /* a folded group */
+        cairo_move_to(cr, PT_TL_LABEL_W - te.x_advance - 5, c->tops[r] + rh - 5);
+        cairo_show_text(cr, buf);
+    }
+}
+
+/* Perfetto's overview: the whole run in a strip, one thin row per lane coloured by sEU (bars
+ * merged per pixel column), the visible range a framed rectangle and the rest dimmed. */
+static void draw_overview(render_ctx *c)
+{
+    cairo_t *cr = c->cr;
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    double H = PT_TL_OVERVIEW_H, top = 3, rows_h = H - 8;
+    /* The extent once (pt_tl_overview_time_to_x finds it on each call). */
+    double e0, e1;
+    pt_tl_extent(m, &e0, &e1);
+    double scale = plot_w(v) / (e1 - e0);
+#define OX(t) (PT_TL_LABEL_W + ((t) - e0) * scale)
+    cairo_set_source_rgb(cr, c->bg.r, c->bg.g, c->bg.b);
+    cairo_rectangle(cr, PT_TL_LABEL_W, 0, v->width - PT_TL_LABEL_W, H);
+    cairo_fill(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.06);
+    cairo_rectangle(cr, PT_TL_LABEL_W, 0, v->width - PT_TL_LABEL_W, H);
+    cairo_fill(cr);
+    if (m->n_lanes > 0 && m->n_spans > 0) {
+        double lh = rows_h / m->n_lanes;
+        double ends[PT_MAX_LANES], starts[PT_MAX_LANES];
+        for (int l = 0; l < m->n_lanes; l++)
+            ends[l] = starts[l] = -1;
+        for (int k = 0; k < PT_SEU_COUNT + 1; k++) { /* one fill per colour */
+            for (int l = 0; l < m->n_lanes; l++)
+                ends[l] = starts[l] = -1;
+            for (int64_t i = 0; i < m->n_spans; i++) {
+                const pt_span *s = &m->spans[i];
+                int l = s->lane;
+                if (l < 0 || l >= m->n_lanes)
+                    continue;
+                pt_seu_kind sk = m->stask_seu && s->stask >= 0 && s->stask < m->n_stasks
+                                     ? m->stask_seu[s->stask] : m->lane_seu[l];
+                int kk = (int)sk >= 0 && sk < PT_SEU_COUNT ? (int)sk : PT_SEU_COUNT;
+                if (kk != k)
+                    continue;
+                double x0 = OX(s->start_ns);
+                double x1 = OX(s->end_ns);
+                if (starts[l] >= 0 && x0 <= ends[l] + 0.5) {
+                    ends[l] = fmax(ends[l], x1);
+                    continue;
+                }
+                if (starts[l] >= 0)
+                    cairo_rectangle(cr, starts[l], top + l * lh, fmax(ends[l] - starts[l], 1),
+                                    fmax(lh - 1, 1));
+                starts[l] = x0;
+                ends[l] = x1;
+            }
+            for (int l = 0; l < m->n_lanes; l++)
+                if (starts[l] >= 0)
+                    cairo_rectangle(cr, starts[l], top + l * lh, fmax(ends[l] - starts[l], 1),
+                                    fmax(lh - 1, 1));
+            rgb col = seu_colour(k < PT_SEU_COUNT ? (pt_seu_kind)k : PT_SEU_COUNT, v->dark);
+            cairo_set_source_rgb(cr, col.r, col.g, col.b);
+            cairo_fill(cr);
+        }
+    }
+    if (v->range_t1_ns > v->range_t0_ns) {
+        double r, g, b;
+        pt_tl_range_rgb(v->dark, &r, &g, &b);
+        double x0 = OX(v->range_t0_ns);
+        double x1 = OX(v->range_t1_ns);
+        cairo_set_source_rgba(cr, r, g, b, 0.35);
+        cairo_rectangle(cr, x0, 0, fmax(x1 - x0, 1), H);
+        cairo_fill(cr);
+    }
+    /* Dim what is outside the view, frame what is in it. */
+    double vx0 = fmax(OX(v->t0_ns), PT_TL_LABEL_W);
+    double vx1 = fmin(OX(v->t1_ns), v->width);
+    if (vx1 - vx0 < 3) {
+        double mid = (vx0 + vx1) / 2;
+        vx0 = mid - 1.5;
+        vx1 = mid + 1.5;
+    }
+    cairo_set_source_rgba(cr, c->bg.r, c->bg.g, c->bg.b, 0.6);
+    cairo_rectangle(cr, PT_TL_LABEL_W, 0, fmax(vx0 - PT_TL_LABEL_W, 0), H);
+    cairo_rectangle(cr, vx1, 0, fmax(v->width - vx1, 0), H);
+    cairo_fill(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.85);
+    cairo_set_line_width(cr, 1.5);
+    cairo_rectangle(cr, vx0 + 0.75, 0.75, vx1 - vx0 - 1.5, H - 1.5);
+    cairo_stroke(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.3);
+    cairo_set_line_width(cr, 1);
+    cairo_move_to(cr, 0, H - 0.5);
+    cairo_line_to(cr, v->width, H - 0.5);
+    cairo_stroke(cr);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.6);
+    cairo_set_font_size(cr, 10);
+    cairo_move_to(cr, 14, H / 2 + 4);
+    cairo_show_text(cr, "whole run");
+#undef OX
+}
+
 /* A flagged sProgram: a red frame round the plot and a mark in the axis (words, not only
  * colour). */
 static void draw_flag(render_ctx *c)
@@ -847,8 +1233,9 @@ static void draw_flag(render_ctx *c)
     pt_tl_flag_rgb(v->dark, &r, &g, &b);
     cairo_set_source_rgb(cr, r, g, b);
     cairo_set_line_width(cr, 4);
-    cairo_rectangle(cr, PT_TL_LABEL_W + 2, PT_TL_AXIS_H + 2, v->width - PT_TL_LABEL_W - 4,
-                    v->height - PT_TL_AXIS_H - 4);
+    double top = pt_tl_header_h(v) - PT_TL_AXIS_H; /* the ruler's top */
+    cairo_rectangle(cr, PT_TL_LABEL_W + 2, top + PT_TL_AXIS_H + 2, v->width - PT_TL_LABEL_W - 4,
+                    v->height - top - PT_TL_AXIS_H - 4);
     cairo_stroke(cr);
     const char *mark = "NOT EXECUTABLE — see the status bar";
     cairo_set_font_size(cr, 11);
@@ -857,10 +1244,10 @@ static void draw_flag(render_ctx *c)
     double x = v->width - te.x_advance - 10;
     if (x < PT_TL_LABEL_W + 4)
         x = PT_TL_LABEL_W + 4;
-    cairo_rectangle(cr, x - 4, 2, te.x_advance + 8, PT_TL_AXIS_H - 6);
+    cairo_rectangle(cr, x - 4, top + 2, te.x_advance + 8, PT_TL_AXIS_H - 6);
     cairo_fill(cr);
     cairo_set_source_rgb(cr, 1, 1, 1);
-    cairo_move_to(cr, x, PT_TL_AXIS_H - 10);
+    cairo_move_to(cr, x, top + PT_TL_AXIS_H - 10);
     cairo_show_text(cr, mark);
 }
 
@@ -890,47 +1277,43 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     /* Lane backgrounds. */
     for (int r = 0; r < rows; r++) {
         cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, r % 2 ? 0.035 : 0.07);
-        cairo_rectangle(cr, 0, c.tops[r], v->width, c.tops[r + 1] - c.tops[r]);
+        cairo_rectangle(cr, 0, c.tops[r], v->width, row_bottom(m, c.tops, r) - c.tops[r]);
         cairo_fill(cr);
     }
-    if (have_range)
+    if (have_range) { /* the ruler sits under the overview strip */
+        cairo_save(cr);
+        cairo_translate(cr, 0, pt_tl_header_h(v) - PT_TL_AXIS_H);
         draw_axis(cr, v, c.fg);
+        cairo_restore(cr);
+    }
 
     /* Plot area, clipped. */
     cairo_save(cr);
-    cairo_rectangle(cr, PT_TL_LABEL_W, PT_TL_AXIS_H, v->width - PT_TL_LABEL_W,
-                    v->height - PT_TL_AXIS_H);
+    cairo_rectangle(cr, PT_TL_LABEL_W, pt_tl_header_h(v), v->width - PT_TL_LABEL_W,
+                    v->height - pt_tl_header_h(v));
     cairo_clip(cr);
-    if (have_range && m->n_spans > 0) {
-        double t_last = m->spans[0].end_ns;
-        for (int64_t i = 0; i < m->n_spans; i++)
-            t_last = fmax(t_last, m->spans[i].end_ns);
-        draw_idle(&c, m->spans[0].start_ns, t_last);
-    }
+    if (have_range && m->n_spans > 0)
+        draw_idle(&c);
     merge_run runs[PT_MAX_LANES * PT_TL_MAX_GROUPS];
     memset(runs, 0, sizeof runs);
     cairo_set_font_size(cr, 11);
     for (int g = 0; have_range && g < groups; g++) {
+        if (group_collapsed(m, v, g))
+            continue;
         draw_bars(&c, g, runs);
         for (int l = 0; l < m->n_lanes; l++)
             flush_merge(&c, &runs[g * m->n_lanes + l], g * m->n_lanes + l);
     }
     flush_bars(&c);
     for (int g = 0; have_range && g < groups; g++)
-        draw_measured(&c, g);
+        if (!group_collapsed(m, v, g))
+            draw_measured(&c, g);
     if (have_range && v->show_critical && m->n_critical > 0)
         draw_critical(&c);
     if (have_range)
         draw_arrows(&c);
-    /* Group separators. */
-    cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.45);
-    cairo_set_line_width(cr, 1);
-    for (int g = 1; g < groups; g++) {
-        double y = floor(c.tops[g * m->n_lanes]) + 0.5;
-        cairo_move_to(cr, PT_TL_LABEL_W, y);
-        cairo_line_to(cr, v->width, y);
-        cairo_stroke(cr);
-    }
+    if (have_range)
+        draw_range_band(&c);
     cairo_restore(cr);
 
     /* Lane name column on top. */
@@ -938,23 +1321,27 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
     cairo_rectangle(cr, 0, 0, PT_TL_LABEL_W, v->height);
     cairo_fill(cr);
     for (int r = 0; r < rows; r++) {
-        int l = r % m->n_lanes, g = r / m->n_lanes;
-        double y = c.tops[r], rh = c.tops[r + 1] - c.tops[r];
+        int l = r % m->n_lanes;
+        double y = c.tops[r], rh = row_bottom(m, c.tops, r) - c.tops[r];
+        if (rh < 12)
+            continue; /* a folded group: its header says so */
         rgb col = seu_colour(m->lane_seu[l], v->dark);
         cairo_set_source_rgb(cr, col.r, col.g, col.b);
         cairo_rectangle(cr, 4, y + 8, 4, rh - 16);
         cairo_fill(cr);
         cairo_set_source_rgb(cr, c.fg.r, c.fg.g, c.fg.b);
-        const char *label = groups > 1 && l == 0 && m->group_labels[g] ? m->group_labels[g] : NULL;
-        if (label) { /* the group's name above its first lane's */
-            cairo_set_font_size(cr, 9);
-            cairo_move_to(cr, 14, y + 10);
-            cairo_show_text(cr, label);
-        }
         cairo_set_font_size(cr, 12);
-        cairo_move_to(cr, 14, y + rh / 2 + (label ? 9 : 4));
+        cairo_move_to(cr, 14, y + rh / 2 + 4);
         cairo_show_text(cr, m->lane_names[l] ? m->lane_names[l] : "?");
     }
+    if (groups > 1)
+        draw_group_headers(&c);
+    if (v->busy_pct)
+        draw_busy_pct(&c);
+    if (have_range)
+        draw_range_ruler(&c);
+    if (v->overview)
+        draw_overview(&c);
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.3);
     cairo_set_line_width(cr, 1);
     cairo_move_to(cr, PT_TL_LABEL_W - 0.5, 0);

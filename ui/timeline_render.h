@@ -9,7 +9,8 @@
  * (binary search on the start-sorted spans), so tens of thousands of spans stay cheap to draw.
  *
  * Optional layers: the critical path (a red strip over its bars and red links between them),
- * the selected bar's dependency arrows (solid: data dependency, dashed: a Wait) to the bars it
+ * the selected bar's dependency arrows (solid: data dependency, dashed: a Wait, dotted violet:
+ * a load waiting for a ring stage's release) to the bars it
  * waited on and from the bars that waited on it, and lane groups: the same lanes repeated once
  * per CTA or wave, the predicted spans shifted by each group's offset, with each group's own
  * measured spans. */
@@ -30,6 +31,9 @@
 #define PT_TL_MAX_GROUPS 16
 #define PT_TL_MAX_SUBROWS 8      /* asynchronous bars in flight at once drawn apart per lane */
 #define PT_TL_MAX_FILL 3.0       /* lanes grow at most this much to fill the view's height */
+#define PT_TL_GROUP_H 22.0       /* a lane group's header band (several CTAs) */
+#define PT_TL_GROUP_FONT 14.0    /* its text size: readable, as the lane names */
+#define PT_TL_OVERVIEW_H 34.0    /* the whole-run strip above the ruler (viewport.overview) */
 
 /* What is drawn: borrowed pointers, owned by the caller. */
 typedef struct {
@@ -88,6 +92,16 @@ typedef struct {
     bool fill_height;        /* lanes grow (up to PT_TL_MAX_FILL) to use the whole height */
     const uint8_t *match;    /* per sTask (n_stasks entries, may be NULL): a search matched it;
                                 its bars get a yellow outline */
+    /* A time-range selection (drag on the ruler, Shift+drag on the lanes): a shaded band with
+     * its duration in the ruler. Shown when range_t1_ns > range_t0_ns. */
+    double range_t0_ns, range_t1_ns;
+    /* Perfetto's overview: a strip of the whole run above the ruler, the visible range a
+     * rectangle in it (PT_TL_OVERVIEW_H tall; the ruler and lanes move down by that). */
+    bool overview;
+    /* Lane groups folded to their header (bit g: group g). */
+    uint32_t collapsed_groups;
+    /* Lane headers give each lane's busy share of the EU's run (first start to last end). */
+    bool busy_pct;
 } pt_tl_viewport;
 
 typedef struct {
@@ -96,6 +110,7 @@ typedef struct {
     int64_t merged;          /* merged blocks drawn */
     int64_t labels;          /* labels drawn */
     int64_t arrows;          /* dependency arrows drawn */
+    int64_t stage_arrows;    /* of them: a load's wait for a free ring stage (dotted) */
     int64_t critical;        /* critical-path bars drawn */
     int64_t matches;         /* bars outlined as search matches */
     int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
@@ -103,6 +118,12 @@ typedef struct {
 
 /* The colour of an sEU kind (bars, lane marks and the sTask-graph's nodes share it). */
 void pt_tl_seu_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b);
+/* The text colour of a label on a bar of kind k: the one of near-black and white that
+ * contrasts more with the fill (at least 4.5:1 for every kind, light and dark). */
+void pt_tl_label_rgb(pt_seu_kind k, bool dark, double *r, double *g, double *b);
+/* WCAG 2 relative luminance of an sRGB colour (0..1 channels) and the contrast ratio of two. */
+double pt_tl_luminance(double r, double g, double b);
+double pt_tl_contrast(double r1, double g1, double b1, double r2, double g2, double b2);
 /* Time range of all spans (0..1 when empty). */
 void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1);
 /* Set v's time range to show everything, with a small margin. */
@@ -114,7 +135,17 @@ double pt_tl_x_to_time(const pt_tl_viewport *v, double x);
  * the visible range. Both clamp the range to a sane minimum width. */
 void pt_tl_zoom(pt_tl_viewport *v, double factor, double x);
 void pt_tl_pan(pt_tl_viewport *v, double fraction);
-/* Height the whole timeline needs. */
+/* Height above the first lane: the overview strip (when shown) and the time ruler. */
+double pt_tl_header_h(const pt_tl_viewport *v);
+/* What lies under (x, y): the lane-name column, the overview strip, the ruler or the lanes. */
+typedef enum { PT_TL_AT_LABELS, PT_TL_AT_OVERVIEW, PT_TL_AT_RULER, PT_TL_AT_LANES } pt_tl_part;
+pt_tl_part pt_tl_part_at(const pt_tl_viewport *v, double x, double y);
+/* The overview maps the whole run (pt_tl_extent) onto the plot's width. */
+double pt_tl_overview_time_to_x(const pt_tl_model *m, const pt_tl_viewport *v, double t);
+double pt_tl_overview_x_to_time(const pt_tl_model *m, const pt_tl_viewport *v, double x);
+/* The lane group whose header band (several groups only) is at y, or -1. */
+int pt_tl_group_header_at(const pt_tl_model *m, const pt_tl_viewport *v, double y);
+/* Height the whole timeline needs (without the overview strip). */
 double pt_tl_content_height(const pt_tl_model *m);
 /* Give every span a sub-row of its lane so that no two bars of a sub-row overlap in time
  * (greedy over the start-sorted spans: the first sub-row free at its start); out[n_spans],
@@ -139,11 +170,18 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
                         int *group);
 /* First index of spans[0..n) (sorted by start) whose start is >= t. */
 int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t);
+/* Each lane's first bar start and last bar end (first > last: the lane has no bar): the amber
+ * idle tint covers only that stretch of a lane. first[], last[]: PT_MAX_LANES entries. */
+void pt_tl_lane_span_extent(const pt_tl_model *m, double *first, double *last);
 /* Colours of the critical path and of idle gaps (for tests and the legend). */
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
 
 /* The outline colour of bars a search matched. */
 void pt_tl_match_rgb(bool dark, double *r, double *g, double *b);
+/* The colour of the dotted arrows of a load's wait for a free ring stage. */
+void pt_tl_stage_rgb(bool dark, double *r, double *g, double *b);
+/* The colour of a time-range selection (ruler bar, band edges, overview). */
+void pt_tl_range_rgb(bool dark, double *r, double *g, double *b);
 /* The colour of the flagged frame. */
 void pt_tl_flag_rgb(bool dark, double *r, double *g, double *b);
 

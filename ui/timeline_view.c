@@ -2,6 +2,10 @@
 #include "timeline_view.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "style.h"
+#include "timeline_tooltip.h"
 
 struct _PtTimelineView {
     GtkWidget parent_instance;
@@ -12,6 +16,8 @@ struct _PtTimelineView {
     double pointer_x;
     int drag_stask;         /* the sTask whose bar a drag started on, or -1 */
     double drag_x, drag_y;
+    enum { DRAG_NONE, DRAG_BAR, DRAG_RANGE, DRAG_OVERVIEW } drag_mode;
+    double drag_t0, drag_t1; /* DRAG_RANGE: the anchor time; DRAG_OVERVIEW: the view at begin */
     GtkWidget *context_menu; /* GtkPopoverMenu, or NULL */
     uint8_t *subrows;        /* each span's sub-row in its lane (the model points here) */
     guint8 *matches;         /* search matches per sTask (vp.match points here), or NULL */
@@ -20,7 +26,8 @@ struct _PtTimelineView {
 
 G_DEFINE_FINAL_TYPE(PtTimelineView, pt_timeline_view, GTK_TYPE_WIDGET)
 
-enum { SIGNAL_STASK_SELECTED, SIGNAL_STASK_DROPPED, SIGNAL_CONTEXT_MENU, N_SIGNALS };
+enum { SIGNAL_STASK_SELECTED, SIGNAL_STASK_DROPPED, SIGNAL_CONTEXT_MENU, SIGNAL_RANGE_CHANGED,
+       N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_size, int *min,
@@ -32,7 +39,13 @@ static void pt_timeline_view_measure(GtkWidget *w, GtkOrientation o, int for_siz
         *min = (int)PT_TL_LABEL_W + 100;
         *nat = 800;
     } else {
-        int h = self->have_model ? (int)pt_tl_content_height(&self->model) : 120;
+        int h = self->have_model ? (int)(pt_tl_content_height(&self->model) +
+                                         pt_tl_header_h(&self->vp) - PT_TL_AXIS_H) : 120;
+        if (self->have_model && self->vp.collapsed_groups) { /* folded groups take no room */
+            pt_tl_viewport v = self->vp;
+            v.fill_height = false;
+            h = (int)(pt_tl_row_top(&self->model, &v, pt_tl_rows(&self->model)) + 8);
+        }
         *min = h < 120 ? 120 : h;
         *nat = *min;
     }
@@ -53,16 +66,7 @@ static void pt_timeline_view_size_allocate(GtkWidget *w, int width, int height, 
 
 static bool is_dark(GtkWidget *w)
 {
-    GtkSettings *s = gtk_widget_get_settings(w);
-    gboolean dark = FALSE;
-    g_object_get(s, "gtk-application-prefer-dark-theme", &dark, NULL);
-    return dark;
-}
-
-static void on_style_changed(GObject *o, GParamSpec *ps, gpointer data)
-{
-    (void)o, (void)ps;
-    gtk_widget_queue_draw(GTK_WIDGET(data));
+    return pt_style_widget_is_dark(w);
 }
 
 gboolean pt_timeline_view_get_dark(PtTimelineView *self)
@@ -161,6 +165,7 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
     case GDK_KEY_a: case GDK_KEY_A: pt_timeline_view_pan(self, -0.1); return TRUE;
     case GDK_KEY_d: case GDK_KEY_D: pt_timeline_view_pan(self, 0.1); return TRUE;
     case GDK_KEY_f: case GDK_KEY_F: pt_timeline_view_fit(self); return TRUE;
+    case GDK_KEY_z: case GDK_KEY_Z: return pt_timeline_view_zoom_to_range(self);
     case GDK_KEY_Menu: return menu_at_selection(self);
     case GDK_KEY_F10: return (state & GDK_SHIFT_MASK) ? menu_at_selection(self) : FALSE;
     default: return FALSE;
@@ -178,17 +183,34 @@ void pt_timeline_view_click(PtTimelineView *self, double x, double y)
     gtk_widget_grab_focus(GTK_WIDGET(self));
     if (!self->have_model)
         return;
+    int group = pt_tl_group_header_at(&self->model, &self->vp, y);
+    if (group >= 0) { /* a lane group's header folds or unfolds it */
+        pt_timeline_view_set_group_collapsed(self, group,
+            !pt_timeline_view_get_group_collapsed(self, group));
+        return;
+    }
     int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
     if (hit >= 0) {
         self->vp.selected_span = hit; /* this instance's arrows, not another's */
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
         gtk_widget_queue_draw(GTK_WIDGET(self));
-    } else if (x >= PT_TL_LABEL_W && y >= PT_TL_AXIS_H && self->vp.selected_stask >= 0) {
+    } else if (pt_tl_part_at(&self->vp, x, y) == PT_TL_AT_LANES && self->vp.selected_stask >= 0) {
         /* Empty space: as in every timeline tool, a click there clears the selection. */
         self->vp.selected_span = -1;
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, -1);
         gtk_widget_queue_draw(GTK_WIDGET(self));
     }
+}
+
+/* While the menu is open the bar's tooltip would cover it: tooltips wait until it closes. */
+static void on_menu_closed(PtTimelineView *self)
+{
+    gtk_widget_set_has_tooltip(GTK_WIDGET(self), TRUE);
+}
+
+gboolean pt_timeline_view_menu_open(PtTimelineView *self)
+{
+    return self->context_menu && gtk_widget_get_visible(self->context_menu);
 }
 
 gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
@@ -207,6 +229,7 @@ gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
         return TRUE;
     gtk_popover_set_pointing_to(GTK_POPOVER(self->context_menu),
                                 &(GdkRectangle){(int)x, (int)y, 1, 1});
+    gtk_widget_set_has_tooltip(GTK_WIDGET(self), FALSE);
     gtk_popover_popup(GTK_POPOVER(self->context_menu));
     return TRUE;
 }
@@ -225,7 +248,10 @@ void pt_timeline_view_set_context_menu(PtTimelineView *self, GMenuModel *menu)
         self->context_menu = gtk_popover_menu_new_from_model(menu);
         gtk_widget_set_parent(self->context_menu, GTK_WIDGET(self));
         gtk_popover_set_has_arrow(GTK_POPOVER(self->context_menu), FALSE);
-        gtk_widget_set_halign(self->context_menu, GTK_ALIGN_START);
+        /* Below the pointer, flipped or slid by GTK where the window ends (a START alignment
+         * pinned its left edge to the pointer and cut it off at the right of the window). */
+        gtk_popover_set_position(GTK_POPOVER(self->context_menu), GTK_POS_BOTTOM);
+        g_signal_connect_swapped(self->context_menu, "closed", G_CALLBACK(on_menu_closed), self);
     } else {
         gtk_popover_menu_set_menu_model(GTK_POPOVER_MENU(self->context_menu), menu);
     }
@@ -243,24 +269,106 @@ static gboolean menu_at_selection(PtTimelineView *self)
 
 void pt_timeline_view_drag_begin(PtTimelineView *self, double x, double y)
 {
+    pt_timeline_view_drag_begin_full(self, x, y, FALSE);
+}
+
+/* The overview's rectangle follows the pointer: a press outside it centres the view there
+ * first (as in Perfetto), then the drag moves it by the run's time per overview pixel. */
+static void overview_drag(PtTimelineView *self, double x)
+{
+    double w = self->drag_t1 - self->drag_t0;
+    double t = pt_tl_overview_x_to_time(&self->model, &self->vp, x);
+    self->vp.t0_ns = t - w / 2;
+    self->vp.t1_ns = t + w / 2;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+static void range_drag(PtTimelineView *self, double x)
+{
+    double t = pt_tl_x_to_time(&self->vp, fmax(x, PT_TL_LABEL_W));
+    self->vp.range_t0_ns = fmin(t, self->drag_t0);
+    self->vp.range_t1_ns = fmax(t, self->drag_t0);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void pt_timeline_view_drag_begin_full(PtTimelineView *self, double x, double y, gboolean shift)
+{
     self->drag_stask = -1;
+    self->drag_mode = DRAG_NONE;
     self->drag_x = x;
     self->drag_y = y;
     if (!self->have_model)
         return;
+    pt_tl_part part = pt_tl_part_at(&self->vp, x, y);
+    if (part == PT_TL_AT_OVERVIEW) {
+        self->drag_mode = DRAG_OVERVIEW;
+        self->drag_t0 = self->vp.t0_ns;
+        self->drag_t1 = self->vp.t1_ns;
+        double vx0 = pt_tl_overview_time_to_x(&self->model, &self->vp, self->vp.t0_ns);
+        double vx1 = pt_tl_overview_time_to_x(&self->model, &self->vp, self->vp.t1_ns);
+        if (x < vx0 || x > vx1)
+            overview_drag(self, x);
+        /* From here the drag is relative: the grab point stays under the pointer. */
+        self->drag_t0 = self->vp.t0_ns;
+        self->drag_t1 = self->vp.t1_ns;
+        return;
+    }
+    if (part == PT_TL_AT_RULER || (shift && part == PT_TL_AT_LANES)) {
+        self->drag_mode = DRAG_RANGE;
+        self->drag_t0 = pt_tl_x_to_time(&self->vp, x);
+        return;
+    }
     int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
-    if (hit >= 0)
+    if (hit >= 0) {
+        self->drag_mode = DRAG_BAR;
         self->drag_stask = self->model.spans[hit].stask;
+    }
+}
+
+void pt_timeline_view_drag_update(PtTimelineView *self, double dx, double dy)
+{
+    (void)dy;
+    if (!self->have_model)
+        return;
+    if (self->drag_mode == DRAG_RANGE && fabs(dx) >= 3) {
+        range_drag(self, self->drag_x + dx);
+    } else if (self->drag_mode == DRAG_OVERVIEW) {
+        double e0, e1;
+        pt_tl_extent(&self->model, &e0, &e1);
+        double w = self->vp.width - PT_TL_LABEL_W;
+        double dt = dx * (e1 - e0) / (w < 1 ? 1 : w);
+        self->vp.t0_ns = self->drag_t0 + dt;
+        self->vp.t1_ns = self->drag_t1 + dt;
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+    }
 }
 
 void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
 {
-    int stask = self->drag_stask;
+    int stask = self->drag_stask, mode = self->drag_mode;
     self->drag_stask = -1;
-    if (!self->have_model || stask < 0 || (fabs(dx) < 4 && fabs(dy) < 4))
+    self->drag_mode = DRAG_NONE;
+    if (!self->have_model)
+        return;
+    if (mode == DRAG_OVERVIEW) {
+        self->drag_mode = DRAG_OVERVIEW;
+        pt_timeline_view_drag_update(self, dx, dy);
+        self->drag_mode = DRAG_NONE;
+        return;
+    }
+    if (mode == DRAG_RANGE) {
+        if (fabs(dx) < 3) /* a click on the ruler clears the range */
+            self->vp.range_t0_ns = self->vp.range_t1_ns = 0;
+        else
+            range_drag(self, self->drag_x + dx);
+        g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
+        gtk_widget_queue_draw(GTK_WIDGET(self));
+        return;
+    }
+    if (stask < 0 || (fabs(dx) < 4 && fabs(dy) < 4))
         return;
     double x = self->drag_x + dx, y = self->drag_y + dy;
-    if (y < PT_TL_AXIS_H)
+    if (y < pt_tl_header_h(&self->vp))
         return;
     int row = pt_tl_row_at(&self->model, &self->vp, y);
     if (row < 0 || self->model.n_lanes <= 0)
@@ -274,14 +382,48 @@ void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy)
 
 static void on_drag_begin(GtkGestureDrag *g, double x, double y, gpointer data)
 {
+    GdkModifierType mods =
+        gtk_event_controller_get_current_event_state(GTK_EVENT_CONTROLLER(g));
+    pt_timeline_view_drag_begin_full(data, x, y, (mods & GDK_SHIFT_MASK) != 0);
+}
+
+static void on_drag_update(GtkGestureDrag *g, double dx, double dy, gpointer data)
+{
     (void)g;
-    pt_timeline_view_drag_begin(data, x, y);
+    pt_timeline_view_drag_update(data, dx, dy);
 }
 
 static void on_drag_end(GtkGestureDrag *g, double dx, double dy, gpointer data)
 {
     (void)g;
     pt_timeline_view_drag_end(data, dx, dy);
+}
+
+void pt_timeline_view_set_range_selection(PtTimelineView *self, double t0_ns, double t1_ns)
+{
+    self->vp.range_t0_ns = t1_ns > t0_ns ? t0_ns : 0;
+    self->vp.range_t1_ns = t1_ns > t0_ns ? t1_ns : 0;
+    g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean pt_timeline_view_get_range_selection(PtTimelineView *self, double *t0_ns,
+                                              double *t1_ns)
+{
+    *t0_ns = self->vp.range_t0_ns;
+    *t1_ns = self->vp.range_t1_ns;
+    return self->have_model && self->vp.range_t1_ns > self->vp.range_t0_ns;
+}
+
+gboolean pt_timeline_view_zoom_to_range(PtTimelineView *self)
+{
+    double t0, t1;
+    if (!pt_timeline_view_get_range_selection(self, &t0, &t1))
+        return FALSE;
+    /* A little room either side so the range's edges stay visible. */
+    double pad = (t1 - t0) * 0.02;
+    pt_timeline_view_set_range(self, t0 - pad, t1 + pad);
+    return TRUE;
 }
 
 gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, double *y)
@@ -336,36 +478,11 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkToo
     (void)kb, (void)data;
     if (!self->have_model)
         return FALSE;
-    int group = 0;
-    int64_t hit = pt_tl_hit_group(&self->model, &self->vp, x, y, &group);
-    if (hit < 0)
+    char *markup = pt_tl_tooltip_markup(&self->model, &self->vp, x, y);
+    if (!markup)
         return FALSE;
-    const pt_tl_model *m = &self->model;
-    const pt_span *s = &m->spans[hit];
-    bool known = s->stask >= 0 && s->stask < m->n_stasks;
-    const char *id = m->stask_labels && known ? m->stask_labels[s->stask] : "?";
-    double off = group > 0 ? m->group_offset_ns[group] : 0;
-    GString *t = g_string_new(NULL);
-    char *head = g_markup_printf_escaped("<b>%s</b>  (lane %s%s%s)", id, m->lane_names[s->lane],
-                                         group > 0 && m->group_labels[group] ? ", " : "",
-                                         group > 0 && m->group_labels[group]
-                                             ? m->group_labels[group] : "");
-    g_string_append(t, head);
-    g_free(head);
-    g_string_append_printf(t, "\niteration %" G_GINT64_FORMAT "\nstart %.1f ns\nend %.1f ns"
-                           "\nduration %.1f ns", (gint64)s->iter, s->start_ns + off,
-                           s->end_ns + off, s->end_ns - s->start_ns);
-    if (known && m->stask_measured_ns && isfinite(m->stask_measured_ns[s->stask]))
-        g_string_append_printf(t, "\nmeasured mean %.1f ns", m->stask_measured_ns[s->stask]);
-    if (known && m->stask_error_pct && isfinite(m->stask_error_pct[s->stask]))
-        g_string_append_printf(t, "\nprediction error %+.1f%%", m->stask_error_pct[s->stask]);
-    for (int64_t k = 0; k < m->n_critical; k++)
-        if (m->critical[k] == hit) {
-            g_string_append(t, "\non the critical path");
-            break;
-        }
-    gtk_tooltip_set_markup(tip, t->str);
-    g_string_free(t, TRUE);
+    gtk_tooltip_set_markup(tip, markup);
+    free(markup);
     return TRUE;
 }
 
@@ -392,6 +509,9 @@ static void pt_timeline_view_class_init(PtTimelineViewClass *klass)
      * window refreshes the context menu's items before it pops up. */
     signals[SIGNAL_CONTEXT_MENU] = g_signal_new("context-menu", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+    /* The time-range selection changed (set, moved or cleared). */
+    signals[SIGNAL_RANGE_CHANGED] = g_signal_new("range-changed", G_TYPE_FROM_CLASS(klass),
+        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
     signals[SIGNAL_STASK_DROPPED] = g_signal_new("stask-dropped", G_TYPE_FROM_CLASS(klass),
         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_INT, G_TYPE_INT,
         G_TYPE_DOUBLE);
@@ -406,6 +526,8 @@ static void pt_timeline_view_init(PtTimelineView *self)
     self->vp.selected_span = -1;
     self->vp.show_critical = true;
     self->vp.fill_height = true; /* lanes use the height the page gives them */
+    self->vp.overview = true;    /* the whole run above the ruler, as in Perfetto */
+    self->vp.busy_pct = true;
     self->vp.t0_ns = 0;
     self->vp.t1_ns = 1;
     self->pointer_x = -1;
@@ -435,13 +557,13 @@ static void pt_timeline_view_init(PtTimelineView *self)
     GtkGesture *drag = gtk_gesture_drag_new();
     gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(drag), GDK_BUTTON_PRIMARY);
     g_signal_connect(drag, "drag-begin", G_CALLBACK(on_drag_begin), self);
+    g_signal_connect(drag, "drag-update", G_CALLBACK(on_drag_update), self);
     g_signal_connect(drag, "drag-end", G_CALLBACK(on_drag_end), self);
     gtk_widget_add_controller(w, GTK_EVENT_CONTROLLER(drag));
     gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL,
         "Predicted timeline: one row per lane; the sTask table lists every bar", -1);
     /* Follow the light/dark switch at once (the renderer takes the flag). */
-    g_signal_connect_object(gtk_settings_get_default(), "notify::gtk-application-prefer-dark-theme",
-                            G_CALLBACK(on_style_changed), self, 0);
+    pt_style_connect_changed(G_OBJECT(self), G_CALLBACK(gtk_widget_queue_draw));
 }
 
 GtkWidget *pt_timeline_view_new(void)
@@ -483,6 +605,8 @@ static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_
     self->vp.match = NULL;
     self->n_matches = 0;
     self->fitted = false;
+    if (!keep_view || !m) /* a time range belongs to the run it was taken on */
+        self->vp.range_t0_ns = self->vp.range_t1_ns = 0;
     if (keep_view && m && self->vp.t1_ns > self->vp.t0_ns) {
         self->fitted = true; /* an edit: the user's zoom and pan stay */
     } else if (m && self->vp.width > 0) {
@@ -491,6 +615,8 @@ static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_
     }
     gtk_widget_queue_resize(GTK_WIDGET(self));
     gtk_widget_queue_draw(GTK_WIDGET(self));
+    /* The bars changed under the range (or it was cleared): its figures are recomputed. */
+    g_signal_emit(self, signals[SIGNAL_RANGE_CHANGED], 0);
 }
 
 void pt_timeline_view_set_selected(PtTimelineView *self, int stask)
@@ -595,4 +721,34 @@ gboolean pt_timeline_view_step_match(PtTimelineView *self, int dir)
 int pt_timeline_view_get_n_lanes(PtTimelineView *self)
 {
     return self->have_model ? self->model.n_lanes : 0;
+}
+
+const pt_tl_model *pt_timeline_view_get_model(PtTimelineView *self)
+{
+    return self->have_model ? &self->model : NULL;
+}
+
+void pt_timeline_view_set_group_collapsed(PtTimelineView *self, int group, gboolean collapsed)
+{
+    if (group < 0 || group >= 32)
+        return;
+    if (collapsed)
+        self->vp.collapsed_groups |= 1u << group;
+    else
+        self->vp.collapsed_groups &= ~(1u << group);
+    gtk_widget_queue_resize(GTK_WIDGET(self));
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+gboolean pt_timeline_view_get_group_collapsed(PtTimelineView *self, int group)
+{
+    return group >= 0 && group < 32 && ((self->vp.collapsed_groups >> group) & 1u);
+}
+
+double pt_timeline_view_group_header_y(PtTimelineView *self, int group)
+{
+    if (!self->have_model || self->model.n_lanes <= 0)
+        return -1;
+    return pt_tl_row_top(&self->model, &self->vp, group * self->model.n_lanes) -
+           PT_TL_GROUP_H / 2;
 }

@@ -1,7 +1,8 @@
 /* timeline_view.h — PtTimelineView: the per-lane timeline as a custom GtkWidget drawn in
  * snapshot() through timeline_render.c. Ctrl+wheel zooms about the pointer, W/S zoom, A/D pan,
  * F fits; hovering a bar shows its sTask, iteration, start, end, duration, measured mean and
- * prediction error; clicking a bar selects its sTask ("stask-selected" signal) and draws that
+ * prediction error; an overview strip of the whole run and a time ruler above the lanes
+ * (dragging them moves the view or selects a time range); clicking a bar selects its sTask ("stask-selected" signal) and draws that
  * instance's dependency arrows; a right click opens the context menu. The model is borrowed: call
  * pt_timeline_view_set_model again whenever it changes. */
 #ifndef PT_TIMELINE_VIEW_H
@@ -45,6 +46,25 @@ void pt_timeline_view_click(PtTimelineView *self, double x, double y);
  * coordinates, end at an offset (dx, dy) from there. */
 void pt_timeline_view_drag_begin(PtTimelineView *self, double x, double y);
 void pt_timeline_view_drag_end(PtTimelineView *self, double dx, double dy);
+/* Where the drag begins decides what it does: on the overview strip it moves the visible
+ * range (the framed rectangle), on the time ruler — or with Shift anywhere on the lanes — it
+ * selects a time range ("range-changed"; a click on the ruler clears it), on a bar it moves
+ * the bar. _update follows the pointer while the button is held. */
+void pt_timeline_view_drag_begin_full(PtTimelineView *self, double x, double y, gboolean shift);
+void pt_timeline_view_drag_update(PtTimelineView *self, double dx, double dy);
+/* The time-range selection (t1 <= t0 clears it; emits "range-changed"); get: FALSE when none.
+ * Z (or pt_timeline_view_zoom_to_range) shows just the range; FALSE when there is none. */
+void pt_timeline_view_set_range_selection(PtTimelineView *self, double t0_ns, double t1_ns);
+gboolean pt_timeline_view_get_range_selection(PtTimelineView *self, double *t0_ns,
+                                              double *t1_ns);
+gboolean pt_timeline_view_zoom_to_range(PtTimelineView *self);
+/* Several CTAs: lane groups fold to their header band (a click on it toggles); the y of group
+ * g's header (for tests), -1 without a model. */
+void pt_timeline_view_set_group_collapsed(PtTimelineView *self, int group, gboolean collapsed);
+gboolean pt_timeline_view_get_group_collapsed(PtTimelineView *self, int group);
+double pt_timeline_view_group_header_y(PtTimelineView *self, int group);
+/* The model drawn (borrowed; NULL when none). */
+const pt_tl_model *pt_timeline_view_get_model(PtTimelineView *self);
 /* Widget coordinates just inside the start of the first bar of sTask `stask` that a click there would
  * hit (FALSE if none),
  * and the y of the middle of lane `lane`. */
@@ -65,6 +85,8 @@ void pt_timeline_view_set_show_critical(PtTimelineView *self, gboolean show);
  * open it at the selected bar. */
 void pt_timeline_view_set_context_menu(PtTimelineView *self, GMenuModel *menu);
 gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y);
+/* Whether the context menu is open (the view shows no tooltip meanwhile). */
+gboolean pt_timeline_view_menu_open(PtTimelineView *self);
 /* Whether the widget draws in the dark style (GtkSettings gtk-application-prefer-dark-theme). */
 gboolean pt_timeline_view_get_dark(PtTimelineView *self);
 /* Render what the widget shows, at another size and style (tests, the benchmark). */

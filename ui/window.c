@@ -5,6 +5,8 @@
  * window_shortcuts.c. */
 #include "window_private.h"
 
+#include "stage_waits.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -79,6 +81,10 @@ char *win_cell_text(PtWindow *self, int i, int col)
 void win_update_inspector(PtWindow *self, int i)
 {
     const pt_explorer_model *m = self->model;
+    if (m->have_sg && i >= 0 && i < m->sg.n)
+        g_strlcpy(self->selected_id, m->sg.tasks[i].id, sizeof self->selected_id);
+    else
+        self->selected_id[0] = '\0';
     if (!m->have_sg || i < 0 || i >= m->sg.n) {
         gtk_label_set_text(GTK_LABEL(self->inspector),
                            "Select an sTask in the table or click a bar in the timeline.");
@@ -117,6 +123,12 @@ void win_update_inspector(PtWindow *self, int i)
         }
     if (!nw)
         g_string_append(s, " none");
+    /* Rings: the producer's wait for a free stage is in no Wait list but in every pipelined
+     * kernel (the dotted arrows). */
+    char *stage = m->have_prog ? pt_stage_wait_text(&m->prog, &m->sg, &m->graph, i) : NULL;
+    if (stage)
+        g_string_append_printf(s, "\n%s", stage);
+    free(stage);
     int lane, pos;
     if (m->have_prog && pt_sprogram_placement(&m->prog, i, &lane, &pos))
         g_string_append_printf(s, "\nplaced on %s, position %d", m->prog.lanes[lane].name, pos);
@@ -444,14 +456,23 @@ gboolean win_edited(PtWindow *self, gboolean ok, const pt_error *err)
         win_rebuild_form(self); /* the form shows the model's values again */
         return FALSE;
     }
+    /* The selection is kept by id: an sProgram put in place by Auto-schedule has its own
+     * sTask-graph (other tiles and warpgroups renumber the sTasks); an sTask that is gone is
+     * no longer selected. */
+    char id[PT_STASK_ID_MAX];
+    g_strlcpy(id, self->selected_id, sizeof id);
     int sel = self->selected;
     show_error(self, NULL);
     self->status_prev_ns = self->status.kernel_ns; /* the status shows the edit's change */
     self->keep_view = TRUE; /* an edit keeps the user's zoom and pan */
     show_model(self);
     self->keep_view = FALSE;
+    if (id[0])
+        sel = self->model->have_sg ? pt_stask_find(&self->model->sg, id) : -1;
     if (sel >= 0 && sel < self->model->sg.n)
         pt_window_select_stask(self, sel);
+    else if (id[0])
+        pt_window_select_stask(self, -1);
     return TRUE;
 }
 
@@ -640,7 +661,13 @@ static void action_open(GSimpleAction *a, GVariant *p, gpointer data)
 static void action_fit(GSimpleAction *a, GVariant *p, gpointer data)
 {
     (void)a, (void)p;
-    pt_timeline_view_fit(PT_TIMELINE_VIEW(PT_WINDOW(data)->timeline));
+    PtWindow *self = PT_WINDOW(data);
+    /* Ctrl+0 fits the page in view. */
+    const char *page = gtk_stack_get_visible_child_name(GTK_STACK(self->views));
+    if (page && strcmp(page, "graph") == 0)
+        pt_graph_view_fit(PT_GRAPH_VIEW(self->graph));
+    else
+        pt_timeline_view_fit(PT_TIMELINE_VIEW(self->timeline));
 }
 
 static void action_examples(GSimpleAction *a, GVariant *p, gpointer data)
@@ -711,6 +738,8 @@ static const GActionEntry win_actions[] = {
     {"timeline-search", win_action_timeline_search, NULL, NULL, NULL, {0}},
     {"show-sidebar", NULL, NULL, "true", action_toggle, {0}},
     {"clear-selection", win_action_clear_selection, NULL, NULL, NULL, {0}},
+    {"zoom-range", win_action_zoom_range, NULL, NULL, NULL, {0}},
+    {"clear-range", win_action_clear_range, NULL, NULL, NULL, {0}},
 };
 
 static void pt_window_init(PtWindow *self)

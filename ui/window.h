@@ -44,6 +44,9 @@ GtkWidget *pt_window_get_timeline_search_entry(PtWindow *self);
 /* The side panel (sTask table, inspector, form); win.show-sidebar (F9, the header bar's
  * toggle) shows and hides it. */
 GtkWidget *pt_window_get_sidebar(PtWindow *self);
+/* The sidebar's Time Range text: the timeline's range selection's duration, lane busy times
+ * and per-sTask aggregates; "" when no range is selected (caller frees). */
+char *pt_window_dup_range_text(PtWindow *self);
 /* The inspector's text (caller frees). */
 char *pt_window_dup_inspector_text(PtWindow *self);
 

@@ -17,7 +17,11 @@ static void cell_setup(GtkSignalListItemFactory *f, GtkListItem *li, gpointer da
     GtkWidget *label = gtk_label_new(NULL);
     int col = GPOINTER_TO_INT(data);
     gtk_label_set_xalign(GTK_LABEL(label), col >= COL_BYTES ? 1.0f : 0.0f);
+    /* sTask ids differ at both ends (softmax_exp.P.wg0 / .wg1): cut in the middle, so the
+     * warpgroup suffix stays visible; the whole text is the cell's tooltip. */
     if (col == COL_ID)
+        gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_MIDDLE);
+    else if (col < COL_BYTES)
         gtk_label_set_ellipsize(GTK_LABEL(label), PANGO_ELLIPSIZE_END);
     gtk_list_item_set_child(li, label);
 }
@@ -28,6 +32,7 @@ static void cell_bind(GtkSignalListItemFactory *f, GtkListItem *li, gpointer dat
     char *text = win_cell_text(self, win_item_stask(gtk_list_item_get_item(li)),
                                GPOINTER_TO_INT(data));
     gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(li)), text);
+    gtk_widget_set_tooltip_text(gtk_list_item_get_child(li), text);
     g_free(text);
 }
 
@@ -61,6 +66,7 @@ static void on_selection_changed(GObject *o, GParamSpec *ps, gpointer data)
     int i = win_item_stask(gtk_single_selection_get_selected_item(GTK_SINGLE_SELECTION(o)));
     self->syncing = TRUE;
     self->selected = i;
+    win_rebuild_offset_row(self); /* the form's offset row is the new selection's, not the last */
     pt_timeline_view_set_selected(PT_TIMELINE_VIEW(self->timeline), i);
     pt_graph_view_set_selected(PT_GRAPH_VIEW(self->graph), i);
     win_update_inspector(self, i);
@@ -197,8 +203,10 @@ static GtkWidget *build_side_panel(PtWindow *self)
         GtkColumnViewColumn *col = gtk_column_view_column_new(col_titles[c], f);
         gtk_column_view_column_set_resizable(col, TRUE);
         if (c == COL_ID) {
+            /* The id column takes the room the sidebar has (and grows with it, or by dragging
+             * its edge); what still does not fit is cut in the middle. */
             gtk_column_view_column_set_expand(col, TRUE);
-            gtk_column_view_column_set_fixed_width(col, 130);
+            gtk_column_view_column_set_fixed_width(col, 150);
         }
         gtk_column_view_append_column(GTK_COLUMN_VIEW(self->column_view), col);
         g_object_unref(col);
@@ -213,6 +221,7 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_widget_set_vexpand(frame, TRUE);
     gtk_box_append(GTK_BOX(box), frame);
 
+    gtk_box_append(GTK_BOX(box), win_build_range_section(self));
     GtkWidget *heading = gtk_label_new("Inspector");
     gtk_widget_add_css_class(heading, "heading");
     gtk_label_set_xalign(GTK_LABEL(heading), 0);
@@ -238,16 +247,34 @@ static GtkWidget *build_side_panel(PtWindow *self)
     return box;
 }
 
-/* The hint line and the view toggles speak of the timeline and the sTask-graph: hidden on the
- * Code page. */
+static const char timeline_hint[] =
+    "Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to select (empty space: none), drag "
+    "it to move it (Append) · drag the ruler (or Shift+drag) to measure a time range, Z zoom to "
+    "it · drag the overview to pan · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor "
+    "core, orange CUDA core, grey merged; thin magenta outlined bars: measured (a loaded trace); "
+    "red strip: critical path; amber: idle; arrows of the clicked bar: solid data, dashed Wait, "
+    "dotted violet a free ring stage; right-click a bar for its Waits";
+static const char graph_hint[] =
+    "Ctrl+wheel or W/S zoom at the pointer · drag or wheel to pan · F (Ctrl+0) fit · click a box "
+    "to select · double-click the loop body (or Unroll Loop, Ctrl+3) to show iterations · "
+    "colours: blue TMA, green tensor core, orange CUDA core; dashed edges: loop-carried";
+
+/* The hint line and the toggles belong to a page: the timeline's (critical path, several
+ * CTAs) are not shown with the sTask-graph, whose own is Unroll Loop; the Code page has
+ * neither. */
 static void on_view_changed(GObject *o, GParamSpec *ps, gpointer data)
 {
     PtWindow *self = data;
     (void)ps;
     const char *page = gtk_stack_get_visible_child_name(GTK_STACK(o));
-    gboolean views = !page || strcmp(page, "code") != 0;
-    gtk_widget_set_visible(self->view_hint, views);
-    gtk_widget_set_visible(self->view_bar, views);
+    gboolean graph = page && strcmp(page, "graph") == 0;
+    gboolean timeline = !page || strcmp(page, "timeline") == 0;
+    gtk_widget_set_visible(self->view_hint, graph || timeline);
+    gtk_widget_set_visible(self->view_bar, graph || timeline);
+    gtk_label_set_text(GTK_LABEL(self->view_hint), graph ? graph_hint : timeline_hint);
+    gtk_widget_set_visible(self->critical_toggle, timeline);
+    gtk_widget_set_visible(self->cta_toggle, timeline);
+    gtk_widget_set_visible(self->unroll_toggle, graph);
 }
 
 GtkWidget *win_build_main_page(PtWindow *self)
@@ -259,12 +286,7 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_widget_set_margin_start(self->summary, 8);
     gtk_widget_set_margin_top(self->summary, 6);
     gtk_box_append(GTK_BOX(left), self->summary);
-    GtkWidget *hint = gtk_label_new("Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to "
-                                    "select (empty space: none), drag it to move it (Append) · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor core, orange CUDA "
-                                    "core, grey merged; "
-                                    "thin magenta outlined bars: measured (a loaded trace); red "
-                                    "strip: critical path; amber: idle; right-click a bar for "
-                                    "its Waits");
+    GtkWidget *hint = gtk_label_new(timeline_hint);
     gtk_widget_add_css_class(hint, "dim-label");
     gtk_label_set_xalign(GTK_LABEL(hint), 0);
     gtk_label_set_wrap(GTK_LABEL(hint), TRUE);
@@ -287,6 +309,8 @@ GtkWidget *win_build_main_page(PtWindow *self)
         gtk_widget_set_tooltip_text(t, toggles[i].tip);
         gtk_widget_add_css_class(t, "flat");
         gtk_box_append(GTK_BOX(bar), t);
+        if (i == 0)
+            self->critical_toggle = t;
         if (i == 1)
             self->cta_toggle = t;
         if (i == 2)
@@ -295,6 +319,7 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_box_append(GTK_BOX(left), bar);
     self->view_hint = hint;
     self->view_bar = bar;
+    gtk_widget_set_visible(self->unroll_toggle, FALSE); /* the timeline is shown first */
     self->timeline = pt_timeline_view_new();
     self->bar_menu = g_menu_new();
     pt_timeline_view_set_context_menu(PT_TIMELINE_VIEW(self->timeline),

@@ -36,6 +36,8 @@ struct _PtWindow {
     GtkSingleSelection *selection;
     gboolean syncing;
     int selected;              /* selected sTask, -1: none */
+    char selected_id[PT_STASK_ID_MAX]; /* its id as last shown ("" none): a model whose sTasks
+                                          were renumbered (Auto-schedule) keeps it by id */
     gboolean closing;          /* the unsaved-changes prompt answered: really close */
 
     /* What the timeline draws besides the spans (rebuilt with the model). */
@@ -48,7 +50,7 @@ struct _PtWindow {
     GtkWidget *recent_list;    /* start page: recent files */
     GtkWidget *form_box;       /* inspector: tile entries and stages spin buttons */
     GPtrArray *tile_entries;   /* GtkEntry per graph axis, then the warpgroups one */
-    GtkWidget *cta_toggle, *unroll_toggle;
+    GtkWidget *cta_toggle, *unroll_toggle, *critical_toggle;
     char *pending_open;        /* a file to open once the unsaved-changes prompt is answered */
 
     /* Autosave (window_autosave.c). */
@@ -71,6 +73,7 @@ struct _PtWindow {
     gboolean keep_view;         /* the model shown next is an edit: keep the zoom */
 
     GtkWidget *paned, *sidebar; /* the main page's split; the sTask table and inspector */
+    GtkWidget *range_box, *range_label; /* the sidebar's Time Range section */
 
     /* Lanes the timeline shows: a lane of an sEU kind no sTask of the graph runs on (a tensor
      * core lane of an operator without a matmul) is left out. lane_shown[row] is the model's
@@ -152,6 +155,13 @@ GtkWidget *win_build_timeline_search(PtWindow *self);
 void win_search_apply(PtWindow *self);
 void win_action_timeline_search(GSimpleAction *a, GVariant *p, gpointer data);
 void win_action_clear_selection(GSimpleAction *a, GVariant *p, gpointer data);
+
+/* window_range.c: the sidebar's Time Range section (the timeline's range selection). Build
+ * it after the timeline. win_clear_range: TRUE when there was a range to clear (Esc). */
+GtkWidget *win_build_range_section(PtWindow *self);
+void win_action_zoom_range(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_clear_range(GSimpleAction *a, GVariant *p, gpointer data);
+gboolean win_clear_range(PtWindow *self);
 
 /* window_shortcuts.c: give the window its keyboard-shortcuts window (Ctrl+?). */
 void win_install_help_overlay(PtWindow *self);

@@ -162,6 +162,8 @@ void win_action_clear_selection(GSimpleAction *a, GVariant *p, gpointer data)
         close_search(self);
         return;
     }
+    if (win_clear_range(self)) /* one thing per Esc, the most recent kind first */
+        return;
     gtk_editable_set_text(GTK_EDITABLE(self->search), "");
     pt_window_select_stask(self, -1);
 }

@@ -3,11 +3,13 @@
 #include "window_private.h"
 
 /* Every shortcut of the window and its views (Ctrl+? shows it; keep in step with main.c's
- * accelerators and the views' key handlers). */
+ * accelerators and the views' key handlers). max-height keeps them all on one page: with a
+ * second page GTK 4.8's page switcher measures its label at -4 px and warns twice each time the
+ * window opens. */
 static const char help_overlay_ui[] =
     "<interface><object class='GtkShortcutsWindow' id='help_overlay'><property name='modal'>1"
     "</property><child><object class='GtkShortcutsSection'><property name='section-name'>main"
-    "</property><property name='max-height'>12</property>"
+    "</property><property name='max-height'>20</property>"
     "<child><object class='GtkShortcutsGroup'><property name='title'>General</property>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Open a graph, sProgram or trace (or drop a file on the window)</property>"
     "<property name='accelerator'>&lt;Control&gt;o</property></object></child>"
@@ -39,7 +41,7 @@ static const char help_overlay_ui[] =
     "<property name='accelerator'>&lt;Control&gt;0</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Find sTasks on the timeline (Enter / Shift+Enter: next / previous)</property>"
     "<property name='accelerator'>&lt;Control&gt;f</property></object></child>"
-    "<child><object class='GtkShortcutsShortcut'><property name='title'>Close the search, else clear the selection</property>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Close the search, else clear the time range, else the selection</property>"
     "<property name='accelerator'>Escape</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Show or hide the sidebar</property>"
     "<property name='accelerator'>F9</property></object></child>"
@@ -61,6 +63,8 @@ static const char help_overlay_ui[] =
     "<property name='accelerator'>a d</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Fit to window</property>"
     "<property name='accelerator'>f</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Zoom to the time range (drag on the ruler or Shift+drag to select one)</property>"
+    "<property name='accelerator'>z</property></object></child>"
     "</object></child>"
     "</object></child></object></interface>";
 

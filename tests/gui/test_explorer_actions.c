@@ -460,13 +460,14 @@ static void test_code_view(void)
     char *text3 = pt_code_view_dup_text(cv);
     g_assert_nonnull(strstr(text3, "wgmma_o("));
     g_free(text3);
-    /* A graph the backend refuses: a one-line note instead of code. */
+    /* A graph the backend refuses: a one-line note with its reason, and the graph's reference
+     * kernel instead (issue 19). */
     load("mamba2_chunk_scan");
     g_assert_true(pt_window_show_page(win, "code"));
     spin(100);
     const char *note = pt_code_view_get_note(cv);
     g_assert_nonnull(note);
-    g_assert_true(g_str_has_prefix(note, "No kernel: "));
+    g_assert_true(g_str_has_prefix(note, "No sm90a kernel: "));
     g_assert_null(strchr(note, '\n'));
     pt_window_show_page(win, "timeline");
     g_free(text);

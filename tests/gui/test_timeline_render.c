@@ -303,7 +303,7 @@ int main(void)
     pt_tl_render(cr2, &mg, &vg, &st);
     cairo_surface_flush(s2);
     CHECK(st.bars == 8 && st.measured == 1);
-    double g1lane0 = PT_TL_AXIS_H + 3 * PT_TL_LANE_H;
+    double g1lane0 = pt_tl_row_top(&mg, &vg, 3); /* below group 1's header band */
     /* Group 1's load 0 runs 50-150 ns: tma blue at x = 120, idle (not blue) at x = 20. */
     CHECK(pixel(s2, (int)PT_TL_LABEL_W + 120, (int)g1lane0 + 9) == tma_bar);
     CHECK(pixel(s2, (int)PT_TL_LABEL_W + 20, (int)g1lane0 + 9) != tma_bar);
