@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy.h"
 #include "cli.h"
 
 static char kind_char(pt_stask_kind k)
@@ -100,19 +101,30 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     for (int l = 0; l < in->prog.n_lanes; l++) {
         memset(row, '.', (size_t)width);
         row[width] = 0;
+        /* A span is issue -> completion ('-' where the unit is not working on it: queued
+         * behind other work, or its latency); the unit's occupancy gets the kind's letter
+         * (busy.h). */
         for (int64_t i = 0; i < tl->n_spans; i++) {
             const pt_span *s = &tl->spans[i];
             if (s->lane != l || (unsigned)s->stask >= (unsigned)in->sg.n)
                 continue;
-            int a = column(s->start_ns, span, width), b = column(s->end_ns, span, width);
+            int a = column(s->issue_ns, span, width), b = column(s->end_ns, span, width);
+            for (int c = a; c < b && c < width; c++)
+                if (row[c] == '.')
+                    row[c] = '-';
+        }
+        for (int64_t i = 0; i < tl->n_spans; i++) {
+            const pt_span *s = &tl->spans[i];
+            if (s->lane != l || (unsigned)s->stask >= (unsigned)in->sg.n)
+                continue;
+            int a = column(s->start_ns, span, width), b = column(pt_span_unit_end(s), span, width);
             if (b <= a)
                 b = a + 1;
             for (int c = a; c < b && c < width; c++)
                 row[c] = kind_char(in->sg.tasks[s->stask].kind);
         }
-        double busy = l < tl->n_lanes ? tl->lane_busy_ns[l] : 0;
-        fprintf(f, "  %-10s |%s| %5.1f%% busy\n", in->prog.lanes[l].name, row,
-                100.0 * busy / span);
+        fprintf(f, "  %-10s |%s| %5.1f%% busy, unit %5.1f%%\n", in->prog.lanes[l].name, row,
+                pt_timeline_lane_busy_pct(tl, l), pt_timeline_lane_occupancy_pct(tl, l));
     }
     free(row);
     fprintf(f, "\n  legend:");
@@ -122,7 +134,9 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     for (int k = 0; k < PT_ST_KIND_COUNT; k++)
         if (seen[k])
             fprintf(f, " %c=%s", kind_char((pt_stask_kind)k), pt_stask_kind_name((pt_stask_kind)k));
-    fprintf(f, " .=idle\n");
+    fprintf(f, " -=issued, unit not on it (queued or latency) .=idle\n"
+               "  busy: issue to completion, as the instrumented kernel stamps it; unit: the "
+               "unit's own occupancy\n");
 }
 
 void cli_print_validation(FILE *f, const pt_validation *v)

@@ -341,7 +341,7 @@ static void test_base64(void)
 
 static void test_align(void)
 {
-    pt_span ps[3] = {{0, 0, 0, 0, 0, 100}, {0, 0, 1, 100, 100, 200}, {1, 1, 0, 50, 50, 150}};
+    pt_span ps[3] = {{0, 0, 0, 0, 0, 100, 100}, {0, 0, 1, 100, 100, 200, 200}, {1, 1, 0, 50, 50, 150, 150}};
     pt_timeline tl = {0};
     tl.n_spans = 3;
     tl.spans = ps;
@@ -352,7 +352,7 @@ static void test_align(void)
     tl.kernel_time_ns = 1000;
     pt_mspan a[3] = {{0, 0, 0, 0, 1000, 1120}, {1, 1, 0, 0, 1100, 1200}, {0, 0, 0, 1, 1120, 1240}};
     pt_mspan b[2] = {{0, 0, 0, 0, 2000, 2080}, {1, 1, 0, 0, 2040, 2100}};
-    pt_mcta ctas[2] = {{0, 1, 0, 0, 3, a}, {4, 2, 0, 0, 2, b}};
+    pt_mcta ctas[2] = {{0, 1, 0, 0, 3, a, 0, 0, 1}, {4, 2, 0, 0, 2, b, 0, 0, 0}};
     pt_measured m = {0};
     m.present = true;
     m.n_ctas = 2;
@@ -439,7 +439,7 @@ static void fake_measured(const gemm *x, pt_measured *m, int n_ctas)
         for (int64_t i = 0; i < x->tl.n_spans; i++) {
             const pt_span *s = &x->tl.spans[i];
             ct->spans[ct->n_spans++] = (pt_mspan){s->stask, s->lane, 0, s->iter,
-                                                  15000 + 1000 * c + s->start_ns * 1.07,
+                                                  15000 + 1000 * c + s->issue_ns * 1.07,
                                                   15000 + 1000 * c + s->end_ns * 1.07 + 0.125};
         }
     }

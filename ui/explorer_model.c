@@ -722,8 +722,9 @@ static bool keep_all_ctas(pt_explorer_model *m, const pt_trace *tr, double shift
                            ? pt_sprogram_find_lane(&m->prog, tr->lane_names[ms->lane]) : -1;
             if (s < 0 || lane < 0)
                 continue;
+            /* measured: issue -> completion, the unit's occupancy unknown (busy.h) */
             out[j] = (pt_span){s, lane, ms->iter, ms->start_ns + shift, ms->start_ns + shift,
-                               ms->end_ns + shift};
+                               ms->end_ns + shift, 0};
             j++;
         }
         qsort(out, (size_t)j, sizeof(pt_span), cmp_span_start);
