@@ -124,7 +124,7 @@ void pt_measured_free(pt_measured *m);
 void pt_alignment_free(pt_alignment *a);
 
 /* Everything a trace file holds. */
-typedef struct {
+typedef struct pt_trace_s {
     char graph[PT_NAME_MAX];
     char hw[48];
     char build[16];                                    /* "predicted" */
