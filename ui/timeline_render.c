@@ -1,5 +1,6 @@
 /* timeline_render.c — the timeline drawing and its geometry (see timeline_render.h). */
 #include "timeline_render.h"
+#include "busy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -470,7 +471,7 @@ typedef struct {
 } rect_batch;
 
 enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, BATCH_SELECTED,
-       N_BATCHES };
+       BATCH_SPAN, N_BATCHES };
 
 /* A bar drawn in detail on top of the fills: outlined (selected, hovered) or labelled. */
 typedef struct {
@@ -574,7 +575,10 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         if (s->lane < 0 || s->lane >= m->n_lanes || s->end_ns + off < v->t0_ns)
             continue;
         int row = g * m->n_lanes + s->lane;
-        double x0 = pt_tl_time_to_x(v, s->start_ns + off), x1 = pt_tl_time_to_x(v, s->end_ns + off);
+        /* the solid bar: the unit's occupancy; the span (issue -> completion) under it */
+        double ue = pt_span_unit_end(s);
+        double x0 = pt_tl_time_to_x(v, s->start_ns + off), x1 = pt_tl_time_to_x(v, ue + off);
+        double xi = pt_tl_time_to_x(v, s->issue_ns + off), xe = pt_tl_time_to_x(v, s->end_ns + off);
         if (x0 < PT_TL_LABEL_W - 2)
             x0 = PT_TL_LABEL_W - 2;
         if (x1 > xmax + 2)
@@ -602,6 +606,12 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         bar_geom(m, c->tops, c->overlay, row, span_sub(m, i), &y, &h);
         if (w < 1)
             w = 1;
+        if ((x0 - xi >= 1 || xe - x1 >= 1) && h >= 6) {
+            xi = fmax(xi, PT_TL_LABEL_W - 2);
+            xe = fmin(xe, xmax + 2);
+            if (xe > xi)
+                batch_add(c, BATCH_SPAN, xi, y + h - 2, xe - xi, 2);
+        }
         batch_add(c, (int)k >= 0 && k < PT_SEU_COUNT ? BATCH_SEU0 + (int)k : BATCH_GREY, x0, y, w,
                   h);
         if (w >= 3) /* a hairline gap so back-to-back bars stay apart */
@@ -644,6 +654,8 @@ static void flush_bars(render_ctx *c)
     batch_fill(c, BATCH_GAP);
     cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
     batch_fill(c, BATCH_SELECTED);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.55);
+    batch_fill(c, BATCH_SPAN);
     /* Outlines as one path per width (selected, hovered), then the labels. */
     for (int pass = 0; pass < 2; pass++) {
         bool any = false;
@@ -706,14 +718,21 @@ static void draw_measured(render_ctx *c, int g)
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
         double w = x1 - x0 < 1 ? 1 : x1 - x0;
         double y = c->tops[g * c->m->n_lanes + s->lane + 1] - 10, h = 7;
-        cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.35);
+        /* stale (measured on the sProgram before the edits since): faded, dashed */
+        bool stale = c->m->measured_stale;
+        cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, stale ? 0.12 : 0.35);
         cairo_rectangle(cr, x0, y, w, h);
         cairo_fill(cr);
         if (w >= 3) {
-            cairo_set_source_rgb(cr, 0.80, 0.15, 0.60);
+            cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, stale ? 0.45 : 1.0);
             cairo_set_line_width(cr, 1);
+            if (stale) {
+                static const double dash[] = {2, 2};
+                cairo_set_dash(cr, dash, 2, 0);
+            }
             cairo_rectangle(cr, x0 + 0.5, y + 0.5, w - 1, h - 1);
             cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
         }
         c->st.measured++;
     }
@@ -954,6 +973,35 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         cairo_set_font_size(cr, 12);
         cairo_move_to(cr, 14, y + rh / 2 + (label ? 9 : 4));
         cairo_show_text(cr, m->lane_names[l] ? m->lane_names[l] : "?");
+    }
+    if (m->have_lane_busy)
+        for (int r = 0; r < rows; r++) {
+            int l = r % m->n_lanes;
+            double y = c.tops[r], rh = c.tops[r + 1] - c.tops[r];
+            if (r / m->n_lanes != 0 || rh < 26)
+                continue; /* the figures are the representative EU's: first group only */
+            char txt[64];
+            int n = snprintf(txt, sizeof txt, "%.0f%% u%.0f%%", m->lane_busy_pct[l],
+                             m->lane_unit_pct[l]);
+            if (isfinite(m->lane_measured_pct[l]) && n > 0 && (size_t)n < sizeof txt)
+                snprintf(txt + n, sizeof txt - (size_t)n, " m%.0f%%%s", m->lane_measured_pct[l],
+                         m->lane_measured_partial[l] ? "*" : "");
+            cairo_set_font_size(cr, 8.5);
+            cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.7);
+            cairo_move_to(cr, 14, y + rh - 3);
+            cairo_show_text(cr, txt);
+        }
+    if (has_overlay(m) && (m->measured_stale || m->measured_partial)) {
+        const char *mark = m->measured_stale && m->measured_partial
+                               ? "measured: STALE (edited since), PARTIAL sample"
+                           : m->measured_stale ? "measured: STALE (edited since profiling)"
+                                               : "measured: PARTIAL sample (records lost)";
+        cairo_set_font_size(cr, 11);
+        cairo_text_extents_t ext;
+        cairo_text_extents(cr, mark, &ext);
+        cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.9);
+        cairo_move_to(cr, v->width - ext.x_advance - 8, PT_TL_AXIS_H - 6);
+        cairo_show_text(cr, mark);
     }
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.3);
     cairo_set_line_width(cr, 1);

@@ -3,7 +3,9 @@
  * test with no display. Also the geometry the widget needs for hit-testing and zooming.
  *
  * Layout: a time axis across the top, one row per lane below it, the lane names in a column
- * on the left. Bars are coloured by sEU kind; idle time within the EU's run (first start to
+ * on the left. A bar is one sTask instance (busy.h): the solid bar is the unit's occupancy
+ * (start -> unit end), a thin line under it the whole span (issue -> completion) where that
+ * is longer (queued behind other work, latency). Bars are coloured by sEU kind; idle time within the EU's run (first start to
  * last end) is tinted amber on each lane. Bars narrower than a pixel are merged per lane
  * into one grey block (level of detail), and only spans in the visible time range are visited
  * (binary search on the start-sorted spans), so tens of thousands of spans stay cheap to draw.
@@ -73,6 +75,17 @@ typedef struct {
      * pt_tl_assign_subrows fills both. */
     const uint8_t *span_subrow;
     int lane_subrows[PT_MAX_LANES];
+    /* Issue 18. The measured overlay was taken on another sProgram than the one shown (an
+     * edit since): drawn faded and marked STALE. It comes from a partial sample (records
+     * dropped or unpaired): marked PARTIAL. */
+    bool measured_stale, measured_partial;
+    /* Per-lane busy % (busy.h: issue -> completion), the unit's own occupancy %, and the
+     * measured busy % (NaN: none; lane_measured_partial: from a partial sample), written
+     * under each lane's name when have_lane_busy. */
+    bool have_lane_busy;
+    double lane_busy_pct[PT_MAX_LANES], lane_unit_pct[PT_MAX_LANES];
+    double lane_measured_pct[PT_MAX_LANES];
+    bool lane_measured_partial[PT_MAX_LANES];
 } pt_tl_model;
 
 /* Where we look. */

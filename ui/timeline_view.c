@@ -1,5 +1,6 @@
 /* timeline_view.c — PtTimelineView (see timeline_view.h). */
 #include "timeline_view.h"
+#include "busy.h"
 
 #include <math.h>
 
@@ -352,13 +353,18 @@ static gboolean on_query_tooltip(GtkWidget *w, int x, int y, gboolean kb, GtkToo
                                              ? m->group_labels[group] : "");
     g_string_append(t, head);
     g_free(head);
-    g_string_append_printf(t, "\niteration %" G_GINT64_FORMAT "\nstart %.1f ns\nend %.1f ns"
-                           "\nduration %.1f ns", (gint64)s->iter, s->start_ns + off,
-                           s->end_ns + off, s->end_ns - s->start_ns);
+    /* busy.h: the span is issue -> completion; the unit works on it start -> unit end */
+    double ue = pt_span_unit_end(s);
+    g_string_append_printf(t, "\niteration %" G_GINT64_FORMAT "\nissued %.1f ns, unit %.1f-%.1f "
+                           "ns, completed %.1f ns\nspan %.1f ns (issue to completion), unit "
+                           "busy %.1f ns", (gint64)s->iter, s->issue_ns + off, s->start_ns + off,
+                           ue + off, s->end_ns + off, s->end_ns - s->issue_ns, ue - s->start_ns);
     if (known && m->stask_measured_ns && isfinite(m->stask_measured_ns[s->stask]))
-        g_string_append_printf(t, "\nmeasured mean %.1f ns", m->stask_measured_ns[s->stask]);
+        g_string_append_printf(t, "\nmeasured mean span %.1f ns", m->stask_measured_ns[s->stask]);
     if (known && m->stask_error_pct && isfinite(m->stask_error_pct[s->stask]))
-        g_string_append_printf(t, "\nprediction error %+.1f%%", m->stask_error_pct[s->stask]);
+        g_string_append_printf(t, "\nprediction error %+.1f%% (predicted mean span vs measured "
+                               "mean)%s", m->stask_error_pct[s->stask],
+                               m->measured_stale ? ", stale" : "");
     for (int64_t k = 0; k < m->n_critical; k++)
         if (m->critical[k] == hit) {
             g_string_append(t, "\non the critical path");

@@ -142,6 +142,17 @@ void win_refresh_timeline(PtWindow *self)
     if (m->have_measured) {
         tm.n_measured = m->n_measured;
         tm.measured = shown_spans(self, m->measured, m->n_measured);
+        tm.measured_stale = pt_explorer_model_measured_stale(m);
+        tm.measured_partial = m->measured_partial;
+    }
+    /* busy % per lane, one definition (busy.h), with the measured one beside it */
+    tm.have_lane_busy = m->have_tl;
+    for (int r = 0; r < self->n_lanes_shown && r < PT_MAX_LANES; r++) {
+        int L = self->lane_shown[r];
+        tm.lane_busy_pct[r] = pt_explorer_model_lane_busy_pct(m, L);
+        tm.lane_unit_pct[r] = pt_explorer_model_lane_unit_pct(m, L);
+        tm.lane_measured_pct[r] = m->have_measured ? m->lane_measured_busy_pct[L] : NAN;
+        tm.lane_measured_partial[r] = m->have_measured && m->lane_measured_partial[L];
     }
     fill_extras(self, &tm);
     if (self->keep_view)

@@ -100,8 +100,16 @@ if [ -f "$trace" ]; then
             >"$tmp/trace.log" 2>&1 && ! grep -q '^error:' "$tmp/trace.log" &&
             grep -q '^gemm_f16 on H200 .*measured kernel [0-9.]* µs' "$tmp/trace.log" &&
             grep -q 'measured bars: CTA [0-9]*, [1-9][0-9]* spans' "$tmp/trace.log" &&
-            grep -q '^measured: mean [0-9.]* ns' "$tmp/trace.log" &&
-            grep -q '^prediction error: [-+][0-9.]*% (predicted vs measured mean)' "$tmp/trace.log" &&
+            grep -q '^measured: mean span [0-9.]* ns' "$tmp/trace.log" &&
+            grep -q '^prediction error: [-+][0-9.]*% = ([0-9.]* - [0-9.]*) / [0-9.]*' "$tmp/trace.log" &&
+            grep -q 'the trace does not name its parameters or sProgram' "$tmp/trace.log" &&
+            python3 - "$tmp/trace.log" <<'PY' &&
+# issue 18: the inspector's error is (predicted - measured) / measured of the numbers it shows
+import re, sys
+t = open(sys.argv[1]).read()
+e, p, m = re.search(r'^prediction error: ([-+][0-9.]+)% = \(([0-9.]+) - ([0-9.]+)\)', t, re.M).groups()
+assert abs(float(e) - (float(p) - float(m)) / float(m) * 100) < 0.1, (e, p, m)
+PY
             res=$(python3 "$check" "$tmp/trace.png" 600 400); then
         echo "ok: $trace: measured overlay: $res"
     else

@@ -205,6 +205,39 @@ int main(void)
     pt_tl_render(cr, &m, &v, &st);
     CHECK(st.measured == 0);
 
+    /* Issue 18: the solid bar is the unit's occupancy, a thin line under it the whole span
+     * (issue -> completion); a stale overlay is drawn fainter than a current one. */
+    {
+        pt_span sp2[4];
+        memcpy(sp2, spans, sizeof sp2);
+        sp2[1] = (pt_span){1, 1, 0, 60, 100, 200, 150}; /* issued 60, unit 100-150, done 200 */
+        pt_tl_model mu = m;
+        mu.spans = sp2;
+        pt_tl_render(cr, &mu, &v, NULL);
+        cairo_surface_flush(s);
+        CHECK(pixel(s, (int)PT_TL_LABEL_W + 125, (int)y1) == tc_bar); /* occupancy: solid */
+        CHECK(pixel(s, (int)PT_TL_LABEL_W + 175, (int)y1) != tc_bar); /* latency: not solid */
+        /* the span line, near the bar's bottom: before the start and after the unit's end */
+        double by, bh;
+        pt_tl_span_y(&mu, &v, 1, 0, &by, &bh);
+        uint32_t line_q = pixel(s, (int)PT_TL_LABEL_W + 80, (int)(by + bh - 1));
+        uint32_t line_l = pixel(s, (int)PT_TL_LABEL_W + 175, (int)(by + bh - 1));
+        uint32_t above = pixel(s, (int)PT_TL_LABEL_W + 80, (int)(by + bh / 2));
+        CHECK(line_q != above && line_l != above);
+        CHECK(pixel(s, (int)PT_TL_LABEL_W + 40, (int)(by + bh - 1)) == tc_idle ||
+              pixel(s, (int)PT_TL_LABEL_W + 40, (int)(by + bh - 1)) != line_q);
+        pt_tl_model fresh = mo, stale = mo;
+        stale.measured_stale = true;
+        pt_tl_render(cr, &fresh, &v, NULL);
+        cairo_surface_flush(s);
+        uint32_t f = pixel(s, (int)PT_TL_LABEL_W + 150, (int)(lane1 + PT_TL_LANE_H - 6));
+        pt_tl_render(cr, &stale, &v, NULL);
+        cairo_surface_flush(s);
+        uint32_t st2 = pixel(s, (int)PT_TL_LABEL_W + 150, (int)(lane1 + PT_TL_LANE_H - 6));
+        CHECK(st2 != f);
+        CHECK((st2 & 0xff) + ((st2 >> 8) & 0xff) > (f & 0xff) + ((f >> 8) & 0xff)); /* fainter */
+    }
+
     /* Level of detail: 20,000 bars of 0.02 ns each over 400 px are merged per lane. */
     int n = 20000;
     pt_span *many = malloc(sizeof *many * (size_t)n);
