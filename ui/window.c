@@ -4,6 +4,7 @@
  * window_pages.c, window_hw.c, window_timeline.c, window_menu.c, window_form.c, window_files.c,
  * window_shortcuts.c. */
 #include "busy.h"
+#include "idle.h"
 #include "window_private.h"
 
 #include <math.h>
@@ -142,6 +143,30 @@ void win_update_inspector(PtWindow *self, int i)
                                    mean, mm, mm,
                                    pt_explorer_model_measured_stale(m)
                                        ? " (stale: measured before the edits since)" : "");
+    }
+    /* Issue 18: what this sTask's lane waits for before it (idle.h): its instance with the
+     * longest idle gap before it, and the reason. */
+    if (m->have_tl && m->tl.n_spans <= 200000) {
+        pt_wait_reason best = {0}, r;
+        int64_t best_i = -1, seen = 0;
+        for (int64_t k = 0; k < m->tl.n_spans && seen < 256; k++) {
+            if (m->tl.spans[k].stask != i)
+                continue;
+            seen++;
+            if (pt_span_wait_reason(&m->prog, &m->sg, &m->tl, k, &r) && r.gap_ns > 0.5 &&
+                (best_i < 0 || r.gap_ns > best.gap_ns)) {
+                best = r;
+                best_i = k;
+            }
+        }
+        if (best_i >= 0) {
+            char why[320];
+            pt_wait_reason_text(&best, &m->prog, &m->sg, why, sizeof why);
+            g_string_append_printf(s, "\nlongest idle gap before it: %s[%" G_GINT64_FORMAT "] %s",
+                                   m->sg.tasks[i].id, (gint64)m->tl.spans[best_i].iter, why);
+        } else if (seen)
+            g_string_append(s, "\nlongest idle gap before it: none (its lane never waits "
+                               "for it)");
     }
     int64_t on_crit = 0;
     for (int64_t k = 0; k < self->n_critical; k++)

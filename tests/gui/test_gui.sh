@@ -91,6 +91,15 @@ else
     fail "--page graph flash_attention"; cat "$tmp/graph.log"
 fi
 
+# Issue 18: the inspector names what the selected sTask's lane waits for (a free ring stage).
+if timeout 60 "$app" --screenshot "$tmp/fa18.png" --size 1200x800 --select load.V flash_attention \
+        >"$tmp/fa18.log" 2>&1 &&
+        grep -qE '^longest idle gap before it: load\.V\[[0-9]+\] waits [0-9]+ ns for a free stage of ring V \(stage [0-9]+ of [0-9]+, released by mma\.O\.wg[01]\[[0-9]+\] on tc\.wg[01]\)' "$tmp/fa18.log"; then
+    echo "ok: inspector: the idle gap's reason (ring stage)"
+else
+    fail "inspector: idle gap reason"; cat "$tmp/fa18.log"
+fi
+
 # A profiled trace (v2, recorded on an H200): its graph is loaded with the default sProgram,
 # the measured spans of the first sampled CTA are drawn over the prediction, the summary gives
 # the measured kernel time and the inspector the per-sTask error.
