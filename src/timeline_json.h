@@ -108,7 +108,7 @@ typedef struct {
     bool measured_partial;         /* from a partial sample (pt_measured_lane_partial) */
 } pt_align_lane;
 
-typedef struct {
+typedef struct pt_alignment_s {
     bool present;
     double predicted_kernel_ns;    /* simulator, launch included */
     double measured_kernel_ns;     /* plain build, median of CUDA events */

@@ -236,6 +236,40 @@ static void refresh_errors(pt_explorer_model *m)
 static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *err);
 static bool overlay_take(pt_explorer_model *m, pt_trace *tr, pt_error *err);
 
+bool pt_explorer_model_align(const pt_explorer_model *m, pt_alignment *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!m->have_measured || !m->have_tl || m->n_measured_ctas < 1)
+        return false;
+    /* the overlay's CTAs, already mapped to this model's sTasks and lanes */
+    pt_measured tmp = {0};
+    tmp.present = true;
+    tmp.n_ctas = m->n_measured_ctas;
+    tmp.ctas = calloc((size_t)tmp.n_ctas, sizeof *tmp.ctas);
+    bool ok = tmp.ctas != NULL;
+    for (int k = 0; ok && k < tmp.n_ctas; k++) {
+        pt_mcta *c = &tmp.ctas[k];
+        c->block = m->cta_block[k];
+        c->n_spans = m->cta_n_measured[k];
+        c->spans = malloc(((size_t)c->n_spans + 1) * sizeof *c->spans);
+        ok = c->spans != NULL;
+        for (int64_t i = 0; ok && i < c->n_spans; i++) {
+            const pt_span *s = &m->cta_measured[k][i];
+            c->spans[i] = (pt_mspan){s->stask, s->lane, 0, s->iter, s->start_ns, s->end_ns};
+        }
+    }
+    tmp.kernel.plain_ms_median = m->measured_kernel_ns / 1e6;
+    pt_error err = {{0}};
+    ok = ok && pt_align(a, &m->tl, &tmp, m->sg.n, m->prog.n_lanes, &err);
+    if (ok) { /* the sample's losses are the trace's, per lane as it said */
+        a->partial = m->measured_partial;
+        for (int l = 0; l < a->n_lanes && l < PT_MAX_LANES; l++)
+            a->lanes[l].measured_partial = m->lane_measured_partial[l];
+    }
+    pt_measured_free(&tmp);
+    return ok;
+}
+
 /* ---- editing ------------------------------------------------------------------------------ */
 
 /* Validate and simulate `cand` (against *nsg when given, else m->sg). On success the model takes

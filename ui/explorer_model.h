@@ -138,6 +138,12 @@ bool pt_explorer_model_measured_stale(const pt_explorer_model *m);
 double pt_explorer_model_lane_busy_pct(const pt_explorer_model *m, int lane);
 double pt_explorer_model_lane_unit_pct(const pt_explorer_model *m, int lane);
 
+/* Predicted (the shown timeline) against the overlay's measured spans, sTask by sTask and
+ * lane by lane, in the model's indices — through pt_align (traces/measured.h), so the numbers
+ * are those of `pipethreader-cli report`. False when there is no overlay (a is zeroed). */
+struct pt_alignment_s;
+bool pt_explorer_model_align(const pt_explorer_model *m, struct pt_alignment_s *a);
+
 /* Whether path is a trace file (a JSON object whose "format" is "pipethreader.trace"). */
 bool pt_explorer_is_trace_file(const char *path);
 

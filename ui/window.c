@@ -717,6 +717,8 @@ static void pt_window_finalize(GObject *o)
     if (self->tile_entries)
         g_ptr_array_free(self->tile_entries, TRUE);
     g_free(self->pending_open);
+    pt_alignment_free(&self->cmp);
+    g_clear_object(&self->cmp_rows);
     pt_explorer_model_free(self->model);
     g_free(self->labels);
     g_free(self->stask_seu);

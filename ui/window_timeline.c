@@ -160,4 +160,5 @@ void win_refresh_timeline(PtWindow *self)
     else
         pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
     win_search_apply(self); /* the matches of the open search, on the new sTasks */
+    win_refresh_compare(self); /* the predicted-vs-measured page follows every edit */
 }

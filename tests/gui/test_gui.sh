@@ -126,6 +126,35 @@ PY
     fi
 fi
 
+# Issue 18: the "Measured" page — one row per sTask, sorted worst-predicted first, each error
+# (predicted - measured) / measured of the two means in its row; the sample and busy per lane.
+if [ -f "$trace" ]; then
+    if timeout 60 "$app" --screenshot "$tmp/cmp.png" --size 1200x800 --page compare "$trace" \
+            >"$tmp/cmp.log" 2>&1 && ! grep -q '^error:' "$tmp/cmp.log" &&
+            grep -q '^compare: Sample: 8 CTAs (blocks 0, 16, 32' "$tmp/cmp.log" &&
+            grep -q '^Busy per lane (predicted, unit, measured):  tma ' "$tmp/cmp.log" &&
+            python3 - "$tmp/cmp.log" <<'PY'
+import re, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.count(" | ") == 9]
+assert len(lines) == 7, lines
+def ns(t):
+    v, u = t.split()
+    return float(v) * (1000 if u == "µs" else 1)
+errs = []
+for l in lines:
+    c = l.split(" | ")
+    p, m, e = ns(c[2]), ns(c[3]), float(c[6].rstrip("%"))
+    assert abs(e - (p - m) / m * 100) < 0.2, l
+    errs.append(abs(e))
+assert errs == sorted(errs, reverse=True), errs
+PY
+    then
+        echo "ok: the Measured page: per-sTask table, errors one way, sorted"
+    else
+        fail "the Measured page"; cat "$tmp/cmp.log"
+    fi
+fi
+
 # Broken inputs: the error is shown in the window and the screenshot of it written, but the exit
 # status is 1 with the message on stderr (issue 19: a broken file must not pass for a good one).
 printf '{"name": "broken", "axes": [' >"$tmp/broken.json"
