@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
@@ -141,4 +142,114 @@ void pt_wait_reason_text(const pt_wait_reason *r, const pt_sprogram *p, const pt
                                                   "previous instance");
         break;
     }
+}
+
+typedef struct {
+    double t;
+    int d; /* +1 taken, -1 given back */
+} ring_ev;
+
+static int cmp_ev(const void *a, const void *b)
+{
+    const ring_ev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->d - y->d; /* a release before a take at the same time */
+}
+
+int64_t pt_ring_occupancy(const pt_sprogram *p, const pt_stask_graph *sg, const pt_timeline *tl,
+                          int tensor, double **times, int **filled, int *stages)
+{
+    *times = NULL;
+    *filled = NULL;
+    *stages = 0;
+    if (!p || !sg || !tl || tensor < 0 || tensor >= PT_MAX_TENSORS || p->stages[tensor] < 1)
+        return 0;
+    *stages = p->stages[tensor];
+    pt_stage_hold h;
+    pt_stage_hold_lags(p, sg, &h);
+    int lag = h.lag[tensor];
+    int64_t iters = tl->eu_iterations > 0 ? tl->eu_iterations : 1;
+    int64_t n_ev = 0, cap = 0;
+    ring_ev *ev = NULL;
+    /* the body spans of every sTask by iteration, so each lookup is direct */
+    if (iters > ((int64_t)1 << 24) || sg->n > 4096)
+        return 0;
+    const pt_span **by = calloc((size_t)sg->n * (size_t)iters, sizeof *by);
+    if (!by)
+        return -1;
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *x = &tl->spans[i];
+        if (x->stask >= 0 && x->stask < sg->n && x->iter >= 0 && x->iter < iters &&
+            sg->tasks[x->stask].region == PT_REGION_BODY)
+            by[(size_t)x->stask * (size_t)iters + (size_t)x->iter] = x;
+    }
+#define BY(c, it) (by[(size_t)(c) * (size_t)iters + (size_t)(it)])
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *ld = &tl->spans[i];
+        if (ld->stask < 0 || ld->stask >= sg->n)
+            continue;
+        const pt_stask *t = &sg->tasks[ld->stask];
+        if (!(t->kind == PT_ST_LOAD && t->buffered && t->region == PT_REGION_BODY &&
+              t->tensor == tensor))
+            continue;
+        double rel = ld->end_ns; /* no reader: given back when the copy lands */
+        bool any = false;
+        for (int c = 0; c < sg->n; c++) {
+            if (!pt_stage_reader(sg, ld->stask, c))
+                continue;
+            const pt_span *r0 = ld->iter >= 0 && ld->iter < iters ? BY(c, ld->iter) : NULL;
+            double w = r0 ? r0->end_ns : ld->end_ns;
+            if (lag > 0 && ld->iter >= 0 && ld->iter + lag < iters) {
+                const pt_span *r1 = BY(c, ld->iter + lag);
+                if (r1 && r1->issue_ns > w)
+                    w = r1->issue_ns;
+            }
+            rel = any ? fmax(rel, w) : w;
+            any = true;
+        }
+        if (n_ev + 2 > cap) {
+            cap = cap ? 2 * cap : 256;
+            ring_ev *nv = realloc(ev, (size_t)cap * sizeof *nv);
+            if (!nv) {
+                free(ev);
+                free(by);
+                return -1;
+            }
+            ev = nv;
+        }
+        ev[n_ev++] = (ring_ev){ld->issue_ns, +1};
+        ev[n_ev++] = (ring_ev){fmax(rel, ld->issue_ns), -1};
+    }
+#undef BY
+    free(by);
+    if (n_ev == 0) {
+        free(ev);
+        return 0;
+    }
+    qsort(ev, (size_t)n_ev, sizeof *ev, cmp_ev);
+    *times = malloc((size_t)n_ev * sizeof **times);
+    *filled = malloc((size_t)n_ev * sizeof **filled);
+    if (!*times || !*filled) {
+        free(*times);
+        free(*filled);
+        *times = NULL;
+        *filled = NULL;
+        free(ev);
+        return -1;
+    }
+    int64_t k = 0;
+    int cur = 0;
+    for (int64_t e = 0; e < n_ev; e++) {
+        cur += ev[e].d;
+        if (k > 0 && (*times)[k - 1] == ev[e].t)
+            (*filled)[k - 1] = cur; /* the same instant: one step */
+        else {
+            (*times)[k] = ev[e].t;
+            (*filled)[k] = cur;
+            k++;
+        }
+    }
+    free(ev);
+    return k;
 }

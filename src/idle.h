@@ -33,4 +33,14 @@ bool pt_span_wait_reason(const pt_sprogram *p, const pt_stask_graph *sg, const p
 void pt_wait_reason_text(const pt_wait_reason *r, const pt_sprogram *p, const pt_stask_graph *sg,
                          char *out, size_t cap);
 
+/* Stage occupancy of a ring (issue 18): how many stages of buffered tensor `tensor` are filled
+ * over time on a predicted timeline. The stage a body load of iteration i fills is taken when
+ * the load is issued and given back when its readers release it (stage_hold.h: the reader's
+ * completion of iteration i, and with lag 1 also its issue of iteration i + 1; the last
+ * iteration at its completion). Writes a step function — at times[k] the count becomes
+ * filled[k], times ascending — into malloc'd arrays and returns its length (0: the tensor has
+ * no ring or no loads; -1: out of memory). *stages gets the ring's depth. */
+int64_t pt_ring_occupancy(const pt_sprogram *p, const pt_stask_graph *sg, const pt_timeline *tl,
+                          int tensor, double **times, int **filled, int *stages);
+
 #endif

@@ -169,6 +169,12 @@ static double base_height(const pt_tl_model *m, int row)
 
 #define MAX_ROWS (PT_MAX_LANES * PT_TL_MAX_GROUPS)
 
+static double rings_height(const pt_tl_model *m)
+{
+    int n = m->n_rings < PT_TL_MAX_RINGS ? m->n_rings : PT_TL_MAX_RINGS;
+    return n > 0 ? n * PT_TL_RING_H + 4 : 0;
+}
+
 /* tops[0..rows]: where each row starts (tops[rows]: where the last one ends). */
 static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
 {
@@ -180,7 +186,7 @@ static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
         sum += base_height(m, r);
     double scale = 1;
     if (v && v->fill_height && sum > 0) {
-        double avail = v->height - PT_TL_AXIS_H - 8;
+        double avail = v->height - PT_TL_AXIS_H - 8 - rings_height(m);
         if (avail > sum)
             scale = fmin(avail / sum, PT_TL_MAX_FILL);
     }
@@ -194,7 +200,7 @@ double pt_tl_content_height(const pt_tl_model *m)
     double tops[MAX_ROWS + 1];
     layout(m, NULL, tops);
     int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
-    return tops[rows] + 8;
+    return tops[rows] + rings_height(m) + 8;
 }
 
 double pt_tl_row_top(const pt_tl_model *m, const pt_tl_viewport *v, int row)
@@ -738,6 +744,45 @@ static void draw_measured(render_ctx *c, int g)
     }
 }
 
+/* Stage-occupancy tracks under the lanes: per ring, a step chart of the filled stages (full
+ * height = every stage filled), with grid lines at each stage. */
+static void draw_rings(render_ctx *c, double y0)
+{
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    cairo_t *cr = c->cr;
+    int n = m->n_rings < PT_TL_MAX_RINGS ? m->n_rings : PT_TL_MAX_RINGS;
+    rgb col = seu_colour(PT_SEU_TMA, v->dark);
+    for (int r = 0; r < n; r++) {
+        double top = y0 + 4 + r * PT_TL_RING_H, h = PT_TL_RING_H - 4;
+        int depth = m->ring_stages[r] > 0 ? m->ring_stages[r] : 1;
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.05);
+        cairo_rectangle(cr, PT_TL_LABEL_W, top, v->width - PT_TL_LABEL_W, h);
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, col.r, col.g, col.b, 0.55);
+        for (int64_t k = 0; k + 1 < m->ring_n[r]; k++) {
+            double t0 = m->ring_t[r][k], t1 = m->ring_t[r][k + 1];
+            if (t1 < v->t0_ns || t0 > v->t1_ns || m->ring_filled[r][k] <= 0)
+                continue;
+            double x0 = fmax(pt_tl_time_to_x(v, t0), PT_TL_LABEL_W);
+            double x1 = fmin(pt_tl_time_to_x(v, t1), v->width);
+            double fh = h * (double)m->ring_filled[r][k] / depth;
+            if (x1 > x0)
+                cairo_rectangle(cr, x0, top + h - fh, fmax(x1 - x0, 0.5), fh);
+        }
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.18);
+        cairo_set_line_width(cr, 1);
+        for (int k = 1; k < depth; k++) {
+            double y = floor(top + h - h * k / depth) + 0.5;
+            cairo_move_to(cr, PT_TL_LABEL_W, y);
+            cairo_line_to(cr, v->width, y);
+        }
+        cairo_stroke(cr);
+        c->st.rings++;
+    }
+}
+
 /* Idle time: each lane of each group is tinted amber over the EU's run; the bars drawn on top
  * cover the busy parts, so what stays amber is exactly where the lane waited. */
 static void draw_idle(render_ctx *c, double t_first, double t_last)
@@ -941,6 +986,8 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         draw_critical(&c);
     if (have_range)
         draw_arrows(&c);
+    if (have_range && m->n_rings > 0)
+        draw_rings(&c, c.tops[rows]);
     /* Group separators. */
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.45);
     cairo_set_line_width(cr, 1);
@@ -973,6 +1020,15 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         cairo_set_font_size(cr, 12);
         cairo_move_to(cr, 14, y + rh / 2 + (label ? 9 : 4));
         cairo_show_text(cr, m->lane_names[l] ? m->lane_names[l] : "?");
+    }
+    for (int r = 0; r < m->n_rings && r < PT_TL_MAX_RINGS; r++) {
+        char txt[64];
+        snprintf(txt, sizeof txt, "ring %s (%d)", m->ring_names[r] ? m->ring_names[r] : "?",
+                 m->ring_stages[r]);
+        cairo_set_font_size(cr, 10);
+        cairo_set_source_rgb(cr, c.fg.r, c.fg.g, c.fg.b);
+        cairo_move_to(cr, 14, c.tops[rows] + 4 + r * PT_TL_RING_H + PT_TL_RING_H / 2 + 2);
+        cairo_show_text(cr, txt);
     }
     if (m->have_lane_busy)
         for (int r = 0; r < rows; r++) {

@@ -32,6 +32,8 @@
 #define PT_TL_MAX_GROUPS 16
 #define PT_TL_MAX_SUBROWS 8      /* asynchronous bars in flight at once drawn apart per lane */
 #define PT_TL_MAX_FILL 3.0       /* lanes grow at most this much to fill the view's height */
+#define PT_TL_MAX_RINGS 8        /* stage-occupancy tracks drawn under the lanes */
+#define PT_TL_RING_H 22.0        /* height of one */
 
 /* What is drawn: borrowed pointers, owned by the caller. */
 typedef struct {
@@ -86,6 +88,15 @@ typedef struct {
     double lane_busy_pct[PT_MAX_LANES], lane_unit_pct[PT_MAX_LANES];
     double lane_measured_pct[PT_MAX_LANES];
     bool lane_measured_partial[PT_MAX_LANES];
+    /* Stage-occupancy tracks (idle.h's pt_ring_occupancy), one per ring under the lanes: ring r
+     * has ring_stages[r] stages, and from ring_t[r][k] on ring_filled[r][k] of them are filled
+     * (ring_n[r] steps, times ascending, on group 0's time line). */
+    int n_rings;
+    const char *ring_names[PT_TL_MAX_RINGS];
+    int ring_stages[PT_TL_MAX_RINGS];
+    int64_t ring_n[PT_TL_MAX_RINGS];
+    const double *ring_t[PT_TL_MAX_RINGS];
+    const int *ring_filled[PT_TL_MAX_RINGS];
 } pt_tl_model;
 
 /* Where we look. */
@@ -112,6 +123,7 @@ typedef struct {
     int64_t critical;        /* critical-path bars drawn */
     int64_t matches;         /* bars outlined as search matches */
     int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
+    int64_t rings;           /* stage-occupancy tracks drawn */
 } pt_tl_stats;
 
 /* The colour of an sEU kind (bars, lane marks and the sTask-graph's nodes share it). */
@@ -127,7 +139,7 @@ double pt_tl_x_to_time(const pt_tl_viewport *v, double x);
  * the visible range. Both clamp the range to a sane minimum width. */
 void pt_tl_zoom(pt_tl_viewport *v, double factor, double x);
 void pt_tl_pan(pt_tl_viewport *v, double fraction);
-/* Height the whole timeline needs. */
+/* Height the whole timeline needs (lanes, then the stage-occupancy tracks). */
 double pt_tl_content_height(const pt_tl_model *m);
 /* Give every span a sub-row of its lane so that no two bars of a sub-row overlap in time
  * (greedy over the start-sorted spans: the first sub-row free at its start); out[n_spans],

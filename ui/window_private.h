@@ -80,6 +80,9 @@ struct _PtWindow {
     GPtrArray *remapped;
     /* The "Predicted vs measured" page (window_compare.c): its alignment, rows (sTask indices
      * as strings, sorted by the column view's sorter), table and the sample/lanes text. */
+    /* stage-occupancy tracks of the timeline (window_timeline.c): per ring, its step chart */
+    double *ring_t[PT_TL_MAX_RINGS];
+    int *ring_f[PT_TL_MAX_RINGS];
     pt_alignment cmp;
     GtkStringList *cmp_rows;
     GtkWidget *cmp_view, *cmp_label;

@@ -237,6 +237,40 @@ int main(void)
         CHECK(st2 != f);
         CHECK((st2 & 0xff) + ((st2 >> 8) & 0xff) > (f & 0xff) + ((f >> 8) & 0xff)); /* fainter */
     }
+    /* Stage-occupancy track: a ring of 2 stages, 1 filled over 0-100 ns, 2 over 100-300 ns. */
+    {
+        static const double rt[] = {0, 100, 300};
+        static const int rf[] = {1, 2, 0};
+        pt_tl_model mr = m;
+        mr.n_rings = 1;
+        mr.ring_names[0] = "A";
+        mr.ring_stages[0] = 2;
+        mr.ring_n[0] = 3;
+        mr.ring_t[0] = rt;
+        mr.ring_filled[0] = rf;
+        CHECK(pt_tl_content_height(&mr) >= pt_tl_content_height(&m) + PT_TL_RING_H);
+        pt_tl_viewport vr = v;
+        vr.height = pt_tl_content_height(&mr);
+        cairo_surface_t *s2 = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, (int)vr.height);
+        cairo_t *cr2 = cairo_create(s2);
+        pt_tl_stats rs;
+        pt_tl_render(cr2, &mr, &vr, &rs);
+        cairo_surface_flush(s2);
+        CHECK(rs.rings == 1);
+        double top = pt_tl_row_top(&mr, &vr, pt_tl_rows(&mr) - 1) +
+                     pt_tl_row_height(&mr, &vr, pt_tl_rows(&mr) - 1) + 4;
+        double h = PT_TL_RING_H - 4;
+        int y_high = (int)(top + h * 0.25), y_low = (int)(top + h * 0.8);
+        uint32_t one_low = pixel(s2, (int)PT_TL_LABEL_W + 63, y_low);
+        uint32_t one_high = pixel(s2, (int)PT_TL_LABEL_W + 63, y_high);
+        uint32_t two_high = pixel(s2, (int)PT_TL_LABEL_W + 237, y_high);
+        uint32_t none = pixel(s2, (int)PT_TL_LABEL_W + 363, y_low);
+        CHECK_MSG(one_low == two_high, "%06x %06x %06x %06x top %g", one_low, two_high, one_high, none, top);   /* filled */
+        CHECK(one_high != one_low);   /* half: the upper half stays empty */
+        CHECK(none != one_low);       /* empty after 300 ns */
+        cairo_destroy(cr2);
+        cairo_surface_destroy(s2);
+    }
 
     /* Level of detail: 20,000 bars of 0.02 ns each over 400 px are merged per lane. */
     int n = 20000;
