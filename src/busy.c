@@ -122,6 +122,46 @@ double pt_timeline_lane_occupied_ns(const pt_timeline *tl, int lane)
     return lane_union(tl, lane, true, &pct);
 }
 
+bool pt_timeline_lane_unions(const pt_timeline *tl, double *busy, double *occupied)
+{
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        busy[L] = occupied[L] = 0;
+    double lo, hi;
+    if (!window(tl, &lo, &hi))
+        return true;
+    int64_t cnt[PT_MAX_LANES + 1] = {0}, off[PT_MAX_LANES + 1] = {0};
+    for (int64_t i = 0; i < tl->n_spans; i++)
+        if (tl->spans[i].lane >= 0 && tl->spans[i].lane < PT_MAX_LANES)
+            cnt[tl->spans[i].lane]++;
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        off[L + 1] = off[L] + cnt[L];
+    pt_interval *a = malloc(((size_t)off[PT_MAX_LANES] + 1) * sizeof *a);
+    pt_interval *b = malloc(((size_t)off[PT_MAX_LANES] + 1) * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return false;
+    }
+    int64_t fill[PT_MAX_LANES];
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        fill[L] = off[L];
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *s = &tl->spans[i];
+        if (s->lane < 0 || s->lane >= PT_MAX_LANES)
+            continue;
+        int64_t k = fill[s->lane]++;
+        a[k] = (pt_interval){s->issue_ns, s->end_ns};
+        b[k] = (pt_interval){s->start_ns, pt_span_unit_end(s)};
+    }
+    for (int L = 0; L < PT_MAX_LANES; L++) {
+        busy[L] = pt_interval_union_ns(a + off[L], cnt[L], lo, hi);
+        occupied[L] = pt_interval_union_ns(b + off[L], cnt[L], lo, hi);
+    }
+    free(a);
+    free(b);
+    return true;
+}
+
 double pt_error_pct(double predicted, double measured)
 {
     if (!isfinite(predicted) || !isfinite(measured) || !(measured > 0))

@@ -45,6 +45,10 @@ double pt_timeline_lane_occupancy_pct(const pt_timeline *tl, int lane);
 double pt_timeline_lane_busy_ns(const pt_timeline *tl, int lane);
 double pt_timeline_lane_occupied_ns(const pt_timeline *tl, int lane);
 
+/* Both unions for every lane in one pass (the simulator's summary): busy[L], occupied[L] for
+ * L < PT_MAX_LANES (0 for lanes without spans). False when out of memory. */
+bool pt_timeline_lane_unions(const pt_timeline *tl, double *busy, double *occupied);
+
 /* The one prediction error, in percent: (predicted - measured) / measured * 100 — negative
  * when the model predicts too little. NaN when measured is not > 0 or either is not finite.
  * Used for kernel times, per-sTask durations and per-lane figures in the CLI, the trace file

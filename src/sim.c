@@ -655,13 +655,8 @@ static void summarise(const sim_state *S, pt_timeline *tl)
             last = sp->end_ns;
     }
     pt_timeline view = {.n_spans = S->n_spans, .spans = S->spans};
-    for (int L = 0; L < PT_MAX_LANES; L++) {
-        bool used = false;
-        for (int64_t k = 0; k < S->n_spans && !used; k++)
-            used = S->spans[k].lane == L;
-        tl->lane_busy_ns[L] = used ? pt_timeline_lane_busy_ns(&view, L) : 0;
-        tl->lane_occupied_ns[L] = used ? pt_timeline_lane_occupied_ns(&view, L) : 0;
-    }
+    /* out of memory: left 0 (pt_timeline_lane_busy_pct recomputes on demand) */
+    (void)pt_timeline_lane_unions(&view, tl->lane_busy_ns, tl->lane_occupied_ns);
     tl->eu_time_ns = S->n_spans ? last - first : 0;
 }
 
