@@ -87,7 +87,7 @@ static void print_summary(const cli_inputs *in, const char *what, const pt_harne
     fmt_ns(k->instr_ms_median * 1e6, t1, sizeof t1);
     fmt_pct(k->overhead_pct, p1, sizeof p1);
     printf("  instrumented build: median %s, overhead %s over the plain build\n", t1, p1);
-    printf("  trace:");
+    printf("  trace spans");
     if (!strcmp(m->origin, "cupti_kernel_start")) {
         fmt_ns(m->first_warp_delay_ns, t1, sizeof t1);
         fmt_ns(m->last_warp_gap_ns, t2, sizeof t2);
