@@ -228,6 +228,13 @@ static void test_trace_overlay(void)
     CHECK(pt_explorer_model_undo(m, &err));
     CHECK(m->have_measured && !pt_explorer_model_measured_stale(m));
     CHECK_NEAR(m->kernel_error_pct, (1 / 1.25 - 1) * 100, 1e-6);
+    /* laid over again (Compile & Profile's path): current when the sProgram is the profiled
+     * one, stale at once when it was edited while the profile ran */
+    CHECK_MSG(pt_explorer_model_overlay_trace(m, path, &err), "%s", err.msg);
+    CHECK(m->have_measured && !pt_explorer_model_measured_stale(m));
+    CHECK(pt_explorer_model_redo(m, &err)); /* back to k=64 */
+    CHECK_MSG(pt_explorer_model_overlay_trace(m, path, &err), "%s", err.msg);
+    CHECK(m->have_measured && pt_explorer_model_measured_stale(m));
     /* a trace that does not name its inputs (written before issue 18): the example's
      * defaults, and the model says so */
     CHECK_MSG(pt_explorer_model_load_trace(m, "tests/fixtures/gemm_f16_2048.trace.json", "H200",

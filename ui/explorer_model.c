@@ -1051,5 +1051,20 @@ bool pt_explorer_model_overlay_trace(pt_explorer_model *m, const char *path, pt_
         free(tr);
         return false;
     }
-    return overlay_take(m, tr, err);
+    /* measured on another sProgram than the one shown (edited while it was profiled): the
+     * overlay is stale from the start */
+    bool other = false;
+    if (tr->sprogram_json) {
+        char *now = pt_explorer_model_to_json(m);
+        cJSON *x = now ? cJSON_Parse(now) : NULL, *y = cJSON_Parse(tr->sprogram_json);
+        other = x && y && !cJSON_Compare(x, y, true);
+        cJSON_Delete(x);
+        cJSON_Delete(y);
+        free(now);
+    }
+    if (!overlay_take(m, tr, err))
+        return false;
+    if (other)
+        m->measured_state_id = UINT64_MAX;
+    return true;
 }
