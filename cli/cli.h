@@ -9,6 +9,7 @@
 #include "propagate.h"
 #include "sim.h"
 #include "sprogram.h"
+#include "timeline_json.h"
 #include "validate.h"
 
 enum { EXIT_OK = 0, EXIT_INVALID = 1, EXIT_USAGE = 2 };
@@ -92,5 +93,23 @@ int verb_codegen(int argc, char **argv);
 int verb_calibrate(int argc, char **argv);
 int verb_profile(int argc, char **argv);
 int verb_schedule(int argc, char **argv);
+int verb_report(int argc, char **argv);
+
+/* report.c — predicted against measured (profile's output, and `report` on a saved trace). */
+typedef struct {
+    int n_lanes, n_stasks;
+    const char *lane[PT_MAX_LANES];
+    const char **stask;        /* malloc'd: n_stasks ids */
+} cli_names;
+void cli_names_from_program(cli_names *nm, const pt_sprogram *p, const pt_stask_graph *sg);
+void cli_names_from_trace(cli_names *nm, const pt_trace *tr);
+void cli_names_free(cli_names *nm);
+/* The sample line (CTAs, iterations, dropped, unpaired; PARTIAL SAMPLE when records were
+ * lost), per-lane busy % (busy.h) and the per-sTask table, in text; the same as JSON
+ * (malloc'd, NULL when out of memory). */
+void cli_print_sample(FILE *f, const pt_measured *m);
+void cli_print_alignment(FILE *f, const cli_names *nm, const pt_measured *m,
+                         const pt_alignment *a);
+char *cli_alignment_json(const cli_names *nm, const pt_measured *m, const pt_alignment *a);
 
 #endif

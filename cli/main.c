@@ -61,15 +61,24 @@ static const struct {
      "                   --build-timeout and signals as for profile\n"
      "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
      "                   each: rank, predicted ns, description) instead of measuring them\n"},
+    {"report", verb_report, "report TRACE [--json]",
+     "Predicted against measured from a profiled trace (written by profile): the sample (CTAs,\n"
+     "iterations, records dropped or unpaired; a partial sample is marked), busy % per lane\n"
+     "(issue to completion, the unit's own occupancy beside it) and a per-sTask table (count,\n"
+     "mean, spread, error = (predicted - measured) / measured, start offset), recomputed from\n"
+     "the trace's spans.\n"
+     "  --json           print it as JSON\n"},
     {"profile", verb_profile,
-     "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--target sm90a] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
+     "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--json] [--target sm90a] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
      "Validate and simulate an sProgram, generate its bundle, build and run it on a GPU: every\n"
      "output element is checked against the reference first (a wrong result is reported, never\n"
      "timed), then the kernel is timed (CUDA events; CUPTI records where CUPTI is installed),\n"
      "then the instrumented build records per-sTask start/end times of sampled CTAs. Writes a\n"
      "trace with the predicted and the measured timelines aligned sTask by sTask, and prints\n"
-     "predicted vs measured kernel time, instrumentation overhead, per-lane busy time and the\n"
-     "worst-predicted sTasks. Runs in a child process: a fault or a hang is reported, not fatal.\n"
+     "predicted vs measured kernel time, instrumentation overhead, the sample, per-lane busy %\n"
+     "and a per-sTask table (as for 'report'). Runs in a child process: a fault or a hang is\n"
+     "reported, not fatal.\n"
+     "  --json           print the predicted-vs-measured report as JSON (as 'report --json')\n"
      "  -o TRACE         write the trace (pipethreader.trace JSON, version 2)\n"
      "  --chrome FILE    write Chrome trace-event JSON of both timelines (Perfetto)\n"
      "  --target T       code generator, as for codegen (default sm90a)\n"

@@ -38,19 +38,11 @@ static void fmt_pct(double v, char *out, size_t cap)
         snprintf(out, cap, "?");
 }
 
-static int cmp_abs_err(const void *a, const void *b)
-{
-    const pt_align_stask *x = a, *y = b;
-    double ex = isfinite(x->error_pct) ? fabs(x->error_pct) : -1;
-    double ey = isfinite(y->error_pct) ? fabs(y->error_pct) : -1;
-    return (ey > ex) - (ey < ex);
-}
-
 static void print_summary(const cli_inputs *in, const char *what, const pt_harness_result *h,
                           const pt_timeline *tl, const pt_measured *m, const pt_alignment *a,
                           bool remote)
 {
-    char t1[32], t2[32], t3[32], t4[32], p1[32];
+    char t1[32], t2[32], t3[32], p1[32];
     const pt_mkernel *k = &m->kernel;
     printf("%s %s: grid %lld, block %lld, smem %lld\n", what,
            remote ? "through --remote" : "on this machine", (long long)h->grid,
@@ -77,14 +69,7 @@ static void print_summary(const cli_inputs *in, const char *what, const pt_harne
     fmt_ns(k->instr_ms_median * 1e6, t1, sizeof t1);
     fmt_pct(k->overhead_pct, p1, sizeof p1);
     printf("  instrumented build: median %s, overhead %s over the plain build\n", t1, p1);
-    int64_t spans = 0, dropped = 0, unpaired = 0;
-    for (int c = 0; c < m->n_ctas; c++) {
-        spans += m->ctas[c].n_spans;
-        dropped += m->ctas[c].dropped;
-        unpaired += m->ctas[c].unpaired;
-    }
-    printf("  trace: %d sampled CTA%s, %lld spans (%lld records dropped, %lld unpaired)", m->n_ctas,
-           m->n_ctas == 1 ? "" : "s", (long long)spans, (long long)dropped, (long long)unpaired);
+    printf("  trace spans");
     if (!strcmp(m->origin, "cupti_kernel_start")) {
         fmt_ns(m->first_warp_delay_ns, t1, sizeof t1);
         fmt_ns(m->last_warp_gap_ns, t2, sizeof t2);
@@ -94,44 +79,20 @@ static void print_summary(const cli_inputs *in, const char *what, const pt_harne
         printf(", aligned at the CUPTI kernel start (the clocks disagreed)\n");
     else
         printf(", times from the first record (no CUPTI span)\n");
-    printf("\n  %-12s %16s %16s\n", "lane", "predicted busy", "measured busy");
-    for (int i = 0; i < a->n_lanes; i++) {
-        const pt_align_lane *l = &a->lanes[i];
-        char pb[16] = "?", mb[16] = "?";
-        if (isfinite(l->predicted_busy_pct))
-            snprintf(pb, sizeof pb, "%.1f%%", l->predicted_busy_pct);
-        if (isfinite(l->measured_busy_pct))
-            snprintf(mb, sizeof mb, "%.1f%%", l->measured_busy_pct);
-        printf("  %-12s %16s %16s\n", in->prog.lanes[l->lane].name, pb, mb);
-    }
-    pt_align_stask *s = malloc(((size_t)a->n_stasks + 1) * sizeof *s);
-    if (!s)
-        return;
-    if (a->n_stasks)
-        memcpy(s, a->stasks, (size_t)a->n_stasks * sizeof *s);
-    qsort(s, (size_t)a->n_stasks, sizeof *s, cmp_abs_err);
-    printf("\n  worst-predicted sTasks (mean duration; first start from the EU start):\n");
-    printf("  %-22s %12s %12s %9s %12s %12s\n", "sTask", "predicted", "measured", "error",
-           "pred start", "meas start");
-    for (int i = 0; i < a->n_stasks && i < 5; i++) {
-        fmt_ns(s[i].predicted_mean_ns, t1, sizeof t1);
-        fmt_ns(s[i].measured_mean_ns, t2, sizeof t2);
-        fmt_pct(s[i].error_pct, p1, sizeof p1);
-        fmt_ns(s[i].predicted_first_start_ns, t3, sizeof t3);
-        fmt_ns(s[i].measured_first_start_ns, t4, sizeof t4);
-        printf("  %-22s %12s %12s %9s %12s %12s\n", in->sg.tasks[s[i].stask].id, t1, t2, p1, t3,
-               t4);
-    }
+    /* the sample, busy % per lane and the per-sTask table: report.c, shared with `report` */
+    cli_names nm;
+    cli_names_from_program(&nm, &in->prog, &in->sg);
+    cli_print_alignment(stdout, &nm, m, a);
+    cli_names_free(&nm);
     (void)tl;
-    free(s);
 }
 
 int verb_profile(int argc, char **argv)
 {
     cli_opts o = {.verb = "profile"};
     cli_inputs in = {0};
-    if (!cli_parse(argc, argv, "hw,tile,set,program,o,chrome,target,remote,timeout,build-timeout,q",
-                   &o))
+    if (!cli_parse(argc, argv,
+                   "hw,tile,set,program,o,chrome,json,target,remote,timeout,build-timeout,q", &o))
         return EXIT_USAGE;
     /* From here on a SIGINT/SIGTERM/SIGHUP stops the run cleanly (signals.c). */
     cli_signals_install();
@@ -181,7 +142,7 @@ int verb_profile(int argc, char **argv)
     const char *what = ms.what;
     char label[520];
     snprintf(label, sizeof label, "profiled%.510s", what + strlen("profile"));
-    if (!o.quiet && strcmp(o.out, "-") != 0)
+    if (!o.quiet && !o.json && strcmp(o.out, "-") != 0)
         printf("%s: building and running %s...\n", what, o.remote ? "through --remote" : "here");
     fflush(stdout);
     pt_measure_request rq = {.remote = o.remote, .timeout_s = o.timeout_s,
@@ -212,7 +173,15 @@ int verb_profile(int argc, char **argv)
         if (!wrote)
             goto out;
     }
-    if (!o.quiet && strcmp(o.out, "-") != 0) {
+    if (o.json) {
+        cli_names nm;
+        cli_names_from_program(&nm, &in.prog, &in.sg);
+        text = cli_alignment_json(&nm, &m, &a);
+        cli_names_free(&nm);
+        if (text)
+            fputs(text, stdout);
+        free(text);
+    } else if (!o.quiet && strcmp(o.out, "-") != 0) {
         print_summary(&in, label, &h, &tl, &m, &a, o.remote != NULL);
         printf("\nwrote %s%s%s\n", o.out, o.chrome ? " and " : "", o.chrome ? o.chrome : "");
     }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy.h"
+#include "idle.h"
 #include "cli.h"
 
 static char kind_char(pt_stask_kind k)
@@ -79,6 +81,82 @@ static int column(double t, double span, int width)
     return x >= width ? width : (int)x;
 }
 
+/* The longest idle gaps of each lane (at most 3), each with what the lane waited for
+ * (idle.h: a Wait or data dependency on which sTask and iteration, or a free stage of which
+ * ring). */
+static void print_idle_gaps(FILE *f, const cli_inputs *in, const pt_timeline *tl)
+{
+    enum { TOP = 3 };
+    bool header = false;
+    for (int l = 0; l < in->prog.n_lanes; l++) {
+        int64_t best[TOP];
+        double gap[TOP];
+        int nb = 0;
+        double busy_until = -HUGE_VAL;
+        /* the lane's spans in issue order (they come sorted by start) */
+        int64_t cnt = 0;
+        for (int64_t i = 0; i < tl->n_spans; i++)
+            cnt += tl->spans[i].lane == l;
+        int64_t *idx = malloc(((size_t)cnt + 1) * sizeof *idx);
+        if (!idx)
+            return;
+        int64_t k = 0;
+        for (int64_t i = 0; i < tl->n_spans; i++)
+            if (tl->spans[i].lane == l)
+                idx[k++] = i;
+        /* insertion by issue time (spans of a lane come nearly in issue order already) */
+        for (int64_t a = 1; a < k; a++) {
+            int64_t v = idx[a], b = a - 1;
+            while (b >= 0 && tl->spans[idx[b]].issue_ns > tl->spans[v].issue_ns) {
+                idx[b + 1] = idx[b];
+                b--;
+            }
+            idx[b + 1] = v;
+        }
+        for (int64_t a = 0; a < k; a++) {
+            const pt_span *s = &tl->spans[idx[a]];
+            double g = a > 0 && s->issue_ns > busy_until ? s->issue_ns - busy_until : 0;
+            if (s->end_ns > busy_until)
+                busy_until = s->end_ns;
+            if (!(g > 0.5))
+                continue;
+            int pos;
+            if (nb < TOP)
+                pos = nb++;
+            else if (g > gap[TOP - 1])
+                pos = TOP - 1;
+            else
+                continue;
+            best[pos] = idx[a];
+            gap[pos] = g;
+            for (int q = pos; q > 0 && gap[q] > gap[q - 1]; q--) {
+                double tg = gap[q];
+                gap[q] = gap[q - 1];
+                gap[q - 1] = tg;
+                int64_t tb = best[q];
+                best[q] = best[q - 1];
+                best[q - 1] = tb;
+            }
+        }
+        free(idx);
+        for (int q = 0; q < nb; q++) {
+            pt_wait_reason r;
+            char why[320];
+            if (!pt_span_wait_reason(&in->prog, &in->sg, tl, best[q], &r))
+                continue;
+            pt_wait_reason_text(&r, &in->prog, &in->sg, why, sizeof why);
+            if (!header) {
+                fprintf(f, "\n  longest idle gaps (what the lane waits for):\n");
+                header = true;
+            }
+            const pt_span *s = &tl->spans[best[q]];
+            fprintf(f, "  %-10s %.0f ns before %s[%lld] at %.0f ns: %s\n",
+                    in->prog.lanes[l].name, gap[q], in->sg.tasks[s->stask].id,
+                    (long long)s->iter, s->issue_ns, why);
+        }
+    }
+}
+
 void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, int width)
 {
     char kt[32], et[32], ft[32];
@@ -100,21 +178,33 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     for (int l = 0; l < in->prog.n_lanes; l++) {
         memset(row, '.', (size_t)width);
         row[width] = 0;
+        /* A span is issue -> completion ('-' where the unit is not working on it: queued
+         * behind other work, or its latency); the unit's occupancy gets the kind's letter
+         * (busy.h). */
         for (int64_t i = 0; i < tl->n_spans; i++) {
             const pt_span *s = &tl->spans[i];
             if (s->lane != l || (unsigned)s->stask >= (unsigned)in->sg.n)
                 continue;
-            int a = column(s->start_ns, span, width), b = column(s->end_ns, span, width);
+            int a = column(s->issue_ns, span, width), b = column(s->end_ns, span, width);
+            for (int c = a; c < b && c < width; c++)
+                if (row[c] == '.')
+                    row[c] = '-';
+        }
+        for (int64_t i = 0; i < tl->n_spans; i++) {
+            const pt_span *s = &tl->spans[i];
+            if (s->lane != l || (unsigned)s->stask >= (unsigned)in->sg.n)
+                continue;
+            int a = column(s->start_ns, span, width), b = column(pt_span_unit_end(s), span, width);
             if (b <= a)
                 b = a + 1;
             for (int c = a; c < b && c < width; c++)
                 row[c] = kind_char(in->sg.tasks[s->stask].kind);
         }
-        double busy = l < tl->n_lanes ? tl->lane_busy_ns[l] : 0;
-        fprintf(f, "  %-10s |%s| %5.1f%% busy\n", in->prog.lanes[l].name, row,
-                100.0 * busy / span);
+        fprintf(f, "  %-10s |%s| %5.1f%% busy, unit %5.1f%%\n", in->prog.lanes[l].name, row,
+                pt_timeline_lane_busy_pct(tl, l), pt_timeline_lane_occupancy_pct(tl, l));
     }
     free(row);
+    print_idle_gaps(f, in, tl);
     fprintf(f, "\n  legend:");
     bool seen[PT_ST_KIND_COUNT] = {false};
     for (int i = 0; i < in->sg.n; i++)
@@ -122,7 +212,9 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     for (int k = 0; k < PT_ST_KIND_COUNT; k++)
         if (seen[k])
             fprintf(f, " %c=%s", kind_char((pt_stask_kind)k), pt_stask_kind_name((pt_stask_kind)k));
-    fprintf(f, " .=idle\n");
+    fprintf(f, " -=issued, unit not on it (queued or latency) .=idle\n"
+               "  busy: issue to completion, as the instrumented kernel stamps it; unit: the "
+               "unit's own occupancy\n");
 }
 
 void cli_print_validation(FILE *f, const pt_validation *v)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "busy.h"
 #include "graph.h"
 #include "stage_hold.h"
 #include "validate.h"
@@ -490,7 +491,7 @@ static void commit(sim_state *S, int L, double t)
     const pt_stask *task = &S->sg->tasks[ls->stask];
     const pt_lane *ln = &S->p->lanes[L];
     const pt_cost *c = &S->hw->cost[task->kind][task->dtype];
-    double work = amount_of(task) / c->rate, start, end;
+    double work = amount_of(task) / c->rate, start, end, unit_end;
     int R = ln->role;
     bool async = true;
     switch (ln->seu) {
@@ -498,6 +499,7 @@ static void commit(sim_state *S, int L, double t)
         t = tma_admit(S, t);
         start = t > S->tma_free ? t : S->tma_free;
         S->tma_free = start + work;
+        unit_end = S->tma_free;
         end = S->tma_free + c->latency_ns;
         if (S->max_inflight > 0)
             S->inflight[S->n_inflight++] = end;
@@ -505,6 +507,7 @@ static void commit(sim_state *S, int L, double t)
     case PT_SEU_TENSOR_CORE:
         start = t > S->tc_free ? t : S->tc_free;
         S->tc_free = start + work;
+        unit_end = S->tc_free;
         end = S->tc_free + c->latency_ns;
         break;
     default:
@@ -514,6 +517,7 @@ static void commit(sim_state *S, int L, double t)
          * latency (shuffles) overlaps. The role itself is busy until its piece ends. */
         start = t > S->cc_free ? t : S->cc_free;
         S->cc_free = start + work;
+        unit_end = S->cc_free;
         end = S->cc_free + c->latency_ns;
         async = false;
         break;
@@ -525,7 +529,8 @@ static void commit(sim_state *S, int L, double t)
     S->issue[slot] = t;
     mark_done(S, slot);
     S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
-                                       .issue_ns = t, .start_ns = start, .end_ns = end};
+                                       .issue_ns = t, .start_ns = start, .end_ns = end,
+                                       .unit_end_ns = unit_end};
     lane_advance(S, L);
 }
 
@@ -637,35 +642,21 @@ static bool sort_spans(pt_span *v, int64_t n)
     return true;
 }
 
+/* Busy and occupancy per lane, one way (busy.h): unions of issue -> completion spans and of
+ * start -> unit_end occupancies. The EU time is first issue to last completion. */
 static void summarise(const sim_state *S, pt_timeline *tl)
 {
-    double cur_s[PT_MAX_LANES], cur_e[PT_MAX_LANES];
-    bool open[PT_MAX_LANES] = {false};
     double first = 0, last = 0;
-    for (int L = 0; L < PT_MAX_LANES; L++)
-        tl->lane_busy_ns[L] = 0;
     for (int64_t k = 0; k < S->n_spans; k++) {
         const pt_span *sp = &S->spans[k];
-        int L = sp->lane;
         if (k == 0 || sp->issue_ns < first)
             first = sp->issue_ns;
         if (k == 0 || sp->end_ns > last)
             last = sp->end_ns;
-        /* spans come sorted by start, so each lane's intervals merge left to right */
-        if (open[L] && sp->start_ns <= cur_e[L]) {
-            if (sp->end_ns > cur_e[L])
-                cur_e[L] = sp->end_ns;
-            continue;
-        }
-        if (open[L])
-            tl->lane_busy_ns[L] += cur_e[L] - cur_s[L];
-        open[L] = true;
-        cur_s[L] = sp->start_ns;
-        cur_e[L] = sp->end_ns;
     }
-    for (int L = 0; L < PT_MAX_LANES; L++)
-        if (open[L])
-            tl->lane_busy_ns[L] += cur_e[L] - cur_s[L];
+    pt_timeline view = {.n_spans = S->n_spans, .spans = S->spans};
+    /* out of memory: left 0 (pt_timeline_lane_busy_pct recomputes on demand) */
+    (void)pt_timeline_lane_unions(&view, tl->lane_busy_ns, tl->lane_occupied_ns);
     tl->eu_time_ns = S->n_spans ? last - first : 0;
 }
 

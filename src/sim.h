@@ -20,14 +20,18 @@ typedef struct {
     double issue_ns;       /* the warp role issued it */
     double start_ns;       /* the physical unit began it (after queueing behind others) */
     double end_ns;         /* completion (data available to dependants) */
+    double unit_end_ns;    /* the unit itself is busy from start_ns to here (its occupancy;
+                              busy.h); an asynchronous unit's span issue_ns..end_ns is longer.
+                              0 where unknown (measured spans): read with pt_span_unit_end() */
 } pt_span;
 
 typedef struct {
     int64_t n_spans;
     pt_span *spans;                /* the representative EU, sorted by start */
     int n_lanes;
-    double lane_busy_ns[PT_MAX_LANES];  /* union of the lane's spans */
-    double eu_time_ns;             /* representative EU: first start to last end */
+    double lane_busy_ns[PT_MAX_LANES];  /* union of the lane's spans, issue -> completion */
+    double lane_occupied_ns[PT_MAX_LANES]; /* union of its unit occupancy, start -> unit_end */
+    double eu_time_ns;             /* representative EU: first issue to last end */
     int64_t eu_iterations;         /* its loop trip count */
     double kernel_time_ns;         /* predicted kernel time, launch included */
     double flops;                  /* useful flops of the whole kernel */

@@ -51,6 +51,8 @@ static void write_lanes(strbuf *b, const pt_timeline *tl, const pt_sprogram *p)
         sb_json_string(b, ln->role >= 0 && ln->role < p->n_roles ? p->roles[ln->role].name : "");
         sb_printf(b, ", \"busy_ns\": ");
         sb_json_number(b, L < tl->n_lanes ? tl->lane_busy_ns[L] : 0);
+        sb_printf(b, ", \"occupied_ns\": ");
+        sb_json_number(b, L < tl->n_lanes ? tl->lane_occupied_ns[L] : 0);
         sb_printf(b, "}");
     }
     sb_printf(b, "\n  ],\n");
@@ -68,6 +70,8 @@ static void write_spans(strbuf *b, const pt_timeline *tl)
         sb_json_number(b, sp->start_ns);
         sb_printf(b, ", ");
         sb_json_number(b, sp->end_ns);
+        sb_printf(b, ", ");
+        sb_json_number(b, pt_span_unit_end(sp));
         sb_printf(b, "]");
     }
     sb_printf(b, "\n  ]},\n");
@@ -117,12 +121,23 @@ static bool write_measured(strbuf *b, const pt_measured *m, int n_stasks, int n_
                   (long long)k->cupti_grid, (long long)k->cupti_block);
     } else
         sb_printf(b, "null");
-    sb_printf(b, "},\n    \"ctas\": [");
+    sb_printf(b, "},\n    \"sample\": {\"grid\": %lld, \"stride\": %lld, \"sampled_ctas\": %lld, "
+              "\"cap\": %lld, \"blocks\": [", (long long)m->sample_grid,
+              (long long)m->sample_stride, (long long)m->sample_ctas, (long long)m->sample_cap);
+    for (int c = 0; c < m->n_ctas; c++)
+        sb_printf(b, "%s%lld", c ? ", " : "", (long long)m->ctas[c].block);
+    sb_printf(b, "], \"dropped\": %lld, \"unpaired\": %lld, \"partial\": %s},",
+              (long long)pt_measured_dropped(m), (long long)pt_measured_unpaired(m),
+              pt_measured_partial(m) ? "true" : "false");
+    sb_printf(b, "\n    \"ctas\": [");
     for (int c = 0; c < m->n_ctas; c++) {
         const pt_mcta *ct = &m->ctas[c];
         sb_printf(b, "%s\n      {\"block\": %lld, \"smid\": %lld, \"dropped\": %lld, "
-                  "\"unpaired\": %lld, \"spans\": [", c ? "," : "", (long long)ct->block,
-                  (long long)ct->smid, (long long)ct->dropped, (long long)ct->unpaired);
+                  "\"unpaired\": %lld, \"unpaired_lanes\": %lu, \"iterations\": [%lld, %lld], "
+                  "\"spans\": [", c ? "," : "", (long long)ct->block,
+                  (long long)ct->smid, (long long)ct->dropped, (long long)ct->unpaired,
+                  (unsigned long)ct->unpaired_lanes, (long long)ct->iter_first,
+                  (long long)ct->iter_last);
         for (int64_t i = 0; i < ct->n_spans && !b->failed; i++) {
             const pt_mspan *s = &ct->spans[i];
             if (s->stask < 0 || s->stask >= n_stasks || s->lane < 0 || s->lane >= n_lanes)
@@ -164,6 +179,9 @@ static bool write_alignment(strbuf *b, const pt_alignment *a, int n_stasks, int 
         sb_key_num(b, ",\n       ", "predicted_first_start_ns", s->predicted_first_start_ns);
         sb_key_num(b, ", ", "measured_first_start_ns", s->measured_first_start_ns);
         sb_key_num(b, ", ", "start_error_ns", s->start_error_ns);
+        sb_key_num(b, ",\n       ", "measured_min_ns", s->measured_min_ns);
+        sb_key_num(b, ", ", "measured_max_ns", s->measured_max_ns);
+        sb_key_num(b, ", ", "measured_stddev_ns", s->measured_stddev_ns);
         sb_printf(b, "}");
     }
     sb_printf(b, "\n    ],\n    \"lanes\": [");
@@ -174,9 +192,10 @@ static bool write_alignment(strbuf *b, const pt_alignment *a, int n_stasks, int 
         sb_printf(b, "%s\n      {\"lane\": %d", i ? "," : "", l->lane);
         sb_key_num(b, ", ", "predicted_busy_pct", l->predicted_busy_pct);
         sb_key_num(b, ", ", "measured_busy_pct", l->measured_busy_pct);
-        sb_printf(b, "}");
+        sb_key_num(b, ", ", "predicted_occupancy_pct", l->predicted_occupancy_pct);
+        sb_printf(b, ", \"measured_partial\": %s}", l->measured_partial ? "true" : "false");
     }
-    sb_printf(b, "\n    ]}");
+    sb_printf(b, "\n    ], \"partial\": %s}", a->partial ? "true" : "false");
     return true;
 }
 
@@ -199,6 +218,17 @@ char *pt_profile_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_s
     sb_printf(&b, ",\n  \"hw\": ");
     sb_json_string(&b, hw ? hw->name : p->hw_name);
     sb_printf(&b, ",\n  \"build\": \"predicted\",\n");
+    /* What the prediction came from: the graph's parameters and the sProgram itself. */
+    if (sg->graph) {
+        sb_printf(&b, "  \"params\": {");
+        for (int i = 0; i < sg->graph->n_params; i++) {
+            sb_printf(&b, "%s", i ? ", " : "");
+            sb_json_string(&b, sg->graph->params[i].name);
+            sb_printf(&b, ": %lld", (long long)sg->graph->params[i].value);
+        }
+        sb_printf(&b, "},\n");
+    }
+
     write_summary(&b, tl);
     write_lanes(&b, tl, p);
     sb_printf(&b, "  \"stasks\": [");
@@ -215,6 +245,16 @@ char *pt_profile_to_json(const pt_timeline *tl, const pt_sprogram *p, const pt_s
      * the alignment make it version 2. */
     bool ok = write_measured(&b, m, sg->n, n_lanes) &&
               (version < 2 || write_alignment(&b, a, sg->n, n_lanes));
+    /* Last, the sProgram the prediction was simulated from (re-simulating the trace's own
+     * schedule needs it; it is long, so it comes after the timeline). */
+    char *prog = pt_sprogram_to_json(p, sg);
+    if (prog) {
+        size_t n = strlen(prog);
+        while (n > 0 && (prog[n - 1] == '\n' || prog[n - 1] == ' '))
+            prog[--n] = 0;
+        sb_printf(&b, ",\n  \"sprogram\": %s", prog);
+        free(prog);
+    }
     sb_printf(&b, "\n}\n");
     if (!ok) {
         sb_free(&b);
@@ -235,6 +275,39 @@ void pt_measured_free(pt_measured *m)
     memset(m, 0, sizeof *m);
 }
 
+int64_t pt_measured_dropped(const pt_measured *m)
+{
+    int64_t n = 0;
+    for (int c = 0; m && c < m->n_ctas && m->ctas; c++)
+        n += m->ctas[c].dropped;
+    return n;
+}
+
+int64_t pt_measured_unpaired(const pt_measured *m)
+{
+    int64_t n = 0;
+    for (int c = 0; m && c < m->n_ctas && m->ctas; c++)
+        n += m->ctas[c].unpaired;
+    return n;
+}
+
+bool pt_measured_partial(const pt_measured *m)
+{
+    return pt_measured_dropped(m) > 0 || pt_measured_unpaired(m) > 0;
+}
+
+bool pt_measured_lane_partial(const pt_measured *m, int lane)
+{
+    if (pt_measured_dropped(m) > 0)
+        return true;
+    for (int c = 0; m && c < m->n_ctas && m->ctas; c++)
+        if (m->ctas[c].unpaired > 0 &&
+            (lane < 0 || lane >= 32 || (m->ctas[c].unpaired_lanes >> lane) & 1u ||
+             m->ctas[c].unpaired_lanes == 0))
+            return true;
+    return false;
+}
+
 void pt_alignment_free(pt_alignment *a)
 {
     if (!a)
@@ -249,6 +322,7 @@ void pt_trace_free(pt_trace *tr)
         return;
     pt_measured_free(&tr->measured);
     pt_alignment_free(&tr->alignment);
+    free(tr->sprogram_json);
     free(tr->stask_ids);
     pt_timeline_free(&tr->tl);
     memset(tr, 0, sizeof *tr);
@@ -270,11 +344,12 @@ static bool get_label(const cJSON *obj, const char *key, const char *name, char 
 
 static bool read_header(pt_trace *tr, const cJSON *root, const char *name, pt_error *err)
 {
-    static const char *const keys1[] = {"format", "version", "graph", "hw", "build", "summary",
-                                        "lanes", "stasks", "predicted", "measured", NULL};
-    static const char *const keys2[] = {"format", "version", "graph", "hw", "build", "summary",
-                                        "lanes", "stasks", "predicted", "measured", "alignment",
-                                        NULL};
+    static const char *const keys1[] = {"format", "version", "graph", "hw", "build", "params",
+                                        "sprogram", "summary", "lanes", "stasks", "predicted",
+                                        "measured", NULL};
+    static const char *const keys2[] = {"format", "version", "graph", "hw", "build", "params",
+                                        "sprogram", "summary", "lanes", "stasks", "predicted",
+                                        "measured", "alignment", NULL};
     if (!cJSON_IsObject(root))
         return pt_fail(err, "%s: $: is %s; expected a trace object", name, pt_json_type(root));
     if (!pt_json_expect_kind(root, PT_FILE_TRACE, name, err))
@@ -295,6 +370,39 @@ static bool read_header(pt_trace *tr, const cJSON *root, const char *name, pt_er
     if (!pt_json_check_keys(root, version == 1 ? keys1 : keys2, name, "$", err))
         return false;
     strcpy(tr->build, "predicted");
+    tr->n_params = -1;
+    const cJSON *pa = cJSON_GetObjectItemCaseSensitive(root, "params");
+    if (pa) {
+        if (!cJSON_IsObject(pa))
+            return pt_fail(err, "%s: $.params: is %s; expected an object of parameter values",
+                           name, pt_json_type(pa));
+        tr->n_params = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, pa)
+        {
+            if (tr->n_params >= PT_MAX_PARAMS)
+                return pt_fail(err, "%s: $.params: more than %d parameters", name,
+                               PT_MAX_PARAMS);
+            if (!e->string || strlen(e->string) >= PT_NAME_MAX || !cJSON_IsNumber(e) ||
+                e->valuedouble != floor(e->valuedouble) ||
+                fabs(e->valuedouble) > (double)PT_PARAM_LIMIT)
+                return pt_fail(err, "%s: $.params: \"%.32s\" is not a parameter name with a "
+                               "whole value; expected names of at most %d characters and "
+                               "whole numbers", name, e->string ? e->string : "",
+                               PT_NAME_MAX - 1);
+            strcpy(tr->param_names[tr->n_params], e->string);
+            tr->param_values[tr->n_params++] = (int64_t)e->valuedouble;
+        }
+    }
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(root, "sprogram");
+    if (sp) {
+        if (!cJSON_IsObject(sp))
+            return pt_fail(err, "%s: $.sprogram: is %s; expected an sProgram object", name,
+                           pt_json_type(sp));
+        tr->sprogram_json = cJSON_PrintUnformatted(sp);
+        if (!tr->sprogram_json)
+            return pt_fail(err, "%s: out of memory", name);
+    }
     return get_label(root, "graph", name, tr->graph, sizeof tr->graph, err) &&
            get_label(root, "hw", name, tr->hw, sizeof tr->hw, err) &&
            pt_json_get_name(root, "build", false, name, "$", tr->build, sizeof tr->build, err);
@@ -331,7 +439,7 @@ static bool read_summary(pt_trace *tr, const cJSON *root, const char *name, pt_e
 
 static bool read_lanes(pt_trace *tr, const cJSON *root, const char *name, pt_error *err)
 {
-    static const char *const keys[] = {"name", "seu", "role", "busy_ns", NULL};
+    static const char *const keys[] = {"name", "seu", "role", "busy_ns", "occupied_ns", NULL};
     bool ok;
     const cJSON *arr = pt_json_get_array(root, "lanes", true, name, "$", &ok, err);
     if (!arr)
@@ -357,7 +465,9 @@ static bool read_lanes(pt_trace *tr, const cJSON *root, const char *name, pt_err
             !pt_json_get_name(it, "role", false, name, path, tr->lane_roles[L],
                               PT_LANE_NAME_MAX, err) ||
             !pt_json_get_number(it, "busy_ns", false, 0, HUGE_VAL, name, path,
-                                &tr->tl.lane_busy_ns[L], err))
+                                &tr->tl.lane_busy_ns[L], err) ||
+            !pt_json_get_number(it, "occupied_ns", false, 0, HUGE_VAL, name, path,
+                                &tr->tl.lane_occupied_ns[L], err))
             return false;
         if (!pt_seu_parse(seu, &tr->lane_seu[L]))
             return pt_fail(err, "%s: %s.seu: \"%.32s\" is not an sEU; expected tma, "
@@ -421,10 +531,12 @@ static bool span_time(const cJSON *v, const char *name, const char *path, int k,
 static bool read_span(pt_trace *tr, const cJSON *it, const char *name, const char *path,
                       pt_span *sp, pt_error *err)
 {
-    if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 6)
+    int n_el = cJSON_IsArray(it) ? cJSON_GetArraySize(it) : 0;
+    if (n_el != 6 && n_el != 7)
         return pt_fail(err, "%s: %s: is %s; expected [stask, lane, iter, issue_ns, start_ns, "
-                       "end_ns]", name, path, pt_json_type(it));
-    const cJSON *v[6] = {NULL};
+                       "end_ns, unit_end_ns]", name, path,
+                       cJSON_IsArray(it) ? "an array of another length" : pt_json_type(it));
+    const cJSON *v[7] = {NULL};
     int k = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, it) v[k++] = e;
@@ -440,6 +552,15 @@ static bool read_span(pt_trace *tr, const cJSON *it, const char *name, const cha
         return pt_fail(err, "%s: %s: times %g, %g, %g are out of order; expected issue_ns <= "
                        "start_ns <= end_ns", name, path, sp->issue_ns, sp->start_ns,
                        sp->end_ns);
+    sp->unit_end_ns = sp->end_ns; /* a trace without occupancy: the whole start..end */
+    if (n_el == 7) {
+        if (!span_time(v[6], name, path, 6, "unit_end_ns", &sp->unit_end_ns, err))
+            return false;
+        if (!(sp->start_ns <= sp->unit_end_ns && sp->unit_end_ns <= sp->end_ns))
+            return pt_fail(err, "%s: %s: unit_end_ns %g is outside [start_ns %g, end_ns %g]; "
+                           "expected the unit's occupancy within the span", name, path,
+                           sp->unit_end_ns, sp->start_ns, sp->end_ns);
+    }
     sp->stask = (int)s;
     sp->lane = (int)lane;
     return true;
@@ -584,7 +705,8 @@ static bool read_mspan(const pt_trace *tr, const cJSON *it, const char *name, co
 static bool read_mcta(pt_trace *tr, const cJSON *it, const char *name, const char *path,
                       pt_mcta *ct, pt_error *err)
 {
-    static const char *const keys[] = {"block", "smid", "dropped", "unpaired", "spans", NULL};
+    static const char *const keys[] = {"block", "smid", "dropped", "unpaired", "unpaired_lanes",
+                                       "iterations", "spans", NULL};
     if (!cJSON_IsObject(it))
         return pt_fail(err, "%s: %s: is %s; expected a CTA object", name, path, pt_json_type(it));
     const int64_t big = (int64_t)1 << 53;
@@ -595,6 +717,22 @@ static bool read_mcta(pt_trace *tr, const cJSON *it, const char *name, const cha
         !pt_json_get_int(it, "dropped", false, 0, big, name, path, &ct->dropped, err) ||
         !pt_json_get_int(it, "unpaired", false, 0, big, name, path, &ct->unpaired, err))
         return false;
+    int64_t ul = 0;
+    if (!pt_json_get_int(it, "unpaired_lanes", false, 0, 0xffffffffll, name, path, &ul, err))
+        return false;
+    ct->unpaired_lanes = (uint32_t)ul;
+    ct->iter_first = ct->iter_last = -1;
+    const cJSON *its = cJSON_GetObjectItemCaseSensitive(it, "iterations");
+    if (its) {
+        if (!cJSON_IsArray(its) || cJSON_GetArraySize(its) != 2 ||
+            !cJSON_IsNumber(its->child) || !cJSON_IsNumber(its->child->next) ||
+            its->child->valuedouble < -1 || its->child->next->valuedouble < -1 ||
+            its->child->valuedouble > 1e15 || its->child->next->valuedouble > 1e15)
+            return pt_fail(err, "%s: %s.iterations: is not [first, last]; expected two whole "
+                           "numbers >= -1", name, path);
+        ct->iter_first = (int64_t)its->child->valuedouble;
+        ct->iter_last = (int64_t)its->child->next->valuedouble;
+    }
     const cJSON *arr = pt_json_get_array(it, "spans", true, name, path, &ok, err);
     if (!arr)
         return false;
@@ -622,7 +760,9 @@ static bool read_mcta(pt_trace *tr, const cJSON *it, const char *name, const cha
 static bool read_measured(pt_trace *tr, const cJSON *ms, const char *name, pt_error *err)
 {
     static const char *const keys[] = {"build", "origin", "first_warp_delay_ns",
-                                       "last_warp_gap_ns", "kernel", "ctas", NULL};
+                                       "last_warp_gap_ns", "kernel", "sample", "ctas", NULL};
+    static const char *const skeys[] = {"grid", "stride", "sampled_ctas", "cap", "blocks",
+                                        "dropped", "unpaired", "partial", NULL};
     pt_measured *m = &tr->measured;
     const char *P = "$.measured";
     bool ok;
@@ -635,6 +775,25 @@ static bool read_measured(pt_trace *tr, const cJSON *ms, const char *name, pt_er
         !get_num_or_null(ms, "last_warp_gap_ns", false, -HUGE_VAL, HUGE_VAL, name, P,
                          &m->last_warp_gap_ns, err) ||
         !read_mkernel(m, ms, name, err))
+        return false;
+    const cJSON *sm = pt_json_get_object(ms, "sample", false, name, P, &ok, err);
+    if (!ok)
+        return false;
+    const int64_t big = (int64_t)1 << 53;
+    int64_t unused = 0;
+    if (sm && (!pt_json_check_keys(sm, skeys, name, "$.measured.sample", err) ||
+               !pt_json_get_int(sm, "grid", false, 0, big, name, "$.measured.sample",
+                                &m->sample_grid, err) ||
+               !pt_json_get_int(sm, "stride", false, 0, big, name, "$.measured.sample",
+                                &m->sample_stride, err) ||
+               !pt_json_get_int(sm, "sampled_ctas", false, 0, big, name, "$.measured.sample",
+                                &m->sample_ctas, err) ||
+               !pt_json_get_int(sm, "cap", false, 0, big, name, "$.measured.sample",
+                                &m->sample_cap, err) ||
+               !pt_json_get_int(sm, "dropped", false, 0, big, name, "$.measured.sample",
+                                &unused, err) ||
+               !pt_json_get_int(sm, "unpaired", false, 0, big, name, "$.measured.sample",
+                                &unused, err)))
         return false;
     const cJSON *arr = pt_json_get_array(ms, "ctas", true, name, P, &ok, err);
     if (!arr)
@@ -667,15 +826,32 @@ static bool read_measured(pt_trace *tr, const cJSON *ms, const char *name, pt_er
     return true;
 }
 
+/* An optional true/false member (absent: false). */
+static bool get_flag(const cJSON *obj, const char *key, const char *name, const char *path,
+                     bool *out, pt_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = false;
+    if (!v)
+        return true;
+    if (!cJSON_IsBool(v))
+        return pt_fail(err, "%s: %s.%s: is %s; expected true or false", name, path, key,
+                       pt_json_type(v));
+    *out = cJSON_IsTrue(v);
+    return true;
+}
+
 static bool read_alignment(pt_trace *tr, const cJSON *al, const char *name, pt_error *err)
 {
-    static const char *const keys[] = {"kernel", "stasks", "lanes", NULL};
+    static const char *const keys[] = {"kernel", "stasks", "lanes", "partial", NULL};
     static const char *const kkeys[] = {"predicted_ns", "measured_ns", "error_pct", NULL};
     static const char *const skeys[] = {"stask", "predicted_count", "measured_count",
                                         "predicted_mean_ns", "measured_mean_ns", "error_pct",
                                         "predicted_first_start_ns", "measured_first_start_ns",
-                                        "start_error_ns", NULL};
-    static const char *const lkeys[] = {"lane", "predicted_busy_pct", "measured_busy_pct", NULL};
+                                        "start_error_ns", "measured_min_ns", "measured_max_ns",
+                                        "measured_stddev_ns", NULL};
+    static const char *const lkeys[] = {"lane", "predicted_busy_pct", "measured_busy_pct",
+                                        "predicted_occupancy_pct", "measured_partial", NULL};
     pt_alignment *a = &tr->alignment;
     const char *P = "$.alignment", *K = "$.alignment.kernel";
     const double inf = HUGE_VAL;
@@ -727,6 +903,14 @@ static bool read_alignment(pt_trace *tr, const cJSON *al, const char *name, pt_e
             !get_num_or_null(it, "start_error_ns", false, -inf, inf, name, path,
                              &s->start_error_ns, err))
             return false;
+        s->measured_min_ns = s->measured_max_ns = s->measured_stddev_ns = NAN;
+        if (!get_num_or_null(it, "measured_min_ns", false, 0, inf, name, path,
+                             &s->measured_min_ns, err) ||
+            !get_num_or_null(it, "measured_max_ns", false, 0, inf, name, path,
+                             &s->measured_max_ns, err) ||
+            !get_num_or_null(it, "measured_stddev_ns", false, 0, inf, name, path,
+                             &s->measured_stddev_ns, err))
+            return false;
         s->stask = (int)id;
         a->n_stasks = ++i;
     }
@@ -753,9 +937,16 @@ static bool read_alignment(pt_trace *tr, const cJSON *al, const char *name, pt_e
             !get_num_or_null(it, "measured_busy_pct", true, 0, inf, name, path,
                              &l->measured_busy_pct, err))
             return false;
+        l->predicted_occupancy_pct = NAN;
+        if (!get_num_or_null(it, "predicted_occupancy_pct", false, 0, inf, name, path,
+                             &l->predicted_occupancy_pct, err) ||
+            !get_flag(it, "measured_partial", name, path, &l->measured_partial, err))
+            return false;
         l->lane = (int)id;
         a->n_lanes = ++i;
     }
+    if (!get_flag(al, "partial", name, P, &a->partial, err))
+        return false;
     a->present = true;
     return true;
 }

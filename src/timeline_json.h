@@ -10,6 +10,7 @@
 #ifndef PT_TIMELINE_JSON_H
 #define PT_TIMELINE_JSON_H
 
+#include "busy.h"
 #include "sim.h"
 
 #define PT_TRACE_FORMAT "pipethreader.trace"
@@ -36,6 +37,8 @@ typedef struct {
     int64_t unpaired;      /* start or end records without their partner */
     int64_t n_spans;
     pt_mspan *spans;       /* sorted by start, then lane */
+    uint32_t unpaired_lanes; /* bit L: an unpaired record was on lane L */
+    int64_t iter_first, iter_last; /* loop iterations its spans cover (-1, -1: none) */
 } pt_mcta;
 
 /* The kernel's timing, from both builds. Milliseconds per launch; NaN where unknown (written
@@ -68,7 +71,21 @@ typedef struct {
     int n_ctas;
     pt_mcta *ctas;                 /* malloc'd */
     pt_mkernel kernel;
+    /* The sample, as the buffer's header states it (0 where the file does not say): every
+     * stride-th CTA of grid, n sampled, each warp role keeping its first `cap` records (so
+     * every iteration until the buffer is full; the rest are counted as dropped). */
+    int64_t sample_grid, sample_stride, sample_ctas, sample_cap;
 } pt_measured;
+
+/* Records lost over the whole sample. */
+int64_t pt_measured_dropped(const pt_measured *m);
+int64_t pt_measured_unpaired(const pt_measured *m);
+/* Whether the sample is partial: records were dropped or left unpaired. Busy % and means from
+ * a partial sample describe the records kept, not the whole run, and are marked so. */
+bool pt_measured_partial(const pt_measured *m);
+/* Whether lane L's measured figures are partial: any record dropped (the buffer does not say
+ * of which lane), or an unpaired record on that lane. */
+bool pt_measured_lane_partial(const pt_measured *m, int lane);
 
 /* Predicted against measured, one sTask. Durations are means over instances; "first start"
  * is the start of the sTask's first instance relative to the EU start (predicted: the
@@ -79,6 +96,7 @@ typedef struct {
     int64_t predicted_count, measured_count;
     double predicted_mean_ns, measured_mean_ns, error_pct;
     double predicted_first_start_ns, measured_first_start_ns, start_error_ns;
+    double measured_min_ns, measured_max_ns, measured_stddev_ns; /* spread over instances */
 } pt_align_stask;
 
 /* One lane: busy = union of its spans over the EU time (predicted) / over each sampled CTA's
@@ -86,9 +104,11 @@ typedef struct {
 typedef struct {
     int lane;
     double predicted_busy_pct, measured_busy_pct;
+    double predicted_occupancy_pct; /* the unit's own occupancy (busy.h); NaN: unknown */
+    bool measured_partial;         /* from a partial sample (pt_measured_lane_partial) */
 } pt_align_lane;
 
-typedef struct {
+typedef struct pt_alignment_s {
     bool present;
     double predicted_kernel_ns;    /* simulator, launch included */
     double measured_kernel_ns;     /* plain build, median of CUDA events */
@@ -97,13 +117,14 @@ typedef struct {
     pt_align_stask *stasks;        /* malloc'd, one per sTask of the trace */
     int n_lanes;
     pt_align_lane lanes[PT_MAX_LANES];
+    bool partial;                  /* the measured sample is partial (pt_measured_partial) */
 } pt_alignment;
 
 void pt_measured_free(pt_measured *m);
 void pt_alignment_free(pt_alignment *a);
 
 /* Everything a trace file holds. */
-typedef struct {
+typedef struct pt_trace_s {
     char graph[PT_NAME_MAX];
     char hw[48];
     char build[16];                                    /* "predicted" */
@@ -114,6 +135,12 @@ typedef struct {
     int n_stasks;
     char (*stask_ids)[PT_STASK_ID_MAX];                /* malloc'd, n_stasks entries */
     pt_timeline tl;         /* predicted spans + summary; spans index the lists above */
+    /* What the prediction was made from, so that a reader can re-simulate the trace's own
+     * graph (docs/FORMAT-trace.md "params", "sprogram"); absent in older files. */
+    int n_params;                                      /* -1: the file names none */
+    char param_names[PT_MAX_PARAMS][PT_NAME_MAX];
+    int64_t param_values[PT_MAX_PARAMS];
+    char *sprogram_json;    /* malloc'd sProgram JSON text; NULL when the file holds none */
     int version;            /* of the file read */
     bool has_measured;      /* "measured" is present and not null (version 1: not read) */
     pt_measured measured;   /* version 2: read when present */

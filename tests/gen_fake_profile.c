@@ -136,7 +136,7 @@ int main(int argc, char **argv)
                 uint32_t role = (uint32_t)(p.roles[ln->role].wg + 1);
                 if (role != r || n + 2 > cap)
                     continue;
-                double tt[2] = {sp->start_ns, sp->end_ns};
+                double tt[2] = {sp->issue_ns, sp->end_ns}; /* issue -> completion (busy.h) */
                 for (int e = 0; e < 2; e++) {
                     unsigned char *q = h + 48 + (size_t)n++ * 16;
                     put64(q, clk0 + (uint64_t)(tt[e] * 1.5 + 0.5));

@@ -25,7 +25,24 @@ one_line_err() {
 }
 
 expect 0 "top-level --help" "$cli" --help
-for v in partition program simulate validate schedule codegen profile calibrate hw examples; do
+
+# Issue 18: the text timeline gives busy % (issue to completion) and the unit's own occupancy per
+# lane, and names what the lane waits for in its longest idle gaps: a Wait or data dependency
+# on which sTask and iteration, or a free stage of which ring.
+expect 0 "simulate flash_attention: idle gaps" "$cli" simulate flash_attention
+if grep -qE '^  tc\.wg0 +\|.*\| +[0-9.]+% busy, unit +[0-9.]+%$' "$tmp/out"; then ok "busy and unit % per lane"
+else bad "busy and unit % per lane: $(head -c 600 "$tmp/out")"; fi
+if grep -qE 'waits [0-9]+ ns for [a-zA-Z_.0-9]+\[[0-9]+\] on [a-z.0-9]+ \((data dependency|Wait)\)' "$tmp/out"; then
+    ok "an idle gap names the instance waited for"
+else bad "idle gap naming a dependency: $(grep -A6 'idle gaps' "$tmp/out")"; fi
+if grep -qE 'waits [0-9]+ ns for a free stage of ring [A-Za-z]+ \(stage [0-9]+ of [0-9]+, released by [a-zA-Z_.0-9]+\[[0-9]+\] on ' "$tmp/out"; then
+    ok "an idle gap names the ring stage waited for"
+else bad "idle gap naming a ring stage: $(grep -A12 'idle gaps' "$tmp/out")"; fi
+expect 2 "report without a trace" "$cli" report
+expect 0 "report on the recorded trace" "$cli" report tests/fixtures/gemm_f16_2048.trace.json
+if grep -q 'per sTask, worst-predicted sTasks first' "$tmp/out" && grep -q '^  mma.C.wg0 ' "$tmp/out"; then ok "report: per-sTask table"
+else bad "report: per-sTask table: $(head -c 600 "$tmp/out")"; fi
+for v in partition program simulate validate schedule codegen profile report calibrate hw examples; do
     expect 0 "$v --help" "$cli" "$v" --help
 done
 expect 2 "no verb" "$cli"

@@ -341,7 +341,7 @@ static void test_base64(void)
 
 static void test_align(void)
 {
-    pt_span ps[3] = {{0, 0, 0, 0, 0, 100}, {0, 0, 1, 100, 100, 200}, {1, 1, 0, 50, 50, 150}};
+    pt_span ps[3] = {{0, 0, 0, 0, 0, 100, 100}, {0, 0, 1, 100, 100, 200, 200}, {1, 1, 0, 50, 50, 150, 150}};
     pt_timeline tl = {0};
     tl.n_spans = 3;
     tl.spans = ps;
@@ -352,7 +352,7 @@ static void test_align(void)
     tl.kernel_time_ns = 1000;
     pt_mspan a[3] = {{0, 0, 0, 0, 1000, 1120}, {1, 1, 0, 0, 1100, 1200}, {0, 0, 0, 1, 1120, 1240}};
     pt_mspan b[2] = {{0, 0, 0, 0, 2000, 2080}, {1, 1, 0, 0, 2040, 2100}};
-    pt_mcta ctas[2] = {{0, 1, 0, 0, 3, a}, {4, 2, 0, 0, 2, b}};
+    pt_mcta ctas[2] = {{0, 1, 0, 0, 3, a, 0, 0, 1}, {4, 2, 0, 0, 2, b, 0, 0, 0}};
     pt_measured m = {0};
     m.present = true;
     m.n_ctas = 2;
@@ -439,7 +439,7 @@ static void fake_measured(const gemm *x, pt_measured *m, int n_ctas)
         for (int64_t i = 0; i < x->tl.n_spans; i++) {
             const pt_span *s = &x->tl.spans[i];
             ct->spans[ct->n_spans++] = (pt_mspan){s->stask, s->lane, 0, s->iter,
-                                                  15000 + 1000 * c + s->start_ns * 1.07,
+                                                  15000 + 1000 * c + s->issue_ns * 1.07,
                                                   15000 + 1000 * c + s->end_ns * 1.07 + 0.125};
         }
     }
@@ -792,6 +792,78 @@ static void test_runner_local(void)
     CHECK(system(cmd) == 0);
 }
 
+/* Issue 18 (2): the sample is stated and a partial one is marked, never shown as whole. */
+static void test_partial_sample(void)
+{
+    /* the hand-made buffer: CTA 1 has 2 unpaired records on lane 0; then role 0 of CTA 0
+     * also says 5 records did not fit */
+    tbuf t = sample();
+    pt_measured m;
+    pt_error err = {{0}};
+    CHECK_MSG(pt_measured_parse(&m, "t.bin", t.b, t.len, 2, 2, &err), "%s", err.msg);
+    CHECK(m.sample_grid == 4 && m.sample_stride == 2 && m.sample_ctas == 2 && m.sample_cap == 8);
+    CHECK(pt_measured_dropped(&m) == 0 && pt_measured_unpaired(&m) == 2);
+    CHECK(pt_measured_partial(&m));
+    CHECK(pt_measured_lane_partial(&m, 0) && !pt_measured_lane_partial(&m, 1));
+    if (m.n_ctas == 2)
+        CHECK(m.ctas[0].iter_first == 0 && m.ctas[0].iter_last == 1 &&
+              m.ctas[1].iter_first == 0 && m.ctas[1].iter_last == 0);
+    pt_measured_free(&m);
+    put(role(&t, 0, 0) + 12, 5, 4);
+    CHECK_MSG(pt_measured_parse(&m, "t.bin", t.b, t.len, 2, 2, &err), "%s", err.msg);
+    CHECK(pt_measured_dropped(&m) == 5);
+    CHECK(pt_measured_lane_partial(&m, 1)); /* a dropped record may have been any lane's */
+    pt_measured_free(&m);
+    free(t.b);
+
+    /* through the alignment and the trace file */
+    static gemm x;
+    if (!load_gemm(&x, "M=512,N=512,K=512")) {
+        CHECK_MSG(false, "gemm_f16 did not load");
+        return;
+    }
+    fake_measured(&x, &m, 2);
+    m.sample_grid = 16;
+    m.sample_stride = 8;
+    m.sample_ctas = 2;
+    m.sample_cap = 4096;
+    m.ctas[0].unpaired = 0;
+    m.ctas[1].unpaired = 0;
+    m.ctas[1].dropped = 7;
+    m.ctas[0].iter_first = 0;
+    m.ctas[0].iter_last = 7;
+    pt_alignment al;
+    CHECK(pt_align(&al, &x.tl, &m, x.sg.n, x.p.n_lanes, &err));
+    CHECK(al.partial);
+    for (int i = 0; i < al.n_lanes; i++)
+        CHECK(al.lanes[i].measured_partial);
+    char *text = pt_profile_to_json(&x.tl, &x.p, &x.sg, &x.hw, &m, &al);
+    CHECK(text && strstr(text, "\"sample\": {\"grid\": 16, \"stride\": 8, \"sampled_ctas\": 2, "
+                               "\"cap\": 4096, \"blocks\": [0, 4], \"dropped\": 7, "
+                               "\"unpaired\": 0, \"partial\": true}"));
+    pt_trace tr;
+    bool ok = text && pt_trace_load_text(&tr, "p.trace.json", text, strlen(text), &err);
+    CHECK_MSG(ok, "%s", err.msg);
+    if (ok) {
+        CHECK(tr.measured.sample_grid == 16 && tr.measured.sample_stride == 8 &&
+              tr.measured.sample_cap == 4096 && pt_measured_dropped(&tr.measured) == 7);
+        CHECK(tr.alignment.partial && tr.alignment.lanes[0].measured_partial);
+        CHECK(tr.measured.ctas[0].iter_first == 0 && tr.measured.ctas[0].iter_last == 7);
+        /* the prediction's own inputs travel with it */
+        CHECK(tr.n_params >= 3 && tr.sprogram_json != NULL);
+        pt_trace_free(&tr);
+    }
+    free(text);
+    /* a whole sample is not marked */
+    m.ctas[1].dropped = 0;
+    pt_alignment_free(&al);
+    CHECK(pt_align(&al, &x.tl, &m, x.sg.n, x.p.n_lanes, &err));
+    CHECK(!al.partial && !al.lanes[0].measured_partial);
+    pt_alignment_free(&al);
+    pt_measured_free(&m);
+    free_gemm(&x);
+}
+
 int main(void)
 {
     PTEST_RUN(test_parse);
@@ -800,6 +872,7 @@ int main(void)
     PTEST_RUN(test_base64);
     PTEST_RUN(test_align);
     PTEST_RUN(test_trace_file);
+    PTEST_RUN(test_partial_sample);
     PTEST_RUN(test_fixtures);
     PTEST_RUN(test_runner_local);
     PTEST_END();

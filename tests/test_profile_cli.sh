@@ -88,6 +88,57 @@ else
         bad "trace lacks the measured side"
 fi
 
+# Issue 18: the sample, busy % and the per-sTask table (text and --json), and a partial sample
+# marked as such (report on a saved trace recomputes the same figures).
+out_has "sample: 2 CTAs (blocks 0, 4) of grid 8, every 4th, iterations 0 to" "summary: the sample stated"
+out_has "0 records dropped, 0 unpaired" "summary: nothing dropped"
+out_has "per sTask, worst-predicted sTasks first" "summary: per-sTask table"
+out_has "spread" "summary: per-sTask spread"
+# shellcheck disable=SC2086
+run 0 "profile --json" "$cli" profile $G -o "$tmp/tj.json" --json --remote "cat >/dev/null; cat '$fk/reply.txt'"
+cp "$tmp/out" "$tmp/profile.json"
+run 0 "report --json on the saved trace" "$cli" report "$tmp/tj.json" --json
+if command -v python3 >/dev/null 2>&1; then
+    if python3 - "$tmp/profile.json" "$tmp/out" "$tmp/tj.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2])); t = json.load(open(sys.argv[3]))
+assert p["error_definition"] == "(predicted - measured) / measured * 100"
+assert [s["stask"] for s in p["stasks"]] == t["stasks"], p["stasks"]
+for s in p["stasks"]:
+    for k in ("predicted_count", "measured_count", "predicted_mean_ns", "measured_mean_ns",
+              "measured_min_ns", "measured_max_ns", "measured_stddev_ns", "error_pct",
+              "start_offset_ns"):
+        assert k in s, k
+    e = (s["predicted_mean_ns"] - s["measured_mean_ns"]) / s["measured_mean_ns"] * 100
+    assert abs(e - s["error_pct"]) < 1e-6, s
+assert p["sample"] == {"grid": 8, "stride": 4, "cap": p["sample"]["cap"], "blocks": [0, 4],
+                       "dropped": 0, "unpaired": 0, "partial": False}, p["sample"]
+assert [l["lane"] for l in p["lanes"]] == [l["name"] for l in t["lanes"]]
+assert all(not l["measured_partial"] for l in p["lanes"])
+# the same figures from the saved trace
+assert p["stasks"] == r["stasks"] and p["lanes"] == r["lanes"], (p["lanes"], r["lanes"])
+assert t["measured"]["sample"]["grid"] == 8 and t["measured"]["sample"]["partial"] is False
+assert t["params"] == {"M": 512, "N": 512, "K": 512} or all(t["params"][k] == 512 for k in "MNK"), t["params"]
+assert t["sprogram"]["format"] == "pipethreader.sprogram"
+print("ok")
+PY
+    then ok "profile --json: per-sTask table, sample, lanes; report gives the same"; else bad "profile --json: $(cat "$tmp/py")"; fi
+    # A trace whose sample lost records: busy % is marked partial, never shown as whole.
+    python3 - "$tmp/tj.json" "$tmp/drop.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["measured"]["ctas"][1]["dropped"] = 12
+json.dump(t, open(sys.argv[2], "w"))
+PY
+    run 0 "report on a trace with dropped records" "$cli" report "$tmp/drop.json"
+    out_has "PARTIAL SAMPLE: 12 records did not fit" "partial: said"
+    out_has "12 records dropped" "partial: counted"
+    if grep -E '^  tc\.wg0 .*\(partial\)$' "$tmp/out" >/dev/null; then ok "partial: lane busy marked"
+    else bad "partial: lane busy not marked: $(cat "$tmp/out")"; fi
+    run 0 "report --json on a trace with dropped records" "$cli" report "$tmp/drop.json" --json
+    out_has '"partial": true}' "partial: JSON"
+fi
+
 # The tar stream follows the contract: a flat bundle with pt-run.sh, which sh can parse.
 # shellcheck disable=SC2086
 run 0 "the remote gets the bundle as a tar stream" "$cli" profile $G -q -o "$tmp/t2.json" --remote \

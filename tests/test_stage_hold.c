@@ -20,6 +20,7 @@
 
 #include "codegen.h"
 #include "embedded.h"
+#include "idle.h"
 #include "propagate.h"
 #include "ptest.h"
 #include "sim.h"
@@ -231,6 +232,53 @@ static void test_short_reductions(void)
     end_to_end("flash_attention", "B=1,H=1,S=129", NULL, 2);
 }
 
+/* Issue 18: the stage-occupancy track of a ring never exceeds its depth, reaches it when the
+ * producer runs ahead, ends empty; and a load that waits for a stage says which ring. */
+static void test_ring_occupancy(void)
+{
+    if (!setup("flash_attention", NULL, NULL))
+        return;
+    pt_timeline tl = {0};
+    CHECK_MSG(pt_simulate(&F.p, &F.sg, &F.hw, &tl, &F.err), "%s", F.err.msg);
+    int v = pt_graph_find_tensor(&F.g, "V");
+    double *t = NULL;
+    int *f = NULL, depth = 0;
+    int64_t n = pt_ring_occupancy(&F.p, &F.sg, &tl, v, &t, &f, &depth);
+    CHECK(n > 0 && depth == F.p.stages[v]);
+    int top = 0;
+    for (int64_t k = 0; k < n; k++) {
+        CHECK(f[k] >= 0 && f[k] <= depth);
+        CHECK(k == 0 || t[k] > t[k - 1]);
+        top = f[k] > top ? f[k] : top;
+    }
+    CHECK(top == depth);
+    CHECK(n > 0 && f[n - 1] == 0);
+    free(t);
+    free(f);
+    /* a tensor without a ring: no track */
+    CHECK(pt_ring_occupancy(&F.p, &F.sg, &tl, pt_graph_find_tensor(&F.g, "O"), &t, &f, &depth) == 0);
+    /* some load of V waits for its ring: the reason names the ring and the releasing reader */
+    bool stage_wait = false;
+    int lv = pt_stask_find(&F.sg, "load.V");
+    for (int64_t i = 0; i < tl.n_spans && !stage_wait; i++) {
+        pt_wait_reason r;
+        if (tl.spans[i].stask != lv || !pt_span_wait_reason(&F.p, &F.sg, &tl, i, &r))
+            continue;
+        if (r.kind == PT_WAIT_STAGE && r.gap_ns > 0) {
+            stage_wait = r.tensor == v && r.stages == F.p.stages[v] &&
+                         r.stage == (int)(tl.spans[i].iter % r.stages) &&
+                         strncmp(F.sg.tasks[r.stask].id, "mma.O", 5) == 0 &&
+                         r.iter == tl.spans[i].iter - r.stages;
+            char txt[320];
+            pt_wait_reason_text(&r, &F.p, &F.sg, txt, sizeof txt);
+            CHECK_CONTAINS(txt, "a free stage of ring V");
+        }
+    }
+    CHECK(stage_wait);
+    pt_timeline_free(&tl);
+    teardown();
+}
+
 int main(void)
 {
     PTEST_RUN(test_hang1_stages_1);
@@ -239,5 +287,6 @@ int main(void)
     PTEST_RUN(test_normal_rings_keep_a_group_in_flight);
     PTEST_RUN(test_refused_with_the_stages_needed);
     PTEST_RUN(test_short_reductions);
+    PTEST_RUN(test_ring_occupancy);
     PTEST_END();
 }

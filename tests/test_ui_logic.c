@@ -6,7 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "busy.h"
 #include "critical_path.h"
+#include "explorer_model.h"
+#include "hw.h"
+#include "measured.h"
+#include "timeline_json.h"
 #include "embedded.h"
 #include "graph.h"
 #include "propagate.h"
@@ -18,7 +27,7 @@
 
 static pt_span sp(int stask, int lane, double t0, double t1)
 {
-    return (pt_span){stask, lane, 0, t0, t0, t1};
+    return (pt_span){stask, lane, 0, t0, t0, t1, t1};
 }
 
 /* Deps given as a list per span (-1 ends each list). */
@@ -164,11 +173,111 @@ static void test_unsaved(void)
     CHECK(pt_unsaved_after(PT_ANSWER_SAVE, false, false) == PT_UNSAVED_STOP); /* failed save */
 }
 
+/* Issue 18 (3): a trace is laid over the prediction of its own graph, parameters, hardware and
+ * sProgram; errors are pt_error_pct of the numbers shown; the overlay survives edits, stale. */
+static void test_trace_overlay(void)
+{
+    const char *text = pt_embedded_find(pt_embedded_examples, "gemm_f16");
+    pt_graph g;
+    pt_hw hw;
+    pt_stask_graph sg;
+    pt_sprogram p;
+    pt_timeline tl;
+    pt_tiling t;
+    pt_error err = {{0}};
+    CHECK(text && pt_graph_load_text(&g, "gemm_f16", text, strlen(text), "M=1024,N=1024,K=1024",
+                                     &err));
+    CHECK(pt_hw_load(&hw, "H100", &err));
+    pt_tiling_defaults(&g, &t);
+    t.tile[pt_graph_find_axis(&g, "k")] = 32; /* not the example's default tiling */
+    CHECK_MSG(pt_partition(&sg, &g, &t, &err) && pt_sprogram_default(&p, &sg, &hw, &err) &&
+                  pt_simulate(&p, &sg, &hw, &tl, &err), "%s", err.msg);
+    /* measured: one CTA, every span 10% longer than predicted (issue -> completion) */
+    pt_measured ms = {0};
+    ms.present = true;
+    strcpy(ms.build, "instrumented");
+    strcpy(ms.origin, "first_record");
+    ms.first_warp_delay_ns = ms.last_warp_gap_ns = NAN;
+    ms.n_ctas = 1;
+    ms.ctas = calloc(1, sizeof *ms.ctas);
+    ms.ctas[0].spans = calloc((size_t)tl.n_spans, sizeof(pt_mspan));
+    for (int64_t i = 0; i < tl.n_spans; i++) {
+        const pt_span *s = &tl.spans[i];
+        ms.ctas[0].spans[ms.ctas[0].n_spans++] =
+            (pt_mspan){s->stask, s->lane, 0, s->iter, s->issue_ns * 1.1, s->end_ns * 1.1};
+    }
+    pt_mkernel *k = &ms.kernel;
+    k->plain_ms_median = tl.kernel_time_ns * 1.25 / 1e6;
+    k->plain_ms_min = k->plain_ms_max = k->instr_ms_median = k->instr_ms_min = NAN;
+    k->instr_ms_max = k->overhead_pct = k->traced_kernel_ns = NAN;
+    k->cupti_ms_median = k->cupti_ms_min = k->cupti_ms_max = NAN;
+    pt_alignment al;
+    CHECK(pt_align(&al, &tl, &ms, sg.n, p.n_lanes, &err));
+    char *json = pt_profile_to_json(&tl, &p, &sg, &hw, &ms, &al);
+    char path[] = "/tmp/pt-test-overlay-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && json);
+    if (fd >= 0 && json) {
+        CHECK(write(fd, json, strlen(json)) == (ssize_t)strlen(json));
+        close(fd);
+    }
+    pt_explorer_model *m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load_trace(m, path, "H200", &err), "%s", err.msg);
+    CHECK(m->trace_own_prediction && m->have_measured);
+    int pm = pt_graph_find_param(&m->graph, "M");
+    CHECK(pm >= 0 && m->graph.params[pm].value == 1024);
+    CHECK_STR(m->hw.name, "H100");
+    CHECK(m->sg.n == sg.n && m->tl.n_spans == tl.n_spans);
+    CHECK_NEAR(m->tl.kernel_time_ns, tl.kernel_time_ns, 1e-6);
+    /* one error definition, from the numbers shown */
+    CHECK_NEAR(m->kernel_error_pct, pt_error_pct(m->tl.kernel_time_ns, k->plain_ms_median * 1e6),
+               1e-9);
+    CHECK_NEAR(m->kernel_error_pct, (1 / 1.25 - 1) * 100, 1e-6);
+    for (int s = 0; s < m->sg.n; s++) {
+        double mean = pt_explorer_model_mean_ns(m, s, NULL);
+        CHECK_NEAR(m->stask_error_pct[s], pt_error_pct(mean, m->stask_measured_ns[s]), 1e-9);
+        CHECK_NEAR(m->stask_error_pct[s], (1 / 1.1 - 1) * 100, 1e-6);
+    }
+    CHECK(!pt_explorer_model_measured_stale(m) && !m->measured_partial);
+    CHECK(strstr(m->measured_sample, "1 CTA (block 0)") != NULL);
+    /* an edit that re-partitions: the overlay is kept, re-mapped, and stale */
+    int64_t n_meas = m->n_measured;
+    CHECK_MSG(pt_explorer_model_retile(m, "k=64", &err), "%s", err.msg);
+    CHECK(m->have_measured && m->n_measured == n_meas);
+    CHECK(pt_explorer_model_measured_stale(m));
+    CHECK(isfinite(m->kernel_error_pct) &&
+          m->kernel_error_pct == pt_error_pct(m->tl.kernel_time_ns, m->measured_kernel_ns));
+    CHECK(pt_explorer_model_undo(m, &err));
+    CHECK(m->have_measured && !pt_explorer_model_measured_stale(m));
+    CHECK_NEAR(m->kernel_error_pct, (1 / 1.25 - 1) * 100, 1e-6);
+    /* laid over again (Compile & Profile's path): current when the sProgram is the profiled
+     * one, stale at once when it was edited while the profile ran */
+    CHECK_MSG(pt_explorer_model_overlay_trace(m, path, &err), "%s", err.msg);
+    CHECK(m->have_measured && !pt_explorer_model_measured_stale(m));
+    CHECK(pt_explorer_model_redo(m, &err)); /* back to k=64 */
+    CHECK_MSG(pt_explorer_model_overlay_trace(m, path, &err), "%s", err.msg);
+    CHECK(m->have_measured && pt_explorer_model_measured_stale(m));
+    /* a trace that does not name its inputs (written before issue 18): the example's
+     * defaults, and the model says so */
+    CHECK_MSG(pt_explorer_model_load_trace(m, "tests/fixtures/gemm_f16_2048.trace.json", "H200",
+                                           &err), "%s", err.msg);
+    CHECK(!m->trace_own_prediction && m->have_measured);
+    pt_explorer_model_free(m);
+    unlink(path);
+    free(json);
+    pt_alignment_free(&al);
+    pt_measured_free(&ms);
+    pt_timeline_free(&tl);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
 int main(void)
 {
     PTEST_RUN(test_chain);
     PTEST_RUN(test_async_and_ties);
     PTEST_RUN(test_real_example);
     PTEST_RUN(test_unsaved);
+    PTEST_RUN(test_trace_overlay);
     PTEST_END();
 }

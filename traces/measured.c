@@ -29,13 +29,6 @@ static uint64_t rd(const unsigned char *p, int bytes)
     return v;
 }
 
-double pt_error_pct(double predicted, double measured)
-{
-    if (!isfinite(predicted) || !isfinite(measured) || !(measured > 0))
-        return NAN;
-    return (predicted - measured) / measured * 100.0;
-}
-
 /* ---- parsing ---- */
 
 typedef struct {
@@ -162,6 +155,10 @@ bool pt_measured_parse(pt_measured *m, const char *name, const void *buf, size_t
         return pt_fail(err, "%s: out of memory", name);
     }
     m->n_ctas = (int)n_ctas;
+    m->sample_grid = grid;
+    m->sample_stride = stride;
+    m->sample_ctas = n_ctas;
+    m->sample_cap = cap;
     const size_t region = ROLE_BYTES + (size_t)cap * REC_BYTES;
     /* Times are first taken relative to `base`, the smallest globaltimer anchor, in integer
      * arithmetic: globaltimer values (~1e18) do not fit a double to the nanosecond. */
@@ -282,15 +279,19 @@ bool pt_measured_parse(pt_measured *m, const char *name, const void *buf, size_t
             if (!x->is_end) {
                 if (j >= 0) {
                     ct->unpaired++; /* a second start: the first one never ended */
+                    ct->unpaired_lanes |= 1u << (x->lane & 31);
                     pend[j].start = x->t;
                 } else if ((size_t)n_pend < pend_cap)
                     pend[n_pend++] = (pending){x->stask, x->lane, x->tile, x->iter, x->t};
-                else
+                else {
                     ct->unpaired++;
+                    ct->unpaired_lanes |= 1u << (x->lane & 31);
+                }
                 continue;
             }
             if (j < 0) {
                 ct->unpaired++; /* an end without its start */
+                ct->unpaired_lanes |= 1u << (x->lane & 31);
                 continue;
             }
             pt_mspan sp = {x->stask, x->lane, x->tile, x->iter, pend[j].start, x->t};
@@ -300,6 +301,8 @@ bool pt_measured_parse(pt_measured *m, const char *name, const void *buf, size_t
                 ok = pt_fail(err, "%s: out of memory", name);
         }
         ct->unpaired += n_pend; /* starts that never ended (or whose end did not fit) */
+        for (int j = 0; j < n_pend; j++)
+            ct->unpaired_lanes |= 1u << (pend[j].lane & 31);
         free(rv);
         if (!ok)
             break;
@@ -313,6 +316,13 @@ bool pt_measured_parse(pt_measured *m, const char *name, const void *buf, size_t
         if (sv.n)
             memcpy(ct->spans, sv.v, (size_t)sv.n * sizeof *sv.v);
         ct->n_spans = sv.n;
+        ct->iter_first = ct->iter_last = -1;
+        for (int64_t i = 0; i < sv.n; i++) {
+            if (ct->iter_first < 0 || sv.v[i].iter < ct->iter_first)
+                ct->iter_first = sv.v[i].iter;
+            if (sv.v[i].iter > ct->iter_last)
+                ct->iter_last = sv.v[i].iter;
+        }
         kept++;
         m->n_ctas = kept;
     }
@@ -416,39 +426,6 @@ void pt_measured_place(pt_measured *m, uint64_t kernel_start_ns, uint64_t kernel
 
 /* ---- alignment ---- */
 
-typedef struct {
-    double lo, hi;
-} interval;
-
-static int cmp_interval(const void *a, const void *b)
-{
-    const interval *x = a, *y = b;
-    return (x->lo > y->lo) - (x->lo < y->lo);
-}
-
-/* Length of the union of n intervals (sorted in place). */
-static double union_length(interval *v, int64_t n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_interval);
-    double total = 0, lo = 0, hi = 0;
-    bool open = false;
-    for (int64_t i = 0; i < n; i++) {
-        if (open && v[i].lo <= hi) {
-            if (v[i].hi > hi)
-                hi = v[i].hi;
-            continue;
-        }
-        if (open)
-            total += hi - lo;
-        lo = v[i].lo;
-        hi = v[i].hi;
-        open = true;
-    }
-    if (open)
-        total += hi - lo;
-    return total;
-}
-
 bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int n_stasks,
               int n_lanes, pt_error *err)
 {
@@ -460,22 +437,24 @@ bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int 
     double *p_sum = calloc((size_t)n_stasks + 1, sizeof *p_sum);
     double *p_first = malloc(((size_t)n_stasks + 1) * sizeof *p_first);
     double *m_sum = calloc((size_t)n_stasks + 1, sizeof *m_sum);
+    double *m_sq = calloc((size_t)n_stasks + 1, sizeof *m_sq);
     double *f_sum = calloc((size_t)n_stasks + 1, sizeof *f_sum);   /* first starts, summed */
     int64_t *f_cnt = calloc((size_t)n_stasks + 1, sizeof *f_cnt);
     double *g_first = malloc(((size_t)n_stasks + 1) * sizeof *g_first); /* per (CTA, tile) */
     int64_t max_spans = 0;
     for (int c = 0; c < m->n_ctas; c++)
         max_spans = m->ctas[c].n_spans > max_spans ? m->ctas[c].n_spans : max_spans;
-    interval *iv = malloc(((size_t)max_spans + 1) * sizeof *iv);
-    bool ok = a->stasks && p_sum && p_first && m_sum && f_sum && f_cnt && g_first && iv;
+    pt_interval *iv = malloc(((size_t)max_spans + 1) * sizeof *iv);
+    bool ok = a->stasks && p_sum && p_first && m_sum && m_sq && f_sum && f_cnt && g_first && iv;
     if (!ok) {
         pt_fail(err, "align: out of memory");
         goto done;
     }
     /* predicted */
+    /* A span is issue -> completion (busy.h), predicted and measured alike. */
     double p0 = HUGE_VAL;
     for (int64_t i = 0; i < tl->n_spans; i++)
-        p0 = tl->spans[i].start_ns < p0 ? tl->spans[i].start_ns : p0;
+        p0 = tl->spans[i].issue_ns < p0 ? tl->spans[i].issue_ns : p0;
     for (int s = 0; s < n_stasks; s++)
         p_first[s] = HUGE_VAL;
     for (int64_t i = 0; i < tl->n_spans; i++) {
@@ -483,9 +462,9 @@ bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int 
         if (sp->stask < 0 || sp->stask >= n_stasks)
             continue;
         a->stasks[sp->stask].predicted_count++;
-        p_sum[sp->stask] += sp->end_ns - sp->start_ns;
-        if (sp->start_ns - p0 < p_first[sp->stask])
-            p_first[sp->stask] = sp->start_ns - p0;
+        p_sum[sp->stask] += sp->end_ns - sp->issue_ns;
+        if (sp->issue_ns - p0 < p_first[sp->stask])
+            p_first[sp->stask] = sp->issue_ns - p0;
     }
     /* measured: durations over every span; first starts per (CTA, tile) */
     for (int c = 0; c < m->n_ctas; c++) {
@@ -495,8 +474,15 @@ bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int 
             const pt_mspan *sp = &ct->spans[i];
             if (sp->stask < 0 || sp->stask >= n_stasks)
                 continue;
-            a->stasks[sp->stask].measured_count++;
-            m_sum[sp->stask] += sp->end_ns - sp->start_ns;
+            pt_align_stask *o = &a->stasks[sp->stask];
+            double d = sp->end_ns - sp->start_ns;
+            if (o->measured_count == 0 || d < o->measured_min_ns)
+                o->measured_min_ns = d;
+            if (o->measured_count == 0 || d > o->measured_max_ns)
+                o->measured_max_ns = d;
+            o->measured_count++;
+            m_sum[sp->stask] += d;
+            m_sq[sp->stask] += d * d;
             max_tile = sp->tile > max_tile ? sp->tile : max_tile;
         }
         for (int tile = 0; tile <= max_tile; tile++) {
@@ -523,6 +509,12 @@ bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int 
         o->stask = s;
         o->predicted_mean_ns = o->predicted_count ? p_sum[s] / (double)o->predicted_count : NAN;
         o->measured_mean_ns = o->measured_count ? m_sum[s] / (double)o->measured_count : NAN;
+        if (o->measured_count) {
+            double var = m_sq[s] / (double)o->measured_count -
+                         o->measured_mean_ns * o->measured_mean_ns;
+            o->measured_stddev_ns = var > 0 ? sqrt(var) : 0;
+        } else
+            o->measured_min_ns = o->measured_max_ns = o->measured_stddev_ns = NAN;
         o->error_pct = pt_error_pct(o->predicted_mean_ns, o->measured_mean_ns);
         o->predicted_first_start_ns = p_first[s] < HUGE_VAL ? p_first[s] : NAN;
         o->measured_first_start_ns = f_cnt[s] ? f_sum[s] / (double)f_cnt[s] : NAN;
@@ -535,8 +527,9 @@ bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int 
     for (int L = 0; L < n_lanes; L++) {
         pt_align_lane *o = &a->lanes[L];
         o->lane = L;
-        double busy = L < tl->n_lanes ? tl->lane_busy_ns[L] : 0;
-        o->predicted_busy_pct = tl->eu_time_ns > 0 ? busy / tl->eu_time_ns * 100.0 : NAN;
+        o->predicted_busy_pct = pt_timeline_lane_busy_pct(tl, L);
+        o->predicted_occupancy_pct = pt_timeline_lane_occupancy_pct(tl, L);
+        o->measured_partial = pt_measured_lane_partial(m, L);
         double sum = 0;
         int n = 0;
         for (int c = 0; c < m->n_ctas; c++) {
@@ -548,11 +541,12 @@ bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int 
                 lo = sp->start_ns < lo ? sp->start_ns : lo;
                 hi = sp->end_ns > hi ? sp->end_ns : hi;
                 if (sp->lane == L)
-                    iv[k++] = (interval){sp->start_ns, sp->end_ns};
+                    iv[k++] = (pt_interval){sp->start_ns, sp->end_ns};
             }
-            if (!(hi > lo))
+            double pct = pt_busy_pct(iv, k, lo, hi);
+            if (!isfinite(pct))
                 continue;
-            sum += union_length(iv, k) / (hi - lo) * 100.0;
+            sum += pct;
             n++;
         }
         o->measured_busy_pct = n ? sum / n : NAN;
@@ -563,11 +557,13 @@ bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int 
     if (!isfinite(a->measured_kernel_ns))
         a->measured_kernel_ns = NAN;
     a->kernel_error_pct = pt_error_pct(a->predicted_kernel_ns, a->measured_kernel_ns);
+    a->partial = pt_measured_partial(m);
     a->present = true;
 done:
     free(p_sum);
     free(p_first);
     free(m_sum);
+    free(m_sq);
     free(f_sum);
     free(f_cnt);
     free(g_first);

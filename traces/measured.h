@@ -47,8 +47,6 @@ void pt_measured_place(pt_measured *m, uint64_t kernel_start_ns, uint64_t kernel
 bool pt_align(pt_alignment *a, const pt_timeline *tl, const pt_measured *m, int n_stasks,
               int n_lanes, pt_error *err);
 
-/* Relative error in percent, (predicted - measured) / measured * 100; NaN when measured is
- * not > 0 or either is not finite. */
-double pt_error_pct(double predicted, double measured);
+/* The relative error is pt_error_pct() (busy.h, via timeline_json.h). */
 
 #endif

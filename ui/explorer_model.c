@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "busy.h"
 #include "embedded.h"
 #include "json_util.h"
+#include "measured.h"
 #include "propagate.h"
 #include "timeline_json.h"
 #include "validate.h"
@@ -58,11 +60,30 @@ static void measured_clear(pt_explorer_model *m)
     m->n_measured = 0;
     m->have_measured = false;
     m->measured_kernel_ns = m->kernel_error_pct = NAN;
+    m->measured_partial = false;
+    m->measured_dropped = m->measured_unpaired = 0;
+    m->measured_sample[0] = '\0';
+    for (int l = 0; l < PT_MAX_LANES; l++) {
+        m->lane_measured_partial[l] = false;
+        m->lane_measured_busy_pct[l] = NAN;
+    }
+}
+
+/* Drop the overlay and the trace it came from. */
+static void overlay_drop(pt_explorer_model *m)
+{
+    measured_clear(m);
+    if (m->overlay) {
+        pt_trace_free(m->overlay);
+        free(m->overlay);
+        m->overlay = NULL;
+    }
+    m->trace_own_prediction = false;
 }
 
 void pt_explorer_model_clear(pt_explorer_model *m)
 {
-    measured_clear(m);
+    overlay_drop(m);
     history_clear(m->undo, &m->n_undo);
     history_clear(m->redo, &m->n_redo);
     m->dirty = false;
@@ -92,20 +113,31 @@ bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char
     return pt_explorer_model_load_graph_text(m, source, NULL, hw_name, err);
 }
 
+static bool load_graph_impl(pt_explorer_model *m, const char *source, const char *graph_text,
+                            const char *overrides, const char *hw_name, pt_error *err);
+
 bool pt_explorer_model_load_graph_text(pt_explorer_model *m, const char *source,
                                        const char *graph_text, const char *hw_name,
                                        pt_error *err)
+{
+    return load_graph_impl(m, source, graph_text, NULL, hw_name, err);
+}
+
+/* The same with graph parameter overrides ("P=V,..." or NULL). */
+static bool load_graph_impl(pt_explorer_model *m, const char *source, const char *graph_text,
+                            const char *overrides, const char *hw_name, pt_error *err)
 {
     pt_explorer_model_clear(m);
     struct stat st;
     const char *embedded = pt_embedded_find(pt_embedded_examples, source);
     bool ok;
     if (graph_text)
-        ok = pt_graph_load_text(&m->graph, source, graph_text, strlen(graph_text), NULL, err);
+        ok = pt_graph_load_text(&m->graph, source, graph_text, strlen(graph_text), overrides,
+                                err);
     else if (stat(source, &st) != 0 && embedded)
-        ok = pt_graph_load_text(&m->graph, source, embedded, strlen(embedded), NULL, err);
+        ok = pt_graph_load_text(&m->graph, source, embedded, strlen(embedded), overrides, err);
     else
-        ok = pt_graph_load_file(&m->graph, source, NULL, err);
+        ok = pt_graph_load_file(&m->graph, source, overrides, err);
     if (!ok)
         return false;
     m->have_graph = true;
@@ -165,12 +197,77 @@ double pt_explorer_model_mean_ns(const pt_explorer_model *m, int stask, int64_t 
     if (m->have_tl)
         for (int64_t i = 0; i < m->tl.n_spans; i++)
             if (m->tl.spans[i].stask == stask) {
-                sum += m->tl.spans[i].end_ns - m->tl.spans[i].start_ns;
+                sum += m->tl.spans[i].end_ns - m->tl.spans[i].issue_ns; /* busy.h's span */
                 n++;
             }
     if (count)
         *count = n;
     return n ? sum / (double)n : NAN;
+}
+
+bool pt_explorer_model_measured_stale(const pt_explorer_model *m)
+{
+    return m->have_measured && m->state_id != m->measured_state_id;
+}
+
+double pt_explorer_model_lane_busy_pct(const pt_explorer_model *m, int lane)
+{
+    return m->have_tl ? pt_timeline_lane_busy_pct(&m->tl, lane) : NAN;
+}
+
+double pt_explorer_model_lane_unit_pct(const pt_explorer_model *m, int lane)
+{
+    return m->have_tl ? pt_timeline_lane_occupancy_pct(&m->tl, lane) : NAN;
+}
+
+/* Errors against the prediction shown, one way (pt_error_pct): per sTask the mean span of the
+ * shown prediction against the measured mean, and the kernel time. */
+static void refresh_errors(pt_explorer_model *m)
+{
+    if (!m->have_measured)
+        return;
+    for (int i = 0; i < m->sg.n && m->stask_error_pct; i++)
+        m->stask_error_pct[i] =
+            pt_error_pct(pt_explorer_model_mean_ns(m, i, NULL),
+                         m->stask_measured_ns ? m->stask_measured_ns[i] : NAN);
+    m->kernel_error_pct = pt_error_pct(m->tl.kernel_time_ns, m->measured_kernel_ns);
+}
+
+static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *err);
+static bool overlay_take(pt_explorer_model *m, pt_trace *tr, pt_error *err);
+
+bool pt_explorer_model_align(const pt_explorer_model *m, pt_alignment *a)
+{
+    memset(a, 0, sizeof *a);
+    if (!m->have_measured || !m->have_tl || m->n_measured_ctas < 1)
+        return false;
+    /* the overlay's CTAs, already mapped to this model's sTasks and lanes */
+    pt_measured tmp = {0};
+    tmp.present = true;
+    tmp.n_ctas = m->n_measured_ctas;
+    tmp.ctas = calloc((size_t)tmp.n_ctas, sizeof *tmp.ctas);
+    bool ok = tmp.ctas != NULL;
+    for (int k = 0; ok && k < tmp.n_ctas; k++) {
+        pt_mcta *c = &tmp.ctas[k];
+        c->block = m->cta_block[k];
+        c->n_spans = m->cta_n_measured[k];
+        c->spans = malloc(((size_t)c->n_spans + 1) * sizeof *c->spans);
+        ok = c->spans != NULL;
+        for (int64_t i = 0; ok && i < c->n_spans; i++) {
+            const pt_span *s = &m->cta_measured[k][i];
+            c->spans[i] = (pt_mspan){s->stask, s->lane, 0, s->iter, s->start_ns, s->end_ns};
+        }
+    }
+    tmp.kernel.plain_ms_median = m->measured_kernel_ns / 1e6;
+    pt_error err = {{0}};
+    ok = ok && pt_align(a, &m->tl, &tmp, m->sg.n, m->prog.n_lanes, &err);
+    if (ok) { /* the sample's losses are the trace's, per lane as it said */
+        a->partial = m->measured_partial;
+        for (int l = 0; l < a->n_lanes && l < PT_MAX_LANES; l++)
+            a->lanes[l].measured_partial = m->lane_measured_partial[l];
+    }
+    pt_measured_free(&tmp);
+    return ok;
 }
 
 /* ---- editing ------------------------------------------------------------------------------ */
@@ -199,8 +296,13 @@ static bool install(pt_explorer_model *m, pt_sprogram *cand, pt_stask_graph *nsg
     if (nsg) {
         pt_stask_graph_free(&m->sg);
         m->sg = *nsg;
-        measured_clear(m); /* its sTask indices may no longer hold */
+        /* The overlay's sTask indices may no longer hold: map it again by id and name (it
+         * stays, stale, rather than being dropped). */
+        pt_error e = {{0}};
+        if (m->overlay && !apply_measured(m, m->overlay, &e))
+            overlay_drop(m);
     }
+    refresh_errors(m);
     if (tiling)
         m->tiling = *tiling;
     m->warning[0] = '\0';
@@ -659,6 +761,55 @@ static int trace_stask(const pt_explorer_model *m, const pt_trace *tr, int k)
 
 static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *err);
 
+/* The embedded example named gname (its file name or its graph's name), or NULL. */
+static const char *embedded_name(const char *gname)
+{
+    for (const pt_embedded_file *e = pt_embedded_examples; e->name; e++) {
+        pt_graph probe;
+        pt_error perr = {{0}};
+        if (strcmp(e->name, gname) == 0)
+            return e->name;
+        if (pt_graph_load_text(&probe, e->name, e->text, strlen(e->text), NULL, &perr) &&
+            strcmp(probe.name, gname) == 0)
+            return e->name;
+    }
+    return NULL;
+}
+
+/* The trace's own prediction: its graph (a shipped example) with its parameters, its hardware
+ * and its sProgram (a trace with parameters only: the default sProgram of that shape),
+ * simulated. False (model empty) when the trace names neither. */
+static bool load_trace_prediction(pt_explorer_model *m, const pt_trace *tr, const char *hw,
+                                  const char *path, pt_error *err)
+{
+    const char *ename = embedded_name(tr->graph);
+    if (!ename || (!tr->sprogram_json && tr->n_params < 0))
+        return false;
+    char over[PT_MAX_PARAMS * (PT_NAME_MAX + 24)];
+    size_t len = 0;
+    over[0] = '\0';
+    for (int i = 0; i < tr->n_params && len < sizeof over; i++)
+        len += (size_t)snprintf(over + len, sizeof over - len, "%s%s=%lld", i ? "," : "",
+                                tr->param_names[i], (long long)tr->param_values[i]);
+    if (!load_graph_impl(m, ename, NULL, len ? over : NULL, hw, err))
+        return false;
+    if (!tr->sprogram_json) /* parameters only: the default sProgram of that shape */
+        return true;
+    pt_sprogram np;
+    pt_stask_graph nsg;
+    if (!pt_sprogram_load_text(&np, &nsg, &m->graph, path, tr->sprogram_json,
+                               strlen(tr->sprogram_json), err)) {
+        pt_explorer_model_clear(m);
+        return false;
+    }
+    pt_tiling t = np.tiling;
+    if (!install(m, &np, &nsg, &t, err)) {
+        pt_explorer_model_clear(m);
+        return false;
+    }
+    return true;
+}
+
 bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const char *hw_name,
                                   pt_error *err)
 {
@@ -673,7 +824,18 @@ bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const 
     pt_hw probe;
     pt_error herr = {{0}};
     const char *hw = tr->hw[0] && pt_hw_load(&probe, tr->hw, &herr) ? tr->hw : hw_name;
-    bool ok = load_embedded_named(m, tr->graph, hw, err);
+    /* Lay the trace over the prediction of its own graph, parameters, hardware and sProgram;
+     * only a trace that does not name them falls back to the example's defaults (and says so:
+     * trace_own_prediction is false). */
+    pt_error perr = {{0}};
+    bool own = load_trace_prediction(m, tr, hw, path, &perr);
+    if (!own && perr.msg[0]) {
+        pt_fail(err, "%s: cannot re-simulate the trace's own sProgram: %s", path, perr.msg);
+        pt_trace_free(tr);
+        free(tr);
+        return false;
+    }
+    bool ok = own || load_embedded_named(m, tr->graph, hw, err);
     if (!ok) {
         if (!err->msg[0])
             pt_fail(err, "%s: its graph '%s' is not a shipped example; open the graph file first",
@@ -682,16 +844,12 @@ bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const 
         free(tr);
         return false;
     }
-    ok = apply_measured(m, tr, err);
-    if (!ok) {
-        pt_trace_free(tr);
-        free(tr);
+    if (!overlay_take(m, tr, err)) {
         pt_explorer_model_clear(m);
         return false;
     }
+    m->trace_own_prediction = own;
     snprintf(m->source, sizeof m->source, "%s", path);
-    pt_trace_free(tr);
-    free(tr);
     return true;
 }
 
@@ -722,8 +880,9 @@ static bool keep_all_ctas(pt_explorer_model *m, const pt_trace *tr, double shift
                            ? pt_sprogram_find_lane(&m->prog, tr->lane_names[ms->lane]) : -1;
             if (s < 0 || lane < 0)
                 continue;
+            /* measured: issue -> completion, the unit's occupancy unknown (busy.h) */
             out[j] = (pt_span){s, lane, ms->iter, ms->start_ns + shift, ms->start_ns + shift,
-                               ms->end_ns + shift};
+                               ms->end_ns + shift, 0};
             j++;
         }
         qsort(out, (size_t)j, sizeof(pt_span), cmp_span_start);
@@ -736,69 +895,139 @@ static bool keep_all_ctas(pt_explorer_model *m, const pt_trace *tr, double shift
 }
 
 /* Fill the overlay fields from the measured side of tr (if any), mapping its sTasks and lanes
- * to the model's by id and name. */
+ * to the model's by id and name. Errors are computed against the shown prediction
+ * (refresh_errors); the sample's partiality and per-lane measured busy % come with it. */
 static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *err)
 {
     measured_clear(m);
-    if (tr->has_measured && tr->measured.present && tr->measured.n_ctas > 0) {
-        const pt_mcta *c = &tr->measured.ctas[0];
-        size_t n = (size_t)(c->n_spans > 0 ? c->n_spans : 1);
-        m->measured = calloc(n, sizeof(pt_span));
-        m->stask_error_pct = malloc((size_t)(m->sg.n > 0 ? m->sg.n : 1) * sizeof(double));
-        m->stask_measured_ns = malloc((size_t)(m->sg.n > 0 ? m->sg.n : 1) * sizeof(double));
-        if (!m->measured || !m->stask_error_pct || !m->stask_measured_ns) {
-            measured_clear(m);
-            return pt_fail(err, "out of memory");
-        }
-        for (int i = 0; i < m->sg.n; i++)
-            m->stask_error_pct[i] = m->stask_measured_ns[i] = NAN;
-        double first = INFINITY;
-        for (int64_t i = 0; i < c->n_spans; i++) {
-            const pt_mspan *ms = &c->spans[i];
-            int s = trace_stask(m, tr, ms->stask);
-            int lane = ms->lane >= 0 && ms->lane < tr->n_lanes
-                           ? pt_sprogram_find_lane(&m->prog, tr->lane_names[ms->lane]) : -1;
-            if (s < 0 || lane < 0)
-                continue;
-            pt_span *o = &m->measured[m->n_measured++];
-            o->stask = s;
-            o->lane = lane;
-            o->iter = ms->iter;
-            o->issue_ns = o->start_ns = ms->start_ns;
-            o->end_ns = ms->end_ns;
-            if (ms->start_ns < first)
-                first = ms->start_ns;
-        }
-        double shift = m->tl.n_spans > 0 && m->n_measured > 0 ? m->tl.spans[0].start_ns - first
-                                                               : 0;
-        for (int64_t i = 0; i < m->n_measured; i++) {
-            m->measured[i].issue_ns += shift;
-            m->measured[i].start_ns += shift;
-            m->measured[i].end_ns += shift;
-        }
-        qsort(m->measured, (size_t)m->n_measured, sizeof(pt_span), cmp_span_start);
-        if (!keep_all_ctas(m, tr, shift)) {
-            measured_clear(m);
-            return pt_fail(err, "out of memory");
-        }
-        m->measured_block = c->block;
-        m->trace_iterations = tr->tl.eu_iterations;
-        if (tr->alignment.present) {
-            for (int k = 0; k < tr->alignment.n_stasks; k++) {
-                const pt_align_stask *a = &tr->alignment.stasks[k];
-                int s = trace_stask(m, tr, a->stask);
-                if (s < 0)
-                    continue;
-                m->stask_error_pct[s] = a->error_pct;
-                m->stask_measured_ns[s] = a->measured_mean_ns;
-            }
-            m->measured_kernel_ns = tr->alignment.measured_kernel_ns;
-            m->kernel_error_pct = tr->alignment.kernel_error_pct;
-        }
-        if (!(m->measured_kernel_ns > 0) && tr->measured.kernel.plain_ms_median > 0)
-            m->measured_kernel_ns = tr->measured.kernel.plain_ms_median * 1e6;
-        m->have_measured = true;
+    if (!(tr->has_measured && tr->measured.present && tr->measured.n_ctas > 0))
+        return true;
+    const pt_mcta *c = &tr->measured.ctas[0];
+    size_t n = (size_t)(c->n_spans > 0 ? c->n_spans : 1);
+    size_t ns = (size_t)(m->sg.n > 0 ? m->sg.n : 1);
+    m->measured = calloc(n, sizeof(pt_span));
+    m->stask_error_pct = malloc(ns * sizeof(double));
+    m->stask_measured_ns = malloc(ns * sizeof(double));
+    int64_t *cnt = calloc(ns, sizeof *cnt);
+    double *sum = calloc(ns, sizeof *sum);
+    if (!m->measured || !m->stask_error_pct || !m->stask_measured_ns || !cnt || !sum) {
+        free(cnt);
+        free(sum);
+        measured_clear(m);
+        return pt_fail(err, "out of memory");
     }
+    for (int i = 0; i < m->sg.n; i++)
+        m->stask_error_pct[i] = m->stask_measured_ns[i] = NAN;
+    double first = INFINITY;
+    for (int64_t i = 0; i < c->n_spans; i++) {
+        const pt_mspan *ms = &c->spans[i];
+        int s = trace_stask(m, tr, ms->stask);
+        int lane = ms->lane >= 0 && ms->lane < tr->n_lanes
+                       ? pt_sprogram_find_lane(&m->prog, tr->lane_names[ms->lane]) : -1;
+        if (s < 0 || lane < 0)
+            continue;
+        pt_span *o = &m->measured[m->n_measured++];
+        o->stask = s;
+        o->lane = lane;
+        o->iter = ms->iter;
+        o->issue_ns = o->start_ns = ms->start_ns;
+        o->end_ns = ms->end_ns;
+        o->unit_end_ns = 0; /* not measurable: the span only (busy.h) */
+        if (ms->start_ns < first)
+            first = ms->start_ns;
+    }
+    /* measured mean span per sTask over every sampled CTA, as the alignment takes it */
+    for (int k = 0; k < tr->measured.n_ctas; k++)
+        for (int64_t i = 0; i < tr->measured.ctas[k].n_spans; i++) {
+            const pt_mspan *ms = &tr->measured.ctas[k].spans[i];
+            int s = trace_stask(m, tr, ms->stask);
+            if (s < 0)
+                continue;
+            sum[s] += ms->end_ns - ms->start_ns;
+            cnt[s]++;
+        }
+    for (int i = 0; i < m->sg.n; i++)
+        if (cnt[i])
+            m->stask_measured_ns[i] = sum[i] / (double)cnt[i];
+    free(sum);
+    free(cnt);
+    double p0 = INFINITY;
+    for (int64_t i = 0; i < m->tl.n_spans; i++)
+        p0 = m->tl.spans[i].issue_ns < p0 ? m->tl.spans[i].issue_ns : p0;
+    double shift = m->tl.n_spans > 0 && m->n_measured > 0 ? p0 - first : 0;
+    for (int64_t i = 0; i < m->n_measured; i++) {
+        m->measured[i].issue_ns += shift;
+        m->measured[i].start_ns += shift;
+        m->measured[i].end_ns += shift;
+    }
+    qsort(m->measured, (size_t)m->n_measured, sizeof(pt_span), cmp_span_start);
+    if (!keep_all_ctas(m, tr, shift)) {
+        measured_clear(m);
+        return pt_fail(err, "out of memory");
+    }
+    m->measured_block = c->block;
+    m->trace_iterations = tr->tl.eu_iterations;
+    m->measured_kernel_ns = NAN;
+    if (tr->measured.kernel.plain_ms_median > 0)
+        m->measured_kernel_ns = tr->measured.kernel.plain_ms_median * 1e6;
+    else if (tr->alignment.present && tr->alignment.measured_kernel_ns > 0)
+        m->measured_kernel_ns = tr->alignment.measured_kernel_ns;
+    /* The sample, and per-lane measured busy % (busy.h) with its partiality. */
+    const pt_measured *ms = &tr->measured;
+    m->measured_dropped = pt_measured_dropped(ms);
+    m->measured_unpaired = pt_measured_unpaired(ms);
+    m->measured_partial = pt_measured_partial(ms);
+    int64_t it0 = -1, it1 = -1;
+    char *o = m->measured_sample;
+    size_t cap = sizeof m->measured_sample, len = 0;
+#define ADD(...)                                                                             \
+    do {                                                                                     \
+        if (len < cap)                                                                       \
+            len += (size_t)snprintf(o + len, cap - len, __VA_ARGS__);                        \
+    } while (0)
+    ADD("%d CTA%s (block%s", ms->n_ctas, ms->n_ctas == 1 ? "" : "s", ms->n_ctas == 1 ? "" : "s");
+    for (int k = 0; k < ms->n_ctas; k++) {
+        if (k < 6)
+            ADD("%s%lld", k ? ", " : " ", (long long)ms->ctas[k].block);
+        if (ms->ctas[k].iter_first >= 0 && (it0 < 0 || ms->ctas[k].iter_first < it0))
+            it0 = ms->ctas[k].iter_first;
+        if (ms->ctas[k].iter_last > it1)
+            it1 = ms->ctas[k].iter_last;
+    }
+    ADD("%s)", ms->n_ctas > 6 ? ", ..." : "");
+    if (ms->sample_grid > 0)
+        ADD(" of grid %lld", (long long)ms->sample_grid);
+    if (it0 >= 0)
+        ADD(", iterations %lld-%lld", (long long)it0, (long long)it1);
+#undef ADD
+    pt_alignment al;
+    pt_error aerr = {{0}};
+    if (pt_align(&al, &tr->tl, ms, tr->n_stasks, tr->n_lanes, &aerr)) {
+        for (int k = 0; k < al.n_lanes; k++) {
+            int lane = pt_sprogram_find_lane(&m->prog, tr->lane_names[al.lanes[k].lane]);
+            if (lane < 0 || lane >= PT_MAX_LANES)
+                continue;
+            m->lane_measured_busy_pct[lane] = al.lanes[k].measured_busy_pct;
+            m->lane_measured_partial[lane] = al.lanes[k].measured_partial;
+        }
+        pt_alignment_free(&al);
+    }
+    m->have_measured = true;
+    refresh_errors(m);
+    return true;
+}
+
+/* Keep tr (taken over) as the model's overlay, measured on the sProgram shown now. */
+static bool overlay_take(pt_explorer_model *m, pt_trace *tr, pt_error *err)
+{
+    overlay_drop(m);
+    if (!apply_measured(m, tr, err)) {
+        pt_trace_free(tr);
+        free(tr);
+        return false;
+    }
+    m->overlay = tr;
+    m->measured_state_id = m->state_id;
     return true;
 }
 
@@ -816,9 +1045,26 @@ bool pt_explorer_model_overlay_trace(pt_explorer_model *m, const char *path, pt_
     else if (ok && !(tr->has_measured && tr->measured.present && tr->measured.n_ctas > 0))
         ok = pt_fail(err, "%s: the trace has no measured spans (expected a profiled trace)",
                      path);
-    if (ok)
-        ok = apply_measured(m, tr, err);
-    pt_trace_free(tr); /* safe on the zeroed struct a failed load leaves */
-    free(tr);
-    return ok;
+    if (!ok) {
+        overlay_drop(m);
+        pt_trace_free(tr); /* safe on the zeroed struct a failed load leaves */
+        free(tr);
+        return false;
+    }
+    /* measured on another sProgram than the one shown (edited while it was profiled): the
+     * overlay is stale from the start */
+    bool other = false;
+    if (tr->sprogram_json) {
+        char *now = pt_explorer_model_to_json(m);
+        cJSON *x = now ? cJSON_Parse(now) : NULL, *y = cJSON_Parse(tr->sprogram_json);
+        other = x && y && !cJSON_Compare(x, y, true);
+        cJSON_Delete(x);
+        cJSON_Delete(y);
+        free(now);
+    }
+    if (!overlay_take(m, tr, err))
+        return false;
+    if (other)
+        m->measured_state_id = UINT64_MAX;
+    return true;
 }

@@ -16,6 +16,7 @@
 #define PT_EXPLORER_HISTORY 100
 
 struct pt_explorer_state;
+struct pt_trace_s;
 
 typedef struct {
     char source[1024];      /* the file path or embedded example name it came from */
@@ -39,18 +40,34 @@ typedef struct {
      * UINT64_MAX. */
     uint64_t state_id, saved_id, next_id;
     char save_path[1024];   /* where the sProgram was last saved or opened from ("" if never) */
-    /* Measured overlay, from a profiled trace (pt_explorer_model_load_trace); dropped when an
-     * edit re-partitions the sTask-graph. */
+    /* Measured overlay, from a profiled trace (pt_explorer_model_load_trace). Kept across
+     * edits (re-mapped by sTask id and lane name when an edit re-partitions the sTask-graph)
+     * and then stale: pt_explorer_model_measured_stale() says so, and the timeline fades it. */
     bool have_measured;
+    struct pt_trace_s *overlay;  /* the trace laid over (owned), kept for re-mapping */
+    uint64_t measured_state_id;  /* state_id of the sProgram the trace measured (UINT64_MAX:
+                                    none of the model's states) */
+    /* The sample (issue 18): a partial one (records dropped or unpaired) is marked so. */
+    bool measured_partial;
+    int64_t measured_dropped, measured_unpaired;
+    char measured_sample[200];   /* "8 CTAs (blocks 0, 16, ...) of grid 128, iterations 0-31" */
+    bool lane_measured_partial[PT_MAX_LANES];
+    double lane_measured_busy_pct[PT_MAX_LANES]; /* busy.h's definition; NaN: none */
+    /* How the prediction under the overlay was made: the trace's own graph parameters,
+     * hardware and sProgram (true), or the example's defaults (false: the trace did not
+     * name them). */
+    bool trace_own_prediction;
     int64_t n_measured;
     pt_span *measured;          /* the first sampled CTA's spans, mapped to this model's sTask
                                    and lane indices (by id and name), shifted so that its first
                                    start is the predicted first start; sorted by start */
     int64_t measured_block;     /* blockIdx.x of that CTA */
-    double *stask_error_pct;    /* per sTask: the trace's alignment error_pct (NaN: none) */
-    double *stask_measured_ns;  /* per sTask: measured mean duration (NaN: none) */
+    double *stask_error_pct;    /* per sTask: pt_error_pct(predicted mean span of the shown
+                                   prediction, measured mean) — recomputed after every edit
+                                   (NaN: none) */
+    double *stask_measured_ns;  /* per sTask: measured mean span, issue -> completion (NaN) */
     double measured_kernel_ns;  /* NaN when unknown */
-    double kernel_error_pct;    /* NaN when unknown */
+    double kernel_error_pct;    /* pt_error_pct(predicted kernel time shown, measured); NaN */
     int64_t trace_iterations;   /* the trace's own loop trip count (its shape may differ from
                                    the embedded example's) */
     /* Every sampled CTA's spans, mapped like `measured` and shifted by the same amount (so the
@@ -114,6 +131,19 @@ bool pt_explorer_model_load_trace(pt_explorer_model *m, const char *path, const 
  * matching sTasks by id and lanes by name. The trace must be of the model's graph. False with
  * err (the model unchanged but any earlier overlay dropped) on failure. */
 bool pt_explorer_model_overlay_trace(pt_explorer_model *m, const char *path, pt_error *err);
+/* The overlay was measured on another sProgram than the one shown (an edit since). */
+bool pt_explorer_model_measured_stale(const pt_explorer_model *m);
+/* Per-lane busy % of the shown prediction (busy.h: issue -> completion) and the unit's own
+ * occupancy %; NaN when unknown. */
+double pt_explorer_model_lane_busy_pct(const pt_explorer_model *m, int lane);
+double pt_explorer_model_lane_unit_pct(const pt_explorer_model *m, int lane);
+
+/* Predicted (the shown timeline) against the overlay's measured spans, sTask by sTask and
+ * lane by lane, in the model's indices — through pt_align (traces/measured.h), so the numbers
+ * are those of `pipethreader-cli report`. False when there is no overlay (a is zeroed). */
+struct pt_alignment_s;
+bool pt_explorer_model_align(const pt_explorer_model *m, struct pt_alignment_s *a);
+
 /* Whether path is a trace file (a JSON object whose "format" is "pipethreader.trace"). */
 bool pt_explorer_is_trace_file(const char *path);
 

@@ -2,7 +2,7 @@
  *
  *   pipethreader [--hw NAME] [FILE-or-example…]
  *   pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]
- *                [--page timeline|graph|code] [--ctas] [--unroll] FILE-or-example
+ *                [--page timeline|graph|code|compare] [--ctas] [--unroll] FILE-or-example
  *
  * Each FILE opens in its own window; with none, the window's start page lists the embedded
  * examples. --screenshot renders the main window with FILE loaded and simulated to a PNG and
@@ -28,7 +28,7 @@ typedef struct {
     int width, height;
     const char *hw;
     const char *select;     /* --select ID (with --screenshot): select an sTask first */
-    const char *page;       /* --page timeline|graph|code: the page shown */
+    const char *page;       /* --page timeline|graph|code|compare: the page shown */
     gboolean captured;      /* the screenshot was written on a frame tick */
     gboolean ctas;          /* --ctas: several CTAs / waves as lane groups */
     gboolean unroll;        /* --unroll: the sTask-graph's loop unrolled */
@@ -44,7 +44,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: pipethreader [--hw H100|H200|MI300X|FILE.json] [GRAPH…]\n"
                "       pipethreader --screenshot OUT.png [--size WxH] [--hw NAME] [--select STASK]\n"
-               "                    [--page timeline|graph|code] [--ctas] [--unroll] GRAPH\n"
+               "                    [--page timeline|graph|code|compare] [--ctas] [--unroll] GRAPH\n"
                "GRAPH is an operator-graph JSON file or an embedded example name.\n");
 }
 
@@ -166,6 +166,11 @@ static void finish_screenshot(app_opts *o)
     if (sum)
         printf("%s\n", sum);
     g_free(sum);
+    if (o->page && !strcmp(o->page, "compare")) { /* the predicted-vs-measured table */
+        char *cmp = pt_window_dup_compare_text(o->shot_window);
+        printf("compare: %s\n", cmp);
+        g_free(cmp);
+    }
     if (o->captured || take_screenshot(o, FALSE))
         printf("screenshot: %s (%dx%d)\n", o->screenshot,
                gtk_widget_get_width(GTK_WIDGET(o->shot_window)),

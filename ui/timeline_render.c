@@ -1,6 +1,7 @@
 /* timeline_render.c — the timeline drawing and its geometry (see timeline_render.h). */
 #include "timeline_render.h"
 #include "timeline_range.h"
+#include "busy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -248,6 +249,12 @@ static double row_bottom(const pt_tl_model *m, const double *tops, int r)
     return tops[r + 1] - row_pad(m, r + 1);
 }
 
+static double rings_height(const pt_tl_model *m)
+{
+    int n = m->n_rings < PT_TL_MAX_RINGS ? m->n_rings : PT_TL_MAX_RINGS;
+    return n > 0 ? n * PT_TL_RING_H + 4 : 0;
+}
+
 /* tops[0..rows]: where each row starts (tops[rows]: where the last one ends). */
 static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
 {
@@ -261,7 +268,7 @@ static void layout(const pt_tl_model *m, const pt_tl_viewport *v, double *tops)
     }
     double scale = 1;
     if (v && v->fill_height && sum > 0) {
-        double avail = v->height - pt_tl_header_h(v) - pads - 8;
+        double avail = v->height - pt_tl_header_h(v) - pads - 8 - rings_height(m);
         if (avail > sum)
             scale = fmin(avail / sum, PT_TL_MAX_FILL);
     }
@@ -275,7 +282,7 @@ double pt_tl_content_height(const pt_tl_model *m)
     double tops[MAX_ROWS + 1];
     layout(m, NULL, tops);
     int rows = pt_tl_rows(m) < MAX_ROWS ? pt_tl_rows(m) : MAX_ROWS;
-    return tops[rows] + 8;
+    return tops[rows] + rings_height(m) + 8;
 }
 
 double pt_tl_row_top(const pt_tl_model *m, const pt_tl_viewport *v, int row)
@@ -569,7 +576,7 @@ typedef struct {
 } rect_batch;
 
 enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, BATCH_SELECTED,
-       N_BATCHES };
+       BATCH_SPAN, N_BATCHES };
 
 /* A bar drawn in detail on top of the fills: outlined (selected, hovered) or labelled. */
 typedef struct {
@@ -680,7 +687,10 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         if (s->lane < 0 || s->lane >= m->n_lanes || s->end_ns + off < v->t0_ns)
             continue;
         int row = g * m->n_lanes + s->lane;
-        double x0 = pt_tl_time_to_x(v, s->start_ns + off), x1 = pt_tl_time_to_x(v, s->end_ns + off);
+        /* the solid bar: the unit's occupancy; the span (issue -> completion) under it */
+        double ue = pt_span_unit_end(s);
+        double x0 = pt_tl_time_to_x(v, s->start_ns + off), x1 = pt_tl_time_to_x(v, ue + off);
+        double xi = pt_tl_time_to_x(v, s->issue_ns + off), xe = pt_tl_time_to_x(v, s->end_ns + off);
         if (x0 < PT_TL_LABEL_W - 2)
             x0 = PT_TL_LABEL_W - 2;
         if (x1 > xmax + 2)
@@ -712,6 +722,12 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         bar_geom(m, c->tops, c->overlay, row, span_sub(m, i), &y, &h);
         if (w < 1)
             w = 1;
+        if ((x0 - xi >= 1 || xe - x1 >= 1) && h >= 6) {
+            xi = fmax(xi, PT_TL_LABEL_W - 2);
+            xe = fmin(xe, xmax + 2);
+            if (xe > xi)
+                batch_add(c, BATCH_SPAN, xi, y + h - 2, xe - xi, 2);
+        }
         batch_add(c, (int)k >= 0 && k < PT_SEU_COUNT ? BATCH_SEU0 + (int)k : BATCH_GREY, x0, y, w,
                   h);
         if (w >= 3) /* a hairline gap so back-to-back bars stay apart */
@@ -754,6 +770,8 @@ static void flush_bars(render_ctx *c)
     batch_fill(c, BATCH_GAP);
     cairo_set_source_rgb(cr, c->fg.r, c->fg.g, c->fg.b);
     batch_fill(c, BATCH_SELECTED);
+    cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.55);
+    batch_fill(c, BATCH_SPAN);
     /* Outlines as one path per width (selected, hovered), then the labels. */
     for (int pass = 0; pass < 2; pass++) {
         bool any = false;
@@ -816,16 +834,62 @@ static void draw_measured(render_ctx *c, int g)
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
         double w = x1 - x0 < 1 ? 1 : x1 - x0;
         double y = row_bottom(c->m, c->tops, g * c->m->n_lanes + s->lane) - 10, h = 7;
-        cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.35);
+        /* stale (measured on the sProgram before the edits since): faded, dashed */
+        bool stale = c->m->measured_stale;
+        cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, stale ? 0.12 : 0.35);
         cairo_rectangle(cr, x0, y, w, h);
         cairo_fill(cr);
         if (w >= 3) {
-            cairo_set_source_rgb(cr, 0.80, 0.15, 0.60);
+            cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, stale ? 0.45 : 1.0);
             cairo_set_line_width(cr, 1);
+            if (stale) {
+                static const double dash[] = {2, 2};
+                cairo_set_dash(cr, dash, 2, 0);
+            }
             cairo_rectangle(cr, x0 + 0.5, y + 0.5, w - 1, h - 1);
             cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
         }
         c->st.measured++;
+    }
+}
+
+/* Stage-occupancy tracks under the lanes: per ring, a step chart of the filled stages (full
+ * height = every stage filled), with grid lines at each stage. */
+static void draw_rings(render_ctx *c, double y0)
+{
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    cairo_t *cr = c->cr;
+    int n = m->n_rings < PT_TL_MAX_RINGS ? m->n_rings : PT_TL_MAX_RINGS;
+    rgb col = seu_colour(PT_SEU_TMA, v->dark);
+    for (int r = 0; r < n; r++) {
+        double top = y0 + 4 + r * PT_TL_RING_H, h = PT_TL_RING_H - 4;
+        int depth = m->ring_stages[r] > 0 ? m->ring_stages[r] : 1;
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.05);
+        cairo_rectangle(cr, PT_TL_LABEL_W, top, v->width - PT_TL_LABEL_W, h);
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, col.r, col.g, col.b, 0.55);
+        for (int64_t k = 0; k + 1 < m->ring_n[r]; k++) {
+            double t0 = m->ring_t[r][k], t1 = m->ring_t[r][k + 1];
+            if (t1 < v->t0_ns || t0 > v->t1_ns || m->ring_filled[r][k] <= 0)
+                continue;
+            double x0 = fmax(pt_tl_time_to_x(v, t0), PT_TL_LABEL_W);
+            double x1 = fmin(pt_tl_time_to_x(v, t1), v->width);
+            double fh = h * (double)m->ring_filled[r][k] / depth;
+            if (x1 > x0)
+                cairo_rectangle(cr, x0, top + h - fh, fmax(x1 - x0, 0.5), fh);
+        }
+        cairo_fill(cr);
+        cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.18);
+        cairo_set_line_width(cr, 1);
+        for (int k = 1; k < depth; k++) {
+            double y = floor(top + h - h * k / depth) + 0.5;
+            cairo_move_to(cr, PT_TL_LABEL_W, y);
+            cairo_line_to(cr, v->width, y);
+        }
+        cairo_stroke(cr);
+        c->st.rings++;
     }
 }
 
@@ -1116,8 +1180,16 @@ static void draw_busy_pct(render_ctx *c)
     cairo_set_source_rgba(cr, c->fg.r, c->fg.g, c->fg.b, 0.75);
     for (int r = 0; r < pt_tl_rows(m) && r < MAX_ROWS; r++) {
         int l = r % m->n_lanes;
-        char buf[16];
-        snprintf(buf, sizeof buf, "%.0f%%", 100 * share[l]);
+        char buf[48];
+        if (m->have_lane_busy) {
+            /* busy.h's figures: busy (issue to completion), the unit's own share, measured */
+            int k = snprintf(buf, sizeof buf, "%.0f%% u%.0f%%", m->lane_busy_pct[l],
+                             m->lane_unit_pct[l]);
+            if (isfinite(m->lane_measured_pct[l]) && k > 0 && (size_t)k < sizeof buf)
+                snprintf(buf + k, sizeof buf - (size_t)k, " m%.0f%%%s", m->lane_measured_pct[l],
+                         m->lane_measured_partial[l] ? "*" : "");
+        } else
+            snprintf(buf, sizeof buf, "%.0f%%", 100 * share[l]);
         cairo_text_extents_t te;
         cairo_text_extents(cr, buf, &te);
         double rh = row_bottom(m, c->tops, r) - c->tops[r];
@@ -1314,6 +1386,8 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         draw_arrows(&c);
     if (have_range)
         draw_range_band(&c);
+    if (have_range && m->n_rings > 0)
+        draw_rings(&c, c.tops[rows]);
     cairo_restore(cr);
 
     /* Lane name column on top. */
@@ -1342,6 +1416,27 @@ void pt_tl_render(cairo_t *cr, const pt_tl_model *m, const pt_tl_viewport *v, pt
         draw_range_ruler(&c);
     if (v->overview)
         draw_overview(&c);
+    for (int r = 0; r < m->n_rings && r < PT_TL_MAX_RINGS; r++) {
+        char txt[64];
+        snprintf(txt, sizeof txt, "ring %s (%d)", m->ring_names[r] ? m->ring_names[r] : "?",
+                 m->ring_stages[r]);
+        cairo_set_font_size(cr, 10);
+        cairo_set_source_rgb(cr, c.fg.r, c.fg.g, c.fg.b);
+        cairo_move_to(cr, 14, c.tops[rows] + 4 + r * PT_TL_RING_H + PT_TL_RING_H / 2 + 2);
+        cairo_show_text(cr, txt);
+    }
+    if (has_overlay(m) && (m->measured_stale || m->measured_partial)) {
+        const char *mark = m->measured_stale && m->measured_partial
+                               ? "measured: STALE (edited since), PARTIAL sample"
+                           : m->measured_stale ? "measured: STALE (edited since profiling)"
+                                               : "measured: PARTIAL sample (records lost)";
+        cairo_set_font_size(cr, 11);
+        cairo_text_extents_t ext;
+        cairo_text_extents(cr, mark, &ext);
+        cairo_set_source_rgba(cr, 0.80, 0.15, 0.60, 0.9);
+        cairo_move_to(cr, v->width - ext.x_advance - 8, pt_tl_header_h(v) - 6);
+        cairo_show_text(cr, mark);
+    }
     cairo_set_source_rgba(cr, c.fg.r, c.fg.g, c.fg.b, 0.3);
     cairo_set_line_width(cr, 1);
     cairo_move_to(cr, PT_TL_LABEL_W - 0.5, 0);

@@ -3,7 +3,9 @@
  * test with no display. Also the geometry the widget needs for hit-testing and zooming.
  *
  * Layout: a time axis across the top, one row per lane below it, the lane names in a column
- * on the left. Bars are coloured by sEU kind; idle time within the EU's run (first start to
+ * on the left. A bar is one sTask instance (busy.h): the solid bar is the unit's occupancy
+ * (start -> unit end), a thin line under it the whole span (issue -> completion) where that
+ * is longer (queued behind other work, latency). Bars are coloured by sEU kind; idle time within the EU's run (first start to
  * last end) is tinted amber on each lane. Bars narrower than a pixel are merged per lane
  * into one grey block (level of detail), and only spans in the visible time range are visited
  * (binary search on the start-sorted spans), so tens of thousands of spans stay cheap to draw.
@@ -34,6 +36,8 @@
 #define PT_TL_GROUP_H 22.0       /* a lane group's header band (several CTAs) */
 #define PT_TL_GROUP_FONT 14.0    /* its text size: readable, as the lane names */
 #define PT_TL_OVERVIEW_H 34.0    /* the whole-run strip above the ruler (viewport.overview) */
+#define PT_TL_MAX_RINGS 8        /* stage-occupancy tracks drawn under the lanes */
+#define PT_TL_RING_H 22.0        /* height of one */
 
 /* What is drawn: borrowed pointers, owned by the caller. */
 typedef struct {
@@ -77,6 +81,26 @@ typedef struct {
      * pt_tl_assign_subrows fills both. */
     const uint8_t *span_subrow;
     int lane_subrows[PT_MAX_LANES];
+    /* Issue 18. The measured overlay was taken on another sProgram than the one shown (an
+     * edit since): drawn faded and marked STALE. It comes from a partial sample (records
+     * dropped or unpaired): marked PARTIAL. */
+    bool measured_stale, measured_partial;
+    /* Per-lane busy % (busy.h: issue -> completion), the unit's own occupancy %, and the
+     * measured busy % (NaN: none; lane_measured_partial: from a partial sample), written
+     * under each lane's name when have_lane_busy. */
+    bool have_lane_busy;
+    double lane_busy_pct[PT_MAX_LANES], lane_unit_pct[PT_MAX_LANES];
+    double lane_measured_pct[PT_MAX_LANES];
+    bool lane_measured_partial[PT_MAX_LANES];
+    /* Stage-occupancy tracks (idle.h's pt_ring_occupancy), one per ring under the lanes: ring r
+     * has ring_stages[r] stages, and from ring_t[r][k] on ring_filled[r][k] of them are filled
+     * (ring_n[r] steps, times ascending, on group 0's time line). */
+    int n_rings;
+    const char *ring_names[PT_TL_MAX_RINGS];
+    int ring_stages[PT_TL_MAX_RINGS];
+    int64_t ring_n[PT_TL_MAX_RINGS];
+    const double *ring_t[PT_TL_MAX_RINGS];
+    const int *ring_filled[PT_TL_MAX_RINGS];
 } pt_tl_model;
 
 /* Where we look. */
@@ -114,6 +138,7 @@ typedef struct {
     int64_t critical;        /* critical-path bars drawn */
     int64_t matches;         /* bars outlined as search matches */
     int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
+    int64_t rings;           /* stage-occupancy tracks drawn */
 } pt_tl_stats;
 
 /* The colour of an sEU kind (bars, lane marks and the sTask-graph's nodes share it). */
@@ -145,7 +170,8 @@ double pt_tl_overview_time_to_x(const pt_tl_model *m, const pt_tl_viewport *v, d
 double pt_tl_overview_x_to_time(const pt_tl_model *m, const pt_tl_viewport *v, double x);
 /* The lane group whose header band (several groups only) is at y, or -1. */
 int pt_tl_group_header_at(const pt_tl_model *m, const pt_tl_viewport *v, double y);
-/* Height the whole timeline needs (without the overview strip). */
+/* Height the whole timeline needs (lanes, then the stage-occupancy tracks; without the
+ * overview strip). */
 double pt_tl_content_height(const pt_tl_model *m);
 /* Give every span a sub-row of its lane so that no two bars of a sub-row overlap in time
  * (greedy over the start-sorted spans: the first sub-row free at its start); out[n_spans],

@@ -1,5 +1,6 @@
 /* timeline_view.c — PtTimelineView (see timeline_view.h). */
 #include "timeline_view.h"
+#include "busy.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,6 +3,8 @@
  * actions and the window's construction. The rest lives beside it (window_private.h):
  * window_pages.c, window_hw.c, window_timeline.c, window_menu.c, window_form.c, window_files.c,
  * window_shortcuts.c. */
+#include "busy.h"
+#include "idle.h"
 #include "window_private.h"
 
 #include "stage_waits.h"
@@ -135,19 +137,48 @@ void win_update_inspector(PtWindow *self, int i)
     int64_t n = 0;
     double mean = pt_explorer_model_mean_ns(m, i, &n);
     if (n)
-        g_string_append_printf(s, "\npredicted: %" G_GINT64_FORMAT " instances, mean %.1f ns",
-                               (gint64)n, mean);
+        g_string_append_printf(s, "\npredicted: %" G_GINT64_FORMAT " instances, mean span %.1f "
+                               "ns (issue to completion)", (gint64)n, mean);
     else
         g_string_append(s, "\npredicted: no instances");
     if (m->have_measured) {
         double mm = m->stask_measured_ns ? m->stask_measured_ns[i] : NAN;
-        double e = m->stask_error_pct ? m->stask_error_pct[i] : NAN;
         if (isfinite(mm))
-            g_string_append_printf(s, "\nmeasured: mean %.1f ns (all sampled CTAs)", mm);
+            g_string_append_printf(s, "\nmeasured: mean span %.1f ns (all sampled CTAs%s)", mm,
+                                   m->measured_partial ? ", partial sample" : "");
         else
             g_string_append(s, "\nmeasured: no instances");
+        /* the error of exactly the two numbers above (busy.h's pt_error_pct) */
+        double e = pt_error_pct(mean, mm);
         if (isfinite(e))
-            g_string_append_printf(s, "\nprediction error: %+.1f%% (predicted vs measured mean)", e);
+            g_string_append_printf(s, "\nprediction error: %+.1f%% = (%.1f - %.1f) / %.1f%s", e,
+                                   mean, mm, mm,
+                                   pt_explorer_model_measured_stale(m)
+                                       ? " (stale: measured before the edits since)" : "");
+    }
+    /* Issue 18: what this sTask's lane waits for before it (idle.h): its instance with the
+     * longest idle gap before it, and the reason. */
+    if (m->have_tl && m->tl.n_spans <= 200000) {
+        pt_wait_reason best = {0}, r;
+        int64_t best_i = -1, seen = 0;
+        for (int64_t k = 0; k < m->tl.n_spans && seen < 256; k++) {
+            if (m->tl.spans[k].stask != i)
+                continue;
+            seen++;
+            if (pt_span_wait_reason(&m->prog, &m->sg, &m->tl, k, &r) && r.gap_ns > 0.5 &&
+                (best_i < 0 || r.gap_ns > best.gap_ns)) {
+                best = r;
+                best_i = k;
+            }
+        }
+        if (best_i >= 0) {
+            char why[320];
+            pt_wait_reason_text(&best, &m->prog, &m->sg, why, sizeof why);
+            g_string_append_printf(s, "\nlongest idle gap before it: %s[%" G_GINT64_FORMAT "] %s",
+                                   m->sg.tasks[i].id, (gint64)m->tl.spans[best_i].iter, why);
+        } else if (seen)
+            g_string_append(s, "\nlongest idle gap before it: none (its lane never waits "
+                               "for it)");
     }
     int64_t on_crit = 0;
     for (int64_t k = 0; k < self->n_critical; k++)
@@ -271,9 +302,23 @@ char *pt_window_dup_summary(PtWindow *self)
         if (isfinite(m->measured_kernel_ns))
             g_string_append_printf(s, "; measured kernel %.2f µs", m->measured_kernel_ns / 1000.0);
         if (isfinite(m->kernel_error_pct))
-            g_string_append_printf(s, " (prediction error %+.1f%%)", m->kernel_error_pct);
+            g_string_append_printf(s, " (prediction error %+.1f%% = (predicted - measured) / "
+                                   "measured)", m->kernel_error_pct);
         g_string_append_printf(s, "; measured bars: CTA %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
                                " spans", (gint64)m->measured_block, (gint64)m->n_measured);
+        if (m->measured_sample[0])
+            g_string_append_printf(s, "; sample: %s", m->measured_sample);
+        if (m->measured_partial)
+            g_string_append_printf(s, "; PARTIAL SAMPLE: %" G_GINT64_FORMAT " records dropped, %"
+                                   G_GINT64_FORMAT " unpaired (measured figures cover the "
+                                   "records kept)", (gint64)m->measured_dropped,
+                                   (gint64)m->measured_unpaired);
+        if (pt_explorer_model_measured_stale(m))
+            g_string_append(s, "; STALE: the measured bars are of the sProgram as profiled, "
+                               "before the edits since");
+        if (!m->trace_own_prediction && m->overlay)
+            g_string_append(s, "; the trace does not name its parameters or sProgram: laid "
+                               "over the example's defaults");
         if (m->n_measured_ctas > 1)
             g_string_append_printf(s, " (%d CTAs sampled: Several CTAs shows them)",
                                    m->n_measured_ctas);
@@ -699,6 +744,8 @@ static void pt_window_finalize(GObject *o)
     if (self->tile_entries)
         g_ptr_array_free(self->tile_entries, TRUE);
     g_free(self->pending_open);
+    pt_alignment_free(&self->cmp);
+    g_clear_object(&self->cmp_rows);
     pt_explorer_model_free(self->model);
     g_free(self->labels);
     g_free(self->stask_seu);

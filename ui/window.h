@@ -49,6 +49,9 @@ GtkWidget *pt_window_get_sidebar(PtWindow *self);
 char *pt_window_dup_range_text(PtWindow *self);
 /* The inspector's text (caller frees). */
 char *pt_window_dup_inspector_text(PtWindow *self);
+/* The "Measured" page as text (caller frees): its header, then one line per row in the
+ * table's current (sorted) order, cells separated by " | ". */
+char *pt_window_dup_compare_text(PtWindow *self);
 
 /* Editing goes through the window's actions (menus, shortcuts and tests alike), each on the
  * selected sTask: win.append (lane name, position) "(si)"; win.wait-add / win.wait-remove (id of

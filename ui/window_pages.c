@@ -347,6 +347,11 @@ GtkWidget *win_build_main_page(PtWindow *self)
     gtk_stack_add_titled(GTK_STACK(self->views), tl_page, "timeline", "Timeline");
     gtk_stack_add_titled(GTK_STACK(self->views), self->graph, "graph", "sTask-graph");
     gtk_stack_add_titled(GTK_STACK(self->views), pt_actions_code_view(self), "code", "Code");
+    /* predicted vs measured: an icon in the switcher (its title is the tooltip), so the
+     * header bar stays narrow enough for a 1024 px screen */
+    GtkStackPage *cp = gtk_stack_add_titled(GTK_STACK(self->views), win_build_compare_page(self),
+                                            "compare", "Predicted vs measured");
+    gtk_stack_page_set_icon_name(cp, "x-office-spreadsheet-symbolic");
     gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");
     g_signal_connect(self->views, "notify::visible-child-name", G_CALLBACK(on_view_changed), self);
     gtk_widget_set_vexpand(self->views, TRUE);

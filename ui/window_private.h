@@ -11,6 +11,7 @@
 #include "critical_path.h"
 #include "explorer_model.h"
 #include "schedule_status.h"
+#include "timeline_json.h"
 #include "timeline_view.h"
 
 G_BEGIN_DECLS
@@ -80,6 +81,14 @@ struct _PtWindow {
      * lane of each shown row (n_lanes_shown of them); remapped: span copies with row lanes. */
     int n_lanes_shown, lane_shown[PT_MAX_LANES];
     GPtrArray *remapped;
+    /* The "Predicted vs measured" page (window_compare.c): its alignment, rows (sTask indices
+     * as strings, sorted by the column view's sorter), table and the sample/lanes text. */
+    /* stage-occupancy tracks of the timeline (window_timeline.c): per ring, its step chart */
+    double *ring_t[PT_TL_MAX_RINGS];
+    int *ring_f[PT_TL_MAX_RINGS];
+    pt_alignment cmp;
+    GtkStringList *cmp_rows;
+    GtkWidget *cmp_view, *cmp_label;
 };
 
 /* The sTask table's columns. */
@@ -97,6 +106,11 @@ char *win_cell_text(PtWindow *self, int i, int col);
 void win_update_inspector(PtWindow *self, int i);
 /* Show a freshly loaded model (the window takes it; the old one is freed). */
 void win_install_model(PtWindow *self, pt_explorer_model *next);
+
+/* window_compare.c: the "Predicted vs measured" page (issue 18). */
+GtkWidget *win_build_compare_page(PtWindow *self);
+void win_refresh_compare(PtWindow *self);
+char *win_compare_cell_text(PtWindow *self, int i, int col);
 
 /* window_pages.c: the start page and the main page (with its side panel). */
 GtkWidget *win_build_start_page(PtWindow *self);

@@ -3,6 +3,8 @@
  * every model the window shows. */
 #include "window_private.h"
 
+#include "idle.h"
+
 /* Lane groups shown at most in the several-CTA view. */
 #define PT_WINDOW_MAX_CTAS 8
 
@@ -15,6 +17,34 @@ void win_extras_clear(PtWindow *self)
     for (int g = 0; g < PT_TL_MAX_GROUPS; g++)
         g_clear_pointer(&self->group_labels[g], g_free);
     g_clear_pointer(&self->remapped, g_ptr_array_unref);
+    for (int r = 0; r < PT_TL_MAX_RINGS; r++) {
+        free(self->ring_t[r]);
+        free(self->ring_f[r]);
+        self->ring_t[r] = NULL;
+        self->ring_f[r] = NULL;
+    }
+}
+
+/* One stage-occupancy track per ring of the sProgram (idle.h), on the predicted time line. */
+static void fill_rings(PtWindow *self, pt_tl_model *tm)
+{
+    const pt_explorer_model *m = self->model;
+    if (!m->have_tl || !m->have_prog)
+        return;
+    for (int t = 0; t < m->graph.n_tensors && t < PT_MAX_TENSORS && tm->n_rings < PT_TL_MAX_RINGS;
+         t++) {
+        int r = tm->n_rings, stages = 0;
+        int64_t n = pt_ring_occupancy(&m->prog, &m->sg, &m->tl, t, &self->ring_t[r],
+                                      &self->ring_f[r], &stages);
+        if (n <= 0)
+            continue;
+        tm->ring_names[r] = m->graph.tensors[t].name;
+        tm->ring_stages[r] = stages;
+        tm->ring_n[r] = n;
+        tm->ring_t[r] = self->ring_t[r];
+        tm->ring_filled[r] = self->ring_f[r];
+        tm->n_rings = r + 1;
+    }
 }
 
 /* Spans with their lanes as shown rows (the window keeps the copy); as they are when every lane
@@ -142,11 +172,24 @@ void win_refresh_timeline(PtWindow *self)
     if (m->have_measured) {
         tm.n_measured = m->n_measured;
         tm.measured = shown_spans(self, m->measured, m->n_measured);
+        tm.measured_stale = pt_explorer_model_measured_stale(m);
+        tm.measured_partial = m->measured_partial;
+    }
+    /* busy % per lane, one definition (busy.h), with the measured one beside it */
+    tm.have_lane_busy = m->have_tl;
+    for (int r = 0; r < self->n_lanes_shown && r < PT_MAX_LANES; r++) {
+        int L = self->lane_shown[r];
+        tm.lane_busy_pct[r] = pt_explorer_model_lane_busy_pct(m, L);
+        tm.lane_unit_pct[r] = pt_explorer_model_lane_unit_pct(m, L);
+        tm.lane_measured_pct[r] = m->have_measured ? m->lane_measured_busy_pct[L] : NAN;
+        tm.lane_measured_partial[r] = m->have_measured && m->lane_measured_partial[L];
     }
     fill_extras(self, &tm);
+    fill_rings(self, &tm);
     if (self->keep_view)
         pt_timeline_view_update_model(PT_TIMELINE_VIEW(self->timeline), &tm);
     else
         pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
     win_search_apply(self); /* the matches of the open search, on the new sTasks */
+    win_refresh_compare(self); /* the predicted-vs-measured page follows every edit */
 }

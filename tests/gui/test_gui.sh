@@ -91,6 +91,15 @@ else
     fail "--page graph flash_attention"; cat "$tmp/graph.log"
 fi
 
+# Issue 18: the inspector names what the selected sTask's lane waits for (a free ring stage).
+if timeout 60 "$app" --screenshot "$tmp/fa18.png" --size 1200x800 --select load.V flash_attention \
+        >"$tmp/fa18.log" 2>&1 &&
+        grep -qE '^longest idle gap before it: load\.V\[[0-9]+\] waits [0-9]+ ns for a free stage of ring V \(stage [0-9]+ of [0-9]+, released by mma\.O\.wg[01]\[[0-9]+\] on tc\.wg[01]\)' "$tmp/fa18.log"; then
+    echo "ok: inspector: the idle gap's reason (ring stage)"
+else
+    fail "inspector: idle gap reason"; cat "$tmp/fa18.log"
+fi
+
 # A profiled trace (v2, recorded on an H200): its graph is loaded with the default sProgram,
 # the measured spans of the first sampled CTA are drawn over the prediction, the summary gives
 # the measured kernel time and the inspector the per-sTask error.
@@ -100,12 +109,49 @@ if [ -f "$trace" ]; then
             >"$tmp/trace.log" 2>&1 && ! grep -q '^error:' "$tmp/trace.log" &&
             grep -q '^gemm_f16 on H200 .*measured kernel [0-9.]* µs' "$tmp/trace.log" &&
             grep -q 'measured bars: CTA [0-9]*, [1-9][0-9]* spans' "$tmp/trace.log" &&
-            grep -q '^measured: mean [0-9.]* ns' "$tmp/trace.log" &&
-            grep -q '^prediction error: [-+][0-9.]*% (predicted vs measured mean)' "$tmp/trace.log" &&
+            grep -q '^measured: mean span [0-9.]* ns' "$tmp/trace.log" &&
+            grep -q '^prediction error: [-+][0-9.]*% = ([0-9.]* - [0-9.]*) / [0-9.]*' "$tmp/trace.log" &&
+            grep -q 'the trace does not name its parameters or sProgram' "$tmp/trace.log" &&
+            python3 - "$tmp/trace.log" <<'PY' &&
+# issue 18: the inspector's error is (predicted - measured) / measured of the numbers it shows
+import re, sys
+t = open(sys.argv[1]).read()
+e, p, m = re.search(r'^prediction error: ([-+][0-9.]+)% = \(([0-9.]+) - ([0-9.]+)\)', t, re.M).groups()
+assert abs(float(e) - (float(p) - float(m)) / float(m) * 100) < 0.1, (e, p, m)
+PY
             res=$(python3 "$check" "$tmp/trace.png" 600 400); then
         echo "ok: $trace: measured overlay: $res"
     else
         fail "$trace: measured overlay"; cat "$tmp/trace.log"
+    fi
+fi
+
+# Issue 18: the "Measured" page — one row per sTask, sorted worst-predicted first, each error
+# (predicted - measured) / measured of the two means in its row; the sample and busy per lane.
+if [ -f "$trace" ]; then
+    if timeout 60 "$app" --screenshot "$tmp/cmp.png" --size 1200x800 --page compare "$trace" \
+            >"$tmp/cmp.log" 2>&1 && ! grep -q '^error:' "$tmp/cmp.log" &&
+            grep -q '^compare: Sample: 8 CTAs (blocks 0, 16, 32' "$tmp/cmp.log" &&
+            grep -q '^Busy per lane (predicted, unit, measured):  tma ' "$tmp/cmp.log" &&
+            python3 - "$tmp/cmp.log" <<'PY'
+import re, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.count(" | ") == 9]
+assert len(lines) == 7, lines
+def ns(t):
+    v, u = t.split()
+    return float(v) * (1000 if u == "µs" else 1)
+errs = []
+for l in lines:
+    c = l.split(" | ")
+    p, m, e = ns(c[2]), ns(c[3]), float(c[6].rstrip("%"))
+    assert abs(e - (p - m) / m * 100) < 0.2, l
+    errs.append(abs(e))
+assert errs == sorted(errs, reverse=True), errs
+PY
+    then
+        echo "ok: the Measured page: per-sTask table, errors one way, sorted"
+    else
+        fail "the Measured page"; cat "$tmp/cmp.log"
     fi
 fi
 

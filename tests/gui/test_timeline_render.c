@@ -26,10 +26,10 @@ static pt_tl_model hand_model(pt_span *spans)
 {
     /* lane 0 (tma): load 0-100, load 200-300; lane 1 (tc): mma 100-200 and 300-400, idle
      * between; lane 2 (cuda): nothing at all. */
-    spans[0] = (pt_span){0, 0, 0, 0, 0, 100};
-    spans[1] = (pt_span){1, 1, 0, 100, 100, 200};
-    spans[2] = (pt_span){0, 0, 1, 200, 200, 300};
-    spans[3] = (pt_span){1, 1, 1, 300, 300, 400};
+    spans[0] = (pt_span){0, 0, 0, 0, 0, 100, 100};
+    spans[1] = (pt_span){1, 1, 0, 100, 100, 200, 200};
+    spans[2] = (pt_span){0, 0, 1, 200, 200, 300, 300};
+    spans[3] = (pt_span){1, 1, 1, 300, 300, 400, 400};
     pt_tl_model m = {0};
     m.n_lanes = 3;
     m.lane_names[0] = "tma";
@@ -55,8 +55,8 @@ static void check_subrows_labels_flag(void)
     /* Lane 0: load.Q 0-200 and load.K 50-250 overlap; then load.Q again 250-300 (back to back
      * with load.K, so it may reuse a sub-row); lane 1: one bar 300-330 whose label is longer
      * than the bar. */
-    pt_span sp[4] = {{0, 0, 0, 0, 0, 200}, {1, 0, 0, 50, 50, 250}, {0, 0, 1, 250, 250, 300},
-                     {2, 1, 0, 300, 300, 330}};
+    pt_span sp[4] = {{0, 0, 0, 0, 0, 200, 200}, {1, 0, 0, 50, 50, 250, 250}, {0, 0, 1, 250, 250, 300, 300},
+                     {2, 1, 0, 300, 300, 330, 330}};
     pt_tl_model m = {0};
     m.n_lanes = 2;
     m.lane_names[0] = "tma";
@@ -187,7 +187,7 @@ int main(void)
     CHECK(edge != tc_bar);
 
     /* Measured overlay: thinner magenta bars under the predicted ones, which move up. */
-    pt_span meas[1] = {{1, 1, 0, 120, 120, 180}}; /* tc lane, 120-180 ns */
+    pt_span meas[1] = {{1, 1, 0, 120, 120, 180, 180}}; /* tc lane, 120-180 ns */
     pt_tl_model mo = m;
     mo.n_measured = 1;
     mo.measured = meas;
@@ -205,11 +205,78 @@ int main(void)
     pt_tl_render(cr, &m, &v, &st);
     CHECK(st.measured == 0);
 
+    /* Issue 18: the solid bar is the unit's occupancy, a thin line under it the whole span
+     * (issue -> completion); a stale overlay is drawn fainter than a current one. */
+    {
+        pt_span sp2[4];
+        memcpy(sp2, spans, sizeof sp2);
+        sp2[1] = (pt_span){1, 1, 0, 60, 100, 200, 150}; /* issued 60, unit 100-150, done 200 */
+        pt_tl_model mu = m;
+        mu.spans = sp2;
+        pt_tl_render(cr, &mu, &v, NULL);
+        cairo_surface_flush(s);
+        CHECK(pixel(s, (int)PT_TL_LABEL_W + 125, (int)y1) == tc_bar); /* occupancy: solid */
+        CHECK(pixel(s, (int)PT_TL_LABEL_W + 175, (int)y1) != tc_bar); /* latency: not solid */
+        /* the span line, near the bar's bottom: before the start and after the unit's end */
+        double by, bh;
+        pt_tl_span_y(&mu, &v, 1, 0, &by, &bh);
+        uint32_t line_q = pixel(s, (int)PT_TL_LABEL_W + 80, (int)(by + bh - 1));
+        uint32_t line_l = pixel(s, (int)PT_TL_LABEL_W + 175, (int)(by + bh - 1));
+        uint32_t above = pixel(s, (int)PT_TL_LABEL_W + 80, (int)(by + bh / 2));
+        CHECK(line_q != above && line_l != above);
+        CHECK(pixel(s, (int)PT_TL_LABEL_W + 40, (int)(by + bh - 1)) == tc_idle ||
+              pixel(s, (int)PT_TL_LABEL_W + 40, (int)(by + bh - 1)) != line_q);
+        pt_tl_model fresh = mo, stale = mo;
+        stale.measured_stale = true;
+        pt_tl_render(cr, &fresh, &v, NULL);
+        cairo_surface_flush(s);
+        uint32_t f = pixel(s, (int)PT_TL_LABEL_W + 150, (int)(lane1 + PT_TL_LANE_H - 6));
+        pt_tl_render(cr, &stale, &v, NULL);
+        cairo_surface_flush(s);
+        uint32_t st2 = pixel(s, (int)PT_TL_LABEL_W + 150, (int)(lane1 + PT_TL_LANE_H - 6));
+        CHECK(st2 != f);
+        CHECK((st2 & 0xff) + ((st2 >> 8) & 0xff) > (f & 0xff) + ((f >> 8) & 0xff)); /* fainter */
+    }
+    /* Stage-occupancy track: a ring of 2 stages, 1 filled over 0-100 ns, 2 over 100-300 ns. */
+    {
+        static const double rt[] = {0, 100, 300};
+        static const int rf[] = {1, 2, 0};
+        pt_tl_model mr = m;
+        mr.n_rings = 1;
+        mr.ring_names[0] = "A";
+        mr.ring_stages[0] = 2;
+        mr.ring_n[0] = 3;
+        mr.ring_t[0] = rt;
+        mr.ring_filled[0] = rf;
+        CHECK(pt_tl_content_height(&mr) >= pt_tl_content_height(&m) + PT_TL_RING_H);
+        pt_tl_viewport vr = v;
+        vr.height = pt_tl_content_height(&mr);
+        cairo_surface_t *s2 = cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, (int)vr.height);
+        cairo_t *cr2 = cairo_create(s2);
+        pt_tl_stats rs;
+        pt_tl_render(cr2, &mr, &vr, &rs);
+        cairo_surface_flush(s2);
+        CHECK(rs.rings == 1);
+        double top = pt_tl_row_top(&mr, &vr, pt_tl_rows(&mr) - 1) +
+                     pt_tl_row_height(&mr, &vr, pt_tl_rows(&mr) - 1) + 4;
+        double h = PT_TL_RING_H - 4;
+        int y_high = (int)(top + h * 0.25), y_low = (int)(top + h * 0.8);
+        uint32_t one_low = pixel(s2, (int)PT_TL_LABEL_W + 63, y_low);
+        uint32_t one_high = pixel(s2, (int)PT_TL_LABEL_W + 63, y_high);
+        uint32_t two_high = pixel(s2, (int)PT_TL_LABEL_W + 237, y_high);
+        uint32_t none = pixel(s2, (int)PT_TL_LABEL_W + 363, y_low);
+        CHECK_MSG(one_low == two_high, "%06x %06x %06x %06x top %g", one_low, two_high, one_high, none, top);   /* filled */
+        CHECK(one_high != one_low);   /* half: the upper half stays empty */
+        CHECK(none != one_low);       /* empty after 300 ns */
+        cairo_destroy(cr2);
+        cairo_surface_destroy(s2);
+    }
+
     /* Level of detail: 20,000 bars of 0.02 ns each over 400 px are merged per lane. */
     int n = 20000;
     pt_span *many = malloc(sizeof *many * (size_t)n);
     for (int i = 0; i < n; i++)
-        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 0.02, i * 0.02, i * 0.02 + 0.015};
+        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 0.02, i * 0.02, i * 0.02 + 0.015, i * 0.02 + 0.015};
     pt_tl_model mm = m;
     mm.n_spans = n;
     mm.spans = many;
@@ -290,7 +357,7 @@ int main(void)
     mg.group_offset_ns[1] = 50;
     mg.group_labels[0] = "wave 0";
     mg.group_labels[1] = "wave 1";
-    pt_span g1meas[1] = {{0, 0, 0, 10, 10, 40}};
+    pt_span g1meas[1] = {{0, 0, 0, 10, 10, 40, 40}};
     mg.group_measured[1] = g1meas;
     mg.group_n_measured[1] = 1;
     CHECK(pt_tl_rows(&mg) == 6 && pt_tl_rows(&m) == 3);
@@ -331,7 +398,7 @@ int main(void)
     /* Culling: zoomed into 1% of 20,000 spans, only those near the view are visited. */
     many = malloc(sizeof *many * (size_t)n);
     for (int i = 0; i < n; i++)
-        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 10.0, i * 10.0, i * 10.0 + 8};
+        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 10.0, i * 10.0, i * 10.0 + 8, i * 10.0 + 8};
     mm.spans = many;
     vm.t0_ns = 100000;
     vm.t1_ns = 102000;
