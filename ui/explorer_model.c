@@ -679,6 +679,53 @@ bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path
     return true;
 }
 
+bool pt_explorer_model_load_compare(pt_explorer_model *b, const pt_explorer_model *a,
+                                    const char *path, const char *hw_name, pt_error *err)
+{
+    pt_explorer_model_clear(b);
+    if (!a->have_graph)
+        return pt_fail(err, "Cannot compare: no graph is shown");
+    char *text = NULL;
+    size_t len = 0;
+    if (!pt_read_file(path, &text, &len, err))
+        return false;
+    cJSON *root = pt_json_parse(path, text, len, err);
+    if (!root) {
+        free(text);
+        return false;
+    }
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "format");
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "graph");
+    char gname[PT_NAME_MAX] = "";
+    if (cJSON_IsString(g) && g->valuestring)
+        snprintf(gname, sizeof gname, "%s", g->valuestring);
+    bool is_prog = cJSON_IsString(f) && f->valuestring &&
+                   strcmp(f->valuestring, "pipethreader.sprogram") == 0;
+    cJSON_Delete(root);
+    if (!is_prog) {
+        free(text);
+        pt_fail(err, "Cannot compare: %s is not a saved sProgram", path);
+        return false;
+    }
+    if (strcmp(gname, a->graph.name) != 0) {
+        free(text);
+        pt_fail(err, "Cannot compare: %s is an sProgram of graph '%s'; the shown sProgram is of "
+                     "graph '%s'", path, gname[0] ? gname : "(none)", a->graph.name);
+        return false;
+    }
+    /* a's own graph: its file when it came from one, else the shipped example of that name */
+    struct stat st;
+    const char *gsrc = a->source[0] && stat(a->source, &st) == 0 &&
+                               !pt_explorer_is_sprogram_file(a->source) &&
+                               !pt_explorer_is_trace_file(a->source)
+                           ? a->source : NULL;
+    bool ok = pt_explorer_model_load_sprogram_text(b, path, text, len, gsrc, NULL, hw_name, err);
+    free(text);
+    if (ok)
+        snprintf(b->save_path, sizeof b->save_path, "%s", path);
+    return ok;
+}
+
 /* The JSON of a file, or NULL (unreadable, not JSON): the sniffers below only ask. */
 static cJSON *sniff_json(const char *path)
 {

@@ -121,6 +121,14 @@ bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path
                                           const char *graph_source, const char *graph_text,
                                           const char *hw_name, pt_error *err);
 
+/* Issue 19 (compare two schedules): load the saved sProgram at path into b as the second
+ * schedule to compare with a — on a's graph (a's graph file, or the shipped example of the
+ * same name) and hardware hw_name. A file that is not an sProgram, or an sProgram of another
+ * graph, is refused with a message naming both ("... is an sProgram of graph 'X'; the shown
+ * sProgram is of graph 'Y'"). False with err (b empty) on failure. */
+bool pt_explorer_model_load_compare(pt_explorer_model *b, const pt_explorer_model *a,
+                                    const char *path, const char *hw_name, pt_error *err);
+
 /* Load a trace file (pipethreader.trace v1 or v2): its graph must be an embedded example, which
  * is loaded with the default sProgram on the trace's hardware (else hw_name) and simulated;
  * when the trace has a measured side, the overlay fields above are filled. False with err on

@@ -93,6 +93,17 @@ static const pt_span *group_measured(const pt_tl_model *m, int g, int64_t *n)
     return m->group_measured[g];
 }
 
+/* The predicted spans group g shows: its own (issue 19) or the shared ones. */
+static const pt_span *group_spans(const pt_tl_model *m, int g, int64_t *n)
+{
+    if (g > 0 && g < pt_tl_groups(m) && m->group_spans[g]) {
+        *n = m->group_n_spans[g];
+        return m->group_spans[g];
+    }
+    *n = m->n_spans;
+    return m->spans;
+}
+
 void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -110,6 +121,14 @@ void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1)
         }
         lo += omin;
         hi += omax;
+    }
+    for (int g = 1; g < pt_tl_groups(m); g++) {
+        if (!m->group_spans[g])
+            continue;
+        for (int64_t i = 0; i < m->group_n_spans[g]; i++) {
+            lo = fmin(lo, m->group_spans[g][i].start_ns + group_offset(m, g));
+            hi = fmax(hi, m->group_spans[g][i].end_ns + group_offset(m, g));
+        }
     }
     for (int g = 0; g < pt_tl_groups(m); g++) {
         int64_t n;
@@ -414,6 +433,9 @@ static double max_span(const pt_tl_model *m)
     double d = 0;
     for (int64_t i = 0; i < m->n_spans; i++)
         d = fmax(d, m->spans[i].end_ns - m->spans[i].start_ns);
+    for (int g = 1; g < pt_tl_groups(m); g++)
+        for (int64_t i = 0; m->group_spans[g] && i < m->group_n_spans[g]; i++)
+            d = fmax(d, m->group_spans[g][i].end_ns - m->group_spans[g][i].start_ns);
     for (int g = 0; g < pt_tl_groups(m); g++) {
         int64_t n;
         const pt_span *ms = group_measured(m, g, &n);
@@ -436,6 +458,8 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
     if (row < 0)
         return -1;
     int lane = row % m->n_lanes, g = row / m->n_lanes;
+    if (g > 0 && m->group_spans[g])
+        return -1; /* another sProgram's bars: not hit-tested */
     double ly = y - tops[row], rh = row_bottom(m, tops, row) - tops[row];
     if (ly < 3 || ly > rh - 3)
         return -1;
@@ -581,6 +605,7 @@ enum { BATCH_SEU0, BATCH_GREY = PT_SEU_COUNT, BATCH_MERGED, BATCH_GAP, BATCH_SEL
 /* A bar drawn in detail on top of the fills: outlined (selected, hovered) or labelled. */
 typedef struct {
     int64_t span;
+    const pt_span *sp;       /* the span itself (a group's own spans are another array) */
     double x0, x1, y, h;
     bool selected, hover, match;
 } detail;
@@ -678,9 +703,12 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
     const pt_tl_model *m = c->m;
     const pt_tl_viewport *v = c->v;
     double off = group_offset(m, g), xmax = v->width;
-    int64_t first = pt_tl_lower_bound(m->spans, m->n_spans, v->t0_ns - off - c->lookback);
-    for (int64_t i = first; i < m->n_spans; i++) {
-        const pt_span *s = &m->spans[i];
+    int64_t ns;
+    const pt_span *spans = group_spans(m, g, &ns);
+    bool own = spans != m->spans; /* another sProgram's spans: sub-row 0, never hovered */
+    int64_t first = pt_tl_lower_bound(spans, ns, v->t0_ns - off - c->lookback);
+    for (int64_t i = first; i < ns; i++) {
+        const pt_span *s = &spans[i];
         if (s->start_ns + off > v->t1_ns)
             break; /* sorted by start: nothing further is visible */
         c->st.visited++;
@@ -700,7 +728,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
                             ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
         int kind = (int)k >= 0 && k < PT_SEU_COUNT ? (int)k : PT_SEU_COUNT;
         bool selected = v->selected_stask >= 0 && s->stask == v->selected_stask;
-        bool hover = g == 0 && i == v->hover_span;
+        bool hover = g == 0 && !own && i == v->hover_span;
         bool match = v->match && s->stask >= 0 && s->stask < m->n_stasks && v->match[s->stask];
         if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && !hover && !match) {
             if (r->open && x0 <= r->x1 + PT_TL_MIN_BAR_PX) {
@@ -719,7 +747,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         }
         flush_merge(c, r, row);
         double y, h, w = x1 - x0;
-        bar_geom(m, c->tops, c->overlay, row, span_sub(m, i), &y, &h);
+        bar_geom(m, c->tops, c->overlay, row, own ? 0 : span_sub(m, i), &y, &h);
         if (w < 1)
             w = 1;
         if ((x0 - xi >= 1 || xe - x1 >= 1) && h >= 6) {
@@ -748,7 +776,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
                 }
             }
             if (c->n_details < c->cap_details)
-                c->details[c->n_details++] = (detail){i, x0, x1, y, h, selected, hover, match};
+                c->details[c->n_details++] = (detail){i, s, x0, x1, y, h, selected, hover, match};
         }
         c->st.bars++;
     }
@@ -810,7 +838,7 @@ static void flush_bars(render_ctx *c)
     }
     for (size_t i = 0; i < c->n_details; i++) {
         const detail *d = &c->details[i];
-        draw_label(c, &c->m->spans[d->span], d->x0, d->x1, d->y, d->h);
+        draw_label(c, d->sp, d->x0, d->x1, d->y, d->h);
     }
     c->n_details = 0;
 }
@@ -902,19 +930,29 @@ static void draw_idle(render_ctx *c)
     const pt_tl_model *m = c->m;
     const pt_tl_viewport *v = c->v;
     double first[PT_MAX_LANES], last[PT_MAX_LANES];
+    double gfirst[PT_MAX_LANES], glast[PT_MAX_LANES];
     pt_tl_lane_span_extent(m, first, last);
     cairo_set_source_rgba(c->cr, 0.96, 0.62, 0.05, v->dark ? 0.16 : 0.20);
-    for (int g = 0; g < pt_tl_groups(m); g++)
+    for (int g = 0; g < pt_tl_groups(m); g++) {
+        if (g > 0 && m->group_spans[g]) { /* another sProgram: its own lanes' extents */
+            pt_tl_model gm = *m;
+            gm.spans = m->group_spans[g];
+            gm.n_spans = m->group_n_spans[g];
+            pt_tl_lane_span_extent(&gm, gfirst, glast);
+        }
+        const double *fst = g > 0 && m->group_spans[g] ? gfirst : first;
+        const double *lst = g > 0 && m->group_spans[g] ? glast : last;
         for (int l = 0; l < m->n_lanes && l < PT_MAX_LANES; l++) {
-            if (!(last[l] > first[l]) || group_collapsed(m, v, g))
+            if (!(lst[l] > fst[l]) || group_collapsed(m, v, g))
                 continue;
-            double x0 = fmax(pt_tl_time_to_x(v, first[l] + group_offset(m, g)), PT_TL_LABEL_W - 2);
-            double x1 = fmin(pt_tl_time_to_x(v, last[l] + group_offset(m, g)), v->width + 2);
+            double x0 = fmax(pt_tl_time_to_x(v, fst[l] + group_offset(m, g)), PT_TL_LABEL_W - 2);
+            double x1 = fmin(pt_tl_time_to_x(v, lst[l] + group_offset(m, g)), v->width + 2);
             int r = g * m->n_lanes + l;
             if (x1 > x0 && r < MAX_ROWS)
                 cairo_rectangle(c->cr, x0, c->tops[r] + 2, x1 - x0,
                                 row_bottom(m, c->tops, r) - c->tops[r] - 4);
         }
+    }
     cairo_fill(c->cr);
 }
 

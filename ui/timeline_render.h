@@ -70,6 +70,12 @@ typedef struct {
     const char *group_labels[PT_TL_MAX_GROUPS];
     int64_t group_n_measured[PT_TL_MAX_GROUPS];
     const pt_span *group_measured[PT_TL_MAX_GROUPS];
+    /* Issue 19 (compare two schedules): group g > 0 may show its own predicted spans
+     * (group_spans[g], sorted by start, lanes and sTasks in this model's indices; NULL: the
+     * shared spans) — another sProgram's timeline aligned on the same time axis. Such a
+     * group's bars use sub-row 0 and are not hit-tested (tooltips and arrows stay in group 0). */
+    int64_t group_n_spans[PT_TL_MAX_GROUPS];
+    const pt_span *group_spans[PT_TL_MAX_GROUPS];
     double max_span_ns;      /* longest span and measured span (0: found when drawn) */
     /* The sProgram cannot run as shown (the generator refuses it, it is invalid on this
      * hardware, or it is over a limit): the plot gets a red frame and a "NOT EXECUTABLE"

@@ -437,6 +437,7 @@ void win_install_model(PtWindow *self, pt_explorer_model *next)
     pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), NULL);
     pt_graph_view_set_graph(PT_GRAPH_VIEW(self->graph), NULL);
     win_extras_clear(self);
+    win_diff_clear(self); /* a comparison belongs to the model it was made against */
     pt_explorer_model *old = self->model;
     self->model = next;
     pt_explorer_model_free(old);
@@ -746,6 +747,8 @@ static void pt_window_finalize(GObject *o)
     g_free(self->pending_open);
     pt_alignment_free(&self->cmp);
     g_clear_object(&self->cmp_rows);
+    win_diff_clear(self);
+    g_clear_object(&self->diff_rows);
     pt_explorer_model_free(self->model);
     g_free(self->labels);
     g_free(self->stask_seu);
@@ -787,6 +790,8 @@ static const GActionEntry win_actions[] = {
     {"clear-selection", win_action_clear_selection, NULL, NULL, NULL, {0}},
     {"zoom-range", win_action_zoom_range, NULL, NULL, NULL, {0}},
     {"clear-range", win_action_clear_range, NULL, NULL, NULL, {0}},
+    {"compare-with", win_action_compare_with, NULL, NULL, NULL, {0}},
+    {"stop-comparing", win_action_stop_comparing, NULL, NULL, NULL, {0}},
 };
 
 static void pt_window_init(PtWindow *self)
@@ -828,6 +833,8 @@ static void pt_window_init(PtWindow *self)
     g_menu_append_submenu(sec1, "Open _Recent", G_MENU_MODEL(self->recent_menu));
     g_menu_append(sec1, "_Save", "win.save");
     g_menu_append(sec1, "Save _As…", "win.save-as");
+    g_menu_append(sec1, "Co_mpare With…", "win.compare-with");
+    g_menu_append(sec1, "Stop Comparin_g", "win.stop-comparing");
     g_menu_append(sec1, "_Undo", "win.undo");
     g_menu_append(sec1, "_Redo", "win.redo");
     g_menu_append(sec1, "_Fit Timeline", "win.fit");

@@ -53,6 +53,20 @@ char *pt_window_dup_inspector_text(PtWindow *self);
  * table's current (sorted) order, cells separated by " | ". */
 char *pt_window_dup_compare_text(PtWindow *self);
 
+/* Issue 19, comparing two schedules: open the saved sProgram at path as B beside the shown one
+ * (A) — same graph, same hardware — as a second lane group on one time axis, with the
+ * sidebar's Comparison table (win.compare-with asks for the file; win.stop-comparing and Esc
+ * end it). FALSE, with the reason in the banner (an sProgram of another graph is refused,
+ * naming both graphs), on failure; the view is then unchanged. */
+gboolean pt_window_compare_with(PtWindow *self, const char *path);
+void pt_window_stop_comparing(PtWindow *self);
+gboolean pt_window_is_comparing(PtWindow *self);
+/* The Comparison section as text (caller frees): its header (files, kernel times, Δ), then one
+ * line per row in the table's current (sorted) order, cells separated by " | ". */
+char *pt_window_dup_diff_text(PtWindow *self);
+/* Kernel time of B less A's (ns); NaN when not comparing. */
+double pt_window_compare_kernel_delta_ns(PtWindow *self);
+
 /* Editing goes through the window's actions (menus, shortcuts and tests alike), each on the
  * selected sTask: win.append (lane name, position) "(si)"; win.wait-add / win.wait-remove (id of
  * the sTask waited on, distance) "(si)"; win.stages (tensor, stages) "(si)"; win.tile (spec) "s";

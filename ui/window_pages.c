@@ -222,6 +222,7 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_box_append(GTK_BOX(box), frame);
 
     gtk_box_append(GTK_BOX(box), win_build_range_section(self));
+    gtk_box_append(GTK_BOX(box), win_build_diff_section(self));
     GtkWidget *heading = gtk_label_new("Inspector");
     gtk_widget_add_css_class(heading, "heading");
     gtk_label_set_xalign(GTK_LABEL(heading), 0);

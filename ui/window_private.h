@@ -89,6 +89,18 @@ struct _PtWindow {
     pt_alignment cmp;
     GtkStringList *cmp_rows;
     GtkWidget *cmp_view, *cmp_label;
+    /* Issue 19, comparing with a second sProgram (window_diff.c): B's model (NULL: not
+     * comparing), its file, its spans on A's shown rows, and the sidebar's Comparison section
+     * with its per-sTask rows. */
+    pt_explorer_model *cmp_b;
+    char *cmp_b_path;
+    pt_span *cmp_b_spans;
+    int64_t cmp_b_n;
+    int cmp_b_lanes_lost;
+    GtkWidget *diff_box, *diff_label, *diff_view;
+    GtkStringList *diff_rows;
+    struct win_diff_row *diff;
+    int n_diff;
 };
 
 /* The sTask table's columns. */
@@ -111,6 +123,15 @@ void win_install_model(PtWindow *self, pt_explorer_model *next);
 GtkWidget *win_build_compare_page(PtWindow *self);
 void win_refresh_compare(PtWindow *self);
 char *win_compare_cell_text(PtWindow *self, int i, int col);
+
+/* window_diff.c: comparing with a second sProgram (issue 19). */
+GtkWidget *win_build_diff_section(PtWindow *self);
+void win_refresh_diff(PtWindow *self);
+void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm);
+void win_diff_clear(PtWindow *self);
+char *win_diff_cell_text(PtWindow *self, int i, int col);
+void win_action_compare_with(GSimpleAction *a, GVariant *p, gpointer data);
+void win_action_stop_comparing(GSimpleAction *a, GVariant *p, gpointer data);
 
 /* window_pages.c: the start page and the main page (with its side panel). */
 GtkWidget *win_build_start_page(PtWindow *self);

@@ -164,6 +164,11 @@ void win_action_clear_selection(GSimpleAction *a, GVariant *p, gpointer data)
     }
     if (win_clear_range(self)) /* one thing per Esc, the most recent kind first */
         return;
+    if (pt_window_is_comparing(self) && self->selected < 0 &&
+        !gtk_editable_get_text(GTK_EDITABLE(self->search))[0]) {
+        pt_window_stop_comparing(self); /* nothing else left to clear: end the comparison */
+        return;
+    }
     gtk_editable_set_text(GTK_EDITABLE(self->search), "");
     pt_window_select_stask(self, -1);
 }

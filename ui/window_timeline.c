@@ -98,6 +98,10 @@ int win_lane_of_row(PtWindow *self, int row)
 static void fill_groups(PtWindow *self, pt_tl_model *tm)
 {
     const pt_explorer_model *m = self->model;
+    if (self->cmp_b) { /* comparing: A and B as the two groups */
+        win_diff_fill_groups(self, tm);
+        return;
+    }
     if (!self->show_ctas)
         return;
     int64_t waves = m->tl.waves > 0 ? m->tl.waves : 1;
@@ -192,4 +196,5 @@ void win_refresh_timeline(PtWindow *self)
         pt_timeline_view_set_model(PT_TIMELINE_VIEW(self->timeline), &tm);
     win_search_apply(self); /* the matches of the open search, on the new sTasks */
     win_refresh_compare(self); /* the predicted-vs-measured page follows every edit */
+    win_refresh_diff(self);    /* and the comparison with a second sProgram */
 }
