@@ -237,8 +237,9 @@ GtkWidget *win_build_diff_section(PtWindow *self)
     gtk_box_append(GTK_BOX(box), head);
     self->diff_label = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(self->diff_label), 0);
-    gtk_label_set_wrap(GTK_LABEL(self->diff_label), TRUE);
-    gtk_label_set_wrap_mode(GTK_LABEL(self->diff_label), PANGO_WRAP_WORD_CHAR);
+    /* no wrapping (a wrapped label's height depends on the width the sidebar gets): long paths
+     * are cut in the middle, the whole text is selectable and in the tooltip */
+    gtk_label_set_ellipsize(GTK_LABEL(self->diff_label), PANGO_ELLIPSIZE_MIDDLE);
     gtk_label_set_selectable(GTK_LABEL(self->diff_label), TRUE);
     gtk_box_append(GTK_BOX(box), self->diff_label);
     self->diff_rows = gtk_string_list_new(NULL);
@@ -273,7 +274,7 @@ GtkWidget *win_build_diff_section(PtWindow *self)
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), cv);
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_AUTOMATIC,
                                    GTK_POLICY_AUTOMATIC);
-    gtk_widget_set_size_request(scroll, -1, 200);
+    gtk_widget_set_size_request(scroll, -1, 160);
     gtk_box_append(GTK_BOX(box), scroll);
     gtk_widget_set_visible(box, FALSE);
     self->diff_box = box;
@@ -304,6 +305,7 @@ void win_refresh_diff(PtWindow *self)
         g_string_append(s, ". Δ = B − A; sTasks matched by id.");
     }
     gtk_label_set_text(GTK_LABEL(self->diff_label), s->str);
+    gtk_widget_set_tooltip_text(self->diff_label, s->len ? s->str : NULL);
     g_string_free(s, TRUE);
     guint old = g_list_model_get_n_items(G_LIST_MODEL(self->diff_rows));
     char **ids = g_new0(char *, (gsize)self->n_diff + 1);
