@@ -64,6 +64,9 @@ gboolean pt_window_is_comparing(PtWindow *self);
 /* The Comparison section as text (caller frees): its header (files, kernel times, Δ), then one
  * line per row in the table's current (sorted) order, cells separated by " | ". */
 char *pt_window_dup_diff_text(PtWindow *self);
+/* Sort the Comparison table by the column titled `title` (as a click on its header does);
+ * FALSE for no such column. */
+gboolean pt_window_sort_diff(PtWindow *self, const char *title, gboolean descending);
 /* Kernel time of B less A's (ns); NaN when not comparing. */
 double pt_window_compare_kernel_delta_ns(PtWindow *self);
 

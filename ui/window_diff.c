@@ -415,6 +415,25 @@ char *pt_window_dup_diff_text(PtWindow *self)
     return g_string_free(s, FALSE);
 }
 
+gboolean pt_window_sort_diff(PtWindow *self, const char *title, gboolean descending)
+{
+    if (!self->diff_view)
+        return FALSE;
+    GListModel *cols = gtk_column_view_get_columns(GTK_COLUMN_VIEW(self->diff_view));
+    for (guint i = 0; i < g_list_model_get_n_items(cols); i++) {
+        GtkColumnViewColumn *c = g_list_model_get_item(cols, i);
+        gboolean hit = g_strcmp0(gtk_column_view_column_get_title(c), title) == 0;
+        if (hit)
+            gtk_column_view_sort_by_column(GTK_COLUMN_VIEW(self->diff_view), c,
+                                           descending ? GTK_SORT_DESCENDING
+                                                      : GTK_SORT_ASCENDING);
+        g_object_unref(c);
+        if (hit)
+            return TRUE;
+    }
+    return FALSE;
+}
+
 double pt_window_compare_kernel_delta_ns(PtWindow *self)
 {
     if (!self->cmp_b)

@@ -91,10 +91,28 @@ static void test_compare(void)
     g_assert_nonnull(strstr(text, "fa-1stage.json"));
     g_assert_nonnull(strstr(text, "Kernel time A "));
     g_assert_nonnull(strstr(text, ", Δ +")); /* B slower: a positive delta */
-    /* one row per sTask (same sTask-graph), five header lines before them */
+    /* one row per sTask (same sTask-graph) after the three header lines */
     g_assert_cmpint(count_lines(text), ==, 2 + n_stasks);
     g_assert_nonnull(strstr(text, "\nload.K | "));
     g_assert_nonnull(strstr(text, "\nmma.S.wg0 | "));
+    g_free(text);
+    /* Sortable: by Δ descending, the first row has the largest Δ, the last the smallest. */
+    g_assert_true(pt_window_sort_diff(win, "Δ", TRUE));
+    iterate();
+    text = pt_window_dup_diff_text(win);
+    char **lines = g_strsplit(text, "\n", -1);
+    double prev = INFINITY;
+    for (int i = 3; lines[i]; i++) { /* after the three header lines */
+        char **cells = g_strsplit(lines[i], " | ", -1);
+        g_assert_cmpint(g_strv_length(cells), ==, 6);
+        double d = g_ascii_strtod(cells[4], NULL);
+        if (strstr(cells[4], "µs"))
+            d *= 1e3;
+        g_assert_cmpfloat(d, <=, prev + 1e-9);
+        prev = d;
+        g_strfreev(cells);
+    }
+    g_strfreev(lines);
     g_free(text);
 
     /* Both groups drawn: A and B labelled, B with its own spans, more bars than A alone. */
