@@ -215,7 +215,15 @@ void pt_code_view_refresh(PtCodeView *v)
     }
     pt_codegen_result r = {0};
     pt_error err = {{0}};
-    const pt_backend *be = pt_backend_find(PT_TARGET_DEFAULT);
+    /* The target that generates for the shown hardware model, as the status bar asks. */
+    const pt_backend *be = pt_backend_for_arch(m->hw.arch);
+    if (!be) {
+        char *n = g_strdup_printf("no code generator targets %s (%s) yet; the registered "
+                                  "targets are %s", m->hw.name, m->hw.arch, pt_backend_names());
+        show_reference(v, n);
+        g_free(n);
+        return;
+    }
     if (!be->generate(&m->prog, &m->sg, &m->hw, &r, &err)) {
         pt_codegen_result_free(&r);
         /* The generator's own refusal says what it lacks (a graph it has no lowering for, a
