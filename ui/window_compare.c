@@ -17,12 +17,6 @@ static const char *const cc_titles[N_CC] = {"sTask", "count p/m", "predicted", "
                                             "spread", "sd", "error", "pred start", "meas start",
                                             "offset"};
 
-static const pt_align_stask *row_of(PtWindow *self, gpointer item)
-{
-    int i = win_item_stask(item);
-    return i >= 0 && i < self->cmp.n_stasks ? &self->cmp.stasks[i] : NULL;
-}
-
 static void fmt_ns(GString *s, double ns)
 {
     if (!isfinite(ns))
@@ -69,8 +63,11 @@ char *win_compare_cell_text(PtWindow *self, int i, int col)
 }
 
 /* The value a column sorts by (errors by magnitude: the worst first when descending). */
-static double sort_key(const pt_align_stask *a, int col)
+static gboolean sort_key(PtWindow *self, int i, int col, double *out)
 {
+    if (i < 0 || i >= self->cmp.n_stasks)
+        return FALSE;
+    const pt_align_stask *a = &self->cmp.stasks[i];
     double v;
     switch (col) {
     case CC_COUNT: v = (double)a->measured_count; break;
@@ -84,44 +81,13 @@ static double sort_key(const pt_align_stask *a, int col)
     case CC_OFFSET: v = fabs(a->start_error_ns); break;
     default: v = a->stask; break;
     }
-    return isfinite(v) ? v : -HUGE_VAL;
+    *out = isfinite(v) ? v : -HUGE_VAL;
+    return TRUE;
 }
 
-typedef struct {
-    PtWindow *self;
-    int col;
-} sort_ctx;
-
-static int compare_rows(gconstpointer x, gconstpointer y, gpointer data)
-{
-    const sort_ctx *c = data;
-    const pt_align_stask *a = row_of(c->self, (gpointer)x), *b = row_of(c->self, (gpointer)y);
-    if (!a || !b)
-        return (a != NULL) - (b != NULL);
-    if (c->col == CC_STASK) {
-        const pt_explorer_model *m = c->self->model;
-        return g_strcmp0(m->sg.tasks[a->stask].id, m->sg.tasks[b->stask].id);
-    }
-    double ka = sort_key(a, c->col), kb = sort_key(b, c->col);
-    return ka < kb ? GTK_ORDERING_SMALLER : ka > kb ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
-}
-
-static void cc_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpointer col)
-{
-    (void)f;
-    GtkWidget *l = gtk_label_new(NULL);
-    gtk_label_set_xalign(GTK_LABEL(l), GPOINTER_TO_INT(col) == CC_STASK ? 0 : 1);
-    gtk_list_item_set_child(item, l);
-}
-
-static void cc_bind(GtkSignalListItemFactory *f, GtkListItem *item, gpointer col)
-{
-    PtWindow *self = g_object_get_data(G_OBJECT(f), "pt-window");
-    int i = win_item_stask(gtk_list_item_get_item(item));
-    char *t = win_compare_cell_text(self, i, GPOINTER_TO_INT(col));
-    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), t);
-    g_free(t);
-}
+/* worst-predicted first */
+static const win_table_spec compare_table = {cc_titles, N_CC, win_compare_cell_text, sort_key,
+                                             CC_ERROR};
 
 GtkWidget *win_build_compare_page(PtWindow *self)
 {
@@ -135,34 +101,7 @@ GtkWidget *win_build_compare_page(PtWindow *self)
     gtk_label_set_selectable(GTK_LABEL(self->cmp_label), TRUE);
     gtk_box_append(GTK_BOX(box), self->cmp_label);
     self->cmp_rows = gtk_string_list_new(NULL);
-    GtkWidget *cv = gtk_column_view_new(NULL);
-    gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(cv), TRUE);
-    for (int c = 0; c < N_CC; c++) {
-        GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-        g_object_set_data(G_OBJECT(f), "pt-window", self);
-        g_signal_connect(f, "setup", G_CALLBACK(cc_setup), GINT_TO_POINTER(c));
-        g_signal_connect(f, "bind", G_CALLBACK(cc_bind), GINT_TO_POINTER(c));
-        GtkColumnViewColumn *col = gtk_column_view_column_new(cc_titles[c], f);
-        gtk_column_view_column_set_resizable(col, TRUE);
-        sort_ctx *sc = g_new0(sort_ctx, 1);
-        sc->self = self;
-        sc->col = c;
-        GtkCustomSorter *so = gtk_custom_sorter_new(compare_rows, sc, g_free);
-        gtk_column_view_column_set_sorter(col, GTK_SORTER(so));
-        g_object_unref(so);
-        if (c == CC_STASK)
-            gtk_column_view_column_set_expand(col, TRUE);
-        gtk_column_view_append_column(GTK_COLUMN_VIEW(cv), col);
-        if (c == CC_ERROR) /* worst-predicted first */
-            gtk_column_view_sort_by_column(GTK_COLUMN_VIEW(cv), col, GTK_SORT_DESCENDING);
-        g_object_unref(col);
-    }
-    GtkSorter *sorter = gtk_column_view_get_sorter(GTK_COLUMN_VIEW(cv));
-    GtkSortListModel *sm = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->cmp_rows)),
-                                                   g_object_ref(sorter));
-    GtkNoSelection *sel = gtk_no_selection_new(G_LIST_MODEL(sm));
-    gtk_column_view_set_model(GTK_COLUMN_VIEW(cv), GTK_SELECTION_MODEL(sel));
-    g_object_unref(sel);
+    GtkWidget *cv = win_table_new(self, &compare_table, self->cmp_rows);
     self->cmp_view = cv;
     GtkWidget *scroll = gtk_scrolled_window_new();
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), cv);

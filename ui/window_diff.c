@@ -143,8 +143,11 @@ static void fmt_ns(GString *s, double ns, gboolean sign)
         g_string_append_printf(s, sign ? "%+.1f ns" : "%.1f ns", ns);
 }
 
-static double row_key(const struct win_diff_row *r, int col)
+static gboolean row_key(PtWindow *self, int i, int col, double *out)
 {
+    if (i < 0 || i >= self->n_diff)
+        return FALSE;
+    const struct win_diff_row *r = &self->diff[i];
     double v;
     switch (col) {
     case DC_COUNT: v = (double)(r->count_b - r->count_a); break;
@@ -154,7 +157,8 @@ static double row_key(const struct win_diff_row *r, int col)
     case DC_PCT: v = (r->mean_b - r->mean_a) / r->mean_a * 100.0; break;
     default: v = 0; break;
     }
-    return isfinite(v) ? v : -HUGE_VAL;
+    *out = isfinite(v) ? v : -HUGE_VAL;
+    return TRUE;
 }
 
 char *win_diff_cell_text(PtWindow *self, int i, int col)
@@ -185,41 +189,7 @@ char *win_diff_cell_text(PtWindow *self, int i, int col)
     return g_string_free(s, FALSE);
 }
 
-typedef struct {
-    PtWindow *self;
-    int col;
-} sort_ctx;
-
-static int compare_rows(gconstpointer x, gconstpointer y, gpointer data)
-{
-    const sort_ctx *c = data;
-    int i = win_item_stask((gpointer)x), j = win_item_stask((gpointer)y);
-    gboolean oki = i >= 0 && i < c->self->n_diff, okj = j >= 0 && j < c->self->n_diff;
-    if (!oki || !okj)
-        return oki - okj;
-    const struct win_diff_row *a = &c->self->diff[i], *b = &c->self->diff[j];
-    if (c->col == DC_STASK)
-        return g_strcmp0(a->id, b->id);
-    double ka = row_key(a, c->col), kb = row_key(b, c->col);
-    return ka < kb ? GTK_ORDERING_SMALLER : ka > kb ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
-}
-
-static void dc_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpointer col)
-{
-    (void)f;
-    GtkWidget *l = gtk_label_new(NULL);
-    gtk_label_set_xalign(GTK_LABEL(l), GPOINTER_TO_INT(col) == DC_STASK ? 0 : 1);
-    gtk_list_item_set_child(item, l);
-}
-
-static void dc_bind(GtkSignalListItemFactory *f, GtkListItem *item, gpointer col)
-{
-    PtWindow *self = g_object_get_data(G_OBJECT(f), "pt-window");
-    int i = win_item_stask(gtk_list_item_get_item(item));
-    char *t = win_diff_cell_text(self, i, GPOINTER_TO_INT(col));
-    gtk_label_set_text(GTK_LABEL(gtk_list_item_get_child(item)), t);
-    g_free(t);
-}
+static const win_table_spec diff_table = {dc_titles, N_DC, win_diff_cell_text, row_key, -1};
 
 GtkWidget *win_build_diff_section(PtWindow *self)
 {
@@ -243,32 +213,7 @@ GtkWidget *win_build_diff_section(PtWindow *self)
     gtk_label_set_selectable(GTK_LABEL(self->diff_label), TRUE);
     gtk_box_append(GTK_BOX(box), self->diff_label);
     self->diff_rows = gtk_string_list_new(NULL);
-    GtkWidget *cv = gtk_column_view_new(NULL);
-    gtk_column_view_set_show_column_separators(GTK_COLUMN_VIEW(cv), TRUE);
-    for (int c = 0; c < N_DC; c++) {
-        GtkListItemFactory *f = gtk_signal_list_item_factory_new();
-        g_object_set_data(G_OBJECT(f), "pt-window", self);
-        g_signal_connect(f, "setup", G_CALLBACK(dc_setup), GINT_TO_POINTER(c));
-        g_signal_connect(f, "bind", G_CALLBACK(dc_bind), GINT_TO_POINTER(c));
-        GtkColumnViewColumn *col = gtk_column_view_column_new(dc_titles[c], f);
-        gtk_column_view_column_set_resizable(col, TRUE);
-        sort_ctx *sc = g_new0(sort_ctx, 1);
-        sc->self = self;
-        sc->col = c;
-        GtkCustomSorter *so = gtk_custom_sorter_new(compare_rows, sc, g_free);
-        gtk_column_view_column_set_sorter(col, GTK_SORTER(so));
-        g_object_unref(so);
-        if (c == DC_STASK)
-            gtk_column_view_column_set_expand(col, TRUE);
-        gtk_column_view_append_column(GTK_COLUMN_VIEW(cv), col);
-        g_object_unref(col);
-    }
-    GtkSorter *sorter = gtk_column_view_get_sorter(GTK_COLUMN_VIEW(cv));
-    GtkSortListModel *sm = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->diff_rows)),
-                                                   g_object_ref(sorter));
-    GtkNoSelection *sel = gtk_no_selection_new(G_LIST_MODEL(sm));
-    gtk_column_view_set_model(GTK_COLUMN_VIEW(cv), GTK_SELECTION_MODEL(sel));
-    g_object_unref(sel);
+    GtkWidget *cv = win_table_new(self, &diff_table, self->diff_rows);
     self->diff_view = cv;
     GtkWidget *scroll = gtk_scrolled_window_new();
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), cv);

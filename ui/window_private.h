@@ -119,6 +119,19 @@ void win_update_inspector(PtWindow *self, int i);
 /* Show a freshly loaded model (the window takes it; the old one is freed). */
 void win_install_model(PtWindow *self, pt_explorer_model *next);
 
+/* window_table.c: a sortable per-sTask table. Rows are a GtkStringList of row indices;
+ * cell(self, row, col) gives a cell's text (g_free), key(self, row, col, &v) its sort value
+ * (FALSE: no such row, sorted first); column 0 is the sTask id, sorted by its text. The
+ * table starts sorted by sort_col descending (-1: unsorted). */
+typedef struct {
+    const char *const *titles;
+    int n_cols;
+    char *(*cell)(PtWindow *self, int row, int col);
+    gboolean (*key)(PtWindow *self, int row, int col, double *v);
+    int sort_col;
+} win_table_spec;
+GtkWidget *win_table_new(PtWindow *self, const win_table_spec *spec, GtkStringList *rows);
+
 /* window_compare.c: the "Predicted vs measured" page (issue 18). */
 GtkWidget *win_build_compare_page(PtWindow *self);
 void win_refresh_compare(PtWindow *self);
