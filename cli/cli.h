@@ -104,6 +104,10 @@ typedef struct {
 void cli_names_from_program(cli_names *nm, const pt_sprogram *p, const pt_stask_graph *sg);
 void cli_names_from_trace(cli_names *nm, const pt_trace *tr);
 void cli_names_free(cli_names *nm);
+/* A time for people ("1.234 ms", "5.67 us", "89 ns"; "?" when not finite) and a percentage
+ * ("12.3%", with sign "+12.3%"), into out. */
+void cli_fmt_ns(double ns, char *out, size_t cap);
+void cli_fmt_pct(double v, bool sign, char *out, size_t cap);
 /* The sample line (CTAs, iterations, dropped, unpaired; PARTIAL SAMPLE when records were
  * lost), per-lane busy % (busy.h) and the per-sTask table, in text; the same as JSON
  * (malloc'd, NULL when out of memory). */

@@ -18,26 +18,6 @@
 #include "measured.h"
 #include "timeline_json.h"
 
-static void fmt_ns(double ns, char *out, size_t cap)
-{
-    if (!isfinite(ns))
-        snprintf(out, cap, "?");
-    else if (fabs(ns) >= 1e6)
-        snprintf(out, cap, "%.3f ms", ns / 1e6);
-    else if (fabs(ns) >= 1e3)
-        snprintf(out, cap, "%.2f us", ns / 1e3);
-    else
-        snprintf(out, cap, "%.0f ns", ns);
-}
-
-static void fmt_pct(double v, char *out, size_t cap)
-{
-    if (isfinite(v))
-        snprintf(out, cap, "%+.1f%%", v);
-    else
-        snprintf(out, cap, "?");
-}
-
 static void print_summary(const cli_inputs *in, const char *what, const pt_harness_result *h,
                           const pt_timeline *tl, const pt_measured *m, const pt_alignment *a,
                           bool remote)
@@ -49,30 +29,30 @@ static void print_summary(const cli_inputs *in, const char *what, const pt_harne
            (long long)h->block, (long long)h->smem);
     printf("  correct: %lld elements checked against the reference, max abs err %.3g\n",
            (long long)h->elements, h->max_abs_err);
-    fmt_ns(a->predicted_kernel_ns, t1, sizeof t1);
-    fmt_ns(a->measured_kernel_ns, t2, sizeof t2);
-    fmt_pct(a->kernel_error_pct, p1, sizeof p1);
+    cli_fmt_ns(a->predicted_kernel_ns, t1, sizeof t1);
+    cli_fmt_ns(a->measured_kernel_ns, t2, sizeof t2);
+    cli_fmt_pct(a->kernel_error_pct, true, p1, sizeof p1);
     printf("  kernel time: predicted %s, measured %s (median of %lld, CUDA events, %s "
            "launches): prediction error %s\n", t1, t2, (long long)k->iters, k->timing[0] ? k->timing : "?", p1);
-    fmt_ns(k->plain_ms_min * 1e6, t1, sizeof t1);
-    fmt_ns(k->plain_ms_max * 1e6, t2, sizeof t2);
+    cli_fmt_ns(k->plain_ms_min * 1e6, t1, sizeof t1);
+    cli_fmt_ns(k->plain_ms_max * 1e6, t2, sizeof t2);
     printf("    spread %s to %s\n", t1, t2);
     if (k->has_cupti) {
-        fmt_ns(k->cupti_ms_median * 1e6, t1, sizeof t1);
-        fmt_ns(k->cupti_ms_min * 1e6, t2, sizeof t2);
-        fmt_ns(k->cupti_ms_max * 1e6, t3, sizeof t3);
+        cli_fmt_ns(k->cupti_ms_median * 1e6, t1, sizeof t1);
+        cli_fmt_ns(k->cupti_ms_min * 1e6, t2, sizeof t2);
+        cli_fmt_ns(k->cupti_ms_max * 1e6, t3, sizeof t3);
         printf("  CUPTI: median %s (min %s, max %s), %lld registers per thread, %lld bytes of "
                "shared memory\n", t1, t2, t3, (long long)k->cupti_registers,
                (long long)k->cupti_smem);
     } else
         printf("  CUPTI: not available (the harness was built without it)\n");
-    fmt_ns(k->instr_ms_median * 1e6, t1, sizeof t1);
-    fmt_pct(k->overhead_pct, p1, sizeof p1);
+    cli_fmt_ns(k->instr_ms_median * 1e6, t1, sizeof t1);
+    cli_fmt_pct(k->overhead_pct, true, p1, sizeof p1);
     printf("  instrumented build: median %s, overhead %s over the plain build\n", t1, p1);
     printf("  trace spans");
     if (!strcmp(m->origin, "cupti_kernel_start")) {
-        fmt_ns(m->first_warp_delay_ns, t1, sizeof t1);
-        fmt_ns(m->last_warp_gap_ns, t2, sizeof t2);
+        cli_fmt_ns(m->first_warp_delay_ns, t1, sizeof t1);
+        cli_fmt_ns(m->last_warp_gap_ns, t2, sizeof t2);
         printf(", on the CUPTI kernel span: first record %s after its start, last %s before "
                "its end\n", t1, t2);
     } else if (!strcmp(m->origin, "kernel_start_aligned"))

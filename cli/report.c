@@ -12,7 +12,7 @@
 #include "measured.h"
 #include "strbuf.h"
 
-static void fmt_ns(double ns, char *out, size_t cap)
+void cli_fmt_ns(double ns, char *out, size_t cap)
 {
     if (!isfinite(ns))
         snprintf(out, cap, "?");
@@ -24,7 +24,7 @@ static void fmt_ns(double ns, char *out, size_t cap)
         snprintf(out, cap, "%.0f ns", ns);
 }
 
-static void fmt_pct(double v, bool sign, char *out, size_t cap)
+void cli_fmt_pct(double v, bool sign, char *out, size_t cap)
 {
     if (!isfinite(v))
         snprintf(out, cap, "?");
@@ -96,9 +96,9 @@ void cli_print_alignment(FILE *f, const cli_names *nm, const pt_measured *m,
     for (int i = 0; i < a->n_lanes; i++) {
         const pt_align_lane *l = &a->lanes[i];
         char pb[24], pu[24], mb[40];
-        fmt_pct(l->predicted_busy_pct, false, pb, sizeof pb);
-        fmt_pct(l->predicted_occupancy_pct, false, pu, sizeof pu);
-        fmt_pct(l->measured_busy_pct, false, mb, sizeof mb);
+        cli_fmt_pct(l->predicted_busy_pct, false, pb, sizeof pb);
+        cli_fmt_pct(l->predicted_occupancy_pct, false, pu, sizeof pu);
+        cli_fmt_pct(l->measured_busy_pct, false, mb, sizeof mb);
         if (l->measured_partial)
             strcat(mb, " (partial)");
         fprintf(f, "  %-12s %15s %10s %15s\n", lane_name(nm, l->lane), pb, pu, mb);
@@ -119,17 +119,17 @@ void cli_print_alignment(FILE *f, const cli_names *nm, const pt_measured *m,
         char cnt[48], spread[80];
         snprintf(cnt, sizeof cnt, "%lld/%lld", (long long)s[i].predicted_count,
                  (long long)s[i].measured_count);
-        fmt_ns(s[i].predicted_mean_ns, t1, sizeof t1);
-        fmt_ns(s[i].measured_mean_ns, t2, sizeof t2);
-        fmt_ns(s[i].measured_stddev_ns, t5, sizeof t5);
-        fmt_ns(s[i].measured_min_ns, t3, sizeof t3);
-        fmt_ns(s[i].measured_max_ns, t4, sizeof t4);
+        cli_fmt_ns(s[i].predicted_mean_ns, t1, sizeof t1);
+        cli_fmt_ns(s[i].measured_mean_ns, t2, sizeof t2);
+        cli_fmt_ns(s[i].measured_stddev_ns, t5, sizeof t5);
+        cli_fmt_ns(s[i].measured_min_ns, t3, sizeof t3);
+        cli_fmt_ns(s[i].measured_max_ns, t4, sizeof t4);
         snprintf(spread, sizeof spread, "%s..%s", t3, t4);
-        fmt_pct(s[i].error_pct, true, p1, sizeof p1);
-        fmt_ns(s[i].predicted_first_start_ns, t3, sizeof t3);
-        fmt_ns(s[i].measured_first_start_ns, t4, sizeof t4);
+        cli_fmt_pct(s[i].error_pct, true, p1, sizeof p1);
+        cli_fmt_ns(s[i].predicted_first_start_ns, t3, sizeof t3);
+        cli_fmt_ns(s[i].measured_first_start_ns, t4, sizeof t4);
         char off[32];
-        fmt_ns(s[i].start_error_ns, off, sizeof off);
+        cli_fmt_ns(s[i].start_error_ns, off, sizeof off);
         fprintf(f, "  %-22s %11s %10s %10s %10s %22s %8s %10s %10s %10s\n",
                 stask_name(nm, s[i].stask), cnt, t1, t2, t5, spread, p1, t3, t4, off);
     }
@@ -259,9 +259,9 @@ int verb_report(int argc, char **argv)
         free(text);
     } else {
         char t1[32], t2[32], p1[32];
-        fmt_ns(a.predicted_kernel_ns, t1, sizeof t1);
-        fmt_ns(a.measured_kernel_ns, t2, sizeof t2);
-        fmt_pct(a.kernel_error_pct, true, p1, sizeof p1);
+        cli_fmt_ns(a.predicted_kernel_ns, t1, sizeof t1);
+        cli_fmt_ns(a.measured_kernel_ns, t2, sizeof t2);
+        cli_fmt_pct(a.kernel_error_pct, true, p1, sizeof p1);
         printf("%s: %s on %s: kernel time predicted %s, measured %s: prediction error %s\n",
                o.graph_arg, tr->graph, tr->hw, t1, t2, p1);
         cli_print_alignment(stdout, &nm, &tr->measured, &a);
