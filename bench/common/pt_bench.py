@@ -17,6 +17,8 @@ import statistics
 
 import torch
 
+from launches import iters_for  # noqa: F401  (the rule bench scripts share)
+
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 
 
@@ -29,13 +31,6 @@ def rotation(input_bytes, free_bytes=None):
         free_bytes, _ = torch.cuda.mem_get_info()
     fit = 1 + free_bytes // 2 // input_bytes
     return max(1, min(want, fit))
-
-
-def iters_for(est_ms, target_ms=60.0):
-    """Timed launches per round and launches per graph for a kernel of about est_ms."""
-    iters = int(min(200, max(20, target_ms / max(est_ms, 1e-4))))
-    batch = max(5, min(20, iters // 4))
-    return iters, batch
 
 
 class Bundle:

@@ -3,32 +3,11 @@ OUTDIR/checks.jsonl (the harness's f32 reference checks) and OUTDIR/errors.jsonl
 FLOPs = 4·B·H·S²·D, halved when causal; ratios are baseline time / kernel time (above 1 the
 generated kernel is faster). "model" is the scheduler's rank-1 candidate, "measured" the fastest
 of the timed candidates (what `schedule --measure N` keeps)."""
-import datetime
-import json
-import math
 import os
 import sys
 
-
-def load(path):
-    rows = []
-    if os.path.exists(path):
-        for line in open(path):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    rows.append({"error": "unreadable line: " + line[:120]})
-    return rows
-
-
-def geomean(v):
-    v = [x for x in v if x]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
-
-
-def fmt(x, spec="{:.3f}"):
-    return "—" if x is None else spec.format(x)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from pt_report import fmt, geomean, head_line, load  # noqa: E402
 
 
 def main():
@@ -36,10 +15,7 @@ def main():
     times = load(os.path.join(out, "times.jsonl"))
     checks = {r.get("name"): r.get("result", {}) for r in load(os.path.join(out, "checks.jsonl"))}
     errors = load(os.path.join(out, "errors.jsonl"))
-    info = next((r["info"] for r in times if "info" in r), {})
-    print(f"date: {datetime.date.today()}, GPU: {info.get('gpu', '?')}, "
-          f"nvidia-smi (driver, SM clock now/max, mem clock, power, temp): "
-          f"{info.get('nvidia_smi', '?')}, torch {info.get('torch', '?')} (CUDA {info.get('cuda', '?')})\n")
+    print(head_line(times))
     print("| config (d, causal, S) | B×H | model TFLOP/s | measured TFLOP/s | cuDNN | flash | "
           "model/cuDNN | measured/cuDNN | model/flash | spread ours / cuDNN | checked | notes |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")

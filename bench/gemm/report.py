@@ -1,44 +1,19 @@
 """report.py OUTDIR — the Markdown table of bench/gemm/run from OUTDIR/harness.jsonl (the bundle
 harness: kernel vs cuBLASLt) and OUTDIR/torch.jsonl (one process: kernel vs torch.matmul).
 Speed ratios are baseline time / kernel time: above 1 the generated kernel is faster."""
-import datetime
-import json
-import math
 import os
 import sys
 
-
-def load(path):
-    rows = []
-    if os.path.exists(path):
-        for line in open(path):
-            line = line.strip()
-            if line:
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    rows.append({"error": "unreadable line: " + line[:120]})
-    return rows
-
-
-def geomean(v):
-    v = [x for x in v if x and x > 0]
-    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else None
-
-
-def fmt(x, spec="{:.3f}"):
-    return "—" if x is None else spec.format(x)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from pt_report import fmt, geomean, head_line, load  # noqa: E402
 
 
 def main():
     out = sys.argv[1]
     harness = load(os.path.join(out, "harness.jsonl"))
     torch_rows = load(os.path.join(out, "torch.jsonl"))
-    info = next((r["info"] for r in torch_rows if "info" in r), {})
     tor = {r["name"]: r for r in torch_rows if "name" in r}
-    print(f"date: {datetime.date.today()}, GPU: {info.get('gpu', '?')}, "
-          f"nvidia-smi (driver, SM clock now/max, mem clock, power, temp): "
-          f"{info.get('nvidia_smi', '?')}, torch {info.get('torch', '?')} (CUDA {info.get('cuda', '?')})\n")
+    print(head_line(torch_rows))
     print("| dtype | shape | M×N×K | ours TFLOP/s | cuBLASLt TFLOP/s | ours/cuBLASLt | "
           "ours (py) TFLOP/s | torch TFLOP/s | ours/torch | checked | notes |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
