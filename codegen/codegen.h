@@ -40,7 +40,8 @@ bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
 bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                             pt_error *err);
 
-/* The naive reference: one kernel per op, one thread per output element, f32 accumulation.
+/* The reference: one kernel per op, one thread per output element (matmul: per 64x64
+ * tile), f32 accumulation.
  * kernel_cu holds the kernels, host_c defines pt_reference_run. */
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err);
 

@@ -2,8 +2,10 @@
  *
  * One kernel per op of the operator graph (ref_op<i>), one thread per output element over a
  * grid-stride loop with 64-bit indices, f32 arithmetic throughout. Every generated kernel of
- * the optimised backends is checked against what these compute, so they trade all speed for
- * plainness: no shared memory, no tiling, index math spelled out from the tensors' axes.
+ * the optimised backends is checked against what these compute, so they trade speed for
+ * plainness: index math spelled out from the tensors' axes, f32 sums in plain order. The one
+ * exception is matmul, which is tiled through shared memory (gen_matmul_tiled says why) but
+ * still sums each output's products one k at a time, in k order.
  *
  * Storage seen by the reference (the contract in codegen.h): graph inputs stay in their graph
  * dtype; every tensor an op writes (intermediate or output) is an f32 buffer of the tensor's
@@ -427,6 +429,135 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
     return true;
 }
 
+/* Matmul over one summed axis k, tiled: a block computes a 64×64 tile of the output's last two
+ * axes (m from in0 only, n from in1 only), staging 16-deep k slices of both inputs in shared
+ * memory. The naive form reads in1 once per output element — O(M·N·K) bytes through L2, which
+ * for an 8192³ product takes minutes; the tile reads it M/64 times. Each output still sums its
+ * products one k at a time in f32, in k order, exactly as the per-element loop does. Returns
+ * false (nothing emitted) for a matmul of another form; the per-element kernel takes it. */
+#define REF_TILE 64
+#define REF_TILE_K 16
+static bool matmul_tiled_form(const gen *G, const pt_op *op, int *am, int *an, int *ak)
+{
+    const pt_graph *g = G->g;
+    const pt_tensor *out = &g->tensors[op->out], *x = &g->tensors[op->in[0]],
+                    *y = &g->tensors[op->in[1]];
+    if (op->kind != PT_OP_MATMUL || op->n_in != 2 || out->rank < 2)
+        return false;
+    *am = out->axes[out->rank - 2];
+    *an = out->axes[out->rank - 1];
+    *ak = -1;
+    for (int i = 0; i < x->rank; i++) {
+        int a = x->axes[i];
+        if (axis_pos(out, a) >= 0)
+            continue;
+        if (*ak >= 0 || axis_pos(y, a) < 0)
+            return false; /* two summed axes, or one only in0 has */
+        *ak = a;
+    }
+    for (int i = 0; i < y->rank; i++)
+        if (axis_pos(out, y->axes[i]) < 0 && y->axes[i] != *ak)
+            return false;
+    if (*ak < 0 || axis_pos(x, *am) < 0 || axis_pos(y, *am) >= 0 || axis_pos(y, *an) < 0 ||
+        axis_pos(x, *an) >= 0)
+        return false;
+    for (int i = 0; i + 2 < out->rank; i++) /* batch axes come from the inputs */
+        if (axis_pos(x, out->axes[i]) < 0 && axis_pos(y, out->axes[i]) < 0)
+            return false;
+    return true;
+}
+
+/* Tiles of the output (the count the host launches over). */
+static long long matmul_tiles(const pt_graph *g, const pt_op *op)
+{
+    const pt_tensor *out = &g->tensors[op->out];
+    long long n = 1;
+    for (int i = 0; i + 2 < out->rank; i++)
+        n *= (long long)g->axes[out->axes[i]].extent;
+    long long m = (long long)g->axes[out->axes[out->rank - 2]].extent,
+              nn = (long long)g->axes[out->axes[out->rank - 1]].extent;
+    return n * ((m + REF_TILE - 1) / REF_TILE) * ((nn + REF_TILE - 1) / REF_TILE);
+}
+
+/* Loads one 64×16 slice of tensor t (axes `row` and k) into sh[k][row], the loop order
+ * following t's innermost axis so that neighbouring threads read neighbouring elements. */
+static void tile_load(const gen *G, int t, const char *param, int row, int ak, const char *row0,
+                      const char *sh)
+{
+    const pt_graph *g = G->g;
+    const pt_tensor *x = &g->tensors[t];
+    bool k_inner = x->axes[x->rank - 1] == ak;
+    char v[1400];
+    read_at(G, t, param, NULL, v, sizeof v);
+    sb_printf(G->b,
+              "            for (int e = threadIdx.x; e < %d; e += blockDim.x) {\n"
+              "                const int rr = %s, kk = %s;\n"
+              "                const long long %s = %s + rr, %s = k0 + kk;\n"
+              "                %s[kk][rr] = %s < %lldLL && %s < %lldLL ? %s : 0.0f;\n"
+              "            }\n",
+              REF_TILE * REF_TILE_K, k_inner ? "e / 16" : "e % 64", k_inner ? "e % 16" : "e / 64",
+              G->coord[row], row0, G->coord[ak], sh, G->coord[row],
+              (long long)g->axes[row].extent, G->coord[ak], (long long)g->axes[ak].extent, v);
+}
+
+static void gen_matmul_tiled(const gen *G, int oi, int am, int an, int ak)
+{
+    const pt_graph *g = G->g;
+    const pt_op *op = &g->ops[oi];
+    const pt_tensor *out = &g->tensors[op->out];
+    long long M = (long long)g->axes[am].extent, N = (long long)g->axes[an].extent,
+              K = (long long)g->axes[ak].extent;
+    char params[1024], oidx[1200];
+    param_list(G, op, params, sizeof params);
+    sb_printf(G->b,
+              "extern \"C\" __global__ void __launch_bounds__(%d) ref_op%d(%slong long n)\n"
+              "{\n"
+              "    /* n: output tiles of %d x %d; thread (ty, tx) owns a 4 x 4 patch of one */\n"
+              "    __shared__ float sa[%d][%d + 1], sb[%d][%d + 1];\n"
+              "    const int tx = threadIdx.x %% 16, ty = threadIdx.x / 16;\n"
+              "    for (long long tile = blockIdx.x; tile < n; tile += gridDim.x) {\n"
+              "        long long r = tile;\n"
+              "        const long long n0 = r %% %lldLL * %d;\n"
+              "        r /= %lldLL;\n"
+              "        const long long m0 = r %% %lldLL * %d;\n"
+              "        r /= %lldLL;\n",
+              REF_THREADS, oi, params, REF_TILE, REF_TILE, REF_TILE_K, REF_TILE, REF_TILE_K,
+              REF_TILE, (N + REF_TILE - 1) / REF_TILE, REF_TILE, (N + REF_TILE - 1) / REF_TILE,
+              (M + REF_TILE - 1) / REF_TILE, REF_TILE, (M + REF_TILE - 1) / REF_TILE);
+    for (int i = out->rank - 3; i >= 0; i--) {
+        long long e = (long long)g->axes[out->axes[i]].extent;
+        sb_printf(G->b, "        const long long %s = r %% %lldLL;\n", G->coord[out->axes[i]], e);
+        if (i > 0)
+            sb_printf(G->b, "        r /= %lldLL;\n", e);
+    }
+    if (out->rank == 2)
+        sb_printf(G->b, "        (void)r;\n");
+    sb_printf(G->b,
+              "        float acc[4][4] = {{0.0f}};\n"
+              "        for (long long k0 = 0; k0 < %lldLL; k0 += %d) {\n"
+              "            __syncthreads(); /* the previous slice is consumed */\n",
+              K, REF_TILE_K);
+    tile_load(G, op->in[0], "in0", am, ak, "m0", "sa");
+    tile_load(G, op->in[1], "in1", an, ak, "n0", "sb");
+    index_expr(G, op->out, NULL, oidx, sizeof oidx);
+    sb_printf(G->b,
+              "            __syncthreads();\n"
+              "            for (int kk = 0; kk < %d; kk++)\n"
+              "                for (int i = 0; i < 4; i++)\n"
+              "                    for (int j = 0; j < 4; j++)\n"
+              "                        acc[i][j] += sa[kk][ty * 4 + i] * sb[kk][tx * 4 + j];\n"
+              "        }\n"
+              "        for (int i = 0; i < 4; i++)\n"
+              "            for (int j = 0; j < 4; j++) {\n"
+              "                const long long %s = m0 + ty * 4 + i, %s = n0 + tx * 4 + j;\n"
+              "                if (%s < %lldLL && %s < %lldLL)\n"
+              "                    out[%s] = acc[i][j];\n"
+              "            }\n"
+              "    }\n"
+              "}\n\n",
+              REF_TILE_K, G->coord[am], G->coord[an], G->coord[am], M, G->coord[an], N, oidx);
+}
+
 /* online_softmax: one thread per row (all output coordinates but `axis`), three passes. */
 static bool gen_softmax(const gen *G, int oi, pt_error *err)
 {
@@ -609,16 +740,17 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
               " * tensor's slot. */\n"
               "#include <cuda.h>\n\n"
               "int pt_reference_run(CUmodule mod, const CUdeviceptr *slots, CUstream stream);\n\n"
-              "/* %d threads per block, at most %lld blocks: the kernels loop over the rest. */\n"
+              "/* %d threads per block, one block per per_block work items (an element, a row or a\n"
+              " * matmul tile), at most %lld blocks: the kernels loop over the rest. */\n"
               "static CUresult pt_ref_launch(CUmodule mod, const char *name, void **args, "
               "long long n,\n"
-              "                              CUstream stream)\n"
+              "                              int per_block, CUstream stream)\n"
               "{\n"
               "    CUfunction f;\n"
               "    CUresult rc = cuModuleGetFunction(&f, mod, name);\n"
               "    if (rc != CUDA_SUCCESS)\n"
               "        return rc;\n"
-              "    long long blocks = (n + %d - 1) / %d;\n"
+              "    long long blocks = (n + per_block - 1) / per_block;\n"
               "    if (blocks > %lldLL)\n"
               "        blocks = %lldLL;\n"
               "    if (blocks < 1)\n"
@@ -629,23 +761,28 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
               "int pt_reference_run(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n"
               "{\n"
               "    CUresult rc;\n",
-              gname, REF_THREADS, REF_MAX_BLOCKS, REF_THREADS, REF_THREADS, REF_MAX_BLOCKS,
-              REF_MAX_BLOCKS, REF_THREADS);
+              gname, REF_THREADS, REF_MAX_BLOCKS, REF_MAX_BLOCKS, REF_MAX_BLOCKS, REF_THREADS);
 
     long long max_blocks = 0;
     for (int oi = 0; oi < g->n_ops; oi++) {
         const pt_op *op = &g->ops[oi];
         describe_op(g, oi, line, sizeof line);
         sb_printf(&dev, "/* %s */\n", line);
-        bool ok = op->kind == PT_OP_ONLINE_SOFTMAX ? gen_softmax(&G, oi, err)
-                                                   : gen_per_element(&G, oi, err);
+        int am, an, ak;
+        bool tiled = matmul_tiled_form(&G, op, &am, &an, &ak), ok = true;
+        if (tiled)
+            gen_matmul_tiled(&G, oi, am, an, ak);
+        else
+            ok = op->kind == PT_OP_ONLINE_SOFTMAX ? gen_softmax(&G, oi, err)
+                                                  : gen_per_element(&G, oi, err);
         if (!ok) {
             sb_free(&dev);
             sb_free(&host);
             return false;
         }
-        long long n = work_items(g, op);
-        long long blocks = (n + REF_THREADS - 1) / REF_THREADS;
+        long long n = tiled ? matmul_tiles(g, op) : work_items(g, op);
+        int per_block = tiled ? 1 : REF_THREADS;
+        long long blocks = (n + per_block - 1) / per_block;
         if (blocks > REF_MAX_BLOCKS)
             blocks = REF_MAX_BLOCKS;
         if (blocks > max_blocks)
@@ -660,7 +797,7 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
         if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
             sb_printf(&host, "        CUdeviceptr lse = slots[%d];\n", op->lse);
         sb_printf(&host, "        long long n = %lldLL;%s\n", n,
-                  op->kind == PT_OP_ONLINE_SOFTMAX ? " /* rows */" : "");
+                  tiled ? " /* tiles */" : op->kind == PT_OP_ONLINE_SOFTMAX ? " /* rows */" : "");
         sb_printf(&host, "        void *args[] = {");
         for (int k = 0; k < op->n_in; k++)
             sb_printf(&host, "&in%d, ", k);
@@ -671,11 +808,11 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
             sb_printf(&host, "&lse, ");
         sb_printf(&host, "&n};\n");
         sb_printf(&host,
-                  "        if ((rc = pt_ref_launch(mod, \"ref_op%d\", args, n, stream)) != "
+                  "        if ((rc = pt_ref_launch(mod, \"ref_op%d\", args, n, %d, stream)) != "
                   "CUDA_SUCCESS)\n"
                   "            return (int)rc;\n"
                   "    }\n",
-                  oi);
+                  oi, per_block);
     }
     sb_printf(&host, "    return 0;\n}\n");
 
@@ -690,8 +827,9 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
     out->block_threads = REF_THREADS;
     out->smem_bytes = 0;
     snprintf(out->summary, sizeof out->summary,
-             "Reference of %s: %d naive f32 kernel%s (ref_op0..ref_op%d), one thread per output "
-             "element, %d threads per block, up to %lld blocks each.",
+             "Reference of %s: %d plain f32 kernel%s (ref_op0..ref_op%d), one thread per output "
+             "element (matmul: one block per 64x64 tile), %d threads per block, up to %lld "
+             "blocks each.",
              gname, g->n_ops, g->n_ops == 1 ? "" : "s", g->n_ops - 1, REF_THREADS, max_blocks);
     return true;
 }
