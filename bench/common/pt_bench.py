@@ -99,8 +99,8 @@ def _capture(fn, rotate, batch):
         return None
 
 
-def time_interleaved(subjects, rotate, iters=200, batch=20, rounds=3, warmup=10, warmup_ms=200.0):
-    """subjects: {name: fn(k) launching on input copy k}. Returns {name: stats}."""
+def _time_placement(subjects, rotate, iters, batch, rounds, warmup, warmup_ms):
+    """One placement: {name: (samples, round medians, timing mode)}."""
     replays = max(1, math.ceil(iters / batch))
     graphs = {n: _capture(fn, rotate, batch) for n, fn in subjects.items()}
 
@@ -142,15 +142,37 @@ def time_interleaved(subjects, rotate, iters=200, batch=20, rounds=3, warmup=10,
             got = [a.elapsed_time(b) / batch for a, b in ev]
             samples[n] += got
             round_med[n].append(statistics.median(got))
-    out = {}
-    for n, v in samples.items():
-        out[n] = {"median_ms": statistics.median(v), "min_ms": min(v), "max_ms": max(v),
-                  "round_medians_ms": round_med[n],
-                  "timing": "graph" if graphs[n] is not None else "queued",
-                  "samples": len(v), "batch": batch, "replays": replays, "rounds": rounds,
-                  "rotate": rotate}
+    out = {n: (samples[n], round_med[n], "graph" if graphs[n] is not None else "queued")
+           for n in subjects}
     del graphs
     return out
+
+
+def time_interleaved(subjects, rotate, iters=200, batch=20, rounds=3, warmup=10, warmup_ms=200.0,
+                     placements=1):
+    """subjects: {name: fn(k) launching on input copy k}, or a function p -> such a dict whose
+    launches use buffers allocated fresh for placement p (the caller keeps earlier placements'
+    buffers alive, so each lies elsewhere in memory; a kernel's speed can depend on it).
+    Returns {name: stats}, stats over all placements, with each placement's median."""
+    make = subjects if callable(subjects) else (lambda p: subjects)
+    n_place = placements if callable(subjects) else 1
+    acc = {}
+    for p in range(n_place):
+        for n, (smp, rmed, mode) in _time_placement(make(p), rotate, iters, batch, rounds,
+                                                    warmup, warmup_ms).items():
+            a = acc.setdefault(n, {"samples": [], "rounds": [], "places": [], "mode": mode})
+            a["samples"] += smp
+            a["rounds"] += rmed
+            a["places"].append(statistics.median(smp))
+            if mode != "graph":
+                a["mode"] = mode
+    replays = max(1, math.ceil(iters / batch))
+    return {n: {"median_ms": statistics.median(a["samples"]), "min_ms": min(a["samples"]),
+                "max_ms": max(a["samples"]), "round_medians_ms": a["rounds"],
+                "placement_medians_ms": a["places"], "timing": a["mode"],
+                "samples": len(a["samples"]), "batch": batch, "replays": replays,
+                "rounds": rounds, "placements": n_place, "rotate": rotate}
+            for n, a in acc.items()}
 
 
 def close_enough(out, ref, atol, rtol):

@@ -29,6 +29,13 @@ def fmt(x, spec="{:.3f}"):
     return "—" if x is None else spec.format(x)
 
 
+def placement_ratios(ours, base):
+    """Baseline time / our time for each buffer placement both were timed on ([] if none)."""
+    po = (ours or {}).get("placement_medians_ms") or []
+    pb = (base or {}).get("placement_medians_ms") or []
+    return [b / o for o, b in zip(po, pb) if o and b]
+
+
 def head_line(rows):
     """The table's first line, from the {"info": ...} record of pt_bench.gpu_info()."""
     info = next((r["info"] for r in rows if "info" in r), {})

@@ -3,8 +3,8 @@ H S D causal rank predicted_ns", bundles built with `make lib`), launch every ca
 (libkernel.so) and torch's cuDNN and flash SDPA backends on the same torch tensors in one
 process; check every output element of each candidate against cuDNN's output (same scale, same
 mask); then time them all with pt_bench.time_interleaved (the harness's method: CUDA graphs of
-batched launches over rotated input copies, subjects alternating round by round). One JSON line
-per configuration."""
+batched launches over rotated input copies, subjects alternating round by round), on PLACEMENTS
+(env, 3) fresh sets of tensors. One JSON line per configuration."""
 import json
 import os
 import sys
@@ -43,15 +43,7 @@ def main():
             rotate = pt_bench.rotation(3 * torch.Size(shape).numel() * 2)
             ins = [{n: torch.randn(shape, device="cuda", dtype=torch.float16) for n in "QKV"}
                    for _ in range(rotate)]
-            subjects, flops, scale, est = {}, None, None, 1e9
-            ref = {}
-            for bname, backend in BACKENDS.items():
-                def run(k, backend=backend):
-                    x = ins[k]
-                    with sdpa_kernel([backend]):
-                        return F.scaled_dot_product_attention(x["Q"], x["K"], x["V"],
-                                                              is_causal=c["causal"], scale=scale)
-                subjects[bname] = run
+            flops, scale, est, ref, bundles = None, None, 1e9, {}, {}
             for name, rank, pred in c["cands"]:
                 d = os.path.join(out_dir, name)
                 info = rec["candidates"].setdefault(f"auto{rank}", {"name": name, "predicted_ns": pred})
@@ -75,15 +67,37 @@ def main():
                 if bad:
                     info["error"] = f"output differs from cuDNN's: {bad} mismatches"
                     continue
-                # the slot arrays hold raw pointers: keep the tensors they point at alive
-                subjects[f"auto{rank}"] = (lambda k, b=b, slots=slots, outs=outs: b.launch(slots[k]))
+                bundles[f"auto{rank}"] = b
                 est = min(est, pred * 1e-6)
             del ref
+            kept = []  # every placement's tensors stay allocated until the configuration is done
+
+            def make(p):
+                x_in = ins if p == 0 else [
+                    {n: torch.randn(shape, device="cuda", dtype=torch.float16) for n in "QKV"}
+                    for _ in range(rotate)]
+                subjects = {}
+                for bname, backend in BACKENDS.items():
+                    def run(k, backend=backend):
+                        x = x_in[k]
+                        with sdpa_kernel([backend]):
+                            return F.scaled_dot_product_attention(
+                                x["Q"], x["K"], x["V"], is_causal=c["causal"], scale=scale)
+                    subjects[bname] = run
+                for sname, b in bundles.items():
+                    outs = b.outputs()
+                    slots = [b.slots(x, outs) for x in x_in]
+                    # the slot arrays hold raw pointers: keep the tensors they point at alive
+                    kept.append((x_in, outs, slots))
+                    subjects[sname] = (lambda k, b=b, slots=slots: b.launch(slots[k]))
+                return subjects
             if est == 1e9:
                 est = 1.0
             iters, batch = pt_bench.iters_for(est)
             rec["flops"] = flops or 4 * c["B"] * c["H"] * c["S"] ** 2 * c["D"] / (2 if c["causal"] else 1)
-            rec["times"] = pt_bench.time_interleaved(subjects, rotate, iters, batch)
+            rec["times"] = pt_bench.time_interleaved(
+                make, rotate, iters, batch, placements=int(os.environ.get("PLACEMENTS", "3")))
+            del kept
         except Exception as e:  # one bad configuration must not end the run
             traceback.print_exc()
             rec["error"] = str(e).splitlines()[0][:300] if str(e) else type(e).__name__

@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from pt_report import fmt, geomean, head_line, load  # noqa: E402
+from pt_report import fmt, geomean, head_line, load, placement_ratios  # noqa: E402
 
 
 def main():
@@ -17,7 +17,7 @@ def main():
     errors = load(os.path.join(out, "errors.jsonl"))
     print(head_line(times))
     print("| config (d, causal, S) | B×H | model TFLOP/s | measured TFLOP/s | cuDNN | flash | "
-          "model/cuDNN | measured/cuDNN | model/flash | spread ours / cuDNN | checked | notes |")
+          "model/cuDNN | measured/cuDNN | model/flash | model/cuDNN per placement | checked | notes |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     groups = {}
     for r in times:
@@ -45,15 +45,18 @@ def main():
         checked = "every element vs cuDNN" + (" and f32 ref" if checked_ref else "")
         if not cands:
             checked = "NO"
-        spread = lambda n: (f"{100 * (t[n]['max_ms'] - t[n]['min_ms']) / t[n]['median_ms']:.1f}%"
-                            if n in t else "—")
+        pr = placement_ratios(t.get(model), t.get("cudnn")) if model else []
+        spread = f"{min(pr):.3f}–{max(pr):.3f}" if pr else "—"
+        pm = (t.get(model) or {}).get("placement_medians_ms") or [] if model else []
+        if len(pm) > 1 and max(pm) / min(pm) > 1.03:
+            notes.append(f"model pick varies {100 * (max(pm) / min(pm) - 1):.0f}% over placements")
         if meas and meas != model:
             notes.append(f"measured pick {meas}")
         print(f"| d{r['D']} {'causal' if r['causal'] else 'full'} {r['S']} | {r['B']}×{r['H']} | "
               f"{fmt(tf(model), '{:.0f}') if model else '—'} | {fmt(tf(meas), '{:.0f}') if meas else '—'} | "
               f"{fmt(tf('cudnn'), '{:.0f}')} | {fmt(tf('flash'), '{:.0f}')} | "
               f"{fmt(ratio(model, 'cudnn')) if model else '—'} | {fmt(ratio(meas, 'cudnn')) if meas else '—'} | "
-              f"{fmt(ratio(model, 'flash')) if model else '—'} | {spread(model) if model else '—'} / {spread('cudnn')} | "
+              f"{fmt(ratio(model, 'flash')) if model else '—'} | {spread} | "
               f"{checked} | {'; '.join(notes)} |")
         for k in (f"d{r['D']} {'causal' if r['causal'] else 'full'}", "all"):
             g = groups.setdefault(k, {"model": [], "meas": [], "flash": []})

@@ -5,7 +5,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
-from pt_report import fmt, geomean, head_line, load  # noqa: E402
+from pt_report import fmt, geomean, head_line, load, placement_ratios  # noqa: E402
 
 
 def main():
@@ -15,14 +15,14 @@ def main():
     tor = {r["name"]: r for r in torch_rows if "name" in r}
     print(head_line(torch_rows))
     print("| dtype | shape | M×N×K | ours TFLOP/s | cuBLASLt TFLOP/s | ours/cuBLASLt | "
-          "ours (py) TFLOP/s | torch TFLOP/s | ours/torch | checked | notes |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "ours (py) TFLOP/s | torch TFLOP/s | ours/torch | ratio range | checked | notes |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     groups = {}
     for r in harness:
         name = r.get("name", "?")
         if "result" not in r or "error" in r.get("result", {}):
             why = r.get("error") or r.get("result", {}).get("error", "?")
-            print(f"| {name.split('-')[0]} | {name} | | not run | | | | | | | {why} |")
+            print(f"| {name.split('-')[0]} | {name} | | not run | | | | | | | | {why} |")
             continue
         res, dt = r["result"], r["dtype"]
         mnk = f"{r['M']}×{r['N']}×{r['K']}"
@@ -37,6 +37,8 @@ def main():
             py_ours = fl / (t["ours"]["median_ms"] * 1e-3) / 1e12
             py_torch = fl / (t["torch"]["median_ms"] * 1e-3) / 1e12
             ratio_t = t["torch"]["median_ms"] / t["ours"]["median_ms"]
+        ratios = placement_ratios(res, bl) + placement_ratios(t.get("ours"), t.get("torch"))
+        spread = f"{min(ratios):.2f}–{max(ratios):.2f}" if ratios else "—"
         notes = []
         if res.get("correct") is not True:
             notes.append(f"WRONG: {res.get('mismatches')} mismatches")
@@ -50,10 +52,14 @@ def main():
             notes.append(f"py check: {t['mismatches']} mismatches")
         if py_ours and ours_tf and abs(py_ours / ours_tf - 1) > 0.03:
             notes.append(f"ours differs {100 * (py_ours / ours_tf - 1):+.1f}% between drivers")
+        for drv, subj in (("C", res), ("py", t.get("ours") or {})):
+            pm = subj.get("placement_medians_ms") or []
+            if len(pm) > 1 and max(pm) / min(pm) > 1.03:
+                notes.append(f"ours varies {100 * (max(pm) / min(pm) - 1):.0f}% over placements ({drv})")
         checked = "yes" if res.get("correct") is True and (bl.get("correct") is not False) else "NO"
         print(f"| {dt} | {r['shape']} | {mnk} | {fmt(ours_tf, '{:.1f}')} | {fmt(lt_tf, '{:.1f}')} | "
               f"{fmt(ratio_lt)} | {fmt(py_ours, '{:.1f}')} | {fmt(py_torch, '{:.1f}')} | {fmt(ratio_t)} | "
-              f"{checked} | {'; '.join(notes)} |")
+              f"{spread} | {checked} | {'; '.join(notes)} |")
         key = (dt, "M≤64" if r["M"] <= 64 else "M 128–1024" if r["M"] <= 1024 else "M≥4096")
         for k in (key, (dt, "all"), ("all", "all")):
             g = groups.setdefault(k, {"lt": [], "t": [], "min": []})

@@ -309,6 +309,7 @@ static void step(const char *name)
 typedef struct {
     unsigned long long seed;
     long long warmup, iters, rotate; /* rotate 0: choose */
+    long long placements;            /* fresh buffer sets the timing is repeated on */
     long long batch, replays, rounds; /* launches per graph, timed replays per round, rounds */
     double warmup_ms;                /* sustained load before the first sample */
     double atol, rtol;               /* < 0: by dtype */
@@ -321,13 +322,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: harness [--seed N] [--warmup N] [--warmup-ms T] [--iters N] [--batch N] [--rounds N]\n"
-            "               [--rotate K]\n"
+            "               [--rotate K] [--placements P]\n"
             "               [--atol X] [--rtol X] [--check-only | --no-check] [--baseline]\n"
             "               [--json-only] [--trace FILE] [--progress]\n"
             "Checks the generated kernel against the f32 reference on seeded random inputs,\n"
             "then times it: CUDA graphs of --batch launches (default 20) over --rotate input\n"
             "copies, replayed until --iters launches (default 200) are timed, per round, after\n"
             "--warmup-ms (default 200) of sustained load that lets the clocks settle.\n"
+            "--placements P repeats the timing on P fresh sets of input and output buffers\n"
+            "(default 1): a kernel's speed can depend on where its buffers lie in memory.\n"
             "--baseline also checks and times the vendor library on the same inputs the same\n"
             "way, alternating with the kernel for --rounds rounds (default 3; needs a harness\n"
             "built with 'make BASELINE=1'). --trace FILE also times the instrumented build\n"
@@ -369,6 +372,7 @@ static int parse_options(int argc, char **argv, options *o)
         snprintf(flag, sizeof flag, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
         bool takes = !strcmp(flag, "--seed") || !strcmp(flag, "--warmup") ||
                      !strcmp(flag, "--iters") || !strcmp(flag, "--rotate") ||
+                     !strcmp(flag, "--placements") ||
                      !strcmp(flag, "--batch") || !strcmp(flag, "--rounds") ||
                      !strcmp(flag, "--warmup-ms") ||
                      !strcmp(flag, "--atol") || !strcmp(flag, "--rtol") ||
@@ -410,6 +414,9 @@ static int parse_options(int argc, char **argv, options *o)
             o->warmup_ms = (double)x;
         } else if (!strcmp(flag, "--rounds")) {
             if (!parse_ll(flag, v, 1, 16, &o->rounds))
+                return 2;
+        } else if (!strcmp(flag, "--placements")) {
+            if (!parse_ll(flag, v, 1, 8, &o->placements))
                 return 2;
         } else if (!strcmp(flag, "--rotate")) {
             if (!parse_ll(flag, v, 1, 1024, &x))
@@ -817,6 +824,8 @@ typedef struct {
     long long n;
     float round_med[16];
     int rounds;
+    float place_med[8];           /* median of each placement's samples */
+    int places;
     float med, tmin, tmax;
     const char *mode;             /* "graph" or "direct" */
 } timing;
@@ -859,11 +868,23 @@ static void time_round(const subject *s, const CUdeviceptr *all, long long rotat
     free(ev);
 }
 
-static void timing_start(timing *t, const options *o, const subject *s)
+/* Room for every sample of `places` placements. */
+static void timing_start(timing *t, const options *o, long long places)
 {
     memset(t, 0, sizeof *t);
-    t->ms = xmalloc(sizeof(float) * (size_t)(o->replays * o->rounds), "times");
-    t->mode = s->exec ? "graph" : "direct";
+    t->ms = xmalloc(sizeof(float) * (size_t)(o->replays * o->rounds * places), "times");
+    t->mode = "graph";
+}
+
+/* The median of the samples from index n0 on: one placement's. */
+static void timing_place(timing *t, long long n0)
+{
+    if (t->places < (int)(sizeof t->place_med / sizeof t->place_med[0]) && t->n > n0) {
+        float *v = xmalloc(sizeof(float) * (size_t)(t->n - n0), "times");
+        memcpy(v, t->ms + n0, sizeof(float) * (size_t)(t->n - n0));
+        t->place_med[t->places++] = median_of(v, t->n - n0);
+        free(v);
+    }
 }
 
 static void timing_finish(timing *t)
@@ -914,31 +935,105 @@ static void warm_up(const subject *k, const subject *b, const CUdeviceptr *all, 
     cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(warm-up)");
 }
 
+/* Bytes of the graph's outputs (their own buffers, views excluded). */
+static size_t output_bytes(void)
+{
+    size_t n = 0;
+    for (int t = 0; t < N_TENSORS; t++)
+        if (TENSORS[t].role == ROLE_OUTPUT && TENSORS[t].view_of < 0)
+            n += dtype_bytes(TENSORS[t].dtype, TENSORS[t].elems);
+    return n;
+}
+
+/* Placements beyond the first cost `rotate` input sets and the outputs each: as many of the
+ * wanted ones as half the free memory holds. */
+static long long placements_that_fit(long long want, long long rotate, size_t input_bytes)
+{
+    size_t each = (size_t)rotate * input_bytes + output_bytes(), free_b = 0, total_b = 0;
+    if (want > 1 && each > 0 && cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS &&
+        (size_t)(want - 1) * each > free_b / 2) {
+        long long fit = 1 + (long long)(free_b / 2 / each);
+        note("timing: %lld placements wanted, %lld fit in half the free memory\n", want, fit);
+        want = fit;
+    }
+    return want;
+}
+
+/* One placement's slot sets (rotate x N_TENSORS). Input copy k > 0 is always a fresh copy of
+ * copy 0; with `fresh`, copy 0 and the outputs are fresh allocations as well. */
+static CUdeviceptr *placement_alloc(const CUdeviceptr *kslots, const CUdeviceptr *in0,
+                                    long long rotate, bool fresh)
+{
+    CUdeviceptr *all = xmalloc(sizeof(CUdeviceptr) * N_TENSORS * (size_t)rotate, "slots");
+    for (long long k = 0; k < rotate; k++) {
+        CUdeviceptr *s = all + k * N_TENSORS;
+        memcpy(s, kslots, sizeof(CUdeviceptr) * N_TENSORS);
+        for (int t = 0; t < N_TENSORS; t++) {
+            const tensor_info *x = &TENSORS[t];
+            if (x->view_of >= 0)
+                continue;
+            size_t bytes = dtype_bytes(x->dtype, x->elems);
+            if (x->role == ROLE_INPUT && (k > 0 || fresh)) {
+                cu_check(cuMemAlloc(&s[t], bytes), "cuMemAlloc(input copy)");
+                cu_check(cuMemcpyDtoD(s[t], in0[t], bytes), "cuMemcpyDtoD(input copy)");
+            } else if (x->role == ROLE_OUTPUT && fresh) {
+                if (k == 0)
+                    cu_check(cuMemAlloc(&s[t], bytes), "cuMemAlloc(output of a placement)");
+                else
+                    s[t] = all[t]; /* one output set per placement */
+            }
+        }
+        for (int t = 0; t < N_TENSORS; t++)
+            if (TENSORS[t].view_of >= 0)
+                s[t] = s[TENSORS[t].view_of];
+    }
+    return all;
+}
+
+static void placement_free(CUdeviceptr *all, long long rotate, bool fresh)
+{
+    for (long long k = 0; k < rotate; k++)
+        for (int t = 0; t < N_TENSORS; t++) {
+            const tensor_info *x = &TENSORS[t];
+            if (x->view_of >= 0)
+                continue;
+            if ((x->role == ROLE_INPUT && (k > 0 || fresh)) ||
+                (x->role == ROLE_OUTPUT && fresh && k == 0))
+                cuMemFree(all[k * N_TENSORS + t]);
+        }
+    free(all);
+}
+
 /* The kernel (and, with a baseline, the baseline after it) for o->rounds rounds. */
 static void time_subjects(subject *k, subject *b, const CUdeviceptr *all, long long rotate,
                           CUstream stream, const options *o, int phase, timing *tk, timing *tb)
 {
     if (!capture_batch(k, all, rotate, o->batch, stream))
         note("timing: CUDA graph capture of the kernel failed; timing direct launches (host work included)\n");
-    timing_start(tk, o, k);
+    if (!k->exec)
+        tk->mode = "direct";
     if (b) {
         if (!capture_batch(b, all, rotate, o->batch, stream))
             note("timing: CUDA graph capture of the baseline failed; timing direct launches\n");
-        timing_start(tb, o, b);
+        if (!b->exec)
+            tb->mode = "direct";
     }
+    long long nk = tk->n, nb = b ? tb->n : 0;
     warm_up(k, b, all, rotate, stream, o);
     for (long long r = 0; r < o->rounds; r++) {
         time_round(k, all, rotate, stream, o, r == 0 ? phase : PH_OTHER, tk);
         if (b)
             time_round(b, all, rotate, stream, o, PH_OTHER, tb);
     }
-    timing_finish(tk);
+    timing_place(tk, nk);
     if (k->exec)
         cuGraphExecDestroy(k->exec);
+    k->exec = NULL;
     if (b) {
-        timing_finish(tb);
+        timing_place(tb, nb);
         if (b->exec)
             cuGraphExecDestroy(b->exec);
+        b->exec = NULL;
     }
 }
 
@@ -990,17 +1085,16 @@ static void json_cupti(void)
 }
 
 /* Per-round medians of a subject, a JSON array (null when not timed). */
-static void json_rounds(const timing *t, bool have)
+static void json_floats(const float *v, int n, bool have)
 {
     if (!have) {
         printf("null");
         return;
     }
     printf("[");
-    int n = t->rounds < 16 ? t->rounds : 16;
     for (int r = 0; r < n; r++) {
         printf("%s", r ? ", " : "");
-        json_num(t->round_med[r], true);
+        json_num(v[r], true);
     }
     printf("]");
 }
@@ -1028,7 +1122,9 @@ static void json_method(const timing *t, bool have)
     else
         printf("null");
     printf(", \"round_medians_ms\": ");
-    json_rounds(t, have);
+    json_floats(t->round_med, t->rounds < 16 ? t->rounds : 16, have);
+    printf(", \"placement_medians_ms\": ");
+    json_floats(t->place_med, t->places, have);
 }
 
 /* Output buffers filled with 0xFF bytes (NaN in every float format): an element the kernel
@@ -1064,9 +1160,10 @@ static void compare_outputs(const CUdeviceptr *ref_slots, const CUdeviceptr *out
 
 int main(int argc, char **argv)
 {
-    options o = {.seed = 1234, .warmup = 10, .iters = 200, .rotate = 0, .batch = 20, .rounds = 0, .warmup_ms = 200,
-                 .atol = -1, .rtol = -1, .check = true, .time = true, .baseline = false,
-                 .trace_path = NULL, .progress = false};
+    options o = {.seed = 1234, .warmup = 10, .iters = 200, .rotate = 0, .placements = 1,
+                 .batch = 20, .rounds = 0, .warmup_ms = 200, .atol = -1, .rtol = -1,
+                 .check = true, .time = true, .baseline = false, .trace_path = NULL,
+                 .progress = false};
     int prc = parse_options(argc, argv, &o);
     if (prc >= 0)
         return prc;
@@ -1212,30 +1309,29 @@ int main(int argc, char **argv)
     unsigned long long trace_bytes = 0;
     if (timed) {
         rotate = o.rotate ? o.rotate : default_rotation(input_bytes);
-        CUdeviceptr *all = xmalloc(sizeof(CUdeviceptr) * N_TENSORS * (size_t)rotate, "slots");
-        for (long long k = 0; k < rotate; k++) {
-            CUdeviceptr *s = all + k * N_TENSORS;
-            memcpy(s, kslots, sizeof(CUdeviceptr) * N_TENSORS);
-            for (int t = 0; k > 0 && t < N_TENSORS; t++) {
-                const tensor_info *x = &TENSORS[t];
-                if (x->role != ROLE_INPUT || x->view_of >= 0)
-                    continue;
-                size_t bytes = dtype_bytes(x->dtype, x->elems);
-                cu_check(cuMemAlloc(&s[t], bytes), "cuMemAlloc(input copy for --rotate)");
-                cu_check(cuMemcpyDtoD(s[t], in0[t], bytes), "cuMemcpyDtoD(input copy)");
-            }
-            for (int t = 0; t < N_TENSORS; t++)
-                if (TENSORS[t].view_of >= 0)
-                    s[t] = s[TENSORS[t].view_of];
-        }
+        long long places = placements_that_fit(o.placements, rotate, input_bytes);
+        /* Placement p: `rotate` input sets; placement 0 reads the checked buffers (copy 0) and
+         * writes the checked outputs, later ones are all fresh allocations, kept until the end
+         * so that each lies elsewhere in memory. */
+        CUdeviceptr **place = xmalloc(sizeof(CUdeviceptr *) * (size_t)places, "placements");
+        for (long long p = 0; p < places; p++)
+            place[p] = placement_alloc(kslots, in0, rotate, p > 0);
         step("time");
         subject ks = {.what = "pt_kernel_launch", .mod = kmod};
         subject bs = {.what = "pt_baseline_launch", .baseline = true};
-        time_subjects(&ks, base_timed ? &bs : NULL, all, rotate, stream, &o, PH_PLAIN, &tp, &tb);
+        timing_start(&tp, &o, places);
+        timing_start(&tb, &o, places);
+        for (long long p = 0; p < places; p++)
+            time_subjects(&ks, base_timed ? &bs : NULL, place[p], rotate, stream, &o, PH_PLAIN,
+                          &tp, &tb);
+        timing_finish(&tp);
+        timing_finish(&tb);
+        CUdeviceptr *all = place[0];
         note("time: median %.4f ms (min %.4f, max %.4f) per launch over %lld rounds of %lld "
-             "replays of %lld launches, %lld input cop%s, %s launches; %.1f TFLOP/s\n",
+             "replays of %lld launches, %lld input cop%s, %lld placement%s, %s launches; "
+             "%.1f TFLOP/s\n",
              tp.med, tp.tmin, tp.tmax, o.rounds, o.replays, o.batch, rotate,
-             rotate == 1 ? "y" : "ies", tp.mode,
+             rotate == 1 ? "y" : "ies", places, places == 1 ? "" : "s", tp.mode,
              tp.med > 0 ? USEFUL_FLOPS / (tp.med * 1e-3) / 1e12 : 0.0);
         if (base_timed)
             note("baseline: median %.4f ms (min %.4f, max %.4f), %s launches; %.1f TFLOP/s; "
@@ -1256,7 +1352,9 @@ int main(int argc, char **argv)
             subject ts = {.what = "pt_kernel_launch_traced", .mod = tmod, .trace = tbuf};
             options once = o;
             once.rounds = 1;
+            timing_start(&tt, &once, 1);
             time_subjects(&ts, NULL, all, rotate, stream, &once, PH_TRACED_TIMED, &tt, NULL);
+            timing_finish(&tt);
             step("trace");
             cu_check(cuMemsetD8(tbuf, 0, (size_t)trace_bytes), "cuMemsetD8(trace buffer)");
             cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(trace buffer)");
@@ -1282,11 +1380,9 @@ int main(int argc, char **argv)
                  trace_bytes, n_ctas, stride, grid, n_roles, cap, o.trace_path, tt.med,
                  tp.med > 0 ? (tt.med - tp.med) / tp.med * 100.0 : 0.0);
         }
-        for (long long k = 1; k < rotate; k++)
-            for (int t = 0; t < N_TENSORS; t++)
-                if (TENSORS[t].role == ROLE_INPUT && TENSORS[t].view_of < 0)
-                    cuMemFree(all[k * N_TENSORS + t]);
-        free(all);
+        for (long long p = 0; p < places; p++)
+            placement_free(place[p], rotate, p > 0);
+        free(place);
     }
     step("done");
     cupti_stop();
