@@ -3,6 +3,7 @@
  *
  * Layout of DIR:
  *   kernel.cu, launch.c          the backend's kernel and host launcher (pt_kernel_launch)
+ *   pt_device.cuh, pt_tile.cuh   the device library kernel.cu includes (codegen/device/)
  *   reference.cu, reference_host.c  the f32 reference (pt_reference_run)
  *   harness.c                    generic driver-API main + a generated table of the graph's tensors
  *   Makefile, README.md
@@ -51,6 +52,7 @@ static void sb_cstr(strbuf *b, const char *s)
 /* The harness's fixed part (codegen/host/: harness.c, pt_harness.h, baseline_cublaslt.c) is
  * compiled into the library and written out verbatim; only graph_table.h is generated. */
 extern const pt_embedded_file pt_embedded_host[];
+extern const pt_embedded_file pt_embedded_device[];
 
 static const char *const host_files[] = {"harness.c", "pt_harness.h", "baseline_cublaslt.c"};
 
@@ -372,7 +374,8 @@ static bool write_in(const char *dir, const char *file, const char *text, pt_err
     return pt_write_file(path, text, err);
 }
 
-const char *const pt_bundle_files[] = {"kernel.cu", "launch.c", "reference.cu", "reference_host.c",
+const char *const pt_bundle_files[] = {"kernel.cu", "pt_device.cuh", "pt_tile.cuh", "launch.c",
+                                       "reference.cu", "reference_host.c",
                                        "harness.c", "pt_harness.h", "graph_table.h",
                                        "baseline_cublaslt.c", "tensors.json", "Makefile", "README.md", NULL};
 
@@ -386,9 +389,18 @@ const char *pt_bundle_file_list(void)
     return list;
 }
 
-/* The harness's fixed files, as compiled into the library. */
+/* The device library kernel.cu includes, and the harness's fixed files, as compiled into the
+ * library. */
 static bool write_host_files(const char *dir, pt_error *err)
 {
+    static const char *const device_files[] = {"pt_device.cuh", "pt_tile.cuh"};
+    for (size_t i = 0; i < sizeof device_files / sizeof device_files[0]; i++) {
+        const char *text = pt_embedded_find(pt_embedded_device, device_files[i]);
+        if (!text)
+            return pt_fail(err, "codegen: %s is missing from this build of the library", device_files[i]);
+        if (!write_in(dir, device_files[i], text, err))
+            return false;
+    }
     for (size_t i = 0; i < sizeof host_files / sizeof host_files[0]; i++) {
         const char *text = pt_embedded_find(pt_embedded_host, host_files[i]);
         if (!text)

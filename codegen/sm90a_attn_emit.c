@@ -67,6 +67,30 @@ static void emit_wgmma(strbuf *sb, const fa_plan *pl)
         sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < dr ? ", " : "",
                   (r % 8 == 7 && r + 1 < dr) ? "\n          " : "");
     sb_puts(sb, "\n        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n}\n\n");
+    /* the two mma sTasks, one call each in the loop body */
+    sb_puts(sb, "// mma.S: S = Q . K^T over the head dim as one wgmma group (committed, not waited for).\n"
+                "__device__ __forceinline__ void mma_s(float (&s)[BN / 2], uint64_t desc_q, uint8_t *k_tile)\n{\n"
+                "    pt::keep_all(s);\n"
+                "    pt::wgmma_fence();\n"
+                "    // descriptors advance by (byte offset >> 4): 64-wide atoms, 32 bytes per k16 step\n"
+                "    const uint64_t dq = pt::opaque(desc_q);\n"
+                "    const uint64_t dk = pt::desc_sw128(k_tile, 16, 1024);\n"
+                "    #pragma unroll\n"
+                "    for (int kk = 0; kk < D / 16; ++kk)\n"
+                "        wgmma_s(s, dq + (((kk / 4) * (BM * 128) + (kk % 4) * 32) >> 4),\n"
+                "                dk + (((kk / 4) * (BN * 128) + (kk % 4) * 32) >> 4), kk > 0);\n"
+                "    pt::wgmma_commit();\n}\n\n"
+                "// mma.O: O += P . V over the key block as one wgmma group. P from registers; V N-major:\n"
+                "// 64-column atoms BN*128 bytes apart, 16 rows per k16 step.\n"
+                "__device__ __forceinline__ void mma_o(float (&o)[D / 2], const uint32_t (&p)[BN / 16][4],\n"
+                "                                      uint8_t *v_tile)\n{\n"
+                "    pt::keep_all(o);\n"
+                "    pt::wgmma_fence();\n"
+                "    const uint64_t dv = pt::desc_sw128(v_tile, BN * 128, 1024);\n"
+                "    #pragma unroll\n"
+                "    for (int kk = 0; kk < BN / 16; ++kk)\n"
+                "        wgmma_o(o, p[kk], dv + ((kk * 16 * 128) >> 4));\n"
+                "    pt::wgmma_commit();\n}\n\n");
 }
 
 static void emit_constants(strbuf *sb, const fa_plan *pl)
@@ -100,8 +124,10 @@ static void emit_constants(strbuf *sb, const fa_plan *pl)
               (long long)pl->off_bar, pl->o_separate ? "4 * WGS" : "1",
               pl->o_separate ? "every consumer warp, after its last S = Q.K^T"
                              : "the storing thread, after the store read O");
+    /* the plain build still "uses" the iteration, so that an i read only by the records is
+     * no unused variable */
     sb_puts(sb, "#ifdef PT_TRACE\n#define PT_REC(...) tracer.rec(__VA_ARGS__)\n#else\n"
-                "#define PT_REC(...) ((void)0)\n#endif\n\n");
+                "#define PT_REC(stask, lane, tile, iter, end) ((void)(iter))\n#endif\n\n");
 }
 
 static void emit_helpers(strbuf *sb, const fa_plan *pl)
@@ -271,17 +297,14 @@ static int slot_of(const step_ctx *c, int offset, int ring)
     return (((first + c->parity + offset) % 2) + 2) % 2;
 }
 
-/* `#pragma unroll` loop of pt::keep over an accumulator array: pins its registers at this point
- * (after a wgmma wait, before a fence) so the compiler moves no register code across. */
-static void emit_keep(strbuf *sb, const char *ind, const char *array, int slot, const char *count)
+/* pt::keep_all of an accumulator array: pins its registers at this point (after a wgmma wait,
+ * before a fence) so the compiler moves no register code across. */
+static void emit_keep(strbuf *sb, const char *ind, const char *array, int slot)
 {
-    char name[16];
     if (slot >= 0)
-        snprintf(name, sizeof name, "%s%d", array, slot);
+        sb_printf(sb, "%spt::keep_all(%s%d);\n", ind, array, slot);
     else
-        snprintf(name, sizeof name, "%s", array);
-    sb_printf(sb, "%s#pragma unroll\n%sfor (int r = 0; r < %s; ++r)\n%s    pt::keep(%s[r]);\n", ind,
-              ind, count, ind, name);
+        sb_printf(sb, "%spt::keep_all(%s);\n", ind, array);
 }
 
 /* The Wait of an mma entry on its K or V stage: the slot's full barrier, and (warpgroup 0) the
@@ -304,17 +327,16 @@ static void emit_release(strbuf *sb, const step_ctx *c, const fa_group *gr, cons
     const fa_plan *pl = c->pl;
     const fa_entry *e = &pl->wg[c->w].e[gr->entry];
     bool is_s = e->kind == FA_E_MMA_S;
-    sb_printf(sb, "%s{   // %s of iteration %s%+d is complete: release its %s stage\n"
-                  "%s    const int i = %s + %d;\n"
-                  "%s    if (i >= 0 && i < n_iter) {\n"
-                  "%s        PT_REC(%d, %d, n_tile, i, 1);\n"
-                  "%s        if (lead)\n"
-                  "%s            pt::mbar_arrive(&empty_%s[(%s + (uint32_t)i) %% STAGES_%s]);\n"
-                  "%s    }\n"
+    char it[64];
+    snprintf(it, sizeof it, "%s + %d", vexpr, gr->step + e->offset);
+    sb_printf(sb, "%sif (%s >= 0 && %s < n_iter) {  // %s of iteration %s is complete: release its %s stage\n"
+                  "%s    PT_REC(%d, %d, n_tile, %s, 1);\n"
+                  "%s    if (lead)\n"
+                  "%s        pt::mbar_arrive(&empty_%s[(%s + (uint32_t)(%s)) %% STAGES_%s]);\n"
                   "%s}\n",
-              ind, pl->sg->tasks[e->stask].id, vexpr, gr->step + e->offset, is_s ? "K" : "V", ind,
-              vexpr, gr->step + e->offset, ind, ind, e->stask, e->lane, ind, ind,
-              is_s ? "k" : "v", is_s ? "kbase" : "vbase", is_s ? "K" : "V", ind, ind);
+              ind, it, it, pl->sg->tasks[e->stask].id, it, is_s ? "K" : "V", ind, e->stask,
+              e->lane, it, ind, ind, is_s ? "k" : "v", is_s ? "kbase" : "vbase", it,
+              is_s ? "K" : "V", ind);
 }
 
 static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
@@ -323,120 +345,43 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
     const char *id = pl->sg->tasks[e->stask].id;
     int ss = slot_of(c, e->offset, pl->s_bufs), ms = slot_of(c, e->offset, pl->m_bufs);
     int ps = slot_of(c, e->offset, pl->p_bufs);
-    sb_printf(sb, "            {   // %s at iteration v%+d\n"
-                  "                const int i = v + %d;\n"
-                  "                (void)i;\n",
-              id, e->offset, e->offset);
+    sb_printf(sb, "            {   const int i = v + %d;  // %s\n", e->offset, id);
     switch (e->kind) {
     case FA_E_MMA_S:
         emit_stage_wait(sb, c, false);
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
-        emit_keep(sb, "                ", "s", ss, "BN / 2");
-        sb_printf(sb, "                pt::wgmma_fence();\n"
-                      "                // descriptors advance by (byte offset >> 4): 64-wide atoms, 32 bytes per k16 step\n"
-                      "                const uint64_t dq = pt::opaque(desc_q);\n"
-                      "                const uint64_t dk = pt::desc_sw128(smem + OFF_K + s * KV_PITCH, 16, 1024);\n"
-                      "                #pragma unroll\n"
-                      "                for (int kk = 0; kk < D / 16; ++kk)\n"
-                      "                    wgmma_s(s%d, dq + (((kk / 4) * (BM * 128) + (kk %% 4) * 32) >> 4),\n"
-                      "                            dk + (((kk / 4) * (BN * 128) + (kk %% 4) * 32) >> 4), kk > 0);\n"
-                      "                pt::wgmma_commit();\n",
-                  ss);
+        sb_printf(sb, "                mma_s(s%d, desc_q, smem + OFF_K + s * KV_PITCH);\n", ss);
         break;
     case FA_E_MMA_O:
         emit_stage_wait(sb, c, true);
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
-        emit_keep(sb, "                ", "o", -1, "D / 2");
-        sb_printf(sb, "                pt::wgmma_fence();\n"
-                      "                // P from registers; V N-major: 64-column atoms BN*128 bytes apart, 16 rows per k16 step\n"
-                      "                const uint64_t dv = pt::desc_sw128(smem + OFF_V + s * KV_PITCH, BN * 128, 1024);\n"
-                      "                #pragma unroll\n"
-                      "                for (int kk = 0; kk < BN / 16; ++kk)\n"
-                      "                    wgmma_o(o, p%d[kk], dv + ((kk * 16 * 128) >> 4));\n"
-                      "                pt::wgmma_commit();\n",
-                  ps);
+        sb_printf(sb, "                mma_o(o, p%d, smem + OFF_V + s * KV_PITCH);\n", ps);
         break;
     case FA_E_MAX:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
-        emit_keep(sb, "                ", "s", ss, "BN / 2");
-        sb_printf(sb, "                const int n0 = i * BN;\n"
-                      "                if (n0 + BN > SEQ || (CAUSAL && n0 + BN - 1 > row_lo)) {\n"
-                      "                    // masked block: keys past the sequence%s score -inf\n"
-                      "                    #pragma unroll\n"
-                      "                    for (int j = 0; j < BN / 8; ++j)\n"
-                      "                        #pragma unroll\n"
-                      "                        for (int h = 0; h < 2; ++h)\n"
-                      "                            #pragma unroll\n"
-                      "                            for (int x = 0; x < 2; ++x) {\n"
-                      "                                const int col = n0 + 8 * j + 2 * (lane %% 4) + x;\n"
-                      "                                if (col >= SEQ || (CAUSAL && col > row0 + 8 * h))\n"
-                      "                                    s%d[4 * j + 2 * h + x] = -INFINITY;\n"
-                      "                            }\n"
-                      "                }\n"
-                      "                #pragma unroll\n"
-                      "                for (int h = 0; h < 2; ++h) {\n"
-                      "                    float mx = -INFINITY;\n"
-                      "                    #pragma unroll\n"
-                      "                    for (int j = 0; j < BN / 8; ++j)\n"
-                      "                        mx = fmaxf(mx, fmaxf(s%d[4 * j + 2 * h], s%d[4 * j + 2 * h + 1]));\n"
-                      "                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));  // the 4 lanes of a row\n"
-                      "                    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
-                      "                    const float m_new = fmaxf(m_run[h], mx * SCALE_LOG2);\n"
-                      "                    // a row with nothing visible yet keeps factor 1 and subtracts 0 (no inf - inf)\n"
-                      "                    al%d[h] = m_new == -INFINITY ? 1.f : pt::exp2_approx(m_run[h] - m_new);\n"
-                      "                    mr%d[h] = m_new == -INFINITY ? 0.f : m_new;\n"
-                      "                    m_run[h] = m_new;\n"
-                      "                }\n"
+        emit_keep(sb, "                ", "s", ss);
+        sb_printf(sb, "                pt::mask_scores<BN, SEQ, CAUSAL>(s%d, i * BN, row_lo, row0, lane);\n"
+                      "                pt::row_max<BN>(s%d, SCALE_LOG2, m_run, al%d, mr%d);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
-                  pl->causal ? " and right of the diagonal" : "", ss, ss, ss, ms, ms, e->stask,
-                  e->lane);
+                  ss, ss, ms, ms, e->stask, e->lane);
         break;
     case FA_E_EXP:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                #pragma unroll\n"
-                      "                for (int j = 0; j < BN / 8; ++j)\n"
-                      "                    #pragma unroll\n"
-                      "                    for (int h = 0; h < 2; ++h)\n"
-                      "                        #pragma unroll\n"
-                      "                        for (int x = 0; x < 2; ++x) {\n"
-                      "                            float &v_ = s%d[4 * j + 2 * h + x];\n"
-                      "                            v_ = pt::exp2_approx(fmaf(v_, SCALE_LOG2, -mr%d[h]));\n"
-                      "                        }\n"
-                      "                // P as %s pairs in the wgmma A-fragment order: the accumulator layout of S\n"
-                      "                // is the A layout of the next wgmma, four registers per k16 step.\n"
-                      "                #pragma unroll\n"
-                      "                for (int kk = 0; kk < BN / 16; ++kk)\n"
-                      "                    #pragma unroll\n"
-                      "                    for (int q = 0; q < 4; ++q)\n"
-                      "                        p%d[kk][q] = pt::pack2<elem_t>(s%d[8 * kk + 2 * q], s%d[8 * kk + 2 * q + 1]);\n"
+                      "                pt::exp_rows<BN, elem_t>(s%d, SCALE_LOG2, mr%d, p%d);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
-                  e->stask, e->lane, ss, ms, pt_dtype_name(pl->in_dt), ps, ss, ss, e->stask,
-                  e->lane);
+                  e->stask, e->lane, ss, ms, ps, e->stask, e->lane);
         break;
     case FA_E_SUM:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                #pragma unroll\n"
-                      "                for (int h = 0; h < 2; ++h) {\n"
-                      "                    float sum = 0.f;  // this thread's part of the row: summed over lanes at the end\n"
-                      "                    #pragma unroll\n"
-                      "                    for (int j = 0; j < BN / 8; ++j)\n"
-                      "                        sum += s%d[4 * j + 2 * h] + s%d[4 * j + 2 * h + 1];\n"
-                      "                    l_run[h] = fmaf(l_run[h], al%d[h], sum);\n"
-                      "                }\n"
+                      "                pt::row_sum<BN>(s%d, al%d, l_run);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
-                  e->stask, e->lane, ss, ss, ms, e->stask, e->lane);
+                  e->stask, e->lane, ss, ms, e->stask, e->lane);
         break;
     case FA_E_RESCALE:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                #pragma unroll\n"
-                      "                for (int j = 0; j < D / 8; ++j)\n"
-                      "                    #pragma unroll\n"
-                      "                    for (int h = 0; h < 2; ++h) {\n"
-                      "                        o[4 * j + 2 * h] *= al%d[h];\n"
-                      "                        o[4 * j + 2 * h + 1] *= al%d[h];\n"
-                      "                    }\n"
+                      "                pt::rescale_rows<D>(o, al%d);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
-                  e->stask, e->lane, ms, ms, e->stask, e->lane);
+                  e->stask, e->lane, ms, e->stask, e->lane);
         break;
     default:
         break;
@@ -461,35 +406,31 @@ static void emit_step(strbuf *sb, const step_ctx *c)
                 const fa_entry *e = &W->e[op->done[d].entry];
                 if (e->kind == FA_E_MMA_S)
                     emit_keep(sb, "            ", "s",
-                              slot_of(c, e->offset + op->done[d].step, pl->s_bufs), "BN / 2");
+                              slot_of(c, e->offset + op->done[d].step, pl->s_bufs));
                 else
-                    emit_keep(sb, "            ", "o", -1, "D / 2");
+                    emit_keep(sb, "            ", "o", -1);
                 emit_release(sb, c, &op->done[d], "            ", "v");
             }
             break;
         case FA_OP_XSYNC: {
             const fa_xwait *x = &pl->xw[op->arg];
             sb_printf(sb, "            // Wait across warpgroups: %s waits for warpgroup %d's %s%s (issue order on the tensor cores)\n"
-                          "            if (v + %d - %d >= 0 && v + %d < n_iter) {\n"
-                          "                pt::named_sync(%d + xs%d %% %d, 256);\n"
-                          "                ++xs%d;\n"
-                          "            }\n",
+                          "            if (v + %d - %d >= 0 && v + %d < n_iter)\n"
+                          "                pt::named_sync(%d + xs%d++ %% %d, 256);\n",
                       pl->sg->tasks[W->e[x->waiter].stask].id, x->wa,
                       pl->sg->tasks[pl->wg[x->wa].e[x->on].stask].id,
                       x->distance ? " of an earlier iteration" : "", W->e[x->waiter].offset,
-                      x->distance, W->e[x->waiter].offset, x->bar_base, op->arg, x->ring, op->arg);
+                      x->distance, W->e[x->waiter].offset, x->bar_base, op->arg, x->ring);
             break;
         }
         case FA_OP_XARRIVE: {
             const fa_xwait *x = &pl->xw[op->arg];
             sb_printf(sb, "            // %s issued: let warpgroup %d's %s go\n"
-                          "            if (v + %d >= 0 && v + %d + %d < n_iter) {\n"
-                          "                pt::named_arrive(%d + xa%d %% %d, 256);\n"
-                          "                ++xa%d;\n"
-                          "            }\n",
+                          "            if (v + %d >= 0 && v + %d + %d < n_iter)\n"
+                          "                pt::named_arrive(%d + xa%d++ %% %d, 256);\n",
                       pl->sg->tasks[W->e[x->on].stask].id, x->wb,
                       pl->sg->tasks[pl->wg[x->wb].e[x->waiter].stask].id, W->e[x->on].offset,
-                      W->e[x->on].offset, x->distance, x->bar_base, op->arg, x->ring, op->arg);
+                      W->e[x->on].offset, x->distance, x->bar_base, op->arg, x->ring);
             break;
         }
         case FA_OP_ENTRY:
@@ -515,7 +456,7 @@ static void emit_copy(strbuf *sb, const fa_plan *pl, int w, const bool *present,
 static void emit_tail(strbuf *sb, const fa_plan *pl, int w, const fa_group *pend, int np)
 {
     sb_puts(sb, "            pt::wgmma_wait<0>();  // loop done: the groups still in flight complete\n");
-    emit_keep(sb, "            ", "o", -1, "D / 2");
+    emit_keep(sb, "            ", "o", -1);
     step_ctx c = {pl, w, 0, NULL, 0};
     for (int k = 0; k < np; k++)
         emit_release(sb, &c, &pend[k], "            ", "v_last");
@@ -747,7 +688,7 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
                   "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
               pl->kernel_name, pt_codegen_comment_safe(pl->g->name, gname, sizeof gname), pl->scale, pl->causal ? ", causal" : "", (long long)pl->S,
               (long long)pl->S, pt_dtype_name(pl->in_dt), pt_dtype_name(pl->out_dt));
-    sm90a_emit_device_header(sb);
+    sm90a_emit_device_header(sb, true);
     sb_puts(sb, "#include <math.h>\n\n");
     emit_constants(sb, pl);
     emit_wgmma(sb, pl);

@@ -22,18 +22,13 @@ bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt
     return true;
 }
 
-void sm90a_emit_device_header(strbuf *sb)
+void sm90a_emit_device_header(strbuf *sb, bool tile)
 {
-    const char *dev = pt_embedded_find(pt_embedded_device, "pt_device.cuh");
-    sb_puts(sb, "// ---- device header (codegen/device/pt_device.cuh) ----\n");
-    /* its include guard is not needed once pasted */
-    const char *body = dev ? strstr(dev, "#pragma once\n") : NULL;
-    if (body) {
-        sb_printf(sb, "%.*s", (int)(body - dev), dev);
-        sb_puts(sb, body + strlen("#pragma once\n"));
-    } else
-        sb_puts(sb, dev ? dev : "#error pt_device.cuh missing\n");
-    sb_puts(sb, "// ---- end of device header ----\n\n");
+    sb_printf(sb, "// The device library, written next to this file by the bundle (codegen/device/):\n"
+                  "// PTX wrappers%s.\n"
+                  "#include \"pt_device.cuh\"\n%s\n",
+              tile ? " and the tile library (softmax row operations)" : "",
+              tile ? "#include \"pt_tile.cuh\"\n" : "");
 }
 
 void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles)

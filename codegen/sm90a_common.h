@@ -12,8 +12,9 @@
 bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                         pt_error *err);
 
-/* codegen/device/pt_device.cuh, inlined so that kernel.cu stands alone. */
-void sm90a_emit_device_header(strbuf *sb);
+/* The #include lines of the device library (codegen/device/: pt_device.cuh, and pt_tile.cuh
+ * with `tile`), which the bundle writes next to kernel.cu. */
+void sm90a_emit_device_header(strbuf *sb, bool tile);
 
 /* The end of launch.c's static `launch`: the dynamic shared-memory attribute, then
  * cuLaunchKernel of a 1-D grid with the kernel arguments `args` (C names, e.g. "&ta, &tb"). */

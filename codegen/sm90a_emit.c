@@ -359,7 +359,7 @@ static void emit_kernel(strbuf *sb, const sm90a_plan *pl)
               (long long)pl->M, (long long)pl->N,
               pl->b_kmajor ? "^T (B stored N x K)" : " (B stored K x N)", pt_dtype_name(pl->in_dt),
               pt_dtype_name(pl->out_dt));
-    sm90a_emit_device_header(sb);
+    sm90a_emit_device_header(sb, false);
     emit_constants(sb, pl);
     emit_trace_ids(sb, pl);
     emit_wgmma(sb, pl);

@@ -1,0 +1,118 @@
+// pt_tile.cuh — PipeThreader's tile library for Hopper kernels: the CUDA-core sTasks of a
+// softmax pipeline as one call each, over a warpgroup's 64-row wgmma accumulator tile.
+//
+// Register layout (the wgmma m64nNk16 accumulator, which every function here assumes): a
+// thread holds rows r0 = 16·warp + lane/4 and r0 + 8 of its warpgroup's 64; for each 8-column
+// block j it holds columns 8j + 2·(lane%4) + {0, 1}, element [4j + 2h + x] being row r0 + 8h,
+// column 8j + 2·(lane%4) + x. A row is spread over the 4 lanes of a quad, so row reductions
+// finish with two butterfly shuffles. Scores arrive unscaled; the running max m and the
+// subtracted max are kept in log2 units (score · scale · log2 e), so exp is one exp2.
+//
+// Generated kernels include this after pt_device.cuh and call one function per sTask; an AMD
+// backend implements the same names over its own matrix-core layout.
+#pragma once
+
+namespace pt {
+
+// Pins every register of an accumulator array at this point: no register code moves across
+// (used after a wgmma wait and before a fence).
+template <int N> __device__ __forceinline__ void keep_all(float (&a)[N])
+{
+#pragma unroll
+    for (int r = 0; r < N; ++r)
+        keep(a[r]);
+}
+
+// Scores of key block [n0, n0 + N) that no query may see — keys past the sequence and, under
+// the causal mask, keys right of the query row — become -inf. Blocks wholly visible to every
+// row of the warpgroup (rows from row_lo) skip the loop. row0: this thread's first row.
+template <int N, int SEQ, bool CAUSAL>
+__device__ __forceinline__ void mask_scores(float (&s)[N / 2], int n0, int row_lo, int row0, int lane)
+{
+    if (n0 + N > SEQ || (CAUSAL && n0 + N - 1 > row_lo)) {
+#pragma unroll
+        for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int x = 0; x < 2; ++x) {
+                    const int col = n0 + 8 * j + 2 * (lane % 4) + x;
+                    if (col >= SEQ || (CAUSAL && col > row0 + 8 * h))
+                        s[4 * j + 2 * h + x] = -INFINITY;
+                }
+    }
+}
+
+// softmax_max: the running row max over this block. alpha = exp2(m_old - m_new) rescales what
+// was summed so far; m_sub is what exp subtracts. A row with nothing visible yet keeps factor
+// 1 and subtracts 0 (no inf - inf).
+template <int N>
+__device__ __forceinline__ void row_max(const float (&s)[N / 2], float scale_log2, float (&m_run)[2],
+                                        float (&alpha)[2], float (&m_sub)[2])
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int j = 0; j < N / 8; ++j)
+            mx = fmaxf(mx, fmaxf(s[4 * j + 2 * h], s[4 * j + 2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1)); // the 4 lanes of a row
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float m_new = fmaxf(m_run[h], mx * scale_log2);
+        alpha[h] = m_new == -INFINITY ? 1.f : exp2_approx(m_run[h] - m_new);
+        m_sub[h] = m_new == -INFINITY ? 0.f : m_new;
+        m_run[h] = m_new;
+    }
+}
+
+// softmax_exp: p = exp2(s · scale - m_sub) in place, then P as 16-bit pairs in the wgmma
+// A-fragment order — the accumulator layout of S is the A layout of the next wgmma, four
+// registers per k16 step.
+template <int N, typename T>
+__device__ __forceinline__ void exp_rows(float (&s)[N / 2], float scale_log2, const float (&m_sub)[2],
+                                         uint32_t (&p)[N / 16][4])
+{
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int x = 0; x < 2; ++x) {
+                float &v = s[4 * j + 2 * h + x];
+                v = exp2_approx(fmaf(v, scale_log2, -m_sub[h]));
+            }
+#pragma unroll
+    for (int kk = 0; kk < N / 16; ++kk)
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            p[kk][q] = pack2<T>(s[8 * kk + 2 * q], s[8 * kk + 2 * q + 1]);
+}
+
+// softmax_sum: l = l · alpha + this thread's part of the row sum (the quad's parts are added
+// once, at the end of the tile).
+template <int N>
+__device__ __forceinline__ void row_sum(const float (&s)[N / 2], const float (&alpha)[2], float (&l_run)[2])
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float sum = 0.f;
+#pragma unroll
+        for (int j = 0; j < N / 8; ++j)
+            sum += s[4 * j + 2 * h] + s[4 * j + 2 * h + 1];
+        l_run[h] = fmaf(l_run[h], alpha[h], sum);
+    }
+}
+
+// rescale: the output accumulator's rows times alpha (the max moved).
+template <int D> __device__ __forceinline__ void rescale_rows(float (&o)[D / 2], const float (&alpha)[2])
+{
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            o[4 * j + 2 * h] *= alpha[h];
+            o[4 * j + 2 * h + 1] *= alpha[h];
+        }
+}
+
+} // namespace pt
