@@ -69,12 +69,12 @@ static void emit_wgmma(strbuf *sb, const fa_plan *pl)
     sb_puts(sb, "\n        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n}\n\n");
     /* the two mma sTasks, one call each in the loop body */
     sb_puts(sb, "// mma.S: S = Q . K^T over the head dim as one wgmma group (committed, not waited for).\n"
-                "__device__ __forceinline__ void mma_s(float (&s)[BN / 2], uint64_t desc_q, uint8_t *k_tile)\n{\n"
+                "__device__ __forceinline__ void mma_s(float (&s)[BN / 2], uint64_t desc_q, uint8_t *smem, uint32_t stage)\n{\n"
                 "    pt::keep_all(s);\n"
                 "    pt::wgmma_fence();\n"
                 "    // descriptors advance by (byte offset >> 4): 64-wide atoms, 32 bytes per k16 step\n"
                 "    const uint64_t dq = pt::opaque(desc_q);\n"
-                "    const uint64_t dk = pt::desc_sw128(k_tile, 16, 1024);\n"
+                "    const uint64_t dk = pt::desc_sw128(smem + OFF_K + stage * KV_PITCH, 16, 1024);\n"
                 "    #pragma unroll\n"
                 "    for (int kk = 0; kk < D / 16; ++kk)\n"
                 "        wgmma_s(s, dq + (((kk / 4) * (BM * 128) + (kk % 4) * 32) >> 4),\n"
@@ -83,10 +83,10 @@ static void emit_wgmma(strbuf *sb, const fa_plan *pl)
                 "// mma.O: O += P . V over the key block as one wgmma group. P from registers; V N-major:\n"
                 "// 64-column atoms BN*128 bytes apart, 16 rows per k16 step.\n"
                 "__device__ __forceinline__ void mma_o(float (&o)[D / 2], const uint32_t (&p)[BN / 16][4],\n"
-                "                                      uint8_t *v_tile)\n{\n"
+                "                                      uint8_t *smem, uint32_t stage)\n{\n"
                 "    pt::keep_all(o);\n"
                 "    pt::wgmma_fence();\n"
-                "    const uint64_t dv = pt::desc_sw128(v_tile, BN * 128, 1024);\n"
+                "    const uint64_t dv = pt::desc_sw128(smem + OFF_V + stage * KV_PITCH, BN * 128, 1024);\n"
                 "    #pragma unroll\n"
                 "    for (int kk = 0; kk < BN / 16; ++kk)\n"
                 "        wgmma_o(o, p[kk], dv + ((kk * 16 * 128) >> 4));\n"
@@ -327,16 +327,16 @@ static void emit_release(strbuf *sb, const step_ctx *c, const fa_group *gr, cons
     const fa_plan *pl = c->pl;
     const fa_entry *e = &pl->wg[c->w].e[gr->entry];
     bool is_s = e->kind == FA_E_MMA_S;
-    char it[64];
-    snprintf(it, sizeof it, "%s + %d", vexpr, gr->step + e->offset);
-    sb_printf(sb, "%sif (%s >= 0 && %s < n_iter) {  // %s of iteration %s is complete: release its %s stage\n"
-                  "%s    PT_REC(%d, %d, n_tile, %s, 1);\n"
-                  "%s    if (lead)\n"
-                  "%s        pt::mbar_arrive(&empty_%s[(%s + (uint32_t)(%s)) %% STAGES_%s]);\n"
+    sb_printf(sb, "%s{   const int i = %s + %d;  // %s of iteration i is complete: release its %s stage\n"
+                  "%s    if (i >= 0 && i < n_iter) {\n"
+                  "%s        PT_REC(%d, %d, n_tile, i, 1);\n"
+                  "%s        if (lead)\n"
+                  "%s            pt::mbar_arrive(&empty_%s[(%s + (uint32_t)i) %% STAGES_%s]);\n"
+                  "%s    }\n"
                   "%s}\n",
-              ind, it, it, pl->sg->tasks[e->stask].id, it, is_s ? "K" : "V", ind, e->stask,
-              e->lane, it, ind, ind, is_s ? "k" : "v", is_s ? "kbase" : "vbase", it,
-              is_s ? "K" : "V", ind);
+              ind, vexpr, gr->step + e->offset, pl->sg->tasks[e->stask].id, is_s ? "K" : "V", ind,
+              ind, e->stask, e->lane, ind, ind, is_s ? "k" : "v", is_s ? "kbase" : "vbase",
+              is_s ? "K" : "V", ind, ind);
 }
 
 static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
@@ -350,12 +350,12 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
     case FA_E_MMA_S:
         emit_stage_wait(sb, c, false);
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
-        sb_printf(sb, "                mma_s(s%d, desc_q, smem + OFF_K + s * KV_PITCH);\n", ss);
+        sb_printf(sb, "                mma_s(s%d, desc_q, smem, s);\n", ss);
         break;
     case FA_E_MMA_O:
         emit_stage_wait(sb, c, true);
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
-        sb_printf(sb, "                mma_o(o, p%d, smem + OFF_V + s * KV_PITCH);\n", ps);
+        sb_printf(sb, "                mma_o(o, p%d, smem, s);\n", ps);
         break;
     case FA_E_MAX:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
