@@ -283,27 +283,28 @@ static const char *binary_fmt(pt_op_kind k)
     }
 }
 
-/* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
- * element. Matmul and the reductions loop over the axes they sum. */
-static bool gen_per_element(const gen *G, int oi, pt_error *err)
+/* The axes of a per-element kernel: `used` (all false on entry) gets the axes whose coordinates
+ * the body reads, decomposed from the element index; `loops` gets the axes it sums over, which
+ * only matmul and reduce_* may have. False (with the reason) for a graph the kernel cannot
+ * compute. */
+static bool per_element_axes(const gen *G, const pt_op *op, bool *used, int *loops, int *n_loops,
+                             pt_error *err)
 {
     const pt_graph *g = G->g;
-    const pt_op *op = &g->ops[oi];
     const pt_tensor *out = &g->tensors[op->out];
-    bool used[PT_MAX_AXES] = {false};
     bool in_out[PT_MAX_AXES] = {false};
     for (int i = 0; i < out->rank; i++)
         in_out[out->axes[i]] = true;
     for (int k = 0; k < op->n_in; k++)
         mark_tensor_axes(g, op->in[k], used);
     /* Axes summed over: an input's axes that the output lacks (matmul, reduce_*). */
-    int loops[PT_MAX_AXES], n_loops = 0;
+    *n_loops = 0;
     for (int a = 0; a < g->n_axes; a++)
         if (used[a] && !in_out[a])
-            loops[n_loops++] = a;
+            loops[(*n_loops)++] = a;
     bool reduction = op->kind == PT_OP_MATMUL || op->kind == PT_OP_REDUCE_MAX ||
                      op->kind == PT_OP_REDUCE_SUM;
-    if (n_loops && !reduction)
+    if (*n_loops && !reduction)
         return pt_fail(err, "reference: op \"%s\" (%s) reads an axis its output lacks", op->name,
                        pt_op_kind_name(op->kind));
     if (op->kind == PT_OP_EXP_DECAY) {
@@ -320,8 +321,75 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
         used[op->axis] = true;
     if (op->kind == PT_OP_DEQUANTIZE)
         mark_tensor_axes(g, op->in[0], used);
-    for (int l = 0; l < n_loops; l++)
+    for (int l = 0; l < *n_loops; l++)
         used[loops[l]] = false; /* loop variables, not decomposed */
+    return true;
+}
+
+/* Dequantize: the 4-bit value times the scale of its group. */
+static bool gen_dequantize_body(const gen *G, const pt_op *op, const char *ind, pt_error *err)
+{
+    const pt_graph *g = G->g;
+    char a[1400], b[1400];
+    const pt_tensor *q = &g->tensors[op->in[0]];
+    const char *pos[PT_MAX_RANK] = {0};
+    char grp[PT_NAME_MAX + 40];
+    int gp = axis_pos(q, q->group_axis);
+    if (gp < 0 || q->group_size <= 0 || q->scales < 0)
+        return pt_fail(err, "reference: dequantize \"%s\": \"%s\" has no usable group scales",
+                       op->name, q->name);
+    snprintf(grp, sizeof grp, "%s / %lldLL", G->coord[q->group_axis],
+             (long long)q->group_size);
+    pos[gp] = grp;
+    read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+    read_at(G, q->scales, "scales", pos, b, sizeof b);
+    sb_printf(G->b, "%s/* 4-bit value times the scale of its group of %lld along %s */\n",
+              ind, (long long)q->group_size, G->coord[q->group_axis]);
+    sb_printf(G->b, "%sout[i] = %s * %s;\n", ind, a, b);
+    return true;
+}
+
+/* Matmul and reduce_*: the sum (or max) over the loop axes, one nested loop per axis. */
+static void gen_reduction_body(const gen *G, const pt_op *op, const int *loops, int n_loops,
+                               const char *ind)
+{
+    const pt_graph *g = G->g;
+    char a[1400], b[1400], c[1400];
+    sb_printf(G->b, "%sfloat acc = %s;\n", ind,
+              op->kind == PT_OP_REDUCE_MAX ? "-INFINITY" : "0.0f");
+    char deeper[64];
+    snprintf(deeper, sizeof deeper, "%s", ind);
+    for (int l = 0; l < n_loops; l++) {
+        const char *v = G->coord[loops[l]];
+        sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++) /* over %s */\n",
+                  deeper, v, v, (long long)g->axes[loops[l]].extent, v,
+                  pt_codegen_comment_safe(g->axes[loops[l]].name, c, sizeof c));
+        size_t dl = strlen(deeper);
+        if (dl + 4 < sizeof deeper)
+            memcpy(deeper + dl, "    ", 5);
+    }
+    read_at(G, op->in[0], "in0", NULL, a, sizeof a);
+    if (op->kind == PT_OP_MATMUL) {
+        read_at(G, op->in[1], "in1", NULL, b, sizeof b);
+        sb_printf(G->b, "%sacc += %s * %s;\n", deeper, a, b);
+    } else if (op->kind == PT_OP_REDUCE_MAX)
+        sb_printf(G->b, "%sacc = fmaxf(acc, %s);\n", deeper, a);
+    else
+        sb_printf(G->b, "%sacc += %s;\n", deeper, a);
+    sb_printf(G->b, "%sout[i] = acc;\n", ind);
+}
+
+/* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
+ * element. Matmul and the reductions loop over the axes they sum. */
+static bool gen_per_element(const gen *G, int oi, pt_error *err)
+{
+    const pt_graph *g = G->g;
+    const pt_op *op = &g->ops[oi];
+    const pt_tensor *out = &g->tensors[op->out];
+    bool used[PT_MAX_AXES] = {false};
+    int loops[PT_MAX_AXES], n_loops = 0;
+    if (!per_element_axes(G, op, used, loops, &n_loops, err))
+        return false;
 
     char params[1024];
     param_list(G, op, params, sizeof params);
@@ -329,7 +397,7 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
     const char *ind = "        ";
     decompose(G, out->axes, out->rank, used, ind);
 
-    char a[1400], b[1400], c[1400];
+    char a[1400], b[1400];
     switch (op->kind) {
     case PT_OP_FILL:
         float_lit(op->scale, a, sizeof a);
@@ -352,24 +420,10 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
         sb_printf(G->b, "%sconst float a = %s;\n%sconst float b = %s;\n%sout[i] = %s;\n", ind, a,
                   ind, b, ind, binary_fmt(op->kind));
         break;
-    case PT_OP_DEQUANTIZE: {
-        const pt_tensor *q = &g->tensors[op->in[0]];
-        const char *pos[PT_MAX_RANK] = {0};
-        char grp[PT_NAME_MAX + 40];
-        int gp = axis_pos(q, q->group_axis);
-        if (gp < 0 || q->group_size <= 0 || q->scales < 0)
-            return pt_fail(err, "reference: dequantize \"%s\": \"%s\" has no usable group scales",
-                           op->name, q->name);
-        snprintf(grp, sizeof grp, "%s / %lldLL", G->coord[q->group_axis],
-                 (long long)q->group_size);
-        pos[gp] = grp;
-        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
-        read_at(G, q->scales, "scales", pos, b, sizeof b);
-        sb_printf(G->b, "%s/* 4-bit value times the scale of its group of %lld along %s */\n",
-                  ind, (long long)q->group_size, G->coord[q->group_axis]);
-        sb_printf(G->b, "%sout[i] = %s * %s;\n", ind, a, b);
+    case PT_OP_DEQUANTIZE:
+        if (!gen_dequantize_body(G, op, ind, err))
+            return false;
         break;
-    }
     case PT_OP_EXP_DECAY: {
         read_at(G, op->in[0], "in0", NULL, a, sizeof a);
         if (op->n_in == 2)
@@ -396,31 +450,9 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
                   ind, ind, G->coord[op->axis], ind, a, ind);
         break;
     }
-    case PT_OP_MATMUL: case PT_OP_REDUCE_MAX: case PT_OP_REDUCE_SUM: {
-        sb_printf(G->b, "%sfloat acc = %s;\n", ind,
-                  op->kind == PT_OP_REDUCE_MAX ? "-INFINITY" : "0.0f");
-        char deeper[64];
-        snprintf(deeper, sizeof deeper, "%s", ind);
-        for (int l = 0; l < n_loops; l++) {
-            const char *v = G->coord[loops[l]];
-            sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++) /* over %s */\n",
-                      deeper, v, v, (long long)g->axes[loops[l]].extent, v,
-                      pt_codegen_comment_safe(g->axes[loops[l]].name, c, sizeof c));
-            size_t dl = strlen(deeper);
-            if (dl + 4 < sizeof deeper)
-                memcpy(deeper + dl, "    ", 5);
-        }
-        read_at(G, op->in[0], "in0", NULL, a, sizeof a);
-        if (op->kind == PT_OP_MATMUL) {
-            read_at(G, op->in[1], "in1", NULL, b, sizeof b);
-            sb_printf(G->b, "%sacc += %s * %s;\n", deeper, a, b);
-        } else if (op->kind == PT_OP_REDUCE_MAX)
-            sb_printf(G->b, "%sacc = fmaxf(acc, %s);\n", deeper, a);
-        else
-            sb_printf(G->b, "%sacc += %s;\n", deeper, a);
-        sb_printf(G->b, "%sout[i] = acc;\n", ind);
+    case PT_OP_MATMUL: case PT_OP_REDUCE_MAX: case PT_OP_REDUCE_SUM:
+        gen_reduction_body(G, op, loops, n_loops, ind);
         break;
-    }
     default:
         return pt_fail(err, "reference: op \"%s\": kind %s is not handled", op->name,
                        pt_op_kind_name(op->kind));
@@ -703,20 +735,10 @@ static long long work_items(const pt_graph *g, const pt_op *op)
     return n;
 }
 
-bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err)
+/* reference.cu's head: what it is, the includes and the element-type helpers it needs. */
+static void emit_device_head(strbuf *dev, const char *gname, const bool *dtype_used)
 {
-    memset(out, 0, sizeof *out);
-    strbuf dev = {0}, host = {0};
-    gen G = {.g = g, .b = &dev};
-    name_coords(&G);
-    char gname[PT_NAME_MAX + 8], line[1024];
-    pt_codegen_comment_safe(g->name, gname, sizeof gname);
-
-    bool dtype_used[PT_DTYPE_COUNT] = {false};
-    for (int t = 0; t < g->n_tensors; t++)
-        dtype_used[storage_dtype(g, t)] = true;
-
-    sb_printf(&dev,
+    sb_printf(dev,
               "/* reference.cu — generated by PipeThreader: the f32 reference of graph \"%s\".\n"
               " *\n"
               " * One kernel per op (ref_op<i>), one thread per output element (online_softmax: "
@@ -730,9 +752,13 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
               "#include <cuda_fp16.h>\n"
               "#include <math.h>\n\n",
               gname);
-    emit_helpers(&dev, dtype_used);
+    emit_helpers(dev, dtype_used);
+}
 
-    sb_printf(&host,
+/* reference_host.c's head: pt_ref_launch, then the opening of pt_reference_run. */
+static void emit_host_head(strbuf *host, const char *gname)
+{
+    sb_printf(host,
               "/* reference_host.c — generated by PipeThreader: launches the reference kernels of "
               "graph\n"
               " * \"%s\" in op order (CUDA driver API). Slot i is graph tensor i; views use their "
@@ -762,6 +788,57 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
               "{\n"
               "    CUresult rc;\n",
               gname, REF_THREADS, REF_MAX_BLOCKS, REF_MAX_BLOCKS, REF_MAX_BLOCKS, REF_THREADS);
+}
+
+/* pt_reference_run's launch of op oi (`line` describes it): its slots, its n work items
+ * (elements, rows or tiles) and its per_block items per block. */
+static void emit_host_launch(strbuf *host, const pt_graph *g, int oi, const char *line,
+                             long long n, bool tiled, int per_block)
+{
+    const pt_op *op = &g->ops[oi];
+    sb_printf(host, "    { /* %s */\n", line);
+    for (int k = 0; k < op->n_in; k++)
+        sb_printf(host, "        CUdeviceptr in%d = slots[%d];\n", k, base_of(g, op->in[k]));
+    if (op->kind == PT_OP_DEQUANTIZE)
+        sb_printf(host, "        CUdeviceptr scales = slots[%d];\n",
+                  base_of(g, g->tensors[op->in[0]].scales));
+    sb_printf(host, "        CUdeviceptr out = slots[%d];\n", op->out);
+    if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
+        sb_printf(host, "        CUdeviceptr lse = slots[%d];\n", op->lse);
+    sb_printf(host, "        long long n = %lldLL;%s\n", n,
+              tiled ? " /* tiles */" : op->kind == PT_OP_ONLINE_SOFTMAX ? " /* rows */" : "");
+    sb_printf(host, "        void *args[] = {");
+    for (int k = 0; k < op->n_in; k++)
+        sb_printf(host, "&in%d, ", k);
+    if (op->kind == PT_OP_DEQUANTIZE)
+        sb_printf(host, "&scales, ");
+    sb_printf(host, "&out, ");
+    if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
+        sb_printf(host, "&lse, ");
+    sb_printf(host, "&n};\n");
+    sb_printf(host,
+              "        if ((rc = pt_ref_launch(mod, \"ref_op%d\", args, n, %d, stream)) != "
+              "CUDA_SUCCESS)\n"
+              "            return (int)rc;\n"
+              "    }\n",
+              oi, per_block);
+}
+
+bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    strbuf dev = {0}, host = {0};
+    gen G = {.g = g, .b = &dev};
+    name_coords(&G);
+    char gname[PT_NAME_MAX + 8], line[1024];
+    pt_codegen_comment_safe(g->name, gname, sizeof gname);
+
+    bool dtype_used[PT_DTYPE_COUNT] = {false};
+    for (int t = 0; t < g->n_tensors; t++)
+        dtype_used[storage_dtype(g, t)] = true;
+
+    emit_device_head(&dev, gname, dtype_used);
+    emit_host_head(&host, gname);
 
     long long max_blocks = 0;
     for (int oi = 0; oi < g->n_ops; oi++) {
@@ -787,32 +864,7 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
             blocks = REF_MAX_BLOCKS;
         if (blocks > max_blocks)
             max_blocks = blocks;
-        sb_printf(&host, "    { /* %s */\n", line);
-        for (int k = 0; k < op->n_in; k++)
-            sb_printf(&host, "        CUdeviceptr in%d = slots[%d];\n", k, base_of(g, op->in[k]));
-        if (op->kind == PT_OP_DEQUANTIZE)
-            sb_printf(&host, "        CUdeviceptr scales = slots[%d];\n",
-                      base_of(g, g->tensors[op->in[0]].scales));
-        sb_printf(&host, "        CUdeviceptr out = slots[%d];\n", op->out);
-        if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
-            sb_printf(&host, "        CUdeviceptr lse = slots[%d];\n", op->lse);
-        sb_printf(&host, "        long long n = %lldLL;%s\n", n,
-                  tiled ? " /* tiles */" : op->kind == PT_OP_ONLINE_SOFTMAX ? " /* rows */" : "");
-        sb_printf(&host, "        void *args[] = {");
-        for (int k = 0; k < op->n_in; k++)
-            sb_printf(&host, "&in%d, ", k);
-        if (op->kind == PT_OP_DEQUANTIZE)
-            sb_printf(&host, "&scales, ");
-        sb_printf(&host, "&out, ");
-        if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
-            sb_printf(&host, "&lse, ");
-        sb_printf(&host, "&n};\n");
-        sb_printf(&host,
-                  "        if ((rc = pt_ref_launch(mod, \"ref_op%d\", args, n, %d, stream)) != "
-                  "CUDA_SUCCESS)\n"
-                  "            return (int)rc;\n"
-                  "    }\n",
-                  oi, per_block);
+        emit_host_launch(&host, g, oi, line, n, tiled, per_block);
     }
     sb_printf(&host, "    return 0;\n}\n");
 

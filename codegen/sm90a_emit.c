@@ -188,37 +188,11 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
     sb_puts(sb, "        }\n        return;\n    }\n\n");
 }
 
-static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
+/* mma.C of a consumer warpgroup, the head of one k iteration: its Waits on both loads (full
+ * barriers: the TMA bytes have landed), then the wgmma group over BK and its commit. */
+static void emit_consumer_mma(strbuf *sb, const sm90a_plan *pl, const char *C)
 {
-    const char *C = pl->g->tensors[pl->C].name;
-    sb_puts(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
-                "    const int cw = wg - 1;\n");
-    bool same = true;
-    for (int w = 1; w < pl->wgs; w++)
-        same &= pl->regs_consumer[w] == pl->regs_consumer[0];
-    if (same)
-        sb_printf(sb, "    pt::regs_increase<%d>();\n", pl->regs_consumer[0]);
-    else
-        for (int w = 0; w < pl->wgs; w++)
-            sb_printf(sb, "    if (cw == %d) pt::regs_increase<%d>();\n", w, pl->regs_consumer[w]);
     sb_printf(sb,
-              "    const int warp = (threadIdx.x / 32) %% 4, lane = threadIdx.x %% 32;\n"
-              "    const bool lead = threadIdx.x %% 128 == 0;  // the warpgroup's issuing thread\n"
-              "#ifdef PT_TRACE\n"
-              "    if (lead)\n"
-              "        tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
-              "#endif\n"
-              "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
-              "    float acc[MREP][BN / 2];\n"
-              "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
-              "        int tm, tn;\n"
-              "        tile_coords(t, tm, tn);\n"
-              "        #pragma unroll\n"
-              "        for (int r = 0; r < MREP; ++r)\n"
-              "            #pragma unroll\n"
-              "            for (int j = 0; j < BN / 2; ++j)\n"
-              "                acc[r][j] = 0.f;\n"
-              "%s"
               "        for (int i = 0; i < K_ITERS; ++i) {\n"
               "            // mma.%s: Waits on load.%s and load.%s (full barriers, TMA bytes landed).\n"
               "            const uint32_t sa = cnt_a %% STAGES_A, sb = cnt_b %% STAGES_B;\n"
@@ -237,7 +211,6 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
               "            pt::wgmma_fence();\n"
               "            #pragma unroll\n"
               "            for (int kk = 0; kk < BK / 16; ++kk) {\n",
-              pl->mma_in_flight ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "",
               C, pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name);
     if (pl->b_kmajor)
         sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * SLOT_B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
@@ -252,6 +225,12 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                 "                }\n"
                 "            }\n"
                 "            pt::wgmma_commit();\n");
+}
+
+/* The end of a k iteration: wait for the wgmma group, then hand the stages it read back to the
+ * producer (empty barriers), with one group kept in flight or right away. */
+static void emit_consumer_release(strbuf *sb, const sm90a_plan *pl)
+{
     if (pl->mma_in_flight) {
         sb_puts(sb, "            // Keep one wgmma group in flight: when it returns, the previous iteration's\n"
                     "            // stages have been read and are handed back to the producer (empty barriers).\n"
@@ -298,6 +277,12 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                     "            ++cnt_b;\n"
                     "        }\n");
     }
+}
+
+/* convert.C: the f32 accumulators to the output dtype in the 128B-swizzled staging tile, then
+ * the arrive on c_full that the store Waits on. */
+static void emit_consumer_convert(strbuf *sb, const sm90a_plan *pl, const char *C)
+{
     sb_printf(sb, "        // convert.%s: f32 accumulators -> %s into the 128B-swizzled staging tile, in\n"
                   "        // boxes of C_CHUNK_COLS columns. Wait until the previous store has read it.\n"
                   "        if (n_tile > 0)\n"
@@ -328,20 +313,64 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
                 "        PT_REC(ST_CVT[cw], LANE_CVT[cw], n_tile, 0, 1);\n"
                 "        if (lead)\n"
                 "            pt::mbar_arrive(c_full);\n");
-    if (!pl->store_by_producer) {
-        sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n"
-                      "            // store.%s sits on this warpgroup's TMA lane.\n"
-                      "            pt::mbar_wait(c_full, n_tile & 1);\n"
-                      "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 0);\n"
-                      "            for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
-                      "                pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
-                      "            pt::tma_store_commit();\n"
-                      "            pt::tma_store_wait_read();\n"
-                      "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);\n"
-                      "            pt::mbar_arrive(c_empty);\n"
-                      "        }\n",
-                  pl->store_wg, C);
-    }
+}
+
+/* store.C when it sits on a consumer warpgroup's TMA lane (pl->store_wg), not the producer's. */
+static void emit_consumer_store(strbuf *sb, const sm90a_plan *pl, const char *C)
+{
+    sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n"
+                  "            // store.%s sits on this warpgroup's TMA lane.\n"
+                  "            pt::mbar_wait(c_full, n_tile & 1);\n"
+                  "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 0);\n"
+                  "            for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
+                  "                pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
+                  "            pt::tma_store_commit();\n"
+                  "            pt::tma_store_wait_read();\n"
+                  "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);\n"
+                  "            pt::mbar_arrive(c_empty);\n"
+                  "        }\n",
+              pl->store_wg, C);
+}
+
+/* The consumer roles: the tile loop of each consumer warpgroup, its k loop (mma, release),
+ * then convert and, where the sProgram puts it there, the store. */
+static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
+{
+    const char *C = pl->g->tensors[pl->C].name;
+    sb_puts(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
+                "    const int cw = wg - 1;\n");
+    bool same = true;
+    for (int w = 1; w < pl->wgs; w++)
+        same &= pl->regs_consumer[w] == pl->regs_consumer[0];
+    if (same)
+        sb_printf(sb, "    pt::regs_increase<%d>();\n", pl->regs_consumer[0]);
+    else
+        for (int w = 0; w < pl->wgs; w++)
+            sb_printf(sb, "    if (cw == %d) pt::regs_increase<%d>();\n", w, pl->regs_consumer[w]);
+    sb_printf(sb,
+              "    const int warp = (threadIdx.x / 32) %% 4, lane = threadIdx.x %% 32;\n"
+              "    const bool lead = threadIdx.x %% 128 == 0;  // the warpgroup's issuing thread\n"
+              "#ifdef PT_TRACE\n"
+              "    if (lead)\n"
+              "        tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
+              "#endif\n"
+              "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
+              "    float acc[MREP][BN / 2];\n"
+              "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+              "        int tm, tn;\n"
+              "        tile_coords(t, tm, tn);\n"
+              "        #pragma unroll\n"
+              "        for (int r = 0; r < MREP; ++r)\n"
+              "            #pragma unroll\n"
+              "            for (int j = 0; j < BN / 2; ++j)\n"
+              "                acc[r][j] = 0.f;\n"
+              "%s",
+              pl->mma_in_flight ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
+    emit_consumer_mma(sb, pl, C);
+    emit_consumer_release(sb, pl);
+    emit_consumer_convert(sb, pl, C);
+    if (!pl->store_by_producer)
+        emit_consumer_store(sb, pl, C);
     sb_puts(sb, "    }\n");
     if (!pl->store_by_producer)
         sb_printf(sb, "    if (cw == %d && lead)\n        pt::tma_store_wait_all();\n",

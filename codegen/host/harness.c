@@ -1158,6 +1158,366 @@ static void compare_outputs(const CUdeviceptr *ref_slots, const CUdeviceptr *out
 
 /* ---- main ---- */
 
+/* The device, the cubins and the buffers that main's steps share. */
+typedef struct {
+    CUdevice dev;
+    CUmodule kmod;               /* kernel.cubin */
+    CUmodule rmod, tmod;         /* reference.cubin (checking), kernel_trace.cubin (--trace), or NULL */
+    CUstream stream;
+    CUdeviceptr in0[N_TENSORS];  /* copy 0 of the inputs (0 for other tensors) */
+    CUdeviceptr kout[N_TENSORS]; /* the kernel's output buffers (0 for other tensors) */
+    CUdeviceptr *kslots;         /* the kernel's slots on copy 0 */
+    size_t input_bytes;
+} run_state;
+
+/* What the run found: the steps fill it, print_result writes it as the JSON line. */
+typedef struct {
+    const char *no_baseline;     /* why there is no baseline (the JSON line says it), or NULL */
+    bool use_baseline;
+    bool correct, baseline_correct;
+    check_result cr, br;         /* the kernel's check, the baseline's */
+    double rel_err;
+    bool timed, traced, base_timed;
+    timing tp, tt, tb;           /* the kernel, its instrumented build, the baseline */
+    long long rotate;
+    unsigned long long trace_bytes;
+} run_result;
+
+/* The device's primary context, the cubins and a stream. */
+static void open_device(const char *argv0, const options *o, run_state *s)
+{
+    /* The cubins sit next to the harness binary. */
+    char dir[4096] = ".", path[4200];
+    const char *slash = strrchr(argv0, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", slash == argv0 ? 1 : (int)(slash - argv0), argv0);
+
+    step("init");
+    cupti_start();
+    CUcontext ctx;
+    char devname[256] = "?";
+    cu_check(cuInit(0), "cuInit");
+    cu_check(cuDeviceGet(&s->dev, 0), "cuDeviceGet");
+    cu_check(cuDeviceGetName(devname, (int)sizeof devname, s->dev), "cuDeviceGetName");
+    /* The primary context: cuCtxCreate changed its signature in CUDA 13. */
+    cu_check(cuDevicePrimaryCtxRetain(&ctx, s->dev), "cuDevicePrimaryCtxRetain");
+    cu_check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    s->rmod = s->tmod = NULL;
+    snprintf(path, sizeof path, "%s/kernel.cubin", dir);
+    cu_check(cuModuleLoad(&s->kmod, path), "cuModuleLoad(kernel.cubin)");
+    if (o->check) {
+        snprintf(path, sizeof path, "%s/reference.cubin", dir);
+        cu_check(cuModuleLoad(&s->rmod, path), "cuModuleLoad(reference.cubin)");
+    }
+    if (o->trace_path) {
+        snprintf(path, sizeof path, "%s/kernel_trace.cubin", dir);
+        cu_check(cuModuleLoad(&s->tmod, path), "cuModuleLoad(kernel_trace.cubin; build it with 'make trace')");
+    }
+    cu_check(cuStreamCreate(&s->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    note("harness: %s, target %s, on %s (grid %lld, block %d, smem %lld)\n", GRAPH_NAME, TARGET,
+         devname, GRID, BLOCK, SMEM);
+}
+
+/* Inputs: seeded random, uploaded once (copy 0); the kernel's output buffers and its slots. */
+static void upload_inputs(const options *o, run_state *s)
+{
+    s->input_bytes = 0;
+    for (int t = 0; t < N_TENSORS; t++) {
+        const tensor_info *x = &TENSORS[t];
+        if (x->view_of >= 0)
+            continue;
+        size_t bytes = dtype_bytes(x->dtype, x->elems);
+        if (x->role == ROLE_INPUT) {
+            void *h = xmalloc(bytes, x->name);
+            fill_random(h, x, t, o->seed);
+            cu_check(cuMemAlloc(&s->in0[t], bytes), "cuMemAlloc(input)");
+            cu_check(cuMemcpyHtoD(s->in0[t], h, bytes), "cuMemcpyHtoD(input)");
+            free(h);
+            s->input_bytes += bytes;
+        } else if (x->role == ROLE_OUTPUT)
+            cu_check(cuMemAlloc(&s->kout[t], bytes), "cuMemAlloc(output)");
+    }
+
+    /* The kernel's slots for input copy k: inputs, its own output buffers, no intermediates
+     * (the contract: only input and output slots are read), views pointing at their base. */
+    s->kslots = xmalloc(sizeof(CUdeviceptr) * N_TENSORS, "slots");
+    for (int t = 0; t < N_TENSORS; t++)
+        s->kslots[t] = TENSORS[t].role == ROLE_INPUT ? s->in0[t] : s->kout[t];
+    for (int t = 0; t < N_TENSORS; t++)
+        if (TENSORS[t].view_of >= 0)
+            s->kslots[t] = s->kslots[TENSORS[t].view_of];
+}
+
+/* With --baseline: the vendor baseline, or why there is none. The baseline chooses its
+ * algorithm on copy 0 of the inputs (it times its candidates). */
+static void start_baseline(const options *o, const run_state *s, run_result *r)
+{
+    static char baseline_why[512];
+    if (o->baseline && BASELINE.kind == BASELINE_NONE)
+        r->no_baseline = BASELINE.why_none;
+    else if (o->baseline && !pt_baseline_init)
+        r->no_baseline = "this harness was built without the vendor baseline: rebuild it with "
+                         "'make BASELINE=1'";
+    r->use_baseline = o->baseline && !r->no_baseline;
+    if (r->use_baseline) {
+        step("baseline");
+        if (pt_baseline_init(&BASELINE, s->kslots, s->stream, baseline_why, sizeof baseline_why) != 0) {
+            r->use_baseline = false;
+            r->no_baseline = baseline_why;
+        } else
+            note("baseline: %s\n", pt_baseline_describe());
+    }
+    if (o->baseline && r->no_baseline)
+        note("baseline: none: %s\n", r->no_baseline);
+}
+
+/* The f32 reference, then the kernel (and the baseline) on the same inputs, every output
+ * element compared. */
+static void check_run(const options *o, run_state *s, run_result *r)
+{
+    step("check");
+    /* Reference: f32 slots for everything an op writes. */
+    CUdeviceptr rslots[N_TENSORS];
+    for (int t = 0; t < N_TENSORS; t++) {
+        const tensor_info *x = &TENSORS[t];
+        rslots[t] = 0;
+        if (x->view_of < 0 && x->role == ROLE_INPUT)
+            rslots[t] = s->in0[t];
+        else if (x->view_of < 0)
+            cu_check(cuMemAlloc(&rslots[t], (size_t)x->elems * 4), "cuMemAlloc(reference)");
+    }
+    for (int t = 0; t < N_TENSORS; t++)
+        if (TENSORS[t].view_of >= 0)
+            rslots[t] = rslots[TENSORS[t].view_of];
+    cu_check((CUresult)pt_reference_run(s->rmod, rslots, s->stream), "pt_reference_run");
+    cu_check(cuStreamSynchronize(s->stream), "cuStreamSynchronize(reference)");
+
+    /* The kernel under test writes into poisoned buffers (0xFF bytes are NaN in every
+     * float format), so an element it never writes cannot pass. */
+    poison_outputs(s->kout);
+    cu_check((CUresult)pt_kernel_launch(s->kmod, s->kslots, s->stream), "pt_kernel_launch");
+    cu_check(cuStreamSynchronize(s->stream), "cuStreamSynchronize(kernel)");
+
+    compare_outputs(rslots, s->kout, o, &r->cr);
+    r->correct = r->cr.mismatches == 0 && r->cr.rel_fail == 0;
+    if (r->use_baseline) {
+        /* The baseline must compute the same function: checked the same way. */
+        note("baseline check:\n");
+        poison_outputs(s->kout);
+        cu_check((CUresult)pt_baseline_launch(s->kslots, s->stream), "pt_baseline_launch");
+        cu_check(cuStreamSynchronize(s->stream), "cuStreamSynchronize(baseline)");
+        compare_outputs(rslots, s->kout, o, &r->br);
+        r->baseline_correct = r->br.mismatches == 0 && r->br.rel_fail == 0;
+    }
+    for (int t = 0; t < N_TENSORS; t++)
+        if (TENSORS[t].view_of < 0 && TENSORS[t].role != ROLE_INPUT)
+            cu_check(cuMemFree(rslots[t]), "cuMemFree(reference)");
+}
+
+/* The instrumented build: timed like the plain one (its overhead), then one launch into a
+ * zeroed buffer, which is what the --trace file receives. False: the file was not written. */
+static bool trace_run(const options *o, const run_state *s, const CUdeviceptr *all, run_result *r)
+{
+    unsigned n_ctas = 0, n_roles = 0, cap = 0, stride = 0, grid = 0;
+    pt_kernel_trace_layout(&n_ctas, &n_roles, &cap, &stride, &grid);
+    r->trace_bytes = trace_buffer_bytes(n_ctas, n_roles, cap);
+    CUdeviceptr tbuf;
+    cu_check(cuMemAlloc(&tbuf, (size_t)r->trace_bytes), "cuMemAlloc(trace buffer)");
+    step("trace-time");
+    subject ts = {.what = "pt_kernel_launch_traced", .mod = s->tmod, .trace = tbuf};
+    options once = *o;
+    once.rounds = 1;
+    timing_start(&r->tt, &once, 1);
+    time_subjects(&ts, NULL, all, r->rotate, s->stream, &once, PH_TRACED_TIMED, &r->tt, NULL);
+    timing_finish(&r->tt);
+    step("trace");
+    cu_check(cuMemsetD8(tbuf, 0, (size_t)r->trace_bytes), "cuMemsetD8(trace buffer)");
+    cu_check(cuStreamSynchronize(s->stream), "cuStreamSynchronize(trace buffer)");
+    cupti_step(PH_TRACE);
+    cu_check((CUresult)pt_kernel_launch_traced(s->tmod, s->kslots, tbuf, s->stream), "pt_kernel_launch_traced");
+    cu_check(cuStreamSynchronize(s->stream), "cuStreamSynchronize(instrumented kernel)");
+    cupti_step(PH_OTHER);
+    unsigned char *host = xmalloc((size_t)r->trace_bytes, "trace buffer");
+    cu_check(cuMemcpyDtoH(host, tbuf, (size_t)r->trace_bytes), "cuMemcpyDtoH(trace buffer)");
+    FILE *f = fopen(o->trace_path, "wb");
+    bool wrote = f && fwrite(host, 1, (size_t)r->trace_bytes, f) == (size_t)r->trace_bytes;
+    if (f && fclose(f) != 0)
+        wrote = false;
+    if (!wrote) {
+        fprintf(stderr, "harness: --trace %s: cannot write the trace buffer: %s\n",
+                o->trace_path, strerror(errno));
+        return false;
+    }
+    free(host);
+    cuMemFree(tbuf);
+    note("trace: %llu bytes (%u sampled CTAs every %u of %u, %u warp roles, %u records "
+         "each) written to %s; instrumented kernel median %.4f ms (%+.1f%%)\n",
+         r->trace_bytes, n_ctas, stride, grid, n_roles, cap, o->trace_path, r->tt.med,
+         r->tp.med > 0 ? (r->tt.med - r->tp.med) / r->tp.med * 100.0 : 0.0);
+    return true;
+}
+
+/* The kernel (and the baseline, interleaved) timed on each placement of the inputs; with
+ * --trace, the instrumented build after them. False: the trace file was not written. */
+static bool time_run(const options *o, const run_state *s, run_result *r)
+{
+    r->rotate = o->rotate ? o->rotate : default_rotation(s->input_bytes);
+    long long places = placements_that_fit(o->placements, r->rotate, s->input_bytes);
+    /* Placement p: `rotate` input sets; placement 0 reads the checked buffers (copy 0) and
+     * writes the checked outputs, later ones are all fresh allocations, kept until the end
+     * so that each lies elsewhere in memory. */
+    CUdeviceptr **place = xmalloc(sizeof(CUdeviceptr *) * (size_t)places, "placements");
+    for (long long p = 0; p < places; p++)
+        place[p] = placement_alloc(s->kslots, s->in0, r->rotate, p > 0);
+    step("time");
+    subject ks = {.what = "pt_kernel_launch", .mod = s->kmod};
+    subject bs = {.what = "pt_baseline_launch", .baseline = true};
+    timing_start(&r->tp, o, places);
+    timing_start(&r->tb, o, places);
+    for (long long p = 0; p < places; p++)
+        time_subjects(&ks, r->base_timed ? &bs : NULL, place[p], r->rotate, s->stream, o, PH_PLAIN,
+                      &r->tp, &r->tb);
+    timing_finish(&r->tp);
+    timing_finish(&r->tb);
+    const timing *tp = &r->tp, *tb = &r->tb;
+    note("time: median %.4f ms (min %.4f, max %.4f) per launch over %lld rounds of %lld "
+         "replays of %lld launches, %lld input cop%s, %lld placement%s, %s launches; "
+         "%.1f TFLOP/s\n",
+         tp->med, tp->tmin, tp->tmax, o->rounds, o->replays, o->batch, r->rotate,
+         r->rotate == 1 ? "y" : "ies", places, places == 1 ? "" : "s", tp->mode,
+         tp->med > 0 ? USEFUL_FLOPS / (tp->med * 1e-3) / 1e12 : 0.0);
+    if (r->base_timed)
+        note("baseline: median %.4f ms (min %.4f, max %.4f), %s launches; %.1f TFLOP/s; "
+             "kernel / baseline speed %.3fx\n",
+             tb->med, tb->tmin, tb->tmax, tb->mode,
+             tb->med > 0 ? USEFUL_FLOPS / (tb->med * 1e-3) / 1e12 : 0.0,
+             tp->med > 0 ? tb->med / tp->med : 0.0);
+
+    if (r->traced && !trace_run(o, s, place[0], r))
+        return false;
+    for (long long p = 0; p < places; p++)
+        placement_free(place[p], r->rotate, p > 0);
+    free(place);
+    return true;
+}
+
+/* "baseline": {...} of the JSON line (null without --baseline). */
+static void json_baseline(const options *o, const run_result *r)
+{
+    printf(", \"baseline\": ");
+    if (!o->baseline) {
+        printf("null");
+        return;
+    }
+    printf("{\"name\": ");
+    if (r->use_baseline)
+        json_str(pt_baseline_describe());
+    else
+        printf("null");
+    printf(", \"why_none\": ");
+    if (r->no_baseline)
+        json_str(r->no_baseline);
+    else
+        printf("null");
+    printf(", \"correct\": %s",
+           r->use_baseline && o->check ? (r->baseline_correct ? "true" : "false") : "null");
+    printf(", \"rel_err\": ");
+    const check_result *br = &r->br;
+    double brel = br->ref2 > 0 ? sqrt(br->err2 / br->ref2) : 0.0;
+    json_num(brel, r->use_baseline && o->check && br->finite && br->ref2 > 0);
+    json_times(&r->tb, r->base_timed);
+    json_method(&r->tb, r->base_timed);
+    /* > 1: the generated kernel is faster */
+    printf(", \"speedup\": ");
+    json_num(r->tp.med > 0 ? r->tb.med / r->tp.med : 0.0, r->base_timed && r->tp.med > 0);
+    printf("}");
+}
+
+/* The result: one JSON line on stdout (README.md lists its fields). */
+static void print_result(const options *o, const run_result *r)
+{
+    const check_result *cr = &r->cr;
+    printf("{\"graph\": ");
+    json_str(GRAPH_NAME);
+    printf(", \"target\": ");
+    json_str(TARGET);
+    printf(", \"kernel\": ");
+    json_str(KERNEL_NAME);
+    printf(", \"correct\": %s", o->check ? (r->correct ? "true" : "false") : "null");
+    printf(", \"mismatches\": ");
+    json_num((double)cr->mismatches, o->check);
+    printf(", \"elements\": ");
+    json_num((double)cr->elements, o->check);
+    printf(", \"max_abs_err\": ");
+    json_num(cr->max_abs, o->check && cr->finite);
+    printf(", \"rel_err\": ");
+    json_num(r->rel_err, o->check && cr->finite);
+    json_times(&r->tp, r->timed);
+    printf(", \"grid\": %lld, \"block\": %d, \"smem\": %lld, \"seed\": %llu", GRID, BLOCK, SMEM,
+           o->seed);
+    printf(", \"rotate\": ");
+    json_num((double)r->rotate, r->timed);
+    printf(", \"iters\": ");
+    json_num((double)o->iters, r->timed);
+    printf(", \"batch\": ");
+    json_num((double)o->batch, r->timed);
+    printf(", \"replays\": ");
+    json_num((double)o->replays, r->timed);
+    printf(", \"rounds\": ");
+    json_num((double)o->rounds, r->timed);
+    json_method(&r->tp, r->timed);
+    json_baseline(o, r);
+    printf(", \"trace_time_ms_median\": ");
+    json_num(r->tt.med, r->traced);
+    printf(", \"trace_time_ms_min\": ");
+    json_num(r->tt.tmin, r->traced);
+    printf(", \"trace_time_ms_max\": ");
+    json_num(r->tt.tmax, r->traced);
+    printf(", \"trace_bytes\": ");
+    json_num((double)r->trace_bytes, r->traced);
+    printf(", \"cupti\": ");
+    json_cupti();
+    const kernel_record *tr = NULL;
+    for (size_t i = 0; i < n_krec && cupti_on; i++)
+        if (krec[i].phase == PH_TRACE)
+            tr = &krec[i];
+    if (tr)
+        printf(", \"trace_kernel_start_ns\": %llu, \"trace_kernel_end_ns\": %llu",
+               (unsigned long long)tr->start, (unsigned long long)tr->end);
+    else
+        printf(", \"trace_kernel_start_ns\": null, \"trace_kernel_end_ns\": null");
+    printf("}\n");
+    fflush(stdout);
+}
+
+/* Everything the run holds, given back (the buffers, the baseline, the stream, the modules and
+ * the context). */
+static void close_run(run_state *s, run_result *r)
+{
+    for (int t = 0; t < N_TENSORS; t++) {
+        if (TENSORS[t].view_of >= 0)
+            continue;
+        if (s->in0[t])
+            cuMemFree(s->in0[t]);
+        if (s->kout[t])
+            cuMemFree(s->kout[t]);
+    }
+    free(s->kslots);
+    free(krec);
+    free(r->tp.ms);
+    free(r->tt.ms);
+    free(r->tb.ms);
+    if (r->use_baseline && pt_baseline_fini)
+        pt_baseline_fini();
+    cuStreamDestroy(s->stream);
+    cuModuleUnload(s->kmod);
+    if (s->rmod)
+        cuModuleUnload(s->rmod);
+    if (s->tmod)
+        cuModuleUnload(s->tmod);
+    cuDevicePrimaryCtxRelease(s->dev);
+}
+
 int main(int argc, char **argv)
 {
     options o = {.seed = 1234, .warmup = 10, .iters = 200, .rotate = 0, .placements = 1,
@@ -1173,319 +1533,31 @@ int main(int argc, char **argv)
                         "(regenerate the bundle with a PipeThreader that instruments kernels)\n");
         return 2;
     }
-    /* Why there is no baseline (the JSON line says it), or NULL while there may be one. */
-    const char *no_baseline = NULL;
-    if (o.baseline && BASELINE.kind == BASELINE_NONE)
-        no_baseline = BASELINE.why_none;
-    else if (o.baseline && !pt_baseline_init)
-        no_baseline = "this harness was built without the vendor baseline: rebuild it with "
-                      "'make BASELINE=1'";
+    static run_state s;
+    run_result r = {.correct = true, .baseline_correct = true, .rotate = 1,
+                    .cr = {0, 0, 0, 0.0, 0.0, 0.0, true}, .br = {0, 0, 0, 0.0, 0.0, 0.0, true},
+                    .tp = {.mode = "direct"}, .tt = {.mode = "direct"}, .tb = {.mode = "direct"}};
 
-    /* The cubins sit next to the harness binary. */
-    char dir[4096] = ".", path[4200];
-    const char *slash = strrchr(argv[0], '/');
-    if (slash)
-        snprintf(dir, sizeof dir, "%.*s", slash == argv[0] ? 1 : (int)(slash - argv[0]), argv[0]);
-
-    step("init");
-    cupti_start();
-    CUdevice dev;
-    CUcontext ctx;
-    char devname[256] = "?";
-    cu_check(cuInit(0), "cuInit");
-    cu_check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-    cu_check(cuDeviceGetName(devname, (int)sizeof devname, dev), "cuDeviceGetName");
-    /* The primary context: cuCtxCreate changed its signature in CUDA 13. */
-    cu_check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    cu_check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-    CUmodule kmod, rmod = NULL, tmod = NULL;
-    snprintf(path, sizeof path, "%s/kernel.cubin", dir);
-    cu_check(cuModuleLoad(&kmod, path), "cuModuleLoad(kernel.cubin)");
-    if (o.check) {
-        snprintf(path, sizeof path, "%s/reference.cubin", dir);
-        cu_check(cuModuleLoad(&rmod, path), "cuModuleLoad(reference.cubin)");
-    }
-    if (o.trace_path) {
-        snprintf(path, sizeof path, "%s/kernel_trace.cubin", dir);
-        cu_check(cuModuleLoad(&tmod, path), "cuModuleLoad(kernel_trace.cubin; build it with 'make trace')");
-    }
-    CUstream stream;
-    cu_check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    note("harness: %s, target %s, on %s (grid %lld, block %d, smem %lld)\n", GRAPH_NAME, TARGET,
-         devname, GRID, BLOCK, SMEM);
-    /* Inputs: seeded random, uploaded once (copy 0). */
-    static CUdeviceptr in0[N_TENSORS], kout[N_TENSORS];
-    size_t input_bytes = 0;
-    for (int t = 0; t < N_TENSORS; t++) {
-        const tensor_info *x = &TENSORS[t];
-        if (x->view_of >= 0)
-            continue;
-        size_t bytes = dtype_bytes(x->dtype, x->elems);
-        if (x->role == ROLE_INPUT) {
-            void *h = xmalloc(bytes, x->name);
-            fill_random(h, x, t, o.seed);
-            cu_check(cuMemAlloc(&in0[t], bytes), "cuMemAlloc(input)");
-            cu_check(cuMemcpyHtoD(in0[t], h, bytes), "cuMemcpyHtoD(input)");
-            free(h);
-            input_bytes += bytes;
-        } else if (x->role == ROLE_OUTPUT)
-            cu_check(cuMemAlloc(&kout[t], bytes), "cuMemAlloc(output)");
-    }
-
-    /* The kernel's slots for input copy k: inputs, its own output buffers, no intermediates
-     * (the contract: only input and output slots are read), views pointing at their base. */
-    long long rotate = 1;
-    CUdeviceptr *kslots = xmalloc(sizeof(CUdeviceptr) * N_TENSORS, "slots");
-    for (int t = 0; t < N_TENSORS; t++)
-        kslots[t] = TENSORS[t].role == ROLE_INPUT ? in0[t] : kout[t];
-    for (int t = 0; t < N_TENSORS; t++)
-        if (TENSORS[t].view_of >= 0)
-            kslots[t] = kslots[TENSORS[t].view_of];
-
-    /* The baseline chooses its algorithm on copy 0 of the inputs (it times its candidates). */
-    static char baseline_why[512];
-    bool use_baseline = o.baseline && !no_baseline;
-    if (use_baseline) {
-        step("baseline");
-        if (pt_baseline_init(&BASELINE, kslots, stream, baseline_why, sizeof baseline_why) != 0) {
-            use_baseline = false;
-            no_baseline = baseline_why;
-        } else
-            note("baseline: %s\n", pt_baseline_describe());
-    }
-    if (o.baseline && no_baseline)
-        note("baseline: none: %s\n", no_baseline);
-
-    bool correct = true, baseline_correct = true;
-    check_result cr = {0, 0, 0, 0.0, 0.0, 0.0, true}, br = cr;
-    if (o.check) {
-        step("check");
-        /* Reference: f32 slots for everything an op writes. */
-        CUdeviceptr rslots[N_TENSORS];
-        for (int t = 0; t < N_TENSORS; t++) {
-            const tensor_info *x = &TENSORS[t];
-            rslots[t] = 0;
-            if (x->view_of < 0 && x->role == ROLE_INPUT)
-                rslots[t] = in0[t];
-            else if (x->view_of < 0)
-                cu_check(cuMemAlloc(&rslots[t], (size_t)x->elems * 4), "cuMemAlloc(reference)");
-        }
-        for (int t = 0; t < N_TENSORS; t++)
-            if (TENSORS[t].view_of >= 0)
-                rslots[t] = rslots[TENSORS[t].view_of];
-        cu_check((CUresult)pt_reference_run(rmod, rslots, stream), "pt_reference_run");
-        cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(reference)");
-
-        /* The kernel under test writes into poisoned buffers (0xFF bytes are NaN in every
-         * float format), so an element it never writes cannot pass. */
-        poison_outputs(kout);
-        cu_check((CUresult)pt_kernel_launch(kmod, kslots, stream), "pt_kernel_launch");
-        cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(kernel)");
-
-        compare_outputs(rslots, kout, &o, &cr);
-        correct = cr.mismatches == 0 && cr.rel_fail == 0;
-        if (use_baseline) {
-            /* The baseline must compute the same function: checked the same way. */
-            note("baseline check:\n");
-            poison_outputs(kout);
-            cu_check((CUresult)pt_baseline_launch(kslots, stream), "pt_baseline_launch");
-            cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(baseline)");
-            compare_outputs(rslots, kout, &o, &br);
-            baseline_correct = br.mismatches == 0 && br.rel_fail == 0;
-        }
-        for (int t = 0; t < N_TENSORS; t++)
-            if (TENSORS[t].view_of < 0 && TENSORS[t].role != ROLE_INPUT)
-                cu_check(cuMemFree(rslots[t]), "cuMemFree(reference)");
-    }
-    double rel_err = cr.ref2 > 0 ? sqrt(cr.err2 / cr.ref2) : (cr.err2 > 0 ? INFINITY : 0.0);
+    open_device(argv[0], &o, &s);
+    upload_inputs(&o, &s);
+    start_baseline(&o, &s, &r);
+    if (o.check)
+        check_run(&o, &s, &r);
+    const check_result *cr = &r.cr;
+    r.rel_err = cr->ref2 > 0 ? sqrt(cr->err2 / cr->ref2) : (cr->err2 > 0 ? INFINITY : 0.0);
     if (o.check)
         note("check: %s: %lld mismatches in %lld elements, max abs err %.3g, rel err %.3g\n",
-             correct ? "correct" : "WRONG", cr.mismatches, cr.elements,
-             cr.finite ? cr.max_abs : INFINITY, cr.finite ? rel_err : INFINITY);
+             r.correct ? "correct" : "WRONG", cr->mismatches, cr->elements,
+             cr->finite ? cr->max_abs : INFINITY, cr->finite ? r.rel_err : INFINITY);
 
-    timing tp = {.mode = "direct"}, tt = {.mode = "direct"}, tb = {.mode = "direct"};
-    bool timed = o.time && correct, traced = timed && o.trace_path;
-    bool base_timed = timed && use_baseline && baseline_correct;
-    unsigned long long trace_bytes = 0;
-    if (timed) {
-        rotate = o.rotate ? o.rotate : default_rotation(input_bytes);
-        long long places = placements_that_fit(o.placements, rotate, input_bytes);
-        /* Placement p: `rotate` input sets; placement 0 reads the checked buffers (copy 0) and
-         * writes the checked outputs, later ones are all fresh allocations, kept until the end
-         * so that each lies elsewhere in memory. */
-        CUdeviceptr **place = xmalloc(sizeof(CUdeviceptr *) * (size_t)places, "placements");
-        for (long long p = 0; p < places; p++)
-            place[p] = placement_alloc(kslots, in0, rotate, p > 0);
-        step("time");
-        subject ks = {.what = "pt_kernel_launch", .mod = kmod};
-        subject bs = {.what = "pt_baseline_launch", .baseline = true};
-        timing_start(&tp, &o, places);
-        timing_start(&tb, &o, places);
-        for (long long p = 0; p < places; p++)
-            time_subjects(&ks, base_timed ? &bs : NULL, place[p], rotate, stream, &o, PH_PLAIN,
-                          &tp, &tb);
-        timing_finish(&tp);
-        timing_finish(&tb);
-        CUdeviceptr *all = place[0];
-        note("time: median %.4f ms (min %.4f, max %.4f) per launch over %lld rounds of %lld "
-             "replays of %lld launches, %lld input cop%s, %lld placement%s, %s launches; "
-             "%.1f TFLOP/s\n",
-             tp.med, tp.tmin, tp.tmax, o.rounds, o.replays, o.batch, rotate,
-             rotate == 1 ? "y" : "ies", places, places == 1 ? "" : "s", tp.mode,
-             tp.med > 0 ? USEFUL_FLOPS / (tp.med * 1e-3) / 1e12 : 0.0);
-        if (base_timed)
-            note("baseline: median %.4f ms (min %.4f, max %.4f), %s launches; %.1f TFLOP/s; "
-                 "kernel / baseline speed %.3fx\n",
-                 tb.med, tb.tmin, tb.tmax, tb.mode,
-                 tb.med > 0 ? USEFUL_FLOPS / (tb.med * 1e-3) / 1e12 : 0.0,
-                 tp.med > 0 ? tb.med / tp.med : 0.0);
-
-        if (traced) {
-            /* The instrumented build: timed like the plain one (its overhead), then one
-             * launch into a zeroed buffer, which is what FILE receives. */
-            unsigned n_ctas = 0, n_roles = 0, cap = 0, stride = 0, grid = 0;
-            pt_kernel_trace_layout(&n_ctas, &n_roles, &cap, &stride, &grid);
-            trace_bytes = trace_buffer_bytes(n_ctas, n_roles, cap);
-            CUdeviceptr tbuf;
-            cu_check(cuMemAlloc(&tbuf, (size_t)trace_bytes), "cuMemAlloc(trace buffer)");
-            step("trace-time");
-            subject ts = {.what = "pt_kernel_launch_traced", .mod = tmod, .trace = tbuf};
-            options once = o;
-            once.rounds = 1;
-            timing_start(&tt, &once, 1);
-            time_subjects(&ts, NULL, all, rotate, stream, &once, PH_TRACED_TIMED, &tt, NULL);
-            timing_finish(&tt);
-            step("trace");
-            cu_check(cuMemsetD8(tbuf, 0, (size_t)trace_bytes), "cuMemsetD8(trace buffer)");
-            cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(trace buffer)");
-            cupti_step(PH_TRACE);
-            cu_check((CUresult)pt_kernel_launch_traced(tmod, kslots, tbuf, stream), "pt_kernel_launch_traced");
-            cu_check(cuStreamSynchronize(stream), "cuStreamSynchronize(instrumented kernel)");
-            cupti_step(PH_OTHER);
-            unsigned char *host = xmalloc((size_t)trace_bytes, "trace buffer");
-            cu_check(cuMemcpyDtoH(host, tbuf, (size_t)trace_bytes), "cuMemcpyDtoH(trace buffer)");
-            FILE *f = fopen(o.trace_path, "wb");
-            bool wrote = f && fwrite(host, 1, (size_t)trace_bytes, f) == (size_t)trace_bytes;
-            if (f && fclose(f) != 0)
-                wrote = false;
-            if (!wrote) {
-                fprintf(stderr, "harness: --trace %s: cannot write the trace buffer: %s\n",
-                        o.trace_path, strerror(errno));
-                return 1;
-            }
-            free(host);
-            cuMemFree(tbuf);
-            note("trace: %llu bytes (%u sampled CTAs every %u of %u, %u warp roles, %u records "
-                 "each) written to %s; instrumented kernel median %.4f ms (%+.1f%%)\n",
-                 trace_bytes, n_ctas, stride, grid, n_roles, cap, o.trace_path, tt.med,
-                 tp.med > 0 ? (tt.med - tp.med) / tp.med * 100.0 : 0.0);
-        }
-        for (long long p = 0; p < places; p++)
-            placement_free(place[p], rotate, p > 0);
-        free(place);
-    }
+    r.timed = o.time && r.correct;
+    r.traced = r.timed && o.trace_path;
+    r.base_timed = r.timed && r.use_baseline && r.baseline_correct;
+    if (r.timed && !time_run(&o, &s, &r))
+        return 1;
     step("done");
     cupti_stop();
-
-    /* The result: one JSON line. */
-    printf("{\"graph\": ");
-    json_str(GRAPH_NAME);
-    printf(", \"target\": ");
-    json_str(TARGET);
-    printf(", \"kernel\": ");
-    json_str(KERNEL_NAME);
-    printf(", \"correct\": %s", o.check ? (correct ? "true" : "false") : "null");
-    printf(", \"mismatches\": ");
-    json_num((double)cr.mismatches, o.check);
-    printf(", \"elements\": ");
-    json_num((double)cr.elements, o.check);
-    printf(", \"max_abs_err\": ");
-    json_num(cr.max_abs, o.check && cr.finite);
-    printf(", \"rel_err\": ");
-    json_num(rel_err, o.check && cr.finite);
-    json_times(&tp, timed);
-    printf(", \"grid\": %lld, \"block\": %d, \"smem\": %lld, \"seed\": %llu", GRID, BLOCK, SMEM,
-           o.seed);
-    printf(", \"rotate\": ");
-    json_num((double)rotate, timed);
-    printf(", \"iters\": ");
-    json_num((double)o.iters, timed);
-    printf(", \"batch\": ");
-    json_num((double)o.batch, timed);
-    printf(", \"replays\": ");
-    json_num((double)o.replays, timed);
-    printf(", \"rounds\": ");
-    json_num((double)o.rounds, timed);
-    json_method(&tp, timed);
-    printf(", \"baseline\": ");
-    if (!o.baseline)
-        printf("null");
-    else {
-        printf("{\"name\": ");
-        if (use_baseline)
-            json_str(pt_baseline_describe());
-        else
-            printf("null");
-        printf(", \"why_none\": ");
-        if (no_baseline)
-            json_str(no_baseline);
-        else
-            printf("null");
-        printf(", \"correct\": %s", use_baseline && o.check ? (baseline_correct ? "true" : "false") : "null");
-        printf(", \"rel_err\": ");
-        double brel = br.ref2 > 0 ? sqrt(br.err2 / br.ref2) : 0.0;
-        json_num(brel, use_baseline && o.check && br.finite && br.ref2 > 0);
-        json_times(&tb, base_timed);
-        json_method(&tb, base_timed);
-        /* > 1: the generated kernel is faster */
-        printf(", \"speedup\": ");
-        json_num(tp.med > 0 ? tb.med / tp.med : 0.0, base_timed && tp.med > 0);
-        printf("}");
-    }
-    printf(", \"trace_time_ms_median\": ");
-    json_num(tt.med, traced);
-    printf(", \"trace_time_ms_min\": ");
-    json_num(tt.tmin, traced);
-    printf(", \"trace_time_ms_max\": ");
-    json_num(tt.tmax, traced);
-    printf(", \"trace_bytes\": ");
-    json_num((double)trace_bytes, traced);
-    printf(", \"cupti\": ");
-    json_cupti();
-    const kernel_record *tr = NULL;
-    for (size_t i = 0; i < n_krec && cupti_on; i++)
-        if (krec[i].phase == PH_TRACE)
-            tr = &krec[i];
-    if (tr)
-        printf(", \"trace_kernel_start_ns\": %llu, \"trace_kernel_end_ns\": %llu",
-               (unsigned long long)tr->start, (unsigned long long)tr->end);
-    else
-        printf(", \"trace_kernel_start_ns\": null, \"trace_kernel_end_ns\": null");
-    printf("}\n");
-    fflush(stdout);
-
-    for (int t = 0; t < N_TENSORS; t++) {
-        if (TENSORS[t].view_of >= 0)
-            continue;
-        if (in0[t])
-            cuMemFree(in0[t]);
-        if (kout[t])
-            cuMemFree(kout[t]);
-    }
-    free(kslots);
-    free(krec);
-    free(tp.ms);
-    free(tt.ms);
-    free(tb.ms);
-    if (use_baseline && pt_baseline_fini)
-        pt_baseline_fini();
-    cuStreamDestroy(stream);
-    cuModuleUnload(kmod);
-    if (rmod)
-        cuModuleUnload(rmod);
-    if (tmod)
-        cuModuleUnload(tmod);
-    cuDevicePrimaryCtxRelease(dev);
-    return correct ? 0 : 3;
+    print_result(&o, &r);
+    close_run(&s, &r);
+    return r.correct ? 0 : 3;
 }
-
