@@ -556,10 +556,11 @@ static void emit_loop(strbuf *sb, const fa_plan *pl, int w)
     }
 }
 
+static void emit_consumer_epilogue(strbuf *sb, const fa_plan *pl, int w);
+
 static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
 {
     const fa_wg_program *W = &pl->wg[w];
-    const char *O = pl->g->tensors[pl->O].name;
     char role[PT_LANE_NAME_MAX];
     sb_printf(sb, "    if (cw == %d) {\n"
                   "        // Consumer role %s: one loop step runs, in this order:", w,
@@ -617,6 +618,15 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
     if (w == 0)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", pl->st_load_q, pl->lane_load);
     emit_loop(sb, pl, w);
+    emit_consumer_epilogue(sb, pl, w);
+}
+
+/* After a tile's loop: hand Q back, normalize O into the staging tile and (on the store lane)
+ * store it; then the end of the role. */
+static void emit_consumer_epilogue(strbuf *sb, const fa_plan *pl, int w)
+{
+    const fa_wg_program *W = &pl->wg[w];
+    const char *O = pl->g->tensors[pl->O].name;
     sb_puts(sb, "            kbase += n_iter;\n            vbase += n_iter;\n");
     if (pl->o_separate) {
         /* every wgmma group retired inside the loop: this warp's reads of Q are done */

@@ -2,8 +2,8 @@
 # test_sm90a_compile.sh CLI — every variant of variants.txt: the generated kernel compiles for
 # sm_90a with no warnings, ptxas reports no spills and no serialised wgmma, the PTX holds
 # wgmma.mma_async, cp.async.bulk.tensor and mbarrier waits, and the host launcher compiles
-# with -Wall -Wextra -Werror. Attention variants (fa_*) also take P from registers and use
-# ex2.approx. SASS (HGMMA, UTMALDG) is checked by test_sm90a_sass.sh where a
+# with -Wall -Wextra -Werror. Attention variants (fa_*) also take P from registers, use
+# ex2.approx and are at most 1,200 lines. SASS (HGMMA, UTMALDG) is checked by test_sm90a_sass.sh where a
 # cuobjdump able to read CUDA 13 cubins exists. Skips (77) without nvcc.
 set -u
 cli=$1
@@ -41,7 +41,11 @@ while read -r name graph set tile edits; do
         grep -qE "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.(f16|bf16).(f16|bf16)[^;]*\}, \{%r" "$d/kernel.ptx" ||
             { echo "FAIL $name: PTX lacks the register-A (P from registers) wgmma"; fails=$((fails + 1)); }
         grep -qF "ex2.approx" "$d/kernel.ptx" ||
-            { echo "FAIL $name: PTX lacks ex2.approx"; fails=$((fails + 1)); } ;;
+            { echo "FAIL $name: PTX lacks ex2.approx"; fails=$((fails + 1)); }
+        # one call per sTask through the tile library keeps a kernel readable (issue 13)
+        lines=$(wc -l <"$d/kernel.cu")
+        [ "$lines" -le 1200 ] ||
+            { echo "FAIL $name: kernel.cu has $lines lines (at most 1200)"; fails=$((fails + 1)); } ;;
     esac
     if ! gcc -std=c11 -Wall -Wextra -Werror -I"$CUDA_INC" -fsyntax-only "$d/launch.c" 2>"$d/gcc.txt"; then
         echo "FAIL $name: launch.c: $(head -c 800 "$d/gcc.txt")"; fails=$((fails + 1)); continue
