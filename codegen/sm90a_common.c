@@ -40,14 +40,14 @@ void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles)
                   "void pt_kernel_trace_layout(unsigned *n_ctas, unsigned *n_roles, unsigned *cap,\n"
                   "                            unsigned *stride, unsigned *grid)\n{\n"
                   "    *grid = %lldu;\n"
-                  "    *n_ctas = *grid < 8u ? *grid : 8u;\n"
+                  "    *n_ctas = *grid < %uu ? *grid : %uu;\n"
                   "    *stride = *grid / *n_ctas;\n"
                   "    *n_roles = %du;\n"
                   "    *cap = %uu;\n}\n\n"
                   "int pt_kernel_launch_traced(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace,\n"
                   "                            CUstream stream)\n{\n"
                   "    return launch(mod, slots, trace, stream);\n}\n",
-              (long long)grid, n_roles, PT_TRACE_CAP);
+              (long long)grid, PT_TRACE_MAX_CTAS, PT_TRACE_MAX_CTAS, n_roles, PT_TRACE_CAP);
 }
 
 void sm90a_emit_launch_tail(strbuf *sb, const char *args, int64_t smem, int64_t grid, int threads)

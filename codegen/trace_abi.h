@@ -1,6 +1,8 @@
 /* trace_abi.h — the device buffer an instrumented kernel (built with -DPT_TRACE) fills with
- * per-sTask start/end times, shared by the generators (which emit the recording code) and
- * traces/ (which parses the buffer into measured spans).
+ * per-sTask start/end times: the one definition, read by the device header (pt_device.cuh,
+ * whose Tracer writes it), the bundle's harness (which sizes the buffer), the generated
+ * launcher (pt_kernel_trace_layout) and traces/ (which parses it into measured spans). Every
+ * bundle carries a copy, so this file must stay plain C that CUDA C++ also compiles.
  *
  * Layout (little-endian, all offsets in bytes):
  *   pt_trace_header                                   (64 bytes, written by CTA 0)
@@ -53,6 +55,11 @@ typedef struct {
     uint16_t tile;        /* tile number within this CTA (persistent kernels run several) */
     uint16_t iter;        /* loop iteration (0 for prologue/epilogue sTasks) */
 } pt_trace_record;
+
+#ifdef __cplusplus
+static_assert(sizeof(pt_trace_header) == 64 && sizeof(pt_trace_role_header) == 48 &&
+                  sizeof(pt_trace_record) == 16, "trace ABI sizes");
+#endif
 
 static inline uint64_t pt_trace_buffer_bytes(uint32_t n_ctas, uint32_t n_roles, uint32_t cap)
 {

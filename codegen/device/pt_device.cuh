@@ -234,26 +234,11 @@ __device__ __forceinline__ uint32_t sw128_offset(uint32_t row, uint32_t col_byte
 }
 
 // ---- instrumented builds (-DPT_TRACE): per-sTask start/end stamps ----
-// The buffer layout is codegen/trace_abi.h: a header, then per sampled CTA and warp role a
-// role header and `cap` records. Only the role's issuing thread writes its region.
+// The buffer layout is trace_abi.h (codegen/trace_abi.h, written into the bundle): a header,
+// then per sampled CTA and warp role a role header and `cap` records. Only the role's issuing
+// thread writes its region.
 #ifdef PT_TRACE
-struct TraceHeader {
-    uint64_t magic;
-    uint32_t version, n_ctas, n_roles, cap, stride, grid;
-    uint64_t reserved[4];
-};
-struct TraceRoleHeader {
-    uint32_t block, smid, count, dropped;
-    uint64_t gt0, clk0, gt1, clk1;
-};
-struct TraceRecord {
-    uint64_t clk;
-    uint16_t stask;
-    uint8_t lane, is_end;
-    uint16_t tile, iter;
-};
-static_assert(sizeof(TraceHeader) == 64 && sizeof(TraceRoleHeader) == 48 &&
-                  sizeof(TraceRecord) == 16, "trace ABI (codegen/trace_abi.h)");
+#include "trace_abi.h" // the one definition of the layout, shared with the harness and traces/
 
 __device__ __forceinline__ uint64_t globaltimer()
 {
@@ -270,8 +255,8 @@ __device__ __forceinline__ uint32_t sm_id()
 }
 
 struct Tracer {
-    TraceRoleHeader *h = nullptr;
-    TraceRecord *r = nullptr;
+    pt_trace_role_header *h = nullptr;
+    pt_trace_record *r = nullptr;
     uint32_t n = 0, cap = 0;
 
     // Sampled CTAs: n_ctas of them spread over the grid; role 0 = producer, 1 + w = consumer w.
@@ -279,12 +264,12 @@ struct Tracer {
     {
         if (!buf)
             return;
-        const uint32_t n_ctas = gridDim.x < 8 ? gridDim.x : 8;
+        const uint32_t n_ctas = gridDim.x < PT_TRACE_MAX_CTAS ? gridDim.x : PT_TRACE_MAX_CTAS;
         const uint32_t stride = gridDim.x / n_ctas;
         if (blockIdx.x == 0 && role == 0) {
-            TraceHeader *th = reinterpret_cast<TraceHeader *>(buf);
-            th->magic = 0x3145434152545450ull;
-            th->version = 1;
+            pt_trace_header *th = reinterpret_cast<pt_trace_header *>(buf);
+            th->magic = PT_TRACE_MAGIC;
+            th->version = PT_TRACE_VERSION;
             th->n_ctas = n_ctas;
             th->n_roles = n_roles;
             th->cap = cap_;
@@ -293,11 +278,11 @@ struct Tracer {
         }
         if (blockIdx.x % stride || blockIdx.x / stride >= n_ctas)
             return;
-        uint8_t *base = buf + sizeof(TraceHeader) +
+        uint8_t *base = buf + sizeof(pt_trace_header) +
                         ((size_t)(blockIdx.x / stride) * n_roles + role) *
-                            (sizeof(TraceRoleHeader) + (size_t)cap_ * sizeof(TraceRecord));
-        h = reinterpret_cast<TraceRoleHeader *>(base);
-        r = reinterpret_cast<TraceRecord *>(base + sizeof(TraceRoleHeader));
+                            (sizeof(pt_trace_role_header) + (size_t)cap_ * sizeof(pt_trace_record));
+        h = reinterpret_cast<pt_trace_role_header *>(base);
+        r = reinterpret_cast<pt_trace_record *>(base + sizeof(pt_trace_role_header));
         cap = cap_;
         h->block = blockIdx.x;
         h->smid = sm_id();
@@ -310,8 +295,8 @@ struct Tracer {
         if (!h)
             return;
         if (n < cap)
-            r[n] = TraceRecord{(uint64_t)clock64(), (uint16_t)stask, (uint8_t)lane,
-                               (uint8_t)is_end, (uint16_t)tile, (uint16_t)iter};
+            r[n] = pt_trace_record{(uint64_t)clock64(), (uint16_t)stask, (uint8_t)lane,
+                                   (uint8_t)is_end, (uint16_t)tile, (uint16_t)iter};
         ++n;
     }
 

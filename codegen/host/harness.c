@@ -33,6 +33,7 @@ int pt_kernel_launch_traced(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr 
                             CUstream stream) __attribute__((weak));
 
 #include "pt_harness.h"
+#include "trace_abi.h" /* the instrumented kernel's buffer: written next to this file */
 
 /* Host-side input generation and checking run on every core when the harness is built with
  * OpenMP (the Makefile does): a 470M-element weight takes seconds on one. */
@@ -1037,13 +1038,6 @@ static void time_subjects(subject *k, subject *b, const CUdeviceptr *all, long l
     }
 }
 
-/* Size of the trace buffer (codegen/trace_abi.h): a 64-byte header, then per sampled CTA and
- * warp role a 48-byte role header and `cap` 16-byte records. */
-static unsigned long long trace_buffer_bytes(unsigned n_ctas, unsigned n_roles, unsigned cap)
-{
-    return 64ull + (unsigned long long)n_ctas * n_roles * (48ull + 16ull * cap);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -1320,7 +1314,7 @@ static bool trace_run(const options *o, const run_state *s, const CUdeviceptr *a
 {
     unsigned n_ctas = 0, n_roles = 0, cap = 0, stride = 0, grid = 0;
     pt_kernel_trace_layout(&n_ctas, &n_roles, &cap, &stride, &grid);
-    r->trace_bytes = trace_buffer_bytes(n_ctas, n_roles, cap);
+    r->trace_bytes = pt_trace_buffer_bytes(n_ctas, n_roles, cap);
     CUdeviceptr tbuf;
     cu_check(cuMemAlloc(&tbuf, (size_t)r->trace_bytes), "cuMemAlloc(trace buffer)");
     step("trace-time");
