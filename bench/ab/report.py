@@ -28,7 +28,7 @@ def main():
             continue
         o, n = t["old"]["median_ms"] * 1e3, t["new"]["median_ms"] * 1e3
         q = n / o
-        pr = [1 / x for x in placement_ratios(t["old"], t["new"])]  # new time / old time
+        pr = placement_ratios(t["old"], t["new"])  # new time / old time, per placement
         rng = f"{min(pr):.3f}–{max(pr):.3f}" if pr else "—"
         notes = "outside ±2%" if abs(q - 1) > 0.02 else ""
         outside += abs(q - 1) > 0.02
