@@ -32,7 +32,9 @@ typedef struct {
     int64_t tiles;           /* tiles drawn (may be fewer than asked: PT_CTA_MAX_SPANS) */
     pt_span_deps deps;       /* over spans (empty when no base deps were given) */
     int64_t n_critical;
-    int64_t *critical;       /* indices into spans, time order (each tile's path) */
+    int64_t *critical;       /* indices into spans: tile 0's path, then tile 1's, … (one
+                                tile's last step leads to the next tile's first: the EU going
+                                on to its next tile) */
 } pt_cta_run;
 
 /* `tiles` copies of base[0..n_base) (sorted by start), copy t shifted by t * period_ns, sorted

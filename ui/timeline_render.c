@@ -1034,9 +1034,17 @@ static void draw_critical(render_ctx *c)
         double y = sub == 0 ? c->tops[s->lane] : by - 1;
         bool visible = x1 >= PT_TL_LABEL_W - 2 && x0 <= v->width + 2;
         if (!isnan(px) && (visible || (px <= v->width && x0 >= PT_TL_LABEL_W))) {
-            double ex = fmax(px, x0);
-            if (ex > px + 0.5 || fabs(py - (y + 2.5)) > 0.5) {
-                cairo_move_to(cr, fmin(px, x0), py);
+            if (x0 < px - 0.5) {
+                /* it started before the releasing bar ended (an asynchronous lane issued it
+                 * meanwhile): only a drop at its start, between the two bars' sub-rows — an
+                 * elbow out to the earlier bar's end would pass the bar it leads to */
+                if (fabs(py - (y + 2.5)) > 0.5) {
+                    cairo_move_to(cr, x0, py);
+                    cairo_line_to(cr, x0, y + 2.5);
+                }
+            } else if (x0 > px + 0.5 || fabs(py - (y + 2.5)) > 0.5) {
+                double ex = fmax(px, x0);
+                cairo_move_to(cr, px, py);
                 cairo_line_to(cr, ex, py);
                 cairo_line_to(cr, ex, y + 2.5);
             }
