@@ -94,15 +94,34 @@ static const pt_span *group_measured(const pt_tl_model *m, int g, int64_t *n)
 }
 
 /* The predicted spans group g shows: its own (issue 19) or the shared ones. */
-static const pt_span *group_spans(const pt_tl_model *m, int g, int64_t *n)
+static bool own_spans(const pt_tl_model *m, int g)
 {
-    if (g > 0 && g < pt_tl_groups(m) && m->group_spans[g]) {
+    return g > 0 && g < pt_tl_groups(m) && m->group_spans[g];
+}
+
+const pt_span *pt_tl_group_spans(const pt_tl_model *m, int g, int64_t *n)
+{
+    if (own_spans(m, g)) {
         *n = m->group_n_spans[g];
         return m->group_spans[g];
     }
     *n = m->n_spans;
     return m->spans;
 }
+
+const uint8_t *pt_tl_group_subrows(const pt_tl_model *m, int g)
+{
+    return own_spans(m, g) ? m->group_span_subrow[g] : m->span_subrow;
+}
+
+const pt_span_deps *pt_tl_group_deps(const pt_tl_model *m, int g)
+{
+    const pt_span_deps *d = own_spans(m, g) ? m->group_deps[g] : m->deps;
+    int64_t n;
+    pt_tl_group_spans(m, g, &n);
+    return d && d->n_spans == n && d->off ? d : NULL;
+}
+
 
 void pt_tl_extent(const pt_tl_model *m, double *t0, double *t1)
 {
@@ -229,12 +248,21 @@ static int subrows_of(const pt_tl_model *m, int lane)
     return k < 1 ? 1 : k > PT_TL_MAX_SUBROWS ? PT_TL_MAX_SUBROWS : k;
 }
 
+/* The sub-row of span i of group g's spans. */
+static int span_sub_g(const pt_tl_model *m, int g, int64_t i)
+{
+    const uint8_t *sub = pt_tl_group_subrows(m, g);
+    if (!sub)
+        return 0;
+    int64_t n;
+    const pt_span *spans = pt_tl_group_spans(m, g, &n);
+    int k = sub[i], k_max = subrows_of(m, spans[i].lane);
+    return k < k_max ? k : k_max - 1;
+}
+
 static int span_sub(const pt_tl_model *m, int64_t i)
 {
-    if (!m->span_subrow)
-        return 0;
-    int k = m->span_subrow[i], n = subrows_of(m, m->spans[i].lane);
-    return k < n ? k : n - 1;
+    return span_sub_g(m, 0, i);
 }
 
 /* A lane's height before filling: one more bar stacked in it adds 60% of a lane, so stacked
@@ -374,9 +402,10 @@ void pt_tl_span_y(const pt_tl_model *m, const pt_tl_viewport *v, int64_t span, i
 {
     double tops[MAX_ROWS + 1];
     layout(m, v, tops);
-    const pt_span *s = &m->spans[span];
+    int64_t n;
+    const pt_span *s = &pt_tl_group_spans(m, group, &n)[span];
     int row = group * m->n_lanes + s->lane;
-    bar_geom(m, tops, has_overlay(m), row, span_sub(m, span), y, h);
+    bar_geom(m, tops, has_overlay(m), row, span_sub_g(m, group, span), y, h);
 }
 
 void pt_tl_assign_subrows(const pt_span *spans, int64_t n_spans, int n_lanes, uint8_t *out,
@@ -458,8 +487,8 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
     if (row < 0)
         return -1;
     int lane = row % m->n_lanes, g = row / m->n_lanes;
-    if (g > 0 && m->group_spans[g])
-        return -1; /* another sProgram's bars: not hit-tested */
+    int64_t n_spans;
+    const pt_span *spans = pt_tl_group_spans(m, g, &n_spans);
     double ly = y - tops[row], rh = row_bottom(m, tops, row) - tops[row];
     if (ly < 3 || ly > rh - 3)
         return -1;
@@ -476,12 +505,12 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
     double t = pt_tl_x_to_time(v, x) - group_offset(m, g);
     int64_t best = -1;
     double best_d = INFINITY;
-    for (int64_t i = pt_tl_lower_bound(m->spans, m->n_spans, t - tol - max_span(m));
-         i < m->n_spans; i++) {
-        const pt_span *s = &m->spans[i];
+    for (int64_t i = pt_tl_lower_bound(spans, n_spans, t - tol - max_span(m)); i < n_spans;
+         i++) {
+        const pt_span *s = &spans[i];
         if (s->start_ns - tol > t)
             break; /* sorted by start */
-        if (s->lane != lane || (k > 1 && span_sub(m, i) != sub))
+        if (s->lane != lane || (k > 1 && span_sub_g(m, g, i) != sub))
             continue;
         if (t <= s->end_ns + tol) {
             double d = t < s->start_ns ? s->start_ns - t : t > s->end_ns ? t - s->end_ns : 0;
@@ -498,7 +527,9 @@ int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x,
 
 int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y)
 {
-    return pt_tl_hit_group(m, v, x, y, NULL);
+    int g = 0;
+    int64_t hit = pt_tl_hit_group(m, v, x, y, &g);
+    return own_spans(m, g) ? -1 : hit; /* callers index m->spans with it */
 }
 
 void pt_tl_match_rgb(bool dark, double *r, double *g, double *b)
@@ -704,8 +735,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
     const pt_tl_viewport *v = c->v;
     double off = group_offset(m, g), xmax = v->width;
     int64_t ns;
-    const pt_span *spans = group_spans(m, g, &ns);
-    bool own = spans != m->spans; /* another sProgram's spans: sub-row 0, never hovered */
+    const pt_span *spans = pt_tl_group_spans(m, g, &ns);
     int64_t first = pt_tl_lower_bound(spans, ns, v->t0_ns - off - c->lookback);
     for (int64_t i = first; i < ns; i++) {
         const pt_span *s = &spans[i];
@@ -728,7 +758,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
                             ? m->stask_seu[s->stask] : m->lane_seu[s->lane];
         int kind = (int)k >= 0 && k < PT_SEU_COUNT ? (int)k : PT_SEU_COUNT;
         bool selected = v->selected_stask >= 0 && s->stask == v->selected_stask;
-        bool hover = g == 0 && !own && i == v->hover_span;
+        bool hover = g == v->hover_group && i == v->hover_span;
         bool match = v->match && s->stask >= 0 && s->stask < m->n_stasks && v->match[s->stask];
         if (x1 - x0 < PT_TL_MIN_BAR_PX && !selected && !hover && !match) {
             if (r->open && x0 <= r->x1 + PT_TL_MIN_BAR_PX) {
@@ -747,7 +777,7 @@ static void draw_bars(render_ctx *c, int g, merge_run *runs)
         }
         flush_merge(c, r, row);
         double y, h, w = x1 - x0;
-        bar_geom(m, c->tops, c->overlay, row, own ? 0 : span_sub(m, i), &y, &h);
+        bar_geom(m, c->tops, c->overlay, row, span_sub_g(m, g, i), &y, &h);
         if (w < 1)
             w = 1;
         if ((x0 - xi >= 1 || xe - x1 >= 1) && h >= 6) {
@@ -983,7 +1013,10 @@ static void draw_critical(render_ctx *c)
      * elbow — along the releasing bar's lane to the released bar's start, then straight across
      * to its lane — so it reads as the edge it is (pt_critical_path steps only along
      * dependencies and lane order) and never slants over the lanes in between; a lane-order
-     * step released at the previous bar's start (an asynchronous unit) has no link at all. */
+     * step released at the previous bar's start (an asynchronous unit) has no link at all.
+     * The strip and the links sit on the bar's own sub-row (issue 19): on the lane's top they
+     * marked whichever bar was stacked in sub-row 0 there — a load the path never went through —
+     * and the path seemed to jump between bars that are not linked. */
     double px = NAN, py = NAN;
     for (int64_t k = 0; k < m->n_critical; k++) {
         int64_t i = m->critical[k];
@@ -993,12 +1026,25 @@ static void draw_critical(render_ctx *c)
         if (s->lane < 0 || s->lane >= m->n_lanes)
             continue;
         double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
-        double y = c->tops[s->lane];
+        /* sub-row 0: in the 4 px above the bar (the lane's top, as before sub-rows); a bar
+         * stacked lower: over its own top edge, so the strip never lands on another bar */
+        double by, bh;
+        int sub = span_sub(m, i);
+        bar_geom(m, c->tops, c->overlay, s->lane, sub, &by, &bh);
+        double y = sub == 0 ? c->tops[s->lane] : by - 1;
         bool visible = x1 >= PT_TL_LABEL_W - 2 && x0 <= v->width + 2;
         if (!isnan(px) && (visible || (px <= v->width && x0 >= PT_TL_LABEL_W))) {
-            double ex = fmax(px, x0);
-            if (ex > px + 0.5 || fabs(py - (y + 2.5)) > 0.5) {
-                cairo_move_to(cr, fmin(px, x0), py);
+            if (x0 < px - 0.5) {
+                /* it started before the releasing bar ended (an asynchronous lane issued it
+                 * meanwhile): only a drop at its start, between the two bars' sub-rows — an
+                 * elbow out to the earlier bar's end would pass the bar it leads to */
+                if (fabs(py - (y + 2.5)) > 0.5) {
+                    cairo_move_to(cr, x0, py);
+                    cairo_line_to(cr, x0, y + 2.5);
+                }
+            } else if (x0 > px + 0.5 || fabs(py - (y + 2.5)) > 0.5) {
+                double ex = fmax(px, x0);
+                cairo_move_to(cr, px, py);
                 cairo_line_to(cr, ex, py);
                 cairo_line_to(cr, ex, y + 2.5);
             }
@@ -1049,41 +1095,49 @@ static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, int
         c->st.stage_arrows++;
 }
 
-/* The middle of a span's bar in group 0 (arrows end there). */
-static double mid_y(const render_ctx *c, int64_t i)
+/* The middle of bar i of group g's spans (arrows end there). */
+static double mid_y(const render_ctx *c, int g, const pt_span *spans, int64_t i)
 {
     double y, h;
-    if (c->m->spans[i].lane < 0 || c->m->spans[i].lane >= c->m->n_lanes)
+    if (spans[i].lane < 0 || spans[i].lane >= c->m->n_lanes)
         return c->tops[0];
-    bar_geom(c->m, c->tops, c->overlay, c->m->spans[i].lane, span_sub(c->m, i), &y, &h);
+    bar_geom(c->m, c->tops, c->overlay, g * c->m->n_lanes + spans[i].lane, span_sub_g(c->m, g, i),
+             &y, &h);
     return y + h / 2;
 }
 
-/* The selected bar's dependencies: arrows in from what it waited on, out to what waited on it. */
+/* The selected bar's dependencies: arrows in from what it waited on, out to what waited on it,
+ * in the lane group it was clicked in (the compared sProgram and the tiles of the several-CTA
+ * view have their own spans and dependencies). */
 static void draw_arrows(render_ctx *c)
 {
     const pt_tl_model *m = c->m;
     const pt_tl_viewport *v = c->v;
-    const pt_span_deps *d = m->deps;
-    int64_t sel = v->selected_span;
-    if (!d || d->n_spans != m->n_spans || sel < 0 || sel >= m->n_spans ||
-        m->spans[sel].stask != v->selected_stask || m->spans[sel].lane < 0 ||
-        m->spans[sel].lane >= m->n_lanes)
+    int g = v->selected_group > 0 && v->selected_group < pt_tl_groups(m) ? v->selected_group : 0;
+    if (group_collapsed(m, v, g))
         return;
-    const pt_span *s = &m->spans[sel];
+    int64_t n;
+    const pt_span *spans = pt_tl_group_spans(m, g, &n);
+    const pt_span_deps *d = pt_tl_group_deps(m, g);
+    int64_t sel = v->selected_span;
+    if (!d || sel < 0 || sel >= n || spans[sel].stask != v->selected_stask ||
+        spans[sel].lane < 0 || spans[sel].lane >= m->n_lanes)
+        return;
+    const pt_span *s = &spans[sel];
+    double off = group_offset(m, g);
     cairo_set_line_width(c->cr, 1.6);
     cairo_set_source_rgba(c->cr, c->fg.r, c->fg.g, c->fg.b, 0.9);
     for (int64_t e = d->off[sel]; e < d->off[sel + 1]; e++) {
-        const pt_span *u = &m->spans[d->idx[e]];
-        arrow(c, pt_tl_time_to_x(v, u->end_ns), mid_y(c, d->idx[e]),
-              pt_tl_time_to_x(v, s->start_ns), mid_y(c, sel), d->is_wait[e]);
+        const pt_span *u = &spans[d->idx[e]];
+        arrow(c, pt_tl_time_to_x(v, u->end_ns + off), mid_y(c, g, spans, d->idx[e]),
+              pt_tl_time_to_x(v, s->start_ns + off), mid_y(c, g, spans, sel), d->is_wait[e]);
     }
-    for (int64_t j = 0; j < m->n_spans; j++)
+    for (int64_t j = 0; j < n; j++)
         for (int64_t e = d->off[j]; e < d->off[j + 1]; e++)
             if (d->idx[e] == sel) {
-                const pt_span *o = &m->spans[j];
-                arrow(c, pt_tl_time_to_x(v, s->end_ns), mid_y(c, sel),
-                      pt_tl_time_to_x(v, o->start_ns), mid_y(c, j), d->is_wait[e]);
+                const pt_span *o = &spans[j];
+                arrow(c, pt_tl_time_to_x(v, s->end_ns + off), mid_y(c, g, spans, sel),
+                      pt_tl_time_to_x(v, o->start_ns + off), mid_y(c, g, spans, j), d->is_wait[e]);
             }
 }
 

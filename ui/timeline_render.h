@@ -72,10 +72,14 @@ typedef struct {
     const pt_span *group_measured[PT_TL_MAX_GROUPS];
     /* Issue 19 (compare two schedules): group g > 0 may show its own predicted spans
      * (group_spans[g], sorted by start, lanes and sTasks in this model's indices; NULL: the
-     * shared spans) — another sProgram's timeline aligned on the same time axis. Such a
-     * group's bars use sub-row 0 and are not hit-tested (tooltips and arrows stay in group 0). */
+     * shared spans) — another sProgram's timeline aligned on the same time axis, or the tiles
+     * of EUs that run fewer of them (several CTAs). Such a group's bars take their sub-rows from
+     * group_span_subrow[g] (NULL: all 0; lane_subrows covers every group) and their arrows from
+     * group_deps[g] (NULL: none); pt_tl_hit_group answers with indices into group_spans[g]. */
     int64_t group_n_spans[PT_TL_MAX_GROUPS];
     const pt_span *group_spans[PT_TL_MAX_GROUPS];
+    const uint8_t *group_span_subrow[PT_TL_MAX_GROUPS];
+    const pt_span_deps *group_deps[PT_TL_MAX_GROUPS];
     double max_span_ns;      /* longest span and measured span (0: found when drawn) */
     /* The sProgram cannot run as shown (the generator refuses it, it is invalid on this
      * hardware, or it is over a limit): the plot gets a red frame and a "NOT EXECUTABLE"
@@ -115,9 +119,12 @@ typedef struct {
     double width, height;    /* pixels */
     int selected_stask;      /* -1: none; its bars get a thick outline */
     int64_t hover_span;      /* -1: none */
+    int hover_group;         /* the lane group hover_span is in (its index is into that group's
+                                spans when it has its own) */
     bool dark;               /* dark style colours */
     int64_t selected_span;   /* the bar whose arrows are drawn (-1, or not of selected_stask:
                                 none) */
+    int selected_group;      /* the lane group selected_span is in (as hover_group) */
     bool show_critical;      /* draw the critical path */
     bool fill_height;        /* lanes grow (up to PT_TL_MAX_FILL) to use the whole height */
     const uint8_t *match;    /* per sTask (n_stasks entries, may be NULL): a search matched it;
@@ -193,10 +200,17 @@ double pt_tl_row_height(const pt_tl_model *m, const pt_tl_viewport *v, int row);
 int pt_tl_row_at(const pt_tl_model *m, const pt_tl_viewport *v, double y);
 void pt_tl_span_y(const pt_tl_model *m, const pt_tl_viewport *v, int64_t span, int group,
                   double *y, double *h);
+/* The predicted spans group g shows (its own or m->spans), their sub-rows (may be NULL) and
+ * dependencies (may be NULL). */
+const pt_span *pt_tl_group_spans(const pt_tl_model *m, int g, int64_t *n);
+const uint8_t *pt_tl_group_subrows(const pt_tl_model *m, int g);
+const pt_span_deps *pt_tl_group_deps(const pt_tl_model *m, int g);
 /* Number of groups drawn (at least 1) and rows (lanes × groups). */
 int pt_tl_groups(const pt_tl_model *m);
 int pt_tl_rows(const pt_tl_model *m);
-/* The span under (x, y), or -1; *group (may be NULL) gets the lane group it was hit in. */
+/* The span under (x, y), or -1; *group (may be NULL) gets the lane group it was hit in.
+ * pt_tl_hit answers only with indices into m->spans (-1 over a group with its own spans);
+ * pt_tl_hit_group's index is into the hit group's spans (pt_tl_group_spans). */
 int64_t pt_tl_hit(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y);
 int64_t pt_tl_hit_group(const pt_tl_model *m, const pt_tl_viewport *v, double x, double y,
                         int *group);

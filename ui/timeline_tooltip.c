@@ -66,9 +66,13 @@ static double offset_of(const pt_tl_model *m, int g)
     return g > 0 && g < pt_tl_groups(m) ? m->group_offset_ns[g] : 0;
 }
 
+/* hit: an index into the group's spans (a compared sProgram and the several-CTA tiles have
+ * their own, with the same lanes and sTask indices). */
 static void bar_text(buf *b, const pt_tl_model *m, int64_t hit, int group)
 {
-    const pt_span *s = &m->spans[hit];
+    int64_t n;
+    const pt_span *spans = pt_tl_group_spans(m, group, &n);
+    const pt_span *s = &spans[hit];
     bool known = s->stask >= 0 && s->stask < m->n_stasks;
     double off = offset_of(m, group);
     put(b, "<b>");
@@ -85,7 +89,7 @@ static void bar_text(buf *b, const pt_tl_model *m, int64_t hit, int group)
         put(b, "\nmeasured mean %.1f ns", m->stask_measured_ns[s->stask]);
     if (known && m->stask_error_pct && isfinite(m->stask_error_pct[s->stask]))
         put(b, "\nprediction error %+.1f%%", m->stask_error_pct[s->stask]);
-    for (int64_t k = 0; k < m->n_critical; k++)
+    for (int64_t k = 0; spans == m->spans && k < m->n_critical; k++)
         if (m->critical[k] == hit) {
             put(b, "\non the critical path");
             break;
@@ -159,18 +163,19 @@ static void lane_text(buf *b, const pt_tl_model *m, int row)
         put(b, ")");
     }
     put(b, "\n%s", (int)k >= 0 && k < PT_SEU_COUNT ? kinds[k] : "another unit");
-    int64_t bars = 0;
-    for (int64_t i = 0; i < m->n_spans; i++)
-        bars += m->spans[i].lane == lane;
+    int64_t bars = 0, n;
+    const pt_span *spans = pt_tl_group_spans(m, g, &n);
+    for (int64_t i = 0; i < n; i++)
+        bars += spans[i].lane == lane;
     double share[PT_MAX_LANES];
     pt_tl_lane_busy_share(m, share);
     put(b, "\n%lld bar%s; busy %.0f%% of the EU's run (first start to last end)",
         (long long)bars, bars == 1 ? "" : "s", 100 * share[lane]);
 }
 
-static const char *dep_word(const pt_tl_model *m, int64_t e)
+static const char *dep_word(const pt_span_deps *d, int64_t e)
 {
-    int k = m->deps->is_wait[e];
+    int k = d->is_wait[e];
     return k == PT_DEP_STAGE ? "a free ring stage" : k == PT_DEP_WAIT ? "Wait" : "data";
 }
 
@@ -179,48 +184,49 @@ static bool gap_text(buf *b, const pt_tl_model *m, const pt_tl_viewport *v, int 
 {
     int lane = row % m->n_lanes, g = row / m->n_lanes;
     double t = pt_tl_x_to_time(v, x) - offset_of(m, g);
-    int64_t prev = -1, next = -1;
-    for (int64_t i = 0; i < m->n_spans; i++) {
-        const pt_span *s = &m->spans[i];
+    int64_t prev = -1, next = -1, n;
+    const pt_span *spans = pt_tl_group_spans(m, g, &n);
+    for (int64_t i = 0; i < n; i++) {
+        const pt_span *s = &spans[i];
         if (s->lane != lane)
             continue;
-        if (s->end_ns <= t && (prev < 0 || s->end_ns > m->spans[prev].end_ns))
+        if (s->end_ns <= t && (prev < 0 || s->end_ns > spans[prev].end_ns))
             prev = i;
-        if (s->start_ns >= t && (next < 0 || s->start_ns < m->spans[next].start_ns))
+        if (s->start_ns >= t && (next < 0 || s->start_ns < spans[next].start_ns))
             next = i;
         if (s->start_ns < t && s->end_ns > t)
             return false; /* under a bar (a sub-row not hit): not a gap */
     }
     if (prev < 0 || next < 0)
         return false; /* before the lane's first bar or after its last: not waiting */
-    double a = m->spans[prev].end_ns, z = m->spans[next].start_ns, off = offset_of(m, g);
+    double a = spans[prev].end_ns, z = spans[next].start_ns, off = offset_of(m, g);
     put(b, "<b>idle %.1f ns</b> on ", z - a);
     put_text(b, m->lane_names[lane]);
     put(b, "  (%.1f – %.1f ns)\nnext: <b>", a + off, z + off);
-    put_text(b, label_of(m, m->spans[next].stask));
-    put(b, "</b> iteration %lld", (long long)m->spans[next].iter);
-    const pt_span_deps *d = m->deps;
-    if (!d || d->n_spans != m->n_spans || d->off[next] == d->off[next + 1]) {
+    put_text(b, label_of(m, spans[next].stask));
+    put(b, "</b> iteration %lld", (long long)spans[next].iter);
+    const pt_span_deps *d = pt_tl_group_deps(m, g);
+    if (!d || d->off[next] == d->off[next + 1]) {
         put(b, "\nit waited for its lane only (no dependency is known)");
         return true;
     }
     /* The dependency that ended last is what released it (unless the lane itself was later). */
     int64_t last = -1;
     for (int64_t e = d->off[next]; e < d->off[next + 1]; e++)
-        if (last < 0 || m->spans[d->idx[e]].end_ns > m->spans[d->idx[last]].end_ns)
+        if (last < 0 || spans[d->idx[e]].end_ns > spans[d->idx[last]].end_ns)
             last = e;
     put(b, "\nit waited for:");
     int shown = 0;
     for (int64_t e = d->off[next]; e < d->off[next + 1] && shown < 6; e++, shown++) {
-        const pt_span *u = &m->spans[d->idx[e]];
+        const pt_span *u = &spans[d->idx[e]];
         put(b, "\n  %s", e == last ? "• " : "  ");
         put_text(b, label_of(m, u->stask));
-        put(b, " iteration %lld (%s), ended %.1f ns", (long long)u->iter, dep_word(m, e),
+        put(b, " iteration %lld (%s), ended %.1f ns", (long long)u->iter, dep_word(d, e),
             u->end_ns + off);
     }
     if (d->off[next + 1] - d->off[next] > shown)
         put(b, "\n  … %lld more", (long long)(d->off[next + 1] - d->off[next] - shown));
-    double slack = z - m->spans[d->idx[last]].end_ns;
+    double slack = z - spans[d->idx[last]].end_ns;
     if (slack > 1)
         put(b, "\n• ended last, %.1f ns before it started (a barrier hand-off, or its unit or "
                "warp role was still busy)", slack);

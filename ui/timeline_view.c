@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "menu_place.h"
 #include "style.h"
 #include "timeline_tooltip.h"
 
@@ -21,6 +22,7 @@ struct _PtTimelineView {
     double drag_t0, drag_t1; /* DRAG_RANGE: the anchor time; DRAG_OVERVIEW: the view at begin */
     GtkWidget *context_menu; /* GtkPopoverMenu, or NULL */
     uint8_t *subrows;        /* each span's sub-row in its lane (the model points here) */
+    uint8_t *group_subrows[PT_TL_MAX_GROUPS]; /* the same for a group's own spans */
     guint8 *matches;         /* search matches per sTask (vp.match points here), or NULL */
     int n_matches;
 };
@@ -134,9 +136,11 @@ static void on_motion(GtkEventControllerMotion *c, double x, double y, gpointer 
     self->pointer_x = x;
     if (!self->have_model)
         return;
-    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
-    if (hit != self->vp.hover_span) {
+    int g = 0;
+    int64_t hit = pt_tl_hit_group(&self->model, &self->vp, x, y, &g);
+    if (hit != self->vp.hover_span || g != self->vp.hover_group) {
         self->vp.hover_span = hit;
+        self->vp.hover_group = g;
         gtk_widget_queue_draw(GTK_WIDGET(self));
     }
 }
@@ -190,10 +194,18 @@ void pt_timeline_view_click(PtTimelineView *self, double x, double y)
             !pt_timeline_view_get_group_collapsed(self, group));
         return;
     }
-    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
+    int g = 0;
+    int64_t hit = pt_tl_hit_group(&self->model, &self->vp, x, y, &g);
     if (hit >= 0) {
-        self->vp.selected_span = hit; /* this instance's arrows, not another's */
-        g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
+        /* this instance's arrows, not another's, in the group it was clicked in (the compared
+         * sProgram and the several-CTA tiles have spans of their own) */
+        int64_t n;
+        const pt_span *spans = pt_tl_group_spans(&self->model, g, &n);
+        self->vp.selected_span = hit;
+        self->vp.selected_group = g;
+        g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, spans[hit].stask);
+        self->vp.selected_span = hit; /* the window's selection answer keeps this bar */
+        self->vp.selected_group = g;
         gtk_widget_queue_draw(GTK_WIDGET(self));
     } else if (pt_tl_part_at(&self->vp, x, y) == PT_TL_AT_LANES && self->vp.selected_stask >= 0) {
         /* Empty space: as in every timeline tool, a click there clears the selection. */
@@ -214,6 +226,34 @@ gboolean pt_timeline_view_menu_open(PtTimelineView *self)
     return self->context_menu && gtk_widget_get_visible(self->context_menu);
 }
 
+/* Point the menu at (x, y), slid and flipped so that all of it lies inside the window
+ * (menu_place.h): GTK only keeps a popup on the monitor, so near the window's right or bottom
+ * edge the menu hung out of it. */
+static void place_menu(PtTimelineView *self, double x, double y)
+{
+    GtkWidget *menu = self->context_menu, *root = GTK_WIDGET(gtk_widget_get_root(GTK_WIDGET(self)));
+    /* A hidden popover measures 0 x 0: its contents (visible themselves) give the size, plus
+     * room for the popover's frame. */
+    GtkWidget *content = gtk_widget_get_first_child(menu);
+    int mw = 0, mh = 0, ignore = 0;
+    if (content) {
+        gtk_widget_measure(content, GTK_ORIENTATION_HORIZONTAL, -1, &ignore, &mw, NULL, NULL);
+        gtk_widget_measure(content, GTK_ORIENTATION_VERTICAL, mw, &ignore, &mh, NULL, NULL);
+    }
+    mw += 16;
+    mh += 16;
+    double wx = x, wy = y, ax, ay;
+    bool above = false;
+    if (root && gtk_widget_translate_coordinates(GTK_WIDGET(self), root, x, y, &wx, &wy)) {
+        pt_menu_place(wx, wy, mw, mh, gtk_widget_get_width(root), gtk_widget_get_height(root),
+                      4, &ax, &ay, &above);
+        x += ax - wx; /* back into the view's coordinates */
+        y += ay - wy;
+    }
+    gtk_popover_set_position(GTK_POPOVER(menu), above ? GTK_POS_TOP : GTK_POS_BOTTOM);
+    gtk_popover_set_pointing_to(GTK_POPOVER(menu), &(GdkRectangle){(int)x, (int)y, 1, 1});
+}
+
 gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
 {
     if (!self->have_model)
@@ -222,14 +262,14 @@ gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
     if (hit < 0)
         return FALSE;
     self->vp.selected_span = hit;
+    self->vp.selected_group = 0;
     /* Select first so the window builds the menu for this sTask. */
     g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
     g_signal_emit(self, signals[SIGNAL_CONTEXT_MENU], 0, self->model.spans[hit].stask);
     gtk_widget_queue_draw(GTK_WIDGET(self));
     if (!self->context_menu || !gtk_widget_get_mapped(GTK_WIDGET(self)))
         return TRUE;
-    gtk_popover_set_pointing_to(GTK_POPOVER(self->context_menu),
-                                &(GdkRectangle){(int)x, (int)y, 1, 1});
+    place_menu(self, x, y);
     gtk_widget_set_has_tooltip(GTK_WIDGET(self), FALSE);
     gtk_popover_popup(GTK_POPOVER(self->context_menu));
     return TRUE;
@@ -452,6 +492,32 @@ gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, 
     return FALSE;
 }
 
+gboolean pt_timeline_view_span_point(PtTimelineView *self, int group, int64_t span, double *x,
+                                     double *y)
+{
+    int64_t n = 0;
+    if (!self->have_model || group < 0 || group >= pt_tl_groups(&self->model))
+        return FALSE;
+    const pt_span *spans = pt_tl_group_spans(&self->model, group, &n);
+    if (span < 0 || span >= n)
+        return FALSE;
+    double off = group > 0 ? self->model.group_offset_ns[group] : 0, by, bh;
+    *x = pt_tl_time_to_x(&self->vp, (spans[span].start_ns + pt_span_unit_end(&spans[span])) / 2 + off);
+    pt_tl_span_y(&self->model, &self->vp, span, group, &by, &bh);
+    *y = by + bh / 2;
+    return TRUE;
+}
+
+char *pt_timeline_view_dup_tooltip(PtTimelineView *self, double x, double y)
+{
+    if (!self->have_model)
+        return NULL;
+    char *m = pt_tl_tooltip_markup(&self->model, &self->vp, x, y);
+    char *g = m ? g_strdup(m) : NULL;
+    free(m);
+    return g;
+}
+
 double pt_timeline_view_lane_y(PtTimelineView *self, int lane)
 {
     return pt_tl_row_top(&self->model, &self->vp, lane) +
@@ -492,6 +558,8 @@ static void pt_timeline_view_dispose(GObject *o)
     PtTimelineView *self = PT_TIMELINE_VIEW(o);
     g_clear_pointer(&self->context_menu, gtk_widget_unparent);
     g_clear_pointer(&self->subrows, g_free);
+    for (int g = 0; g < PT_TL_MAX_GROUPS; g++)
+        g_clear_pointer(&self->group_subrows[g], g_free);
     g_clear_pointer(&self->matches, g_free);
     self->vp.match = NULL;
     G_OBJECT_CLASS(pt_timeline_view_parent_class)->dispose(o);
@@ -588,6 +656,8 @@ static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_
 {
     self->have_model = m != NULL;
     g_clear_pointer(&self->subrows, g_free);
+    for (int g = 0; g < PT_TL_MAX_GROUPS; g++)
+        g_clear_pointer(&self->group_subrows[g], g_free);
     if (m) {
         self->model = *m;
         /* Overlapping bars of a lane (copies in flight together) are stacked in sub-rows. */
@@ -597,10 +667,26 @@ static void set_model(PtTimelineView *self, const pt_tl_model *m, gboolean keep_
                                  self->model.lane_subrows);
             self->model.span_subrow = self->subrows;
         }
+        /* A group with spans of its own stacks them too; a lane is as tall as its most
+         * stacked group needs, so the groups' rows line up. */
+        for (int g = 1; g < pt_tl_groups(m); g++) {
+            if (!m->group_spans[g] || m->group_span_subrow[g] || m->group_n_spans[g] <= 0)
+                continue;
+            int k[PT_MAX_LANES];
+            self->group_subrows[g] = g_new0(uint8_t, m->group_n_spans[g]);
+            pt_tl_assign_subrows(m->group_spans[g], m->group_n_spans[g], m->n_lanes,
+                                 self->group_subrows[g], k);
+            self->model.group_span_subrow[g] = self->group_subrows[g];
+            for (int l = 0; l < PT_MAX_LANES; l++)
+                if (k[l] > self->model.lane_subrows[l])
+                    self->model.lane_subrows[l] = k[l];
+        }
     }
     self->vp.hover_span = -1;
+    self->vp.hover_group = 0;
     self->vp.selected_stask = -1;
     self->vp.selected_span = -1;
+    self->vp.selected_group = 0;
     /* The search's mask was for the sTasks of the model before (the window sets it again). */
     g_clear_pointer(&self->matches, g_free);
     self->vp.match = NULL;
@@ -628,10 +714,12 @@ void pt_timeline_view_set_selected(PtTimelineView *self, int stask)
     /* Selected elsewhere (table, graph): the arrows go to its instance nearest the middle of
      * the view, unless a click already chose one of its bars. */
     const pt_tl_model *m = &self->model;
-    int64_t cur = self->vp.selected_span;
-    if (self->have_model && !(cur >= 0 && cur < m->n_spans && m->spans[cur].stask == stask)) {
+    int64_t cur = self->vp.selected_span, n_cur = 0;
+    const pt_span *cur_spans = pt_tl_group_spans(m, self->vp.selected_group, &n_cur);
+    if (self->have_model && !(cur >= 0 && cur < n_cur && cur_spans[cur].stask == stask)) {
         double mid = (self->vp.t0_ns + self->vp.t1_ns) / 2, best_d = INFINITY;
         self->vp.selected_span = -1;
+        self->vp.selected_group = 0;
         for (int64_t i = 0; i < m->n_spans; i++)
             if (m->spans[i].stask == stask && fabs(m->spans[i].start_ns - mid) < best_d) {
                 best_d = fabs(m->spans[i].start_ns - mid);
@@ -644,6 +732,11 @@ void pt_timeline_view_set_selected(PtTimelineView *self, int stask)
 int64_t pt_timeline_view_get_selected_span(PtTimelineView *self)
 {
     return self->vp.selected_span;
+}
+
+int pt_timeline_view_get_selected_group(PtTimelineView *self)
+{
+    return self->vp.selected_group;
 }
 
 void pt_timeline_view_set_show_critical(PtTimelineView *self, gboolean show)
@@ -710,9 +803,11 @@ gboolean pt_timeline_view_step_match(PtTimelineView *self, int dir)
         }
         /* The window selects the sTask through the signal; this bar stays the one shown. */
         self->vp.selected_span = i;
+        self->vp.selected_group = 0;
         g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, st);
         self->vp.selected_stask = st;
         self->vp.selected_span = i;
+        self->vp.selected_group = 0;
         gtk_widget_queue_draw(GTK_WIDGET(self));
         return TRUE;
     }

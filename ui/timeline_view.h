@@ -69,6 +69,12 @@ const pt_tl_model *pt_timeline_view_get_model(PtTimelineView *self);
  * hit (FALSE if none),
  * and the y of the middle of lane `lane`. */
 gboolean pt_timeline_view_bar_point(PtTimelineView *self, int stask, double *x, double *y);
+/* The middle of bar `span` of lane group `group`'s spans (pt_tl_group_spans), in widget
+ * coordinates; FALSE when there is no such bar. */
+gboolean pt_timeline_view_span_point(PtTimelineView *self, int group, int64_t span, double *x,
+                                     double *y);
+/* The tooltip's markup at (x, y) as the widget would show it (NULL: none; g_free it). */
+char *pt_timeline_view_dup_tooltip(PtTimelineView *self, double x, double y);
 double pt_timeline_view_lane_y(PtTimelineView *self, int lane);
 /* Show the time range [t0_ns, t1_ns]. */
 void pt_timeline_view_set_range(PtTimelineView *self, double t0_ns, double t1_ns);
@@ -77,6 +83,8 @@ double pt_timeline_view_time_x(PtTimelineView *self, double t_ns);
 /* The bar (span index) whose dependency arrows are drawn: the one clicked, or the selected
  * sTask's instance nearest the middle of the view; -1 for none. */
 int64_t pt_timeline_view_get_selected_span(PtTimelineView *self);
+/* The lane group that bar is in: its index is into that group's spans (pt_tl_group_spans). */
+int pt_timeline_view_get_selected_group(PtTimelineView *self);
 void pt_timeline_view_set_show_critical(PtTimelineView *self, gboolean show);
 /* Right click on bars: the popover shows `menu` (its actions resolve from the view, e.g.
  * win.*). Before it pops up, the clicked bar's sTask is selected and "context-menu" (sTask

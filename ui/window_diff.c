@@ -5,7 +5,8 @@
  * Δ and Δ% and a sortable table of the per-sTask differences (count A/B, mean A, mean B, Δ, Δ%),
  * sTasks matched by id. Edits to A re-simulate A and refresh the comparison (win_refresh_timeline
  * calls win_diff_fill_groups and win_refresh_diff). Esc (once nothing is selected) or Stop
- * Comparing (win.stop-comparing) returns to the normal view. */
+ * Comparing (win.stop-comparing) returns to the normal view. B's bars have the same tooltips and
+ * dependency arrows as A's (its own span graph, remapped with its spans). */
 #include "window_private.h"
 
 #include <math.h>
@@ -37,11 +38,42 @@ static const char *a_name(PtWindow *self)
                                                                      : "shown";
 }
 
+/* B's dependencies (critical_path.h's span graph of B's own sProgram) on the kept spans:
+ * kept[i] is B span i's index among them, -1 when left out. The B group's arrows and idle-gap
+ * tooltips read them, as group 0's read A's. */
+static void remap_b_deps(PtWindow *self, const int64_t *kept)
+{
+    const pt_explorer_model *b = self->cmp_b;
+    pt_span_deps all;
+    pt_span_deps *d = &self->cmp_b_deps;
+    if (!pt_span_deps_build(&all, &b->tl, &b->prog, &b->sg))
+        return;
+    int64_t edges = all.off[all.n_spans];
+    d->off = g_new0(int64_t, self->cmp_b_n + 1);
+    d->idx = g_new(int64_t, edges > 0 ? edges : 1);
+    d->is_wait = g_new(unsigned char, edges > 0 ? edges : 1);
+    d->n_spans = self->cmp_b_n;
+    int64_t e = 0;
+    for (int64_t i = 0; i < all.n_spans; i++) {
+        if (kept[i] < 0)
+            continue;
+        d->off[kept[i]] = e;
+        for (int64_t k = all.off[i]; k < all.off[i + 1]; k++)
+            if (kept[all.idx[k]] >= 0) {
+                d->idx[e] = kept[all.idx[k]];
+                d->is_wait[e++] = all.is_wait[k];
+            }
+    }
+    d->off[self->cmp_b_n] = e;
+    pt_span_deps_free(&all);
+}
+
 /* B's spans with A's shown rows as lanes (by lane name) and A's sTask indices (by id); spans
  * of a lane A does not show are left out. Sorted by start as B's are. */
 static void remap_b(PtWindow *self)
 {
     g_clear_pointer(&self->cmp_b_spans, g_free);
+    win_diff_free_deps(self);
     self->cmp_b_n = 0;
     self->cmp_b_lanes_lost = 0;
     const pt_explorer_model *a = self->model, *b = self->cmp_b;
@@ -66,19 +98,33 @@ static void remap_b(PtWindow *self)
             }
     }
     pt_span *c = g_new(pt_span, b->tl.n_spans > 0 ? b->tl.n_spans : 1);
+    int64_t *kept = g_new(int64_t, b->tl.n_spans > 0 ? b->tl.n_spans : 1);
     int64_t n = 0;
     for (int64_t i = 0; i < b->tl.n_spans; i++) {
         pt_span s = b->tl.spans[i];
+        kept[i] = -1;
         if (s.lane < 0 || s.lane >= b->prog.n_lanes || s.lane >= PT_MAX_LANES ||
             row_of[s.lane] < 0)
             continue;
         s.lane = row_of[s.lane];
         s.stask = s.stask >= 0 && s.stask < b->sg.n ? task_of[s.stask] : -1;
+        kept[i] = n;
         c[n++] = s;
     }
     g_free(task_of);
     self->cmp_b_spans = c;
     self->cmp_b_n = n;
+    remap_b_deps(self, kept);
+    g_free(kept);
+}
+
+void win_diff_free_deps(PtWindow *self)
+{
+    pt_span_deps *d = &self->cmp_b_deps;
+    g_free(d->off);
+    g_free(d->idx);
+    g_free(d->is_wait);
+    memset(d, 0, sizeof *d);
 }
 
 void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm)
@@ -96,6 +142,7 @@ void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm)
     tm->group_labels[1] = self->group_labels[1];
     tm->group_spans[1] = self->cmp_b_spans;
     tm->group_n_spans[1] = self->cmp_b_n;
+    tm->group_deps[1] = self->cmp_b_deps.off ? &self->cmp_b_deps : NULL;
 }
 
 /* The rows: every sTask id of A, then those only B has. */
@@ -266,6 +313,7 @@ void win_diff_clear(PtWindow *self)
     self->cmp_b = NULL;
     g_clear_pointer(&self->cmp_b_path, g_free);
     g_clear_pointer(&self->cmp_b_spans, g_free);
+    win_diff_free_deps(self);
     g_clear_pointer(&self->diff, g_free);
     self->cmp_b_n = 0;
     self->n_diff = 0;

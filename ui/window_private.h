@@ -9,6 +9,7 @@
 #include "window.h"
 
 #include "critical_path.h"
+#include "cta_pack.h"
 #include "explorer_model.h"
 #include "schedule_status.h"
 #include "timeline_json.h"
@@ -46,6 +47,7 @@ struct _PtWindow {
     int64_t n_critical, *critical;
     char *group_labels[PT_TL_MAX_GROUPS];
     gboolean show_ctas;        /* several CTAs / waves as lane groups */
+    pt_cta_run cta_run[2];     /* several CTAs: each EU class's tiles back to back (cta_pack.h) */
     GMenu *bar_menu;           /* the timeline bars' context menu */
     GMenu *recent_menu;        /* primary menu: Recent */
     GtkWidget *recent_list;    /* start page: recent files */
@@ -96,6 +98,7 @@ struct _PtWindow {
     char *cmp_b_path;
     pt_span *cmp_b_spans;
     int64_t cmp_b_n;
+    pt_span_deps cmp_b_deps;   /* B's dependencies over cmp_b_spans (its arrows, gap reasons) */
     int cmp_b_lanes_lost;
     GtkWidget *diff_box, *diff_label, *diff_view;
     GtkStringList *diff_rows;
@@ -141,6 +144,7 @@ char *win_compare_cell_text(PtWindow *self, int i, int col);
 GtkWidget *win_build_diff_section(PtWindow *self);
 void win_refresh_diff(PtWindow *self);
 void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm);
+void win_diff_free_deps(PtWindow *self);
 void win_diff_clear(PtWindow *self);
 char *win_diff_cell_text(PtWindow *self, int i, int col);
 void win_action_compare_with(GSimpleAction *a, GVariant *p, gpointer data);
@@ -158,6 +162,10 @@ void win_on_hw_changed(GObject *o, GParamSpec *ps, gpointer data);
 /* window_timeline.c: dependencies, critical path and lane groups drawn with the spans. */
 void win_extras_clear(PtWindow *self);
 void win_refresh_timeline(PtWindow *self);
+/* window_ctas.c: the several-CTA view's predicted groups — each class of EUs (by how many tiles
+ * it runs) with its tiles back to back. */
+void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm);
+void win_ctas_clear(PtWindow *self);
 /* The model's lane drawn in timeline row `row` (lanes no sTask can use are not drawn). */
 int win_lane_of_row(PtWindow *self, int row);
 

@@ -11,6 +11,7 @@
 void win_extras_clear(PtWindow *self)
 {
     pt_span_deps_free(&self->deps);
+    win_ctas_clear(self);
     g_free(self->critical);
     self->critical = NULL;
     self->n_critical = 0;
@@ -91,10 +92,10 @@ int win_lane_of_row(PtWindow *self, int row)
     return row >= 0 && row < self->n_lanes_shown ? self->lane_shown[row] : -1;
 }
 
-/* Lane groups. Predicted: the tiles one EU runs one after another (waves; a persistent CTA's
- * successive tiles), offset by the simulator's mean wave period (kernel time less launch, over
- * the waves). A trace with several sampled CTAs: one group per CTA with its measured spans, the
- * prediction offset by the wave that CTA ran in. */
+/* Lane groups. Predicted: each class of EUs with its tiles back to back (window_ctas.c). A
+ * trace with several sampled CTAs: one group per CTA with its measured spans, the prediction
+ * offset by the wave that CTA ran in (the measured times are real: a CTA of a later wave did
+ * start later). */
 static void fill_groups(PtWindow *self, pt_tl_model *tm)
 {
     const pt_explorer_model *m = self->model;
@@ -104,32 +105,24 @@ static void fill_groups(PtWindow *self, pt_tl_model *tm)
     }
     if (!self->show_ctas)
         return;
+    if (!(m->have_measured && m->n_measured_ctas > 1)) {
+        win_ctas_fill_groups(self, tm);
+        return;
+    }
     int64_t waves = m->tl.waves > 0 ? m->tl.waves : 1;
     double period = (m->tl.kernel_time_ns - m->hw.launch_ns) / (double)waves;
     if (!(period > 0))
         period = m->tl.eu_time_ns;
     int64_t eus = m->hw.eu_count > 0 ? m->hw.eu_count : 1;
     bool persistent = m->prog.partition.persistent;
-    int n = 0;
-    if (m->have_measured && m->n_measured_ctas > 1) {
-        n = m->n_measured_ctas < PT_WINDOW_MAX_CTAS ? m->n_measured_ctas : PT_WINDOW_MAX_CTAS;
-        for (int g = 0; g < n; g++) {
-            int64_t b = m->cta_block[g];
-            tm->group_offset_ns[g] = persistent ? 0 : (double)(b / eus) * period;
-            self->group_labels[g] = g_strdup_printf("CTA %" G_GINT64_FORMAT, (gint64)b);
-            if (g > 0) {
-                tm->group_measured[g] = shown_spans(self, m->cta_measured[g],
-                                                    m->cta_n_measured[g]);
-                tm->group_n_measured[g] = m->cta_n_measured[g];
-            }
-        }
-    } else {
-        n = waves < PT_WINDOW_MAX_CTAS ? (int)waves : PT_WINDOW_MAX_CTAS;
-        for (int g = 0; g < n; g++) {
-            tm->group_offset_ns[g] = (double)g * period;
-            self->group_labels[g] = persistent
-                ? g_strdup_printf("CTA 0 tile %d", g)
-                : g_strdup_printf("wave %d CTA %" G_GINT64_FORMAT, g, (gint64)(g * eus));
+    int n = m->n_measured_ctas < PT_WINDOW_MAX_CTAS ? m->n_measured_ctas : PT_WINDOW_MAX_CTAS;
+    for (int g = 0; g < n; g++) {
+        int64_t b = m->cta_block[g];
+        tm->group_offset_ns[g] = persistent ? 0 : (double)(b / eus) * period;
+        self->group_labels[g] = g_strdup_printf("CTA %" G_GINT64_FORMAT, (gint64)b);
+        if (g > 0) {
+            tm->group_measured[g] = shown_spans(self, m->cta_measured[g], m->cta_n_measured[g]);
+            tm->group_n_measured[g] = m->cta_n_measured[g];
         }
     }
     tm->n_groups = n;

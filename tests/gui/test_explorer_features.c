@@ -280,7 +280,9 @@ static void test_several_ctas(void)
     int one = preferred_height(tv);
     activate("show-ctas", NULL);
     int many = preferred_height(tv);
-    g_assert_cmpint(many, >=, one + 3 * model()->prog.n_lanes * (int)PT_TL_LANE_H);
+    /* 2048 tiles over 132 SMs: the SMs running 16 tiles and those running 15 (issue 19: one
+     * group per class of SMs, each with its whole run, not one per wave) */
+    g_assert_cmpint(many, >=, one + model()->prog.n_lanes * (int)PT_TL_LANE_H);
     /* More lanes are drawn too: the bottom group's rows hold bars. */
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1200, many);
     cairo_t *cr = cairo_create(s);

@@ -1,0 +1,207 @@
+/* test_timeline_groups.c — issue 19's display-free pieces (suite 'gui', no display needed): the
+ * critical path's strip on the sub-row of the bar it goes through (read from pixels), a lane
+ * group with spans of its own hit-tested with its own indices and its own arrows drawn, the
+ * several-CTA classes and tile runs (cta_pack.h: sorted, dependencies and the path repeated on
+ * every tile, each path step a dependency edge or lane order), and where the context menu opens
+ * (menu_place.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cta_pack.h"
+#include "menu_place.h"
+#include "timeline_render.h"
+
+#include "render_check.h"
+
+static int near(uint32_t p, uint32_t q)
+{
+    for (int sh = 0; sh <= 16; sh += 8)
+        if (abs((int)((p >> sh) & 0xff) - (int)((q >> sh) & 0xff)) > 2)
+            return 0;
+    return 1;
+}
+
+static const char *const labels[] = {"load.Q", "load.K", "mma"};
+static const pt_seu_kind seus[] = {PT_SEU_TMA, PT_SEU_TMA, PT_SEU_TENSOR_CORE};
+
+/* tma: load.Q 0-200 (sub-row 0) and load.K 50-250 (sub-row 1); tc: mma 250-350 waits on
+ * load.K. The critical path is load.K -> mma. */
+static pt_tl_model model(pt_span *sp, uint8_t *sub)
+{
+    sp[0] = (pt_span){0, 0, 0, 0, 0, 200, 200};
+    sp[1] = (pt_span){1, 0, 0, 50, 50, 250, 250};
+    sp[2] = (pt_span){2, 1, 0, 250, 250, 350, 350};
+    pt_tl_model m = {0};
+    m.n_lanes = 2;
+    m.lane_names[0] = "tma";
+    m.lane_names[1] = "tc";
+    m.lane_seu[0] = PT_SEU_TMA;
+    m.lane_seu[1] = PT_SEU_TENSOR_CORE;
+    m.n_spans = 3;
+    m.spans = sp;
+    m.n_stasks = 3;
+    m.stask_labels = labels;
+    m.stask_seu = seus;
+    pt_tl_assign_subrows(sp, 3, 2, sub, m.lane_subrows);
+    m.span_subrow = sub;
+    return m;
+}
+
+static void check_critical_subrow(cairo_surface_t *s, cairo_t *cr)
+{
+    pt_span sp[3];
+    uint8_t sub[3];
+    pt_tl_model m = model(sp, sub);
+    CHECK(sub[0] == 0 && sub[1] == 1);
+    int64_t chain[2] = {1, 2};
+    m.n_critical = 2;
+    m.critical = chain;
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 400, .width = 496, .height = 200,
+                        .selected_stask = -1, .hover_span = -1, .selected_span = -1,
+                        .show_critical = true};
+    pt_tl_stats st;
+    pt_tl_render(cr, &m, &v, &st);
+    cairo_surface_flush(s);
+    CHECK(st.critical == 2);
+    double r, g, b;
+    pt_tl_critical_rgb(false, &r, &g, &b);
+    uint32_t red = ((uint32_t)lround(r * 255) << 16) | ((uint32_t)lround(g * 255) << 8) |
+                   (uint32_t)lround(b * 255);
+    double yq, hq, yk, hk;
+    pt_tl_span_y(&m, &v, 0, 0, &yq, &hq);
+    pt_tl_span_y(&m, &v, 1, 0, &yk, &hk);
+    CHECK(yk > yq + hq); /* load.K is stacked under load.Q */
+    /* At x of both loads (t = 120), red marks load.K's own sub-row and not the strip above
+     * load.Q, which the path does not go through. */
+    int x = (int)pt_tl_time_to_x(&v, 120);
+    CHECK_MSG(near(pixel(s, x, (int)yk + 1), red), "load.K top %06x", pixel(s, x, (int)yk + 1));
+    CHECK_MSG(!near(pixel(s, x, (int)yq - 2), red), "above load.Q %06x",
+              pixel(s, x, (int)yq - 2));
+    for (int y = (int)yq; y < (int)(yq + hq); y++)
+        CHECK(!near(pixel(s, x, y), red));
+}
+
+/* Group 1 with its own spans: hit-tested with its own indices, its arrows from its own deps. */
+static void check_own_group(cairo_t *cr)
+{
+    pt_span sp[3], own[2];
+    uint8_t sub[3];
+    pt_tl_model m = model(sp, sub);
+    own[0] = (pt_span){1, 0, 0, 0, 0, 100, 100};
+    own[1] = (pt_span){2, 1, 0, 150, 150, 300, 300};
+    int64_t off[3] = {0, 0, 1}, idx[1] = {0};
+    unsigned char kind[1] = {PT_DEP_WAIT};
+    pt_span_deps d = {2, off, idx, kind};
+    m.n_groups = 2;
+    m.group_labels[0] = "A";
+    m.group_labels[1] = "B";
+    m.group_spans[1] = own;
+    m.group_n_spans[1] = 2;
+    m.group_deps[1] = &d;
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 400, .width = 496, .height = 400,
+                        .selected_stask = -1, .hover_span = -1, .selected_span = -1};
+    double y, h;
+    pt_tl_span_y(&m, &v, 1, 1, &y, &h);
+    double x = pt_tl_time_to_x(&v, 225);
+    int g = -1;
+    CHECK(pt_tl_hit_group(&m, &v, x, y + h / 2, &g) == 1 && g == 1);
+    CHECK(pt_tl_hit(&m, &v, x, y + h / 2) == -1); /* not an index into m.spans */
+    CHECK(pt_tl_group_deps(&m, 1) == &d);
+    pt_tl_stats st;
+    v.selected_stask = 2;
+    v.selected_span = 1;
+    v.selected_group = 1;
+    pt_tl_render(cr, &m, &v, &st);
+    CHECK_MSG(st.arrows == 1, "arrows %lld", (long long)st.arrows);
+    v.selected_group = 0; /* span 1 of group 0 is load.K, not the selected mma: no arrows */
+    pt_tl_render(cr, &m, &v, &st);
+    CHECK(st.arrows == 0);
+}
+
+static void check_cta_pack(void)
+{
+    int64_t first[2], n[2], tiles[2];
+    CHECK(pt_cta_classes(2048, 132, first, n, tiles) == 2);
+    CHECK(n[0] == 68 && tiles[0] == 16 && first[1] == 68 && n[1] == 64 && tiles[1] == 15);
+    CHECK(pt_cta_classes(264, 132, first, n, tiles) == 1 && n[0] == 132 && tiles[0] == 2);
+    CHECK(pt_cta_classes(5, 132, first, n, tiles) == 1 && n[0] == 5 && tiles[0] == 1);
+    CHECK(pt_cta_classes(0, 132, first, n, tiles) == 0);
+    /* A tile of 3 spans (the second waits on the first; the path 0 -> 1 -> 2 by lane order),
+     * repeated 3 times with a period shorter than the tile (a persistent CTA's overlap). */
+    pt_span base[3] = {{0, 0, 0, 0, 0, 40, 40}, {1, 1, 0, 40, 40, 90, 90},
+                       {2, 1, 0, 90, 90, 100, 100}};
+    int64_t off[4] = {0, 0, 1, 1}, idx[1] = {0}, crit[3] = {0, 1, 2};
+    unsigned char kind[1] = {PT_DEP_DATA};
+    pt_span_deps d = {3, off, idx, kind};
+    pt_cta_run r;
+    CHECK(pt_cta_run_build(&r, base, 3, 3, 80, &d, crit, 3));
+    CHECK(r.n_spans == 9 && r.tiles == 3 && r.n_critical == 9 && r.deps.n_spans == 9);
+    for (int64_t i = 1; i < r.n_spans; i++)
+        CHECK(r.spans[i - 1].start_ns <= r.spans[i].start_ns);
+    CHECK(r.spans[r.n_spans - 1].end_ns == 260); /* the last tile's last span, shifted by 160 */
+    int64_t edges = 0;
+    for (int64_t i = 0; i < r.n_spans; i++)
+        for (int64_t e = r.deps.off[i]; e < r.deps.off[i + 1]; e++) {
+            const pt_span *a = &r.spans[r.deps.idx[e]], *b = &r.spans[i];
+            /* the copy of span 0 in the same tile: 40 ns before, no other tile's */
+            CHECK(a->stask == 0 && b->stask == 1 && b->start_ns - a->end_ns == 0);
+            edges++;
+        }
+    CHECK(edges == 3);
+    /* each tile's path in time order: every step a dependency or the same lane's next bar
+     * (from one tile's path to the next's: the EU going on to its next tile) */
+    for (int64_t k = 1; k < r.n_critical; k++) {
+        if (k % 3 == 0)
+            continue;
+        int64_t a = r.critical[k - 1], b = r.critical[k];
+        bool dep = false;
+        for (int64_t e = r.deps.off[b]; e < r.deps.off[b + 1]; e++)
+            dep |= r.deps.idx[e] == a;
+        bool lane = r.spans[a].lane == r.spans[b].lane;
+        CHECK_MSG(dep || lane, "step %lld", (long long)k);
+    }
+    pt_cta_run_free(&r);
+    CHECK(pt_cta_run_build(&r, base, 3, 1000000, 100, NULL, NULL, 0));
+    CHECK(r.n_spans <= PT_CTA_MAX_SPANS && r.tiles < 1000000 && r.deps.off == NULL);
+    pt_cta_run_free(&r);
+}
+
+static void check_menu_place(void)
+{
+    double ax, ay;
+    bool above;
+    /* near the right edge: slid left so the 300 px menu ends 4 px inside a 1024 px window */
+    pt_menu_place(1010, 100, 300, 120, 1024, 700, 4, &ax, &ay, &above);
+    CHECK(fabs(ax + 150 - 1020) < 1e-9 && !above && ay == 100);
+    /* near the left edge, slid right; in the middle, untouched */
+    pt_menu_place(10, 100, 300, 120, 1024, 700, 4, &ax, &ay, &above);
+    CHECK(fabs(ax - 154) < 1e-9);
+    pt_menu_place(500, 100, 300, 120, 1024, 700, 4, &ax, &ay, &above);
+    CHECK(ax == 500);
+    /* near the bottom: opens above */
+    pt_menu_place(500, 650, 300, 120, 1024, 700, 4, &ax, &ay, &above);
+    CHECK(above && ay == 650);
+    /* a pointer outside the window (a lane scrolled away) is brought in */
+    pt_menu_place(500, 900, 300, 120, 1024, 700, 4, &ax, &ay, &above);
+    CHECK(above && ay == 696);
+}
+
+int main(void)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 496, 400);
+    cairo_t *cr = cairo_create(s);
+    check_critical_subrow(s, cr);
+    check_own_group(cr);
+    check_cta_pack();
+    check_menu_place();
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+    cairo_debug_reset_static_data();
+    if (ptest_failures)
+        fprintf(stderr, "test_timeline_groups: %d failures\n", ptest_failures);
+    else
+        printf("test_timeline_groups: ok\n");
+    return ptest_failures ? 1 : 0;
+}

@@ -1,0 +1,126 @@
+/* cta_pack.c — one EU's tiles back to back for the several-CTA view (see cta_pack.h). */
+#include "cta_pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pt_cta_classes(int64_t tiles, int64_t eus, int64_t first_eu[2], int64_t n_eus[2],
+                   int64_t tiles_each[2])
+{
+    if (tiles <= 0 || eus <= 0)
+        return 0;
+    int64_t busy = tiles < eus ? tiles : eus; /* EUs that get a tile at all */
+    int64_t full = (tiles + busy - 1) / busy; /* tiles of the busiest EU */
+    int64_t extra = tiles - (full - 1) * busy; /* EUs that run `full` (1 .. busy) */
+    first_eu[0] = 0;
+    n_eus[0] = extra;
+    tiles_each[0] = full;
+    if (extra == busy)
+        return 1;
+    first_eu[1] = extra;
+    n_eus[1] = busy - extra;
+    tiles_each[1] = full - 1;
+    return 2;
+}
+
+void pt_cta_run_free(pt_cta_run *r)
+{
+    free(r->spans);
+    free(r->critical);
+    pt_span_deps_free(&r->deps);
+    memset(r, 0, sizeof *r);
+}
+
+typedef struct {
+    double start;
+    int64_t key; /* tile * n_base + base index */
+} entry;
+
+static int cmp_entry(const void *a, const void *b)
+{
+    const entry *p = a, *q = b;
+    if (p->start != q->start)
+        return p->start < q->start ? -1 : 1;
+    return (p->key > q->key) - (p->key < q->key); /* ties: earlier tile, then base order */
+}
+
+/* The repeated dependencies: copy t of span i waited on copy t of what i waited on. */
+static bool repeat_deps(pt_cta_run *r, const entry *e, const int64_t *pos, int64_t n_base,
+                        const pt_span_deps *deps)
+{
+    int64_t n = r->n_spans, edges = deps->off[n_base] * r->tiles;
+    r->deps.off = calloc((size_t)n + 1, sizeof(int64_t));
+    r->deps.idx = malloc((size_t)(edges > 0 ? edges : 1) * sizeof(int64_t));
+    r->deps.is_wait = malloc((size_t)(edges > 0 ? edges : 1));
+    if (!r->deps.off || !r->deps.idx || !r->deps.is_wait)
+        return false;
+    r->deps.n_spans = n;
+    int64_t k = 0;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t t = e[j].key / n_base, i = e[j].key % n_base;
+        r->deps.off[j] = k;
+        for (int64_t d = deps->off[i]; d < deps->off[i + 1]; d++) {
+            r->deps.idx[k] = pos[t * n_base + deps->idx[d]];
+            r->deps.is_wait[k] = deps->is_wait[d];
+            k++;
+        }
+    }
+    r->deps.off[n] = k;
+    return true;
+}
+
+bool pt_cta_run_build(pt_cta_run *r, const pt_span *base, int64_t n_base, int64_t tiles,
+                      double period_ns, const pt_span_deps *deps, const int64_t *critical,
+                      int64_t n_critical)
+{
+    memset(r, 0, sizeof *r);
+    if (!base || n_base <= 0 || tiles <= 0)
+        return true;
+    if (tiles > PT_CTA_MAX_SPANS / n_base)
+        tiles = PT_CTA_MAX_SPANS / n_base > 0 ? PT_CTA_MAX_SPANS / n_base : 1;
+    int64_t n = n_base * tiles;
+    entry *e = malloc((size_t)n * sizeof *e);
+    int64_t *pos = malloc((size_t)n * sizeof *pos);
+    r->spans = malloc((size_t)n * sizeof *r->spans);
+    if (!e || !pos || !r->spans)
+        goto oom;
+    r->tiles = tiles;
+    r->n_spans = n;
+    for (int64_t t = 0; t < tiles; t++)
+        for (int64_t i = 0; i < n_base; i++)
+            e[t * n_base + i] = (entry){base[i].start_ns + (double)t * period_ns, t * n_base + i};
+    /* A persistent CTA's next tile starts while this one finishes (its loads run ahead), so the
+     * copies interleave: sorted again, as the renderer's culling needs. */
+    qsort(e, (size_t)n, sizeof *e, cmp_entry);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t t = e[j].key / n_base, i = e[j].key % n_base;
+        double off = (double)t * period_ns;
+        pt_span s = base[i];
+        s.issue_ns += off;
+        s.start_ns += off;
+        s.end_ns += off;
+        if (s.unit_end_ns > 0)
+            s.unit_end_ns += off;
+        r->spans[j] = s;
+        pos[e[j].key] = j;
+    }
+    if (deps && deps->n_spans == n_base && deps->off && !repeat_deps(r, e, pos, n_base, deps))
+        goto oom;
+    if (critical && n_critical > 0) {
+        r->critical = malloc((size_t)(n_critical * tiles) * sizeof(int64_t));
+        if (!r->critical)
+            goto oom;
+        for (int64_t t = 0; t < tiles; t++)
+            for (int64_t k = 0; k < n_critical; k++)
+                if (critical[k] >= 0 && critical[k] < n_base)
+                    r->critical[r->n_critical++] = pos[t * n_base + critical[k]];
+    }
+    free(e);
+    free(pos);
+    return true;
+oom:
+    free(e);
+    free(pos);
+    pt_cta_run_free(r);
+    return false;
+}
