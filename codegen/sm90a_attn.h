@@ -86,6 +86,7 @@ typedef struct {
     int64_t BM, BN;                /* query rows and key columns per tile */
     int wgs;                       /* consumer warpgroups, 64 query rows each */
     bool causal;
+    bool longest_first;            /* tiles launched longest first (pt_sprogram_longest_first) */
     double scale;                  /* softmax scale from the graph */
     pt_dtype in_dt, out_dt;
     int stages_k, stages_v;

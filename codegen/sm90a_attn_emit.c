@@ -148,7 +148,7 @@ static void emit_helpers(strbuf *sb, const fa_plan *pl)
         ra = PT_RASTER_ROW; /* one query tile per head, or one head: every order is the same */
     sb_printf(sb, "// Launch position t -> (batch·head, query tile): %s raster%s.\n"
                   "__device__ __forceinline__ void tile_coords(int t, int &bh, int &mt)\n{\n",
-              pt_raster_name(ra), pl->causal ? ", causal tiles longest first" : "");
+              pt_raster_name(ra), pl->longest_first ? ", causal tiles longest first" : "");
     if (ra == PT_RASTER_ROW)
         sb_puts(sb, "    bh = t / TILES_M;\n    mt = t % TILES_M;\n");
     else {
@@ -164,7 +164,7 @@ static void emit_helpers(strbuf *sb, const fa_plan *pl)
                           "    mt = (q %% BAND) / rows;\n",
                       group);
     }
-    if (pl->causal)
+    if (pl->longest_first)
         sb_puts(sb, "    mt = TILES_M - 1 - mt;\n");
     sb_puts(sb, "}\n\n");
     sb_puts(sb, "// Key blocks of query tile mt: all of them, or under the causal mask only those left of\n"

@@ -9,6 +9,7 @@
 #include "sm90a_attn.h"
 #include "sm90a_common.h"
 #include "stage_hold.h"
+#include "validate.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
@@ -103,6 +104,7 @@ static bool plan_graph(fa_plan *pl, pt_error *err)
     if (sm->lse >= 0)
         REFUSE("a log-sum-exp output is not generated yet");
     pl->causal = sm->causal;
+    pl->longest_first = pt_sprogram_longest_first(pl->p, pl->sg);
     pl->ax_m = m;
     if (pl->causal && (sm->row_axis != m || sm->col_axis != n))
         REFUSE("the causal mask must be over (%s, %s)", g->axes[m].name, g->axes[n].name);
@@ -564,9 +566,9 @@ static bool plan_memory(fa_plan *pl, pt_error *err)
     pl->o_bytes = pl->BM * pl->D * 2;
     /* barriers, then the two tile slots of the dynamic tile hand-out */
     int64_t bar_bytes = 8 * (5 + 2 * (pl->stages_k + pl->stages_v));
-    pl->o_separate = pl->p->partition.persistent &&
-                     smem_request(off + align_up(pl->o_bytes, 1024) + bar_bytes) <=
-                         pl->hw->smem_per_block;
+    /* decided once, with the simulator (pt_sprogram_staging_apart): an explicit "apart" that
+     * does not fit is refused below with the byte count */
+    pl->o_separate = pt_sprogram_staging_apart(pl->p, pl->sg, pl->hw);
     pl->off_o = pl->off_q;
     if (pl->o_separate) {
         pl->off_o = off;

@@ -268,6 +268,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         return;
     }
     r->simulated++;
+    /* the saved program says what its kernel does: launch order and staging spelled out */
+    pt_sprogram_resolve_choices(&c.prog, &c.sg, S->hw);
     c.opts = *io;
     c.predicted_ns = tl.kernel_time_ns;
     c.tflops = tl.tflops;

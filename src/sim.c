@@ -918,12 +918,13 @@ static double tile_time(const tile_model *tm, int64_t tile)
     return t + tm->overhead;
 }
 
-/* Under a causal mask the generated kernels launch the longest query tiles first: the row
- * axis of the tile at launch position j is walked backwards. */
-static int64_t launch_tile(const raster_order *ro, const pt_stask_graph *sg, int64_t j)
+/* Longest first (partition.order, pt_sprogram_longest_first; the generated kernels read the
+ * same answer): the causal row axis of the tile at launch position j is walked backwards. */
+static int64_t launch_tile(const raster_order *ro, const pt_stask_graph *sg, bool longest_first,
+                           int64_t j)
 {
     int64_t idx = raster_tile(ro, j);
-    if (sg->causal_op < 0 || !sg->graph)
+    if (!longest_first || sg->causal_op < 0 || !sg->graph)
         return idx;
     int row = sg->graph->ops[sg->causal_op].row_axis;
     int64_t coord[PT_MAX_AXES], rest = idx;
@@ -962,6 +963,7 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
 {
     raster_order ro;
     raster_init(&ro, p, sg);
+    const bool longest = pt_sprogram_longest_first(p, sg);
     int64_t slots = tiles < eus ? tiles : eus;
     double *h = calloc((size_t)slots + 1, sizeof *h), best = 0;
     if (!h)
@@ -970,7 +972,7 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
         /* CTA c owns launch positions c, c + grid, ...: its time is their sum, less what a
          * follow-on tile overlaps with the one before it */
         for (int64_t j = 0; j < tiles; j++)
-            h[j % slots] += tile_time(tm, launch_tile(&ro, sg, j)) - (j >= slots ? tm->persist_saving : 0);
+            h[j % slots] += tile_time(tm, launch_tile(&ro, sg, longest, j)) - (j >= slots ? tm->persist_saving : 0);
         for (int64_t c = 0; c < slots; c++)
             best = h[c] > best ? h[c] : best;
     } else {
@@ -978,7 +980,7 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
          * hardware's block scheduler, or a persistent kernel's dynamic hand-out of unequal
          * (causal) tiles, whose follow-on tiles overlap the one before */
         for (int64_t j = 0; j < tiles; j++) {
-            h[0] += tile_time(tm, launch_tile(&ro, sg, j)) -
+            h[0] += tile_time(tm, launch_tile(&ro, sg, longest, j)) -
                     (p->partition.persistent && j >= slots ? tm->persist_saving : 0);
             best = h[0] > best ? h[0] : best;
             heap_sift_down(h, slots, 0);

@@ -21,6 +21,8 @@
 #define DEFAULT_REGS_PER_EU 65536
 
 static const char *const raster_names[] = {"row", "column", "grouped"};
+static const char *const order_names[] = {"auto", "raster", "longest_first"};
+static const char *const staging_names[] = {"auto", "apart", "over_resident"};
 
 const char *pt_raster_name(pt_raster r)
 {
@@ -37,6 +39,44 @@ bool pt_raster_parse(const char *s, pt_raster *out)
             return true;
         }
     return false;
+}
+
+static bool parse_name(const char *s, const char *const *names, int n, int *out)
+{
+    for (int i = 0; s && i < n; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
+const char *pt_tile_order_name(pt_tile_order o)
+{
+    return (unsigned)o < 3 ? order_names[o] : "?";
+}
+
+bool pt_tile_order_parse(const char *s, pt_tile_order *out)
+{
+    int i;
+    if (!parse_name(s, order_names, 3, &i))
+        return false;
+    *out = (pt_tile_order)i;
+    return true;
+}
+
+const char *pt_staging_name(pt_staging s)
+{
+    return (unsigned)s < 3 ? staging_names[s] : "?";
+}
+
+bool pt_staging_parse(const char *s, pt_staging *out)
+{
+    int i;
+    if (!parse_name(s, staging_names, 3, &i))
+        return false;
+    *out = (pt_staging)i;
+    return true;
 }
 
 /* ---- init / free / copy ---------------------------------------------------------------- */
@@ -118,6 +158,8 @@ void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
     p->partition.raster = PT_RASTER_ROW;
     p->partition.group = 8;
     p->partition.persistent = false;
+    p->partition.order = PT_ORDER_AUTO;
+    p->partition.staging = PT_STAGING_AUTO;
 }
 
 void pt_sprogram_free(pt_sprogram *p)

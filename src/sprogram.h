@@ -45,10 +45,21 @@ typedef struct {
 
 typedef enum { PT_RASTER_ROW, PT_RASTER_COLUMN, PT_RASTER_GROUPED } pt_raster;
 
+/* Launch order of the tiles over the raster: as rastered, or (under a causal mask) the longest
+ * query tiles first. auto: longest first when the graph is causal. */
+typedef enum { PT_ORDER_AUTO, PT_ORDER_RASTER, PT_ORDER_LONGEST_FIRST } pt_tile_order;
+
+/* Where the output tile is staged for its store: in a buffer of its own, or over the largest
+ * resident tile (attention's Q) once the loop is done with it. auto: apart only in a
+ * persistent program where both fit (the next tile's Q then loads during this tile's store). */
+typedef enum { PT_STAGING_AUTO, PT_STAGING_APART, PT_STAGING_OVER_RESIDENT } pt_staging;
+
 typedef struct {
     pt_raster raster;
     int group;             /* grouped rasterisation: tiles per group along the slow axis */
     bool persistent;       /* one CTA per EU looping over tiles */
+    pt_tile_order order;
+    pt_staging staging;
 } pt_partition_spec;
 
 typedef struct {
@@ -67,6 +78,10 @@ typedef struct {
 
 const char *pt_raster_name(pt_raster r);
 bool pt_raster_parse(const char *s, pt_raster *out);
+const char *pt_tile_order_name(pt_tile_order o);
+bool pt_tile_order_parse(const char *s, pt_tile_order *out);
+const char *pt_staging_name(pt_staging s);
+bool pt_staging_parse(const char *s, pt_staging *out);
 
 /* An empty program for sg: roles producer + one per warpgroup, lanes tma, tc.wgN, cuda.wgN,
  * stages 2 on every buffered tensor, no entries and no waits. */

@@ -221,7 +221,7 @@ static int find_role(const pt_sprogram *p, const char *name)
 
 static bool load_partition(const loader *L, const cJSON *root)
 {
-    static const char *const keys[] = {"raster", "group", "persistent", NULL};
+    static const char *const keys[] = {"raster", "group", "persistent", "order", "staging", NULL};
     bool ok;
     const cJSON *o = pt_json_get_object(root, "partition", false, L->file, "$", &ok, L->err);
     if (!ok)
@@ -244,6 +244,16 @@ static bool load_partition(const loader *L, const cJSON *root)
                           L->err))
         return false;
     ps->group = (int)group;
+    const char *order = NULL, *staging = NULL;
+    if (!pt_json_get_string(o, "order", false, L->file, "$.partition", &order, L->err) ||
+        !pt_json_get_string(o, "staging", false, L->file, "$.partition", &staging, L->err))
+        return false;
+    if (order && !pt_tile_order_parse(order, &ps->order))
+        return fail_at(L, "$.partition.order", "is \"%.64s\"; expected one of: auto, raster, "
+                                               "longest_first", order);
+    if (staging && !pt_staging_parse(staging, &ps->staging))
+        return fail_at(L, "$.partition.staging", "is \"%.64s\"; expected one of: auto, apart, "
+                                                 "over_resident", staging);
     return true;
 }
 
@@ -573,8 +583,14 @@ static void write_roles(strbuf *b, const pt_sprogram *p)
         sb_printf(b, ", \"regs\": %d}", rd->regs);
     }
     sb_printf(b, "%s],\n  \"partition\": {\"raster\": \"%s\", \"group\": %d, \"persistent\": "
-                 "%s}", n ? "\n  " : "", pt_raster_name(p->partition.raster),
+                 "%s", n ? "\n  " : "", pt_raster_name(p->partition.raster),
               p->partition.group, p->partition.persistent ? "true" : "false");
+    /* written only when chosen: "auto" is what an older file means */
+    if (p->partition.order != PT_ORDER_AUTO)
+        sb_printf(b, ", \"order\": \"%s\"", pt_tile_order_name(p->partition.order));
+    if (p->partition.staging != PT_STAGING_AUTO)
+        sb_printf(b, ", \"staging\": \"%s\"", pt_staging_name(p->partition.staging));
+    sb_puts(b, "}");
 }
 
 static void write_lanes(strbuf *b, const pt_sprogram *p, const pt_stask_graph *sg)

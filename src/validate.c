@@ -163,10 +163,12 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
         }
     }
     /* The output staging tile: one copy, except that a resident tile at least as large takes
-     * it once the loop is done (the sm90a generator stages O over Q in attention). */
+     * it once the loop is done (partition.staging over_resident; auto decides by what fits,
+     * pt_sprogram_staging_apart). */
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
-        if (t->kind == PT_ST_STORE && tile_buffer_bytes(sg, t) > resident_max)
+        if (t->kind == PT_ST_STORE && (tile_buffer_bytes(sg, t) > resident_max ||
+                                       p->partition.staging == PT_STAGING_APART))
             total = sat_add(total, tile_buffer_bytes(sg, t));
     }
     for (int x = 0; x < PT_MAX_TENSORS; x++) {
@@ -195,9 +197,43 @@ bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, c
     }
     if (staging == 0 || staging > resident_max)
         return true; /* counted on its own already */
+    if (p->partition.staging != PT_STAGING_AUTO)
+        return p->partition.staging == PT_STAGING_APART; /* counted by pt_sprogram_smem_bytes */
     /* the generator's alignment slack (1024 bytes) is part of the budget */
     return p->partition.persistent && hw &&
            pt_sprogram_smem_bytes(p, sg) + staging + 1024 <= hw->smem_per_block;
+}
+
+bool pt_sprogram_longest_first(const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    return p && sg && sg->causal_op >= 0 && p->partition.order != PT_ORDER_RASTER;
+}
+
+/* Is there a staging choice: an output staging tile no larger than a resident tile? */
+static bool staging_choice(const pt_stask_graph *sg)
+{
+    int64_t resident_max = 0, staging = 0;
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        int64_t b = tile_buffer_bytes(sg, t);
+        if (t->kind == PT_ST_LOAD && !t->buffered && b > resident_max)
+            resident_max = b;
+        if (t->kind == PT_ST_STORE && b > staging)
+            staging = b;
+    }
+    return staging > 0 && staging <= resident_max;
+}
+
+void pt_sprogram_resolve_choices(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+{
+    if (!p || !sg || !sg->tasks)
+        return;
+    if (sg->causal_op >= 0 && p->partition.order == PT_ORDER_AUTO)
+        p->partition.order =
+            pt_sprogram_longest_first(p, sg) ? PT_ORDER_LONGEST_FIRST : PT_ORDER_RASTER;
+    if (staging_choice(sg) && p->partition.staging == PT_STAGING_AUTO)
+        p->partition.staging = pt_sprogram_staging_apart(p, sg, hw) ? PT_STAGING_APART
+                                                                     : PT_STAGING_OVER_RESIDENT;
 }
 
 /* ---- registers -------------------------------------------------------------------------- */
@@ -410,6 +446,21 @@ static void check_stages(vctx *c)
         problem_at(c->r, sp, "tensor %s is loaded into a ring buffer by %s but has %d stages; "
                              "expected at least 1", name, t->id, c->p->stages[t->tensor]);
     }
+}
+
+/* partition.order and partition.staging name a choice only some programs have. */
+static void check_partition(vctx *c)
+{
+    const pt_partition_spec *ps = &c->p->partition;
+    if (ps->order == PT_ORDER_LONGEST_FIRST && c->sg->causal_op < 0)
+        problem_at(c->r, "$.partition.order", "longest_first orders tiles of unequal length, "
+                                              "which only a causal mask makes; this graph has "
+                                              "none (use raster or auto)");
+    if (ps->staging == PT_STAGING_APART && !ps->persistent && staging_choice(c->sg))
+        problem_at(c->r, "$.partition.staging", "apart: a staging tile of its own only pays in a "
+                                                "persistent program (the next tile's loads run "
+                                                "during this tile's store); set persistent or use "
+                                                "auto");
 }
 
 /* ---- deadlock: cycle search on the instance graph ---------------------------------------- */
@@ -892,6 +943,7 @@ bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
             check_placement(&c);
             check_waits(&c);
             check_stages(&c);
+            check_partition(&c);
             check_deadlock(&c);
             check_smem(&c);
             check_regs(&c);

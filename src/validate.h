@@ -39,6 +39,13 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
  * it once the loop is done, unless the program is persistent and both still fit (then the
  * next tile's resident load need not wait for this tile's store). No staging: true. */
 bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
+/* Are the tiles launched longest first (partition.order; auto: under a causal mask)? The one
+ * answer the simulator's launch order and the generators' tile walk both read. */
+bool pt_sprogram_longest_first(const pt_sprogram *p, const pt_stask_graph *sg);
+/* Spells out what "auto" resolves to for this program on this hardware (order under a causal
+ * mask, staging where a resident tile could take it): the same kernel and prediction, and a
+ * saved program that says so. */
+void pt_sprogram_resolve_choices(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
 /* Registers per thread the accumulators/fragments of consumer warpgroup `wg` need. */
 int pt_sprogram_regs_needed(const pt_sprogram *p, const pt_stask_graph *sg, int wg);
 

@@ -206,5 +206,41 @@ stderr_has "fifo.json: is a FIFO" "calibration FIFO message"
 expect 1 "graph device refused" "$cli" partition /dev/zero
 stderr_has "/dev/zero: is a character device" "graph device message"
 
+# Issue 13: the choices the simulator and the generator both read are sProgram fields —
+# partition.order (longest_first / raster) and partition.staging (apart / over_resident).
+"$cli" program flash_attention --set CAUSAL=1 -o "$tmp/fa_c.json" >/dev/null 2>&1
+sed 's/"persistent": false}/"persistent": false, "order": "raster"}/' "$tmp/fa_c.json" >"$tmp/fa_raster.json"
+expect 0 "order raster: codegen" "$cli" codegen flash_attention --set CAUSAL=1 --program "$tmp/fa_raster.json" --target sm90a -o "$tmp/fa_raster"
+expect 0 "order auto: codegen" "$cli" codegen flash_attention --set CAUSAL=1 --program "$tmp/fa_c.json" --target sm90a -o "$tmp/fa_auto"
+if grep -q "mt = TILES_M - 1 - mt" "$tmp/fa_auto/kernel.cu" && ! grep -q "mt = TILES_M - 1 - mt" "$tmp/fa_raster/kernel.cu"; then
+    ok "order: auto walks causal tiles longest first, raster does not"
+else bad "order: the tile walk does not follow partition.order"; fi
+# 2048 tiles in 16 waves: the launch order changes the tail
+t_auto=$("$cli" simulate flash_attention --set CAUSAL=1 --program "$tmp/fa_c.json" 2>/dev/null | sed -n 's/^predicted kernel time \([0-9.]*\) us.*/\1/p')
+t_raster=$("$cli" simulate flash_attention --set CAUSAL=1 --program "$tmp/fa_raster.json" 2>/dev/null | sed -n 's/^predicted kernel time \([0-9.]*\) us.*/\1/p')
+if [ -n "$t_auto" ] && [ -n "$t_raster" ] && [ "$t_auto" != "$t_raster" ]; then
+    ok "order: the simulator reads it too ($t_auto us longest first, $t_raster us raster)"
+else bad "order: the simulator ignores partition.order ($t_auto / $t_raster)"; fi
+sed 's/"persistent": false}/"persistent": false, "order": "sideways"}/' "$tmp/fa_c.json" >"$tmp/fa_badorder.json"
+expect 1 "order: bad value refused" "$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_badorder.json"
+stderr_has "partition.order" "order: the message names the field"
+"$cli" program gemm_f16 -o "$tmp/g_c.json" >/dev/null 2>&1
+sed 's/"persistent": false}/"persistent": false, "order": "longest_first"}/' "$tmp/g_c.json" >"$tmp/g_lf.json"
+expect 1 "order longest_first without a causal mask refused" "$cli" validate gemm_f16 --program "$tmp/g_lf.json"
+sed 's/"persistent": false}/"persistent": true, "staging": "over_resident"}/' "$tmp/fa_c.json" >"$tmp/fa_over.json"
+sed 's/"persistent": false}/"persistent": true, "staging": "apart"}/' "$tmp/fa_c.json" >"$tmp/fa_apart.json"
+sed 's/"persistent": false}/"persistent": false, "staging": "apart"}/' "$tmp/fa_c.json" >"$tmp/fa_apart1.json"
+expect 1 "staging apart without persistent refused" "$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_apart1.json"
+stderr_has "partition.staging" "staging: the message names the field"
+expect 0 "schedule writes its choices" "$cli" schedule flash_attention --set CAUSAL=1 -q -o "$tmp/fa_s.json"
+if grep -q '"order": "longest_first"' "$tmp/fa_s.json" && grep -q '"staging": "' "$tmp/fa_s.json"; then
+    ok "schedule: the saved program spells out order and staging"
+else bad "schedule: saved partition lacks order/staging: $(grep partition "$tmp/fa_s.json")"; fi
+expect 0 "staging over_resident: codegen" "$cli" codegen flash_attention --set CAUSAL=1 --program "$tmp/fa_over.json" --target sm90a -o "$tmp/fa_over"
+expect 0 "staging apart: codegen" "$cli" codegen flash_attention --set CAUSAL=1 --program "$tmp/fa_apart.json" --target sm90a -o "$tmp/fa_apart"
+if grep -q "OFF_O = 0" "$tmp/fa_over/kernel.cu" && ! grep -q "OFF_O = 0" "$tmp/fa_apart/kernel.cu"; then
+    ok "staging: O over Q or in its own buffer, as the program says"
+else bad "staging: the kernel's O buffer does not follow partition.staging"; fi
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -364,7 +364,9 @@ static bool same_program(const pt_sprogram *a, const pt_sprogram *b)
                 a->n_roles == b->n_roles && a->n_lanes == b->n_lanes &&
                 a->n_waits == b->n_waits && a->partition.raster == b->partition.raster &&
                 a->partition.group == b->partition.group &&
-                a->partition.persistent == b->partition.persistent;
+                a->partition.persistent == b->partition.persistent &&
+                a->partition.order == b->partition.order &&
+                a->partition.staging == b->partition.staging;
     for (int r = 0; same && r < a->n_roles; r++)
         same = strcmp(a->roles[r].name, b->roles[r].name) == 0 &&
                a->roles[r].threads == b->roles[r].threads &&
@@ -425,7 +427,7 @@ static void test_json_roundtrip(void)
             CHECK_MSG(pt_append(&p, &sg, s, tma, 0, 2, &err), "%s", err.msg);
             break;
         }
-    p.partition = (pt_partition_spec){PT_RASTER_GROUPED, 16, true};
+    p.partition = (pt_partition_spec){PT_RASTER_GROUPED, 16, true, PT_ORDER_RASTER, PT_STAGING_OVER_RESIDENT};
     p.roles[0].regs = 24;
     p.roles[1].threads = 256;
     p.roles[2].wg = 5;
@@ -550,6 +552,10 @@ static void test_json_errors(void)
                  "regs");
     expect_error(HEAD TILE "\"partition\": {\"raster\": \"zigzag\"}, \"lanes\": []}",
                  "$.partition.raster", "grouped");
+    expect_error(HEAD TILE "\"partition\": {\"order\": \"backwards\"}, \"lanes\": []}",
+                 "$.partition.order", "longest_first");
+    expect_error(HEAD TILE "\"partition\": {\"staging\": 3}, \"lanes\": []}",
+                 "$.partition", "staging");
     expect_error(HEAD TILE "\"partition\": {\"group\": 0}, \"lanes\": []}", "$.partition.group",
                  NULL);
     expect_error(HEAD TILE "\"lanes\": [], \"waits\": [{\"stask\": \"load.A\", \"on\": "

@@ -278,6 +278,32 @@ static void test_shared_memory(void)
     teardown(&f);
 }
 
+/* partition.order and partition.staging: a choice the graph cannot use is refused at its field;
+ * resolving "auto" leaves a program without the choice as it is (attention: test_cli.sh). */
+static void test_partition_choices(void)
+{
+    fixture f;
+    setup(&f, 1);
+    CHECK(!pt_sprogram_longest_first(&f.p, &f.sg)); /* no causal mask: auto is the raster */
+    f.p.partition.order = PT_ORDER_LONGEST_FIRST;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "$.partition.order", "causal");
+    f.p.partition.order = PT_ORDER_RASTER;
+    CHECK(run(&f));
+    /* a GEMM has no resident tile to stage over: its staging tile is always apart */
+    f.p.partition.staging = PT_STAGING_OVER_RESIDENT;
+    f.p.partition.persistent = false;
+    CHECK(run(&f));
+    CHECK(pt_sprogram_staging_apart(&f.p, &f.sg, &f.hw));
+    pt_sprogram_resolve_choices(&f.p, &f.sg, &f.hw);
+    CHECK(f.p.partition.order == PT_ORDER_RASTER); /* as set: resolving keeps a choice */
+    f.p.partition.order = PT_ORDER_AUTO;
+    f.p.partition.staging = PT_STAGING_AUTO;
+    pt_sprogram_resolve_choices(&f.p, &f.sg, &f.hw);
+    CHECK(f.p.partition.order == PT_ORDER_AUTO && f.p.partition.staging == PT_STAGING_AUTO);
+    teardown(&f);
+}
+
 static void test_registers(void)
 {
     fixture f;
@@ -364,6 +390,7 @@ int main(void)
     PTEST_RUN(test_deadlock_stages);
     PTEST_RUN(test_shared_memory);
     PTEST_RUN(test_registers);
+    PTEST_RUN(test_partition_choices);
     PTEST_RUN(test_corrupt);
     PTEST_END();
 }
