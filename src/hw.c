@@ -84,9 +84,11 @@ typedef struct {
     size_t offset;
     double lo, hi;
     bool positive; /* F_NUM: must be > 0, not just >= lo */
+    bool optional; /* absent: 0 (and not written back when 0) */
 } field;
 
-#define FLD(key, type, member, lo, hi, pos) {key, type, offsetof(pt_hw, member), lo, hi, pos}
+#define FLD(key, type, member, lo, hi, pos) {key, type, offsetof(pt_hw, member), lo, hi, pos, false}
+#define FLD_OPT(key, type, member, lo, hi) {key, type, offsetof(pt_hw, member), lo, hi, false, true}
 static const field fields[] = {
     FLD("eu_count", F_INT, eu_count, 1, 4096, false),
     FLD("clock_ghz", F_NUM, clock_ghz, 1e-3, 20, true),
@@ -101,6 +103,7 @@ static const field fields[] = {
     FLD("l2_bytes", F_I64, l2_bytes, 0, 1099511627776.0, false),
     FLD("hbm_gbps", F_NUM, hbm_bytes_per_ns, PT_HW_MIN_RATE, 1e7, true),
     FLD("l2_gbps", F_NUM, l2_bytes_per_ns, PT_HW_MIN_RATE, 1e8, true),
+    FLD_OPT("l2_sm_gbps", F_NUM, l2_sm_bytes_per_ns, 0, 1e8),
     FLD("barrier_ns", F_NUM, barrier_ns, 0, 1e6, false),
     FLD("launch_ns", F_NUM, launch_ns, 0, 1e9, false),
     FLD("tile_overhead_ns", F_NUM, tile_overhead_ns, 0, 1e9, false),
@@ -113,7 +116,7 @@ static const char *const top_keys[] = {
     "format", "version", "base", "name", "vendor", "arch", "source", "sources",
     "eu_count", "clock_ghz", "warp_size", "smem_per_eu", "smem_per_block", "regs_per_eu",
     "max_regs_per_thread", "min_regs_per_thread", "max_threads_per_block", "max_warps_per_eu",
-    "l2_bytes", "hbm_gbps", "l2_gbps", "barrier_ns", "launch_ns", "tile_overhead_ns", "mma",
+    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "barrier_ns", "launch_ns", "tile_overhead_ns", "mma",
     "tma_box_max", "seus", "costs", NULL};
 static const char *const mma_keys[] = {"m", "n_max", "n_step", "k_bytes", "source", NULL};
 static const char *const seu_keys[] = {"async", "max_in_flight", "issue_ns", "source", NULL};
@@ -154,6 +157,10 @@ static bool get_field(ld *L, const cJSON *root, const field *f, pt_hw *hw)
     if (L->has_base && !has(root, f->key))
         return true; /* keep the base's value */
     char *dst = (char *)hw + f->offset;
+    if (f->optional && !has(root, f->key)) {
+        memset(dst, 0, f->type == F_INT ? sizeof(int) : sizeof(int64_t));
+        return true;
+    }
     if (f->type == F_NUM) {
         double d = 0;
         if (!pt_json_get_number(root, f->key, true, f->lo, f->hi, L->file, "$", &d, L->err))
@@ -634,6 +641,14 @@ static void add_num(cJSON *obj, const char *key, double d)
     cJSON_AddRawToObject(obj, key, buf);
 }
 
+/* An optional field at 0 means "not modelled" and is left out of the written model. */
+static bool field_zero(const pt_hw *hw, const field *f)
+{
+    const char *p = (const char *)hw + f->offset;
+    static const char zero[sizeof(int64_t)];
+    return memcmp(p, zero, f->type == F_INT ? sizeof(int) : sizeof(int64_t)) == 0;
+}
+
 static void put_field(cJSON *root, const pt_hw *hw, const field *f)
 {
     const char *base = (const char *)hw + f->offset;
@@ -710,7 +725,8 @@ char *pt_hw_to_json(const pt_hw *hw)
     cJSON_AddStringToObject(root, "arch", hw->arch);
     cJSON_AddStringToObject(root, "source", hw->source);
     for (size_t i = 0; i < N_FIELDS; i++)
-        put_field(root, hw, &fields[i]);
+        if (!fields[i].optional || !field_zero(hw, &fields[i]))
+            put_field(root, hw, &fields[i]);
     cJSON *mma = cJSON_AddObjectToObject(root, "mma");
     add_num(mma, "m", hw->mma_m);
     add_num(mma, "n_max", hw->mma_n_max);

@@ -40,6 +40,9 @@ typedef struct {
     int64_t l2_bytes;
     double hbm_bytes_per_ns;     /* whole chip (GB/s / 1) */
     double l2_bytes_per_ns;      /* whole chip */
+    double l2_sm_bytes_per_ns;   /* one SM's L2 port: the most one EU's loads get when fewer
+                                    EUs than eu_count share l2_bytes_per_ns (0 = not modelled:
+                                    loads keep their calibrated rate) */
     double barrier_ns;           /* one cross-warp barrier hand-off (arrive -> waiter wakes) */
     double launch_ns;            /* kernel launch overhead added to every kernel */
     double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */

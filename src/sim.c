@@ -1070,15 +1070,37 @@ static double persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
     return fill + (tail > 0 ? tail : 0) + hw->tile_overhead_ns;
 }
 
-bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+/* The load rates of the hardware model are per EU with every EU streaming: the whole chip's
+ * L2 bandwidth shared eu_count ways (l2_gbps / eu_count). A grid of fewer CTAs than EUs
+ * leaves that bandwidth to fewer EUs, each up to its own L2 port (l2_sm_gbps): small-M
+ * GEMMs of 64-96 tiles load faster per SM than a full wave does. Returns the model to
+ * simulate one EU with (hw itself when nothing changes). */
+static const pt_hw *share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
+{
+    if (!(hw->l2_sm_bytes_per_ns > 0) || active < 1 || active >= hw->eu_count)
+        return hw;
+    double share = hw->l2_bytes_per_ns / (double)active;
+    double cap = share < hw->l2_sm_bytes_per_ns ? share : hw->l2_sm_bytes_per_ns;
+    *local = *hw;
+    for (int d = 0; d < PT_DTYPE_COUNT; d++) {
+        pt_cost *c = &local->cost[PT_ST_LOAD][d];
+        if (c->rate > 0 && cap > c->rate)
+            c->rate = cap;
+    }
+    return local;
+}
+
+bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
                  pt_timeline *tl, pt_error *err)
 {
     memset(tl, 0, sizeof *tl);
-    if (!p || !sg || !hw)
+    if (!p || !sg || !hw_in)
         return pt_fail(err, "simulate: missing program, sTask-graph or hardware model");
-    if (hw->eu_count < 1)
-        return pt_fail(err, "simulate: hardware %s has %d EUs; expected at least 1", hw->name,
-                       hw->eu_count);
+    if (hw_in->eu_count < 1)
+        return pt_fail(err, "simulate: hardware %s has %d EUs; expected at least 1",
+                       hw_in->name, hw_in->eu_count);
+    pt_hw local;
+    const pt_hw *hw = share_l2(hw_in, sg->tiles, &local);
     tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns};
     if (!pt_simulate_eu(p, sg, hw, sg->iterations, tl, err))
         return false;
