@@ -31,7 +31,25 @@ void sm90a_emit_device_header(strbuf *sb, bool tile)
               tile ? "#include \"pt_tile.cuh\"\n" : "");
 }
 
-void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles)
+unsigned sm90a_trace_cap(const pt_stask_graph *sg, int64_t tiles, int64_t grid)
+{
+    /* an upper bound: a start and an end record for every sTask instance of every tile the
+     * CTA runs (each role records only some of them) */
+    int64_t per_tile = 0, iters = sg->iterations > 0 ? sg->iterations : 1;
+    for (int s = 0; s < sg->n; s++)
+        per_tile += sg->tasks[s].region == PT_REGION_BODY ? iters : 1;
+    int64_t per_cta = grid > 0 ? (tiles + grid - 1) / grid : 1;
+    /* a persistent causal kernel hands tiles out as CTAs free up: one CTA may run twice its
+     * share of the (shorter) tiles */
+    if (sg->causal_op >= 0 && per_cta > 1)
+        per_cta *= 2;
+    int64_t n = 2 * per_tile * (per_cta > 0 ? per_cta : 1) + 16;
+    if (n < 64)
+        n = 64;
+    return n > (int64_t)PT_TRACE_CAP ? PT_TRACE_CAP : (unsigned)n;
+}
+
+void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles, unsigned cap)
 {
     sb_printf(sb, "int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream)\n{\n"
                   "    return launch(mod, slots, 0, stream);\n}\n\n"
@@ -47,7 +65,7 @@ void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles)
                   "int pt_kernel_launch_traced(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace,\n"
                   "                            CUstream stream)\n{\n"
                   "    return launch(mod, slots, trace, stream);\n}\n",
-              (long long)grid, PT_TRACE_MAX_CTAS, PT_TRACE_MAX_CTAS, n_roles, PT_TRACE_CAP);
+              (long long)grid, PT_TRACE_MAX_CTAS, PT_TRACE_MAX_CTAS, n_roles, cap);
 }
 
 void sm90a_emit_launch_tail(strbuf *sb, const char *args, int64_t smem, int64_t grid, int threads)

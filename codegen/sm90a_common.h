@@ -28,6 +28,9 @@ bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, c
 /* pt_kernel_launch, pt_kernel_trace_layout and pt_kernel_launch_traced of launch.c, over the
  * file's own static `launch(mod, slots, trace, stream)`: grid CTAs, 1 + consumer warpgroups
  * trace roles. */
-void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles);
+/* Records per (CTA, role) region of the instrumented build: every record the CTA's tiles make,
+ * at most PT_TRACE_CAP (trace_abi.h). */
+unsigned sm90a_trace_cap(const pt_stask_graph *sg, int64_t tiles, int64_t grid);
+void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles, unsigned cap);
 
 #endif

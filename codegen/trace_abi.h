@@ -15,7 +15,9 @@
  * issuing thread, so no atomics are needed. Records hold clock64() values; the role header
  * brackets them with %globaltimer and clock64() read together at the role's first and last
  * record, which maps clocks to global time (ns) on that SM. A role that wrote more than `cap`
- * records keeps the first `cap` and counts the rest in `dropped`. */
+ * records keeps the first `cap` and counts the rest in `dropped`; the generated launcher
+ * reports a `cap` sized from the launch (pt_kernel_trace_layout), so that does not happen
+ * below PT_TRACE_CAP. */
 #ifndef PT_TRACE_ABI_H
 #define PT_TRACE_ABI_H
 
@@ -25,7 +27,10 @@
 #define PT_TRACE_VERSION 1u
 #define PT_TRACE_MAX_CTAS 8u
 #define PT_TRACE_MAX_ROLES 4u
-#define PT_TRACE_CAP 4096u
+/* Most records one (CTA, role) region holds. The generator sizes each launch's regions for
+ * every record its tiles make (sm90a_trace_cap) up to this; beyond it a role keeps its first
+ * `cap` records and counts the rest in `dropped`, which the trace and the explorer state. */
+#define PT_TRACE_CAP 131072u
 
 typedef struct {
     uint64_t magic;

@@ -242,5 +242,16 @@ if grep -q "OFF_O = 0" "$tmp/fa_over/kernel.cu" && ! grep -q "OFF_O = 0" "$tmp/f
     ok "staging: O over Q or in its own buffer, as the program says"
 else bad "staging: the kernel's O buffer does not follow partition.staging"; fi
 
+# Issue 18: the instrumented build's record regions are sized from the launch (every record of
+# the CTA's tiles), not a fixed 4096 that a long FlashAttention tile overflows.
+expect 0 "long FA bundle" "$cli" codegen flash_attention --set B=2,H=16,S=8192,D=128,CAUSAL=1 --target sm90a -o "$tmp/fa_long"
+cap_long=$(sed -n 's/^ *\*cap = \([0-9]*\)u;/\1/p' "$tmp/fa_long/launch.c")
+cap_small=$(sed -n 's/^ *\*cap = \([0-9]*\)u;/\1/p' "$tmp/fa_raster/launch.c")
+kcap=$(grep -o "tracer.begin(pt_trace, 0, 1 + WGS, [0-9]*)" "$tmp/fa_long/kernel.cu" | grep -o "[0-9]*)$" | tr -d ')')
+# default sProgram: one tile per CTA, 128 key blocks of 64 at S=8192 (64 at S=4096)
+if [ -n "$cap_long" ] && [ "$cap_long" -ge 1024 ] && [ "$cap_long" = "$kcap" ] && [ $((cap_small * 3 / 2)) -lt "$cap_long" ]; then
+    ok "trace regions sized from the launch ($cap_small records for S=4096 default, $cap_long for S=8192)"
+else bad "trace cap: launcher $cap_long / kernel $kcap / small $cap_small"; fi
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -198,7 +198,7 @@ static void test_corrupt(void)
     put(t.b + 12, 9, 4);
     refused(&t, t.len, "header.n_ctas", 2, 2);
     memcpy(t.b, keep, 64);
-    put(t.b + 20, 5000, 4);
+    put(t.b + 20, PT_TRACE_CAP + 1, 4);
     refused(&t, t.len, "header.cap", 2, 2);
     memcpy(t.b, keep, 64);
     put(t.b + 24, 4, 4); /* CTA 1 would be block 4 of a grid of 4 */
