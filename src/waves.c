@@ -1,0 +1,326 @@
+/* waves.c — the kernel-level wave model: a kernel's time from one EU's simulation
+ * (pt_simulate_eu, sim.c). Tiles are spread over the EUs in launch order (the raster walk of
+ * raster.h and partition.order), either greedily onto the earliest free EU or, for persistent
+ * kernels, round-robin over a fixed grid, less what a follow-on tile overlaps; causal tiles
+ * interpolate between one and all iterations; the DRAM floor bounds the result. */
+#include "sim.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "sim_check.h"
+#include "validate.h"
+
+/* Above this many tiles the wave model uses its closed form instead of dispatching. */
+#define PT_SIM_MAX_DISPATCH_TILES 4000000
+
+typedef struct {
+    pt_raster raster;
+    int64_t group;
+    int n_axes;
+    int64_t grid[PT_MAX_AXES];
+    int slow, fast;          /* the two fastest tile-grid axes with more than one tile */
+} raster_order;
+
+static void raster_init(raster_order *ro, const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    ro->raster = p->partition.raster;
+    ro->group = p->partition.group < 1 ? 1 : p->partition.group;
+    ro->n_axes = sg->graph ? sg->graph->n_axes : PT_MAX_AXES;
+    if (ro->n_axes < 0 || ro->n_axes > PT_MAX_AXES)
+        ro->n_axes = PT_MAX_AXES;
+    ro->slow = ro->fast = -1;
+    for (int a = 0; a < ro->n_axes; a++) {
+        ro->grid[a] = sg->tile_grid[a] < 1 ? 1 : sg->tile_grid[a];
+        if (ro->grid[a] > 1)
+            ro->slow = ro->fast, ro->fast = a;
+    }
+    if (ro->slow < 0)
+        ro->raster = PT_RASTER_ROW; /* fewer than two tiled axes: every order is the same */
+}
+
+/* Row-major tile index of the tile launched at position j. */
+static int64_t raster_tile(const raster_order *ro, int64_t j)
+{
+    if (ro->raster == PT_RASTER_ROW)
+        return j;
+    int64_t S = ro->grid[ro->slow], F = ro->grid[ro->fast];
+    int64_t q = j % (S * F), rest = j / (S * F), s, f;
+    if (ro->raster == PT_RASTER_COLUMN) {
+        s = q % S;
+        f = q / S;
+    } else {
+        /* grouped: bands of `group` slow-axis rows, walked column by column */
+        int64_t band = ro->group * F, first = (q / band) * ro->group;
+        int64_t rows = S - first < ro->group ? S - first : ro->group;
+        s = first + (q % band) % rows;
+        f = (q % band) / rows;
+    }
+    /* rest enumerates the other axes row-major; rebuild the full row-major index */
+    int64_t coord[PT_MAX_AXES];
+    for (int a = ro->n_axes - 1; a >= 0; a--) {
+        if (a == ro->slow || a == ro->fast)
+            continue;
+        coord[a] = rest % ro->grid[a];
+        rest /= ro->grid[a];
+    }
+    coord[ro->slow] = s;
+    coord[ro->fast] = f;
+    int64_t idx = 0;
+    for (int a = 0; a < ro->n_axes; a++)
+        idx = idx * ro->grid[a] + coord[a];
+    return idx;
+}
+
+typedef struct {
+    const pt_stask_graph *sg;
+    bool interp;
+    double t_one, t_full, overhead;
+    double persist_saving;  /* per follow-on tile of a persistent CTA */
+    int64_t iters_full;
+} tile_model;
+
+static double tile_time(const tile_model *tm, int64_t tile)
+{
+    double t = tm->t_full;
+    if (tm->interp) {
+        int64_t i = pt_stask_graph_tile_iterations(tm->sg, tile);
+        t = tm->t_one + (double)(i - 1) * (tm->t_full - tm->t_one) / (double)(tm->iters_full - 1);
+        if (t < 0)
+            t = 0;
+    }
+    return t + tm->overhead;
+}
+
+/* Longest first (partition.order, pt_sprogram_longest_first; the generated kernels read the
+ * same answer): the causal row axis of the tile at launch position j is walked backwards. */
+static int64_t launch_tile(const raster_order *ro, const pt_stask_graph *sg, bool longest_first,
+                           int64_t j)
+{
+    int64_t idx = raster_tile(ro, j);
+    if (!longest_first || sg->causal_op < 0 || !sg->graph)
+        return idx;
+    int row = sg->graph->ops[sg->causal_op].row_axis;
+    int64_t coord[PT_MAX_AXES], rest = idx;
+    for (int a = ro->n_axes - 1; a >= 0; a--) {
+        coord[a] = rest % ro->grid[a];
+        rest /= ro->grid[a];
+    }
+    if (row >= 0 && row < ro->n_axes)
+        coord[row] = ro->grid[row] - 1 - coord[row];
+    idx = 0;
+    for (int a = 0; a < ro->n_axes; a++)
+        idx = idx * ro->grid[a] + coord[a];
+    return idx;
+}
+
+static void heap_sift_down(double *h, int64_t n, int64_t i)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, m = i;
+        if (l < n && h[l] < h[m])
+            m = l;
+        if (l + 1 < n && h[l + 1] < h[m])
+            m = l + 1;
+        if (m == i)
+            return;
+        double t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* Makespan of the whole grid; false only when out of memory. */
+static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_model *tm,
+                     int64_t tiles, int64_t eus, double *out)
+{
+    raster_order ro;
+    raster_init(&ro, p, sg);
+    const bool longest = pt_sprogram_longest_first(p, sg);
+    int64_t slots = tiles < eus ? tiles : eus;
+    double *h = calloc((size_t)slots + 1, sizeof *h), best = 0;
+    if (!h)
+        return false;
+    if (p->partition.persistent && !tm->interp) {
+        /* CTA c owns launch positions c, c + grid, ...: its time is their sum, less what a
+         * follow-on tile overlaps with the one before it */
+        for (int64_t j = 0; j < tiles; j++)
+            h[j % slots] += tile_time(tm, launch_tile(&ro, sg, longest, j)) - (j >= slots ? tm->persist_saving : 0);
+        for (int64_t c = 0; c < slots; c++)
+            best = h[c] > best ? h[c] : best;
+    } else {
+        /* each tile goes to the EU that frees first (a min-heap of EU free times): the
+         * hardware's block scheduler, or a persistent kernel's dynamic hand-out of unequal
+         * (causal) tiles, whose follow-on tiles overlap the one before */
+        for (int64_t j = 0; j < tiles; j++) {
+            h[0] += tile_time(tm, launch_tile(&ro, sg, longest, j)) -
+                    (p->partition.persistent && j >= slots ? tm->persist_saving : 0);
+            best = h[0] > best ? h[0] : best;
+            heap_sift_down(h, slots, 0);
+        }
+    }
+    free(h);
+    *out = best;
+    return true;
+}
+
+static double dram_bytes(const pt_stask_graph *sg)
+{
+    const pt_graph *g = sg->graph;
+    double bytes = 0;
+    if (!g)
+        return 0;
+    for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
+        const pt_tensor *tn = &g->tensors[t];
+        /* views share storage with the tensor they re-index: count that one only */
+        if (tn->view_of >= 0 || tn->role == PT_ROLE_INTERMEDIATE)
+            continue;
+        int64_t bits = pt_tensor_elems(g, tn) * (int64_t)pt_dtype_bits(tn->dtype);
+        bytes += (double)((bits + 7) / 8);
+    }
+    return bytes;
+}
+
+/* Does a store sit on a lane that also issues loads? That lane then issues the next tile's
+ * loads only after this tile's store, which waits for the whole epilogue. */
+static bool store_blocks_loads(const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    for (int l = 0; l < p->n_lanes; l++) {
+        bool load = false, store = false;
+        for (int e = 0; e < p->lanes[l].n; e++) {
+            int s = p->lanes[l].entries[e].stask;
+            if (s < 0 || s >= sg->n)
+                continue;
+            load |= sg->tasks[s].kind == PT_ST_LOAD;
+            store |= sg->tasks[s].kind == PT_ST_STORE;
+        }
+        if (load && store)
+            return true;
+    }
+    return false;
+}
+
+/* A persistent CTA runs its tiles back to back and pays no block launch (tile_overhead_ns).
+ * When the loads' lane is free to run ahead, the producer also loads the next tile while the
+ * consumers finish the current one, so a follow-on tile hides the final store and part of the
+ * pipeline fill (everything before the first compute sTask starts: the first loads' latency):
+ * all of it when every load streams through a ring, but only as much as this tile's epilogue
+ * lasts when a resident tile (attention's Q) must wait for the loop to finish with it. When the
+ * store sits on the loads' lane, nothing is hidden: the next tile's first loads wait behind the
+ * store, as in a new CTA. Measured (BENCHMARKS.md, FlashAttention): store on the producer lane
+ * 25-74% slower than the fill-hiding model; hiding the whole fill despite a resident Q put the
+ * model's error at -18% (median, causal) against -6% for one-tile-per-CTA programs. */
+static double persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
+                                const pt_timeline *tl, const pt_hw *hw)
+{
+    /* with O staged over the resident Q, the next Q waits for the store to read it */
+    if (store_blocks_loads(p, sg) || !pt_sprogram_staging_apart(p, sg, hw))
+        return hw->tile_overhead_ns;
+    double first_compute = -1, last_compute = 0, last_body = 0;
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *s = &tl->spans[i];
+        if (s->lane < 0 || s->lane >= p->n_lanes || p->lanes[s->lane].seu == PT_SEU_TMA)
+            continue;
+        if (first_compute < 0 || s->start_ns < first_compute)
+            first_compute = s->start_ns;
+        if (s->end_ns > last_compute)
+            last_compute = s->end_ns;
+        if (s->stask >= 0 && s->stask < sg->n && sg->tasks[s->stask].region == PT_REGION_BODY &&
+            s->end_ns > last_body)
+            last_body = s->end_ns;
+    }
+    if (first_compute < 0)
+        return hw->tile_overhead_ns;
+    double tail = tl->eu_time_ns - last_compute;
+    /* A resident tile (attention's Q) is reloaded only once the loop is done with it, so the
+     * next tile's fill overlaps no more than this tile's epilogue (normalize). */
+    double fill = first_compute;
+    if (pt_stask_graph_has_resident_load(sg)) {
+        double epilogue = last_compute - last_body;
+        if (epilogue < fill)
+            fill = epilogue > 0 ? epilogue : 0;
+    }
+    return fill + (tail > 0 ? tail : 0) + hw->tile_overhead_ns;
+}
+
+/* The load rates of the hardware model are per EU with every EU streaming: the whole chip's
+ * L2 bandwidth shared eu_count ways (l2_gbps / eu_count). A grid of fewer CTAs than EUs
+ * leaves that bandwidth to fewer EUs, each up to its own L2 port (l2_sm_gbps): small-M
+ * GEMMs of 64-96 tiles load faster per SM than a full wave does. Returns the model to
+ * simulate one EU with (hw itself when nothing changes). */
+static const pt_hw *share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
+{
+    if (!(hw->l2_sm_bytes_per_ns > 0) || active < 1 || active >= hw->eu_count)
+        return hw;
+    double share = hw->l2_bytes_per_ns / (double)active;
+    double cap = share < hw->l2_sm_bytes_per_ns ? share : hw->l2_sm_bytes_per_ns;
+    *local = *hw;
+    for (int d = 0; d < PT_DTYPE_COUNT; d++) {
+        pt_cost *c = &local->cost[PT_ST_LOAD][d];
+        if (c->rate > 0 && cap > c->rate)
+            c->rate = cap;
+    }
+    return local;
+}
+
+bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
+                 pt_timeline *tl, pt_error *err)
+{
+    memset(tl, 0, sizeof *tl);
+    if (!p || !sg || !hw_in)
+        return pt_fail(err, "simulate: missing program, sTask-graph or hardware model");
+    if (hw_in->eu_count < 1)
+        return pt_fail(err, "simulate: hardware %s has %d EUs; expected at least 1",
+                       hw_in->name, hw_in->eu_count);
+    pt_hw local;
+    const pt_hw *hw = share_l2(hw_in, sg->tiles, &local);
+    tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns};
+    if (!pt_simulate_eu(p, sg, hw, sg->iterations, tl, err))
+        return false;
+    tm.t_full = tm.t_one = tl->eu_time_ns;
+    tm.interp = sg->causal_op >= 0 && tm.iters_full > 1;
+    if (tm.interp) {
+        /* causal tiles run fewer iterations: interpolate between 1 and the full count */
+        pt_timeline one;
+        if (!pt_simulate_eu(p, sg, hw, 1, &one, err)) {
+            pt_timeline_free(tl);
+            return false;
+        }
+        tm.t_one = one.eu_time_ns;
+        pt_timeline_free(&one);
+    }
+    int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
+    if (p->partition.persistent)
+        tm.persist_saving = persistent_saving(p, sg, tl, hw);
+    double span = 0;
+    /* equal tiles (no causal mask) fill whole waves: the dispatch would give exactly this */
+    if ((tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp) && p->partition.persistent) {
+        int64_t per_cta = (tiles + eus - 1) / eus;
+        span = per_cta > 0 ? (double)per_cta * (tm.t_full + tm.overhead) -
+                                 (double)(per_cta - 1) * tm.persist_saving
+                           : 0;
+    } else if (tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp)
+        span = (double)((tiles + eus - 1) / eus) * (tm.t_full + tm.overhead);
+    else if (tiles > 0 && !makespan(p, sg, &tm, tiles, eus, &span)) {
+        pt_timeline_free(tl);
+        return pt_fail(err, "simulate: out of memory for %lld tiles", (long long)tiles);
+    }
+    tl->tiles = tiles;
+    tl->grid = p->partition.persistent ? (tiles < eus ? tiles : eus) : tiles;
+    tl->waves = (tiles + eus - 1) / eus;
+    tl->dram_bytes = dram_bytes(sg);
+    tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
+    tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
+    tl->flops = pt_stask_graph_total_flops(sg);
+    tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
+    if (!pt_sim_timeline_finite(tl)) {
+        pt_timeline_free(tl);
+        return pt_sim_not_finite(hw, err);
+    }
+    return true;
+}
+
