@@ -132,11 +132,11 @@ static void emit_constants(strbuf *sb, const fa_plan *pl)
 
 static void emit_helpers(strbuf *sb, const fa_plan *pl)
 {
-    /* the launch order of the sProgram's partition, as the simulator walks it (sim.c,
-     * raster_tile, over the two fastest tiled axes: heads or batch ("rows", SLOW of them) and
-     * query tiles): row = batch·head-major; column = query-tile-major within each block of
-     * SLOW rows; grouped = bands of `group` rows walked query tile by query tile; causal:
-     * longest tiles first */
+    /* the launch order of the sProgram's partition through raster.h, the walk the simulator
+     * uses (waves.c, over the two fastest tiled axes: heads or batch ("rows", SLOW of them)
+     * and query tiles): row = batch·head-major; column = query-tile-major within each block of
+     * SLOW rows; grouped = bands of `group` rows walked query tile by query tile; then
+     * partition.order (longest first) */
     pt_raster ra = pl->p->partition.raster;
     int group = pl->p->partition.group < 1 ? 1 : pl->p->partition.group;
     const pt_stask_graph *sg = pl->sg;
@@ -146,24 +146,19 @@ static void emit_helpers(strbuf *sb, const fa_plan *pl)
             slow = fast, fast = a;
     if (slow < 0 || fast != pl->ax_m)
         ra = PT_RASTER_ROW; /* one query tile per head, or one head: every order is the same */
-    sb_printf(sb, "// Launch position t -> (batch·head, query tile): %s raster%s.\n"
+    sb_printf(sb, "// Launch position t -> (batch·head, query tile): %s raster%s (raster.h, as the\n"
+                  "// simulator walks it).\n"
                   "__device__ __forceinline__ void tile_coords(int t, int &bh, int &mt)\n{\n",
               pt_raster_name(ra), pl->longest_first ? ", causal tiles longest first" : "");
     if (ra == PT_RASTER_ROW)
-        sb_puts(sb, "    bh = t / TILES_M;\n    mt = t % TILES_M;\n");
-    else {
+        sb_puts(sb, "    pt_raster_walk(t, 0, 1, 1, TILES_M, &bh, &mt);\n");
+    else
         sb_printf(sb, "    constexpr int SLOW = %lld;\n"
-                      "    const int q = t %% (SLOW * TILES_M), rest = t / (SLOW * TILES_M);\n",
-                  (long long)sg->tile_grid[slow]);
-        if (ra == PT_RASTER_COLUMN)
-            sb_puts(sb, "    bh = rest * SLOW + q % SLOW;\n    mt = q / SLOW;\n");
-        else
-            sb_printf(sb, "    constexpr int G = %d, BAND = G * TILES_M;\n"
-                          "    const int first = q / BAND * G, rows = SLOW - first < G ? SLOW - first : G;\n"
-                          "    bh = rest * SLOW + first + (q %% BAND) %% rows;\n"
-                          "    mt = (q %% BAND) / rows;\n",
-                      group);
-    }
+                      "    const int q = t %% (SLOW * TILES_M), rest = t / (SLOW * TILES_M);\n"
+                      "    int s;\n"
+                      "    pt_raster_walk(q, %d, %d, SLOW, TILES_M, &s, &mt);\n"
+                      "    bh = rest * SLOW + s;\n",
+                  (long long)sg->tile_grid[slow], (int)ra, ra == PT_RASTER_GROUPED ? group : 1);
     if (pl->longest_first)
         sb_puts(sb, "    mt = TILES_M - 1 - mt;\n");
     sb_puts(sb, "}\n\n");

@@ -25,9 +25,11 @@ bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt
 void sm90a_emit_device_header(strbuf *sb, bool tile)
 {
     sb_printf(sb, "// The device library, written next to this file by the bundle (codegen/device/):\n"
-                  "// PTX wrappers%s.\n"
-                  "#include \"pt_device.cuh\"\n%s\n",
-              tile ? " and the tile library (softmax row operations)" : "",
+                  "// PTX wrappers%s, and the tile raster walk the simulator uses (src/raster.h).\n"
+                  "#include \"pt_device.cuh\"\n%s"
+                  "#define PT_RASTER_INT int\n"
+                  "#include \"raster.h\"\n\n",
+              tile ? ", the tile library (softmax row operations)" : "",
               tile ? "#include \"pt_tile.cuh\"\n" : "");
 }
 

@@ -101,26 +101,12 @@ static void emit_trace_ids(strbuf *sb, const sm90a_plan *pl)
 
 static void emit_raster(strbuf *sb, const sm90a_plan *pl)
 {
-    sb_puts(sb, "// Output tile t -> (tile row, tile column), in the sProgram's rasterisation.\n"
-                "__device__ __forceinline__ void tile_coords(int t, int &tm, int &tn)\n{\n");
-    switch (pl->raster) {
-    case PT_RASTER_ROW:
-        sb_puts(sb, "    tm = t / TILES_N;  // row raster: columns fastest\n    tn = t % TILES_N;\n");
-        break;
-    case PT_RASTER_COLUMN:
-        sb_puts(sb, "    tm = t % TILES_M;  // column raster: rows fastest\n    tn = t / TILES_M;\n");
-        break;
-    case PT_RASTER_GROUPED:
-        sb_puts(sb, "    // grouped raster: GROUP tile rows walked column by column, for L2 reuse\n"
-                    "    const int per_group = GROUP * TILES_N;\n"
-                    "    const int first_m = (t / per_group) * GROUP;\n"
-                    "    const int rows = TILES_M - first_m < GROUP ? TILES_M - first_m : GROUP;\n"
-                    "    const int in_group = t % per_group;\n"
-                    "    tm = first_m + in_group % rows;\n"
-                    "    tn = in_group / rows;\n");
-        break;
-    }
-    sb_puts(sb, "}\n\n");
+    /* raster.h is the walk the simulator predicts (waves.c): the same code in both */
+    sb_printf(sb, "// Output tile t -> (tile row, tile column): %s raster (raster.h, as the simulator\n"
+                  "// walks it).\n"
+                  "__device__ __forceinline__ void tile_coords(int t, int &tm, int &tn)\n{\n"
+                  "    pt_raster_walk(t, %d, GROUP, TILES_M, TILES_N, &tm, &tn);\n}\n\n",
+              pt_raster_name(pl->raster), (int)pl->raster);
 }
 
 /* The producer's loads for one loop step, in lane order: entry e issues iteration v + offset. */

@@ -11,8 +11,12 @@
 #include <string.h>
 
 #include "graph.h"
+#include "raster.h"
 #include "sim_check.h"
 #include "validate.h"
+
+_Static_assert(PT_RASTER_ROW == 0 && PT_RASTER_COLUMN == 1 && PT_RASTER_GROUPED == 2,
+               "raster.h numbers the rasters as pt_raster does");
 
 /* Above this many tiles the wave model uses its closed form instead of dispatching. */
 #define PT_SIM_MAX_DISPATCH_TILES 4000000
@@ -49,16 +53,7 @@ static int64_t raster_tile(const raster_order *ro, int64_t j)
         return j;
     int64_t S = ro->grid[ro->slow], F = ro->grid[ro->fast];
     int64_t q = j % (S * F), rest = j / (S * F), s, f;
-    if (ro->raster == PT_RASTER_COLUMN) {
-        s = q % S;
-        f = q / S;
-    } else {
-        /* grouped: bands of `group` slow-axis rows, walked column by column */
-        int64_t band = ro->group * F, first = (q / band) * ro->group;
-        int64_t rows = S - first < ro->group ? S - first : ro->group;
-        s = first + (q % band) % rows;
-        f = (q % band) / rows;
-    }
+    pt_raster_walk(q, (int)ro->raster, ro->group, S, F, &s, &f); /* as the kernels walk it */
     /* rest enumerates the other axes row-major; rebuild the full row-major index */
     int64_t coord[PT_MAX_AXES];
     for (int a = ro->n_axes - 1; a >= 0; a--) {
