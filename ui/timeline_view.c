@@ -258,14 +258,22 @@ gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
 {
     if (!self->have_model)
         return FALSE;
-    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
-    if (hit < 0)
+    /* Any group's bar (another EU class's tiles, the compared sProgram B), as a left click
+     * selects it: the menu edits that sTask of the shown sProgram (B's bars carry A's sTask
+     * indices; a B sTask A lacks has none, and no menu). */
+    int g = 0;
+    int64_t n, hit = pt_tl_hit_group(&self->model, &self->vp, x, y, &g);
+    const pt_span *spans = pt_tl_group_spans(&self->model, g, &n);
+    if (hit < 0 || hit >= n || spans[hit].stask < 0)
         return FALSE;
+    int stask = spans[hit].stask;
     self->vp.selected_span = hit;
-    self->vp.selected_group = 0;
+    self->vp.selected_group = g;
     /* Select first so the window builds the menu for this sTask. */
-    g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
-    g_signal_emit(self, signals[SIGNAL_CONTEXT_MENU], 0, self->model.spans[hit].stask);
+    g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, stask);
+    self->vp.selected_span = hit; /* after the window's answer, as a click keeps the bar */
+    self->vp.selected_group = g;
+    g_signal_emit(self, signals[SIGNAL_CONTEXT_MENU], 0, stask);
     gtk_widget_queue_draw(GTK_WIDGET(self));
     if (!self->context_menu || !gtk_widget_get_mapped(GTK_WIDGET(self)))
         return TRUE;

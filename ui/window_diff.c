@@ -6,7 +6,8 @@
  * sTasks matched by id. Edits to A re-simulate A and refresh the comparison (win_refresh_timeline
  * calls win_diff_fill_groups and win_refresh_diff). Esc (once nothing is selected) or Stop
  * Comparing (win.stop-comparing) returns to the normal view. B's bars have the same tooltips and
- * dependency arrows as A's (its own span graph, remapped with its spans). */
+ * dependency arrows as A's (its own span graph, remapped with its spans), and its own critical
+ * path. */
 #include "window_private.h"
 
 #include <math.h>
@@ -65,6 +66,14 @@ static void remap_b_deps(PtWindow *self, const int64_t *kept)
             }
     }
     d->off[self->cmp_b_n] = e;
+    /* B's critical path, found on all of B's spans (as A's is) and kept where its bars are
+     * drawn: B's group gets its red path as A's does */
+    int64_t *chain = NULL, n = pt_critical_path(b->tl.spans, b->tl.n_spans, &all, &chain);
+    self->cmp_b_n_critical = 0;
+    for (int64_t k = 0; k < n; k++)
+        if (kept[chain[k]] >= 0)
+            chain[self->cmp_b_n_critical++] = kept[chain[k]];
+    self->cmp_b_critical = chain;
     pt_span_deps_free(&all);
 }
 
@@ -125,6 +134,9 @@ void win_diff_free_deps(PtWindow *self)
     g_free(d->idx);
     g_free(d->is_wait);
     memset(d, 0, sizeof *d);
+    free(self->cmp_b_critical); /* pt_critical_path's malloc */
+    self->cmp_b_critical = NULL;
+    self->cmp_b_n_critical = 0;
 }
 
 void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm)
@@ -143,6 +155,8 @@ void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm)
     tm->group_spans[1] = self->cmp_b_spans;
     tm->group_n_spans[1] = self->cmp_b_n;
     tm->group_deps[1] = self->cmp_b_deps.off ? &self->cmp_b_deps : NULL;
+    tm->group_critical[1] = self->cmp_b_critical;
+    tm->group_n_critical[1] = self->cmp_b_n_critical;
 }
 
 /* The rows: every sTask id of A, then those only B has. */

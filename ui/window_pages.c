@@ -254,7 +254,8 @@ static const char timeline_hint[] =
     "it · drag the overview to pan · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor "
     "core, orange CUDA core, grey merged; thin magenta outlined bars: measured (a loaded trace); "
     "red strip: critical path; amber: idle; arrows of the clicked bar: solid data, dashed Wait, "
-    "dotted violet a free ring stage; right-click a bar for its Waits";
+    "dotted violet a free ring stage, dash-dot its unit busy (queued behind another lane's "
+    "bar); right-click a bar for its Waits";
 static const char graph_hint[] =
     "Ctrl+wheel or W/S zoom at the pointer · drag or wheel to pan · F (Ctrl+0) fit · click a box "
     "to select · double-click the loop body (or Unroll Loop, Ctrl+3) to show iterations · "

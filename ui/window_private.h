@@ -88,6 +88,7 @@ struct _PtWindow {
     /* stage-occupancy tracks of the timeline (window_timeline.c): per ring, its step chart */
     double *ring_t[PT_TL_MAX_RINGS];
     int *ring_f[PT_TL_MAX_RINGS];
+    char *ring_label[PT_TL_MAX_RINGS]; /* "A · K" / "B · K" while comparing (else NULL) */
     pt_alignment cmp;
     GtkStringList *cmp_rows;
     GtkWidget *cmp_view, *cmp_label;
@@ -99,6 +100,8 @@ struct _PtWindow {
     pt_span *cmp_b_spans;
     int64_t cmp_b_n;
     pt_span_deps cmp_b_deps;   /* B's dependencies over cmp_b_spans (its arrows, gap reasons) */
+    int64_t *cmp_b_critical;   /* B's critical path, indices into cmp_b_spans (malloc'd) */
+    int64_t cmp_b_n_critical;
     int cmp_b_lanes_lost;
     GtkWidget *diff_box, *diff_label, *diff_view;
     GtkStringList *diff_rows;
