@@ -249,7 +249,8 @@ static GtkWidget *build_side_panel(PtWindow *self)
 }
 
 static const char timeline_hint[] =
-    "Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to select (empty space: none), drag "
+    "Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to select (empty space: none; arrow "
+    "keys: its neighbours), drag "
     "it to move it (Append) · drag the ruler (or Shift+drag) to measure a time range, Z zoom to "
     "it · drag the overview to pan · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor "
     "core, orange CUDA core, grey merged; thin magenta outlined bars: measured (a loaded trace); "

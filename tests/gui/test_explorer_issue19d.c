@@ -3,7 +3,7 @@
  * moment per tile) stays off between tiles (read from pixels), the ring-occupancy tracks cover
  * the EU's whole run and not its first tile (read from pixels), B's rings and both groups'
  * critical paths are there beside A's, and the bars' context menu opens on the second group's
- * bars (another EU class, sProgram B). */
+ * bars (another EU class, sProgram B); and the arrow keys move the selection between bars. */
 #include <glib/gstdio.h>
 #include <math.h>
 
@@ -252,11 +252,51 @@ static void test_menu_every_group(void)
     g_free(dir);
 }
 
+/* Arrow keys on the timeline (issue 19: they did nothing): Right/Left move the selection along
+ * the bar's lane, Down to the lane below; the window's selection follows. */
+static void test_arrow_keys(void)
+{
+    load("gemm_f16");
+    pt_timeline_view_fit(tl());
+    const pt_tl_model *m = pt_timeline_view_get_model(tl());
+    int mma = pt_stask_find(&pt_window_get_model(win)->sg, "mma.C.wg0");
+    int64_t pick = -1;
+    for (int64_t i = 0; i < m->n_spans && pick < 0; i++)
+        if (m->spans[i].stask == mma && m->spans[i].iter == 2)
+            pick = i;
+    g_assert_cmpint(pick, >=, 0);
+    double x, y;
+    g_assert_true(pt_timeline_view_span_point(tl(), 0, pick, &x, &y));
+    pt_timeline_view_click(tl(), x, y);
+    iterate();
+    g_assert_cmpint(pt_timeline_view_get_selected_span(tl()), ==, pick);
+    g_assert_true(pt_timeline_view_arrow(tl(), GDK_KEY_Right));
+    int64_t next = pt_timeline_view_get_selected_span(tl());
+    g_assert_cmpint(next, >, pick);
+    g_assert_cmpint(m->spans[next].lane, ==, m->spans[pick].lane);
+    g_assert_cmpint(m->spans[next].iter, ==, 3); /* mma.C.wg0 is its lane's only sTask */
+    g_assert_cmpint(pt_window_get_selected(win), ==, mma);
+    g_assert_true(pt_timeline_view_arrow(tl(), GDK_KEY_Left));
+    g_assert_cmpint(pt_timeline_view_get_selected_span(tl()), ==, pick);
+    g_assert_true(pt_timeline_view_arrow(tl(), GDK_KEY_Down));
+    int64_t below = pt_timeline_view_get_selected_span(tl());
+    g_assert_cmpint(m->spans[below].lane, >, m->spans[pick].lane);
+    g_assert_cmpint(pt_window_get_selected(win), ==, m->spans[below].stask);
+    /* nothing selected: Left/Right pan as A/D do */
+    activate("clear-selection");
+    double t0, t1, u0, u1;
+    pt_timeline_view_get_range(tl(), &t0, &t1);
+    g_assert_true(pt_timeline_view_arrow(tl(), GDK_KEY_Right));
+    pt_timeline_view_get_range(tl(), &u0, &u1);
+    g_assert_cmpfloat(u0, >, t0);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
     g_test_add_func("/issue19d/ctas-idle-tint", test_ctas_idle_tint);
     g_test_add_func("/issue19d/ctas-rings", test_ctas_rings);
     g_test_add_func("/issue19d/menu-every-group", test_menu_every_group);
+    g_test_add_func("/issue19d/arrow-keys", test_arrow_keys);
     return explorer_test_run("org.pipethreader.TestIssue19d");
 }

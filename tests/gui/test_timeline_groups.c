@@ -5,7 +5,8 @@
  * several-CTA classes and tile runs (cta_pack.h: sorted, dependencies and the path repeated on
  * every tile, each path step a dependency edge or lane order), the idle tint per tile (a lane
  * busy a moment in each tile is not tinted across the run: read from pixels), ring occupancy
- * repeated over the tiles, and where the context menu opens (menu_place.h). */
+ * repeated over the tiles, the arrow keys' next bar (timeline_nav.h), and where the context menu
+ * opens (menu_place.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "cta_pack.h"
 #include "menu_place.h"
+#include "timeline_nav.h"
 #include "timeline_render.h"
 #include "timeline_tooltip.h"
 
@@ -267,6 +269,23 @@ static void check_repeat_steps(void)
     CHECK(pt_cta_repeat_steps(t, f, 0, 3, 40, &ot, &of) == 0 && ot == NULL);
 }
 
+/* Arrow keys (issue 19): Left/Right along the bar's lane, Up/Down to the nearest bar in time on
+ * the lane above/below; -1 at the edges. */
+static void check_nav(void)
+{
+    pt_span sp[3];
+    uint8_t sub[3];
+    pt_tl_model m = model(sp, sub);
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_NEXT) == 1);
+    CHECK(pt_tl_neighbour(&m, 0, 1, PT_TL_STEP_NEXT) == -1);
+    CHECK(pt_tl_neighbour(&m, 0, 1, PT_TL_STEP_PREV) == 0);
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_PREV) == -1);
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_DOWN) == 2);
+    CHECK(pt_tl_neighbour(&m, 0, 2, PT_TL_STEP_UP) == 1); /* load.K ends at mma's start */
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_UP) == -1);
+    CHECK(pt_tl_neighbour(&m, 0, 7, PT_TL_STEP_UP) == -1);
+}
+
 static void check_menu_place(void)
 {
     double ax, ay;
@@ -296,6 +315,7 @@ int main(void)
     check_cta_pack();
     check_cta_idle(s, cr);
     check_repeat_steps();
+    check_nav();
     check_menu_place();
     cairo_destroy(cr);
     cairo_surface_destroy(s);
