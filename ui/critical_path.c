@@ -1,6 +1,7 @@
 /* critical_path.c — the span graph and the critical path (see critical_path.h). */
 #include "critical_path.h"
 
+#include "busy.h"
 #include "stage_hold.h"
 
 #include <math.h>
@@ -80,6 +81,44 @@ static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_s
     return n < cap ? n : cap;
 }
 
+double pt_dep_release_ns(const pt_span *spans, const pt_span_deps *d, int64_t e)
+{
+    const pt_span *u = &spans[d->idx[e]];
+    return d->is_wait[e] == PT_DEP_UNIT ? pt_span_unit_end(u) : u->end_ns;
+}
+
+/* The span whose occupancy of span s's physical unit ended when s started, if s was queued
+ * behind it (started after its issue). prev is the span before s on that unit in start order:
+ * the simulator serves each unit FIFO, so that is the one it waited for; -1 when s was not
+ * queued or the times do not meet (a measured span, or an admission limit instead). */
+static int64_t unit_holder(const pt_span *spans, int64_t s, int64_t prev)
+{
+    const pt_span *p = &spans[s];
+    double eps = 1e-6 * (fabs(p->start_ns) + 1);
+    if (prev < 0 || !(p->start_ns > p->issue_ns + eps))
+        return -1;
+    return fabs(pt_span_unit_end(&spans[prev]) - p->start_ns) <= eps ? prev : -1;
+}
+
+/* Append edge (u, kind) to d, growing its arrays; false when out of memory. */
+static bool push_edge(pt_span_deps *d, size_t *cap, int64_t e, int64_t u, int kind)
+{
+    if ((size_t)e == *cap) {
+        *cap *= 2;
+        int64_t *ni = realloc(d->idx, *cap * sizeof(int64_t));
+        if (ni)
+            d->idx = ni;
+        unsigned char *nw = realloc(d->is_wait, *cap);
+        if (nw)
+            d->is_wait = nw;
+        if (!ni || !nw)
+            return false;
+    }
+    d->idx[e] = u;
+    d->is_wait[e] = (unsigned char)kind;
+    return true;
+}
+
 bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogram *p,
                         const pt_stask_graph *sg)
 {
@@ -102,6 +141,9 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
     enum { CAP = PT_MAX_DEPS + 64 };
     int dep_stask[CAP];
     int64_t dep_iter[CAP];
+    int64_t unit_last[PT_SEU_COUNT]; /* the last span seen on each unit (start order) */
+    for (int u = 0; u < PT_SEU_COUNT; u++)
+        unit_last[u] = -1;
     for (int64_t i = 0; i < n; i++) {
         const pt_span *s = &tl->spans[i];
         d->off[i] = e;
@@ -118,20 +160,17 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
             int64_t u = find_instance(&ix, dep_stask[j], dep_iter[j]);
             if (u < 0 || u == i)
                 continue;
-            if ((size_t)e == cap) {
-                cap *= 2;
-                int64_t *ni = realloc(d->idx, cap * sizeof(int64_t));
-                if (ni)
-                    d->idx = ni;
-                unsigned char *nw = realloc(d->is_wait, cap);
-                if (nw)
-                    d->is_wait = nw;
-                if (!ni || !nw)
-                    goto oom;
-            }
-            d->idx[e] = u;
-            d->is_wait[e] = j >= n_dw ? PT_DEP_STAGE : j >= n_data ? PT_DEP_WAIT : PT_DEP_DATA;
-            e++;
+            int kind = j >= n_dw ? PT_DEP_STAGE : j >= n_data ? PT_DEP_WAIT : PT_DEP_DATA;
+            if (!push_edge(d, &cap, e++, u, kind))
+                goto oom;
+        }
+        /* The shared unit: the lanes of one sEU kind share the EU's one unit of it. */
+        int seu = p && s->lane >= 0 && s->lane < p->n_lanes ? (int)p->lanes[s->lane].seu : -1;
+        if (seu >= 0 && seu < PT_SEU_COUNT) {
+            int64_t h = unit_holder(tl->spans, i, unit_last[seu]);
+            if (h >= 0 && !push_edge(d, &cap, e++, h, PT_DEP_UNIT))
+                goto oom;
+            unit_last[seu] = i;
         }
     }
     d->off[n] = e;
@@ -180,10 +219,15 @@ int64_t pt_critical_path(const pt_span *spans, int64_t n, const pt_span_deps *de
         if (use_deps)
             for (int64_t e = deps->off[cur]; e < deps->off[cur + 1]; e++) {
                 int64_t u = deps->idx[e];
-                if (u < 0 || u >= n || u == cur || spans[u].end_ns > s->start_ns + eps)
+                if (u < 0 || u >= n || u == cur)
                     continue;
-                if (spans[u].end_ns > best_t || (spans[u].end_ns == best_t && u < best)) {
-                    best_t = spans[u].end_ns;
+                double rel = pt_dep_release_ns(spans, deps, e);
+                if (rel > s->start_ns + eps)
+                    continue;
+                /* a unit edge only wins by being later: a tie goes to the schedule's reason */
+                bool unit = deps->is_wait[e] == PT_DEP_UNIT;
+                if (rel > best_t || (rel == best_t && !unit && u < best)) {
+                    best_t = rel;
                     best = u;
                 }
             }

@@ -1,6 +1,7 @@
 /* cta_pack.c — one EU's tiles back to back for the several-CTA view (see cta_pack.h). */
 #include "cta_pack.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@ void pt_cta_run_free(pt_cta_run *r)
 {
     free(r->spans);
     free(r->critical);
+    free(r->idle);
     pt_span_deps_free(&r->deps);
     memset(r, 0, sizeof *r);
 }
@@ -69,6 +71,37 @@ static bool repeat_deps(pt_cta_run *r, const entry *e, const int64_t *pos, int64
     return true;
 }
 
+/* Each lane's first start and last end in the base tile, repeated per tile: a lane waits only
+ * between its first and last bar of a CTA's tile, as on the one-tile timeline. */
+static bool tile_idle(pt_cta_run *r, const pt_span *base, int64_t n_base, double period_ns)
+{
+    int lanes = 0;
+    double first[PT_MAX_LANES], last[PT_MAX_LANES];
+    for (int l = 0; l < PT_MAX_LANES; l++) {
+        first[l] = INFINITY;
+        last[l] = -INFINITY;
+    }
+    for (int64_t i = 0; i < n_base; i++) {
+        int l = base[i].lane;
+        if (l < 0 || l >= PT_MAX_LANES)
+            continue;
+        lanes = l + 1 > lanes ? l + 1 : lanes;
+        first[l] = fmin(first[l], base[i].start_ns);
+        last[l] = fmax(last[l], base[i].end_ns);
+    }
+    if (lanes == 0)
+        return true;
+    r->idle = malloc((size_t)(r->tiles * lanes) * sizeof *r->idle);
+    if (!r->idle)
+        return false;
+    r->idle_lanes = lanes;
+    for (int64_t t = 0; t < r->tiles; t++)
+        for (int l = 0; l < lanes; l++)
+            r->idle[t * lanes + l] = (pt_interval){first[l] + (double)t * period_ns,
+                                                   last[l] + (double)t * period_ns};
+    return true;
+}
+
 bool pt_cta_run_build(pt_cta_run *r, const pt_span *base, int64_t n_base, int64_t tiles,
                       double period_ns, const pt_span_deps *deps, const int64_t *critical,
                       int64_t n_critical)
@@ -85,6 +118,7 @@ bool pt_cta_run_build(pt_cta_run *r, const pt_span *base, int64_t n_base, int64_
     if (!e || !pos || !r->spans)
         goto oom;
     r->tiles = tiles;
+    r->period_ns = period_ns;
     r->n_spans = n;
     for (int64_t t = 0; t < tiles; t++)
         for (int64_t i = 0; i < n_base; i++)
@@ -106,6 +140,8 @@ bool pt_cta_run_build(pt_cta_run *r, const pt_span *base, int64_t n_base, int64_
     }
     if (deps && deps->n_spans == n_base && deps->off && !repeat_deps(r, e, pos, n_base, deps))
         goto oom;
+    if (!tile_idle(r, base, n_base, period_ns))
+        goto oom;
     if (critical && n_critical > 0) {
         r->critical = malloc((size_t)(n_critical * tiles) * sizeof(int64_t));
         if (!r->critical)
@@ -123,4 +159,55 @@ oom:
     free(pos);
     pt_cta_run_free(r);
     return false;
+}
+
+typedef struct {
+    double t;
+    int delta;
+} step_event;
+
+static int cmp_event(const void *a, const void *b)
+{
+    const step_event *p = a, *q = b;
+    return (p->t > q->t) - (p->t < q->t);
+}
+
+int64_t pt_cta_repeat_steps(const double *times, const int *values, int64_t n, int64_t tiles,
+                            double period_ns, double **out_times, int **out_values)
+{
+    *out_times = NULL;
+    *out_values = NULL;
+    if (n <= 0 || tiles <= 0)
+        return 0;
+    /* as changes (+k / -k), so copies that overlap in time add up */
+    size_t total = (size_t)(n * tiles);
+    step_event *ev = malloc(total * sizeof *ev);
+    double *ot = malloc(total * sizeof *ot);
+    int *ov = malloc(total * sizeof *ov);
+    if (!ev || !ot || !ov) {
+        free(ev);
+        free(ot);
+        free(ov);
+        return -1;
+    }
+    for (int64_t t = 0; t < tiles; t++)
+        for (int64_t k = 0; k < n; k++)
+            ev[t * n + k] = (step_event){times[k] + (double)t * period_ns,
+                                         values[k] - (k > 0 ? values[k - 1] : 0)};
+    qsort(ev, total, sizeof *ev, cmp_event);
+    int64_t m = 0;
+    int level = 0;
+    for (size_t i = 0; i < total; i++) {
+        level += ev[i].delta;
+        if (m > 0 && ot[m - 1] == ev[i].t)
+            ov[m - 1] = level; /* the same moment: one step */
+        else {
+            ot[m] = ev[i].t;
+            ov[m++] = level;
+        }
+    }
+    free(ev);
+    *out_times = ot;
+    *out_values = ov;
+    return m;
 }

@@ -685,6 +685,20 @@ bool pt_explorer_model_load_compare(pt_explorer_model *b, const pt_explorer_mode
     pt_explorer_model_clear(b);
     if (!a->have_graph)
         return pt_fail(err, "Cannot compare: no graph is shown");
+    if (pt_explorer_is_trace_file(path)) {
+        /* a profiled trace: its own prediction (graph parameters, hardware, sProgram) with its
+         * measured spans over it, as Open shows it — of the shown graph only */
+        if (!pt_explorer_model_load_trace(b, path, hw_name, err))
+            return false;
+        if (strcmp(b->graph.name, a->graph.name) != 0) {
+            pt_fail(err, "Cannot compare: %s is a trace of graph '%s'; the shown sProgram is of "
+                         "graph '%s'", path, b->graph.name, a->graph.name);
+            pt_explorer_model_clear(b);
+            return false;
+        }
+        snprintf(b->save_path, sizeof b->save_path, "%s", path);
+        return true;
+    }
     char *text = NULL;
     size_t len = 0;
     if (!pt_read_file(path, &text, &len, err))

@@ -123,9 +123,11 @@ bool pt_explorer_model_load_sprogram_text(pt_explorer_model *m, const char *path
 
 /* Issue 19 (compare two schedules): load the saved sProgram at path into b as the second
  * schedule to compare with a — on a's graph (a's graph file, or the shipped example of the
- * same name) and hardware hw_name. A file that is not an sProgram, or an sProgram of another
- * graph, is refused with a message naming both ("... is an sProgram of graph 'X'; the shown
- * sProgram is of graph 'Y'"). False with err (b empty) on failure. */
+ * same name) and hardware hw_name — or a profiled trace of a's graph (as
+ * pt_explorer_model_load_trace loads it: its own prediction with the measured spans over it).
+ * A file that is neither, or one of another graph, is refused with a message naming both
+ * ("... is an sProgram of graph 'X'; the shown sProgram is of graph 'Y'"). False with err (b
+ * empty) on failure. */
 bool pt_explorer_model_load_compare(pt_explorer_model *b, const pt_explorer_model *a,
                                     const char *path, const char *hw_name, pt_error *err);
 

@@ -114,6 +114,16 @@ const uint8_t *pt_tl_group_subrows(const pt_tl_model *m, int g)
     return own_spans(m, g) ? m->group_span_subrow[g] : m->span_subrow;
 }
 
+const int64_t *pt_tl_group_critical(const pt_tl_model *m, int g, int64_t *n)
+{
+    *n = 0;
+    if (g == 0 || own_spans(m, g)) {
+        *n = g == 0 ? m->n_critical : m->group_n_critical[g];
+        return g == 0 ? m->critical : m->group_critical[g];
+    }
+    return NULL; /* shared spans shifted by a wave (measured CTAs): drawn once, in group 0 */
+}
+
 const pt_span_deps *pt_tl_group_deps(const pt_tl_model *m, int g)
 {
     const pt_span_deps *d = own_spans(m, g) ? m->group_deps[g] : m->deps;
@@ -258,11 +268,6 @@ static int span_sub_g(const pt_tl_model *m, int g, int64_t i)
     const pt_span *spans = pt_tl_group_spans(m, g, &n);
     int k = sub[i], k_max = subrows_of(m, spans[i].lane);
     return k < k_max ? k : k_max - 1;
-}
-
-static int span_sub(const pt_tl_model *m, int64_t i)
-{
-    return span_sub_g(m, 0, i);
 }
 
 /* A lane's height before filling: one more bar stacked in it adds 60% of a lane, so stacked
@@ -954,7 +959,22 @@ static void draw_rings(render_ctx *c, double y0)
 /* Idle time: each lane of each group is tinted amber between its own first and last bar; the
  * bars drawn on top cover the busy parts, so what stays amber is exactly where the lane
  * waited. A lane before its first bar or after its last is not waiting (nothing was issued to
- * it yet, or it is done), and a lane with no bar is never busy: neither is tinted. */
+ * it yet, or it is done), and a lane with no bar is never busy: neither is tinted. A group that
+ * repeats one CTA's tile (several CTAs) applies that rule per tile (group_idle). */
+static void idle_rect(render_ctx *c, int g, int l, double lo, double hi)
+{
+    const pt_tl_model *m = c->m;
+    const pt_tl_viewport *v = c->v;
+    if (!(hi > lo))
+        return;
+    double x0 = fmax(pt_tl_time_to_x(v, lo + group_offset(m, g)), PT_TL_LABEL_W - 2);
+    double x1 = fmin(pt_tl_time_to_x(v, hi + group_offset(m, g)), v->width + 2);
+    int r = g * m->n_lanes + l;
+    if (x1 > x0 && r < MAX_ROWS)
+        cairo_rectangle(c->cr, x0, c->tops[r] + 2, x1 - x0,
+                        row_bottom(m, c->tops, r) - c->tops[r] - 4);
+}
+
 static void draw_idle(render_ctx *c)
 {
     const pt_tl_model *m = c->m;
@@ -964,6 +984,16 @@ static void draw_idle(render_ctx *c)
     pt_tl_lane_span_extent(m, first, last);
     cairo_set_source_rgba(c->cr, 0.96, 0.62, 0.05, v->dark ? 0.16 : 0.20);
     for (int g = 0; g < pt_tl_groups(m); g++) {
+        if (group_collapsed(m, v, g))
+            continue;
+        int lanes = g < PT_TL_MAX_GROUPS ? m->group_idle_lanes[g] : 0;
+        if (g < PT_TL_MAX_GROUPS && m->group_idle[g] && lanes > 0) { /* per tile */
+            for (int64_t k = 0; k < m->group_n_idle[g]; k++)
+                if (k % lanes < m->n_lanes)
+                    idle_rect(c, g, (int)(k % lanes), m->group_idle[g][k].lo,
+                              m->group_idle[g][k].hi);
+            continue;
+        }
         if (g > 0 && m->group_spans[g]) { /* another sProgram: its own lanes' extents */
             pt_tl_model gm = *m;
             gm.spans = m->group_spans[g];
@@ -972,18 +1002,28 @@ static void draw_idle(render_ctx *c)
         }
         const double *fst = g > 0 && m->group_spans[g] ? gfirst : first;
         const double *lst = g > 0 && m->group_spans[g] ? glast : last;
-        for (int l = 0; l < m->n_lanes && l < PT_MAX_LANES; l++) {
-            if (!(lst[l] > fst[l]) || group_collapsed(m, v, g))
-                continue;
-            double x0 = fmax(pt_tl_time_to_x(v, fst[l] + group_offset(m, g)), PT_TL_LABEL_W - 2);
-            double x1 = fmin(pt_tl_time_to_x(v, lst[l] + group_offset(m, g)), v->width + 2);
-            int r = g * m->n_lanes + l;
-            if (x1 > x0 && r < MAX_ROWS)
-                cairo_rectangle(c->cr, x0, c->tops[r] + 2, x1 - x0,
-                                row_bottom(m, c->tops, r) - c->tops[r] - 4);
-        }
+        for (int l = 0; l < m->n_lanes && l < PT_MAX_LANES; l++)
+            idle_rect(c, g, l, fst[l], lst[l]);
     }
     cairo_fill(c->cr);
+}
+
+bool pt_tl_lane_waiting(const pt_tl_model *m, int g, int lane, double t)
+{
+    if (g < 0 || g >= pt_tl_groups(m) || lane < 0 || lane >= m->n_lanes || lane >= PT_MAX_LANES)
+        return false;
+    int lanes = g < PT_TL_MAX_GROUPS ? m->group_idle_lanes[g] : 0;
+    if (g < PT_TL_MAX_GROUPS && m->group_idle[g] && lanes > 0) {
+        for (int64_t k = lane; k < m->group_n_idle[g]; k += lanes)
+            if (t >= m->group_idle[g][k].lo && t <= m->group_idle[g][k].hi)
+                return true;
+        return false;
+    }
+    pt_tl_model gm = *m;
+    gm.spans = pt_tl_group_spans(m, g, &gm.n_spans);
+    double first[PT_MAX_LANES], last[PT_MAX_LANES];
+    pt_tl_lane_span_extent(&gm, first, last);
+    return t >= first[lane] && t <= last[lane];
 }
 
 void pt_tl_lane_span_extent(const pt_tl_model *m, double *first, double *last)
@@ -1001,13 +1041,15 @@ void pt_tl_lane_span_extent(const pt_tl_model *m, double *first, double *last)
     }
 }
 
-static void draw_critical(render_ctx *c)
+/* Group g's critical path (every group with spans of its own has one: the other EU class's
+ * tiles, the compared sProgram B — only group 0's was drawn). */
+static void draw_critical_group(render_ctx *c, int g)
 {
     cairo_t *cr = c->cr;
     const pt_tl_model *m = c->m;
     const pt_tl_viewport *v = c->v;
-    double r, g, b;
-    pt_tl_critical_rgb(v->dark, &r, &g, &b);
+    double cr_r, cr_g, cr_b;
+    pt_tl_critical_rgb(v->dark, &cr_r, &cr_g, &cr_b);
     /* Links from each bar's end to the next one's start (it released that one) as one path,
      * strips as one batch: a long path costs two cairo calls, not two per bar. A link is an
      * elbow — along the releasing bar's lane to the released bar's start, then straight across
@@ -1017,21 +1059,29 @@ static void draw_critical(render_ctx *c)
      * The strip and the links sit on the bar's own sub-row (issue 19): on the lane's top they
      * marked whichever bar was stacked in sub-row 0 there — a load the path never went through —
      * and the path seemed to jump between bars that are not linked. */
+    int64_t n_spans, n_chain;
+    const pt_span *spans = pt_tl_group_spans(m, g, &n_spans);
+    const int64_t *chain = pt_tl_group_critical(m, g, &n_chain);
+    if (!chain || n_chain <= 0 || group_collapsed(m, v, g))
+        return;
+    double off = group_offset(m, g);
     double px = NAN, py = NAN;
-    for (int64_t k = 0; k < m->n_critical; k++) {
-        int64_t i = m->critical[k];
-        if (i < 0 || i >= m->n_spans)
+    for (int64_t k = 0; k < n_chain; k++) {
+        int64_t i = chain[k];
+        if (i < 0 || i >= n_spans)
             continue;
-        const pt_span *s = &m->spans[i];
+        const pt_span *s = &spans[i];
         if (s->lane < 0 || s->lane >= m->n_lanes)
             continue;
-        double x0 = pt_tl_time_to_x(v, s->start_ns), x1 = pt_tl_time_to_x(v, s->end_ns);
+        double x0 = pt_tl_time_to_x(v, s->start_ns + off), x1 = pt_tl_time_to_x(v, s->end_ns + off);
         /* sub-row 0: in the 4 px above the bar (the lane's top, as before sub-rows); a bar
          * stacked lower: over its own top edge, so the strip never lands on another bar */
         double by, bh;
-        int sub = span_sub(m, i);
-        bar_geom(m, c->tops, c->overlay, s->lane, sub, &by, &bh);
-        double y = sub == 0 ? c->tops[s->lane] : by - 1;
+        int sub = span_sub_g(m, g, i), row = g * m->n_lanes + s->lane;
+        if (row >= MAX_ROWS)
+            continue;
+        bar_geom(m, c->tops, c->overlay, row, sub, &by, &bh);
+        double y = sub == 0 ? c->tops[row] : by - 1;
         bool visible = x1 >= PT_TL_LABEL_W - 2 && x0 <= v->width + 2;
         if (!isnan(px) && (visible || (px <= v->width && x0 >= PT_TL_LABEL_W))) {
             if (x0 < px - 0.5) {
@@ -1056,26 +1106,35 @@ static void draw_critical(render_ctx *c)
         batch_add(c, BATCH_GAP, x0, y + 1, x1 - x0 < 2 ? 2 : x1 - x0, 3.5);
         c->st.critical++;
     }
-    cairo_set_source_rgb(cr, r, g, b);
+    cairo_set_source_rgb(cr, cr_r, cr_g, cr_b);
     cairo_set_line_width(cr, 1.5);
     cairo_stroke(cr);
     batch_fill(c, BATCH_GAP);
 }
 
+static void draw_critical(render_ctx *c)
+{
+    for (int g = 0; g < pt_tl_groups(c->m); g++)
+        draw_critical_group(c, g);
+}
+
 /* kind: a pt_dep_kind — solid for data, dashed for a Wait, dotted (and violet) for the wait for
- * a free ring stage. */
+ * a free ring stage, dash-dot from where the holder freed a shared unit (it starts at the end of
+ * that bar's solid occupancy, not its latency tail). */
 static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, int kind)
 {
     cairo_t *cr = c->cr;
     double dx = fmax(18, fabs(x1 - x0) / 2);
-    static const double dash[2] = {4, 3}, dot[2] = {1.5, 2.5};
+    static const double dash[4] = {4, 3, 4, 3}, dot[4] = {1.5, 2.5, 1.5, 2.5};
+    static const double dashdot[4] = {6, 2.5, 1.5, 2.5};
     cairo_save(cr);
     if (kind == PT_DEP_STAGE) {
         double r, g, b;
         pt_tl_stage_rgb(c->v->dark, &r, &g, &b);
         cairo_set_source_rgb(cr, r, g, b);
     }
-    cairo_set_dash(cr, kind == PT_DEP_STAGE ? dot : kind ? dash : NULL, kind ? 2 : 0, 0);
+    const double *pattern = kind == PT_DEP_STAGE ? dot : kind == PT_DEP_UNIT ? dashdot : dash;
+    cairo_set_dash(cr, kind ? pattern : NULL, kind ? 4 : 0, 0);
     cairo_move_to(cr, x0, y0);
     if (fabs(y1 - y0) < 1) /* same lane: bow over the bars between */
         cairo_curve_to(cr, x0 + dx / 2, y0 - 14, x1 - dx / 2, y1 - 14, x1 - 2, y1);
@@ -1093,6 +1152,8 @@ static void arrow(render_ctx *c, double x0, double y0, double x1, double y1, int
     c->st.arrows++;
     if (kind == PT_DEP_STAGE)
         c->st.stage_arrows++;
+    if (kind == PT_DEP_UNIT)
+        c->st.unit_arrows++;
 }
 
 /* The middle of bar i of group g's spans (arrows end there). */
@@ -1128,15 +1189,16 @@ static void draw_arrows(render_ctx *c)
     cairo_set_line_width(c->cr, 1.6);
     cairo_set_source_rgba(c->cr, c->fg.r, c->fg.g, c->fg.b, 0.9);
     for (int64_t e = d->off[sel]; e < d->off[sel + 1]; e++) {
-        const pt_span *u = &spans[d->idx[e]];
-        arrow(c, pt_tl_time_to_x(v, u->end_ns + off), mid_y(c, g, spans, d->idx[e]),
-              pt_tl_time_to_x(v, s->start_ns + off), mid_y(c, g, spans, sel), d->is_wait[e]);
+        arrow(c, pt_tl_time_to_x(v, pt_dep_release_ns(spans, d, e) + off),
+              mid_y(c, g, spans, d->idx[e]), pt_tl_time_to_x(v, s->start_ns + off),
+              mid_y(c, g, spans, sel), d->is_wait[e]);
     }
     for (int64_t j = 0; j < n; j++)
         for (int64_t e = d->off[j]; e < d->off[j + 1]; e++)
             if (d->idx[e] == sel) {
                 const pt_span *o = &spans[j];
-                arrow(c, pt_tl_time_to_x(v, s->end_ns + off), mid_y(c, g, spans, sel),
+                arrow(c, pt_tl_time_to_x(v, pt_dep_release_ns(spans, d, e) + off),
+                      mid_y(c, g, spans, sel),
                       pt_tl_time_to_x(v, o->start_ns + off), mid_y(c, g, spans, j), d->is_wait[e]);
             }
 }

@@ -12,7 +12,8 @@
  *
  * Optional layers: the critical path (a red strip over its bars and red links between them),
  * the selected bar's dependency arrows (solid: data dependency, dashed: a Wait, dotted violet:
- * a load waiting for a ring stage's release) to the bars it
+ * a load waiting for a ring stage's release, dash-dot: queued behind another lane's bar on a
+ * shared unit) to the bars it
  * waited on and from the bars that waited on it, and lane groups: the same lanes repeated once
  * per CTA or wave, the predicted spans shifted by each group's offset, with each group's own
  * measured spans. */
@@ -23,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "busy.h"
 #include "critical_path.h"
 #include "sim.h"
 
@@ -64,7 +66,8 @@ typedef struct {
     const int64_t *critical;
     /* Lane groups (0 or 1: just the lanes). Group g shows spans shifted by group_offset_ns[g]
      * and its measured spans (group 0: measured above; others: group_measured[g]). Arrows
-     * and the critical path are drawn in group 0. */
+     * are drawn in the selected bar's group, the critical path in group 0 and in every group
+     * with spans of its own (group_critical). */
     int n_groups;
     double group_offset_ns[PT_TL_MAX_GROUPS];
     const char *group_labels[PT_TL_MAX_GROUPS];
@@ -80,6 +83,17 @@ typedef struct {
     const pt_span *group_spans[PT_TL_MAX_GROUPS];
     const uint8_t *group_span_subrow[PT_TL_MAX_GROUPS];
     const pt_span_deps *group_deps[PT_TL_MAX_GROUPS];
+    /* and its critical path (indices into group_spans[g], time order; NULL: none drawn) */
+    int64_t group_n_critical[PT_TL_MAX_GROUPS];
+    const int64_t *group_critical[PT_TL_MAX_GROUPS];
+    /* Idle stretches (the amber tint) of group g when it repeats one CTA's tile (several CTAs,
+     * cta_pack.h): group_idle[g][t * group_idle_lanes[g] + l] is lane l's first bar to last bar
+     * in tile t (lo > hi: none), group_n_idle[g] entries. NULL: each lane from its first bar to
+     * its last over all the group's spans. Per tile, a lane busy a moment in each tile (GEMM's
+     * epilogue CUDA-core lanes) is not tinted across the whole run. */
+    int64_t group_n_idle[PT_TL_MAX_GROUPS];
+    int group_idle_lanes[PT_TL_MAX_GROUPS];
+    const pt_interval *group_idle[PT_TL_MAX_GROUPS];
     double max_span_ns;      /* longest span and measured span (0: found when drawn) */
     /* The sProgram cannot run as shown (the generator refuses it, it is invalid on this
      * hardware, or it is over a limit): the plot gets a red frame and a "NOT EXECUTABLE"
@@ -148,6 +162,7 @@ typedef struct {
     int64_t labels;          /* labels drawn */
     int64_t arrows;          /* dependency arrows drawn */
     int64_t stage_arrows;    /* of them: a load's wait for a free ring stage (dotted) */
+    int64_t unit_arrows;     /* of them: a wait for a shared unit another lane held (dash-dot) */
     int64_t critical;        /* critical-path bars drawn */
     int64_t matches;         /* bars outlined as search matches */
     int64_t visited;         /* spans looked at (culling keeps this near the visible count) */
@@ -205,6 +220,8 @@ void pt_tl_span_y(const pt_tl_model *m, const pt_tl_viewport *v, int64_t span, i
 const pt_span *pt_tl_group_spans(const pt_tl_model *m, int g, int64_t *n);
 const uint8_t *pt_tl_group_subrows(const pt_tl_model *m, int g);
 const pt_span_deps *pt_tl_group_deps(const pt_tl_model *m, int g);
+/* Group g's critical path (indices into its spans; NULL, *n 0: none drawn there). */
+const int64_t *pt_tl_group_critical(const pt_tl_model *m, int g, int64_t *n);
 /* Number of groups drawn (at least 1) and rows (lanes × groups). */
 int pt_tl_groups(const pt_tl_model *m);
 int pt_tl_rows(const pt_tl_model *m);
@@ -219,6 +236,10 @@ int64_t pt_tl_lower_bound(const pt_span *spans, int64_t n, double t);
 /* Each lane's first bar start and last bar end (first > last: the lane has no bar): the amber
  * idle tint covers only that stretch of a lane. first[], last[]: PT_MAX_LANES entries. */
 void pt_tl_lane_span_extent(const pt_tl_model *m, double *first, double *last);
+/* Whether lane `lane` of group g is waiting at time t (on the group's own axis, offset not
+ * added): within a stretch the amber tint covers (group_idle, or its first to last bar). The
+ * tint and the idle-gap tooltip both ask this. */
+bool pt_tl_lane_waiting(const pt_tl_model *m, int g, int lane, double t);
 /* Colours of the critical path and of idle gaps (for tests and the legend). */
 void pt_tl_critical_rgb(bool dark, double *r, double *g, double *b);
 

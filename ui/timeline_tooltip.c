@@ -89,8 +89,10 @@ static void bar_text(buf *b, const pt_tl_model *m, int64_t hit, int group)
         put(b, "\nmeasured mean %.1f ns", m->stask_measured_ns[s->stask]);
     if (known && m->stask_error_pct && isfinite(m->stask_error_pct[s->stask]))
         put(b, "\nprediction error %+.1f%%", m->stask_error_pct[s->stask]);
-    for (int64_t k = 0; spans == m->spans && k < m->n_critical; k++)
-        if (m->critical[k] == hit) {
+    int64_t n_chain;
+    const int64_t *chain = pt_tl_group_critical(m, group, &n_chain);
+    for (int64_t k = 0; chain && k < n_chain; k++)
+        if (chain[k] == hit) {
             put(b, "\non the critical path");
             break;
         }
@@ -176,7 +178,10 @@ static void lane_text(buf *b, const pt_tl_model *m, int row)
 static const char *dep_word(const pt_span_deps *d, int64_t e)
 {
     int k = d->is_wait[e];
-    return k == PT_DEP_STAGE ? "a free ring stage" : k == PT_DEP_WAIT ? "Wait" : "data";
+    return k == PT_DEP_UNIT    ? "its unit busy" /* queued behind it on the shared unit */
+           : k == PT_DEP_STAGE ? "a free ring stage"
+           : k == PT_DEP_WAIT  ? "Wait"
+                               : "data";
 }
 
 /* An idle gap: between the lane's bar before x and the one after it. */
@@ -197,8 +202,10 @@ static bool gap_text(buf *b, const pt_tl_model *m, const pt_tl_viewport *v, int 
         if (s->start_ns < t && s->end_ns > t)
             return false; /* under a bar (a sub-row not hit): not a gap */
     }
-    if (prev < 0 || next < 0)
-        return false; /* before the lane's first bar or after its last: not waiting */
+    /* before the lane's first bar or after its last (of the tile, several CTAs): not waiting,
+     * and not tinted */
+    if (prev < 0 || next < 0 || !pt_tl_lane_waiting(m, g, lane, t))
+        return false;
     double a = spans[prev].end_ns, z = spans[next].start_ns, off = offset_of(m, g);
     put(b, "<b>idle %.1f ns</b> on ", z - a);
     put_text(b, m->lane_names[lane]);
@@ -210,10 +217,11 @@ static bool gap_text(buf *b, const pt_tl_model *m, const pt_tl_viewport *v, int 
         put(b, "\nit waited for its lane only (no dependency is known)");
         return true;
     }
-    /* The dependency that ended last is what released it (unless the lane itself was later). */
+    /* The dependency that released it last is what released it (unless the lane itself was
+     * later); a unit holder releases at the end of its occupancy, the others at their end. */
     int64_t last = -1;
     for (int64_t e = d->off[next]; e < d->off[next + 1]; e++)
-        if (last < 0 || spans[d->idx[e]].end_ns > spans[d->idx[last]].end_ns)
+        if (last < 0 || pt_dep_release_ns(spans, d, e) > pt_dep_release_ns(spans, d, last))
             last = e;
     put(b, "\nit waited for:");
     int shown = 0;
@@ -221,12 +229,13 @@ static bool gap_text(buf *b, const pt_tl_model *m, const pt_tl_viewport *v, int 
         const pt_span *u = &spans[d->idx[e]];
         put(b, "\n  %s", e == last ? "• " : "  ");
         put_text(b, label_of(m, u->stask));
-        put(b, " iteration %lld (%s), ended %.1f ns", (long long)u->iter, dep_word(d, e),
-            u->end_ns + off);
+        put(b, " iteration %lld (%s), %s %.1f ns", (long long)u->iter, dep_word(d, e),
+            d->is_wait[e] == PT_DEP_UNIT ? "freed the unit at" : "ended",
+            pt_dep_release_ns(spans, d, e) + off);
     }
     if (d->off[next + 1] - d->off[next] > shown)
         put(b, "\n  … %lld more", (long long)(d->off[next + 1] - d->off[next] - shown));
-    double slack = z - spans[d->idx[last]].end_ns;
+    double slack = z - pt_dep_release_ns(spans, d, last);
     if (slack > 1)
         put(b, "\n• ended last, %.1f ns before it started (a barrier hand-off, or its unit or "
                "warp role was still busy)", slack);

@@ -7,6 +7,7 @@
 
 #include "menu_place.h"
 #include "style.h"
+#include "timeline_nav.h"
 #include "timeline_tooltip.h"
 
 struct _PtTimelineView {
@@ -157,6 +158,46 @@ static void on_leave(GtkEventControllerMotion *c, gpointer data)
 
 static gboolean menu_at_selection(PtTimelineView *self);
 
+/* Arrow keys: with a bar selected, the selection moves to the next bar that way (timeline_nav.h)
+ * and the view pans to keep it in sight; with none, Left / Right pan as A / D do, and Up / Down
+ * are left to the scrolled lanes. */
+gboolean pt_timeline_view_arrow(PtTimelineView *self, guint keyval)
+{
+    pt_tl_step step = keyval == GDK_KEY_Left    ? PT_TL_STEP_PREV
+                      : keyval == GDK_KEY_Right ? PT_TL_STEP_NEXT
+                      : keyval == GDK_KEY_Up    ? PT_TL_STEP_UP
+                                                : PT_TL_STEP_DOWN;
+    int g = self->vp.selected_group;
+    int64_t n, cur = self->vp.selected_span;
+    const pt_span *spans = pt_tl_group_spans(&self->model, g, &n);
+    bool have = self->have_model && self->vp.selected_stask >= 0 && cur >= 0 && cur < n &&
+                spans[cur].stask == self->vp.selected_stask;
+    if (!have) {
+        if (step == PT_TL_STEP_PREV || step == PT_TL_STEP_NEXT) {
+            pt_timeline_view_pan(self, step == PT_TL_STEP_NEXT ? 0.1 : -0.1);
+            return TRUE;
+        }
+        return FALSE;
+    }
+    int64_t next = pt_tl_neighbour(&self->model, g, cur, step);
+    if (next < 0)
+        return TRUE; /* at the edge: stay, and keep the key from scrolling the page */
+    const pt_span *s = &spans[next];
+    double off = g > 0 ? self->model.group_offset_ns[g] : 0, w = self->vp.t1_ns - self->vp.t0_ns;
+    if (s->start_ns + off < self->vp.t0_ns || s->end_ns + off > self->vp.t1_ns) {
+        double c = (s->start_ns + s->end_ns) / 2 + off; /* centred, zoom kept */
+        self->vp.t0_ns = c - w / 2;
+        self->vp.t1_ns = c + w / 2;
+    }
+    self->vp.selected_span = next;
+    self->vp.selected_group = g;
+    g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, s->stask);
+    self->vp.selected_span = next; /* the window's selection answer keeps this bar */
+    self->vp.selected_group = g;
+    gtk_widget_queue_draw(GTK_WIDGET(self));
+    return TRUE;
+}
+
 static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
                        GdkModifierType state, gpointer data)
 {
@@ -172,6 +213,8 @@ static gboolean on_key(GtkEventControllerKey *c, guint keyval, guint keycode,
     case GDK_KEY_f: case GDK_KEY_F: pt_timeline_view_fit(self); return TRUE;
     case GDK_KEY_z: case GDK_KEY_Z: return pt_timeline_view_zoom_to_range(self);
     case GDK_KEY_Menu: return menu_at_selection(self);
+    case GDK_KEY_Left: case GDK_KEY_Right: case GDK_KEY_Up: case GDK_KEY_Down:
+        return pt_timeline_view_arrow(self, keyval);
     case GDK_KEY_F10: return (state & GDK_SHIFT_MASK) ? menu_at_selection(self) : FALSE;
     default: return FALSE;
     }
@@ -258,14 +301,22 @@ gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y)
 {
     if (!self->have_model)
         return FALSE;
-    int64_t hit = pt_tl_hit(&self->model, &self->vp, x, y);
-    if (hit < 0)
+    /* Any group's bar (another EU class's tiles, the compared sProgram B), as a left click
+     * selects it: the menu edits that sTask of the shown sProgram (B's bars carry A's sTask
+     * indices; a B sTask A lacks has none, and no menu). */
+    int g = 0;
+    int64_t n, hit = pt_tl_hit_group(&self->model, &self->vp, x, y, &g);
+    const pt_span *spans = pt_tl_group_spans(&self->model, g, &n);
+    if (hit < 0 || hit >= n || spans[hit].stask < 0)
         return FALSE;
+    int stask = spans[hit].stask;
     self->vp.selected_span = hit;
-    self->vp.selected_group = 0;
+    self->vp.selected_group = g;
     /* Select first so the window builds the menu for this sTask. */
-    g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, self->model.spans[hit].stask);
-    g_signal_emit(self, signals[SIGNAL_CONTEXT_MENU], 0, self->model.spans[hit].stask);
+    g_signal_emit(self, signals[SIGNAL_STASK_SELECTED], 0, stask);
+    self->vp.selected_span = hit; /* after the window's answer, as a click keeps the bar */
+    self->vp.selected_group = g;
+    g_signal_emit(self, signals[SIGNAL_CONTEXT_MENU], 0, stask);
     gtk_widget_queue_draw(GTK_WIDGET(self));
     if (!self->context_menu || !gtk_widget_get_mapped(GTK_WIDGET(self)))
         return TRUE;

@@ -95,6 +95,10 @@ void pt_timeline_view_set_context_menu(PtTimelineView *self, GMenuModel *menu);
 gboolean pt_timeline_view_context_menu(PtTimelineView *self, double x, double y);
 /* Whether the context menu is open (the view shows no tooltip meanwhile). */
 gboolean pt_timeline_view_menu_open(PtTimelineView *self);
+/* What an arrow key (GDK_KEY_Left/Right/Up/Down) does on the timeline: moves the selected bar
+ * to its neighbour (timeline_nav.h), or pans (Left/Right) when none is selected. TRUE when the
+ * key was used. */
+gboolean pt_timeline_view_arrow(PtTimelineView *self, guint keyval);
 /* Whether the widget draws in the dark style (GtkSettings gtk-application-prefer-dark-theme). */
 gboolean pt_timeline_view_get_dark(PtTimelineView *self);
 /* Render what the widget shows, at another size and style (tests, the benchmark). */

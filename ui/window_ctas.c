@@ -4,7 +4,8 @@
  * CUs, or persistent CTAs) and shows that EU's whole run, its tiles back to back as the
  * simulator's wave period places them (cta_pack.h), so the rows are filled and what differs
  * between EUs — the tail, where the EUs with one tile fewer sit idle through the last wave — is
- * what the view shows. Dependencies and the critical path are repeated on every tile. */
+ * what the view shows. Dependencies, the critical path and the idle tint are repeated on every
+ * tile of every class. */
 #include "window_private.h"
 
 void win_ctas_clear(PtWindow *self)
@@ -74,11 +75,17 @@ void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm)
     for (int k = 0; k < classes; k++) {
         tm->group_offset_ns[k] = 0;
         tm->group_labels[k] = self->group_labels[k];
+        /* the idle tint per tile, as on one tile (cta_pack.h) */
+        tm->group_idle[k] = self->cta_run[k].idle;
+        tm->group_idle_lanes[k] = self->cta_run[k].idle_lanes;
+        tm->group_n_idle[k] = self->cta_run[k].tiles * self->cta_run[k].idle_lanes;
     }
     if (classes == 2) {
         pt_cta_run *r1 = &self->cta_run[1];
         tm->group_spans[1] = r1->spans;
         tm->group_n_spans[1] = r1->n_spans;
         tm->group_deps[1] = r1->deps.off ? &r1->deps : NULL;
+        tm->group_critical[1] = r1->critical; /* its red path too, not group 0's alone */
+        tm->group_n_critical[1] = r1->n_critical;
     }
 }

@@ -1,12 +1,15 @@
 /* window_diff.c — issue 19, "Compare two schedules": a second saved sProgram (B) of the shown
- * graph, opened with "Compare With…" (win.compare-with), simulated on the same hardware and drawn
+ * graph, or a profiled trace of it (window_diff_trace.c: its prediction with the measured spans
+ * under it, the measured figures in the table), opened with "Compare With…" (win.compare-with),
+ * simulated on the same hardware and drawn
  * as a second lane group under the shown one (A) on one time axis ("A: <file>", "B: <file>";
  * timeline_render's group_spans). The sidebar's Comparison section gives both kernel times with
  * Δ and Δ% and a sortable table of the per-sTask differences (count A/B, mean A, mean B, Δ, Δ%),
  * sTasks matched by id. Edits to A re-simulate A and refresh the comparison (win_refresh_timeline
  * calls win_diff_fill_groups and win_refresh_diff). Esc (once nothing is selected) or Stop
  * Comparing (win.stop-comparing) returns to the normal view. B's bars have the same tooltips and
- * dependency arrows as A's (its own span graph, remapped with its spans). */
+ * dependency arrows as A's (its own span graph, remapped with its spans), and its own critical
+ * path. */
 #include "window_private.h"
 
 #include <math.h>
@@ -65,6 +68,14 @@ static void remap_b_deps(PtWindow *self, const int64_t *kept)
             }
     }
     d->off[self->cmp_b_n] = e;
+    /* B's critical path, found on all of B's spans (as A's is) and kept where its bars are
+     * drawn: B's group gets its red path as A's does */
+    int64_t *chain = NULL, n = pt_critical_path(b->tl.spans, b->tl.n_spans, &all, &chain);
+    self->cmp_b_n_critical = 0;
+    for (int64_t k = 0; k < n; k++)
+        if (kept[chain[k]] >= 0)
+            chain[self->cmp_b_n_critical++] = kept[chain[k]];
+    self->cmp_b_critical = chain;
     pt_span_deps_free(&all);
 }
 
@@ -111,6 +122,7 @@ static void remap_b(PtWindow *self)
         kept[i] = n;
         c[n++] = s;
     }
+    win_diff_remap_b_measured(self, row_of, task_of);
     g_free(task_of);
     self->cmp_b_spans = c;
     self->cmp_b_n = n;
@@ -125,6 +137,9 @@ void win_diff_free_deps(PtWindow *self)
     g_free(d->idx);
     g_free(d->is_wait);
     memset(d, 0, sizeof *d);
+    free(self->cmp_b_critical); /* pt_critical_path's malloc */
+    self->cmp_b_critical = NULL;
+    self->cmp_b_n_critical = 0;
 }
 
 void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm)
@@ -133,7 +148,10 @@ void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm)
         return;
     remap_b(self);
     self->group_labels[0] = g_strdup_printf("A: %s", a_name(self));
-    self->group_labels[1] = g_strdup_printf("B: %s%s", base_name(self->cmp_b_path),
+    self->group_labels[1] = g_strdup_printf("B: %s%s%s", base_name(self->cmp_b_path),
+                                            win_diff_b_is_trace(self)
+                                                ? " (trace: its prediction, measured under it)"
+                                                : "",
                                             self->cmp_b_lanes_lost
                                                 ? " (lanes A lacks are not drawn)" : "");
     tm->n_groups = 2;
@@ -143,6 +161,10 @@ void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm)
     tm->group_spans[1] = self->cmp_b_spans;
     tm->group_n_spans[1] = self->cmp_b_n;
     tm->group_deps[1] = self->cmp_b_deps.off ? &self->cmp_b_deps : NULL;
+    tm->group_measured[1] = self->cmp_b_measured;
+    tm->group_n_measured[1] = self->cmp_b_n_measured;
+    tm->group_critical[1] = self->cmp_b_critical;
+    tm->group_n_critical[1] = self->cmp_b_n_critical;
 }
 
 /* The rows: every sTask id of A, then those only B has. */
@@ -174,7 +196,7 @@ static void build_rows(PtWindow *self)
             g_strlcpy(rows[k].id, b->sg.tasks[i].id, sizeof rows[k].id);
             rows[k].mean_a = NAN;
         }
-        rows[k].mean_b = pt_explorer_model_mean_ns(b, i, &rows[k].count_b);
+        rows[k].mean_b = win_diff_b_mean_ns(self, i, &rows[k].count_b);
     }
     self->diff = rows;
     self->n_diff = n;
@@ -284,7 +306,7 @@ void win_refresh_diff(PtWindow *self)
         g_simple_action_set_enabled(G_SIMPLE_ACTION(stop), self->cmp_b != NULL);
     GString *s = g_string_new(NULL);
     if (self->cmp_b) {
-        double ka = self->model->tl.kernel_time_ns, kb = self->cmp_b->tl.kernel_time_ns;
+        double ka = self->model->tl.kernel_time_ns, kb = win_diff_b_kernel_ns(self);
         g_string_append_printf(s, "A: %s\nB: %s\nKernel time A ", a_name(self),
                                self->cmp_b_path);
         fmt_ns(s, ka, FALSE);
@@ -295,6 +317,9 @@ void win_refresh_diff(PtWindow *self)
         if (ka > 0)
             g_string_append_printf(s, " (%+.1f%%)", (kb - ka) / ka * 100.0);
         g_string_append(s, ". Δ = B − A; sTasks matched by id.");
+        if (win_diff_b_is_trace(self))
+            g_string_append(s, " B is a trace: its measured kernel time and mean spans.");
+        win_diff_append_param_note(self, s);
     }
     gtk_label_set_text(GTK_LABEL(self->diff_label), s->str);
     gtk_widget_set_tooltip_text(self->diff_label, s->len ? s->str : NULL);
@@ -314,6 +339,7 @@ void win_diff_clear(PtWindow *self)
     g_clear_pointer(&self->cmp_b_path, g_free);
     g_clear_pointer(&self->cmp_b_spans, g_free);
     win_diff_free_deps(self);
+    win_diff_free_b_measured(self);
     g_clear_pointer(&self->diff, g_free);
     self->cmp_b_n = 0;
     self->n_diff = 0;
@@ -375,10 +401,11 @@ void win_action_compare_with(GSimpleAction *a, GVariant *p, gpointer data)
     PtWindow *self = data;
     (void)a, (void)p;
     GtkFileChooserNative *d = gtk_file_chooser_native_new(
-        "Compare With sProgram", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN, "_Compare",
+        "Compare With sProgram or Trace", GTK_WINDOW(self), GTK_FILE_CHOOSER_ACTION_OPEN,
+        "_Compare",
         "_Cancel");
     GtkFileFilter *ff = gtk_file_filter_new();
-    gtk_file_filter_set_name(ff, "sProgram (JSON)");
+    gtk_file_filter_set_name(ff, "sProgram or trace (JSON)");
     gtk_file_filter_add_pattern(ff, "*.json");
     gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(d), ff);
     g_object_unref(ff);

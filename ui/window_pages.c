@@ -249,12 +249,14 @@ static GtkWidget *build_side_panel(PtWindow *self)
 }
 
 static const char timeline_hint[] =
-    "Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to select (empty space: none), drag "
+    "Ctrl+wheel or W/S zoom · A/D pan · F fit · click a bar to select (empty space: none; arrow "
+    "keys: its neighbours), drag "
     "it to move it (Append) · drag the ruler (or Shift+drag) to measure a time range, Z zoom to "
     "it · drag the overview to pan · Ctrl+F find · F9 sidebar · colours: blue TMA, green tensor "
     "core, orange CUDA core, grey merged; thin magenta outlined bars: measured (a loaded trace); "
     "red strip: critical path; amber: idle; arrows of the clicked bar: solid data, dashed Wait, "
-    "dotted violet a free ring stage; right-click a bar for its Waits";
+    "dotted violet a free ring stage, dash-dot its unit busy (queued behind another lane's "
+    "bar); right-click a bar for its Waits";
 static const char graph_hint[] =
     "Ctrl+wheel or W/S zoom at the pointer · drag or wheel to pan · F (Ctrl+0) fit · click a box "
     "to select · double-click the loop body (or Unroll Loop, Ctrl+3) to show iterations · "

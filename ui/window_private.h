@@ -88,6 +88,7 @@ struct _PtWindow {
     /* stage-occupancy tracks of the timeline (window_timeline.c): per ring, its step chart */
     double *ring_t[PT_TL_MAX_RINGS];
     int *ring_f[PT_TL_MAX_RINGS];
+    char *ring_label[PT_TL_MAX_RINGS]; /* "A · K" / "B · K" while comparing (else NULL) */
     pt_alignment cmp;
     GtkStringList *cmp_rows;
     GtkWidget *cmp_view, *cmp_label;
@@ -99,6 +100,10 @@ struct _PtWindow {
     pt_span *cmp_b_spans;
     int64_t cmp_b_n;
     pt_span_deps cmp_b_deps;   /* B's dependencies over cmp_b_spans (its arrows, gap reasons) */
+    int64_t *cmp_b_critical;   /* B's critical path, indices into cmp_b_spans (malloc'd) */
+    pt_span *cmp_b_measured;   /* B a trace: its measured spans in A's rows (window_diff_trace.c) */
+    int64_t cmp_b_n_measured;
+    int64_t cmp_b_n_critical;
     int cmp_b_lanes_lost;
     GtkWidget *diff_box, *diff_label, *diff_view;
     GtkStringList *diff_rows;
@@ -145,6 +150,18 @@ GtkWidget *win_build_diff_section(PtWindow *self);
 void win_refresh_diff(PtWindow *self);
 void win_diff_fill_groups(PtWindow *self, pt_tl_model *tm);
 void win_diff_free_deps(PtWindow *self);
+/* window_diff_trace.c: a profiled trace as B — its measured spans in A's rows (row_of: B's lane
+ * -> A's shown row or -1; task_of: B's sTask -> A's or -1), and B's figures in the comparison:
+ * measured kernel time and per-sTask mean span when B is a trace (NaN: not measured), else
+ * B's predicted ones. */
+gboolean win_diff_b_is_trace(PtWindow *self);
+void win_diff_remap_b_measured(PtWindow *self, const int *row_of, const int *task_of);
+void win_diff_free_b_measured(PtWindow *self);
+double win_diff_b_kernel_ns(PtWindow *self);
+double win_diff_b_mean_ns(PtWindow *self, int i, int64_t *count);
+/* Appends to s which graph parameters B has when they differ from A's (a trace keeps its own),
+ * and that B's prediction is the example's defaults when the trace does not name its inputs. */
+void win_diff_append_param_note(PtWindow *self, GString *s);
 void win_diff_clear(PtWindow *self);
 char *win_diff_cell_text(PtWindow *self, int i, int col);
 void win_action_compare_with(GSimpleAction *a, GVariant *p, gpointer data);

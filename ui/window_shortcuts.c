@@ -65,6 +65,10 @@ static const char help_overlay_ui[] =
     "<property name='accelerator'>f</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Zoom to the time range (drag on the ruler or Shift+drag to select one)</property>"
     "<property name='accelerator'>z</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Previous / next bar of the selected bar's lane (none selected: pan)</property>"
+    "<property name='accelerator'>Left Right</property></object></child>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>The nearest bar on the lane above / below</property>"
+    "<property name='accelerator'>Up Down</property></object></child>"
     "</object></child>"
     "</object></child></object></interface>";
 

@@ -23,29 +23,64 @@ void win_extras_clear(PtWindow *self)
         free(self->ring_f[r]);
         self->ring_t[r] = NULL;
         self->ring_f[r] = NULL;
+        g_clear_pointer(&self->ring_label[r], g_free);
     }
 }
 
-/* One stage-occupancy track per ring of the sProgram (idle.h), on the predicted time line. */
-static void fill_rings(PtWindow *self, pt_tl_model *tm)
+/* The stage-occupancy tracks of model m's rings (idle.h), one per ring, labelled with the
+ * tensor (prefixed "A · " / "B · " while comparing). In the several-CTA view they cover the
+ * busiest EU class's whole run, one tile's occupancy repeated per tile as the lanes are
+ * (cta_pack.h): they showed the first tile only, under lanes filled for the whole run. */
+static void add_rings(PtWindow *self, pt_tl_model *tm, const pt_explorer_model *m,
+                      const char *prefix, const pt_cta_run *run)
 {
-    const pt_explorer_model *m = self->model;
     if (!m->have_tl || !m->have_prog)
         return;
     for (int t = 0; t < m->graph.n_tensors && t < PT_MAX_TENSORS && tm->n_rings < PT_TL_MAX_RINGS;
          t++) {
         int r = tm->n_rings, stages = 0;
-        int64_t n = pt_ring_occupancy(&m->prog, &m->sg, &m->tl, t, &self->ring_t[r],
-                                      &self->ring_f[r], &stages);
-        if (n <= 0)
+        double *times = NULL;
+        int *filled = NULL;
+        int64_t n = pt_ring_occupancy(&m->prog, &m->sg, &m->tl, t, &times, &filled, &stages);
+        if (n > 0 && run && run->tiles > 1) {
+            double *rt = NULL;
+            int *rf = NULL;
+            int64_t rn = pt_cta_repeat_steps(times, filled, n, run->tiles, run->period_ns, &rt, &rf);
+            free(times);
+            free(filled);
+            times = rt;
+            filled = rf;
+            n = rn;
+        }
+        if (n <= 0) {
+            free(times);
+            free(filled);
             continue;
-        tm->ring_names[r] = m->graph.tensors[t].name;
+        }
+        self->ring_t[r] = times;
+        self->ring_f[r] = filled;
+        if (prefix)
+            self->ring_label[r] = g_strdup_printf("%s · %s", prefix, m->graph.tensors[t].name);
+        tm->ring_names[r] = prefix ? self->ring_label[r] : m->graph.tensors[t].name;
         tm->ring_stages[r] = stages;
         tm->ring_n[r] = n;
-        tm->ring_t[r] = self->ring_t[r];
-        tm->ring_filled[r] = self->ring_f[r];
+        tm->ring_t[r] = times;
+        tm->ring_filled[r] = filled;
         tm->n_rings = r + 1;
     }
+}
+
+/* The rings of the shown sProgram, and while comparing those of B too (on the same time axis,
+ * as its lanes). */
+static void fill_rings(PtWindow *self, pt_tl_model *tm)
+{
+    if (self->cmp_b) {
+        add_rings(self, tm, self->model, "A", NULL);
+        add_rings(self, tm, self->cmp_b, "B", NULL);
+        return;
+    }
+    const pt_cta_run *run = self->cta_run[0].n_spans > 0 ? &self->cta_run[0] : NULL;
+    add_rings(self, tm, self->model, NULL, run);
 }
 
 /* Spans with their lanes as shown rows (the window keeps the copy); as they are when every lane

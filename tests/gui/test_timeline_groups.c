@@ -1,9 +1,12 @@
 /* test_timeline_groups.c — issue 19's display-free pieces (suite 'gui', no display needed): the
  * critical path's strip on the sub-row of the bar it goes through (read from pixels), a lane
- * group with spans of its own hit-tested with its own indices and its own arrows drawn, the
+ * group with spans of its own hit-tested with its own indices and its own arrows and critical
+ * path drawn, the
  * several-CTA classes and tile runs (cta_pack.h: sorted, dependencies and the path repeated on
- * every tile, each path step a dependency edge or lane order), and where the context menu opens
- * (menu_place.h). */
+ * every tile, each path step a dependency edge or lane order), the idle tint per tile (a lane
+ * busy a moment in each tile is not tinted across the run: read from pixels), ring occupancy
+ * repeated over the tiles, the arrow keys' next bar (timeline_nav.h), and where the context menu
+ * opens (menu_place.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +14,9 @@
 
 #include "cta_pack.h"
 #include "menu_place.h"
+#include "timeline_nav.h"
 #include "timeline_render.h"
+#include "timeline_tooltip.h"
 
 #include "render_check.h"
 
@@ -118,6 +123,22 @@ static void check_own_group(cairo_t *cr)
     v.selected_group = 0; /* span 1 of group 0 is load.K, not the selected mma: no arrows */
     pt_tl_render(cr, &m, &v, &st);
     CHECK(st.arrows == 0);
+    /* its own critical path is drawn too, beside group 0's (only group 0's was) */
+    int64_t chain0[2] = {1, 2}, chain1[2] = {0, 1};
+    m.n_critical = 2;
+    m.critical = chain0;
+    v.show_critical = true;
+    pt_tl_render(cr, &m, &v, &st);
+    CHECK(st.critical == 2);
+    m.group_critical[1] = chain1;
+    m.group_n_critical[1] = 2;
+    pt_tl_render(cr, &m, &v, &st);
+    CHECK_MSG(st.critical == 4, "critical bars %lld", (long long)st.critical);
+    int64_t n;
+    CHECK(pt_tl_group_critical(&m, 1, &n) == chain1 && n == 2);
+    char *t = pt_tl_tooltip_markup(&m, &v, x, y + h / 2);
+    CHECK(t && strstr(t, "on the critical path"));
+    free(t);
 }
 
 static void check_cta_pack(void)
@@ -168,6 +189,103 @@ static void check_cta_pack(void)
     pt_cta_run_free(&r);
 }
 
+/* Issue 19: in the several-CTA view the amber idle tint follows the main timeline's rule per
+ * tile. Tile: tma 0-90; cuda (an epilogue) 90-100. Over 4 tiles the cuda lane is busy 10% of
+ * the run: it is tinted nowhere (each tile's first bar is its last), where the whole run's
+ * first-to-last rule tinted 90-400 (the issue's "lanes that can never be busy"). */
+static void check_cta_idle(cairo_surface_t *s, cairo_t *cr)
+{
+    pt_span base[3] = {{0, 0, 0, 0, 0, 90, 90}, {1, 1, 0, 90, 90, 95, 95},
+                       {2, 1, 0, 95, 95, 100, 100}};
+    pt_cta_run r;
+    CHECK(pt_cta_run_build(&r, base, 3, 4, 100, NULL, NULL, 0));
+    CHECK(r.idle_lanes == 2 && r.idle != NULL && r.period_ns == 100);
+    if (!r.idle)
+        return;
+    CHECK(r.idle[3 * 2 + 1].lo == 390 && r.idle[3 * 2 + 1].hi == 400);
+    static const char *const lab[] = {"load", "conv", "store"};
+    static const pt_seu_kind seu[] = {PT_SEU_TMA, PT_SEU_CUDA_CORE, PT_SEU_CUDA_CORE};
+    pt_tl_model m = {0};
+    m.n_lanes = 2;
+    m.lane_names[0] = "tma";
+    m.lane_names[1] = "cuda";
+    m.lane_seu[0] = PT_SEU_TMA;
+    m.lane_seu[1] = PT_SEU_CUDA_CORE;
+    m.n_spans = r.n_spans;
+    m.spans = r.spans;
+    m.n_stasks = 3;
+    m.stask_labels = lab;
+    m.stask_seu = seu;
+    pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 400, .width = 496, .height = 200,
+                        .selected_stask = -1, .hover_span = -1, .selected_span = -1};
+    double y, h;
+    pt_tl_span_y(&m, &v, 1, 0, &y, &h); /* span 1: a bar of the cuda lane */
+    int mid = (int)(y + h / 2), x = (int)pt_tl_time_to_x(&v, 250); /* between two epilogues */
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    pt_tl_render(cr, &m, &v, NULL);
+    cairo_surface_flush(s);
+    uint32_t whole_run = pixel(s, x, mid);
+    CHECK(pt_tl_lane_waiting(&m, 0, 1, 250)); /* the old rule: waiting from 90 to 400 */
+    m.group_idle[0] = r.idle;
+    m.group_idle_lanes[0] = r.idle_lanes;
+    m.group_n_idle[0] = r.tiles * r.idle_lanes;
+    CHECK(!pt_tl_lane_waiting(&m, 0, 1, 250) && pt_tl_lane_waiting(&m, 0, 0, 50));
+    pt_tl_render(cr, &m, &v, NULL);
+    cairo_surface_flush(s);
+    uint32_t per_tile = pixel(s, x, mid);
+    /* between two tiles' bars on the cuda lane: amber before (red well over blue), the plain
+     * background now (grey: red and blue alike) */
+    CHECK_MSG(per_tile != whole_run, "tint %06x both ways", per_tile);
+    int rr = (whole_run >> 16) & 0xff, bb = whole_run & 0xff;
+    CHECK_MSG(rr - bb > 20, "whole-run rule: amber %06x", whole_run); /* amber: red over blue */
+    int pr = (per_tile >> 16) & 0xff, pb = per_tile & 0xff;
+    CHECK_MSG(abs(pr - pb) < 8, "per tile: %06x", per_tile);
+    /* and no gap tooltip there: the lane is not waiting between tiles */
+    char *t = pt_tl_tooltip_markup(&m, &v, x, y + 2);
+    CHECK_MSG(t == NULL || !strstr(t, "idle"), "%s", t);
+    free(t);
+    pt_cta_run_free(&r);
+}
+
+/* Ring occupancy over the tiles: a tile's step function repeated; overlapping copies add. */
+static void check_repeat_steps(void)
+{
+    const double t[3] = {0, 10, 50};
+    const int f[3] = {1, 2, 0};
+    double *ot = NULL;
+    int *of = NULL;
+    int64_t n = pt_cta_repeat_steps(t, f, 3, 3, 40, &ot, &of);
+    /* tile 0: 0:1 10:2 50:0; tile 1 (+40): 40:1 50:2 90:0; tile 2 (+80): 80:1 90:2 130:0 —
+     * at 40 tile 1 fills while tile 0 holds 2; at 50 tile 0 gives 2 back as tile 1 takes one */
+    const double wt[7] = {0, 10, 40, 50, 80, 90, 130};
+    const int wf[7] = {1, 2, 3, 2, 3, 2, 0};
+    CHECK_MSG(n == 7, "%lld steps", (long long)n);
+    for (int64_t k = 0; k < n && k < 7; k++)
+        CHECK_MSG(ot[k] == wt[k] && of[k] == wf[k], "step %lld: %g -> %d", (long long)k, ot[k],
+                  of[k]);
+    free(ot);
+    free(of);
+    CHECK(pt_cta_repeat_steps(t, f, 0, 3, 40, &ot, &of) == 0 && ot == NULL);
+}
+
+/* Arrow keys (issue 19): Left/Right along the bar's lane, Up/Down to the nearest bar in time on
+ * the lane above/below; -1 at the edges. */
+static void check_nav(void)
+{
+    pt_span sp[3];
+    uint8_t sub[3];
+    pt_tl_model m = model(sp, sub);
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_NEXT) == 1);
+    CHECK(pt_tl_neighbour(&m, 0, 1, PT_TL_STEP_NEXT) == -1);
+    CHECK(pt_tl_neighbour(&m, 0, 1, PT_TL_STEP_PREV) == 0);
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_PREV) == -1);
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_DOWN) == 2);
+    CHECK(pt_tl_neighbour(&m, 0, 2, PT_TL_STEP_UP) == 1); /* load.K ends at mma's start */
+    CHECK(pt_tl_neighbour(&m, 0, 0, PT_TL_STEP_UP) == -1);
+    CHECK(pt_tl_neighbour(&m, 0, 7, PT_TL_STEP_UP) == -1);
+}
+
 static void check_menu_place(void)
 {
     double ax, ay;
@@ -195,6 +313,9 @@ int main(void)
     check_critical_subrow(s, cr);
     check_own_group(cr);
     check_cta_pack();
+    check_cta_idle(s, cr);
+    check_repeat_steps();
+    check_nav();
     check_menu_place();
     cairo_destroy(cr);
     cairo_surface_destroy(s);
