@@ -37,6 +37,8 @@ typedef struct {
     int applied;               /* index of the candidate put in place, -1: none */
     /* The Auto-schedule dialog (NULL until first shown). */
     GtkWidget *sd, *sd_budget, *sd_unit, *sd_topk, *sd_sm90a, *sd_list, *sd_status;
+    const pt_backend *sd_target; /* the target the filter check was last set for */
+    bool sd_target_known;
 } pt_actions;
 
 static pt_actions *get(PtWindow *win)
@@ -253,7 +255,8 @@ static void action_schedule_run(GSimpleAction *a, GVariant *p, gpointer data)
     sj->st = st;
     sj->budget_candidates = cands;
     sj->top_k = top < 1 ? 1 : top > 64 ? 64 : top;
-    sj->target = sm90a ? pt_backend_find(PT_TARGET_DEFAULT) : NULL;
+    /* the generator of the hardware shown (the flag keeps its name from the first target) */
+    sj->target = sm90a ? pt_backend_for_arch(m->hw.arch) : NULL;
     /* Flat structs: a plain copy is a deep one, so the worker owns its inputs. */
     sj->graph = g_memdup2(&m->graph, sizeof m->graph);
     sj->hw = m->hw;
@@ -339,6 +342,28 @@ static GtkWidget *grid_label(const char *text, GtkWidget *target)
     return l;
 }
 
+/* The generator filter follows the hardware shown: named after its target, on by default
+ * where one exists (the pick should compile), off and insensitive where none does. A user's
+ * choice stands until the target changes. */
+static void refresh_target_check(pt_actions *st)
+{
+    const pt_backend *be = pt_backend_for_arch(model(st)->hw.arch);
+    char *only = g_strdup_printf("Only sPrograms the %s code _generator accepts",
+                                 be ? be->name : "(none)");
+    gtk_check_button_set_label(GTK_CHECK_BUTTON(st->sd_sm90a), only);
+    gtk_check_button_set_use_underline(GTK_CHECK_BUTTON(st->sd_sm90a), TRUE);
+    g_free(only);
+    if (!st->sd_target_known || be != st->sd_target) {
+        gtk_check_button_set_active(GTK_CHECK_BUTTON(st->sd_sm90a), be != NULL);
+        st->sd_target = be;
+        st->sd_target_known = true;
+    }
+    gtk_widget_set_sensitive(st->sd_sm90a, be != NULL);
+    gtk_widget_set_tooltip_text(st->sd_sm90a,
+                                be ? "So that the result can be compiled and profiled"
+                                   : "No code generator targets this hardware model");
+}
+
 static void build_schedule_dialog(pt_actions *st)
 {
     GtkWidget *w = gtk_window_new();
@@ -393,9 +418,7 @@ static void build_schedule_dialog(pt_actions *st)
     gtk_widget_set_halign(st->sd_topk, GTK_ALIGN_START);
     gtk_grid_attach(GTK_GRID(grid), grid_label("_Top k", st->sd_topk), 0, 1, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), st->sd_topk, 1, 1, 1, 1);
-    st->sd_sm90a = gtk_check_button_new_with_mnemonic(
-        "Only sPrograms the " PT_TARGET_DEFAULT " code _generator accepts");
-    gtk_widget_set_tooltip_text(st->sd_sm90a, "So that the result can be compiled and profiled");
+    st->sd_sm90a = gtk_check_button_new_with_mnemonic("");
     gtk_grid_attach(GTK_GRID(grid), st->sd_sm90a, 1, 2, 1, 1);
     gtk_box_append(GTK_BOX(box), grid);
 
@@ -432,6 +455,7 @@ static void action_schedule(GSimpleAction *a, GVariant *p, gpointer data)
         return;
     if (!st->sd)
         build_schedule_dialog(st);
+    refresh_target_check(st);
     gtk_window_present(GTK_WINDOW(st->sd));
 }
 
@@ -971,4 +995,14 @@ pt_prefs *pt_actions_prefs(PtWindow *win)
 int pt_actions_n_candidates(PtWindow *win)
 {
     return get(win)->cands.n;
+}
+
+void pt_actions_schedule_filter(PtWindow *win, gboolean *on, gboolean *sensitive)
+{
+    pt_actions *st = get(win);
+    if (!st->sd)
+        build_schedule_dialog(st);
+    refresh_target_check(st);
+    *on = gtk_check_button_get_active(GTK_CHECK_BUTTON(st->sd_sm90a));
+    *sensitive = gtk_widget_get_sensitive(st->sd_sm90a);
 }

@@ -42,5 +42,8 @@ char *pt_actions_dup_log(PtWindow *win);
 pt_prefs *pt_actions_prefs(PtWindow *win);
 /* Candidates of the last search (0: none). */
 int pt_actions_n_candidates(PtWindow *win);
+/* The Auto-schedule dialog's generator filter: shown (the dialog is opened), and whether it is
+ * on and can be changed. */
+void pt_actions_schedule_filter(PtWindow *win, gboolean *on, gboolean *sensitive);
 
 #endif

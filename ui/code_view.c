@@ -8,11 +8,12 @@
 #include <string.h>
 
 #include "backend.h"
+#include "code_search.h"
 #include "codegen.h"
 
 struct _PtCodeView {
     GtkBox parent_instance;
-    GtkWidget *info, *note, *scroll, *view;
+    GtkWidget *info, *note, *scroll, *view, *search;
     GtkSourceBuffer *buffer;
     const pt_explorer_model *model;
     gboolean stale;            /* the model changed since the code was generated */
@@ -393,6 +394,8 @@ static void pt_code_view_init(PtCodeView *v)
     gtk_source_view_set_highlight_current_line(GTK_SOURCE_VIEW(v->view), TRUE);
     gtk_accessible_update_property(GTK_ACCESSIBLE(v->view), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    "Generated kernel source", -1);
+    v->search = pt_code_search_new(GTK_SOURCE_VIEW(v->view));
+    gtk_box_append(GTK_BOX(v), v->search);
     v->scroll = gtk_scrolled_window_new();
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(v->scroll), v->view);
     gtk_widget_set_vexpand(v->scroll, TRUE);
@@ -406,4 +409,9 @@ static void pt_code_view_init(PtCodeView *v)
 GtkWidget *pt_code_view_new(void)
 {
     return g_object_new(PT_TYPE_CODE_VIEW, NULL);
+}
+
+GtkWidget *pt_code_view_get_search(PtCodeView *v)
+{
+    return v->search;
 }

@@ -42,6 +42,8 @@ gboolean pt_code_view_is_reference(PtCodeView *v);
 /* Whether the source is shown with the dark colour scheme (it follows the dark preference and
  * the theme). */
 gboolean pt_code_view_is_dark_scheme(PtCodeView *v);
+/* The page's find bar (code_search.h): Ctrl+F on the Code page starts it, Esc closes it. */
+GtkWidget *pt_code_view_get_search(PtCodeView *v);
 
 G_END_DECLS
 

@@ -3,8 +3,15 @@
  * go to the next / previous matching bar in time. The text goes to the entry, never to the
  * timeline's single-key shortcuts (W/A/S/D/F live on the timeline widget, which does not have
  * the focus while the entry has it). Esc closes it; Esc elsewhere clears the selection and the
- * table's search. */
+ * table's search. On the Code page Ctrl+F and Esc open and close its own find bar
+ * (code_search.c). */
 #include "window_private.h"
+
+#include <string.h>
+
+#include "actions.h"
+#include "code_search.h"
+#include "code_view.h"
 
 gboolean win_stask_matches(PtWindow *self, int i, const char *query)
 {
@@ -140,11 +147,26 @@ GtkWidget *win_build_timeline_search(PtWindow *self)
     return self->tl_search_bar;
 }
 
-/* Ctrl+F: the Timeline page with its search bar, the entry focused. */
+/* The Code page's find bar, when that page is the one shown. */
+static GtkWidget *code_search_shown(PtWindow *self)
+{
+    const char *page = gtk_stack_get_visible_child_name(GTK_STACK(self->views));
+    GtkWidget *cv = pt_actions_code_view(self);
+    return page && !strcmp(page, "code") && cv ? pt_code_view_get_search(PT_CODE_VIEW(cv))
+                                               : NULL;
+}
+
+/* Ctrl+F: on the Code page, find in the kernel source; elsewhere the Timeline page with its
+ * search bar, the entry focused. */
 void win_action_timeline_search(GSimpleAction *a, GVariant *p, gpointer data)
 {
     PtWindow *self = data;
     (void)a, (void)p;
+    GtkWidget *code = code_search_shown(self);
+    if (code) {
+        pt_code_search_start(code);
+        return;
+    }
     if (!self->model->have_tl)
         return;
     gtk_stack_set_visible_child_name(GTK_STACK(self->views), "timeline");
@@ -158,6 +180,9 @@ void win_action_clear_selection(GSimpleAction *a, GVariant *p, gpointer data)
 {
     PtWindow *self = data;
     (void)a, (void)p;
+    GtkWidget *code = code_search_shown(self);
+    if (code && pt_code_search_close(code))
+        return;
     if (gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(self->tl_search_bar))) {
         close_search(self);
         return;

@@ -39,7 +39,7 @@ static const char help_overlay_ui[] =
     "<property name='accelerator'>&lt;Control&gt;3</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Fit the timeline</property>"
     "<property name='accelerator'>&lt;Control&gt;0</property></object></child>"
-    "<child><object class='GtkShortcutsShortcut'><property name='title'>Find sTasks on the timeline (Enter / Shift+Enter: next / previous)</property>"
+    "<child><object class='GtkShortcutsShortcut'><property name='title'>Find sTasks on the timeline, or text on the Code page (Enter / Shift+Enter: next / previous)</property>"
     "<property name='accelerator'>&lt;Control&gt;f</property></object></child>"
     "<child><object class='GtkShortcutsShortcut'><property name='title'>Close the search, else clear the time range, else the selection</property>"
     "<property name='accelerator'>Escape</property></object></child>"

@@ -6,6 +6,8 @@
 #include <math.h>
 
 #include "actions.h"
+#include "code_search.h"
+#include "code_view.h"
 #include "explorer_test.h"
 #include "timeline_view.h"
 
@@ -92,6 +94,65 @@ static void test_auto_schedule_refused(void)
     g_assert_true(status_has("152"));
     g_assert_true(pt_window_status_flagged(win));
     g_assert_true(timeline_framed());
+}
+
+/* The dialog's default: only what the hardware's generator accepts, so the default pick
+ * compiles; on hardware without a generator the filter is off and cannot be turned on. */
+static void test_auto_schedule_default_generatable(void)
+{
+    load("flash_attention");
+    gboolean on = FALSE, sensitive = FALSE;
+    pt_actions_schedule_filter(win, &on, &sensitive);
+    g_assert_true(on && sensitive);
+    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, on));
+    wait_job();
+    g_assert_true(status_has("sm90a: generatable"));
+    g_assert_false(pt_window_status_flagged(win));
+    g_assert_true(pt_window_set_hw(win, "MI300X"));
+    iterate();
+    pt_actions_schedule_filter(win, &on, &sensitive);
+    g_assert_false(on || sensitive);
+    g_assert_true(pt_window_set_hw(win, "H200"));
+    iterate();
+    pt_actions_schedule_filter(win, &on, &sensitive);
+    g_assert_true(on && sensitive);
+}
+
+/* Ctrl+F on the Code page finds in the kernel source (every match counted, the first selected,
+ * Enter goes on, Shift+Enter back, wrapping); Esc closes it and the page stays. */
+static void test_code_search(void)
+{
+    load("gemm_f16");
+    g_assert_true(pt_window_show_page(win, "code"));
+    iterate();
+    PtCodeView *cv = PT_CODE_VIEW(pt_actions_code_view(win));
+    GtkWidget *bar = pt_code_view_get_search(cv);
+    activate("timeline-search", NULL);
+    g_assert_true(gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)));
+    pt_code_search_set_text(bar, "mbar_wait");
+    for (int i = 0; i < 200 && pt_code_search_count(bar) < 0; i++)
+        iterate();
+    char *text = pt_code_view_dup_text(cv);
+    int want = 0;
+    for (const char *q = text; (q = strstr(q, "mbar_wait")); q++)
+        want++;
+    g_assert_cmpint(want, >, 2);
+    g_assert_cmpint(pt_code_search_count(bar), ==, want);
+    int first = pt_code_view_get_cursor_line(cv);
+    g_assert_true(pt_code_search_step(bar, TRUE));
+    int second = pt_code_view_get_cursor_line(cv);
+    g_assert_cmpint(second, >, first);
+    g_assert_true(pt_code_search_step(bar, FALSE));
+    g_assert_cmpint(pt_code_view_get_cursor_line(cv), ==, first);
+    for (int i = 0; i < want; i++) /* around the end and back to the first */
+        g_assert_true(pt_code_search_step(bar, TRUE));
+    g_assert_cmpint(pt_code_view_get_cursor_line(cv), ==, first);
+    pt_code_search_set_text(bar, "no such text anywhere");
+    g_assert_false(pt_code_search_step(bar, TRUE));
+    activate("clear-selection", NULL);
+    g_assert_false(gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)));
+    g_free(text);
+    g_assert_true(pt_window_show_page(win, "timeline"));
 }
 
 /* A tile of m=100 (50-row wgmma per warpgroup). */
@@ -391,6 +452,9 @@ int main(int argc, char **argv)
     gtk_test_init(&argc, &argv, NULL);
     g_test_add_func("/issue19/generatable", test_generatable);
     g_test_add_func("/issue19/auto-schedule-refused", test_auto_schedule_refused);
+    g_test_add_func("/issue19/code-search", test_code_search);
+    g_test_add_func("/issue19/auto-schedule-default-generatable",
+                    test_auto_schedule_default_generatable);
     g_test_add_func("/issue19/tile-m100", test_tile_m100);
     g_test_add_func("/issue19/convert-moved", test_convert_moved);
     g_test_add_func("/issue19/mi300x", test_mi300x);
