@@ -182,10 +182,10 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
     return total;
 }
 
-bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+/* Bytes of the output staging tile; 0 when no resident tile is at least as large (then the
+ * staging tile has a buffer of its own and there is no choice to make). */
+static int64_t staging_over_resident_bytes(const pt_stask_graph *sg)
 {
-    if (!p || !sg || !sg->tasks)
-        return true;
     int64_t resident_max = 0, staging = 0;
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
@@ -195,7 +195,15 @@ bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, c
         if (t->kind == PT_ST_STORE && b > staging)
             staging = b;
     }
-    if (staging == 0 || staging > resident_max)
+    return staging > 0 && staging <= resident_max ? staging : 0;
+}
+
+bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+{
+    if (!p || !sg || !sg->tasks)
+        return true;
+    int64_t staging = staging_over_resident_bytes(sg);
+    if (staging == 0)
         return true; /* counted on its own already */
     if (p->partition.staging != PT_STAGING_AUTO)
         return p->partition.staging == PT_STAGING_APART; /* counted by pt_sprogram_smem_bytes */
@@ -212,16 +220,7 @@ bool pt_sprogram_longest_first(const pt_sprogram *p, const pt_stask_graph *sg)
 /* Is there a staging choice: an output staging tile no larger than a resident tile? */
 static bool staging_choice(const pt_stask_graph *sg)
 {
-    int64_t resident_max = 0, staging = 0;
-    for (int s = 0; s < sg->n; s++) {
-        const pt_stask *t = &sg->tasks[s];
-        int64_t b = tile_buffer_bytes(sg, t);
-        if (t->kind == PT_ST_LOAD && !t->buffered && b > resident_max)
-            resident_max = b;
-        if (t->kind == PT_ST_STORE && b > staging)
-            staging = b;
-    }
-    return staging > 0 && staging <= resident_max;
+    return staging_over_resident_bytes(sg) > 0;
 }
 
 void pt_sprogram_resolve_choices(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)

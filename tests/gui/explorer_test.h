@@ -14,9 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "timeline_view.h"
 #include "window.h"
 
 static PtWindow *win;
+
+/* The window's timeline widget. */
+static inline PtTimelineView *tl(void)
+{
+    return PT_TIMELINE_VIEW(pt_window_get_timeline(win));
+}
+
+/* The RGB of pixel (x, y) of an image surface (ARGB32). */
+static inline uint32_t px(cairo_surface_t *s, int x, int y)
+{
+    unsigned char *d = cairo_image_surface_get_data(s);
+    return *(uint32_t *)(d + y * cairo_image_surface_get_stride(s) + x * 4) & 0xffffff;
+}
 
 /* Handle what is pending now (at most 50 events). */
 static inline void iterate(void)

@@ -12,11 +12,6 @@
 
 static char *dir;
 
-static PtTimelineView *tl(void)
-{
-    return PT_TIMELINE_VIEW(pt_window_get_timeline(win));
-}
-
 static void activate(const char *action, GVariant *param)
 {
     GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);

@@ -194,11 +194,6 @@ static void test_mi300x(void)
 
 /* ---- 3: interaction ------------------------------------------------------------------- */
 
-static PtTimelineView *tl(void)
-{
-    return PT_TIMELINE_VIEW(pt_window_get_timeline(win));
-}
-
 /* An edit keeps the zoom; opening another graph fits it. */
 static void test_keep_view(void)
 {

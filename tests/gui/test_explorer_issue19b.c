@@ -11,11 +11,6 @@
 #include "graph_view.h"
 #include "timeline_view.h"
 
-static PtTimelineView *tl(void)
-{
-    return PT_TIMELINE_VIEW(pt_window_get_timeline(win));
-}
-
 static void activate(const char *action, GVariant *param)
 {
     GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);

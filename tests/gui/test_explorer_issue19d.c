@@ -12,11 +12,6 @@
 #include "timeline_render.h"
 #include "timeline_view.h"
 
-static PtTimelineView *tl(void)
-{
-    return PT_TIMELINE_VIEW(pt_window_get_timeline(win));
-}
-
 static void activate(const char *action)
 {
     GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);
@@ -32,12 +27,6 @@ static void load(const char *example)
     g_assert_true(pt_window_open(win, example));
     iterate();
     spin(100);
-}
-
-static uint32_t px(cairo_surface_t *s, int x, int y)
-{
-    unsigned char *d = cairo_image_surface_get_data(s);
-    return *(uint32_t *)(d + y * cairo_image_surface_get_stride(s) + x * 4) & 0xffffff;
 }
 
 /* Amber (the idle tint) reads as red well above blue; the plain lane background is grey. */
