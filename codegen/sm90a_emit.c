@@ -523,9 +523,3 @@ bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, cons
     return ok;
 }
 
-void pt_codegen_result_free(pt_codegen_result *r)
-{
-    free(r->kernel_cu);
-    free(r->host_c);
-    r->kernel_cu = r->host_c = NULL;
-}
