@@ -115,7 +115,7 @@ static const struct {
 
 #define N_VERBS (int)(sizeof verbs / sizeof verbs[0])
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
     fprintf(f, "usage: pipethreader-cli VERB [options]   (pipethreader-cli VERB --help)\n\n");
     for (int i = 0; i < N_VERBS; i++)
@@ -144,14 +144,14 @@ static int finish_stdout(int rc)
     return rc == EXIT_OK ? EXIT_INVALID : rc;
 }
 
-static int run(int argc, char **argv)
+static int run_verb(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
+        print_usage(stderr);
         return EXIT_USAGE;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        usage(stdout);
+        print_usage(stdout);
         return EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
@@ -169,11 +169,11 @@ static int run(int argc, char **argv)
         return verbs[i].run(argc - 2, argv + 2);
     }
     cli_error("unknown verb \"%s\"", argv[1]);
-    usage(stderr);
+    print_usage(stderr);
     return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
-    return finish_stdout(run(argc, argv));
+    return finish_stdout(run_verb(argc, argv));
 }

@@ -37,7 +37,7 @@ static const char *stask_name(const cli_names *nm, int s)
     return s >= 0 && s < nm->n_stasks ? nm->stask[s] : "?";
 }
 
-static const char *lane_name(const cli_names *nm, int l)
+static const char *report_lane_name(const cli_names *nm, int l)
 {
     return l >= 0 && l < nm->n_lanes ? nm->lane[l] : "?";
 }
@@ -101,7 +101,7 @@ void cli_print_alignment(FILE *f, const cli_names *nm, const pt_measured *m,
         cli_fmt_pct(l->measured_busy_pct, false, mb, sizeof mb);
         if (l->measured_partial)
             strcat(mb, " (partial)");
-        fprintf(f, "  %-12s %15s %10s %15s\n", lane_name(nm, l->lane), pb, pu, mb);
+        fprintf(f, "  %-12s %15s %10s %15s\n", report_lane_name(nm, l->lane), pb, pu, mb);
     }
     pt_align_stask *s = malloc(((size_t)a->n_stasks + 1) * sizeof *s);
     if (!s)
@@ -160,7 +160,7 @@ char *cli_alignment_json(const cli_names *nm, const pt_measured *m, const pt_ali
     for (int i = 0; i < a->n_lanes; i++) {
         const pt_align_lane *l = &a->lanes[i];
         sb_printf(&b, "%s\n  {\"lane\": ", i ? "," : "");
-        sb_json_string(&b, lane_name(nm, l->lane));
+        sb_json_string(&b, report_lane_name(nm, l->lane));
         key_num(&b, ", ", "predicted_busy_pct", l->predicted_busy_pct);
         key_num(&b, ", ", "predicted_unit_pct", l->predicted_occupancy_pct);
         key_num(&b, ", ", "measured_busy_pct", l->measured_busy_pct);

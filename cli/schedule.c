@@ -23,7 +23,7 @@ typedef struct {
     const pt_backend *target;
 } search_ctx;
 
-static void progress(void *ctx, int64_t seen, int64_t total, double best_ns)
+static void on_search_progress(void *ctx, int64_t seen, int64_t total, double best_ns)
 {
     if (((search_ctx *)ctx)->quiet)
         return;
@@ -179,7 +179,7 @@ int verb_schedule(int argc, char **argv)
     int top = o.top > 0 ? o.top : 5;
     if (o.measure > 0)
         top = 1024; /* the measured ones are picked from the whole ranking */
-    pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = progress,
+    pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = on_search_progress,
                            .accept = accept_target, .ctx = &sc};
     pt_schedule_result r;
     if (!pt_schedule(&in.graph, &in.hw, &so, &r, &err)) {

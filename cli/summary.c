@@ -20,7 +20,7 @@ static char kind_char(pt_stask_kind k)
     return (unsigned)k < PT_ST_KIND_COUNT ? c[k] : '?';
 }
 
-static void shape(const pt_stask *s, char *out, size_t cap)
+static void stask_shape(const pt_stask *s, char *out, size_t cap)
 {
     size_t n = 0;
     out[0] = 0;
@@ -46,7 +46,7 @@ void cli_print_stask_graph(FILE *f, const cli_inputs *in)
     for (int i = 0; i < sg->n; i++) {
         const pt_stask *s = &sg->tasks[i];
         char sh[64];
-        shape(s, sh, sizeof sh);
+        stask_shape(s, sh, sizeof sh);
         fprintf(f, "  %-22s %-12s %-12s %-9s %-14s %10lld %12lld  ", s->id,
                 pt_stask_kind_name(s->kind), pt_seu_name(s->seu), pt_region_name(s->region), sh,
                 (long long)s->bytes, (long long)s->flops);
@@ -73,7 +73,7 @@ static void fmt_time(double ns, char *out, size_t cap)
 
 /* Column of time t in a row of `width` cells over [0, span]: clamped, and 0 for NaN, so that
  * no time (however produced) can index outside the row. */
-static int column(double t, double span, int width)
+static int text_column(double t, double span, int width)
 {
     double x = t / span * width;
     if (!(x >= 0)) /* negative or NaN */
@@ -185,7 +185,7 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
             const pt_span *s = &tl->spans[i];
             if (s->lane != l || (unsigned)s->stask >= (unsigned)in->sg.n)
                 continue;
-            int a = column(s->issue_ns, span, width), b = column(s->end_ns, span, width);
+            int a = text_column(s->issue_ns, span, width), b = text_column(s->end_ns, span, width);
             for (int c = a; c < b && c < width; c++)
                 if (row[c] == '.')
                     row[c] = '-';
@@ -194,7 +194,7 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
             const pt_span *s = &tl->spans[i];
             if (s->lane != l || (unsigned)s->stask >= (unsigned)in->sg.n)
                 continue;
-            int a = column(s->start_ns, span, width), b = column(pt_span_unit_end(s), span, width);
+            int a = text_column(s->start_ns, span, width), b = text_column(pt_span_unit_end(s), span, width);
             if (b <= a)
                 b = a + 1;
             for (int c = a; c < b && c < width; c++)
