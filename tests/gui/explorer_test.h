@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "actions.h"
 #include "timeline_view.h"
 #include "window.h"
 
@@ -47,6 +48,37 @@ static inline void spin(int ms)
         iterate();
         g_usleep(2000);
     }
+}
+
+/* Activates a window action that must exist and be enabled, then runs what it queued. */
+static inline void explorer_activate(const char *action, GVariant *param)
+{
+    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);
+    g_assert_nonnull(a);
+    g_assert_true(g_action_get_enabled(a));
+    g_action_activate(a, param);
+    iterate();
+}
+
+/* Opens an embedded example on the H200, without the prompt about the last one's edits. */
+static inline void explorer_open(const char *example)
+{
+    pt_window_get_model(win)->dirty = FALSE;
+    g_assert_true(pt_window_set_hw(win, "H200"));
+    g_assert_true(pt_window_open(win, example));
+    iterate();
+}
+
+/* Waits (at most 60 s) for the window's background job to end. */
+static inline void explorer_wait_job(void)
+{
+    gint64 t0 = g_get_monotonic_time();
+    while (pt_actions_job_busy(win)) {
+        iterate();
+        g_usleep(2000);
+        g_assert_cmpint(g_get_monotonic_time() - t0, <, (gint64)60 * 1000000);
+    }
+    iterate();
 }
 
 /* The window's sProgram as JSON (g_free it). */

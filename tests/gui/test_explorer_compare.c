@@ -12,15 +12,6 @@
 
 static char *dir;
 
-static void activate(const char *action, GVariant *param)
-{
-    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);
-    g_assert_nonnull(a);
-    g_assert_true(g_action_get_enabled(a));
-    g_action_activate(a, param);
-    iterate();
-}
-
 /* Write `example` with K and V at `stages` stages (0: as it is) to dir/name; the path. */
 static char *write_sprogram(const char *example, int stages, const char *name)
 {
@@ -127,21 +118,21 @@ static void test_compare(void)
     g_assert_cmpfloat(e1, >=, tm->group_spans[1][tm->group_n_spans[1] - 1].start_ns);
 
     /* An edit of A re-simulates it and the comparison follows: A with one stage too. */
-    activate("stages", g_variant_new("(si)", "K", 1));
-    activate("stages", g_variant_new("(si)", "V", 1));
+    explorer_activate("stages", g_variant_new("(si)", "K", 1));
+    explorer_activate("stages", g_variant_new("(si)", "V", 1));
     spin(50);
     g_assert_true(pt_window_is_comparing(win));
     g_assert_cmpfloat(fabs(pt_window_compare_kernel_delta_ns(win)), <, 1e-6);
     text = pt_window_dup_diff_text(win);
     g_assert_true(strstr(text, "Δ +0.0 ns") || strstr(text, "Δ -0.0 ns"));
     g_free(text);
-    activate("undo", NULL);
-    activate("undo", NULL);
+    explorer_activate("undo", NULL);
+    explorer_activate("undo", NULL);
     g_assert_cmpfloat(pt_window_compare_kernel_delta_ns(win), >, 0);
 
     /* Esc (nothing selected) ends the comparison. */
     pt_window_select_stask(win, -1);
-    activate("clear-selection", NULL);
+    explorer_activate("clear-selection", NULL);
     g_assert_false(pt_window_is_comparing(win));
     tm = pt_timeline_view_get_model(tl());
     g_assert_cmpint(pt_tl_groups(tm), ==, 1);
@@ -150,7 +141,7 @@ static void test_compare(void)
     /* The button's action works as well. */
     g_assert_true(pt_window_compare_with(win, b_path));
     iterate();
-    activate("stop-comparing", NULL);
+    explorer_activate("stop-comparing", NULL);
     g_assert_false(pt_window_is_comparing(win));
 
     /* An sProgram of another graph is refused, naming both. */

@@ -11,23 +11,6 @@
 #include "explorer_test.h"
 #include "timeline_view.h"
 
-static void activate(const char *action, GVariant *param)
-{
-    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);
-    g_assert_nonnull(a);
-    g_assert_true(g_action_get_enabled(a));
-    g_action_activate(a, param);
-    iterate();
-}
-
-static void load(const char *example)
-{
-    pt_window_get_model(win)->dirty = FALSE; /* no prompt between cases */
-    g_assert_true(pt_window_set_hw(win, "H200"));
-    g_assert_true(pt_window_open(win, example));
-    iterate();
-}
-
 static gboolean status_has(const char *needle)
 {
     char *s = pt_window_dup_status_text(win);
@@ -36,17 +19,6 @@ static gboolean status_has(const char *needle)
         g_test_message("status lacks \"%s\":\n%s", needle, s);
     g_free(s);
     return yes;
-}
-
-static void wait_job(void)
-{
-    gint64 t0 = g_get_monotonic_time();
-    while (pt_actions_job_busy(win)) {
-        iterate();
-        g_usleep(2000);
-        g_assert_cmpint(g_get_monotonic_time() - t0, <, (gint64)60 * 1000000);
-    }
-    iterate();
 }
 
 /* Red frame pixel of the timeline as the widget draws it. */
@@ -72,7 +44,7 @@ static gboolean timeline_framed(void)
 
 static void test_generatable(void)
 {
-    load("gemm_f16");
+    explorer_open("gemm_f16");
     g_assert_true(status_has("sm90a: generatable"));
     g_assert_true(status_has("registers/thread"));
     g_assert_true(status_has("shared memory"));
@@ -85,10 +57,10 @@ static void test_generatable(void)
  * needed, 152 budgeted); the status says so at once, on the Timeline page. */
 static void test_auto_schedule_refused(void)
 {
-    load("flash_attention");
+    explorer_open("flash_attention");
     pt_window_show_page(win, "timeline");
-    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, FALSE));
-    wait_job();
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, FALSE));
+    explorer_wait_job();
     g_assert_true(status_has("NOT generatable"));
     g_assert_true(status_has("184"));
     g_assert_true(status_has("152"));
@@ -100,12 +72,12 @@ static void test_auto_schedule_refused(void)
  * compiles; on hardware without a generator the filter is off and cannot be turned on. */
 static void test_auto_schedule_default_generatable(void)
 {
-    load("flash_attention");
+    explorer_open("flash_attention");
     gboolean on = FALSE, sensitive = FALSE;
     pt_actions_schedule_filter(win, &on, &sensitive);
     g_assert_true(on && sensitive);
-    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, on));
-    wait_job();
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, on));
+    explorer_wait_job();
     g_assert_true(status_has("sm90a: generatable"));
     g_assert_false(pt_window_status_flagged(win));
     g_assert_true(pt_window_set_hw(win, "MI300X"));
@@ -122,12 +94,12 @@ static void test_auto_schedule_default_generatable(void)
  * Enter goes on, Shift+Enter back, wrapping); Esc closes it and the page stays. */
 static void test_code_search(void)
 {
-    load("gemm_f16");
+    explorer_open("gemm_f16");
     g_assert_true(pt_window_show_page(win, "code"));
     iterate();
     PtCodeView *cv = PT_CODE_VIEW(pt_actions_code_view(win));
     GtkWidget *bar = pt_code_view_get_search(cv);
-    activate("timeline-search", NULL);
+    explorer_activate("timeline-search", NULL);
     g_assert_true(gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)));
     pt_code_search_set_text(bar, "mbar_wait");
     for (int i = 0; i < 200 && pt_code_search_count(bar) < 0; i++)
@@ -149,7 +121,7 @@ static void test_code_search(void)
     g_assert_cmpint(pt_code_view_get_cursor_line(cv), ==, first);
     pt_code_search_set_text(bar, "no such text anywhere");
     g_assert_false(pt_code_search_step(bar, TRUE));
-    activate("clear-selection", NULL);
+    explorer_activate("clear-selection", NULL);
     g_assert_false(gtk_search_bar_get_search_mode(GTK_SEARCH_BAR(bar)));
     g_free(text);
     g_assert_true(pt_window_show_page(win, "timeline"));
@@ -158,8 +130,8 @@ static void test_code_search(void)
 /* A tile of m=100 (50-row wgmma per warpgroup). */
 static void test_tile_m100(void)
 {
-    load("gemm_f16");
-    activate("tile", g_variant_new_string("m=100"));
+    explorer_open("gemm_f16");
+    explorer_activate("tile", g_variant_new_string("m=100"));
     g_assert_null(pt_window_get_error(win));
     g_assert_true(status_has("NOT generatable"));
     g_assert_true(pt_window_status_flagged(win));
@@ -168,21 +140,21 @@ static void test_tile_m100(void)
 /* Dragging convert.C.wg1 onto cuda.wg0: valid, but not what the generator emits. */
 static void test_convert_moved(void)
 {
-    load("gemm_f16");
+    explorer_open("gemm_f16");
     g_assert_true(pt_window_select_stask_id(win, "convert.C.wg1"));
-    activate("append", g_variant_new("(si)", "cuda.wg0", -1));
+    explorer_activate("append", g_variant_new("(si)", "cuda.wg0", -1));
     g_assert_null(pt_window_get_error(win));
     g_assert_true(status_has("NOT generatable"));
     /* The change of the predicted time after the edit is shown as a percentage. */
     g_assert_true(status_has("%)"));
-    activate("undo", NULL);
+    explorer_activate("undo", NULL);
     g_assert_true(status_has("sm90a: generatable"));
 }
 
 /* MI300X: no generator, said plainly; an sProgram over the 64 KB LDS is flagged. */
 static void test_mi300x(void)
 {
-    load("flash_attention");
+    explorer_open("flash_attention");
     g_assert_true(pt_window_set_hw(win, "MI300X"));
     iterate();
     g_assert_true(status_has("no code generator"));
@@ -197,18 +169,18 @@ static void test_mi300x(void)
 /* An edit keeps the zoom; opening another graph fits it. */
 static void test_keep_view(void)
 {
-    load("gemm_f16");
+    explorer_open("gemm_f16");
     pt_timeline_view_set_range(tl(), 1000, 3000);
-    activate("stages", g_variant_new("(si)", "B", 2));
+    explorer_activate("stages", g_variant_new("(si)", "B", 2));
     g_assert_null(pt_window_get_error(win));
     double t0, t1;
     pt_timeline_view_get_range(tl(), &t0, &t1);
     g_assert_cmpfloat(t0, ==, 1000);
     g_assert_cmpfloat(t1, ==, 3000);
-    activate("undo", NULL);
+    explorer_activate("undo", NULL);
     pt_timeline_view_get_range(tl(), &t0, &t1);
     g_assert_cmpfloat(t1, ==, 3000);
-    load("flash_attention");
+    explorer_open("flash_attention");
     pt_timeline_view_get_range(tl(), &t0, &t1);
     g_assert_cmpfloat(t1 - t0, >, 10000);
 }
@@ -224,9 +196,9 @@ static int selected_span_stask(void)
  * the matching bars in time; Esc closes it. */
 static void test_search(void)
 {
-    load("gemm_f16");
+    explorer_open("gemm_f16");
     pt_window_show_page(win, "graph");
-    activate("timeline-search", NULL);
+    explorer_activate("timeline-search", NULL);
     GtkWidget *entry = pt_window_get_timeline_search_entry(win);
     g_assert_true(gtk_widget_get_mapped(entry) || gtk_widget_get_visible(entry));
     /* Typed text goes to the entry, which is outside the timeline widget, so the timeline's
@@ -258,7 +230,7 @@ static void test_search(void)
     g_assert_true(pt_window_search_step(win, -1));
     g_assert_cmpint(pt_timeline_view_get_selected_span(tl()), ==, first);
     /* Esc (win.clear-selection) closes the search: no outlines. */
-    activate("clear-selection", NULL);
+    explorer_activate("clear-selection", NULL);
     pt_timeline_view_render(tl(), cr, 800, 300, FALSE, &st);
     g_assert_cmpint(st.matches, ==, 0);
     cairo_destroy(cr);
@@ -268,9 +240,9 @@ static void test_search(void)
 /* Esc clears the selection and the table's search; a click on empty space clears it too. */
 static void test_clear_selection(void)
 {
-    load("gemm_f16");
+    explorer_open("gemm_f16");
     g_assert_true(pt_window_select_stask_id(win, "load.A"));
-    activate("clear-selection", NULL);
+    explorer_activate("clear-selection", NULL);
     g_assert_cmpint(pt_window_get_selected(win), ==, -1);
     g_assert_true(pt_window_select_stask_id(win, "mma.C.wg0"));
     /* cuda.wg0 (lane 2) is empty before the epilogue. */
@@ -297,7 +269,7 @@ static int min_width(GtkWidget *w)
 
 static void test_layout(void)
 {
-    load("flash_attention");
+    explorer_open("flash_attention");
     GtkWidget *w = GTK_WIDGET(win);
     g_test_message("window min width %d, sidebar %d", min_width(w),
                    min_width(pt_window_get_sidebar(win)));
@@ -314,11 +286,11 @@ static void test_layout(void)
     g_assert_cmpint(gtk_widget_get_width(side), <, gtk_widget_get_width(w) * 2 / 5);
     /* The sidebar folds away (toggle button, F9) and the timeline takes the room. */
     int tl_before = gtk_widget_get_width(pt_window_get_timeline(win));
-    activate("show-sidebar", NULL);
+    explorer_activate("show-sidebar", NULL);
     spin(200);
     g_assert_false(gtk_widget_get_visible(side));
     g_assert_cmpint(gtk_widget_get_width(pt_window_get_timeline(win)), >, tl_before);
-    activate("show-sidebar", NULL);
+    explorer_activate("show-sidebar", NULL);
     spin(200);
     g_assert_true(gtk_widget_get_visible(side));
     /* The lanes use the canvas height they are given (not 30 px each in a tall page). */
@@ -335,7 +307,7 @@ static void test_layout(void)
 /* flash_decoding_combine: no "0 TFLOP/s", no "1 iterations", no always-empty tc.wg0 lane. */
 static void test_combine_wording(void)
 {
-    load("flash_decoding_combine");
+    explorer_open("flash_decoding_combine");
     char *sum = pt_window_dup_summary(win);
     g_test_message("%s", sum);
     g_assert_null(strstr(sum, " 0 TFLOP/s"));
@@ -353,11 +325,11 @@ static void test_combine_wording(void)
 /* The job log names the search budget with its number. */
 static void test_budget_logged(void)
 {
-    load("gemm_f16");
-    activate("auto-schedule-run", g_variant_new("(dxib)", 7.0, (gint64)0, 1, FALSE));
-    wait_job();
-    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)40, 1, FALSE));
-    wait_job();
+    explorer_open("gemm_f16");
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 7.0, (gint64)0, 1, FALSE));
+    explorer_wait_job();
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)40, 1, FALSE));
+    explorer_wait_job();
     char *log = pt_actions_dup_log(win);
     g_test_message("%s", log);
     g_assert_nonnull(strstr(log, "budget 7 seconds"));
@@ -368,25 +340,25 @@ static void test_budget_logged(void)
 /* Undo back to the saved state clears the modified mark; redo sets it again. */
 static void test_undo_to_saved(void)
 {
-    load("gemm_f16");
+    explorer_open("gemm_f16");
     char *path = g_build_filename(g_get_tmp_dir(), "pt-issue19-saved.sprogram.json", NULL);
     g_assert_true(pt_window_save_to(win, path));
     g_assert_false(pt_window_get_model(win)->dirty);
-    activate("stages", g_variant_new("(si)", "B", 2));
+    explorer_activate("stages", g_variant_new("(si)", "B", 2));
     g_assert_true(pt_window_get_model(win)->dirty);
     g_assert_true(g_str_has_prefix(gtk_window_get_title(GTK_WINDOW(win)), "• "));
-    activate("undo", NULL);
+    explorer_activate("undo", NULL);
     g_assert_false(pt_window_get_model(win)->dirty);
     g_assert_false(g_str_has_prefix(gtk_window_get_title(GTK_WINDOW(win)), "• "));
-    activate("redo", NULL);
+    explorer_activate("redo", NULL);
     g_assert_true(pt_window_get_model(win)->dirty);
     /* Two edits, then two undos: clean; one undo: still modified. */
-    activate("undo", NULL);
-    activate("stages", g_variant_new("(si)", "B", 2));
-    activate("stages", g_variant_new("(si)", "A", 2));
-    activate("undo", NULL);
+    explorer_activate("undo", NULL);
+    explorer_activate("stages", g_variant_new("(si)", "B", 2));
+    explorer_activate("stages", g_variant_new("(si)", "A", 2));
+    explorer_activate("undo", NULL);
     g_assert_true(pt_window_get_model(win)->dirty);
-    activate("undo", NULL);
+    explorer_activate("undo", NULL);
     g_assert_false(pt_window_get_model(win)->dirty);
     g_unlink(path);
     g_free(path);
@@ -418,7 +390,7 @@ static void test_export_not_recent(void)
     g_assert_true(g_file_set_contents(graph, text, -1, NULL));
     g_free(text);
     g_assert_true(pt_window_open(win, graph));
-    activate("export-chrome-to", g_variant_new_string(chrome));
+    explorer_activate("export-chrome-to", g_variant_new_string(chrome));
     for (int i = 0; i < 200 && pt_actions_job_busy(win); i++)
         spin(20);
     g_assert_true(g_file_test(chrome, G_FILE_TEST_IS_REGULAR));

@@ -11,21 +11,9 @@
 #include "graph_view.h"
 #include "timeline_view.h"
 
-static void activate(const char *action, GVariant *param)
-{
-    GAction *a = g_action_map_lookup_action(G_ACTION_MAP(win), action);
-    g_assert_nonnull(a);
-    g_assert_true(g_action_get_enabled(a));
-    g_action_activate(a, param);
-    iterate();
-}
-
 static void load(const char *example)
 {
-    pt_window_get_model(win)->dirty = FALSE; /* no prompt between cases */
-    g_assert_true(pt_window_set_hw(win, "H200"));
-    g_assert_true(pt_window_open(win, example));
-    iterate();
+    explorer_open(example);
     spin(100);
 }
 
@@ -55,14 +43,14 @@ static void test_range_selection(void)
     g_assert_nonnull(strstr(text, "count · time in range · mean"));
     g_free(text);
     /* Z / the Zoom button: the view shows just the range (a 2% margin). */
-    activate("zoom-range", NULL);
+    explorer_activate("zoom-range", NULL);
     double v0, v1;
     pt_timeline_view_get_range(tl(), &v0, &v1);
     g_assert_cmpfloat(fabs(v0 - t_a), <, 0.05 * (t_b - t_a));
     g_assert_cmpfloat(fabs(v1 - t_b), <, 0.05 * (t_b - t_a));
     /* Esc clears the range first (then, pressed again, the selection). */
     g_assert_true(pt_window_select_stask_id(win, "load.K"));
-    activate("clear-selection", NULL);
+    explorer_activate("clear-selection", NULL);
     g_assert_false(pt_timeline_view_get_range_selection(tl(), &t_a, &t_b));
     g_assert_cmpint(pt_window_get_selected(win), >=, 0);
     text = pt_window_dup_range_text(win);
@@ -168,7 +156,7 @@ static void test_stage_waits(void)
 static void test_fold_groups(void)
 {
     load("gemm_f16");
-    activate("show-ctas", NULL);
+    explorer_activate("show-ctas", NULL);
     spin(100);
     /* 512 tiles over 132 SMs: two groups (SMs with 4 tiles, SMs with 3) */
     double y0 = pt_timeline_view_group_header_y(tl(), 0);
@@ -183,7 +171,7 @@ static void test_fold_groups(void)
     pt_timeline_view_click(tl(), 20, pt_timeline_view_group_header_y(tl(), 0));
     iterate();
     g_assert_false(pt_timeline_view_get_group_collapsed(tl(), 0));
-    activate("show-ctas", NULL);
+    explorer_activate("show-ctas", NULL);
 }
 
 /* ---- 4: polish ------------------------------------------------------------------------- */
@@ -308,17 +296,6 @@ static void test_menu_no_tooltip(void)
     g_assert_true(gtk_widget_get_has_tooltip(GTK_WIDGET(tl())));
 }
 
-static void wait_job(void)
-{
-    gint64 t0 = g_get_monotonic_time();
-    while (pt_actions_job_busy(win)) {
-        iterate();
-        g_usleep(2000);
-        g_assert_cmpint(g_get_monotonic_time() - t0, <, (gint64)60 * 1000000);
-    }
-    iterate();
-}
-
 /* Auto-schedule keeps the selected sTask (by id: the candidate's sTask-graph may number its
  * sTasks otherwise) when it still exists. */
 static void test_auto_schedule_keeps_selection(void)
@@ -328,8 +305,8 @@ static void test_auto_schedule_keeps_selection(void)
     const char *id = m->sg.tasks[m->sg.n - 1].id; /* the last: renumbered first */
     char *want = g_strdup(id);
     g_assert_true(pt_window_select_stask_id(win, want));
-    activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)30, 1, FALSE));
-    wait_job();
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)30, 1, FALSE));
+    explorer_wait_job();
     m = pt_window_get_model(win);
     int now = pt_stask_find(&m->sg, want);
     g_test_message("%s: index %d of %d after auto-schedule", want, now, m->sg.n);
@@ -420,7 +397,7 @@ static void test_graph_page(void)
     pt_graph_view_pan(gv, 30, -20);
     g_assert_true(pt_graph_view_node_point(gv, 0, &x1, &y1));
     g_assert_cmpfloat(fabs(x1 - (x0 + 30)), <, 1e-6);
-    activate("fit", NULL); /* Ctrl+0 fits the page shown */
+    explorer_activate("fit", NULL); /* Ctrl+0 fits the page shown */
     g_assert_cmpfloat(fabs(pt_graph_view_get_scale(gv) - s0), <, 1e-6);
     g_assert_true(pt_graph_view_node_point(gv, 0, &x1, &y1));
     g_assert_cmpfloat(fabs(x1 - x0) + fabs(y1 - y0), <, 1e-6);

@@ -20,10 +20,7 @@ static void activate(const char *action)
 
 static void load(const char *example)
 {
-    pt_window_get_model(win)->dirty = FALSE;
-    g_assert_true(pt_window_set_hw(win, "H200"));
-    g_assert_true(pt_window_open(win, example));
-    iterate();
+    explorer_open(example);
     spin(100);
 }
 
