@@ -112,6 +112,7 @@ typedef struct {
     int threads;
     bool persistent;
     int64_t tiles_m, tiles, grid, kv_blocks;
+    unsigned trace_cap;            /* records per (CTA, role) of the instrumented build */
     int64_t q_bytes, kv_slot_bytes, off_q, off_k, off_v, off_bar, smem_dynamic;
     /* O's staging tile: its own buffer in a persistent kernel when it fits (the next tile's Q
      * then loads during this tile's epilogue), else over Q's rows */

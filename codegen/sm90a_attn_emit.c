@@ -187,7 +187,7 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                   "#endif\n"
                   "            uint32_t cnt_k = 0, cnt_v = 0, n_tile = 0;\n",
               pt_codegen_comment_safe(pl->p->lanes[pl->lane_load].name, lane, sizeof lane),
-              pl->regs_producer, pl->regs_producer, sm90a_trace_cap(pl->sg, pl->tiles, pl->grid));
+              pl->regs_producer, pl->regs_producer, pl->trace_cap);
     if (pl->dynamic)
         sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
     else
@@ -576,7 +576,7 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
                   "            tracer.begin(pt_trace, 1 + cw, 1 + WGS, %u);\n"
                   "#endif\n"
                   "        uint32_t kbase = 0, vbase = 0, n_tile = 0;\n"
-                  "        float o[D / 2];\n", sm90a_trace_cap(pl->sg, pl->tiles, pl->grid));
+                  "        float o[D / 2];\n", pl->trace_cap);
     for (int s = 0; s < pl->s_bufs; s++)
         sb_printf(sb, "        float s%d[BN / 2];         // S tile of ring slot %d (scores, then exp'd in place)\n", s, s);
     for (int s = 0; s < pl->m_bufs; s++)
@@ -780,7 +780,7 @@ static void emit_host(strbuf *sb, const fa_plan *pl)
               (long long)pl->BN, tmap_type(pl->in_dt), pl->V, (long long)pl->BN,
               tmap_type(pl->out_dt), pl->O, (long long)pl->BM);
     sm90a_emit_launch_tail(sb, "&tq, &tk, &tv, &to", pl->smem_dynamic, pl->grid, pl->threads);
-    sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs, sm90a_trace_cap(pl->sg, pl->tiles, pl->grid));
+    sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs, pl->trace_cap);
 }
 
 bool sm90a_attn_emit(const fa_plan *pl, pt_codegen_result *out, pt_error *err)

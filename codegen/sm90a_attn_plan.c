@@ -654,6 +654,7 @@ static void plan_grid(fa_plan *pl)
     pl->kv_blocks = ceil_div(pl->S, pl->BN);
     pl->persistent = pl->p->partition.persistent;
     pl->grid = pl->persistent && pl->tiles > pl->hw->eu_count ? pl->hw->eu_count : pl->tiles;
+    pl->trace_cap = sm90a_trace_cap(pl->sg, pl->tiles, pl->grid);
     pl->dynamic = pl->persistent && pl->causal && pl->grid < pl->tiles;
     pl->threads = 128 * (1 + pl->wgs);
     pt_codegen_c_ident("pt_", pl->g->name, pl->kernel_name, sizeof pl->kernel_name);

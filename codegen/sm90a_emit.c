@@ -83,7 +83,7 @@ static void emit_trace_ids(strbuf *sb, const sm90a_plan *pl)
                   "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, ST_STORE = %d, LANE_LOAD = %d, LANE_STORE = %d;\n"
                   "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;\n",
               pl->st_load[0], pl->st_load[1], pl->st_store, pl->lane_load, pl->lane_store,
-              1 + pl->wgs, sm90a_trace_cap(pl->sg, pl->tiles, pl->grid));
+              1 + pl->wgs, pl->trace_cap);
     const char *names[4] = {"ST_MMA", "LANE_MMA", "ST_CVT", "LANE_CVT"};
     const int *vals[4] = {pl->st_mma, pl->lane_mma, pl->st_cvt, pl->lane_cvt};
     for (int k = 0; k < 4; k++) {
@@ -453,7 +453,7 @@ static void emit_host(strbuf *sb, const sm90a_plan *pl)
               tmap_type(pl->out_dt), pl->C, (long long)pl->N, (long long)pl->M,
               (long long)(pl->N * pl->out_bytes), pl->c_chunk_cols, (long long)pl->BM);
     sm90a_emit_launch_tail(sb, "&ta, &tb, &tc", pl->smem_dynamic, pl->grid, pl->threads);
-    sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs, sm90a_trace_cap(pl->sg, pl->tiles, pl->grid));
+    sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs, pl->trace_cap);
 }
 
 bool sm90a_emit(const sm90a_plan *pl, pt_codegen_result *out, pt_error *err)

@@ -266,6 +266,7 @@ static bool plan_grid(sm90a_plan *pl)
     pl->raster = pl->p->partition.raster;
     pl->group = pl->p->partition.group > 0 ? pl->p->partition.group : 1;
     pl->grid = pl->persistent && pl->tiles > pl->hw->eu_count ? pl->hw->eu_count : pl->tiles;
+    pl->trace_cap = sm90a_trace_cap(pl->sg, pl->tiles, pl->grid);
     pl->threads = 128 * (1 + pl->wgs);
     pt_codegen_c_ident("pt_", pl->g->name, pl->kernel_name, sizeof pl->kernel_name);
     return true;

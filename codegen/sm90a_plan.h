@@ -53,6 +53,7 @@ typedef struct {
     pt_raster raster;
     int group;
     int64_t tiles_m, tiles_n, tiles, grid, k_iters;
+    unsigned trace_cap;          /* records per (CTA, role) of the instrumented build */
     /* shared memory, bytes from the 1024-aligned base */
     int64_t slot_bytes[2], off_ring[2];
     int c_chunk_cols;            /* output columns per 128-byte swizzled store box */
