@@ -18,21 +18,21 @@ static code_search *state(GtkWidget *bar)
 static void show_count(code_search *cs)
 {
     int n = gtk_source_search_context_get_occurrences_count(cs->ctx);
-    const char *text = gtk_editable_get_text(GTK_EDITABLE(cs->entry));
     char buf[64] = "";
     GtkTextIter a, b;
-    if (!text[0])
-        buf[0] = 0;
+    if (!gtk_editable_get_text(GTK_EDITABLE(cs->entry))[0] || n < 0)
+        ; /* nothing searched yet, or still counting */
     else if (n == 0)
         g_snprintf(buf, sizeof buf, "no match");
-    else if (n > 0 && gtk_text_buffer_get_selection_bounds(GTK_TEXT_BUFFER(cs->buffer), &a, &b)) {
-        int pos = gtk_source_search_context_get_occurrence_position(cs->ctx, &a, &b);
+    else {
+        int pos = gtk_text_buffer_get_selection_bounds(GTK_TEXT_BUFFER(cs->buffer), &a, &b)
+                      ? gtk_source_search_context_get_occurrence_position(cs->ctx, &a, &b)
+                      : 0;
         if (pos > 0)
             g_snprintf(buf, sizeof buf, "%d of %d", pos, n);
         else
             g_snprintf(buf, sizeof buf, "%d matches", n);
-    } else if (n > 0)
-        g_snprintf(buf, sizeof buf, "%d matches", n);
+    }
     gtk_label_set_text(GTK_LABEL(cs->count), buf);
 }
 

@@ -1,6 +1,7 @@
-/* explorer_test.h — what the explorer's GUI tests share (test_explorer_edit, _features,
- * _actions): the window under test, main-loop helpers, the sProgram as JSON, and the runner that
- * opens one window in a GtkApplication, runs the GTest cases in it and closes it.
+/* explorer_test.h — what the explorer's GUI tests share: the window under test, main-loop
+ * helpers, activating an action, opening an example, waiting for a job, the timeline and its
+ * pixels, the sProgram as JSON, and the runner that opens one window in a GtkApplication, runs
+ * the GTest cases in it and closes it.
  *
  * GTest keeps every warning fatal, except one that GTK 4.8 itself emits: "Trying to snapshot
  * <widget> without a current allocation", seen intermittently on loaded machines when a page
