@@ -264,9 +264,7 @@ GtkWidget *win_build_diff_section(PtWindow *self)
 {
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
     GtkWidget *head = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    GtkWidget *heading = gtk_label_new("Comparison");
-    gtk_widget_add_css_class(heading, "heading");
-    gtk_label_set_xalign(GTK_LABEL(heading), 0);
+    GtkWidget *heading = win_heading("Comparison");
     gtk_widget_set_hexpand(heading, TRUE);
     gtk_box_append(GTK_BOX(head), heading);
     GtkWidget *stop = gtk_button_new_with_label("Stop Comparing");

@@ -8,6 +8,15 @@
 #include "embedded.h"
 #include "graph_view.h"
 
+/* A section heading of the sidebar or the start page. */
+GtkWidget *win_heading(const char *text)
+{
+    GtkWidget *l = gtk_label_new(text);
+    gtk_widget_add_css_class(l, "heading");
+    gtk_label_set_xalign(GTK_LABEL(l), 0);
+    return l;
+}
+
 static const char *const col_titles[N_COLS] = {"sTask", "Kind", "sEU", "Region", "Tile",
                                                "Bytes", "Flops"};
 
@@ -153,10 +162,7 @@ GtkWidget *win_build_start_page(PtWindow *self)
     gtk_box_append(GTK_BOX(box), frame);
     /* Recent files (hidden while there are none). */
     GtkWidget *recent = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-    GtkWidget *rtitle = gtk_label_new("Recent files");
-    gtk_widget_add_css_class(rtitle, "heading");
-    gtk_label_set_xalign(GTK_LABEL(rtitle), 0);
-    gtk_box_append(GTK_BOX(recent), rtitle);
+    gtk_box_append(GTK_BOX(recent), win_heading("Recent files"));
     self->recent_list = gtk_list_box_new();
     gtk_list_box_set_selection_mode(GTK_LIST_BOX(self->recent_list), GTK_SELECTION_NONE);
     g_signal_connect(self->recent_list, "row-activated", G_CALLBACK(win_on_recent_activated), self);
@@ -223,10 +229,7 @@ static GtkWidget *build_side_panel(PtWindow *self)
 
     gtk_box_append(GTK_BOX(box), win_build_range_section(self));
     gtk_box_append(GTK_BOX(box), win_build_diff_section(self));
-    GtkWidget *heading = gtk_label_new("Inspector");
-    gtk_widget_add_css_class(heading, "heading");
-    gtk_label_set_xalign(GTK_LABEL(heading), 0);
-    gtk_box_append(GTK_BOX(box), heading);
+    gtk_box_append(GTK_BOX(box), win_heading("Inspector"));
     self->inspector = gtk_label_new(NULL);
     gtk_label_set_xalign(GTK_LABEL(self->inspector), 0);
     gtk_label_set_yalign(GTK_LABEL(self->inspector), 0);

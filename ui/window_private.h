@@ -232,6 +232,8 @@ void win_action_clear_selection(GSimpleAction *a, GVariant *p, gpointer data);
 /* window_range.c: the sidebar's Time Range section (the timeline's range selection). Build
  * it after the timeline. win_clear_range: TRUE when there was a range to clear (Esc). */
 GtkWidget *win_build_range_section(PtWindow *self);
+/* A section heading (window_pages.c). */
+GtkWidget *win_heading(const char *text);
 void win_action_zoom_range(GSimpleAction *a, GVariant *p, gpointer data);
 void win_action_clear_range(GSimpleAction *a, GVariant *p, gpointer data);
 gboolean win_clear_range(PtWindow *self);

@@ -60,9 +60,7 @@ GtkWidget *win_build_range_section(PtWindow *self)
 {
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
     GtkWidget *head = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    GtkWidget *title = gtk_label_new("Time Range");
-    gtk_widget_add_css_class(title, "heading");
-    gtk_label_set_xalign(GTK_LABEL(title), 0);
+    GtkWidget *title = win_heading("Time Range");
     gtk_widget_set_hexpand(title, TRUE);
     gtk_box_append(GTK_BOX(head), title);
     GtkWidget *zoom = gtk_button_new_with_mnemonic("_Zoom");
