@@ -5,7 +5,7 @@
 
 #include "backend.h"
 
-extern const pt_backend pt_backend_sm90a; /* sm90a_backend.c */
+extern const pt_backend pt_backend_sm90a; /* sm90a/backend.c */
 
 /* Every target, the default (PT_TARGET_DEFAULT) first. */
 static const pt_backend *const backends[] = {&pt_backend_sm90a};

@@ -4,7 +4,7 @@
  * sProgram (the scheduler's "only what the generator emits" filter asks the same question),
  * generates the kernel and its host launcher, and states what a bundle's build needs to know
  * about it. Everything that chooses a target does so by name through pt_backend_find, so a
- * new target is one new file (like sm90a_backend.c) plus one line in backend.c's table.
+ * new target is one new file (like sm90a/backend.c) plus one line in backend.c's table.
  * Modelled on Halide's CodeGen_GPU_Dev: callers see the interface, never a target's
  * internals. The naive reference (pt_codegen_reference) is not a target: every bundle carries
  * it to check the target's kernel. */

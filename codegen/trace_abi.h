@@ -28,7 +28,7 @@
 #define PT_TRACE_MAX_CTAS 8u
 #define PT_TRACE_MAX_ROLES 4u
 /* Most records one (CTA, role) region holds. The generator sizes each launch's regions for
- * every record its tiles make (sm90a_trace_cap) up to this; beyond it a role keeps its first
+ * every record its tiles make (codegen/ir/pass_grid.c) up to this; beyond it a role keeps its first
  * `cap` records and counts the rest in `dropped`, which the trace and the explorer state. */
 #define PT_TRACE_CAP 131072u
 

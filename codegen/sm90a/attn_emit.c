@@ -1,4 +1,4 @@
-/* sm90a_attn_emit.c — prints the attention kernel and its C launcher from an fa_plan.
+/* attn_emit.c — prints an attention kernel program (ir/kprog.h) as a CUDA kernel and its C launcher.
  *
  * Kernel shape: warpgroup 0 is the producer role (one thread issues the TMA lane: Q once per
  * tile, then K and V per loop step at the sProgram's offsets into rings of stages, and the O
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm90a_attn.h"
-#include "sm90a_common.h"
+#include "attn.h"
+#include "common.h"
 #include "strbuf.h"
 #include "trace_abi.h"
 
@@ -35,10 +35,10 @@ static const char *tmap_type(pt_dtype d)
 
 /* The two wgmma forms: S tile from shared Q and K (scale_d = 0 starts from zero), and
  * O += P V with P's four A-fragment registers per k16 step and V read N-major (transposed). */
-static void emit_wgmma(strbuf *sb, const fa_plan *pl)
+static void emit_wgmma(strbuf *sb, const sm90a_attn *at)
 {
-    int n = (int)pl->BN, regs = n / 2;
-    const char *t = ptx_type(pl->in_dt);
+    int n = (int)at->BN, regs = n / 2;
+    const char *t = ptx_type(at->in_dt);
     sb_printf(sb, "// S[64 x %d] (+)= Q[64 x 16] . K^T[16 x %d]: A and B from shared memory (K-major).\n"
                   "__device__ __forceinline__ void wgmma_s(float (&d)[%d], uint64_t da, uint64_t db, int scale_d)\n{\n"
                   "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
@@ -52,7 +52,7 @@ static void emit_wgmma(strbuf *sb, const fa_plan *pl)
         sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < regs ? ", " : "",
                   (r % 8 == 7 && r + 1 < regs) ? "\n          " : "");
     sb_puts(sb, "\n        : \"l\"(da), \"l\"(db), \"r\"(scale_d));\n}\n\n");
-    int d = (int)pl->D, dr = d / 2;
+    int d = (int)at->D, dr = d / 2;
     sb_printf(sb, "// O[64 x %d] += P[64 x 16] . V[16 x %d]: P from registers (the S accumulator layout\n"
                   "// converted in place), V from shared memory N-major (transposed form).\n"
                   "__device__ __forceinline__ void wgmma_o(float (&d)[%d], const uint32_t (&a)[4], uint64_t db)\n{\n"
@@ -93,7 +93,7 @@ static void emit_wgmma(strbuf *sb, const fa_plan *pl)
                 "    pt::wgmma_commit();\n}\n\n");
 }
 
-static void emit_constants(strbuf *sb, const fa_plan *pl)
+static void emit_constants(strbuf *sb, const sm90a_attn *at)
 {
     double log2e = 1.4426950408889634;
     sb_printf(sb, "namespace {\n"
@@ -111,18 +111,18 @@ static void emit_constants(strbuf *sb, const fa_plan *pl)
                   "constexpr int KV_BYTES = %lld, KV_PITCH = %lld, OFF_BAR = %lld;\n"
                   "constexpr int Q_EMPTY_ARRIVALS = %s;  // %s\n"
                   "}\n\n",
-              cuda_type(pl->in_dt), (long long)pl->B, (long long)pl->S, (long long)pl->D,
-              pl->causal ? ", causal" : "", (long long)pl->S, (long long)pl->D,
-              pl->causal ? "true" : "false", pl->scale * log2e, pl->scale, (long long)pl->BM,
-              (long long)pl->BN, pl->wgs, (long long)pl->tiles_m, (long long)pl->tiles,
-              (long long)pl->kv_blocks, pl->stages_k, pl->stages_v,
-              pl->o_separate ? "in its own buffer (the next tile's Q loads during the epilogue)"
+              cuda_type(at->in_dt), (long long)at->B, (long long)at->S, (long long)at->D,
+              at->causal ? ", causal" : "", (long long)at->S, (long long)at->D,
+              at->causal ? "true" : "false", at->scale * log2e, at->scale, (long long)at->BM,
+              (long long)at->BN, at->wgs, (long long)at->tiles_m, (long long)at->kp->tiles,
+              (long long)at->kv_blocks, at->kp->bufs[at->ring_k].stages, at->kp->bufs[at->ring_v].stages,
+              (at->kp->bufs[at->kp->staging].over < 0) ? "in its own buffer (the next tile's Q loads during the epilogue)"
                              : "over Q's rows",
-              (long long)pl->off_q, (long long)pl->q_bytes, (long long)pl->off_k,
-              (long long)pl->off_v, (long long)pl->off_o,
-              (long long)pl->kv_slot_bytes, (long long)((pl->kv_slot_bytes + 1023) / 1024 * 1024),
-              (long long)pl->off_bar, pl->o_separate ? "4 * WGS" : "1",
-              pl->o_separate ? "every consumer warp, after its last S = Q.K^T"
+              (long long)at->kp->bufs[at->buf_q].offset, (long long)at->kp->bufs[at->buf_q].bytes, (long long)at->kp->bufs[at->ring_k].offset,
+              (long long)at->kp->bufs[at->ring_v].offset, (long long)at->kp->bufs[at->kp->staging].offset,
+              (long long)at->kp->bufs[at->ring_k].bytes, (long long)((at->kp->bufs[at->ring_k].bytes + 1023) / 1024 * 1024),
+              (long long)at->kp->off_bar, (at->kp->bufs[at->kp->staging].over < 0) ? "4 * WGS" : "1",
+              (at->kp->bufs[at->kp->staging].over < 0) ? "every consumer warp, after its last S = Q.K^T"
                              : "the storing thread, after the store read O");
     /* the plain build still "uses" the iteration, so that an i read only by the records is
      * no unused variable */
@@ -130,26 +130,26 @@ static void emit_constants(strbuf *sb, const fa_plan *pl)
                 "#define PT_REC(stask, lane, tile, iter, end) ((void)(iter))\n#endif\n\n");
 }
 
-static void emit_helpers(strbuf *sb, const fa_plan *pl)
+static void emit_helpers(strbuf *sb, const sm90a_attn *at)
 {
     /* the launch order of the sProgram's partition through raster.h, the walk the simulator
      * uses (waves.c, over the two fastest tiled axes: heads or batch ("rows", SLOW of them)
      * and query tiles): row = batch·head-major; column = query-tile-major within each block of
      * SLOW rows; grouped = bands of `group` rows walked query tile by query tile; then
      * partition.order (longest first) */
-    pt_raster ra = pl->p->partition.raster;
-    int group = pl->p->partition.group < 1 ? 1 : pl->p->partition.group;
-    const pt_stask_graph *sg = pl->sg;
+    pt_raster ra = at->kp->p->partition.raster;
+    int group = at->kp->p->partition.group < 1 ? 1 : at->kp->p->partition.group;
+    const pt_stask_graph *sg = at->kp->sg;
     int slow = -1, fast = -1;
-    for (int a = 0; a < pl->g->n_axes; a++)
+    for (int a = 0; a < at->g->n_axes; a++)
         if (sg->tile_grid[a] > 1)
             slow = fast, fast = a;
-    if (slow < 0 || fast != pl->ax_m)
+    if (slow < 0 || fast != at->ax_m)
         ra = PT_RASTER_ROW; /* one query tile per head, or one head: every order is the same */
     sb_printf(sb, "// Launch position t -> (batch·head, query tile): %s raster%s (raster.h, as the\n"
                   "// simulator walks it).\n"
                   "__device__ __forceinline__ void tile_coords(int t, int &bh, int &mt)\n{\n",
-              pt_raster_name(ra), pl->longest_first ? ", causal tiles longest first" : "");
+              pt_raster_name(ra), at->kp->longest_first ? ", causal tiles longest first" : "");
     if (ra == PT_RASTER_ROW)
         sb_puts(sb, "    pt_raster_walk(t, 0, 1, 1, TILES_M, &bh, &mt);\n");
     else
@@ -159,7 +159,7 @@ static void emit_helpers(strbuf *sb, const fa_plan *pl)
                       "    pt_raster_walk(q, %d, %d, SLOW, TILES_M, &s, &mt);\n"
                       "    bh = rest * SLOW + s;\n",
                   (long long)sg->tile_grid[slow], (int)ra, ra == PT_RASTER_GROUPED ? group : 1);
-    if (pl->longest_first)
+    if (at->kp->longest_first)
         sb_puts(sb, "    mt = TILES_M - 1 - mt;\n");
     sb_puts(sb, "}\n\n");
     sb_puts(sb, "// Key blocks of query tile mt: all of them, or under the causal mask only those left of\n"
@@ -174,9 +174,9 @@ static void emit_helpers(strbuf *sb, const fa_plan *pl)
 
 /* ---- producer ---- */
 
-static void emit_producer(strbuf *sb, const fa_plan *pl)
+static void emit_producer(strbuf *sb, const sm90a_attn *at)
 {
-    const pt_graph *g = pl->g;
+    const pt_graph *g = at->g;
     char lane[PT_LANE_NAME_MAX];
     sb_printf(sb, "    if (wg == 0) {\n"
                   "        // Producer role: lane %s (%d registers per thread).\n"
@@ -186,21 +186,21 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                   "            tracer.begin(pt_trace, 0, 1 + WGS, %u);\n"
                   "#endif\n"
                   "            uint32_t cnt_k = 0, cnt_v = 0, n_tile = 0;\n",
-              pt_codegen_comment_safe(pl->p->lanes[pl->lane_load].name, lane, sizeof lane),
-              pl->regs_producer, pl->regs_producer, pl->trace_cap);
-    if (pl->dynamic)
+              pt_codegen_comment_safe(at->kp->p->lanes[at->kp->lane_load].name, lane, sizeof lane),
+              at->kp->producer.regs, at->kp->producer.regs, at->kp->trace_cap);
+    if (at->kp->dynamic)
         sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
     else
         sb_puts(sb, "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
-    sb_printf(sb, "                // load.%s (prologue): once per tile, %s.\n", g->tensors[pl->Q].name,
-              pl->o_separate ? "as soon as the last tile's S = Q.K^T completed"
+    sb_printf(sb, "                // load.%s (prologue): once per tile, %s.\n", g->tensors[at->Q].name,
+              (at->kp->bufs[at->kp->staging].over < 0) ? "as soon as the last tile's S = Q.K^T completed"
                              : "over the rows the last tile's O was staged in");
     /* a producer that stores O over Q's rows waited for that store itself */
-    if (pl->o_separate || !pl->store_by_producer)
+    if ((at->kp->bufs[at->kp->staging].over < 0) || !(at->kp->store_wg < 0))
         sb_printf(sb, "                if (n_tile > 0)\n"
                       "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: %s\n",
-                  pl->o_separate ? "every consumer warp is done with Q" : "the last store read its rows");
-    if (pl->dynamic)
+                  (at->kp->bufs[at->kp->staging].over < 0) ? "every consumer warp is done with Q" : "the last store read its rows");
+    if (at->kp->dynamic)
         sb_puts(sb, "                // hand the tile to the consumers with Q's barrier (past the last tile: a plain\n"
                     "                // arrival, no Q, and everyone stops)\n"
                     "                if (n_tile > 0)  // claimed once ready for it: the next launch position nobody has\n"
@@ -217,12 +217,12 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                   "                pt::mbar_arrive_expect_tx(q_full, Q_BYTES);\n"
                   "                for (int a = 0; a < D / 64; ++a)  // 64-wide swizzle atoms of the head dim\n"
                   "                    pt::tma_load_3d(smem + OFF_Q + a * (BM * 128), &tm_q, q_full, a * 64, mt * BM, bh);\n",
-              pl->st_load_q, pl->lane_load);
+              at->kp->bufs[at->buf_q].stask, at->kp->lane_load);
     sb_printf(sb, "                // Loop steps of the lane: its loads at their iteration offsets.\n"
                   "                for (int v = %d; v < n_iter + %d; ++v) {\n",
-              -pl->off_max, -pl->off_min);
-    for (int e = 0; e < pl->n_loads; e++) {
-        int w = pl->load_which[e];
+              -at->kp->off_max, -at->kp->off_min);
+    for (int e = 0; e < at->kp->n_loads; e++) {
+        int w = (at->kp->load_buf[e] == at->ring_v);
         const char *x = w ? "v" : "k", *X = w ? "V" : "K";
         sb_printf(sb, "                    {   // load.%s at iteration v%+d\n"
                       "                        const int i = v + %d;\n"
@@ -237,16 +237,16 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                       "                            ++cnt_%s;\n"
                       "                        }\n"
                       "                    }\n",
-                  g->tensors[w ? pl->V : pl->K].name, pl->load_offset[e], pl->load_offset[e], x, X,
-                  x, X, x, w ? pl->st_load_v : pl->st_load_k, pl->lane_load, x, X, x, x, x);
+                  g->tensors[w ? at->V : at->K].name, at->kp->load_offset[e], at->kp->load_offset[e], x, X,
+                  x, X, x, w ? at->kp->bufs[at->ring_v].stask : at->kp->bufs[at->ring_k].stask, at->kp->lane_load, x, X, x, x, x);
     }
     sb_puts(sb, "                }\n");
-    if (pl->store_by_producer && pl->o_separate)
+    if ((at->kp->store_wg < 0) && (at->kp->bufs[at->kp->staging].over < 0))
         sb_puts(sb, "                if (n_tile > 0) {  // the last store read the staging tile: it may be rewritten\n"
                     "                    pt::tma_store_wait_read();\n"
                     "                    pt::mbar_arrive(o_empty);\n"
                     "                }\n");
-    if (pl->store_by_producer)
+    if ((at->kp->store_wg < 0))
         sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's normalize.\n"
                       "                pt::mbar_wait(c_full, n_tile & 1);\n"
                       "                PT_REC(%d, %d, n_tile, 0, 0);\n"
@@ -255,17 +255,17 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
                       "                pt::tma_store_commit();\n"
                       "%s"
                       "                PT_REC(%d, %d, n_tile, 0, 1);\n",
-                  g->tensors[pl->O].name, pl->st_store, pl->lane_store,
-                  pl->o_separate ? "" : "                pt::tma_store_wait_read();  // the next tile's Q may land on these rows\n",
-                  pl->st_store, pl->lane_store);
+                  g->tensors[at->O].name, at->kp->store_stask, at->kp->store_lane,
+                  (at->kp->bufs[at->kp->staging].over < 0) ? "" : "                pt::tma_store_wait_read();  // the next tile's Q may land on these rows\n",
+                  at->kp->store_stask, at->kp->store_lane);
     sb_puts(sb, "            }\n");
-    if (pl->dynamic)
+    if (at->kp->dynamic)
         sb_puts(sb, "            // the last CTA to finish handing out resets the counters for the next launch\n"
                     "            if (atomicAdd(&pt_ctas_done, 1u) == gridDim.x - 1) {\n"
                     "                atomicExch(&pt_next_tile, 0u);\n"
                     "                atomicExch(&pt_ctas_done, 0u);\n"
                     "            }\n");
-    if (pl->store_by_producer)
+    if ((at->kp->store_wg < 0))
         sb_puts(sb, "            pt::tma_store_wait_all();\n");
     sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n        }\n        return;\n    }\n\n");
 }
@@ -274,12 +274,12 @@ static void emit_producer(strbuf *sb, const fa_plan *pl)
 
 /* One printed copy of a warpgroup's loop step: which entries it has (decided while printing,
  * never at run time: a wgmma under a run-time branch makes ptxas serialise every wgmma of the
- * kernel, C7515) and the operations sm90a_attn_step placed for the groups then in flight. */
+ * kernel, C7515) and the operations pt_kprog_step placed for the groups then in flight. */
 typedef struct {
-    const fa_plan *pl;
+    const sm90a_attn *at;
     int w;
     int parity;   /* (v - first step) % 2 of this copy: picks the S ring slots */
-    const fa_op *ops;
+    const pt_kop *ops;
     int n_ops;
 } step_ctx;
 
@@ -288,7 +288,7 @@ static int slot_of(const step_ctx *c, int offset, int ring)
 {
     if (ring == 1)
         return 0;
-    int first = -c->pl->c_off_max; /* the loop's first v; this copy has v = first + parity (mod 2) */
+    int first = -c->at->kp->c_off_max; /* the loop's first v; this copy has v = first + parity (mod 2) */
     return (((first + c->parity + offset) % 2) + 2) % 2;
 }
 
@@ -306,22 +306,22 @@ static void emit_keep(strbuf *sb, const char *ind, const char *array, int slot)
  * end record of the load. */
 static void emit_stage_wait(strbuf *sb, const step_ctx *c, bool v)
 {
-    const fa_plan *pl = c->pl;
+    const sm90a_attn *at = c->at;
     sb_printf(sb, "                const uint32_t c = %s + (uint32_t)i, s = c %% STAGES_%s;\n"
                   "                pt::mbar_wait(&full_%s[s], (c / STAGES_%s) & 1);  // Wait: load.%s landed\n",
               v ? "vbase" : "kbase", v ? "V" : "K", v ? "v" : "k", v ? "V" : "K",
-              pl->g->tensors[v ? pl->V : pl->K].name);
+              at->g->tensors[v ? at->V : at->K].name);
     if (c->w == 0)
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n",
-                  v ? pl->st_load_v : pl->st_load_k, pl->lane_load);
+                  v ? at->kp->bufs[at->ring_v].stask : at->kp->bufs[at->ring_k].stask, at->kp->lane_load);
 }
 
-static void emit_release(strbuf *sb, const step_ctx *c, const fa_group *gr, const char *ind,
+static void emit_release(strbuf *sb, const step_ctx *c, const pt_kgroup *gr, const char *ind,
                          const char *vexpr)
 {
-    const fa_plan *pl = c->pl;
-    const fa_entry *e = &pl->wg[c->w].e[gr->entry];
-    bool is_s = e->kind == FA_E_MMA_S;
+    const sm90a_attn *at = c->at;
+    const pt_ktask *e = &at->kp->consumer[c->w].tasks[gr->task];
+    bool is_s = e->op == at->op_qk;
     sb_printf(sb, "%s{   const int i = %s + %d;  // %s of iteration i is complete: release its %s stage\n"
                   "%s    if (i >= 0 && i < n_iter) {\n"
                   "%s        PT_REC(%d, %d, n_tile, i, 1);\n"
@@ -329,30 +329,30 @@ static void emit_release(strbuf *sb, const step_ctx *c, const fa_group *gr, cons
                   "%s            pt::mbar_arrive(&empty_%s[(%s + (uint32_t)i) %% STAGES_%s]);\n"
                   "%s    }\n"
                   "%s}\n",
-              ind, vexpr, gr->step + e->offset, pl->sg->tasks[e->stask].id, is_s ? "K" : "V", ind,
+              ind, vexpr, gr->step + e->offset, at->kp->sg->tasks[e->stask].id, is_s ? "K" : "V", ind,
               ind, e->stask, e->lane, ind, ind, is_s ? "k" : "v", is_s ? "kbase" : "vbase",
               is_s ? "K" : "V", ind, ind);
 }
 
-static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
+static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
 {
-    const fa_plan *pl = c->pl;
-    const char *id = pl->sg->tasks[e->stask].id;
-    int ss = slot_of(c, e->offset, pl->s_bufs), ms = slot_of(c, e->offset, pl->m_bufs);
-    int ps = slot_of(c, e->offset, pl->p_bufs);
+    const sm90a_attn *at = c->at;
+    const char *id = at->kp->sg->tasks[e->stask].id;
+    int ss = slot_of(c, e->offset, at->s_bufs), ms = slot_of(c, e->offset, at->m_bufs);
+    int ps = slot_of(c, e->offset, at->p_bufs);
     sb_printf(sb, "            {   const int i = v + %d;  // %s\n", e->offset, id);
-    switch (e->kind) {
-    case FA_E_MMA_S:
+    switch (e->body == PT_KB_MMA && e->op == at->op_pv ? PT_KB_KINDS : e->body) {
+    case PT_KB_MMA: /* S = Q K^T */
         emit_stage_wait(sb, c, false);
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
         sb_printf(sb, "                mma_s(s%d, desc_q, smem, s);\n", ss);
         break;
-    case FA_E_MMA_O:
+    case PT_KB_KINDS: /* O += P V */
         emit_stage_wait(sb, c, true);
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
         sb_printf(sb, "                mma_o(o, p%d, smem, s);\n", ps);
         break;
-    case FA_E_MAX:
+    case PT_KB_ROW_MAX:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
         emit_keep(sb, "                ", "s", ss);
         sb_printf(sb, "                pt::mask_scores<BN, SEQ, CAUSAL>(s%d, i * BN, row_lo, row0, lane);\n"
@@ -360,19 +360,19 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
                   ss, ss, ms, ms, e->stask, e->lane);
         break;
-    case FA_E_EXP:
+    case PT_KB_EXP_ROWS:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
                       "                pt::exp_rows<BN, elem_t>(s%d, SCALE_LOG2, mr%d, p%d);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
                   e->stask, e->lane, ss, ms, ps, e->stask, e->lane);
         break;
-    case FA_E_SUM:
+    case PT_KB_ROW_SUM:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
                       "                pt::row_sum<BN>(s%d, al%d, l_run);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
                   e->stask, e->lane, ss, ms, e->stask, e->lane);
         break;
-    case FA_E_RESCALE:
+    case PT_KB_RESCALE:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
                       "                pt::rescale_rows<D>(o, al%d);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
@@ -386,73 +386,73 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const fa_entry *e)
 
 static void emit_step(strbuf *sb, const step_ctx *c)
 {
-    const fa_plan *pl = c->pl;
-    const fa_wg_program *W = &pl->wg[c->w];
+    const sm90a_attn *at = c->at;
+    const pt_krole *W = &at->kp->consumer[c->w];
     for (int k = 0; k < c->n_ops; k++) {
-        const fa_op *op = &c->ops[k];
+        const pt_kop *op = &c->ops[k];
         switch (op->kind) {
-        case FA_OP_WAIT:
+        case PT_KOP_WAIT:
             if (op->arg == 0)
                 sb_puts(sb, "            pt::wgmma_wait<0>();  // every wgmma group committed so far done\n");
             else
                 sb_printf(sb, "            pt::wgmma_wait<%d>();  // all but the newest %d wgmma group%s done\n",
                           op->arg, op->arg, op->arg == 1 ? "" : "s");
             for (int d = 0; d < op->n_done; d++) {
-                const fa_entry *e = &W->e[op->done[d].entry];
-                if (e->kind == FA_E_MMA_S)
+                const pt_ktask *e = &W->tasks[op->done[d].task];
+                if (e->op == at->op_qk)
                     emit_keep(sb, "            ", "s",
-                              slot_of(c, e->offset + op->done[d].step, pl->s_bufs));
+                              slot_of(c, e->offset + op->done[d].step, at->s_bufs));
                 else
                     emit_keep(sb, "            ", "o", -1);
                 emit_release(sb, c, &op->done[d], "            ", "v");
             }
             break;
-        case FA_OP_XSYNC: {
-            const fa_xwait *x = &pl->xw[op->arg];
+        case PT_KOP_XSYNC: {
+            const pt_kxwait *x = &at->kp->xw[op->arg];
             sb_printf(sb, "            // Wait across warpgroups: %s waits for warpgroup %d's %s%s (issue order on the tensor cores)\n"
                           "            if (v + %d - %d >= 0 && v + %d < n_iter)\n"
                           "                pt::named_sync(%d + xs%d++ %% %d, 256);\n",
-                      pl->sg->tasks[W->e[x->waiter].stask].id, x->wa,
-                      pl->sg->tasks[pl->wg[x->wa].e[x->on].stask].id,
-                      x->distance ? " of an earlier iteration" : "", W->e[x->waiter].offset,
-                      x->distance, W->e[x->waiter].offset, x->bar_base, op->arg, x->ring);
+                      at->kp->sg->tasks[W->tasks[x->waiter].stask].id, x->wa,
+                      at->kp->sg->tasks[at->kp->consumer[x->wa].tasks[x->on].stask].id,
+                      x->distance ? " of an earlier iteration" : "", W->tasks[x->waiter].offset,
+                      x->distance, W->tasks[x->waiter].offset, x->bar_base, op->arg, x->ring);
             break;
         }
-        case FA_OP_XARRIVE: {
-            const fa_xwait *x = &pl->xw[op->arg];
+        case PT_KOP_XARRIVE: {
+            const pt_kxwait *x = &at->kp->xw[op->arg];
             sb_printf(sb, "            // %s issued: let warpgroup %d's %s go\n"
                           "            if (v + %d >= 0 && v + %d + %d < n_iter)\n"
                           "                pt::named_arrive(%d + xa%d++ %% %d, 256);\n",
-                      pl->sg->tasks[W->e[x->on].stask].id, x->wb,
-                      pl->sg->tasks[pl->wg[x->wb].e[x->waiter].stask].id, W->e[x->on].offset,
-                      W->e[x->on].offset, x->distance, x->bar_base, op->arg, x->ring);
+                      at->kp->sg->tasks[W->tasks[x->on].stask].id, x->wb,
+                      at->kp->sg->tasks[at->kp->consumer[x->wb].tasks[x->waiter].stask].id, W->tasks[x->on].offset,
+                      W->tasks[x->on].offset, x->distance, x->bar_base, op->arg, x->ring);
             break;
         }
-        case FA_OP_ENTRY:
-            emit_entry(sb, c, &W->e[op->arg]);
+        case PT_KOP_TASK:
+            emit_entry(sb, c, &W->tasks[op->arg]);
             break;
         }
     }
 }
 
 /* Prints one step copy (entries of `present`, NULL: all) and advances the groups in flight. */
-static void emit_copy(strbuf *sb, const fa_plan *pl, int w, const bool *present, int parity,
-                      const char *vdef, fa_group *pend, int *np)
+static void emit_copy(strbuf *sb, const sm90a_attn *at, int w, const bool *present, int parity,
+                      const char *vdef, pt_kgroup *pend, int *np)
 {
-    fa_op ops[FA_MAX_OPS];
-    int n = sm90a_attn_step(pl, w, present, pend, np, ops);
-    step_ctx c = {pl, w, parity, ops, n < 0 ? 0 : n};
+    pt_kop ops[PT_KP_MAX_OPS];
+    int n = pt_kprog_step(at->kp, w, present, pend, np, ops);
+    step_ctx c = {at, w, parity, ops, n < 0 ? 0 : n};
     sb_printf(sb, "            {\n            const int v = %s;\n", vdef);
     emit_step(sb, &c);
     sb_puts(sb, "            }\n");
 }
 
 /* After the last step: every group still in flight completes and its stage is released. */
-static void emit_tail(strbuf *sb, const fa_plan *pl, int w, const fa_group *pend, int np)
+static void emit_tail(strbuf *sb, const sm90a_attn *at, int w, const pt_kgroup *pend, int np)
 {
     sb_puts(sb, "            pt::wgmma_wait<0>();  // loop done: the groups still in flight complete\n");
     emit_keep(sb, "            ", "o", -1);
-    step_ctx c = {pl, w, 0, NULL, 0};
+    step_ctx c = {at, w, 0, NULL, 0};
     for (int k = 0; k < np; k++)
         emit_release(sb, &c, &pend[k], "            ", "v_last");
 }
@@ -461,51 +461,51 @@ static void emit_tail(strbuf *sb, const fa_plan *pl, int w, const fa_group *pend
  * iterations left out), `peel` whole steps until the groups in flight are the steady ones,
  * the steady loop (two steps per turn with a two-slot S ring), F drain steps (entries past the
  * last iteration left out). Tiles with fewer key blocks get straight-line copies. */
-static void emit_loop(strbuf *sb, const fa_plan *pl, int w)
+static void emit_loop(strbuf *sb, const sm90a_attn *at, int w)
 {
-    const fa_wg_program *W = &pl->wg[w];
-    int F = pl->c_off_max - pl->c_off_min, first = -pl->c_off_max, P = W->peel;
-    int two = pl->unroll == 2;
+    const pt_krole *W = &at->kp->consumer[w];
+    int F = at->kp->c_off_max - at->kp->c_off_min, first = -at->kp->c_off_max, P = W->peel;
+    int two = at->kp->unroll == 2;
     char vdef[96];
-    bool present[FA_MAX_STEP];
-    fa_group pend[FA_MAX_PENDING];
+    bool present[PT_KP_MAX_TASKS];
+    pt_kgroup pend[PT_KP_MAX_PENDING];
     int np = 0;
     sb_printf(sb, "            const int v_last = n_iter - %d - 1;  // the last step run\n"
                   "            (void)v_last;\n"
-                  "            if (n_iter > %d) {\n", pl->c_off_min, F + P);
+                  "            if (n_iter > %d) {\n", at->kp->c_off_min, F + P);
     for (int k = 0; k < F; k++) {
-        for (int e = 0; e < W->n_entries; e++)
-            present[e] = first + k + W->e[e].offset >= 0;
+        for (int e = 0; e < W->n_tasks; e++)
+            present[e] = first + k + W->tasks[e].offset >= 0;
         snprintf(vdef, sizeof vdef, "%d", first + k);
-        emit_copy(sb, pl, w, present, k % 2, vdef, pend, &np);
+        emit_copy(sb, at, w, present, k % 2, vdef, pend, &np);
     }
     for (int k = 0; k < P; k++) {
         snprintf(vdef, sizeof vdef, "%d", first + F + k);
-        emit_copy(sb, pl, w, NULL, (F + k) % 2, vdef, pend, &np);
+        emit_copy(sb, at, w, NULL, (F + k) % 2, vdef, pend, &np);
     }
     /* pend is now the steady state: the loop body's waits assume it */
     int start = first + F + P;
     if (!two) {
-        sb_printf(sb, "            for (int v0 = %d; v0 < n_iter - %d; ++v0) {\n", start, pl->c_off_max);
-        emit_copy(sb, pl, w, NULL, 0, "v0", pend, &np);
+        sb_printf(sb, "            for (int v0 = %d; v0 < n_iter - %d; ++v0) {\n", start, at->kp->c_off_max);
+        emit_copy(sb, at, w, NULL, 0, "v0", pend, &np);
         sb_puts(sb, "            }\n");
         for (int k = 0; k < F; k++) {
-            for (int e = 0; e < W->n_entries; e++)
-                present[e] = k + W->e[e].offset < pl->c_off_max;
-            snprintf(vdef, sizeof vdef, "n_iter - %d + %d", pl->c_off_max, k);
-            emit_copy(sb, pl, w, present, 0, vdef, pend, &np);
+            for (int e = 0; e < W->n_tasks; e++)
+                present[e] = k + W->tasks[e].offset < at->kp->c_off_max;
+            snprintf(vdef, sizeof vdef, "n_iter - %d + %d", at->kp->c_off_max, k);
+            emit_copy(sb, at, w, present, 0, vdef, pend, &np);
         }
-        emit_tail(sb, pl, w, pend, np);
+        emit_tail(sb, at, w, pend, np);
     } else {
         int pf = (F + P) % 2;
         sb_printf(sb, "            // Two steps per turn: the S ring slot of every entry is a constant.\n"
                       "            int v0 = %d;\n"
                       "            for (; v0 + 1 < n_iter - %d; v0 += 2) {\n",
-                  start, pl->c_off_max);
-        emit_copy(sb, pl, w, NULL, pf, "v0", pend, &np);
-        emit_copy(sb, pl, w, NULL, pf ^ 1, "v0 + 1", pend, &np);
+                  start, at->kp->c_off_max);
+        emit_copy(sb, at, w, NULL, pf, "v0", pend, &np);
+        emit_copy(sb, at, w, NULL, pf ^ 1, "v0 + 1", pend, &np);
         sb_puts(sb, "            }\n");
-        fa_group steady[FA_MAX_PENDING];
+        pt_kgroup steady[PT_KP_MAX_PENDING];
         int nsteady = np;
         memcpy(steady, pend, sizeof pend[0] * (size_t)np);
         for (int odd = 1; odd >= 0; odd--) {
@@ -518,16 +518,16 @@ static void emit_loop(strbuf *sb, const fa_plan *pl, int w)
                 sb_puts(sb, "            else {\n");
             int npar = (F + P + odd) % 2; /* parity of n_iter in this branch */
             if (odd) {
-                snprintf(vdef, sizeof vdef, "n_iter - %d - 1", pl->c_off_max);
-                emit_copy(sb, pl, w, NULL, (npar + 1) % 2, vdef, pend, &np);
+                snprintf(vdef, sizeof vdef, "n_iter - %d - 1", at->kp->c_off_max);
+                emit_copy(sb, at, w, NULL, (npar + 1) % 2, vdef, pend, &np);
             }
             for (int k = 0; k < F; k++) {
-                for (int e = 0; e < W->n_entries; e++)
-                    present[e] = k + W->e[e].offset < pl->c_off_max;
-                snprintf(vdef, sizeof vdef, "n_iter - %d + %d", pl->c_off_max, k);
-                emit_copy(sb, pl, w, present, (npar + k) % 2, vdef, pend, &np);
+                for (int e = 0; e < W->n_tasks; e++)
+                    present[e] = k + W->tasks[e].offset < at->kp->c_off_max;
+                snprintf(vdef, sizeof vdef, "n_iter - %d + %d", at->kp->c_off_max, k);
+                emit_copy(sb, at, w, present, (npar + k) % 2, vdef, pend, &np);
             }
-            emit_tail(sb, pl, w, pend, np);
+            emit_tail(sb, at, w, pend, np);
             sb_puts(sb, "            }\n");
         }
     }
@@ -539,36 +539,36 @@ static void emit_loop(strbuf *sb, const fa_plan *pl, int w)
             sb_printf(sb, "            else {  // n_iter == %d\n", small);
         np = 0;
         for (int k = 0; k < small + F; k++) {
-            for (int e = 0; e < W->n_entries; e++) {
-                int i = first + k + W->e[e].offset;
+            for (int e = 0; e < W->n_tasks; e++) {
+                int i = first + k + W->tasks[e].offset;
                 present[e] = i >= 0 && i < small;
             }
             snprintf(vdef, sizeof vdef, "%d", first + k);
-            emit_copy(sb, pl, w, present, k % 2, vdef, pend, &np);
+            emit_copy(sb, at, w, present, k % 2, vdef, pend, &np);
         }
-        emit_tail(sb, pl, w, pend, np);
+        emit_tail(sb, at, w, pend, np);
         sb_puts(sb, "            }\n");
     }
 }
 
-static void emit_consumer_epilogue(strbuf *sb, const fa_plan *pl, int w);
+static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w);
 
-static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
+static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
 {
-    const fa_wg_program *W = &pl->wg[w];
+    const pt_krole *W = &at->kp->consumer[w];
     char role[PT_LANE_NAME_MAX];
     sb_printf(sb, "    if (cw == %d) {\n"
                   "        // Consumer role %s: one loop step runs, in this order:", w,
-              pt_codegen_comment_safe(pl->p->roles[pl->p->lanes[W->e[0].lane].role].name, role,
+              pt_codegen_comment_safe(at->kp->p->roles[at->kp->p->lanes[W->tasks[0].lane].role].name, role,
                                       sizeof role));
-    for (int k = 0; k < W->n_entries; k++)
-        sb_printf(sb, "%s %s(v%+d)", k ? "," : "", pl->sg->tasks[W->e[k].stask].id, W->e[k].offset);
+    for (int k = 0; k < W->n_tasks; k++)
+        sb_printf(sb, "%s %s(v%+d)", k ? "," : "", at->kp->sg->tasks[W->tasks[k].stask].id, W->tasks[k].offset);
     sb_puts(sb, "\n");
     sb_printf(sb, "        pt::regs_increase<%d>();\n", W->regs);
-    for (int x = 0; x < pl->n_xwaits; x++) {
-        if (pl->xw[x].wb == w)
+    for (int x = 0; x < at->kp->n_xwaits; x++) {
+        if (at->kp->xw[x].wb == w)
             sb_printf(sb, "        uint32_t xs%d = 0;  // syncs done on cross Wait %d's barrier ring\n", x, x);
-        if (pl->xw[x].wa == w)
+        if (at->kp->xw[x].wa == w)
             sb_printf(sb, "        uint32_t xa%d = 0;  // arrivals on cross Wait %d's barrier ring\n", x, x);
     }
     sb_printf(sb, "#ifdef PT_TRACE\n"
@@ -576,20 +576,20 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
                   "            tracer.begin(pt_trace, 1 + cw, 1 + WGS, %u);\n"
                   "#endif\n"
                   "        uint32_t kbase = 0, vbase = 0, n_tile = 0;\n"
-                  "        float o[D / 2];\n", pl->trace_cap);
-    for (int s = 0; s < pl->s_bufs; s++)
+                  "        float o[D / 2];\n", at->kp->trace_cap);
+    for (int s = 0; s < at->s_bufs; s++)
         sb_printf(sb, "        float s%d[BN / 2];         // S tile of ring slot %d (scores, then exp'd in place)\n", s, s);
-    for (int s = 0; s < pl->m_bufs; s++)
+    for (int s = 0; s < at->m_bufs; s++)
         sb_printf(sb, "        float al%d[2], mr%d[2];    // rescale factor and row max (log2 units), slot %d\n", s, s, s);
-    for (int s = 0; s < pl->p_bufs; s++)
+    for (int s = 0; s < at->p_bufs; s++)
         sb_printf(sb, "        uint32_t p%d[BN / 16][4];  // P fragment of slot %d: A operand of the P.V wgmma\n", s, s);
-    if (pl->dynamic)
+    if (at->kp->dynamic)
         sb_printf(sb, "        for (;; ++n_tile) {\n"
                       "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed, or the end\n"
                       "            const int t = tile_slot[n_tile & 1];\n"
                       "            if (t >= TILES)\n"
                       "                break;\n",
-                  pl->g->tensors[pl->Q].name);
+                  at->g->tensors[at->Q].name);
     else
         sb_puts(sb, "        for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
     sb_printf(sb, "            int bh, mt;\n"
@@ -607,27 +607,27 @@ static void emit_consumer_wg(strbuf *sb, const fa_plan *pl, int w)
                   "                pt::keep(o[r]);  // zeroed here, before a wgmma is in flight (else ptxas serialises)\n"
                   "            }\n",
               w, w);
-    if (!pl->dynamic)
+    if (!at->kp->dynamic)
         sb_printf(sb, "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed\n",
-                  pl->g->tensors[pl->Q].name);
+                  at->g->tensors[at->Q].name);
     if (w == 0)
-        sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", pl->st_load_q, pl->lane_load);
-    emit_loop(sb, pl, w);
-    emit_consumer_epilogue(sb, pl, w);
+        sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", at->kp->bufs[at->buf_q].stask, at->kp->lane_load);
+    emit_loop(sb, at, w);
+    emit_consumer_epilogue(sb, at, w);
 }
 
 /* After a tile's loop: hand Q back, normalize O into the staging tile and (on the store lane)
  * store it; then the end of the role. */
-static void emit_consumer_epilogue(strbuf *sb, const fa_plan *pl, int w)
+static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
 {
-    const fa_wg_program *W = &pl->wg[w];
-    const char *O = pl->g->tensors[pl->O].name;
+    const pt_krole *W = &at->kp->consumer[w];
+    const char *O = at->g->tensors[at->O].name;
     sb_puts(sb, "            kbase += n_iter;\n            vbase += n_iter;\n");
-    if (pl->o_separate) {
+    if ((at->kp->bufs[at->kp->staging].over < 0)) {
         /* every wgmma group retired inside the loop: this warp's reads of Q are done */
         sb_puts(sb, "            if (lane == 0)\n"
                     "                pt::mbar_arrive(q_empty);  // the producer may load the next tile's Q\n");
-        if (!pl->store_by_producer && pl->store_wg == w)
+        if (!(at->kp->store_wg < 0) && at->kp->store_wg == w)
             sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
                         "                pt::tma_store_wait_read();\n"
                         "                pt::mbar_arrive(o_empty);\n"
@@ -660,9 +660,9 @@ static void emit_consumer_epilogue(strbuf *sb, const fa_plan *pl, int w)
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n"
                   "            if (lead)\n"
                   "                pt::mbar_arrive(c_full);\n",
-              pl->sg->tasks[W->st_norm].id, pt_dtype_name(pl->out_dt), W->st_norm, W->lane_norm, w,
-              cuda_type(pl->out_dt), 1 + w, W->st_norm, W->lane_norm);
-    if (!pl->store_by_producer && pl->store_wg == w)
+              at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask, W->epilogue.lane, w,
+              cuda_type(at->out_dt), 1 + w, W->epilogue.stask, W->epilogue.lane);
+    if (!(at->kp->store_wg < 0) && at->kp->store_wg == w)
         sb_printf(sb, "            if (lead) {\n"
                       "                // store.%s sits on this warpgroup's lane: Wait for every normalize.\n"
                       "                pt::mbar_wait(c_full, n_tile & 1);\n"
@@ -674,31 +674,31 @@ static void emit_consumer_epilogue(strbuf *sb, const fa_plan *pl, int w)
                       "                PT_REC(%d, %d, n_tile, 0, 1);\n"
                       "%s"
                       "            }\n",
-                  O, pl->st_store, pl->lane_store,
-                  pl->o_separate ? "" : "                pt::tma_store_wait_read();\n",
-                  pl->st_store, pl->lane_store,
-                  pl->o_separate ? "" : "                pt::mbar_arrive(q_empty);  // the next tile's Q may land\n");
+                  O, at->kp->store_stask, at->kp->store_lane,
+                  (at->kp->bufs[at->kp->staging].over < 0) ? "" : "                pt::tma_store_wait_read();\n",
+                  at->kp->store_stask, at->kp->store_lane,
+                  (at->kp->bufs[at->kp->staging].over < 0) ? "" : "                pt::mbar_arrive(q_empty);  // the next tile's Q may land\n");
     sb_puts(sb, "        }\n");
-    if (!pl->store_by_producer && pl->store_wg == w)
+    if (!(at->kp->store_wg < 0) && at->kp->store_wg == w)
         sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
     sb_puts(sb, "#ifdef PT_TRACE\n        tracer.end();\n#endif\n    }\n");
 }
 
-static void emit_kernel(strbuf *sb, const fa_plan *pl)
+static void emit_kernel(strbuf *sb, const sm90a_attn *at)
 {
     char gname[PT_NAME_MAX];
     sb_printf(sb, "// %s.cu — generated by PipeThreader (target sm90a) from graph \"%s\" and its sProgram.\n"
                   "// O = softmax(Q K^T * %.9g%s) V over %lld x %lld per batch·head, %s in, f32 accumulate,\n"
                   "// %s out. Do not edit: regenerate.\n"
                   "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
-              pl->kernel_name, pt_codegen_comment_safe(pl->g->name, gname, sizeof gname), pl->scale, pl->causal ? ", causal" : "", (long long)pl->S,
-              (long long)pl->S, pt_dtype_name(pl->in_dt), pt_dtype_name(pl->out_dt));
+              at->kp->kernel_name, pt_codegen_comment_safe(at->g->name, gname, sizeof gname), at->scale, at->causal ? ", causal" : "", (long long)at->S,
+              (long long)at->S, pt_dtype_name(at->in_dt), pt_dtype_name(at->out_dt));
     sm90a_emit_device_header(sb, true);
     sb_puts(sb, "#include <math.h>\n\n");
-    emit_constants(sb, pl);
-    emit_wgmma(sb, pl);
-    emit_helpers(sb, pl);
-    if (pl->dynamic)
+    emit_constants(sb, at);
+    emit_wgmma(sb, at);
+    emit_helpers(sb, at);
+    if (at->kp->dynamic)
         sb_puts(sb, "// Dynamic tile hand-out of this persistent causal kernel: launch positions past the\n"
                     "// grid are claimed one by one (zero at module load; the last CTA resets them).\n"
                     "__device__ unsigned int pt_next_tile = 0, pt_ctas_done = 0;\n\n");
@@ -706,7 +706,7 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
                   "%s(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,\n"
                   "   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,\n"
                   "   uint8_t *pt_trace)\n{\n",
-              pl->threads, pl->kernel_name);
+              at->kp->threads, at->kp->kernel_name);
     sb_puts(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
                 "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
                 "    uint8_t *smem = smem_raw + ((1024 - (pt::smem_addr(smem_raw) & 1023)) & 1023);\n"
@@ -716,7 +716,7 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
                 "    uint64_t *q_empty = q_full + 1, *c_full = q_empty + 1, *o_empty = c_full + 1;\n"
                 "    (void)o_empty;\n"
                 "    const int wg = threadIdx.x / 128;\n");
-    if (pl->dynamic)
+    if (at->kp->dynamic)
         sb_puts(sb, "    int *tile_slot = reinterpret_cast<int *>(o_empty + 1);  // dynamic tile hand-out\n");
     sb_puts(sb, "    if (threadIdx.x == 0) {\n"
                 "        for (int s = 0; s < STAGES_K; ++s) {\n"
@@ -739,19 +739,19 @@ static void emit_kernel(strbuf *sb, const fa_plan *pl)
                 "#else\n"
                 "    (void)pt_trace;\n"
                 "#endif\n\n");
-    emit_producer(sb, pl);
+    emit_producer(sb, at);
     sb_puts(sb, "    // Consumer roles: warpgroup 1 + cw runs role cw's lanes.\n"
                 "    const int cw = wg - 1;\n"
                 "    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;\n"
                 "    const bool lead = threadIdx.x % 128 == 0;  // the warpgroup's issuing thread\n");
-    for (int w = 0; w < pl->wgs; w++)
-        emit_consumer_wg(sb, pl, w);
+    for (int w = 0; w < at->wgs; w++)
+        emit_consumer_wg(sb, at, w);
     sb_puts(sb, "}\n");
 }
 
-static void emit_host(strbuf *sb, const fa_plan *pl)
+static void emit_host(strbuf *sb, const sm90a_attn *at)
 {
-    const pt_graph *g = pl->g;
+    const pt_graph *g = at->g;
     sb_printf(sb, "/* launch.c — generated by PipeThreader: host launcher of %s (CUDA driver API). */\n"
                   "#include <cuda.h>\n#include <stdint.h>\n\n"
                   "/* A 3-D tensor map (head dim, rows, batch·heads) with 128-byte swizzle, box 64 x rows x 1. */\n"
@@ -763,8 +763,8 @@ static void emit_host(strbuf *sb, const fa_plan *pl)
                   "    return cuTensorMapEncodeTiled(map, type, 3, (void *)base, dims, strides, box, elem_strides,\n"
                   "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,\n"
                   "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
-              pl->kernel_name, (long long)pl->D, (long long)pl->S, (long long)pl->B,
-              (long long)(pl->D * 2), (long long)(pl->D * 2 * pl->S));
+              at->kp->kernel_name, (long long)at->D, (long long)at->S, (long long)at->B,
+              (long long)(at->D * 2), (long long)(at->D * 2 * at->S));
     sb_printf(sb, "/* Slots are graph tensors: %d = %s (Q), %d = %s (K), %d = %s (V), %d = %s (O). */\n"
                   "static int launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)\n{\n"
                   "    CUfunction f;\n"
@@ -774,39 +774,39 @@ static void emit_host(strbuf *sb, const fa_plan *pl)
                   "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tk, %s, slots[%d], %lld);\n"
                   "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tv, %s, slots[%d], %lld);\n"
                   "    if (r == CUDA_SUCCESS)\n        r = map_3d(&to, %s, slots[%d], %lld);\n",
-              pl->Q, g->tensors[pl->Q].name, pl->K, g->tensors[pl->K].name, pl->V,
-              g->tensors[pl->V].name, pl->O, g->tensors[pl->O].name, pl->kernel_name,
-              tmap_type(pl->in_dt), pl->Q, (long long)pl->BM, tmap_type(pl->in_dt), pl->K,
-              (long long)pl->BN, tmap_type(pl->in_dt), pl->V, (long long)pl->BN,
-              tmap_type(pl->out_dt), pl->O, (long long)pl->BM);
-    sm90a_emit_launch_tail(sb, "&tq, &tk, &tv, &to", pl->smem_dynamic, pl->grid, pl->threads);
-    sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs, pl->trace_cap);
+              at->Q, g->tensors[at->Q].name, at->K, g->tensors[at->K].name, at->V,
+              g->tensors[at->V].name, at->O, g->tensors[at->O].name, at->kp->kernel_name,
+              tmap_type(at->in_dt), at->Q, (long long)at->BM, tmap_type(at->in_dt), at->K,
+              (long long)at->BN, tmap_type(at->in_dt), at->V, (long long)at->BN,
+              tmap_type(at->out_dt), at->O, (long long)at->BM);
+    sm90a_emit_launch_tail(sb, "&tq, &tk, &tv, &to", at->kp->smem_dynamic, at->kp->grid, at->kp->threads);
+    sm90a_emit_entry_points(sb, at->kp->grid, 1 + at->wgs, at->kp->trace_cap);
 }
 
-bool sm90a_attn_emit(const fa_plan *pl, pt_codegen_result *out, pt_error *err)
+bool sm90a_attn_emit(const sm90a_attn *at, pt_codegen_result *out, pt_error *err)
 {
     strbuf k = {0}, h = {0};
-    emit_kernel(&k, pl);
-    emit_host(&h, pl);
-    if (!sm90a_finish_result(out, &k, &h, pl->kernel_name, pl->grid, pl->threads,
-                             pl->smem_dynamic, err))
+    emit_kernel(&k, at);
+    emit_host(&h, at);
+    if (!sm90a_finish_result(out, &k, &h, at->kp->kernel_name, at->kp->grid, at->kp->threads,
+                             at->kp->smem_dynamic, err))
         return false;
     char order[256] = "";
-    const fa_wg_program *W = &pl->wg[0];
-    for (int k2 = 0; k2 < W->n_entries; k2++) {
+    const pt_krole *W = &at->kp->consumer[0];
+    for (int k2 = 0; k2 < W->n_tasks; k2++) {
         size_t n = strlen(order);
         snprintf(order + n, sizeof order - n, "%s%s%+d", k2 ? ", " : "",
-                 pt_stask_kind_name(pl->sg->tasks[W->e[k2].stask].kind), W->e[k2].offset);
+                 pt_stask_kind_name(at->kp->sg->tasks[W->tasks[k2].stask].kind), W->tasks[k2].offset);
     }
     snprintf(out->summary, sizeof out->summary,
              "%s: attention tile %lldx%lld (d %lld), %d consumer warpgroup%s, stages K %d / V %d, "
              "warpgroup 0 step [%s], %d S tile%s and %d P fragment%s live, %d cross-warpgroup Wait%s, %s grid of "
              "%lld CTAs (%lld tiles), %lld bytes of shared memory%s, registers %d/%d",
-             pl->kernel_name, (long long)pl->BM, (long long)pl->BN, (long long)pl->D, pl->wgs,
-             pl->wgs > 1 ? "s" : "", pl->stages_k, pl->stages_v, order, pl->s_bufs,
-             pl->s_bufs > 1 ? "s" : "", pl->p_bufs, pl->p_bufs > 1 ? "s" : "", pl->n_xwaits, pl->n_xwaits == 1 ? "" : "s",
-             pl->dynamic ? "persistent (dynamic tiles)" : pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
-             (long long)pl->tiles, (long long)pl->smem_dynamic,
-             pl->o_separate ? " (O staged apart from Q)" : "", pl->regs_producer, pl->wg[0].regs);
+             at->kp->kernel_name, (long long)at->BM, (long long)at->BN, (long long)at->D, at->wgs,
+             at->wgs > 1 ? "s" : "", at->kp->bufs[at->ring_k].stages, at->kp->bufs[at->ring_v].stages, order, at->s_bufs,
+             at->s_bufs > 1 ? "s" : "", at->p_bufs, at->p_bufs > 1 ? "s" : "", at->kp->n_xwaits, at->kp->n_xwaits == 1 ? "" : "s",
+             at->kp->dynamic ? "persistent (dynamic tiles)" : at->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)at->kp->grid,
+             (long long)at->kp->tiles, (long long)at->kp->smem_dynamic,
+             (at->kp->bufs[at->kp->staging].over < 0) ? " (O staged apart from Q)" : "", at->kp->producer.regs, at->kp->consumer[0].regs);
     return true;
 }

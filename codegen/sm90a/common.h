@@ -1,7 +1,6 @@
-/* sm90a_common.h — what the two Hopper generators share (single matmuls: sm90a_plan.c /
- * sm90a_emit.c; attention: sm90a_attn_plan.c / sm90a_attn_emit.c): the check that an sProgram
- * is valid and targets an sm_90a part, the device header pasted into kernel.cu, and the
- * launcher's exported entry points. */
+/* common.h — what the two Hopper printers share (single matmuls: gemm_*.c; attention:
+ * attn_*.c): the check that an sProgram is valid and targets an sm_90a part, the device
+ * library's #include lines, and the launcher's exported entry points. */
 #ifndef PT_SM90A_COMMON_H
 #define PT_SM90A_COMMON_H
 
@@ -28,9 +27,6 @@ bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, c
 /* pt_kernel_launch, pt_kernel_trace_layout and pt_kernel_launch_traced of launch.c, over the
  * file's own static `launch(mod, slots, trace, stream)`: grid CTAs, 1 + consumer warpgroups
  * trace roles. */
-/* Records per (CTA, role) region of the instrumented build: every record the CTA's tiles make,
- * at most PT_TRACE_CAP (trace_abi.h). */
-unsigned sm90a_trace_cap(const pt_stask_graph *sg, int64_t tiles, int64_t grid);
 void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles, unsigned cap);
 
 #endif

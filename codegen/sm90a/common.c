@@ -1,9 +1,9 @@
-/* sm90a_common.c — the pieces both Hopper generators share (see sm90a_common.h). */
+/* common.c — the pieces both Hopper printers share (see common.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "embedded.h"
-#include "sm90a_common.h"
+#include "common.h"
 #include "trace_abi.h"
 #include "validate.h"
 
@@ -31,24 +31,6 @@ void sm90a_emit_device_header(strbuf *sb, bool tile)
                   "#include \"raster.h\"\n\n",
               tile ? ", the tile library (softmax row operations)" : "",
               tile ? "#include \"pt_tile.cuh\"\n" : "");
-}
-
-unsigned sm90a_trace_cap(const pt_stask_graph *sg, int64_t tiles, int64_t grid)
-{
-    /* an upper bound: a start and an end record for every sTask instance of every tile the
-     * CTA runs (each role records only some of them) */
-    int64_t per_tile = 0, iters = sg->iterations > 0 ? sg->iterations : 1;
-    for (int s = 0; s < sg->n; s++)
-        per_tile += sg->tasks[s].region == PT_REGION_BODY ? iters : 1;
-    int64_t per_cta = grid > 0 ? (tiles + grid - 1) / grid : 1;
-    /* a persistent causal kernel hands tiles out as CTAs free up: one CTA may run twice its
-     * share of the (shorter) tiles */
-    if (sg->causal_op >= 0 && per_cta > 1)
-        per_cta *= 2;
-    int64_t n = 2 * per_tile * (per_cta > 0 ? per_cta : 1) + 16;
-    if (n < 64)
-        n = 64;
-    return n > (int64_t)PT_TRACE_CAP ? PT_TRACE_CAP : (unsigned)n;
 }
 
 void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles, unsigned cap)

@@ -1,4 +1,4 @@
-/* sm90a_emit.c — prints the CUDA kernel and its C launcher from an sm90a plan.
+/* gemm_emit.c — prints a single-matmul kernel program (ir/kprog.h) as a CUDA kernel and its C launcher.
  *
  * Kernel shape: warpgroup 0 is the producer role (one thread issues the TMA lane: its loads in
  * the sProgram's order and offsets into per-tensor rings of stages, and the TMA store when the
@@ -11,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sm90a_attn.h"
-#include "sm90a_plan.h"
-#include "sm90a_common.h"
+#include "common.h"
+#include "gemm.h"
 #include "strbuf.h"
 #include "trace_abi.h"
 
@@ -30,24 +29,24 @@ static const char *tmap_type(pt_dtype d)
 }
 
 /* wgmma m64nNk16 with A and B from shared memory; B transposed (N-major) when trans_b. */
-static void emit_wgmma(strbuf *sb, const sm90a_plan *pl)
+static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
 {
-    int n = (int)pl->BN, regs = n / 2;
+    int n = (int)gm->BN, regs = n / 2;
     sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += A[64 x 16] . B[16 x %d], A and B read from\n"
                   "// shared memory through descriptors%s.\n",
-              n, n, n, pl->b_kmajor ? "" : " (B N-major: the transposed form)");
+              n, n, n, gm->b_kmajor ? "" : " (B N-major: the transposed form)");
     sb_printf(sb, "__device__ __forceinline__ void wgmma_step(float (&d)[%d], uint64_t da, uint64_t db)\n{\n", regs);
     sb_printf(sb, "    asm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
-              n, ptx_type(pl->in_dt), ptx_type(pl->in_dt));
+              n, ptx_type(gm->in_dt), ptx_type(gm->in_dt));
     for (int r = 0; r < regs; r++)
         sb_printf(sb, "%%%d%s%s", r, r + 1 < regs ? ", " : "", (r % 16 == 15 && r + 1 < regs) ? "\"\n        \"" : "");
-    sb_printf(sb, "}, %%%d, %%%d, 1, 1, 1, 0, %d;\"\n        : ", regs, regs + 1, pl->b_kmajor ? 0 : 1);
+    sb_printf(sb, "}, %%%d, %%%d, 1, 1, 1, 0, %d;\"\n        : ", regs, regs + 1, gm->b_kmajor ? 0 : 1);
     for (int r = 0; r < regs; r++)
         sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < regs ? ", " : "", (r % 8 == 7 && r + 1 < regs) ? "\n          " : "");
     sb_printf(sb, "\n        : \"l\"(da), \"l\"(db));\n}\n\n");
 }
 
-static void emit_constants(strbuf *sb, const sm90a_plan *pl)
+static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
 {
     sb_printf(sb, "namespace {\n"
                   "// Problem and tile (from the graph and the sProgram's tiling).\n"
@@ -64,32 +63,34 @@ static void emit_constants(strbuf *sb, const sm90a_plan *pl)
                   "static_assert(TILES == TILES_M * TILES_N, \"tile grid\");\n"
                   "static_assert(GROUP > 0, \"raster group\");\n"
                   "}\n\n",
-              (long long)pl->M, (long long)pl->N, (long long)pl->K, (long long)pl->BM,
-              (long long)pl->BN, (long long)pl->BK, pl->wgs, pl->m_wg, pl->mrep,
-              (long long)pl->tiles_m, (long long)pl->tiles_n, (long long)pl->tiles,
-              (long long)pl->k_iters, pl->stages[0], pl->stages[1], (long long)pl->slot_bytes[0],
-              (long long)((pl->slot_bytes[0] + 1023) / 1024 * 1024), (long long)pl->off_ring[0],
-              (long long)pl->slot_bytes[1], (long long)((pl->slot_bytes[1] + 1023) / 1024 * 1024),
-              (long long)pl->off_ring[1], (long long)pl->off_c, pl->c_chunk_cols,
-              (long long)pl->off_bar, pl->group);
+              (long long)gm->M, (long long)gm->N, (long long)gm->K, (long long)gm->BM,
+              (long long)gm->BN, (long long)gm->BK, gm->wgs, gm->m_wg, gm->mrep,
+              (long long)gm->tiles_m, (long long)gm->tiles_n, (long long)gm->kp->tiles,
+              (long long)gm->k_iters, gm->kp->bufs[gm->ring_a].stages, gm->kp->bufs[gm->ring_b].stages, (long long)gm->kp->bufs[gm->ring_a].bytes,
+              (long long)((gm->kp->bufs[gm->ring_a].bytes + 1023) / 1024 * 1024), (long long)gm->kp->bufs[gm->ring_a].offset,
+              (long long)gm->kp->bufs[gm->ring_b].bytes, (long long)((gm->kp->bufs[gm->ring_b].bytes + 1023) / 1024 * 1024),
+              (long long)gm->kp->bufs[gm->ring_b].offset, (long long)gm->kp->bufs[gm->kp->staging].offset, gm->c_chunk_cols,
+              (long long)gm->kp->off_bar, gm->kp->group);
 }
 
 /* sTask and lane numbers stamped into the instrumented build's records. */
-static void emit_trace_ids(strbuf *sb, const sm90a_plan *pl)
+static void emit_trace_ids(strbuf *sb, const sm90a_gemm *gm)
 {
     sb_printf(sb, "#ifdef PT_TRACE\n"
                   "// Instrumented build: sTask and lane indices of the records (codegen/trace_abi.h).\n"
                   "namespace {\n"
                   "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, ST_STORE = %d, LANE_LOAD = %d, LANE_STORE = %d;\n"
                   "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;\n",
-              pl->st_load[0], pl->st_load[1], pl->st_store, pl->lane_load, pl->lane_store,
-              1 + pl->wgs, pl->trace_cap);
+              gm->kp->bufs[gm->ring_a].stask, gm->kp->bufs[gm->ring_b].stask, gm->kp->store_stask, gm->kp->lane_load, gm->kp->store_lane,
+              1 + gm->wgs, gm->kp->trace_cap);
     const char *names[4] = {"ST_MMA", "LANE_MMA", "ST_CVT", "LANE_CVT"};
-    const int *vals[4] = {pl->st_mma, pl->lane_mma, pl->st_cvt, pl->lane_cvt};
     for (int k = 0; k < 4; k++) {
         sb_printf(sb, "__device__ constexpr int %s[WGS] = {", names[k]);
-        for (int w = 0; w < pl->wgs; w++)
-            sb_printf(sb, "%s%d", w ? ", " : "", vals[k][w]);
+        for (int w = 0; w < gm->wgs; w++) {
+            const pt_krole *R = &gm->kp->consumer[w];
+            const pt_ktask *t = k < 2 ? &R->tasks[0] : &R->epilogue;
+            sb_printf(sb, "%s%d", w ? ", " : "", k % 2 ? t->lane : t->stask);
+        }
         sb_puts(sb, "};\n");
     }
     sb_puts(sb, "}\n"
@@ -99,20 +100,20 @@ static void emit_trace_ids(strbuf *sb, const sm90a_plan *pl)
                 "#endif\n\n");
 }
 
-static void emit_raster(strbuf *sb, const sm90a_plan *pl)
+static void emit_raster(strbuf *sb, const sm90a_gemm *gm)
 {
     /* raster.h is the walk the simulator predicts (waves.c): the same code in both */
     sb_printf(sb, "// Output tile t -> (tile row, tile column): %s raster (raster.h, as the simulator\n"
                   "// walks it).\n"
                   "__device__ __forceinline__ void tile_coords(int t, int &tm, int &tn)\n{\n"
                   "    pt_raster_walk(t, %d, GROUP, TILES_M, TILES_N, &tm, &tn);\n}\n\n",
-              pt_raster_name(pl->raster), (int)pl->raster);
+              pt_raster_name(gm->kp->raster), (int)gm->kp->raster);
 }
 
 /* The producer's loads for one loop step, in lane order: entry e issues iteration v + offset. */
-static void emit_producer(strbuf *sb, const sm90a_plan *pl)
+static void emit_producer(strbuf *sb, const sm90a_gemm *gm)
 {
-    const char *names[2] = {pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name};
+    const char *names[2] = {gm->g->tensors[gm->A].name, gm->g->tensors[gm->B].name};
     sb_printf(sb, "    if (wg == 0) {\n"
                   "        // Producer role: lane tma (%d registers per thread).\n"
                   "        pt::regs_decrease<%d>();\n"
@@ -124,12 +125,11 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
                   "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
                   "                int tm, tn;\n"
                   "                tile_coords(t, tm, tn);\n",
-              pl->regs_producer, pl->regs_producer);
+              gm->kp->producer.regs, gm->kp->producer.regs);
     sb_printf(sb, "                // Loop steps of the lane: its loads at their iteration offsets.\n"
-                  "                for (int v = %d; v < K_ITERS + %d; ++v) {\n", -pl->off_max, -pl->off_min);
-    for (int e = 0; e < pl->n_loads; e++) {
-        const sm90a_load_entry *le = &pl->loads[e];
-        int w = le->which;
+                  "                for (int v = %d; v < K_ITERS + %d; ++v) {\n", -gm->kp->off_max, -gm->kp->off_min);
+    for (int e = 0; e < gm->kp->n_loads; e++) {
+        int w = gm->kp->load_buf[e] == gm->ring_b, offset = gm->kp->load_offset[e];
         const char *X = w ? "b" : "a", *XU = w ? "B" : "A";
         sb_printf(sb, "                    {   // load.%s at iteration v%+d\n"
                       "                        const int i = v + %d;\n"
@@ -138,12 +138,12 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
                       "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: the stage's readers are done\n"
                       "                            PT_REC(ST_LOAD_%s, LANE_LOAD, n_tile, i, 0);\n"
                       "                            pt::mbar_arrive_expect_tx(&full_%s[s], SLOT_%s);\n",
-                  names[w], le->offset, le->offset, X, XU, X, XU, X, XU, X, XU);
+                  names[w], offset, offset, X, XU, X, XU, X, XU, X, XU);
         if (w == 0) {
             sb_puts(sb, "                            for (int kb = 0; kb < BK / 64; ++kb)  // 64-wide swizzle atoms along K\n"
                         "                                pt::tma_load_2d(ring_a + s * SLOT_A_PITCH + kb * (BM * 128), &tm_a, &full_a[s],\n"
                         "                                                i * BK + kb * 64, tm * BM);\n");
-        } else if (pl->b_kmajor) {
+        } else if (gm->b_kmajor) {
             sb_puts(sb, "                            for (int kb = 0; kb < BK / 64; ++kb)\n"
                         "                                pt::tma_load_2d(ring_b + s * SLOT_B_PITCH + kb * (BN * 128), &tm_b, &full_b[s],\n"
                         "                                                i * BK + kb * 64, tn * BN);\n");
@@ -155,7 +155,7 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
         sb_printf(sb, "                            ++cnt_%s;\n                        }\n                    }\n", X);
     }
     sb_puts(sb, "                }\n");
-    if (pl->store_by_producer) {
+    if ((gm->kp->store_wg < 0)) {
         sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's convert.\n"
                       "                pt::mbar_wait(c_full, n_tile & 1);\n"
                       "                PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 0);\n"
@@ -165,10 +165,10 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
                       "                pt::tma_store_wait_read();\n"
                       "                PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);  // staging tile read\n"
                       "                pt::mbar_arrive(c_empty);  // the staging tile may be rewritten\n",
-                  pl->g->tensors[pl->C].name);
+                  gm->g->tensors[gm->C].name);
     }
     sb_puts(sb, "            }\n");
-    if (pl->store_by_producer)
+    if ((gm->kp->store_wg < 0))
         sb_puts(sb, "            pt::tma_store_wait_all();\n");
     sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n");
     sb_puts(sb, "        }\n        return;\n    }\n\n");
@@ -176,7 +176,7 @@ static void emit_producer(strbuf *sb, const sm90a_plan *pl)
 
 /* mma.C of a consumer warpgroup, the head of one k iteration: its Waits on both loads (full
  * barriers: the TMA bytes have landed), then the wgmma group over BK and its commit. */
-static void emit_consumer_mma(strbuf *sb, const sm90a_plan *pl, const char *C)
+static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
     sb_printf(sb,
               "        for (int i = 0; i < K_ITERS; ++i) {\n"
@@ -197,8 +197,8 @@ static void emit_consumer_mma(strbuf *sb, const sm90a_plan *pl, const char *C)
               "            pt::wgmma_fence();\n"
               "            #pragma unroll\n"
               "            for (int kk = 0; kk < BK / 16; ++kk) {\n",
-              C, pl->g->tensors[pl->A].name, pl->g->tensors[pl->B].name);
-    if (pl->b_kmajor)
+              C, gm->g->tensors[gm->A].name, gm->g->tensors[gm->B].name);
+    if (gm->b_kmajor)
         sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * SLOT_B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
     else
         sb_puts(sb, "                // N-major B: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
@@ -215,9 +215,16 @@ static void emit_consumer_mma(strbuf *sb, const sm90a_plan *pl, const char *C)
 
 /* The end of a k iteration: wait for the wgmma group, then hand the stages it read back to the
  * producer (empty barriers), with one group kept in flight or right away. */
-static void emit_consumer_release(strbuf *sb, const sm90a_plan *pl)
+static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
 {
-    if (pl->mma_in_flight) {
+    /* the steady step's wait (pass_step): a group left in flight completes the previous
+     * iteration's group, whose stages are released one step late */
+    const pt_krole *R = &gm->kp->consumer[0];
+    int in_flight = 0;
+    for (int k = 0; k < R->n_ops; k++)
+        if (R->ops[k].kind == PT_KOP_WAIT)
+            in_flight = R->ops[k].arg;
+    if (in_flight) {
         sb_puts(sb, "            // Keep one wgmma group in flight: when it returns, the previous iteration's\n"
                     "            // stages have been read and are handed back to the producer (empty barriers).\n"
                     "            // A stage is held for 2 iterations (stage_hold.h); the rings are deep enough.\n"
@@ -267,7 +274,7 @@ static void emit_consumer_release(strbuf *sb, const sm90a_plan *pl)
 
 /* convert.C: the f32 accumulators to the output dtype in the 128B-swizzled staging tile, then
  * the arrive on c_full that the store Waits on. */
-static void emit_consumer_convert(strbuf *sb, const sm90a_plan *pl, const char *C)
+static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
     sb_printf(sb, "        // convert.%s: f32 accumulators -> %s into the 128B-swizzled staging tile, in\n"
                   "        // boxes of C_CHUNK_COLS columns. Wait until the previous store has read it.\n"
@@ -284,10 +291,10 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_plan *pl, const char *
                   "                    const int col = j * 8 + (lane %% 4) * 2;\n"
                   "                    uint8_t *chunk = stage_c + (col / C_CHUNK_COLS) * (BM * 128);\n"
                   "                    const uint32_t off = pt::sw128_offset(row, (col %% C_CHUNK_COLS) * %d);\n",
-              C, pt_dtype_name(pl->out_dt), pl->out_bytes);
-    if (pl->out_dt == PT_F32)
+              C, pt_dtype_name(gm->out_dt), gm->out_bytes);
+    if (gm->out_dt == PT_F32)
         sb_puts(sb, "                    *reinterpret_cast<float2 *>(chunk + off) = make_float2(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
-    else if (pl->out_dt == PT_F16)
+    else if (gm->out_dt == PT_F16)
         sb_puts(sb, "                    *reinterpret_cast<__half2 *>(chunk + off) = __floats2half2_rn(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
     else
         sb_puts(sb, "                    *reinterpret_cast<__nv_bfloat162 *>(chunk + off) = __floats2bfloat162_rn(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
@@ -301,8 +308,8 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_plan *pl, const char *
                 "            pt::mbar_arrive(c_full);\n");
 }
 
-/* store.C when it sits on a consumer warpgroup's TMA lane (pl->store_wg), not the producer's. */
-static void emit_consumer_store(strbuf *sb, const sm90a_plan *pl, const char *C)
+/* store.C when it sits on a consumer warpgroup's TMA lane (gm->kp->store_wg), not the producer's. */
+static void emit_consumer_store(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
     sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n"
                   "            // store.%s sits on this warpgroup's TMA lane.\n"
@@ -315,24 +322,24 @@ static void emit_consumer_store(strbuf *sb, const sm90a_plan *pl, const char *C)
                   "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);\n"
                   "            pt::mbar_arrive(c_empty);\n"
                   "        }\n",
-              pl->store_wg, C);
+              gm->kp->store_wg, C);
 }
 
 /* The consumer roles: the tile loop of each consumer warpgroup, its k loop (mma, release),
  * then convert and, where the sProgram puts it there, the store. */
-static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
+static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
 {
-    const char *C = pl->g->tensors[pl->C].name;
+    const char *C = gm->g->tensors[gm->C].name;
     sb_puts(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
                 "    const int cw = wg - 1;\n");
     bool same = true;
-    for (int w = 1; w < pl->wgs; w++)
-        same &= pl->regs_consumer[w] == pl->regs_consumer[0];
+    for (int w = 1; w < gm->wgs; w++)
+        same &= gm->kp->consumer[w].regs == gm->kp->consumer[0].regs;
     if (same)
-        sb_printf(sb, "    pt::regs_increase<%d>();\n", pl->regs_consumer[0]);
+        sb_printf(sb, "    pt::regs_increase<%d>();\n", gm->kp->consumer[0].regs);
     else
-        for (int w = 0; w < pl->wgs; w++)
-            sb_printf(sb, "    if (cw == %d) pt::regs_increase<%d>();\n", w, pl->regs_consumer[w]);
+        for (int w = 0; w < gm->wgs; w++)
+            sb_printf(sb, "    if (cw == %d) pt::regs_increase<%d>();\n", w, gm->kp->consumer[w].regs);
     sb_printf(sb,
               "    const int warp = (threadIdx.x / 32) %% 4, lane = threadIdx.x %% 32;\n"
               "    const bool lead = threadIdx.x %% 128 == 0;  // the warpgroup's issuing thread\n"
@@ -351,38 +358,38 @@ static void emit_consumer(strbuf *sb, const sm90a_plan *pl)
               "            for (int j = 0; j < BN / 2; ++j)\n"
               "                acc[r][j] = 0.f;\n"
               "%s",
-              pl->mma_in_flight ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
-    emit_consumer_mma(sb, pl, C);
-    emit_consumer_release(sb, pl);
-    emit_consumer_convert(sb, pl, C);
-    if (!pl->store_by_producer)
-        emit_consumer_store(sb, pl, C);
+              gm->kp->carry ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
+    emit_consumer_mma(sb, gm, C);
+    emit_consumer_release(sb, gm);
+    emit_consumer_convert(sb, gm, C);
+    if (!(gm->kp->store_wg < 0))
+        emit_consumer_store(sb, gm, C);
     sb_puts(sb, "    }\n");
-    if (!pl->store_by_producer)
+    if (!(gm->kp->store_wg < 0))
         sb_printf(sb, "    if (cw == %d && lead)\n        pt::tma_store_wait_all();\n",
-                  pl->store_wg);
+                  gm->kp->store_wg);
     sb_puts(sb, "#ifdef PT_TRACE\n    tracer.end();\n#endif\n");
 }
 
-static void emit_kernel(strbuf *sb, const sm90a_plan *pl)
+static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
 {
     char gname[PT_NAME_MAX];
     sb_printf(sb, "// %s.cu — generated by PipeThreader (target sm90a) from graph \"%s\" and its sProgram.\n"
                   "// C[%lld x %lld] = A . B%s, %s in, f32 accumulate, %s out. Do not edit: regenerate.\n"
                   "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
-              pl->kernel_name, pt_codegen_comment_safe(pl->g->name, gname, sizeof gname),
-              (long long)pl->M, (long long)pl->N,
-              pl->b_kmajor ? "^T (B stored N x K)" : " (B stored K x N)", pt_dtype_name(pl->in_dt),
-              pt_dtype_name(pl->out_dt));
+              gm->kp->kernel_name, pt_codegen_comment_safe(gm->g->name, gname, sizeof gname),
+              (long long)gm->M, (long long)gm->N,
+              gm->b_kmajor ? "^T (B stored N x K)" : " (B stored K x N)", pt_dtype_name(gm->in_dt),
+              pt_dtype_name(gm->out_dt));
     sm90a_emit_device_header(sb, false);
-    emit_constants(sb, pl);
-    emit_trace_ids(sb, pl);
-    emit_wgmma(sb, pl);
-    emit_raster(sb, pl);
+    emit_constants(sb, gm);
+    emit_trace_ids(sb, gm);
+    emit_wgmma(sb, gm);
+    emit_raster(sb, gm);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                   "%s(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,\n"
                   "   const __grid_constant__ CUtensorMap tm_c, uint8_t *pt_trace)\n{\n",
-              pl->threads, pl->kernel_name);
+              gm->kp->threads, gm->kp->kernel_name);
     sb_printf(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
                   "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
                   "    uint8_t *smem = smem_raw + ((1024 - (pt::smem_addr(smem_raw) & 1023)) & 1023);\n"
@@ -410,14 +417,14 @@ static void emit_kernel(strbuf *sb, const sm90a_plan *pl)
                   "#else\n"
                   "    (void)pt_trace;\n"
                   "#endif\n\n");
-    emit_producer(sb, pl);
-    emit_consumer(sb, pl);
+    emit_producer(sb, gm);
+    emit_consumer(sb, gm);
     sb_puts(sb, "}\n");
 }
 
-static void emit_host(strbuf *sb, const sm90a_plan *pl)
+static void emit_host(strbuf *sb, const sm90a_gemm *gm)
 {
-    const pt_graph *g = pl->g;
+    const pt_graph *g = gm->g;
     sb_printf(sb, "/* launch.c — generated by PipeThreader: host launcher of %s (CUDA driver API). */\n"
                   "#include <cuda.h>\n#include <stdint.h>\n\n"
                   "/* A 2-D tensor map with 128-byte swizzle: inner x outer elements, box bi x bo. */\n"
@@ -430,7 +437,7 @@ static void emit_host(strbuf *sb, const sm90a_plan *pl)
                   "    return cuTensorMapEncodeTiled(map, type, 2, (void *)base, dims, strides, box, elem_strides,\n"
                   "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,\n"
                   "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
-              pl->kernel_name);
+              gm->kp->kernel_name);
     sb_printf(sb, "/* Slots are graph tensors: %d = %s (A), %d = %s (B), %d = %s (C). */\n"
                   "static int launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)\n{\n"
                   "    CUfunction f;\n"
@@ -438,88 +445,50 @@ static void emit_host(strbuf *sb, const sm90a_plan *pl)
                   "    CUtensorMap ta, tb, tc;\n"
                   "    if (r == CUDA_SUCCESS)\n"
                   "        r = map_2d(&ta, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
-              pl->A, g->tensors[pl->A].name, pl->B, g->tensors[pl->B].name, pl->C,
-              g->tensors[pl->C].name, pl->kernel_name, tmap_type(pl->in_dt), pl->A,
-              (long long)pl->K, (long long)pl->M, (long long)(pl->K * 2), (long long)pl->BM);
-    if (pl->b_kmajor)
+              gm->A, g->tensors[gm->A].name, gm->B, g->tensors[gm->B].name, gm->C,
+              g->tensors[gm->C].name, gm->kp->kernel_name, tmap_type(gm->in_dt), gm->A,
+              (long long)gm->K, (long long)gm->M, (long long)(gm->K * 2), (long long)gm->BM);
+    if (gm->b_kmajor)
         sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tb, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
-                  tmap_type(pl->in_dt), pl->B, (long long)pl->K, (long long)pl->N,
-                  (long long)(pl->K * 2), (long long)pl->BN);
+                  tmap_type(gm->in_dt), gm->B, (long long)gm->K, (long long)gm->N,
+                  (long long)(gm->K * 2), (long long)gm->BN);
     else
         sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tb, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
-                  tmap_type(pl->in_dt), pl->B, (long long)pl->N, (long long)pl->K,
-                  (long long)(pl->N * 2), (long long)pl->BK);
+                  tmap_type(gm->in_dt), gm->B, (long long)gm->N, (long long)gm->K,
+                  (long long)(gm->N * 2), (long long)gm->BK);
     sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tc, %s, slots[%d], %lldu, %lldu, %lldu, %d, %lld);\n",
-              tmap_type(pl->out_dt), pl->C, (long long)pl->N, (long long)pl->M,
-              (long long)(pl->N * pl->out_bytes), pl->c_chunk_cols, (long long)pl->BM);
-    sm90a_emit_launch_tail(sb, "&ta, &tb, &tc", pl->smem_dynamic, pl->grid, pl->threads);
-    sm90a_emit_entry_points(sb, pl->grid, 1 + pl->wgs, pl->trace_cap);
+              tmap_type(gm->out_dt), gm->C, (long long)gm->N, (long long)gm->M,
+              (long long)(gm->N * gm->out_bytes), gm->c_chunk_cols, (long long)gm->BM);
+    sm90a_emit_launch_tail(sb, "&ta, &tb, &tc", gm->kp->smem_dynamic, gm->kp->grid, gm->kp->threads);
+    sm90a_emit_entry_points(sb, gm->kp->grid, 1 + gm->wgs, gm->kp->trace_cap);
 }
 
-bool sm90a_emit(const sm90a_plan *pl, pt_codegen_result *out, pt_error *err)
+bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err)
 {
     strbuf k = {0}, h = {0};
-    emit_kernel(&k, pl);
-    emit_host(&h, pl);
-    if (!sm90a_finish_result(out, &k, &h, pl->kernel_name, pl->grid, pl->threads,
-                             pl->smem_dynamic, err))
+    emit_kernel(&k, gm);
+    emit_host(&h, gm);
+    if (!sm90a_finish_result(out, &k, &h, gm->kp->kernel_name, gm->kp->grid, gm->kp->threads,
+                             gm->kp->smem_dynamic, err))
         return false;
     char loads[128] = "";
-    for (int e = 0; e < pl->n_loads; e++) {
+    for (int e = 0; e < gm->kp->n_loads; e++) {
         size_t n = strlen(loads);
         snprintf(loads + n, sizeof loads - n, "%sload.%s%+d", e ? ", " : "",
-                 pl->g->tensors[pl->loads[e].which ? pl->B : pl->A].name, pl->loads[e].offset);
+                 gm->g->tensors[(gm->kp->load_buf[e] == gm->ring_b) ? gm->B : gm->A].name, gm->kp->load_offset[e]);
     }
     snprintf(out->summary, sizeof out->summary,
              "%s: tile %lldx%lldx%lld, %d consumer warpgroup%s (%d rows each), stages A %d / B %d "
              "(wgmma wait_group<%d>: a stage held %d iteration%s), "
              "producer order [%s], B %s, store issued by %s, %s grid of %lld CTAs (%lld tiles, %s "
              "raster), %lld bytes of shared memory, registers %d/%d",
-             pl->kernel_name, (long long)pl->BM, (long long)pl->BN, (long long)pl->BK, pl->wgs,
-             pl->wgs > 1 ? "s" : "", pl->m_wg, pl->stages[0], pl->stages[1], pl->mma_in_flight,
-             1 + pl->mma_in_flight, pl->mma_in_flight ? "s" : "", loads,
-             pl->b_kmajor ? "K-major" : "N-major", pl->store_by_producer ? "the producer" : "a consumer",
-             pl->persistent ? "persistent" : "one-tile-per-CTA", (long long)pl->grid,
-             (long long)pl->tiles, pt_raster_name(pl->raster), (long long)pl->smem_dynamic,
-             pl->regs_producer, pl->regs_consumer[0]);
+             gm->kp->kernel_name, (long long)gm->BM, (long long)gm->BN, (long long)gm->BK, gm->wgs,
+             gm->wgs > 1 ? "s" : "", gm->m_wg, gm->kp->bufs[gm->ring_a].stages, gm->kp->bufs[gm->ring_b].stages, gm->kp->carry,
+             1 + gm->kp->carry, gm->kp->carry ? "s" : "", loads,
+             gm->b_kmajor ? "K-major" : "N-major", (gm->kp->store_wg < 0) ? "the producer" : "a consumer",
+             gm->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)gm->kp->grid,
+             (long long)gm->kp->tiles, pt_raster_name(gm->kp->raster), (long long)gm->kp->smem_dynamic,
+             gm->kp->producer.regs, gm->kp->consumer[0].regs);
     return true;
-}
-
-/* Attention graphs (matmul -> online_softmax -> matmul) have their own plan and printer. */
-static bool attn(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
-                 pt_codegen_result *out, pt_error *err)
-{
-    fa_plan *pl = malloc(sizeof *pl);
-    if (!pl)
-        return pt_fail(err, "codegen sm90a: out of memory");
-    bool ok = sm90a_attn_make_plan(pl, p, sg, hw, err) && (!out || sm90a_attn_emit(pl, out, err));
-    free(pl);
-    return ok;
-}
-
-bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
-                      pt_codegen_result *out, pt_error *err)
-{
-    if (sm90a_attn_matches(sg->graph))
-        return attn(p, sg, hw, out, err);
-    sm90a_plan *pl = malloc(sizeof *pl);
-    if (!pl)
-        return pt_fail(err, "codegen sm90a: out of memory");
-    bool ok = sm90a_make_plan(pl, p, sg, hw, err) && sm90a_emit(pl, out, err);
-    free(pl);
-    return ok;
-}
-
-bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
-                            pt_error *err)
-{
-    if (sm90a_attn_matches(sg->graph))
-        return attn(p, sg, hw, NULL, err);
-    sm90a_plan *pl = malloc(sizeof *pl);
-    if (!pl)
-        return pt_fail(err, "codegen sm90a: out of memory");
-    bool ok = sm90a_make_plan(pl, p, sg, hw, err);
-    free(pl);
-    return ok;
 }
 

@@ -1,0 +1,215 @@
+/* kprog.h — the kernel program: what a generated kernel does, before any target prints it.
+ *
+ * lower.c builds it from a (graph, sTask-graph, sProgram) by running the passes of this folder
+ * in order (one file per pass, like TileLang's phase list):
+ *
+ *   pass_roles    the warp roles (one producer, the consumer warpgroups), which role issues each
+ *                 sTask, the producer's load order, who stores;
+ *   pass_bodies   what each consumer sTask computes (its body: mma, row max, exp, ...), where its
+ *                 operands live (a shared-memory buffer or a register value) and what it writes;
+ *   pass_buffers  the shared-memory buffers (rings of stages, resident tiles, the store's staging
+ *                 tile), what holds a ring stage (src/stage_hold.h, decided once), the layout;
+ *   pass_step     per consumer role its step program: tasks merged into one issue order, the
+ *                 register values' slot rings, and the waits for asynchronous groups with the
+ *                 stage releases they allow, from the fill steps to the steady state;
+ *   pass_xwaits   the Waits between consumer roles as rings of named barriers;
+ *   pass_grid     the tile grid, launch order, persistence and the trace regions' size.
+ *
+ * A target (codegen/sm90a/) checks what its instructions need (shapes, register caps) and prints
+ * the program: one call of its device library per task body, one loop per role. Adding a
+ * workload means adding bodies (pass_bodies.c) and their device calls; adding a target means a
+ * printer over this program. Refusals name the sTask, lane or buffer at fault. */
+#ifndef PT_KPROG_H
+#define PT_KPROG_H
+
+#include "sprogram.h"
+
+#define PT_KP_MAX_WG 3           /* consumer warpgroups */
+#define PT_KP_MAX_BUFS 8
+#define PT_KP_MAX_VALS 8
+#define PT_KP_MAX_TASKS 16       /* tasks of one role's step */
+#define PT_KP_MAX_OPS 48         /* operations of one printed step */
+#define PT_KP_MAX_XWAITS 6
+#define PT_KP_MAX_PENDING 8      /* asynchronous groups in flight */
+#define PT_KP_MAX_LOADS 4        /* producer body loads */
+
+/* ---- shared memory ---- */
+
+typedef enum {
+    PT_KBUF_RING,       /* a body load: one tile per iteration in a ring of stages (A, B, K, V) */
+    PT_KBUF_RESIDENT,   /* a prologue load: one tile per output tile (attention's Q) */
+    PT_KBUF_STAGING,    /* the output tile, written by the epilogue and read by the store */
+} pt_kbuf_kind;
+
+typedef struct {
+    pt_kbuf_kind kind;
+    int tensor;          /* graph tensor */
+    int stask, lane;     /* its load (store for STAGING) and the lane issuing it */
+    int stages;          /* ring depth; 1 otherwise */
+    int elem_bytes;
+    int64_t bytes;       /* one stage */
+    int64_t pitch;       /* stage pitch: bytes rounded up to the 1024 of 128-byte swizzle */
+    int64_t offset;      /* from the 1024-aligned base */
+    int over;            /* STAGING over RESIDENT buffer `over` (written once the loop is done with
+                            it), -1 in a buffer of its own */
+    int lag;             /* RING: iterations a stage stays held past its reader (stage_hold.h) */
+} pt_kbuf;
+
+/* ---- register values ---- */
+
+typedef enum {
+    PT_KVAL_ITER,       /* one per iteration (score tile, softmax state, P): a ring of slots */
+    PT_KVAL_CARRIED,    /* carried over the loop (accumulators, running sums): one */
+} pt_kval_kind;
+
+typedef struct {
+    pt_kval_kind kind;
+    int tensor;          /* graph tensor it holds a tile of, -1 for an op's internal state */
+    int op;              /* tensor -1: the op whose state it is (softmax: row max, row sum) */
+    int slots;           /* ITER: iterations live at once per role (1 or 2) */
+} pt_kval;
+
+/* ---- consumer tasks ---- */
+
+typedef enum {
+    PT_KB_MMA,          /* tensor core: out (+)= a . b */
+    PT_KB_ROW_MAX,      /* causal mask, row max of a score tile, rescale factor -> softmax state */
+    PT_KB_EXP_ROWS,     /* p = exp2(s·scale - m): the next mma's operand */
+    PT_KB_ROW_SUM,      /* l = l·alpha + rowsum(p) */
+    PT_KB_RESCALE,      /* acc *= alpha */
+    PT_KB_CONVERT,      /* epilogue: accumulators -> output dtype into the staging tile */
+    PT_KB_NORMALIZE,    /* epilogue: acc / l -> output dtype into the staging tile */
+    PT_KB_KINDS
+} pt_kbody;
+
+const char *pt_kbody_name(pt_kbody b);
+
+typedef enum { PT_KSRC_NONE, PT_KSRC_BUF, PT_KSRC_VAL } pt_ksrc_kind;
+
+typedef struct {
+    pt_ksrc_kind kind;
+    int index;           /* into bufs or vals */
+} pt_ksrc;
+
+#define PT_KTASK_INS 3
+
+typedef struct {
+    pt_kbody body;
+    int stask, lane, offset;  /* the sTask, its lane and iteration offset */
+    int op;                   /* graph op */
+    bool async;               /* completes at a wait (a tensor-core group), not when issued */
+    int n_in;
+    pt_ksrc in[PT_KTASK_INS]; /* mma: A, B; others: the values read */
+    int out;                  /* value written, -1 */
+} pt_ktask;
+
+/* A group of asynchronous work completed by a wait: the task and the step it was issued in,
+ * relative to the current one (0, -1, ...). */
+typedef struct {
+    int task;
+    int step;
+} pt_kgroup;
+
+typedef enum {
+    PT_KOP_TASK,        /* issue task `arg` */
+    PT_KOP_WAIT,        /* wait until `arg` groups remain in flight; `done` completed */
+    PT_KOP_XSYNC,       /* named-barrier sync of cross Wait `arg` (before its waiter) */
+    PT_KOP_XARRIVE,     /* named-barrier arrive of cross Wait `arg` (after what it waits on) */
+} pt_kop_kind;
+
+typedef struct {
+    pt_kop_kind kind;
+    int arg;
+    int n_done;
+    pt_kgroup done[4];
+} pt_kop;
+
+/* A Wait between tasks of two consumer roles: `waiter` (task of role wb) is not issued before
+ * `on` (task of role wa) of `distance` iterations back was. */
+typedef struct {
+    int wa, on, wb, waiter, distance;
+    int bar_base, ring;  /* named barriers bar_base .. bar_base + ring - 1 */
+} pt_kxwait;
+
+/* ---- roles ---- */
+
+typedef struct {
+    int wg;              /* consumer warpgroup, -1 for the producer */
+    int role;            /* the sProgram's role */
+    int regs;            /* register budget per thread */
+    bool stores;         /* issues the store of the staging tile */
+    /* consumer: the step program */
+    int n_tasks;
+    pt_ktask tasks[PT_KP_MAX_TASKS];   /* in issue order within a step */
+    int n_ops;
+    pt_kop ops[PT_KP_MAX_OPS];         /* the steady step */
+    int n_steady;
+    pt_kgroup steady[PT_KP_MAX_PENDING]; /* groups in flight at the start of a steady step */
+    int peel;            /* steady steps printed after the fill before the loop */
+    pt_ktask epilogue;   /* convert or normalize: after the loop, once per tile */
+} pt_krole;
+
+/* How a printer runs a role's steps: GUARDED, one loop over all iterations with run-time
+ * guards on the releases (every task at offset 0, no register rings, only the mma is
+ * asynchronous); PEELED, fill copies, peeled steps, the steady loop and drain copies with every
+ * task present or absent at print time (different offsets, or register rings). */
+typedef enum { PT_KLOOP_GUARDED, PT_KLOOP_PEELED } pt_kloop;
+
+typedef struct pt_kprog {
+    const pt_graph *g;
+    const pt_stask_graph *sg;
+    const pt_sprogram *p;
+    const pt_hw *hw;
+    int wgs;                     /* consumer roles */
+    pt_krole producer;
+    pt_krole consumer[PT_KP_MAX_WG];
+    int lane_load;               /* the producer's TMA lane */
+    int n_loads;                 /* producer body loads, lane order */
+    int load_buf[PT_KP_MAX_LOADS];
+    int load_offset[PT_KP_MAX_LOADS];
+    int off_min, off_max;        /* offsets over those loads */
+    int c_off_min, c_off_max;    /* offsets over the consumers' tasks */
+    int n_bufs;
+    pt_kbuf bufs[PT_KP_MAX_BUFS];
+    int staging;                 /* the STAGING buffer */
+    int store_stask, store_lane, store_wg; /* store_wg -1: the producer stores */
+    int n_vals;
+    pt_kval vals[PT_KP_MAX_VALS];
+    int n_xwaits;
+    pt_kxwait xw[PT_KP_MAX_XWAITS];
+    int carry;                   /* async groups kept in flight across steps (stage_hold) */
+    pt_kloop loop;
+    int unroll;                  /* steps printed per loop turn: the largest value ring */
+    /* shared memory: barriers after the buffers */
+    int64_t off_bar, bar_bytes, smem_dynamic;
+    /* grid */
+    int64_t tiles, grid, iters;  /* iters: loop trip count of a full tile */
+    bool persistent, dynamic, longest_first, causal;
+    pt_raster raster;
+    int group;
+    int threads;
+    unsigned trace_cap;          /* records per (CTA, role) of the instrumented build */
+    char kernel_name[64];
+} pt_kprog;
+
+/* Runs the passes; false with a one-line reason ("codegen <who>: ...") for what cannot be
+ * generated correctly. The sProgram must validate (the caller checks). */
+bool pt_kprog_build(pt_kprog *kp, const pt_sprogram *p, const pt_stask_graph *sg,
+                    const pt_hw *hw, const char *who, pt_error *err);
+
+/* One step of consumer role w with the tasks of `present` (NULL: all) from the groups `pend`
+ * in flight (updated); the number of ops written to ops, -1 past a limit. Printers call it to
+ * print fill and drain copies; pass_step uses it to find the steady state. */
+int pt_kprog_step(const pt_kprog *kp, int w, const bool *present, pt_kgroup *pend, int *np,
+                  pt_kop *ops);
+bool pt_kprog_same_pending(const pt_kgroup *a, int na, const pt_kgroup *b, int nb);
+
+/* The task of role w that is sTask s, -1. */
+int pt_kprog_task_of(const pt_krole *r, int stask);
+/* The buffer of tensor t, -1. */
+int pt_kprog_buf_of(const pt_kprog *kp, int tensor);
+/* Ring buffers task t reads from shared memory (waited for before it, released after it):
+ * written to rings[], count returned. */
+int pt_kprog_task_rings(const pt_kprog *kp, const pt_ktask *t, int *rings);
+
+#endif

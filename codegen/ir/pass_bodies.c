@@ -1,0 +1,176 @@
+/* pass_bodies.c — what each consumer sTask computes, what it reads and what it writes.
+ *
+ * The body of an sTask follows from its kind: an mma multiplies two operands, the online-softmax
+ * pieces reduce and rescale rows. Its operands are found in the graph: an input tensor that is
+ * loaded is read from its shared-memory buffer; one produced by another op of the kernel (the
+ * scores S, the probabilities P) is a register value. A value made anew each iteration lives in
+ * a ring of register slots (pass_step sizes it); an accumulator (the output's, the running row
+ * sum) is carried over the loop. This table is where a new workload starts: a new sTask kind
+ * gets a body here and one device call per target. */
+#include <string.h>
+
+#include "passes.h"
+
+const char *pt_kbody_name(pt_kbody b)
+{
+    static const char *const names[PT_KB_KINDS] = {"mma",     "row_max", "exp_rows", "row_sum",
+                                                   "rescale", "convert", "normalize"};
+    return b >= 0 && b < PT_KB_KINDS ? names[b] : "?";
+}
+
+/* The value (kind, tensor, op), made on first use. */
+static int val_of(pt_kprog *kp, pt_kval_kind kind, int tensor, int op)
+{
+    for (int i = 0; i < kp->n_vals; i++)
+        if (kp->vals[i].kind == kind && kp->vals[i].tensor == tensor &&
+            (tensor >= 0 || kp->vals[i].op == op))
+            return i;
+    if (kp->n_vals == PT_KP_MAX_VALS)
+        return -1; /* refused by the caller, which names the sTask */
+    kp->vals[kp->n_vals] = (pt_kval){kind, tensor, op, 1};
+    return kp->n_vals++;
+}
+
+/* Is tensor t read by an op of the graph (an intermediate), rather than only stored? */
+static bool consumed(const pt_graph *g, int t)
+{
+    for (int o = 0; o < g->n_ops; o++)
+        for (int i = 0; i < g->ops[o].n_in; i++)
+            if (g->ops[o].in[i] == t)
+                return true;
+    return false;
+}
+
+/* The op reading tensor t, -1. */
+static int reader_op(const pt_graph *g, int t)
+{
+    for (int o = 0; o < g->n_ops; o++)
+        for (int i = 0; i < g->ops[o].n_in; i++)
+            if (g->ops[o].in[i] == t)
+                return o;
+    return -1;
+}
+
+/* The online softmax that op is, or whose output op reads first; -1. */
+static int softmax_of(const pt_graph *g, int op)
+{
+    if (op < 0)
+        return -1;
+    if (g->ops[op].kind == PT_OP_ONLINE_SOFTMAX)
+        return op;
+    for (int o = 0; o < g->n_ops; o++)
+        if (g->ops[o].kind == PT_OP_ONLINE_SOFTMAX && g->ops[op].n_in > 0 &&
+            g->ops[o].out == g->ops[op].in[0])
+            return o;
+    return -1;
+}
+
+/* Where tensor t comes from for a task: its buffer, or the value of the op producing it. */
+static pt_ksrc source(pt_kprog *kp, int t)
+{
+    int b = pt_kprog_buf_of(kp, t);
+    if (b >= 0)
+        return (pt_ksrc){PT_KSRC_BUF, b};
+    int v = val_of(kp, PT_KVAL_ITER, t, -1);
+    return (pt_ksrc){v < 0 ? PT_KSRC_NONE : PT_KSRC_VAL, v};
+}
+
+/* The accumulator of the op that consumes the softmax's output (O of P.V). */
+static int acc_after(pt_kprog *kp, int softmax_op)
+{
+    int o = reader_op(kp->g, kp->g->ops[softmax_op].out);
+    return o < 0 ? -1 : val_of(kp, PT_KVAL_CARRIED, kp->g->ops[o].out, -1);
+}
+
+#define IN(src) t->in[t->n_in++] = (src)
+#define VAL(i) ((pt_ksrc){PT_KSRC_VAL, (i)})
+
+static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
+{
+    const pt_stask *st = &kp->sg->tasks[t->stask];
+    const pt_graph *g = kp->g;
+    const pt_op *op = t->op >= 0 ? &g->ops[t->op] : NULL;
+    t->n_in = 0;
+    t->out = -1;
+    /* the softmax pieces belong to the softmax op; rescale and normalize to the matmul after
+     * it, and read the softmax's state */
+    int sm = softmax_of(g, t->op), state = -1, sum = -1;
+    if (sm >= 0) {
+        state = val_of(kp, PT_KVAL_ITER, -1, sm);
+        sum = val_of(kp, PT_KVAL_CARRIED, -1, sm);
+    }
+    switch (st->kind) {
+    case PT_ST_MMA:
+        t->body = PT_KB_MMA;
+        t->async = kp->hw->seu[PT_SEU_TENSOR_CORE].async;
+        IN(source(kp, op->in[0]));
+        IN(source(kp, op->in[1]));
+        t->out = val_of(kp, consumed(g, op->out) ? PT_KVAL_ITER : PT_KVAL_CARRIED, op->out, -1);
+        break;
+    case PT_ST_SOFTMAX_MAX:
+        t->body = PT_KB_ROW_MAX;
+        IN(source(kp, op->in[0]));
+        t->out = state;
+        break;
+    case PT_ST_SOFTMAX_EXP:
+        t->body = PT_KB_EXP_ROWS;
+        IN(source(kp, op->in[0]));
+        IN(VAL(state));
+        t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
+        break;
+    case PT_ST_SOFTMAX_SUM:
+        t->body = PT_KB_ROW_SUM;
+        IN(source(kp, op->in[0]));
+        IN(VAL(state));
+        t->out = sum;
+        break;
+    case PT_ST_RESCALE:
+        if (sm < 0)
+            KREFUSE("%s: %s rescales without an online softmax before it", who, st->id);
+        t->body = PT_KB_RESCALE;
+        IN(VAL(state));
+        t->out = sm < 0 ? -1 : acc_after(kp, sm);
+        break;
+    case PT_ST_CONVERT:
+        t->body = PT_KB_CONVERT;
+        IN(VAL(val_of(kp, PT_KVAL_CARRIED, kp->bufs[kp->staging].tensor, -1)));
+        break;
+    case PT_ST_NORMALIZE:
+        if (sm < 0)
+            KREFUSE("%s: %s normalizes without an online softmax before it", who, st->id);
+        t->body = PT_KB_NORMALIZE;
+        IN(VAL(val_of(kp, PT_KVAL_CARRIED, kp->bufs[kp->staging].tensor, -1)));
+        IN(VAL(sum));
+        break;
+    default:
+        KREFUSE("%s: sTask %s (%s) has no generated body yet (dequantising and Mamba2 sTasks are "
+                "later work)", who, st->id, pt_stask_kind_name(st->kind));
+    }
+    if (t->out < 0 && t->body != PT_KB_CONVERT && t->body != PT_KB_NORMALIZE)
+        KREFUSE("%s: more than %d register values per warpgroup (at %s)", who, PT_KP_MAX_VALS,
+                st->id);
+    for (int i = 0; i < t->n_in; i++)
+        if (t->in[i].kind == PT_KSRC_NONE || (t->in[i].kind == PT_KSRC_VAL && t->in[i].index < 0))
+            KREFUSE("%s: an operand of %s is neither loaded nor computed in this kernel", who,
+                    st->id);
+    return true;
+}
+
+#undef IN
+#undef VAL
+
+bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
+{
+    for (int w = 0; w < kp->wgs; w++) {
+        pt_krole *R = &kp->consumer[w];
+        for (int i = 0; i < R->n_tasks; i++)
+            if (!body(kp, &R->tasks[i], who, err))
+                return false;
+        if (!body(kp, &R->epilogue, who, err))
+            return false;
+        if (R->epilogue.body != PT_KB_CONVERT && R->epilogue.body != PT_KB_NORMALIZE)
+            KREFUSE("%s: %s is warpgroup %d's epilogue; expected the convert or normalize that "
+                    "writes the output tile", who, kp->sg->tasks[R->epilogue.stask].id, w);
+    }
+    return true;
+}

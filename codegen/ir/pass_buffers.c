@@ -1,0 +1,173 @@
+/* pass_buffers.c — the kernel's shared memory: one buffer per load and one for the store.
+ *
+ * A body load (a new tile every iteration) gets a ring of the sProgram's stages; a prologue
+ * load (one tile per output tile) a resident buffer; the store a staging tile, apart or over
+ * the largest resident tile as pt_sprogram_staging_apart decides for the simulator too. What
+ * holds a ring stage, and so how late the consumers release it, is the contract's decision
+ * (src/stage_hold.h), read here once. Layout: resident tiles, rings, the staging tile, then
+ * the barriers, every buffer on the 1024 bytes 128-byte swizzle needs; the launch asks for
+ * 1024 bytes more so the kernel can align its base. */
+#include <stdio.h>
+#include <string.h>
+
+#include "passes.h"
+#include "stage_hold.h"
+#include "validate.h"
+
+static int64_t align_up(int64_t x, int64_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+static int64_t tile_elems(const pt_stask *t)
+{
+    int64_t n = 1;
+    for (int i = 0; i < t->rank; i++)
+        n *= t->tile[i];
+    return n;
+}
+
+static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_error *err)
+{
+    const pt_stask *t = &kp->sg->tasks[s];
+    if (kp->n_bufs == PT_KP_MAX_BUFS)
+        KREFUSE("%s: more than %d loaded or stored tensors", who, PT_KP_MAX_BUFS);
+    pt_kbuf *b = &kp->bufs[kp->n_bufs++];
+    memset(b, 0, sizeof *b);
+    b->kind = kind;
+    b->tensor = t->tensor;
+    b->stask = s;
+    b->over = -1;
+    int pos;
+    if (!pt_sprogram_placement(kp->p, s, &b->lane, &pos))
+        KREFUSE("%s: sTask %s is not placed", who, t->id);
+    b->elem_bytes = pt_dtype_bits(kp->g->tensors[t->tensor].dtype) / 8;
+    b->bytes = tile_elems(t) * b->elem_bytes;
+    b->pitch = align_up(b->bytes, 1024);
+    b->stages = 1;
+    if (kind == PT_KBUF_RING) {
+        b->stages = kp->p->stages[t->tensor];
+        if (b->stages < 1 || b->stages > 16)
+            KREFUSE("%s: stages of %s = %d; expected 1 to 16", who,
+                    kp->g->tensors[t->tensor].name, b->stages);
+    }
+    return true;
+}
+
+/* Buffers in sTask order, each kind together: resident, rings, staging. */
+static bool collect(pt_kprog *kp, const char *who, pt_error *err)
+{
+    const pt_stask_graph *sg = kp->sg;
+    kp->staging = -1;
+    for (int pass = 0; pass < 3; pass++)
+        for (int s = 0; s < sg->n; s++) {
+            const pt_stask *t = &sg->tasks[s];
+            if (pass == 0 && t->kind == PT_ST_LOAD && t->region == PT_REGION_PROLOGUE) {
+                if (!add_buf(kp, PT_KBUF_RESIDENT, s, who, err))
+                    return false;
+            } else if (pass == 1 && t->kind == PT_ST_LOAD && t->region != PT_REGION_PROLOGUE) {
+                if (t->region != PT_REGION_BODY || !t->buffered)
+                    KREFUSE("%s: %s is a %s load that is not buffered; loads are generated into "
+                            "a ring of stages (body) or a resident tile (prologue)", who, t->id,
+                            pt_region_name(t->region));
+                if (!add_buf(kp, PT_KBUF_RING, s, who, err))
+                    return false;
+            } else if (pass == 2 && t->kind == PT_ST_STORE) {
+                if (kp->staging >= 0)
+                    KREFUSE("%s: the graph stores two tensors (%s and %s); one output is generated "
+                            "so far", who, kp->g->tensors[kp->bufs[kp->staging].tensor].name,
+                            kp->g->tensors[t->tensor].name);
+                if (!add_buf(kp, PT_KBUF_STAGING, s, who, err))
+                    return false;
+                kp->staging = kp->n_bufs - 1;
+            }
+        }
+    if (kp->staging < 0)
+        KREFUSE("%s: the sTask-graph stores no output", who);
+    return true;
+}
+
+/* The contract on ring stages: which lag each ring is released with, and whether the rings
+ * progress at all (the validator proved it; a program that slipped past is refused here). */
+static bool hold(pt_kprog *kp, const char *who, pt_error *err)
+{
+    pt_stage_hold h;
+    pt_stage_hold_decide(kp->p, kp->sg, &h);
+    char rings[160] = "";
+    for (int i = 0; i < kp->n_bufs; i++) {
+        pt_kbuf *b = &kp->bufs[i];
+        if (b->kind != PT_KBUF_RING)
+            continue;
+        b->lag = h.lag[b->tensor];
+        size_t n = strlen(rings);
+        snprintf(rings + n, sizeof rings - n, "%s%s (%d stages)", n ? ", " : "",
+                 kp->g->tensors[b->tensor].name, b->stages);
+    }
+    if (!h.progress)
+        KREFUSE("%s: the rings of %s cannot make progress with this producer order (validate the "
+                "sProgram for the stage count it needs)", who, rings);
+    kp->carry = h.mma_in_flight;
+    return true;
+}
+
+static bool layout(pt_kprog *kp, const char *who, pt_error *err)
+{
+    pt_kbuf *st = &kp->bufs[kp->staging];
+    int largest = -1;
+    for (int i = 0; i < kp->n_bufs; i++)
+        if (kp->bufs[i].kind == PT_KBUF_RESIDENT &&
+            (largest < 0 || kp->bufs[i].bytes > kp->bufs[largest].bytes))
+            largest = i;
+    if (largest >= 0 && !pt_sprogram_staging_apart(kp->p, kp->sg, kp->hw)) {
+        if (kp->bufs[largest].pitch < st->pitch)
+            KREFUSE("%s: the output tile (%lld bytes) does not fit over %s's (%lld); stage it "
+                    "apart (partition.staging)", who, (long long)st->bytes,
+                    kp->g->tensors[kp->bufs[largest].tensor].name,
+                    (long long)kp->bufs[largest].bytes);
+        st->over = largest;
+    }
+    int64_t off = 0, bar = 0;
+    for (int i = 0; i < kp->n_bufs; i++) {
+        pt_kbuf *b = &kp->bufs[i];
+        bar += 16LL * b->stages; /* a full and an empty barrier per stage */
+        if (b->over >= 0) {
+            b->offset = kp->bufs[b->over].offset;
+            continue;
+        }
+        b->offset = off;
+        off += b->stages * b->pitch;
+    }
+    /* two launch positions of a dynamic tile hand-out (causal: tiles of unequal length) */
+    if (kp->sg->causal_op >= 0)
+        bar += 8;
+    kp->off_bar = off;
+    kp->bar_bytes = bar;
+    kp->smem_dynamic = align_up(off + bar, 16) + 1024;
+    if (kp->smem_dynamic > kp->hw->smem_per_block) {
+        char parts[256] = "";
+        for (int i = 0; i < kp->n_bufs; i++) {
+            const pt_kbuf *b = &kp->bufs[i];
+            size_t n = strlen(parts);
+            snprintf(parts + n, sizeof parts - n, "%s%s %d x %lld", n ? ", " : "",
+                     kp->g->tensors[b->tensor].name, b->stages, (long long)b->bytes);
+        }
+        KREFUSE("%s: needs %lld bytes of shared memory (%s%s, barriers, 1024 of alignment slack); "
+                "%s allows %lld", who, (long long)kp->smem_dynamic, parts,
+                st->over >= 0 ? ", the output over a resident tile" : "", kp->hw->name,
+                (long long)kp->hw->smem_per_block);
+    }
+    return true;
+}
+
+bool pt_kpass_buffers(pt_kprog *kp, const char *who, pt_error *err)
+{
+    return collect(kp, who, err) && hold(kp, who, err) && layout(kp, who, err);
+}
+
+int pt_kprog_buf_of(const pt_kprog *kp, int tensor)
+{
+    for (int i = 0; i < kp->n_bufs; i++)
+        if (kp->bufs[i].tensor == tensor)
+            return i;
+    return -1;
+}

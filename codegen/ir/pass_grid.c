@@ -1,0 +1,49 @@
+/* pass_grid.c — the tile grid: how many output tiles, how many CTAs run them and in which
+ * order, and how many trace records a CTA's role may write.
+ *
+ * One CTA per output tile, or (persistent) one per EU looping over tiles; under a causal mask
+ * a persistent kernel hands tiles out one by one in launch order (longest first), since
+ * round-robin would leave the CTAs that drew the long tiles running alone at the end. The
+ * order is the sProgram's partition (raster, group, order), read the way the simulator reads
+ * it (src/raster.h, pt_sprogram_longest_first). */
+#include "codegen.h"
+#include "passes.h"
+#include "trace_abi.h"
+#include "validate.h"
+
+/* An upper bound on one (CTA, role)'s records: a start and an end record for every sTask
+ * instance of every tile the CTA runs (each role records only some of them). */
+static unsigned trace_cap(const pt_stask_graph *sg, int64_t tiles, int64_t grid)
+{
+    int64_t per_tile = 0, iters = sg->iterations > 0 ? sg->iterations : 1;
+    for (int s = 0; s < sg->n; s++)
+        per_tile += sg->tasks[s].region == PT_REGION_BODY ? iters : 1;
+    int64_t per_cta = grid > 0 ? (tiles + grid - 1) / grid : 1;
+    /* a dynamic hand-out may give one CTA twice its share of the (shorter) tiles */
+    if (sg->causal_op >= 0 && per_cta > 1)
+        per_cta *= 2;
+    int64_t n = 2 * per_tile * (per_cta > 0 ? per_cta : 1) + 16;
+    if (n < 64)
+        n = 64;
+    return n > (int64_t)PT_TRACE_CAP ? PT_TRACE_CAP : (unsigned)n;
+}
+
+bool pt_kpass_grid(pt_kprog *kp, const char *who, pt_error *err)
+{
+    const pt_sprogram *p = kp->p;
+    kp->tiles = kp->sg->tiles;
+    kp->iters = kp->sg->iterations;
+    if (kp->tiles < 1 || kp->tiles > (1LL << 31) - 1)
+        KREFUSE("%s: %lld output tiles; expected 1 to 2^31 - 1", who, (long long)kp->tiles);
+    kp->persistent = p->partition.persistent;
+    kp->raster = p->partition.raster;
+    kp->group = p->partition.group > 0 ? p->partition.group : 1;
+    kp->causal = kp->sg->causal_op >= 0;
+    kp->longest_first = pt_sprogram_longest_first(p, kp->sg);
+    kp->grid = kp->persistent && kp->tiles > kp->hw->eu_count ? kp->hw->eu_count : kp->tiles;
+    kp->dynamic = kp->persistent && kp->causal && kp->grid < kp->tiles;
+    kp->trace_cap = trace_cap(kp->sg, kp->tiles, kp->grid);
+    kp->threads = 128 * (1 + kp->wgs); /* a role is one warpgroup */
+    pt_codegen_c_ident("pt_", kp->g->name, kp->kernel_name, sizeof kp->kernel_name);
+    return true;
+}

@@ -1,0 +1,142 @@
+/* pass_roles.c — the kernel's warp roles and which of them issues each sTask.
+ *
+ * The producer role issues every load from one TMA lane, in that lane's order and iteration
+ * offsets. Consumer role w is warpgroup w: it issues every compute sTask of warpgroup w, whose
+ * tiles live in its registers (loop-body sTasks become its step's tasks, one epilogue sTask
+ * writes the output tile). The store sits on the producer's lane or on one consumer's. */
+#include <string.h>
+
+#include "passes.h"
+
+static bool producer(pt_kprog *kp, const char *who, pt_error *err)
+{
+    const pt_sprogram *p = kp->p;
+    int lane = -1;
+    for (int i = 0; i < kp->n_bufs; i++) {
+        const pt_kbuf *b = &kp->bufs[i];
+        if (b->kind == PT_KBUF_STAGING)
+            continue;
+        const pt_role_def *r = &p->roles[p->lanes[b->lane].role];
+        const char *id = kp->sg->tasks[b->stask].id;
+        if (r->wg >= 0)
+            KREFUSE("%s: %s is on lane %s of role %s; loads are generated on the producer role",
+                    who, id, p->lanes[b->lane].name, r->name);
+        if (lane >= 0 && lane != b->lane)
+            KREFUSE("%s: the loads sit on two lanes (%s and %s); expected one TMA lane", who,
+                    p->lanes[lane].name, p->lanes[b->lane].name);
+        lane = b->lane;
+    }
+    if (lane < 0)
+        KREFUSE("%s: the sTask-graph loads nothing", who);
+    kp->lane_load = lane;
+    kp->producer.wg = -1;
+    kp->producer.role = p->lanes[lane].role;
+    kp->producer.regs = p->roles[kp->producer.role].regs;
+    const pt_lane *L = &p->lanes[lane];
+    kp->n_loads = kp->off_min = kp->off_max = 0;
+    for (int e = 0; e < L->n; e++) {
+        int b = pt_kprog_buf_of(kp, kp->sg->tasks[L->entries[e].stask].tensor);
+        if (b < 0 || kp->bufs[b].kind != PT_KBUF_RING || kp->bufs[b].stask != L->entries[e].stask)
+            continue;
+        if (kp->n_loads == PT_KP_MAX_LOADS)
+            KREFUSE("%s: more than %d loads per iteration", who, PT_KP_MAX_LOADS);
+        int o = L->entries[e].offset;
+        kp->load_buf[kp->n_loads] = b;
+        kp->load_offset[kp->n_loads++] = o;
+        kp->off_min = o < kp->off_min ? o : kp->off_min;
+        kp->off_max = o > kp->off_max ? o : kp->off_max;
+    }
+    return true;
+}
+
+static bool store(pt_kprog *kp, const char *who, pt_error *err)
+{
+    const pt_sprogram *p = kp->p;
+    const pt_kbuf *st = &kp->bufs[kp->staging];
+    kp->store_stask = st->stask;
+    kp->store_lane = st->lane;
+    const pt_role_def *r = &p->roles[p->lanes[st->lane].role];
+    kp->store_wg = r->wg;
+    if (r->wg >= kp->wgs)
+        KREFUSE("%s: %s sits on role %s, which is not a consumer warpgroup of this tiling", who,
+                kp->sg->tasks[st->stask].id, r->name);
+    if (r->wg < 0)
+        kp->producer.stores = true;
+    else
+        kp->consumer[r->wg].stores = true;
+    return true;
+}
+
+/* A compute sTask on the role of its warpgroup: a step task (body) or the epilogue. */
+static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
+{
+    const pt_sprogram *p = kp->p;
+    const pt_lane *L = &p->lanes[l];
+    int s = L->entries[e].stask;
+    const pt_stask *t = &kp->sg->tasks[s];
+    int rw = p->roles[L->role].wg;
+    if (t->wg < 0 || t->wg >= kp->wgs)
+        KREFUSE("%s: sTask %s belongs to no consumer warpgroup", who, t->id);
+    if (rw != t->wg)
+        KREFUSE("%s: %s is on lane %s of role %s; it must run on consumer warpgroup %d, whose "
+                "registers hold its tiles", who, t->id, L->name, p->roles[L->role].name, t->wg);
+    pt_krole *R = &kp->consumer[t->wg];
+    R->role = L->role;
+    R->regs = p->roles[L->role].regs;
+    pt_ktask task = {.stask = s, .lane = l, .offset = L->entries[e].offset, .op = t->op,
+                     .out = -1};
+    if (t->region == PT_REGION_EPILOGUE) {
+        if (R->epilogue.stask >= 0)
+            KREFUSE("%s: warpgroup %d has two epilogue sTasks (%s and %s); one writes the output "
+                    "tile", who, t->wg, kp->sg->tasks[R->epilogue.stask].id, t->id);
+        R->epilogue = task;
+        return true;
+    }
+    if (t->region != PT_REGION_BODY)
+        KREFUSE("%s: %s is a prologue compute sTask; only loads run once before the loop so far",
+                who, t->id);
+    if (R->n_tasks == PT_KP_MAX_TASKS)
+        KREFUSE("%s: more than %d sTasks in warpgroup %d's loop", who, PT_KP_MAX_TASKS, t->wg);
+    R->tasks[R->n_tasks++] = task;
+    return true;
+}
+
+static bool consumers(pt_kprog *kp, const char *who, pt_error *err)
+{
+    const pt_sprogram *p = kp->p;
+    for (int w = 0; w < kp->wgs; w++) {
+        kp->consumer[w].wg = w;
+        kp->consumer[w].role = -1;
+        kp->consumer[w].epilogue.stask = -1;
+    }
+    for (int l = 0; l < p->n_lanes; l++)
+        for (int e = 0; e < p->lanes[l].n; e++) {
+            pt_stask_kind k = kp->sg->tasks[p->lanes[l].entries[e].stask].kind;
+            if (k != PT_ST_LOAD && k != PT_ST_STORE && !place(kp, l, e, who, err))
+                return false;
+        }
+    for (int w = 0; w < kp->wgs; w++) {
+        if (kp->consumer[w].n_tasks == 0)
+            KREFUSE("%s: consumer warpgroup %d has no loop sTasks", who, w);
+        if (kp->consumer[w].epilogue.stask < 0)
+            KREFUSE("%s: consumer warpgroup %d has no epilogue sTask writing the output tile", who,
+                    w);
+    }
+    return true;
+}
+
+bool pt_kpass_roles(pt_kprog *kp, const char *who, pt_error *err)
+{
+    kp->wgs = kp->sg->tiling.warpgroups;
+    if (kp->wgs < 1 || kp->wgs > PT_KP_MAX_WG)
+        KREFUSE("%s: %d consumer warpgroups; expected 1 to %d", who, kp->wgs, PT_KP_MAX_WG);
+    return producer(kp, who, err) && consumers(kp, who, err) && store(kp, who, err);
+}
+
+int pt_kprog_task_of(const pt_krole *r, int stask)
+{
+    for (int i = 0; i < r->n_tasks; i++)
+        if (r->tasks[i].stask == stask)
+            return i;
+    return -1;
+}

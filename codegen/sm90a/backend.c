@@ -1,0 +1,60 @@
+/* backend.c — the Hopper sm_90a target as a pt_backend: the kernel program (codegen/ir/) printed
+ * as a TMA producer warp and wgmma consumer warpgroups over mbarrier rings. Two printers walk
+ * the program today: a single matmul (gemm_*.c) and attention (attn_*.c). */
+#include <stdlib.h>
+
+#include "attn.h"
+#include "backend.h"
+#include "common.h"
+#include "gemm.h"
+
+/* Lower, check what the instructions need, and (out non-NULL) print. */
+static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                     pt_codegen_result *out, pt_error *err)
+{
+    if (!sm90a_check_target(p, sg, hw, err))
+        return false;
+    const pt_graph *g = sg->graph;
+    bool attn = sm90a_attn_matches(g);
+    if (!attn && (g->n_ops != 1 || g->ops[0].kind != PT_OP_MATMUL))
+        return pt_fail(err, "codegen sm90a: graph \"%s\" has %d ops; this backend generates single "
+                            "matmuls and attention (matmul, online_softmax, matmul) so far "
+                            "(dequantising and Mamba2 kernels are later work)",
+                       g->name, g->n_ops);
+    pt_kprog *kp = malloc(sizeof *kp);
+    sm90a_attn *at = malloc(sizeof *at);
+    sm90a_gemm *gm = malloc(sizeof *gm);
+    bool ok = kp && at && gm;
+    if (!ok)
+        pt_fail(err, "codegen sm90a: out of memory");
+    ok = ok && pt_kprog_build(kp, p, sg, hw, "sm90a", err);
+    if (ok && attn)
+        ok = sm90a_attn_plan(at, kp, err) && (!out || sm90a_attn_emit(at, out, err));
+    else if (ok)
+        ok = sm90a_gemm_plan(gm, kp, err) && (!out || sm90a_gemm_emit(gm, out, err));
+    free(kp);
+    free(at);
+    free(gm);
+    return ok;
+}
+
+bool pt_codegen_sm90a(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      pt_codegen_result *out, pt_error *err)
+{
+    return generate(p, sg, hw, out, err);
+}
+
+bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                            pt_error *err)
+{
+    return generate(p, sg, hw, NULL, err);
+}
+
+const pt_backend pt_backend_sm90a = {
+    .name = "sm90a",
+    .arch = "sm_90a",
+    .gpus = "H100/H200",
+    .nvcc_arch_flags = "-gencode=arch=compute_90a,code=sm_90a",
+    .accepts = pt_codegen_sm90a_check,
+    .generate = pt_codegen_sm90a,
+};

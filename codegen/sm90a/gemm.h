@@ -1,0 +1,32 @@
+/* gemm.h — the Hopper target's view of a single-matmul kernel program (codegen/ir/kprog.h).
+ *
+ * gemm_plan.c reads what the wgmma/TMA instructions need out of the graph and the program
+ * (operand layouts, the warpgroups' row blocks, register caps) and refuses what they cannot
+ * do; gemm_emit.c prints the program: the producer's loads and the consumers' guarded loop. */
+#ifndef PT_SM90A_GEMM_H
+#define PT_SM90A_GEMM_H
+
+#include "codegen.h"
+#include "ir/kprog.h"
+
+typedef struct {
+    const pt_kprog *kp;
+    const pt_graph *g;
+    int A, B, C;                 /* tensors */
+    int ring_a, ring_b;          /* their buffers (kp->bufs) */
+    int64_t M, N, K;
+    int64_t BM, BN, BK;
+    int wgs;                     /* consumer warpgroups */
+    int m_wg;                    /* rows per consumer warpgroup (64 or 128) */
+    int mrep;                    /* m64 instructions per k16 step per warpgroup */
+    bool b_kmajor;               /* B stored N x K (else K x N: N-major, transposed wgmma) */
+    pt_dtype in_dt, out_dt;
+    int in_bytes, out_bytes;
+    int c_chunk_cols;            /* output columns per 128-byte swizzled store box */
+    int64_t tiles_m, tiles_n, k_iters;
+} sm90a_gemm;
+
+bool sm90a_gemm_plan(sm90a_gemm *gm, const pt_kprog *kp, pt_error *err);
+bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err);
+
+#endif

@@ -1,0 +1,144 @@
+/* gemm_plan.c — what the Hopper instructions need of a single-matmul kernel program: A
+ * row-major and B in either layout for TMA boxes and wgmma descriptors, 64- or 128-row blocks
+ * per consumer warpgroup, n and k tiles of whole 128-byte swizzle atoms, accumulators that fit
+ * the registers ptxas may use. Refuses, in one line, what they cannot do. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gemm.h"
+
+#define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* The graph: one matmul C[m,n] = A[m,k] . B, A row-major, B either layout. */
+static bool plan_graph(sm90a_gemm *gm, pt_error *err)
+{
+    const pt_graph *g = gm->g;
+    const pt_op *op = &g->ops[0];
+    gm->A = op->in[0];
+    gm->B = op->in[1];
+    gm->C = op->out;
+    const pt_tensor *A = &g->tensors[gm->A], *B = &g->tensors[gm->B], *C = &g->tensors[gm->C];
+    if (A->rank != 2 || B->rank != 2 || C->rank != 2 || op->n_reduce != 1)
+        REFUSE("matmul \"%s\" must be two-dimensional (A[m,k] . B -> C[m,n]); batch axes are not "
+               "generated yet", op->name);
+    int k = op->reduce_axes[0], m = C->axes[0], n = C->axes[1];
+    if (A->axes[0] != m || A->axes[1] != k)
+        REFUSE("A (\"%s\") must be stored row-major with the reduction axis innermost "
+               "([%s, %s])", A->name, g->axes[m].name, g->axes[k].name);
+    if (B->axes[0] == n && B->axes[1] == k)
+        gm->b_kmajor = true;
+    else if (B->axes[0] == k && B->axes[1] == n)
+        gm->b_kmajor = false;
+    else
+        REFUSE("B (\"%s\") must be [%s, %s] or [%s, %s]", B->name, g->axes[k].name,
+               g->axes[n].name, g->axes[n].name, g->axes[k].name);
+    gm->in_dt = A->dtype;
+    gm->out_dt = C->dtype;
+    if ((A->dtype != PT_F16 && A->dtype != PT_BF16) || B->dtype != A->dtype)
+        REFUSE("A and B must both be f16 or both bf16 (they are %s and %s)",
+               pt_dtype_name(A->dtype), pt_dtype_name(B->dtype));
+    if (C->dtype != PT_F16 && C->dtype != PT_BF16 && C->dtype != PT_F32)
+        REFUSE("the output must be f16, bf16 or f32 (it is %s)", pt_dtype_name(C->dtype));
+    if (op->acc != PT_F32)
+        REFUSE("only f32 accumulation is generated (the op asks for %s)", pt_dtype_name(op->acc));
+    gm->in_bytes = 2;
+    gm->out_bytes = pt_dtype_bits(C->dtype) / 8;
+    gm->M = g->axes[m].extent;
+    gm->N = g->axes[n].extent;
+    gm->K = g->axes[k].extent;
+    /* TMA: global strides are multiples of 16 bytes. */
+    if ((gm->K * gm->in_bytes) % 16)
+        REFUSE("rows of A are %lld bytes (K = %lld); TMA needs a multiple of 16 bytes, so K must "
+               "be a multiple of 8", (long long)(gm->K * 2), (long long)gm->K);
+    if ((gm->N * gm->in_bytes) % 16 || (gm->N * gm->out_bytes) % 16)
+        REFUSE("rows of B or C are not a multiple of 16 bytes (N = %lld); TMA needs N to be a "
+               "multiple of 8", (long long)gm->N);
+    const pt_tiling *t = &gm->kp->sg->tiling;
+    gm->BM = t->tile[m];
+    gm->BN = t->tile[n];
+    gm->BK = t->tile[k];
+    return true;
+}
+
+static bool plan_tiles(sm90a_gemm *gm, pt_error *err)
+{
+    const pt_hw *hw = gm->kp->hw;
+    gm->wgs = gm->kp->wgs;
+    if (gm->BM % gm->wgs)
+        REFUSE("tile m=%lld does not split between %d warpgroups", (long long)gm->BM, gm->wgs);
+    gm->m_wg = (int)(gm->BM / gm->wgs);
+    if (gm->m_wg != 64 && gm->m_wg != 128)
+        REFUSE("each consumer warpgroup gets %d rows (m=%lld / %d); wgmma needs 64 or 128",
+               gm->m_wg, (long long)gm->BM, gm->wgs);
+    gm->mrep = gm->m_wg / 64;
+    if (gm->BN % 64 || gm->BN > 256)
+        REFUSE("tile n=%lld; expected a multiple of 64 up to 256 (wgmma N and 128-byte TMA boxes)",
+               (long long)gm->BN);
+    if (gm->BK % 64 || gm->BK > 256)
+        REFUSE("tile k=%lld; expected 64, 128, 192 or 256 (whole 128-byte swizzle atoms)",
+               (long long)gm->BK);
+    if (gm->BM > hw->tma_box_max || gm->BN > hw->tma_box_max)
+        REFUSE("a TMA box dimension would exceed %lld", (long long)hw->tma_box_max);
+    gm->c_chunk_cols = 128 / gm->out_bytes;
+    gm->tiles_m = ceil_div(gm->M, gm->BM);
+    gm->tiles_n = ceil_div(gm->N, gm->BN);
+    gm->k_iters = ceil_div(gm->K, gm->BK);
+    return true;
+}
+
+/* The consumers' loop is printed as one guarded loop: the mma alone at offset 0. */
+static bool plan_roles(sm90a_gemm *gm, pt_error *err)
+{
+    const pt_kprog *kp = gm->kp;
+    gm->ring_a = pt_kprog_buf_of(kp, gm->A);
+    gm->ring_b = pt_kprog_buf_of(kp, gm->B);
+    if (gm->ring_a < 0 || gm->ring_b < 0 || kp->bufs[gm->ring_a].kind != PT_KBUF_RING ||
+        kp->bufs[gm->ring_b].kind != PT_KBUF_RING)
+        REFUSE("A and B must be loaded per k block into rings of stages");
+    for (int w = 0; w < kp->wgs; w++) {
+        const pt_krole *R = &kp->consumer[w];
+        for (int i = 0; i < R->n_tasks; i++)
+            if (R->tasks[i].offset != 0)
+                REFUSE("%s has iteration offset %d; offsets are generated on loads only so far",
+                       kp->sg->tasks[R->tasks[i].stask].id, R->tasks[i].offset);
+        if (kp->loop != PT_KLOOP_GUARDED || R->tasks[0].body != PT_KB_MMA ||
+            R->epilogue.body != PT_KB_CONVERT)
+            REFUSE("warpgroup %d's loop must be its mma alone and its epilogue the convert", w);
+    }
+    return true;
+}
+
+/* ptxas compiles every role under the cap __launch_bounds__(threads, 1) gives, 64K registers
+ * over the CTA's threads, whatever setmaxnreg grants later: a wgmma needs its accumulators
+ * plus about 26 registers of addresses and descriptors live at once (ptxas C7602 for m64n256
+ * f32 in a 512-thread CTA: "register target of 154 or higher"). */
+static bool plan_registers(const sm90a_gemm *gm, pt_error *err)
+{
+    int acc_regs = gm->mrep * (int)gm->BN / 2;
+    int cap = 65536 / (128 * (1 + gm->wgs));
+    if (acc_regs + 26 > cap)
+        REFUSE("%d consumer warpgroups with %d accumulator registers per thread (tile %lldx%lld): "
+               "ptxas compiles a %d-thread CTA with at most %d registers per thread and the wgmma "
+               "needs about %d; use a narrower n tile or fewer consumer warpgroups",
+               gm->wgs, acc_regs, (long long)gm->BM, (long long)gm->BN, 128 * (1 + gm->wgs), cap,
+               acc_regs + 26);
+    for (int w = 0; w < gm->wgs; w++)
+        if (gm->kp->consumer[w].regs < acc_regs + 24)
+            REFUSE("consumer warpgroup %d has %d registers per thread; its %d accumulators need "
+                   "at least %d", w, gm->kp->consumer[w].regs, acc_regs, acc_regs + 24);
+    return true;
+}
+
+bool sm90a_gemm_plan(sm90a_gemm *gm, const pt_kprog *kp, pt_error *err)
+{
+    memset(gm, 0, sizeof *gm);
+    gm->kp = kp;
+    gm->g = kp->g;
+    return plan_graph(gm, err) && plan_tiles(gm, err) && plan_roles(gm, err) &&
+           plan_registers(gm, err);
+}
