@@ -247,7 +247,7 @@ else bad "staging: the kernel's O buffer does not follow partition.staging"; fi
 expect 0 "long FA bundle" "$cli" codegen flash_attention --set B=2,H=16,S=8192,D=128,CAUSAL=1 --target sm90a -o "$tmp/fa_long"
 cap_long=$(sed -n 's/^ *\*cap = \([0-9]*\)u;/\1/p' "$tmp/fa_long/launch.c")
 cap_small=$(sed -n 's/^ *\*cap = \([0-9]*\)u;/\1/p' "$tmp/fa_raster/launch.c")
-kcap=$(grep -o "tracer.begin(pt_trace, 0, 1 + WGS, [0-9]*)" "$tmp/fa_long/kernel.cu" | grep -o "[0-9]*)$" | tr -d ')')
+kcap=$(sed -n 's/.*TRACE_CAP = \([0-9]*\);.*/\1/p' "$tmp/fa_long/kernel.cu")
 # default sProgram: one tile per CTA, 128 key blocks of 64 at S=8192 (64 at S=4096)
 if [ -n "$cap_long" ] && [ "$cap_long" -ge 1024 ] && [ "$cap_long" = "$kcap" ] && [ $((cap_small * 3 / 2)) -lt "$cap_long" ]; then
     ok "trace regions sized from the launch ($cap_small records for S=4096 default, $cap_long for S=8192)"

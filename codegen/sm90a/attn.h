@@ -10,6 +10,7 @@
 
 #include "codegen.h"
 #include "ir/kprog.h"
+#include "shape.h"
 
 typedef struct {
     const pt_kprog *kp;
@@ -26,6 +27,7 @@ typedef struct {
     pt_dtype in_dt, out_dt;
     int s_bufs, m_bufs, p_bufs;    /* register slots of S, the softmax state and P (pass_step) */
     int64_t tiles_m, kv_blocks;
+    sm90a_shape sh;                /* the tile walk and buffer names the shared printers use */
 } sm90a_attn;
 
 /* Whether graph g is the attention pattern this printer handles (matmul, online_softmax,

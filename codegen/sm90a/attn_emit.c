@@ -15,6 +15,7 @@
 
 #include "attn.h"
 #include "common.h"
+#include "shape.h"
 #include "strbuf.h"
 #include "trace_abi.h"
 
@@ -26,11 +27,6 @@ static const char *ptx_type(pt_dtype d)
 static const char *cuda_type(pt_dtype d)
 {
     return d == PT_BF16 ? "__nv_bfloat16" : "__half";
-}
-
-static const char *tmap_type(pt_dtype d)
-{
-    return d == PT_BF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16" : "CU_TENSOR_MAP_DATA_TYPE_FLOAT16";
 }
 
 /* The two wgmma forms: S tile from shared Q and K (scale_d = 0 starts from zero), and
@@ -74,7 +70,7 @@ static void emit_wgmma(strbuf *sb, const sm90a_attn *at)
                 "    pt::wgmma_fence();\n"
                 "    // descriptors advance by (byte offset >> 4): 64-wide atoms, 32 bytes per k16 step\n"
                 "    const uint64_t dq = pt::opaque(desc_q);\n"
-                "    const uint64_t dk = pt::desc_sw128(smem + OFF_K + stage * KV_PITCH, 16, 1024);\n"
+                "    const uint64_t dk = pt::desc_sw128(smem + OFF_K + stage * K_PITCH, 16, 1024);\n"
                 "    #pragma unroll\n"
                 "    for (int kk = 0; kk < D / 16; ++kk)\n"
                 "        wgmma_s(s, dq + (((kk / 4) * (BM * 128) + (kk % 4) * 32) >> 4),\n"
@@ -86,7 +82,7 @@ static void emit_wgmma(strbuf *sb, const sm90a_attn *at)
                 "                                      uint8_t *smem, uint32_t stage)\n{\n"
                 "    pt::keep_all(o);\n"
                 "    pt::wgmma_fence();\n"
-                "    const uint64_t dv = pt::desc_sw128(smem + OFF_V + stage * KV_PITCH, BN * 128, 1024);\n"
+                "    const uint64_t dv = pt::desc_sw128(smem + OFF_V + stage * V_PITCH, BN * 128, 1024);\n"
                 "    #pragma unroll\n"
                 "    for (int kk = 0; kk < BN / 16; ++kk)\n"
                 "        wgmma_o(o, p[kk], dv + ((kk * 16 * 128) >> 4));\n"
@@ -105,25 +101,16 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
                   "// Tile (from the sProgram): BM query rows (64 per consumer warpgroup), BN keys per step.\n"
                   "constexpr int BM = %lld, BN = %lld, WGS = %d;\n"
                   "constexpr int TILES_M = %lld, TILES = %lld, KV_BLOCKS = %lld;\n"
-                  "constexpr int STAGES_K = %d, STAGES_V = %d;\n"
-                  "// Shared memory (bytes from the 1024-aligned base); O is staged %s.\n"
-                  "constexpr int OFF_Q = %lld, Q_BYTES = %lld, OFF_K = %lld, OFF_V = %lld, OFF_O = %lld;\n"
-                  "constexpr int KV_BYTES = %lld, KV_PITCH = %lld, OFF_BAR = %lld;\n"
-                  "constexpr int Q_EMPTY_ARRIVALS = %s;  // %s\n"
-                  "}\n\n",
+                  "#ifdef PT_TRACE\n"
+                  "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;  // the instrumented build's record regions\n"
+                  "#endif\n",
               cuda_type(at->in_dt), (long long)at->B, (long long)at->S, (long long)at->D,
               at->causal ? ", causal" : "", (long long)at->S, (long long)at->D,
               at->causal ? "true" : "false", at->scale * log2e, at->scale, (long long)at->BM,
               (long long)at->BN, at->wgs, (long long)at->tiles_m, (long long)at->kp->tiles,
-              (long long)at->kv_blocks, at->kp->bufs[at->ring_k].stages, at->kp->bufs[at->ring_v].stages,
-              (at->kp->bufs[at->kp->staging].over < 0) ? "in its own buffer (the next tile's Q loads during the epilogue)"
-                             : "over Q's rows",
-              (long long)at->kp->bufs[at->buf_q].offset, (long long)at->kp->bufs[at->buf_q].bytes, (long long)at->kp->bufs[at->ring_k].offset,
-              (long long)at->kp->bufs[at->ring_v].offset, (long long)at->kp->bufs[at->kp->staging].offset,
-              (long long)at->kp->bufs[at->ring_k].bytes, (long long)((at->kp->bufs[at->ring_k].bytes + 1023) / 1024 * 1024),
-              (long long)at->kp->off_bar, (at->kp->bufs[at->kp->staging].over < 0) ? "4 * WGS" : "1",
-              (at->kp->bufs[at->kp->staging].over < 0) ? "every consumer warp, after its last S = Q.K^T"
-                             : "the storing thread, after the store read O");
+              (long long)at->kv_blocks, 1 + at->wgs, at->kp->trace_cap);
+    sm90a_emit_buffer_constants(sb, &at->sh);
+    sb_puts(sb, "}\n\n");
     /* the plain build still "uses" the iteration, so that an i read only by the records is
      * no unused variable */
     sb_puts(sb, "#ifdef PT_TRACE\n#define PT_REC(...) tracer.rec(__VA_ARGS__)\n#else\n"
@@ -170,104 +157,6 @@ static void emit_helpers(strbuf *sb, const sm90a_attn *at)
                 "    const int last = (mt + 1) * BM < SEQ ? (mt + 1) * BM : SEQ;\n"
                 "    const int it = (last - 1) / BN + 1;\n"
                 "    return it < KV_BLOCKS ? it : KV_BLOCKS;\n}\n\n");
-}
-
-/* ---- producer ---- */
-
-static void emit_producer(strbuf *sb, const sm90a_attn *at)
-{
-    const pt_graph *g = at->g;
-    char lane[PT_LANE_NAME_MAX];
-    sb_printf(sb, "    if (wg == 0) {\n"
-                  "        // Producer role: lane %s (%d registers per thread).\n"
-                  "        pt::regs_decrease<%d>();\n"
-                  "        if (threadIdx.x == 0) {\n"
-                  "#ifdef PT_TRACE\n"
-                  "            tracer.begin(pt_trace, 0, 1 + WGS, %u);\n"
-                  "#endif\n"
-                  "            uint32_t cnt_k = 0, cnt_v = 0, n_tile = 0;\n",
-              pt_codegen_comment_safe(at->kp->p->lanes[at->kp->lane_load].name, lane, sizeof lane),
-              at->kp->producer.regs, at->kp->producer.regs, at->kp->trace_cap);
-    if (at->kp->dynamic)
-        sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
-    else
-        sb_puts(sb, "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
-    sb_printf(sb, "                // load.%s (prologue): once per tile, %s.\n", g->tensors[at->Q].name,
-              (at->kp->bufs[at->kp->staging].over < 0) ? "as soon as the last tile's S = Q.K^T completed"
-                             : "over the rows the last tile's O was staged in");
-    /* a producer that stores O over Q's rows waited for that store itself */
-    if ((at->kp->bufs[at->kp->staging].over < 0) || !(at->kp->store_wg < 0))
-        sb_printf(sb, "                if (n_tile > 0)\n"
-                      "                    pt::mbar_wait(q_empty, (n_tile - 1) & 1);  // Wait: %s\n",
-                  (at->kp->bufs[at->kp->staging].over < 0) ? "every consumer warp is done with Q" : "the last store read its rows");
-    if (at->kp->dynamic)
-        sb_puts(sb, "                // hand the tile to the consumers with Q's barrier (past the last tile: a plain\n"
-                    "                // arrival, no Q, and everyone stops)\n"
-                    "                if (n_tile > 0)  // claimed once ready for it: the next launch position nobody has\n"
-                    "                    t = gridDim.x + (int)atomicAdd(&pt_next_tile, 1u);\n"
-                    "                tile_slot[n_tile & 1] = t;\n"
-                    "                if (t >= TILES) {\n"
-                    "                    pt::mbar_arrive(q_full);\n"
-                    "                    break;\n"
-                    "                }\n");
-    sb_puts(sb, "                int bh, mt;\n"
-                "                tile_coords(t, bh, mt);\n"
-                "                const int n_iter = tile_iters(mt);\n");
-    sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
-                  "                pt::mbar_arrive_expect_tx(q_full, Q_BYTES);\n"
-                  "                for (int a = 0; a < D / 64; ++a)  // 64-wide swizzle atoms of the head dim\n"
-                  "                    pt::tma_load_3d(smem + OFF_Q + a * (BM * 128), &tm_q, q_full, a * 64, mt * BM, bh);\n",
-              at->kp->bufs[at->buf_q].stask, at->kp->lane_load);
-    sb_printf(sb, "                // Loop steps of the lane: its loads at their iteration offsets.\n"
-                  "                for (int v = %d; v < n_iter + %d; ++v) {\n",
-              -at->kp->off_max, -at->kp->off_min);
-    for (int e = 0; e < at->kp->n_loads; e++) {
-        int w = (at->kp->load_buf[e] == at->ring_v);
-        const char *x = w ? "v" : "k", *X = w ? "V" : "K";
-        sb_printf(sb, "                    {   // load.%s at iteration v%+d\n"
-                      "                        const int i = v + %d;\n"
-                      "                        if (i >= 0 && i < n_iter) {\n"
-                      "                            const uint32_t s = cnt_%s %% STAGES_%s, ph = (cnt_%s / STAGES_%s) & 1;\n"
-                      "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: every warpgroup released the stage\n"
-                      "                            PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                            pt::mbar_arrive_expect_tx(&full_%s[s], KV_BYTES);\n"
-                      "                            for (int a = 0; a < D / 64; ++a)\n"
-                      "                                pt::tma_load_3d(smem + OFF_%s + s * KV_PITCH + a * (BN * 128), &tm_%s, &full_%s[s],\n"
-                      "                                                a * 64, i * BN, bh);\n"
-                      "                            ++cnt_%s;\n"
-                      "                        }\n"
-                      "                    }\n",
-                  g->tensors[w ? at->V : at->K].name, at->kp->load_offset[e], at->kp->load_offset[e], x, X,
-                  x, X, x, w ? at->kp->bufs[at->ring_v].stask : at->kp->bufs[at->ring_k].stask, at->kp->lane_load, x, X, x, x, x);
-    }
-    sb_puts(sb, "                }\n");
-    if ((at->kp->store_wg < 0) && (at->kp->bufs[at->kp->staging].over < 0))
-        sb_puts(sb, "                if (n_tile > 0) {  // the last store read the staging tile: it may be rewritten\n"
-                    "                    pt::tma_store_wait_read();\n"
-                    "                    pt::mbar_arrive(o_empty);\n"
-                    "                }\n");
-    if ((at->kp->store_wg < 0))
-        sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's normalize.\n"
-                      "                pt::mbar_wait(c_full, n_tile & 1);\n"
-                      "                PT_REC(%d, %d, n_tile, 0, 0);\n"
-                      "                for (int a = 0; a < D / 64; ++a)\n"
-                      "                    pt::tma_store_3d(&tm_o, smem + OFF_O + a * (BM * 128), a * 64, mt * BM, bh);\n"
-                      "                pt::tma_store_commit();\n"
-                      "%s"
-                      "                PT_REC(%d, %d, n_tile, 0, 1);\n",
-                  g->tensors[at->O].name, at->kp->store_stask, at->kp->store_lane,
-                  (at->kp->bufs[at->kp->staging].over < 0) ? "" : "                pt::tma_store_wait_read();  // the next tile's Q may land on these rows\n",
-                  at->kp->store_stask, at->kp->store_lane);
-    sb_puts(sb, "            }\n");
-    if (at->kp->dynamic)
-        sb_puts(sb, "            // the last CTA to finish handing out resets the counters for the next launch\n"
-                    "            if (atomicAdd(&pt_ctas_done, 1u) == gridDim.x - 1) {\n"
-                    "                atomicExch(&pt_next_tile, 0u);\n"
-                    "                atomicExch(&pt_ctas_done, 0u);\n"
-                    "            }\n");
-    if ((at->kp->store_wg < 0))
-        sb_puts(sb, "            pt::tma_store_wait_all();\n");
-    sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n        }\n        return;\n    }\n\n");
 }
 
 /* ---- consumer step programs ---- */
@@ -621,7 +510,6 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
 static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
 {
     const pt_krole *W = &at->kp->consumer[w];
-    const char *O = at->g->tensors[at->O].name;
     sb_puts(sb, "            kbase += n_iter;\n            vbase += n_iter;\n");
     if ((at->kp->bufs[at->kp->staging].over < 0)) {
         /* every wgmma group retired inside the loop: this warp's reads of Q are done */
@@ -659,25 +547,14 @@ static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
                   "            pt::named_sync(%d, 128);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n"
                   "            if (lead)\n"
-                  "                pt::mbar_arrive(c_full);\n",
+                  "                pt::mbar_arrive(o_full);\n",
               at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask, W->epilogue.lane, w,
               cuda_type(at->out_dt), 1 + w, W->epilogue.stask, W->epilogue.lane);
-    if (!(at->kp->store_wg < 0) && at->kp->store_wg == w)
-        sb_printf(sb, "            if (lead) {\n"
-                      "                // store.%s sits on this warpgroup's lane: Wait for every normalize.\n"
-                      "                pt::mbar_wait(c_full, n_tile & 1);\n"
-                      "                PT_REC(%d, %d, n_tile, 0, 0);\n"
-                      "                for (int a = 0; a < D / 64; ++a)\n"
-                      "                    pt::tma_store_3d(&tm_o, smem + OFF_O + a * (BM * 128), a * 64, mt * BM, bh);\n"
-                      "                pt::tma_store_commit();\n"
-                      "%s"
-                      "                PT_REC(%d, %d, n_tile, 0, 1);\n"
-                      "%s"
-                      "            }\n",
-                  O, at->kp->store_stask, at->kp->store_lane,
-                  (at->kp->bufs[at->kp->staging].over < 0) ? "" : "                pt::tma_store_wait_read();\n",
-                  at->kp->store_stask, at->kp->store_lane,
-                  (at->kp->bufs[at->kp->staging].over < 0) ? "" : "                pt::mbar_arrive(q_empty);  // the next tile's Q may land\n");
+    if (at->kp->store_wg == w) {
+        sb_puts(sb, "            if (lead) {\n");
+        sm90a_emit_consumer_store(sb, &at->sh, "                ");
+        sb_puts(sb, "            }\n");
+    }
     sb_puts(sb, "        }\n");
     if (!(at->kp->store_wg < 0) && at->kp->store_wg == w)
         sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
@@ -707,39 +584,8 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
                   "   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,\n"
                   "   uint8_t *pt_trace)\n{\n",
               at->kp->threads, at->kp->kernel_name);
-    sb_puts(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
-                "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
-                "    uint8_t *smem = smem_raw + ((1024 - (pt::smem_addr(smem_raw) & 1023)) & 1023);\n"
-                "    uint64_t *full_k = reinterpret_cast<uint64_t *>(smem + OFF_BAR);\n"
-                "    uint64_t *empty_k = full_k + STAGES_K, *full_v = empty_k + STAGES_K;\n"
-                "    uint64_t *empty_v = full_v + STAGES_V, *q_full = empty_v + STAGES_V;\n"
-                "    uint64_t *q_empty = q_full + 1, *c_full = q_empty + 1, *o_empty = c_full + 1;\n"
-                "    (void)o_empty;\n"
-                "    const int wg = threadIdx.x / 128;\n");
-    if (at->kp->dynamic)
-        sb_puts(sb, "    int *tile_slot = reinterpret_cast<int *>(o_empty + 1);  // dynamic tile hand-out\n");
-    sb_puts(sb, "    if (threadIdx.x == 0) {\n"
-                "        for (int s = 0; s < STAGES_K; ++s) {\n"
-                "            pt::mbar_init(&full_k[s], 1);     // producer's expect_tx arrival\n"
-                "            pt::mbar_init(&empty_k[s], WGS);  // one arrival per consumer warpgroup\n"
-                "        }\n"
-                "        for (int s = 0; s < STAGES_V; ++s) {\n"
-                "            pt::mbar_init(&full_v[s], 1);\n"
-                "            pt::mbar_init(&empty_v[s], WGS);\n"
-                "        }\n"
-                "        pt::mbar_init(q_full, 1);\n"
-                "        pt::mbar_init(q_empty, Q_EMPTY_ARRIVALS);\n"
-                "        pt::mbar_init(c_full, WGS);\n"
-                "        pt::mbar_init(o_empty, 1);\n"
-                "        pt::mbar_fence_init();\n"
-                "    }\n"
-                "    __syncthreads();\n"
-                "#ifdef PT_TRACE\n"
-                "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
-                "#else\n"
-                "    (void)pt_trace;\n"
-                "#endif\n\n");
-    emit_producer(sb, at);
+    sm90a_emit_kernel_head(sb, &at->sh);
+    sm90a_emit_producer(sb, &at->sh);
     sb_puts(sb, "    // Consumer roles: warpgroup 1 + cw runs role cw's lanes.\n"
                 "    const int cw = wg - 1;\n"
                 "    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;\n"
@@ -749,45 +595,11 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
     sb_puts(sb, "}\n");
 }
 
-static void emit_host(strbuf *sb, const sm90a_attn *at)
-{
-    const pt_graph *g = at->g;
-    sb_printf(sb, "/* launch.c — generated by PipeThreader: host launcher of %s (CUDA driver API). */\n"
-                  "#include <cuda.h>\n#include <stdint.h>\n\n"
-                  "/* A 3-D tensor map (head dim, rows, batch·heads) with 128-byte swizzle, box 64 x rows x 1. */\n"
-                  "static CUresult map_3d(CUtensorMap *map, CUtensorMapDataType type, CUdeviceptr base, uint32_t rows)\n{\n"
-                  "    cuuint64_t dims[3] = {%lldu, %lldu, %lldu};\n"
-                  "    cuuint64_t strides[2] = {%lldu, %lldu};\n"
-                  "    cuuint32_t box[3] = {64, rows, 1};\n"
-                  "    cuuint32_t elem_strides[3] = {1, 1, 1};\n"
-                  "    return cuTensorMapEncodeTiled(map, type, 3, (void *)base, dims, strides, box, elem_strides,\n"
-                  "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,\n"
-                  "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
-              at->kp->kernel_name, (long long)at->D, (long long)at->S, (long long)at->B,
-              (long long)(at->D * 2), (long long)(at->D * 2 * at->S));
-    sb_printf(sb, "/* Slots are graph tensors: %d = %s (Q), %d = %s (K), %d = %s (V), %d = %s (O). */\n"
-                  "static int launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)\n{\n"
-                  "    CUfunction f;\n"
-                  "    CUresult r = cuModuleGetFunction(&f, mod, \"%s\");\n"
-                  "    CUtensorMap tq, tk, tv, to;\n"
-                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tq, %s, slots[%d], %lld);\n"
-                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tk, %s, slots[%d], %lld);\n"
-                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&tv, %s, slots[%d], %lld);\n"
-                  "    if (r == CUDA_SUCCESS)\n        r = map_3d(&to, %s, slots[%d], %lld);\n",
-              at->Q, g->tensors[at->Q].name, at->K, g->tensors[at->K].name, at->V,
-              g->tensors[at->V].name, at->O, g->tensors[at->O].name, at->kp->kernel_name,
-              tmap_type(at->in_dt), at->Q, (long long)at->BM, tmap_type(at->in_dt), at->K,
-              (long long)at->BN, tmap_type(at->in_dt), at->V, (long long)at->BN,
-              tmap_type(at->out_dt), at->O, (long long)at->BM);
-    sm90a_emit_launch_tail(sb, "&tq, &tk, &tv, &to", at->kp->smem_dynamic, at->kp->grid, at->kp->threads);
-    sm90a_emit_entry_points(sb, at->kp->grid, 1 + at->wgs, at->kp->trace_cap);
-}
-
 bool sm90a_attn_emit(const sm90a_attn *at, pt_codegen_result *out, pt_error *err)
 {
     strbuf k = {0}, h = {0};
     emit_kernel(&k, at);
-    emit_host(&h, at);
+    sm90a_emit_host(&h, &at->sh);
     if (!sm90a_finish_result(out, &k, &h, at->kp->kernel_name, at->kp->grid, at->kp->threads,
                              at->kp->smem_dynamic, err))
         return false;

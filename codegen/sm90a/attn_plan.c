@@ -196,10 +196,34 @@ static bool plan_registers(const sm90a_attn *at, pt_error *err)
     return true;
 }
 
+/* The tile walk (tile_coords gives the flattened batch·head bh and query tile mt) and the
+ * buffers' names. */
+static void plan_shape(sm90a_attn *at)
+{
+    const pt_graph *g = at->g;
+    sm90a_shape *sh = &at->sh;
+    int d = g->ops[at->op_qk].reduce_axes[0], n = g->ops[at->op_pv].reduce_axes[0];
+    sh->kp = at->kp;
+    snprintf(sh->origin[at->ax_m], sizeof sh->origin[0], "mt * BM");
+    snprintf(sh->size[at->ax_m], sizeof sh->size[0], "BM");
+    snprintf(sh->size[n], sizeof sh->size[0], "BN");
+    snprintf(sh->size[d], sizeof sh->size[0], "D");
+    sh->batch = "bh";
+    sh->coord_decl = "int bh, mt;";
+    sh->coord_args = "bh, mt";
+    sh->iters = "tile_iters(mt)";
+    const int bufs[4] = {at->buf_q, at->ring_k, at->ring_v, at->kp->staging};
+    for (int i = 0; i < 4; i++)
+        snprintf(sh->name[bufs[i]], sizeof sh->name[0], "%c", "qkvo"[i]);
+}
+
 bool sm90a_attn_plan(sm90a_attn *at, const pt_kprog *kp, pt_error *err)
 {
     memset(at, 0, sizeof *at);
     at->kp = kp;
     at->g = kp->g;
-    return plan_graph(at, err) && plan_program(at, err) && plan_registers(at, err);
+    if (!plan_graph(at, err) || !plan_program(at, err) || !plan_registers(at, err))
+        return false;
+    plan_shape(at);
+    return true;
 }

@@ -8,6 +8,7 @@
 
 #include "codegen.h"
 #include "ir/kprog.h"
+#include "shape.h"
 
 typedef struct {
     const pt_kprog *kp;
@@ -24,6 +25,7 @@ typedef struct {
     int in_bytes, out_bytes;
     int c_chunk_cols;            /* output columns per 128-byte swizzled store box */
     int64_t tiles_m, tiles_n, k_iters;
+    sm90a_shape sh;              /* the tile walk and buffer names the shared printers use */
 } sm90a_gemm;
 
 bool sm90a_gemm_plan(sm90a_gemm *gm, const pt_kprog *kp, pt_error *err);

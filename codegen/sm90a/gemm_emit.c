@@ -13,19 +13,13 @@
 
 #include "common.h"
 #include "gemm.h"
+#include "shape.h"
 #include "strbuf.h"
 #include "trace_abi.h"
 
 static const char *ptx_type(pt_dtype d)
 {
     return d == PT_BF16 ? "bf16" : "f16";
-}
-
-static const char *tmap_type(pt_dtype d)
-{
-    return d == PT_BF16 ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
-           : d == PT_F16 ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
-                         : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
 }
 
 /* wgmma m64nNk16 with A and B from shared memory; B transposed (N-major) when trans_b. */
@@ -54,23 +48,18 @@ static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
                   "constexpr int BM = %lld, BN = %lld, BK = %lld;\n"
                   "constexpr int WGS = %d, M_WG = %d, MREP = %d;  // consumer warpgroups, rows each, m64 blocks each\n"
                   "constexpr int TILES_M = %lld, TILES_N = %lld, TILES = %lld, K_ITERS = %lld;\n"
-                  "constexpr int STAGES_A = %d, STAGES_B = %d;\n"
-                  "// Shared memory (bytes from the 1024-aligned base).\n"
-                  "constexpr int SLOT_A = %lld, SLOT_A_PITCH = %lld, OFF_A = %lld;\n"
-                  "constexpr int SLOT_B = %lld, SLOT_B_PITCH = %lld, OFF_B = %lld;\n"
-                  "constexpr int OFF_C = %lld, C_CHUNK_COLS = %d, OFF_BAR = %lld;\n"
                   "constexpr int GROUP = %d;\n"
-                  "static_assert(TILES == TILES_M * TILES_N, \"tile grid\");\n"
-                  "static_assert(GROUP > 0, \"raster group\");\n"
-                  "}\n\n",
+                  "#ifdef PT_TRACE\n"
+                  "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;  // the instrumented build's record regions\n"
+                  "#endif\n",
               (long long)gm->M, (long long)gm->N, (long long)gm->K, (long long)gm->BM,
               (long long)gm->BN, (long long)gm->BK, gm->wgs, gm->m_wg, gm->mrep,
               (long long)gm->tiles_m, (long long)gm->tiles_n, (long long)gm->kp->tiles,
-              (long long)gm->k_iters, gm->kp->bufs[gm->ring_a].stages, gm->kp->bufs[gm->ring_b].stages, (long long)gm->kp->bufs[gm->ring_a].bytes,
-              (long long)((gm->kp->bufs[gm->ring_a].bytes + 1023) / 1024 * 1024), (long long)gm->kp->bufs[gm->ring_a].offset,
-              (long long)gm->kp->bufs[gm->ring_b].bytes, (long long)((gm->kp->bufs[gm->ring_b].bytes + 1023) / 1024 * 1024),
-              (long long)gm->kp->bufs[gm->ring_b].offset, (long long)gm->kp->bufs[gm->kp->staging].offset, gm->c_chunk_cols,
-              (long long)gm->kp->off_bar, gm->kp->group);
+              (long long)gm->k_iters, gm->kp->group, 1 + gm->wgs, gm->kp->trace_cap);
+    sm90a_emit_buffer_constants(sb, &gm->sh);
+    sb_puts(sb, "static_assert(TILES == TILES_M * TILES_N, \"tile grid\");\n"
+                "static_assert(GROUP > 0, \"raster group\");\n"
+                "}\n\n");
 }
 
 /* sTask and lane numbers stamped into the instrumented build's records. */
@@ -79,10 +68,8 @@ static void emit_trace_ids(strbuf *sb, const sm90a_gemm *gm)
     sb_printf(sb, "#ifdef PT_TRACE\n"
                   "// Instrumented build: sTask and lane indices of the records (codegen/trace_abi.h).\n"
                   "namespace {\n"
-                  "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, ST_STORE = %d, LANE_LOAD = %d, LANE_STORE = %d;\n"
-                  "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;\n",
-              gm->kp->bufs[gm->ring_a].stask, gm->kp->bufs[gm->ring_b].stask, gm->kp->store_stask, gm->kp->lane_load, gm->kp->store_lane,
-              1 + gm->wgs, gm->kp->trace_cap);
+                  "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, LANE_LOAD = %d;\n",
+              gm->kp->bufs[gm->ring_a].stask, gm->kp->bufs[gm->ring_b].stask, gm->kp->lane_load);
     const char *names[4] = {"ST_MMA", "LANE_MMA", "ST_CVT", "LANE_CVT"};
     for (int k = 0; k < 4; k++) {
         sb_printf(sb, "__device__ constexpr int %s[WGS] = {", names[k]);
@@ -110,70 +97,6 @@ static void emit_raster(strbuf *sb, const sm90a_gemm *gm)
               pt_raster_name(gm->kp->raster), (int)gm->kp->raster);
 }
 
-/* The producer's loads for one loop step, in lane order: entry e issues iteration v + offset. */
-static void emit_producer(strbuf *sb, const sm90a_gemm *gm)
-{
-    const char *names[2] = {gm->g->tensors[gm->A].name, gm->g->tensors[gm->B].name};
-    sb_printf(sb, "    if (wg == 0) {\n"
-                  "        // Producer role: lane tma (%d registers per thread).\n"
-                  "        pt::regs_decrease<%d>();\n"
-                  "        if (threadIdx.x == 0) {\n"
-                  "#ifdef PT_TRACE\n"
-                  "            tracer.begin(pt_trace, 0, TRACE_ROLES, TRACE_CAP);\n"
-                  "#endif\n"
-                  "            uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
-                  "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
-                  "                int tm, tn;\n"
-                  "                tile_coords(t, tm, tn);\n",
-              gm->kp->producer.regs, gm->kp->producer.regs);
-    sb_printf(sb, "                // Loop steps of the lane: its loads at their iteration offsets.\n"
-                  "                for (int v = %d; v < K_ITERS + %d; ++v) {\n", -gm->kp->off_max, -gm->kp->off_min);
-    for (int e = 0; e < gm->kp->n_loads; e++) {
-        int w = gm->kp->load_buf[e] == gm->ring_b, offset = gm->kp->load_offset[e];
-        const char *X = w ? "b" : "a", *XU = w ? "B" : "A";
-        sb_printf(sb, "                    {   // load.%s at iteration v%+d\n"
-                      "                        const int i = v + %d;\n"
-                      "                        if (i >= 0 && i < K_ITERS) {\n"
-                      "                            const uint32_t s = cnt_%s %% STAGES_%s, ph = (cnt_%s / STAGES_%s) & 1;\n"
-                      "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: the stage's readers are done\n"
-                      "                            PT_REC(ST_LOAD_%s, LANE_LOAD, n_tile, i, 0);\n"
-                      "                            pt::mbar_arrive_expect_tx(&full_%s[s], SLOT_%s);\n",
-                  names[w], offset, offset, X, XU, X, XU, X, XU, X, XU);
-        if (w == 0) {
-            sb_puts(sb, "                            for (int kb = 0; kb < BK / 64; ++kb)  // 64-wide swizzle atoms along K\n"
-                        "                                pt::tma_load_2d(ring_a + s * SLOT_A_PITCH + kb * (BM * 128), &tm_a, &full_a[s],\n"
-                        "                                                i * BK + kb * 64, tm * BM);\n");
-        } else if (gm->b_kmajor) {
-            sb_puts(sb, "                            for (int kb = 0; kb < BK / 64; ++kb)\n"
-                        "                                pt::tma_load_2d(ring_b + s * SLOT_B_PITCH + kb * (BN * 128), &tm_b, &full_b[s],\n"
-                        "                                                i * BK + kb * 64, tn * BN);\n");
-        } else {
-            sb_puts(sb, "                            for (int nb = 0; nb < BN / 64; ++nb)  // 64-wide swizzle atoms along N\n"
-                        "                                pt::tma_load_2d(ring_b + s * SLOT_B_PITCH + nb * (BK * 128), &tm_b, &full_b[s],\n"
-                        "                                                tn * BN + nb * 64, i * BK);\n");
-        }
-        sb_printf(sb, "                            ++cnt_%s;\n                        }\n                    }\n", X);
-    }
-    sb_puts(sb, "                }\n");
-    if ((gm->kp->store_wg < 0)) {
-        sb_printf(sb, "                // store.%s (epilogue of this lane): Wait for every warpgroup's convert.\n"
-                      "                pt::mbar_wait(c_full, n_tile & 1);\n"
-                      "                PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 0);\n"
-                      "                for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
-                      "                    pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
-                      "                pt::tma_store_commit();\n"
-                      "                pt::tma_store_wait_read();\n"
-                      "                PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);  // staging tile read\n"
-                      "                pt::mbar_arrive(c_empty);  // the staging tile may be rewritten\n",
-                  gm->g->tensors[gm->C].name);
-    }
-    sb_puts(sb, "            }\n");
-    if ((gm->kp->store_wg < 0))
-        sb_puts(sb, "            pt::tma_store_wait_all();\n");
-    sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n");
-    sb_puts(sb, "        }\n        return;\n    }\n\n");
-}
-
 /* mma.C of a consumer warpgroup, the head of one k iteration: its Waits on both loads (full
  * barriers: the TMA bytes have landed), then the wgmma group over BK and its commit. */
 static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
@@ -199,13 +122,13 @@ static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
               "            for (int kk = 0; kk < BK / 16; ++kk) {\n",
               C, gm->g->tensors[gm->A].name, gm->g->tensors[gm->B].name);
     if (gm->b_kmajor)
-        sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * SLOT_B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
+        sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
     else
         sb_puts(sb, "                // N-major B: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
-                    "                const uint64_t db = pt::desc_sw128(ring_b + sb * SLOT_B_PITCH + kk * 16 * 128, BK * 128, 1024);\n");
+                    "                const uint64_t db = pt::desc_sw128(ring_b + sb * B_PITCH + kk * 16 * 128, BK * 128, 1024);\n");
     sb_puts(sb, "                #pragma unroll\n"
                 "                for (int r = 0; r < MREP; ++r) {\n"
-                "                    const uint64_t da = pt::desc_sw128(ring_a + sa * SLOT_A_PITCH + (kk / 4) * (BM * 128)\n"
+                "                    const uint64_t da = pt::desc_sw128(ring_a + sa * A_PITCH + (kk / 4) * (BM * 128)\n"
                 "                                                       + (cw * M_WG + r * 64) * 128 + (kk % 4) * 32, 16, 1024);\n"
                 "                    wgmma_step(acc[r], da, db);\n"
                 "                }\n"
@@ -277,7 +200,7 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
 static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
     sb_printf(sb, "        // convert.%s: f32 accumulators -> %s into the 128B-swizzled staging tile, in\n"
-                  "        // boxes of C_CHUNK_COLS columns. Wait until the previous store has read it.\n"
+                  "        // boxes of C_CHUNK columns. Wait until the previous store has read it.\n"
                   "        if (n_tile > 0)\n"
                   "            pt::mbar_wait(c_empty, (n_tile - 1) & 1);\n"
                   "        PT_REC(ST_CVT[cw], LANE_CVT[cw], n_tile, 0, 0);\n"
@@ -289,8 +212,8 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
                   "                for (int h = 0; h < 2; ++h) {\n"
                   "                    const int row = cw * M_WG + r * 64 + warp * 16 + lane / 4 + 8 * h;\n"
                   "                    const int col = j * 8 + (lane %% 4) * 2;\n"
-                  "                    uint8_t *chunk = stage_c + (col / C_CHUNK_COLS) * (BM * 128);\n"
-                  "                    const uint32_t off = pt::sw128_offset(row, (col %% C_CHUNK_COLS) * %d);\n",
+                  "                    uint8_t *chunk = stage_c + (col / C_CHUNK) * (BM * 128);\n"
+                  "                    const uint32_t off = pt::sw128_offset(row, (col %% C_CHUNK) * %d);\n",
               C, pt_dtype_name(gm->out_dt), gm->out_bytes);
     if (gm->out_dt == PT_F32)
         sb_puts(sb, "                    *reinterpret_cast<float2 *>(chunk + off) = make_float2(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
@@ -308,30 +231,14 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
                 "            pt::mbar_arrive(c_full);\n");
 }
 
-/* store.C when it sits on a consumer warpgroup's TMA lane (gm->kp->store_wg), not the producer's. */
-static void emit_consumer_store(strbuf *sb, const sm90a_gemm *gm, const char *C)
-{
-    sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n"
-                  "            // store.%s sits on this warpgroup's TMA lane.\n"
-                  "            pt::mbar_wait(c_full, n_tile & 1);\n"
-                  "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 0);\n"
-                  "            for (int c = 0; c < BN / C_CHUNK_COLS; ++c)\n"
-                  "                pt::tma_store_2d(&tm_c, stage_c + c * (BM * 128), tn * BN + c * C_CHUNK_COLS, tm * BM);\n"
-                  "            pt::tma_store_commit();\n"
-                  "            pt::tma_store_wait_read();\n"
-                  "            PT_REC(ST_STORE, LANE_STORE, n_tile, 0, 1);\n"
-                  "            pt::mbar_arrive(c_empty);\n"
-                  "        }\n",
-              gm->kp->store_wg, C);
-}
-
 /* The consumer roles: the tile loop of each consumer warpgroup, its k loop (mma, release),
  * then convert and, where the sProgram puts it there, the store. */
 static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
 {
     const char *C = gm->g->tensors[gm->C].name;
     sb_puts(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
-                "    const int cw = wg - 1;\n");
+                "    const int cw = wg - 1;\n"
+                "    uint8_t *ring_a = smem + OFF_A, *ring_b = smem + OFF_B, *stage_c = smem + OFF_C;\n");
     bool same = true;
     for (int w = 1; w < gm->wgs; w++)
         same &= gm->kp->consumer[w].regs == gm->kp->consumer[0].regs;
@@ -362,8 +269,11 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
     emit_consumer_mma(sb, gm, C);
     emit_consumer_release(sb, gm);
     emit_consumer_convert(sb, gm, C);
-    if (!(gm->kp->store_wg < 0))
-        emit_consumer_store(sb, gm, C);
+    if (gm->kp->store_wg >= 0) {
+        sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n", gm->kp->store_wg);
+        sm90a_emit_consumer_store(sb, &gm->sh, "            ");
+        sb_puts(sb, "        }\n");
+    }
     sb_puts(sb, "    }\n");
     if (!(gm->kp->store_wg < 0))
         sb_printf(sb, "    if (cw == %d && lead)\n        pt::tma_store_wait_all();\n",
@@ -390,84 +300,17 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
                   "%s(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,\n"
                   "   const __grid_constant__ CUtensorMap tm_c, uint8_t *pt_trace)\n{\n",
               gm->kp->threads, gm->kp->kernel_name);
-    sb_printf(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
-                  "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
-                  "    uint8_t *smem = smem_raw + ((1024 - (pt::smem_addr(smem_raw) & 1023)) & 1023);\n"
-                  "    uint8_t *ring_a = smem + OFF_A, *ring_b = smem + OFF_B, *stage_c = smem + OFF_C;\n"
-                  "    uint64_t *full_a = reinterpret_cast<uint64_t *>(smem + OFF_BAR);\n"
-                  "    uint64_t *empty_a = full_a + STAGES_A, *full_b = empty_a + STAGES_A;\n"
-                  "    uint64_t *empty_b = full_b + STAGES_B, *c_full = empty_b + STAGES_B, *c_empty = c_full + 1;\n"
-                  "    const int wg = threadIdx.x / 128;\n"
-                  "    if (threadIdx.x == 0) {\n"
-                  "        for (int s = 0; s < STAGES_A; ++s) {\n"
-                  "            pt::mbar_init(&full_a[s], 1);      // producer's expect_tx arrival\n"
-                  "            pt::mbar_init(&empty_a[s], WGS);   // one arrival per consumer warpgroup\n"
-                  "        }\n"
-                  "        for (int s = 0; s < STAGES_B; ++s) {\n"
-                  "            pt::mbar_init(&full_b[s], 1);\n"
-                  "            pt::mbar_init(&empty_b[s], WGS);\n"
-                  "        }\n"
-                  "        pt::mbar_init(c_full, WGS);\n"
-                  "        pt::mbar_init(c_empty, 1);\n"
-                  "        pt::mbar_fence_init();\n"
-                  "    }\n"
-                  "    __syncthreads();\n"
-                  "#ifdef PT_TRACE\n"
-                  "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
-                  "#else\n"
-                  "    (void)pt_trace;\n"
-                  "#endif\n\n");
-    emit_producer(sb, gm);
+    sm90a_emit_kernel_head(sb, &gm->sh);
+    sm90a_emit_producer(sb, &gm->sh);
     emit_consumer(sb, gm);
     sb_puts(sb, "}\n");
-}
-
-static void emit_host(strbuf *sb, const sm90a_gemm *gm)
-{
-    const pt_graph *g = gm->g;
-    sb_printf(sb, "/* launch.c — generated by PipeThreader: host launcher of %s (CUDA driver API). */\n"
-                  "#include <cuda.h>\n#include <stdint.h>\n\n"
-                  "/* A 2-D tensor map with 128-byte swizzle: inner x outer elements, box bi x bo. */\n"
-                  "static CUresult map_2d(CUtensorMap *map, CUtensorMapDataType type, CUdeviceptr base,\n"
-                  "                       uint64_t inner, uint64_t outer, uint64_t row_bytes, uint32_t bi, uint32_t bo)\n{\n"
-                  "    cuuint64_t dims[2] = {inner, outer};\n"
-                  "    cuuint64_t strides[1] = {row_bytes};\n"
-                  "    cuuint32_t box[2] = {bi, bo};\n"
-                  "    cuuint32_t elem_strides[2] = {1, 1};\n"
-                  "    return cuTensorMapEncodeTiled(map, type, 2, (void *)base, dims, strides, box, elem_strides,\n"
-                  "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,\n"
-                  "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
-              gm->kp->kernel_name);
-    sb_printf(sb, "/* Slots are graph tensors: %d = %s (A), %d = %s (B), %d = %s (C). */\n"
-                  "static int launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)\n{\n"
-                  "    CUfunction f;\n"
-                  "    CUresult r = cuModuleGetFunction(&f, mod, \"%s\");\n"
-                  "    CUtensorMap ta, tb, tc;\n"
-                  "    if (r == CUDA_SUCCESS)\n"
-                  "        r = map_2d(&ta, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
-              gm->A, g->tensors[gm->A].name, gm->B, g->tensors[gm->B].name, gm->C,
-              g->tensors[gm->C].name, gm->kp->kernel_name, tmap_type(gm->in_dt), gm->A,
-              (long long)gm->K, (long long)gm->M, (long long)(gm->K * 2), (long long)gm->BM);
-    if (gm->b_kmajor)
-        sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tb, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
-                  tmap_type(gm->in_dt), gm->B, (long long)gm->K, (long long)gm->N,
-                  (long long)(gm->K * 2), (long long)gm->BN);
-    else
-        sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tb, %s, slots[%d], %lldu, %lldu, %lldu, 64, %lld);\n",
-                  tmap_type(gm->in_dt), gm->B, (long long)gm->N, (long long)gm->K,
-                  (long long)(gm->N * 2), (long long)gm->BK);
-    sb_printf(sb, "    if (r == CUDA_SUCCESS)\n        r = map_2d(&tc, %s, slots[%d], %lldu, %lldu, %lldu, %d, %lld);\n",
-              tmap_type(gm->out_dt), gm->C, (long long)gm->N, (long long)gm->M,
-              (long long)(gm->N * gm->out_bytes), gm->c_chunk_cols, (long long)gm->BM);
-    sm90a_emit_launch_tail(sb, "&ta, &tb, &tc", gm->kp->smem_dynamic, gm->kp->grid, gm->kp->threads);
-    sm90a_emit_entry_points(sb, gm->kp->grid, 1 + gm->wgs, gm->kp->trace_cap);
 }
 
 bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err)
 {
     strbuf k = {0}, h = {0};
     emit_kernel(&k, gm);
-    emit_host(&h, gm);
+    sm90a_emit_host(&h, &gm->sh);
     if (!sm90a_finish_result(out, &k, &h, gm->kp->kernel_name, gm->kp->grid, gm->kp->threads,
                              gm->kp->smem_dynamic, err))
         return false;

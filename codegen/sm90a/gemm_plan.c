@@ -91,6 +91,27 @@ static bool plan_tiles(sm90a_gemm *gm, pt_error *err)
     return true;
 }
 
+/* The tile walk (tile_coords gives tile row tm and column tn) and the buffers' names. */
+static void plan_shape(sm90a_gemm *gm)
+{
+    const pt_graph *g = gm->g;
+    sm90a_shape *sh = &gm->sh;
+    const pt_op *op = &g->ops[0];
+    int m = g->tensors[gm->C].axes[0], n = g->tensors[gm->C].axes[1], k = op->reduce_axes[0];
+    sh->kp = gm->kp;
+    snprintf(sh->origin[m], sizeof sh->origin[m], "tm * BM");
+    snprintf(sh->origin[n], sizeof sh->origin[n], "tn * BN");
+    snprintf(sh->size[m], sizeof sh->size[m], "BM");
+    snprintf(sh->size[n], sizeof sh->size[n], "BN");
+    snprintf(sh->size[k], sizeof sh->size[k], "BK");
+    sh->coord_decl = "int tm, tn;";
+    sh->coord_args = "tm, tn";
+    sh->iters = "K_ITERS";
+    const int bufs[3] = {gm->ring_a, gm->ring_b, gm->kp->staging};
+    for (int i = 0; i < 3; i++)
+        snprintf(sh->name[bufs[i]], sizeof sh->name[0], "%c", "abc"[i]);
+}
+
 /* The consumers' loop is printed as one guarded loop: the mma alone at offset 0. */
 static bool plan_roles(sm90a_gemm *gm, pt_error *err)
 {
@@ -139,6 +160,9 @@ bool sm90a_gemm_plan(sm90a_gemm *gm, const pt_kprog *kp, pt_error *err)
     memset(gm, 0, sizeof *gm);
     gm->kp = kp;
     gm->g = kp->g;
-    return plan_graph(gm, err) && plan_tiles(gm, err) && plan_roles(gm, err) &&
-           plan_registers(gm, err);
+    if (!plan_graph(gm, err) || !plan_tiles(gm, err) || !plan_roles(gm, err) ||
+        !plan_registers(gm, err))
+        return false;
+    plan_shape(gm);
+    return true;
 }

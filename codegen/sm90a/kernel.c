@@ -1,0 +1,83 @@
+/* kernel.c — the start of every sm90a kernel: the aligned shared-memory base and one mbarrier
+ * pair per buffer stage, initialised by one thread before the roles split.
+ *
+ * Barriers (8 bytes each) follow the buffers in this order: each ring's full[] (the producer's
+ * expect_tx arrival; the TMA bytes complete it) and empty[] (one arrival per consumer
+ * warpgroup that read the stage), each resident tile's full/empty, the staging tile's full
+ * (every consumer warpgroup wrote its rows) and empty (the store has read it), then the two
+ * launch positions of a dynamic tile hand-out. */
+#include <stdio.h>
+
+#include "shape.h"
+
+/* A resident tile is free again once every consumer warp is done reading it (the output is
+ * staged apart), or once the store read the output staged over its rows. */
+static const char *resident_empty_arrivals(const pt_kprog *kp)
+{
+    return kp->bufs[kp->staging].over < 0 ? "4 * WGS" : "1";
+}
+
+void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
+{
+    const pt_kprog *kp = sh->kp;
+    char lo[8], up[8], prev[64] = "";
+    sb_puts(sb, "    extern __shared__ __align__(1024) uint8_t smem_raw[];\n"
+                "    // 128B swizzle needs 1024-byte aligned buffers; the launch adds 1024 bytes of slack.\n"
+                "    uint8_t *smem = smem_raw + ((1024 - (pt::smem_addr(smem_raw) & 1023)) & 1023);\n");
+    for (int pass = 0; pass < 3; pass++)
+        for (int b = 0; b < kp->n_bufs; b++) {
+            const pt_kbuf *B = &kp->bufs[b];
+            if ((int)B->kind != pass)
+                continue;
+            sm90a_buf_name(sh, b, lo, up, sizeof lo);
+            if (B->kind == PT_KBUF_RING) {
+                if (prev[0])
+                    sb_printf(sb, "    uint64_t *full_%s = %s, *empty_%s = full_%s + STAGES_%s;\n", lo,
+                              prev, lo, lo, up);
+                else
+                    sb_printf(sb, "    uint64_t *full_%s = reinterpret_cast<uint64_t *>(smem + OFF_BAR), "
+                                  "*empty_%s = full_%s + STAGES_%s;\n", lo, lo, lo, up);
+                snprintf(prev, sizeof prev, "empty_%s + STAGES_%s", lo, up);
+            } else {
+                if (prev[0])
+                    sb_printf(sb, "    uint64_t *%s_full = %s, *%s_empty = %s_full + 1;\n", lo, prev,
+                              lo, lo);
+                else
+                    sb_printf(sb, "    uint64_t *%s_full = reinterpret_cast<uint64_t *>(smem + OFF_BAR), "
+                                  "*%s_empty = %s_full + 1;\n", lo, lo, lo);
+                sb_printf(sb, "    (void)%s_empty;\n", lo);
+                snprintf(prev, sizeof prev, "%s_empty + 1", lo);
+            }
+        }
+    if (kp->dynamic)
+        sb_printf(sb, "    int *tile_slot = reinterpret_cast<int *>(%s);  // dynamic tile hand-out\n", prev);
+    sb_puts(sb, "    const int wg = threadIdx.x / 128;\n"
+                "    if (threadIdx.x == 0) {\n");
+    for (int pass = 0; pass < 3; pass++)
+        for (int b = 0; b < kp->n_bufs; b++) {
+            const pt_kbuf *B = &kp->bufs[b];
+            if ((int)B->kind != pass)
+                continue;
+            sm90a_buf_name(sh, b, lo, up, sizeof lo);
+            if (B->kind == PT_KBUF_RING)
+                sb_printf(sb, "        for (int s = 0; s < STAGES_%s; ++s) {\n"
+                              "            pt::mbar_init(&full_%s[s], 1);     // producer's expect_tx arrival\n"
+                              "            pt::mbar_init(&empty_%s[s], WGS);  // one arrival per consumer warpgroup\n"
+                              "        }\n", up, lo, lo);
+            else if (B->kind == PT_KBUF_RESIDENT)
+                sb_printf(sb, "        pt::mbar_init(%s_full, 1);\n"
+                              "        pt::mbar_init(%s_empty, %s);\n", lo, lo,
+                          resident_empty_arrivals(kp));
+            else
+                sb_printf(sb, "        pt::mbar_init(%s_full, WGS);  // every consumer warpgroup staged its rows\n"
+                              "        pt::mbar_init(%s_empty, 1);   // the store read the tile\n", lo, lo);
+        }
+    sb_puts(sb, "        pt::mbar_fence_init();\n"
+                "    }\n"
+                "    __syncthreads();\n"
+                "#ifdef PT_TRACE\n"
+                "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
+                "#else\n"
+                "    (void)pt_trace;\n"
+                "#endif\n\n");
+}

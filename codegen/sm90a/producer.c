@@ -1,0 +1,204 @@
+/* producer.c — the producer role of every sm90a kernel: one thread of warpgroup 0 issues the
+ * program's TMA lane.
+ *
+ * Per tile: each resident tile once (after its readers released the last tile's), then the
+ * ring loads of every loop step in the lane's order and iteration offsets (an entry at offset
+ * o loads iteration v + o in step v; steps run from -max offset so every iteration is loaded
+ * once), each into the next stage of its ring once the consumers released it; then, where the
+ * program puts the store on this lane, the output tile once every consumer warpgroup staged
+ * its rows. A persistent causal program hands tiles out one by one through a global counter
+ * (pass_grid); the consumers learn the tile through the resident tile's barrier. */
+#include <stdio.h>
+
+#include "codegen.h"
+#include "shape.h"
+
+/* The staging tile is released (its empty barrier) right after the store read it, except when
+ * a resident tile is loaded per tile and the output is staged apart from it: then the storing
+ * thread waits for that read only at the next tile's store, and goes on meanwhile. */
+bool sm90a_staging_release_deferred(const pt_kprog *kp)
+{
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
+            return kp->bufs[kp->staging].over < 0;
+    return false;
+}
+
+static int first_resident(const pt_kprog *kp)
+{
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
+            return b;
+    return -1;
+}
+
+static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
+{
+    const pt_kprog *kp = sh->kp;
+    const char *ind = "                ";
+    char lo[8], up[8];
+    if (kp->dynamic)
+        sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
+    else
+        sb_puts(sb, "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
+    for (int b = 0; b < kp->n_bufs; b++) {
+        if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
+            continue;
+        sm90a_buf_name(sh, b, lo, up, sizeof lo);
+        bool apart = kp->bufs[kp->staging].over < 0;
+        sb_printf(sb, "%s// %s (prologue): once per tile, %s.\n", ind,
+                  kp->sg->tasks[kp->bufs[b].stask].id,
+                  apart ? "as soon as the consumers are done with the last one"
+                        : "over the rows the last tile's output was staged in");
+        /* a producer that stores over these rows waited for that store itself */
+        if (apart || kp->store_wg >= 0)
+            sb_printf(sb, "%sif (n_tile > 0)\n"
+                          "%s    pt::mbar_wait(%s_empty, (n_tile - 1) & 1);  // Wait: %s\n", ind, ind,
+                      lo, apart ? "every consumer warp is done with it" : "the last store read its rows");
+    }
+    int r = first_resident(kp);
+    if (kp->dynamic) {
+        sm90a_buf_name(sh, r, lo, up, sizeof lo);
+        sb_printf(sb, "%s// hand the tile to the consumers with %s's barrier (past the last tile: a\n"
+                      "%s// plain arrival, no load, and everyone stops)\n"
+                      "%sif (n_tile > 0)  // claimed once ready for it: the next launch position nobody has\n"
+                      "%s    t = gridDim.x + (int)atomicAdd(&pt_next_tile, 1u);\n"
+                      "%stile_slot[n_tile & 1] = t;\n"
+                      "%sif (t >= TILES) {\n"
+                      "%s    pt::mbar_arrive(%s_full);\n"
+                      "%s    break;\n"
+                      "%s}\n", ind, kp->g->tensors[kp->bufs[r].tensor].name, ind, ind, ind, ind,
+                  ind, ind, lo, ind, ind);
+    }
+    sb_printf(sb, "%s%s\n%stile_coords(t, %s);\n%sconst int n_iter = %s;\n", ind, sh->coord_decl,
+              ind, sh->coord_args, ind, sh->iters);
+    for (int b = 0; b < kp->n_bufs; b++) {
+        if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
+            continue;
+        sm90a_buf_name(sh, b, lo, up, sizeof lo);
+        char bar[48];
+        snprintf(bar, sizeof bar, "%s_full", lo);
+        sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n"
+                      "%spt::mbar_arrive_expect_tx(%s_full, %s_BYTES);\n", ind, kp->bufs[b].stask,
+                  kp->lane_load, ind, lo, up);
+        sm90a_emit_tma_load(sb, sh, b, NULL, bar, ind);
+    }
+}
+
+static void emit_ring_loads(strbuf *sb, const sm90a_shape *sh)
+{
+    const pt_kprog *kp = sh->kp;
+    char lo[8], up[8], bar[48];
+    sb_printf(sb, "                // Loop steps of the lane: its loads at their iteration offsets.\n"
+                  "                for (int v = %d; v < n_iter + %d; ++v) {\n", -kp->off_max,
+              -kp->off_min);
+    for (int e = 0; e < kp->n_loads; e++) {
+        int b = kp->load_buf[e];
+        sm90a_buf_name(sh, b, lo, up, sizeof lo);
+        snprintf(bar, sizeof bar, "&full_%s[s]", lo);
+        sb_printf(sb, "                    {   // %s at iteration v%+d\n"
+                      "                        const int i = v + %d;\n"
+                      "                        if (i >= 0 && i < n_iter) {\n"
+                      "                            const uint32_t s = cnt_%s %% STAGES_%s, ph = (cnt_%s / STAGES_%s) & 1;\n"
+                      "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: every warpgroup released the stage\n"
+                      "                            PT_REC(%d, %d, n_tile, i, 0);\n"
+                      "                            pt::mbar_arrive_expect_tx(&full_%s[s], %s_BYTES);\n",
+                  kp->sg->tasks[kp->bufs[b].stask].id, kp->load_offset[e], kp->load_offset[e], lo,
+                  up, lo, up, lo, kp->bufs[b].stask, kp->lane_load, lo, up);
+        sm90a_emit_tma_load(sb, sh, b, "s", bar, "                            ");
+        sb_printf(sb, "                            ++cnt_%s;\n"
+                      "                        }\n"
+                      "                    }\n", lo);
+    }
+    sb_puts(sb, "                }\n");
+}
+
+static void emit_store(strbuf *sb, const sm90a_shape *sh)
+{
+    const pt_kprog *kp = sh->kp;
+    char lo[8], up[8];
+    sm90a_buf_name(sh, kp->staging, lo, up, sizeof lo);
+    bool deferred = sm90a_staging_release_deferred(kp);
+    if (deferred)
+        sb_printf(sb, "                if (n_tile > 0) {  // the last store read the staging tile: it may be rewritten\n"
+                      "                    pt::tma_store_wait_read();\n"
+                      "                    pt::mbar_arrive(%s_empty);\n"
+                      "                }\n", lo);
+    sb_printf(sb, "                // %s (epilogue of this lane): Wait for every warpgroup's %s.\n"
+                  "                pt::mbar_wait(%s_full, n_tile & 1);\n"
+                  "                PT_REC(%d, %d, n_tile, 0, 0);\n",
+              kp->sg->tasks[kp->store_stask].id,
+              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), lo,
+              kp->store_stask, kp->store_lane);
+    sm90a_emit_tma_store(sb, sh, "                ");
+    sb_puts(sb, "                pt::tma_store_commit();\n");
+    if (!deferred)
+        sb_printf(sb, "                pt::tma_store_wait_read();  // %s\n",
+                  kp->bufs[kp->staging].over >= 0 ? "the next tile's load may land on these rows"
+                                                   : "the staging tile may be rewritten");
+    sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 1);\n", kp->store_stask, kp->store_lane);
+    if (!deferred && kp->bufs[kp->staging].over < 0)
+        sb_printf(sb, "                pt::mbar_arrive(%s_empty);\n", lo);
+}
+
+void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh)
+{
+    const pt_kprog *kp = sh->kp;
+    char lane[PT_LANE_NAME_MAX], lo[32], up[32];
+    sb_printf(sb, "    if (wg == 0) {\n"
+                  "        // Producer role: lane %s (%d registers per thread).\n"
+                  "        pt::regs_decrease<%d>();\n"
+                  "        if (threadIdx.x == 0) {\n"
+                  "#ifdef PT_TRACE\n"
+                  "            tracer.begin(pt_trace, 0, TRACE_ROLES, TRACE_CAP);\n"
+                  "#endif\n"
+                  "            uint32_t ",
+              pt_codegen_comment_safe(kp->p->lanes[kp->lane_load].name, lane, sizeof lane),
+              kp->producer.regs, kp->producer.regs);
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RING) {
+            sm90a_buf_name(sh, b, lo, up, sizeof lo);
+            sb_printf(sb, "cnt_%s = 0, ", lo);
+        }
+    sb_puts(sb, "n_tile = 0;\n");
+    emit_tile_loop(sb, sh);
+    emit_ring_loads(sb, sh);
+    if (kp->store_wg < 0)
+        emit_store(sb, sh);
+    sb_puts(sb, "            }\n");
+    if (kp->dynamic)
+        sb_puts(sb, "            // the last CTA to finish handing out resets the counters for the next launch\n"
+                    "            if (atomicAdd(&pt_ctas_done, 1u) == gridDim.x - 1) {\n"
+                    "                atomicExch(&pt_next_tile, 0u);\n"
+                    "                atomicExch(&pt_ctas_done, 0u);\n"
+                    "            }\n");
+    if (kp->store_wg < 0)
+        sb_puts(sb, "            pt::tma_store_wait_all();\n");
+    sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n        }\n        return;\n    }\n\n");
+}
+
+void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
+{
+    const pt_kprog *kp = sh->kp;
+    char lo[8], up[8], rl[8], ru[8];
+    sm90a_buf_name(sh, kp->staging, lo, up, sizeof lo);
+    int over = kp->bufs[kp->staging].over;
+    bool deferred = sm90a_staging_release_deferred(kp);
+    sb_printf(sb, "%s// %s sits on this warpgroup's lane: Wait for every warpgroup's %s.\n"
+                  "%spt::mbar_wait(%s_full, n_tile & 1);\n"
+                  "%sPT_REC(%d, %d, n_tile, 0, 0);\n", ind, kp->sg->tasks[kp->store_stask].id,
+              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), ind, lo, ind,
+              kp->store_stask, kp->store_lane);
+    sm90a_emit_tma_store(sb, sh, ind);
+    sb_printf(sb, "%spt::tma_store_commit();\n", ind);
+    if (!deferred)
+        sb_printf(sb, "%spt::tma_store_wait_read();\n", ind);
+    sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", ind, kp->store_stask, kp->store_lane);
+    if (over >= 0) {
+        sm90a_buf_name(sh, over, rl, ru, sizeof rl);
+        sb_printf(sb, "%spt::mbar_arrive(%s_empty);  // the next tile's %s may land\n", ind, rl,
+                  kp->g->tensors[kp->bufs[over].tensor].name);
+    } else if (!deferred) {
+        sb_printf(sb, "%spt::mbar_arrive(%s_empty);\n", ind, lo);
+    }
+}

@@ -1,0 +1,55 @@
+/* shape.h — what the Hopper printers need to know about a workload's tiles besides the kernel
+ * program (codegen/ir/kprog.h): how the kernel names a tile's position (its coordinates after
+ * tile_coords), each graph axis's tile origin and extent as kernel expressions, and the trip
+ * count of a tile's loop. gemm_plan.c and attn_plan.c fill one each; the shared printers
+ * (kernel.c: shared memory and barriers; producer.c: the producer role; host.c: the tensor
+ * maps and the launch) walk the program with it. */
+#ifndef PT_SM90A_SHAPE_H
+#define PT_SM90A_SHAPE_H
+
+#include "ir/kprog.h"
+#include "strbuf.h"
+
+typedef struct {
+    const pt_kprog *kp;
+    /* per graph axis: its tile origin in the kernel ("tm * BM"), "" where every tile starts
+     * at 0 (the axis is not split), and its tile extent as a constant ("BM", "D") */
+    char origin[PT_MAX_AXES][24];
+    char size[PT_MAX_AXES][12];
+    const char *batch;          /* the flattened batch axes' coordinate ("bh"), NULL if none */
+    const char *coord_decl;     /* declares the coordinates: "int tm, tn;" */
+    const char *coord_args;     /* tile_coords' outputs: "tm, tn" */
+    const char *iters;          /* the tile's loop trip count: "K_ITERS", "tile_iters(mt)" */
+    char name[PT_KP_MAX_BUFS][8]; /* each buffer's name in the kernel, by its part in the
+                                     workload ("a", "b", "c"; "q", "k", "v", "o") */
+} sm90a_shape;
+
+/* The buffer's name in the kernel (sh->name: "a", "q"), and upper case for its constants
+ * (STAGES_A, OFF_Q). */
+void sm90a_buf_name(const sm90a_shape *sh, int buf, char *lower, char *upper, size_t cap);
+
+/* The device-library TMA call that loads stage `stage` (an expression; NULL: a one-stage
+ * buffer) of buffer b at loop
+ * iteration i, 64-element swizzle atoms along the innermost axis; `bar` is its full barrier. */
+void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *stage,
+                         const char *bar, const char *ind);
+/* The TMA store of the staging tile, in 128-byte boxes along the innermost axis. */
+void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind);
+
+/* The constants of the buffers: STAGES_X, X_BYTES, X_PITCH, OFF_X, X_CHUNK (staging), OFF_BAR. */
+void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh);
+/* The kernel's start: the aligned shared-memory base, the barriers of every buffer and their
+ * initialisation, the tracer. */
+void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh);
+/* The producer role: resident loads once per tile, ring loads per loop step at their offsets,
+ * the store where the program puts it on this role. */
+void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh);
+/* Is the staging tile's release deferred to the producer's next store (producer.c)? */
+bool sm90a_staging_release_deferred(const pt_kprog *kp);
+/* The store of the staging tile from the consumer role that issues it (kp->store_wg). */
+void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *ind);
+/* launch.c: a tensor map per buffer, the dynamic shared-memory attribute, the launch and the
+ * exported entry points. */
+void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh);
+
+#endif

@@ -1,0 +1,104 @@
+/* tma.c — the names, constants and TMA transfers of a kernel program's shared-memory buffers.
+ *
+ * A buffer is a tile of one tensor: 128-byte swizzled, so its innermost axis is moved in atoms
+ * of 128 bytes (64 f16 elements) that lie (outer tile extent x 128) bytes apart. A TMA box is
+ * one atom wide; its coordinates are each axis's tile origin (the loop axis: iteration i times
+ * its tile), with the batch axes flattened into one (the host's tensor map does the same). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "shape.h"
+
+void sm90a_buf_name(const sm90a_shape *sh, int buf, char *lower, char *upper, size_t cap)
+{
+    const char *id = sh->name[buf];
+    size_t i = 0;
+    for (; id[i] && i + 1 < cap; i++) {
+        lower[i] = (char)tolower((unsigned char)id[i]);
+        upper[i] = (char)toupper((unsigned char)id[i]);
+    }
+    lower[i] = upper[i] = 0;
+}
+
+/* The tensor's axes as the TMA box sees them: innermost, next, and whether batch axes lead. */
+static void box_axes(const sm90a_shape *sh, int b, int *inner, int *outer, bool *batched)
+{
+    const pt_tensor *T = &sh->kp->g->tensors[sh->kp->bufs[b].tensor];
+    *inner = T->axes[T->rank - 1];
+    *outer = T->axes[T->rank - 2];
+    *batched = T->rank > 2;
+}
+
+/* The origin of axis a in a transfer at iteration i. */
+static const char *origin(const sm90a_shape *sh, int a, char *buf, size_t cap)
+{
+    if (a == sh->kp->sg->loop_axis)
+        snprintf(buf, cap, "i * %s", sh->size[a]);
+    else
+        snprintf(buf, cap, "%s", sh->origin[a]);
+    return buf;
+}
+
+void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *stage,
+                         const char *bar, const char *ind)
+{
+    int inner, outer;
+    bool batched;
+    box_axes(sh, b, &inner, &outer, &batched);
+    char lo[8], up[8], oi[48], oo[48];
+    sm90a_buf_name(sh, b, lo, up, sizeof lo);
+    origin(sh, inner, oi, sizeof oi);
+    origin(sh, outer, oo, sizeof oo);
+    char at[48] = "";
+    if (stage)
+        snprintf(at, sizeof at, " + %s * %s_PITCH", stage, up);
+    sb_printf(sb, "%sfor (int a = 0; a < %s / 64; ++a)  // 64-wide swizzle atoms along %s\n"
+                  "%s    pt::tma_load_%dd(smem + OFF_%s%s + a * (%s * 128), &tm_%s, %s,\n"
+                  "%s                    %s%sa * 64, %s%s%s);\n",
+              ind, sh->size[inner], sh->kp->g->axes[inner].name, ind, batched ? 3 : 2, up, at,
+              sh->size[outer], lo, bar, ind, oi, oi[0] ? " + " : "", oo[0] ? oo : "0",
+              batched ? ", " : "", batched ? sh->batch : "");
+}
+
+void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
+{
+    const pt_kprog *kp = sh->kp;
+    int b = kp->staging, inner, outer;
+    bool batched;
+    box_axes(sh, b, &inner, &outer, &batched);
+    char lo[8], up[8], oi[48], oo[48];
+    sm90a_buf_name(sh, b, lo, up, sizeof lo);
+    origin(sh, inner, oi, sizeof oi);
+    origin(sh, outer, oo, sizeof oo);
+    sb_printf(sb, "%sfor (int c = 0; c < %s / %s_CHUNK; ++c)  // 128-byte boxes along %s\n"
+                  "%s    pt::tma_store_%dd(&tm_%s, smem + OFF_%s + c * (%s * 128), %s%sc * %s_CHUNK, %s%s%s);\n",
+              ind, sh->size[inner], up, kp->g->axes[inner].name, ind, batched ? 3 : 2, lo, up,
+              sh->size[outer], oi, oi[0] ? " + " : "", up, oo[0] ? oo : "0", batched ? ", " : "",
+              batched ? sh->batch : "");
+}
+
+void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
+{
+    const pt_kprog *kp = sh->kp;
+    sb_puts(sb, "// Shared memory (bytes from the 1024-aligned base): each buffer's stages, stage size and\n"
+                "// pitch (1024-aligned for the 128-byte swizzle), offset; the barriers after them.\n");
+    for (int b = 0; b < kp->n_bufs; b++) {
+        const pt_kbuf *B = &kp->bufs[b];
+        char lo[8], up[8];
+        sm90a_buf_name(sh, b, lo, up, sizeof lo);
+        if (B->kind == PT_KBUF_RING)
+            sb_printf(sb, "constexpr int STAGES_%s = %d, %s_BYTES = %lld, %s_PITCH = %lld, OFF_%s = %lld;  // ring\n",
+                      up, B->stages, up, (long long)B->bytes, up, (long long)B->pitch, up,
+                      (long long)B->offset);
+        else if (B->kind == PT_KBUF_RESIDENT)
+            sb_printf(sb, "constexpr int %s_BYTES = %lld, OFF_%s = %lld;  // resident: one tile per output tile\n",
+                      up, (long long)B->bytes, up, (long long)B->offset);
+        else
+            sb_printf(sb, "constexpr int OFF_%s = %lld, %s_CHUNK = %d;  // %lld bytes staged %s; %d elements per store box\n",
+                      up, (long long)B->offset, up, 128 / B->elem_bytes, (long long)B->bytes,
+                      B->over >= 0 ? "over a resident tile's rows" : "apart", 128 / B->elem_bytes);
+    }
+    sb_printf(sb, "constexpr int OFF_BAR = %lld;\n", (long long)kp->off_bar);
+}

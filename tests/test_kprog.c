@@ -1,0 +1,235 @@
+/* test_kprog.c — the kernel program (codegen/ir/): what the lowering passes decide for GEMM and
+ * attention sPrograms (buffers and their layout, roles and their tasks, each task's body and
+ * operands, register value rings, the step program's waits and releases, the loop form, the
+ * named-barrier rings of cross-role Waits), and that what they cannot lower is refused with the
+ * sTask or buffer named. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "ir/kprog.h"
+#include "propagate.h"
+#include "ptest.h"
+#include "stage_hold.h"
+#include "validate.h"
+
+typedef struct {
+    pt_graph g;
+    pt_hw hw;
+    pt_stask_graph sg;
+    pt_sprogram p;
+    pt_kprog kp;
+    pt_error err;
+} fx;
+
+static fx F; /* large: static */
+
+static bool setup(const char *example, const char *set, const char *tile)
+{
+    memset(&F, 0, sizeof F);
+    const char *text = pt_embedded_find(pt_embedded_examples, example);
+    pt_tiling t;
+    bool ok = text && pt_graph_load_text(&F.g, example, text, strlen(text), set, &F.err) &&
+              pt_hw_load(&F.hw, "H200", &F.err);
+    if (ok) {
+        pt_tiling_defaults(&F.g, &t);
+        ok = (!tile || pt_tiling_parse(&F.g, tile, "--tile", &t, &F.err)) &&
+             pt_partition(&F.sg, &F.g, &t, &F.err) &&
+             pt_sprogram_default(&F.p, &F.sg, &F.hw, &F.err);
+    }
+    CHECK_MSG(ok, "%s %s: %s", example, set ? set : "", F.err.msg);
+    return ok;
+}
+
+static void teardown(void)
+{
+    pt_sprogram_free(&F.p);
+    pt_stask_graph_free(&F.sg);
+}
+
+static bool build(void)
+{
+    pt_validation v;
+    if (!pt_validate(&F.p, &F.sg, &F.hw, &v, &F.err)) {
+        CHECK_MSG(false, "invalid: %s", F.err.msg);
+        return false;
+    }
+    bool ok = pt_kprog_build(&F.kp, &F.p, &F.sg, &F.hw, "test", &F.err);
+    CHECK_MSG(ok, "refused: %s", F.err.msg);
+    return ok;
+}
+
+static int buf(const char *tensor)
+{
+    return pt_kprog_buf_of(&F.kp, pt_graph_find_tensor(&F.g, tensor));
+}
+
+static void set_offset(const char *id, int off)
+{
+    int s = pt_stask_find(&F.sg, id), lane = -1, pos = -1;
+    CHECK(s >= 0 && pt_sprogram_placement(&F.p, s, &lane, &pos));
+    if (lane >= 0)
+        F.p.lanes[lane].entries[pos].offset = off;
+}
+
+/* GEMM: rings for A and B, a staging tile for C, one mma per consumer warpgroup in a guarded
+ * loop whose steady wait keeps the contract's groups in flight and releases both rings. */
+static void test_gemm(void)
+{
+    if (!setup("gemm_f16", "M=1024,N=1024,K=1024", "m=128,n=256,k=64,wg=2") || !build())
+        return teardown();
+    const pt_kprog *kp = &F.kp;
+    CHECK(kp->n_bufs == 3 && kp->wgs == 2);
+    int a = buf("A"), b = buf("B"), c = buf("C");
+    CHECK(a >= 0 && b >= 0 && c == kp->staging);
+    CHECK(kp->bufs[a].kind == PT_KBUF_RING && kp->bufs[b].kind == PT_KBUF_RING);
+    CHECK(kp->bufs[c].kind == PT_KBUF_STAGING && kp->bufs[c].over == -1);
+    CHECK(kp->bufs[a].bytes == 128 * 64 * 2 && kp->bufs[b].bytes == 256 * 64 * 2);
+    CHECK(kp->bufs[a].offset == 0 && kp->bufs[b].offset == kp->bufs[a].stages * 16384);
+    CHECK(kp->off_bar == kp->bufs[c].offset + kp->bufs[c].pitch);
+    CHECK(kp->smem_dynamic <= F.hw.smem_per_block);
+    CHECK(kp->n_loads == 2 && kp->load_buf[0] == a && kp->load_buf[1] == b);
+    CHECK(kp->loop == PT_KLOOP_GUARDED);
+    pt_stage_hold h;
+    pt_stage_hold_decide(&F.p, &F.sg, &h);
+    CHECK(kp->carry == h.mma_in_flight);
+    for (int w = 0; w < 2; w++) {
+        const pt_krole *R = &kp->consumer[w];
+        CHECK(R->n_tasks == 1 && R->tasks[0].body == PT_KB_MMA && R->tasks[0].async);
+        CHECK(R->tasks[0].n_in == 2 && R->tasks[0].in[0].kind == PT_KSRC_BUF &&
+              R->tasks[0].in[0].index == a && R->tasks[0].in[1].index == b);
+        int rings[PT_KTASK_INS];
+        CHECK(pt_kprog_task_rings(kp, &R->tasks[0], rings) == 2);
+        CHECK(R->epilogue.body == PT_KB_CONVERT);
+        /* steady step: issue the mma, then wait until `carry` groups remain: the group it
+         * completes is this step's (carry 0) or the previous one's (carry 1) */
+        CHECK(R->n_ops == 2 && R->ops[0].kind == PT_KOP_TASK && R->ops[1].kind == PT_KOP_WAIT);
+        CHECK(R->ops[1].arg == kp->carry && R->ops[1].n_done == 1 &&
+              R->ops[1].done[0].step == -kp->carry);
+        CHECK(R->n_steady == kp->carry);
+    }
+    CHECK(kp->tiles == 8 * 4 && kp->grid == kp->tiles && kp->threads == 384);
+    CHECK(kp->n_vals == 1 && kp->vals[0].kind == PT_KVAL_CARRIED);
+    teardown();
+}
+
+/* One stage per ring: a stage cannot stay held while the next is loaded, so the step retires
+ * its group (carry 0) and releases the stages it read in the same step. */
+static void test_gemm_exact_rings(void)
+{
+    if (!setup("gemm_f16", "M=512,N=512,K=512", "m=128,n=128,k=64,wg=1"))
+        return teardown();
+    F.p.stages[pt_graph_find_tensor(&F.g, "A")] = 1;
+    F.p.stages[pt_graph_find_tensor(&F.g, "B")] = 1;
+    if (build()) {
+        const pt_krole *R = &F.kp.consumer[0];
+        CHECK(F.kp.carry == 0);
+        CHECK(R->n_ops == 2 && R->ops[1].arg == 0 && R->ops[1].done[0].step == 0);
+    }
+    teardown();
+}
+
+static int val_of_tensor(const char *tensor)
+{
+    int t = pt_graph_find_tensor(&F.g, tensor);
+    for (int v = 0; v < F.kp.n_vals; v++)
+        if (F.kp.vals[v].tensor == t)
+            return v;
+    return -1;
+}
+
+/* Attention: Q resident, K and V rings, O staged; per warpgroup six tasks whose operands are
+ * found in the graph (S and P are register values), every group retired inside its step. */
+static void test_attention(void)
+{
+    if (!setup("flash_attention", "S=1024", NULL) || !build())
+        return teardown();
+    const pt_kprog *kp = &F.kp;
+    int q = buf("Q"), k = buf("K"), v = buf("V");
+    CHECK(kp->bufs[q].kind == PT_KBUF_RESIDENT && kp->bufs[k].kind == PT_KBUF_RING &&
+          kp->bufs[v].kind == PT_KBUF_RING);
+    CHECK(kp->bufs[kp->staging].kind == PT_KBUF_STAGING);
+    CHECK(kp->bufs[q].offset == 0 && kp->bufs[k].offset == kp->bufs[q].pitch);
+    CHECK(kp->loop == PT_KLOOP_PEELED && kp->carry == 0);
+    int s_val = val_of_tensor("S"), p_val = val_of_tensor("P"), o_val = val_of_tensor("O");
+    CHECK(s_val >= 0 && kp->vals[s_val].kind == PT_KVAL_ITER);
+    CHECK(p_val >= 0 && kp->vals[p_val].kind == PT_KVAL_ITER);
+    CHECK(o_val >= 0 && kp->vals[o_val].kind == PT_KVAL_CARRIED);
+    for (int w = 0; w < kp->wgs; w++) {
+        const pt_krole *R = &kp->consumer[w];
+        CHECK(R->n_tasks == 6 && R->epilogue.body == PT_KB_NORMALIZE);
+        int seen[PT_KB_KINDS] = {0};
+        for (int i = 0; i < R->n_tasks; i++) {
+            const pt_ktask *t = &R->tasks[i];
+            seen[t->body]++;
+            if (t->body == PT_KB_MMA && t->out == s_val)
+                CHECK(t->in[0].kind == PT_KSRC_BUF && t->in[0].index == q &&
+                      t->in[1].kind == PT_KSRC_BUF && t->in[1].index == k);
+            else if (t->body == PT_KB_MMA)
+                CHECK(t->out == o_val && t->in[0].kind == PT_KSRC_VAL &&
+                      t->in[0].index == p_val && t->in[1].index == v);
+            if (t->body == PT_KB_RESCALE)
+                CHECK(t->out == o_val);
+            if (t->body == PT_KB_EXP_ROWS)
+                CHECK(t->out == p_val);
+        }
+        CHECK(seen[PT_KB_MMA] == 2 && seen[PT_KB_ROW_MAX] == 1 && seen[PT_KB_EXP_ROWS] == 1 &&
+              seen[PT_KB_ROW_SUM] == 1 && seen[PT_KB_RESCALE] == 1);
+        /* asynchronous tasks first in the merged order */
+        CHECK(R->tasks[0].async);
+        CHECK(R->n_steady == 0);
+        CHECK(R->ops[R->n_ops - 1].kind == PT_KOP_WAIT && R->ops[R->n_ops - 1].arg == 0);
+    }
+    teardown();
+}
+
+/* mma.S one iteration ahead (FlashAttention-3's order): two score tiles are live at once, so
+ * S gets two register slots and the printed loop runs two steps per turn. */
+static void test_attention_offsets(void)
+{
+    if (!setup("flash_attention", "S=1024", NULL))
+        return teardown();
+    set_offset("mma.S.wg0", 1);
+    set_offset("mma.S.wg1", 1);
+    if (build()) {
+        int s_val = val_of_tensor("S");
+        CHECK(s_val >= 0 && F.kp.vals[s_val].slots == 2 && F.kp.unroll == 2);
+        CHECK(F.kp.c_off_max == 1 && F.kp.c_off_min == 0);
+    }
+    teardown();
+}
+
+/* What cannot be lowered is refused, naming the sTask. */
+static void test_refusals(void)
+{
+    if (setup("mamba2_chunk_state", NULL, NULL)) {
+        pt_validation v;
+        if (pt_validate(&F.p, &F.sg, &F.hw, &v, &F.err)) {
+            CHECK(!pt_kprog_build(&F.kp, &F.p, &F.sg, &F.hw, "test", &F.err));
+            CHECK_CONTAINS(F.err.msg, "codegen test: ");
+            CHECK_CONTAINS(F.err.msg, "has no generated body yet");
+        }
+    }
+    teardown();
+    /* scores computed two iterations ahead: three S tiles live, more than registers hold */
+    if (setup("flash_attention", "S=1024", NULL)) {
+        F.p.stages[pt_graph_find_tensor(&F.g, "K")] = 3;
+        F.p.stages[pt_graph_find_tensor(&F.g, "V")] = 3;
+        set_offset("mma.S.wg0", 2);
+        set_offset("mma.S.wg1", 2);
+        CHECK(!pt_kprog_build(&F.kp, &F.p, &F.sg, &F.hw, "test", &F.err));
+        CHECK_CONTAINS(F.err.msg, "keep 3 tiles of S live");
+    }
+    teardown();
+}
+
+int main(void)
+{
+    PTEST_RUN(test_gemm);
+    PTEST_RUN(test_gemm_exact_rings);
+    PTEST_RUN(test_attention);
+    PTEST_RUN(test_attention_offsets);
+    PTEST_RUN(test_refusals);
+    PTEST_END();
+}
