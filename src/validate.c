@@ -7,6 +7,7 @@
  * is exactly a simulator deadlock. */
 #include "validate.h"
 
+#include "regfile.h"
 #include "stage_hold.h"
 
 #include <stdarg.h>
@@ -884,7 +885,10 @@ static void check_regs(vctx *c)
 {
     const pt_sprogram *p = c->p;
     const pt_hw *hw = c->hw;
-    int64_t total = 0;
+    /* AMD: one VGPR budget per kernel, up to max_regs_per_thread; NVIDIA: a budget per role,
+     * setmaxnreg's range (to max + 1). Roles are whole waves / warps. */
+    bool amd = pt_regfile_per_kernel(hw);
+    int warp = hw && hw->warp_size > 0 ? hw->warp_size : 32;
     for (int r = 0; r < roles_of(p); r++) {
         const pt_role_def *rd = &p->roles[r];
         char rp[40];
@@ -894,22 +898,31 @@ static void check_regs(vctx *c)
         if (rd->wg >= 0 && need > rd->regs)
             problem_at(c->r, rp, "registers: role %s needs %d per thread for its accumulators and "
                           "fragments but its budget is %d", rd->name, need, rd->regs);
-        if (rd->threads <= 0 || rd->threads % 32 != 0)
-            problem_at(c->r, rp, "role %s has %d threads; expected a positive multiple of 32",
-                    rd->name, rd->threads);
-        if (hw && (rd->regs > hw->max_regs_per_thread + 1 || rd->regs < hw->min_regs_per_thread ||
-                   rd->regs % 8 != 0))
+        if (rd->threads <= 0 || rd->threads % warp != 0)
+            problem_at(c->r, rp, "role %s has %d threads; expected a positive multiple of %d (%s)",
+                    rd->name, rd->threads, warp, amd ? "wave64" : "a warp");
+        int hi = hw ? (amd ? hw->max_regs_per_thread : hw->max_regs_per_thread + 1) : 0;
+        if (hw && (rd->regs > hi || rd->regs < hw->min_regs_per_thread || rd->regs % 8 != 0))
             problem_at(c->r, rp, "registers: role %s has a budget of %d per thread; expected a "
-                          "multiple of 8 from %d to %d (setmaxnreg)", rd->name, rd->regs,
-                    hw->min_regs_per_thread, hw->max_regs_per_thread + 1);
-        if (rd->threads > 0 && rd->regs > 0)
-            total = sat_add(total, (int64_t)rd->regs * rd->threads);
+                          "multiple of 8 from %d to %d (%s)", rd->name, rd->regs,
+                    hw->min_regs_per_thread, hi,
+                    amd ? "VGPRs per lane, arch + AccVGPRs" : "setmaxnreg");
     }
-    c->r->regs_total = total;
+    pt_regfile_use u;
+    pt_regfile_use_of(p, hw, &u);
+    c->r->regs_total = u.claim;
     c->r->regs_limit = hw ? hw->regs_per_eu : 0;
-    if (hw && total > hw->regs_per_eu)
+    if (!hw || u.claim <= hw->regs_per_eu)
+        return;
+    if (amd)
+        problem_at(c->r, "$.roles", "registers: on %s every wave of the kernel gets the largest "
+                      "role budget, %d per lane; the %d waves put %d on one of its %d SIMDs, "
+                      "which needs %lld of the %d it has per lane; lower the largest budget or "
+                      "use fewer warpgroups", hw->name, u.budget, u.waves, u.waves_per_simd,
+                u.simds, (long long)u.budget * u.waves_per_simd, hw->max_regs_per_thread);
+    else
         problem_at(c->r, "$.roles", "registers: the roles' budgets add up to %lld per EU but %s has %lld; "
-                      "lower a role's budget", (long long)total, hw->name,
+                      "lower a role's budget", (long long)u.claim, hw->name,
                 (long long)hw->regs_per_eu);
 }
 

@@ -5,8 +5,8 @@
  * Waits, data dependencies, lane orders and the reuse of ring stages, released where the stage
  * contract says (stage_hold.h; a deadlock: the cycle is named, and a ring too shallow for how
  * long its stages are held is said as such, with the stages it needs); shared memory
- * (stages x tiles + resident tiles + barriers) and registers (accumulators per warpgroup,
- * role budgets summed) within the model. */
+ * (stages x tiles + resident tiles + barriers) and registers (accumulators per warpgroup;
+ * the role budgets within the register file by the vendor's rule, regfile.h) within the model. */
 #ifndef PT_VALIDATE_H
 #define PT_VALIDATE_H
 
@@ -20,7 +20,9 @@ typedef struct {
     int64_t smem_bytes;            /* needed per EU */
     int64_t smem_limit;
     int regs_needed[PT_MAX_ROLES]; /* per thread, per role */
-    int64_t regs_total;            /* budgets x threads summed over roles */
+    int64_t regs_total;            /* the register file the roles take (regfile.h): NVIDIA
+                                      budgets x threads summed over roles; AMD the largest
+                                      budget x the busiest SIMD's waves x 64 lanes x SIMDs */
     int64_t regs_limit;
 } pt_validation;
 

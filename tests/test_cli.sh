@@ -131,6 +131,38 @@ expect 0 "schedule flash_attention" "$cli" schedule flash_attention -q --top 3 -
 expect 0 "scheduled program validates" "$cli" validate flash_attention --program "$tmp/fa.sched.json"
 expect 0 "schedule gemm --target sm90a" "$cli" schedule gemm_f16 -q --target sm90a -o "$tmp/g.sched.json"
 expect 0 "scheduled gemm generates" "$cli" codegen gemm_f16 --program "$tmp/g.sched.json" --target sm90a -o "$tmp/g.bundle"
+# MI300X (issue 20): schedule returns only sPrograms that fit a CU — 64 KB of LDS, and one VGPR
+# budget for every wave (the largest role's) with the busiest of the 4 SIMDs at most 512 per
+# lane, recomputed here from the saved roles; an H200 program is refused there, naming LDS; so
+# is a budget only the NVIDIA rule (budgets x threads summed) would let through; and where no
+# candidate fits (attention's tiles today) schedule exits 1 naming MI300X.
+expect 0 "schedule gemm_f16 --hw MI300X" "$cli" schedule gemm_f16 --hw MI300X -q --top 3 -o "$tmp/mi.sched.json"
+expect 0 "MI300X program validates there" "$cli" validate gemm_f16 --program "$tmp/mi.sched.json" --hw MI300X
+lds=$(sed -n 's/^shared memory \([0-9]*\) of 65536 bytes; registers [0-9]* of 131072$/\1/p' "$tmp/out")
+if [ -n "$lds" ] && [ "$lds" -le 65536 ]; then ok "MI300X program: $lds bytes of LDS"
+else bad "MI300X program's LDS: $(cat "$tmp/out")"; fi
+if python3 - "$tmp/mi.sched.json" <<'PY'
+import json, sys
+roles = json.load(open(sys.argv[1]))["roles"]
+threads = [r.get("threads", 128) for r in roles]
+budget, waves = max(r["regs"] for r in roles), sum((t + 63) // 64 for t in threads)
+sys.exit(0 if all(t % 64 == 0 for t in threads) and budget * -(-waves // 4) <= 512 else 1)
+PY
+then ok "MI300X program: VGPRs of the busiest SIMD within 512"
+else bad "MI300X program's VGPRs: $(grep -A4 roles "$tmp/mi.sched.json")"; fi
+expect 1 "an H200 schedule on MI300X" "$cli" validate flash_attention --program "$tmp/fa.sched.json" --hw MI300X
+stderr_has "but MI300X allows 65536 per block" "H200 schedule refused on MI300X for its LDS"
+python3 - "$tmp/mi.sched.json" "$tmp/mi.regs.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+wg0 = [r for r in p["roles"] if r["name"] == "wg0"][0]
+wg0["regs"], wg0["threads"] = 480, 256  # 2 + 4 (+ 2) waves: two on a SIMD at 480 each
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect 1 "MI300X: 480 VGPRs on 2 waves of a SIMD" "$cli" validate gemm_f16 --program "$tmp/mi.regs.json" --hw MI300X
+stderr_has "every wave of the kernel gets the largest role budget, 480 per lane" "MI300X register rule named"
+expect 1 "schedule flash_attention --hw MI300X: nothing fits" "$cli" schedule flash_attention --hw MI300X -q
+stderr_has "fits MI300X (shared memory, registers or tile shapes)" "schedule says nothing fits MI300X"
 expect 2 "schedule --top 0" "$cli" schedule gemm_f16 --top 0
 expect 2 "schedule --target bogus" "$cli" schedule gemm_f16 --target bogus
 expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1

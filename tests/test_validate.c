@@ -340,6 +340,56 @@ static void test_registers(void)
     teardown(&f);
 }
 
+/* AMD (vendor "amd", an MI300X-like CU: 4 SIMDs of 512 VGPRs x 64 lanes): one VGPR budget for
+ * every wave of the kernel, the largest role's, and the busiest SIMD decides — where the
+ * NVIDIA rule (budgets x threads summed) would let through what cannot run. */
+static void amd_hw(pt_hw *hw)
+{
+    hand_hw(hw);
+    snprintf(hw->name, sizeof hw->name, "TestCDNA");
+    snprintf(hw->vendor, sizeof hw->vendor, "amd");
+    hw->warp_size = 64;
+    hw->regs_per_eu = 131072; /* the hand GEMM's shared memory stays within hand_hw's */
+    hw->max_regs_per_thread = 512;
+    hw->min_regs_per_thread = 8;
+}
+
+static void test_registers_amd(void)
+{
+    fixture f;
+    setup(&f, 1);
+    amd_hw(&f.hw);
+    f.p.roles[1].regs = 480; /* producer 40 + wg0 480, 128 threads each: 4 waves, 1 per SIMD */
+    CHECK_MSG(run(&f), "%s", f.err.msg);
+    CHECK(f.r.regs_total == 480LL * 1 * 64 * 4);
+    CHECK(f.r.regs_limit == 131072);
+    /* wg0 of 256 threads: 6 waves, 2 on a SIMD at 480 each. The summed rule would say
+     * 40 x 128 + 480 x 256 = 128000 <= 131072. */
+    f.p.roles[1].threads = 256;
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "every wave of the kernel gets the largest role budget, 480", "$.roles");
+    EXPECT_PROBLEM(&f.r, "6 waves put 2 on one of its 4 SIMDs", "960 of the 512");
+    CHECK(f.r.regs_total == 480LL * 2 * 64 * 4);
+    f.p.roles[1].regs = 256; /* 2 x 256 = 512: fits exactly */
+    CHECK_MSG(run(&f), "%s", f.err.msg);
+    f.p.roles[1].threads = 96; /* not whole waves */
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "role wg0 has 96 threads", "multiple of 64 (wave64)");
+    f.p.roles[1].threads = 128;
+    f.p.roles[1].regs = 520; /* beyond 512 per lane, where setmaxnreg's range would be 513 */
+    CHECK(!run(&f));
+    EXPECT_PROBLEM(&f.r, "budget of 520", "from 8 to 512 (VGPRs per lane");
+    teardown(&f);
+
+    /* the same roles under the NVIDIA rule: the sum decides */
+    setup(&f, 1);
+    f.hw.regs_per_eu = 131072;
+    f.p.roles[1].threads = 256;
+    CHECK_MSG(run(&f), "%s", f.err.msg);
+    CHECK(f.r.regs_total == 40 * 128 + 240 * 256);
+    teardown(&f);
+}
+
 /* Garbage in the program must give problems, never a crash. */
 static void test_corrupt(void)
 {
@@ -390,6 +440,7 @@ int main(void)
     PTEST_RUN(test_deadlock_stages);
     PTEST_RUN(test_shared_memory);
     PTEST_RUN(test_registers);
+    PTEST_RUN(test_registers_amd);
     PTEST_RUN(test_partition_choices);
     PTEST_RUN(test_corrupt);
     PTEST_END();
