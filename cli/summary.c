@@ -163,12 +163,27 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     fmt_time(tl->kernel_time_ns, kt, sizeof kt);
     fmt_time(tl->eu_time_ns, et, sizeof et);
     fmt_time(tl->dram_floor_ns, ft, sizeof ft);
-    fprintf(f, "predicted kernel time %s, %.1f TFLOP/s on %s (%lld tiles on %lld CTAs, %lld "
+    char items[96] = "";
+    if (tl->split_k > 1)
+        snprintf(items, sizeof items, " x split-K %d = %lld work items", tl->split_k,
+                 (long long)tl->work_items);
+    fprintf(f, "predicted kernel time %s, %.1f TFLOP/s on %s (%lld tiles%s on %lld CTAs, %lld "
                "wave%s; memory floor %s)\n",
-            kt, tl->tflops, in->hw.name, (long long)tl->tiles, (long long)tl->grid,
+            kt, tl->tflops, in->hw.name, (long long)tl->tiles, items, (long long)tl->grid,
             (long long)tl->waves, tl->waves == 1 ? "" : "s", ft);
-    fprintf(f, "one EU, %lld iteration%s: %s\n\n", (long long)tl->eu_iterations,
-            tl->eu_iterations == 1 ? "" : "s", et);
+    if (tl->split_k > 1) {
+        /* the chunks of the first tile, as dispatched: who stored a partial, who fixed up */
+        fprintf(f, "split-K: %.2f MB of f32 partial tiles written and read back; first tile:",
+                tl->workspace_bytes / 1e6);
+        for (int c = 0; c < tl->n_chunks; c++)
+            fprintf(f, "%s k %d/%d iterations %lld-%lld %s", c ? "," : "", c + 1, tl->n_chunks,
+                    (long long)tl->chunks[c].first_iter,
+                    (long long)(tl->chunks[c].first_iter + tl->chunks[c].iters - 1),
+                    tl->chunks[c].last ? "fix-up" : "partial");
+        fputc('\n', f);
+    }
+    fprintf(f, "one EU%s, %lld iteration%s: %s\n\n", tl->split_k > 1 ? " (the fix-up)" : "",
+            (long long)tl->eu_iterations, tl->eu_iterations == 1 ? "" : "s", et);
     if (width < 20)
         width = 100;
     char *row = malloc((size_t)width + 1);

@@ -130,13 +130,17 @@ static void print_summary_json(const cli_inputs *in, const pt_timeline *tl)
     char *g = jstr(in->graph.name), *h = jstr(in->hw.name);
     printf("{\"graph\": %s, \"hw\": %s, \"predicted_time_ns\": %s, \"tflops\": %s, "
            "\"eu_time_ns\": %s, \"iterations\": %lld, \"tiles\": %lld, \"grid\": %lld, "
-           "\"waves\": %lld, \"flops\": %s, \"dram_floor_ns\": %s, \"spans\": %lld}\n",
+           "\"waves\": %lld, \"flops\": %s, \"dram_floor_ns\": %s, \"spans\": %lld",
            g ? g : "null", h ? h : "null", jnum(t[0], sizeof t[0], "%.1f", tl->kernel_time_ns),
            jnum(t[1], sizeof t[1], "%.3f", tl->tflops),
            jnum(t[2], sizeof t[2], "%.1f", tl->eu_time_ns), (long long)tl->eu_iterations,
            (long long)tl->tiles, (long long)tl->grid, (long long)tl->waves,
            jnum(t[3], sizeof t[3], "%.0f", tl->flops),
            jnum(t[4], sizeof t[4], "%.1f", tl->dram_floor_ns), (long long)tl->n_spans);
+    if (tl->split_k > 1) /* only when split: an unsplit program's summary is as it was */
+        printf(", \"split_k\": %d, \"work_items\": %lld, \"workspace_bytes\": %.0f",
+               tl->split_k, (long long)tl->work_items, tl->workspace_bytes);
+    printf("}\n");
     free(g);
     free(h);
 }

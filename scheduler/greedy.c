@@ -235,6 +235,7 @@ bool pt_schedule_intra(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     p->partition.persistent = o->persistent;
     p->partition.raster = o->raster;
     p->partition.group = o->group > 0 ? o->group : 8;
+    p->partition.split_k = o->split_k > 1 ? o->split_k : 1;
     if (!place_all(p, sg, o, err) || !add_waits(p, sg, o, err)) {
         pt_sprogram_free(p);
         return false;

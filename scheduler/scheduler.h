@@ -7,8 +7,8 @@
  * iteration ahead, so softmax of one block overlaps the next block's GEMM) and ping-pong
  * (two consumer warpgroups take turns on the tensor cores).
  * Inter-EU and joint search: output-tile shapes valid for the hardware, the reduction tile,
- * consumer warpgroups, stages, the pipelining options, persistent or one-CTA-per-tile grids
- * and rasterisation, pruned by on-chip memory and by a roofline bound, each candidate scored
+ * consumer warpgroups, stages, the pipelining options, persistent or one-CTA-per-tile grids,
+ * rasterisation and split-K (the loop cut across EUs, where few tiles leave EUs idle), pruned by on-chip memory and by a roofline bound, each candidate scored
  * by the simulator; the top k sPrograms come back with their predicted times. */
 #ifndef PT_SCHEDULER_H
 #define PT_SCHEDULER_H
@@ -33,6 +33,9 @@ typedef struct {
     /* stores go on a TMA lane of the last consumer warpgroup (issued after its epilogue),
      * so the producer's lane can load the next tile meanwhile */
     bool store_by_consumer;
+    /* partition.split_k (splitk.h): chunks of the reduction loop per output tile; 0 or 1 =
+     * no split */
+    int split_k;
 } pt_intra_opts;
 
 /* Does sg have a tensor-core sTask that look-ahead would issue one iteration early? */
@@ -47,9 +50,14 @@ typedef struct {
     double budget_s;       /* stop searching after this many seconds (<= 0: no limit) */
     /* called about every 1000 candidates and at the end; may be NULL */
     void (*progress)(void *ctx, int64_t seen, int64_t total, double best_ns);
-    /* extra acceptance test of a valid candidate (e.g. "a code generator can emit it");
-     * may be NULL */
-    bool (*accept)(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
+    /* extra acceptance test of a valid candidate (e.g. "a code generator can emit it"):
+     * false with the reason in why (counted: a search that finds nothing names the most
+     * common one); may be NULL */
+    bool (*accept)(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                   pt_error *why);
+    /* what accept stands for, in the failure message ("the sm90a code generator"); NULL:
+     * "the acceptance test" */
+    const char *accept_what;
     /* asked after every candidate; true ends the search as the budget does (the best found so
      * far come back, budget_hit is set): a candidate budget, or a UI's Cancel; may be NULL */
     bool (*stop)(void *ctx, int64_t seen);
@@ -63,8 +71,9 @@ typedef struct {
     double tflops;
     /* what was chosen, as data: the tiling (tile shape, warpgroups) is sg.tiling; opts the
      * intra-EU options (stages, look-ahead, ping-pong, grid, raster, who stores) */
-    pt_intra_opts opts;
-    char desc[200];        /* for people: "m=128 n=256 k=64 wg=2 stages=3 look-ahead persistent grouped" */
+    pt_intra_opts opts;    /* opts.split_k: the split of the loop (1: none) */
+    char desc[200];        /* for people: "m=128 n=256 k=64 wg=2 stages=3 look-ahead persistent
+                              grouped", " split-k=4" appended when split */
 } pt_schedule_candidate;
 
 typedef struct {
@@ -74,6 +83,8 @@ typedef struct {
     int64_t seen;                    /* candidates looked at */
     int64_t pruned_invalid;          /* partition or validation refused (memory, registers, shape) */
     int64_t pruned_bound;            /* roofline bound already worse than the k-th best */
+    int64_t pruned_split_k;          /* split-K where it cannot pay (enough tiles for the EUs) */
+    int64_t refused;                 /* valid, but refused by the acceptance test */
     int64_t simulated;
     double elapsed_s;
     bool budget_hit;

@@ -8,7 +8,10 @@
  * output is the loop, and its tile is the reduction tile. The space is enumerated in a fixed
  * order, so the same inputs give the same answer. Candidates failing partition or validation
  * (shared memory, registers, shapes) are pruned, and so is any whose roofline bound (tensor
- * core and load time per iteration, times iterations, times waves) cannot beat the k-th best. */
+ * core and load time per iteration, times iterations, times waves) cannot beat the k-th best.
+ * Split-K multiplies the space by the split values where the graph's loop can be split, but
+ * only candidates with fewer tiles than EUs simulate them (split_k_may_pay). Why candidates
+ * were refused is counted, so that a search that finds nothing names the commonest reason. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +19,9 @@
 #include <time.h>
 
 #include "propagate.h"
+#include "refusals.h"
 #include "scheduler.h"
+#include "splitk.h"
 #include "validate.h"
 
 #define MAX_VALUES 8
@@ -150,8 +155,10 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
 }
 
 /* Lower bound of the kernel time: per EU and iteration, the tensor core and the loads cannot
- * go faster than their rates; iterations and waves multiply. */
-static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool persistent)
+ * go faster than their rates; iterations and waves multiply. Split-K: waves of work items,
+ * each at least the shortest chunk (the fix-up's traffic only adds). */
+static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool persistent,
+                             int split_k)
 {
     double mma = 0, load = 0;
     for (int i = 0; i < sg->n; i++) {
@@ -169,8 +176,10 @@ static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool per
     double per_iter = mma > load ? mma : load;
     double iters = (double)sg->iterations * (sg->causal_op >= 0 ? 0.5 : 1.0);
     double eus = hw->eu_count > 0 ? hw->eu_count : 1;
-    double waves = persistent ? (double)sg->tiles / eus : ceil((double)sg->tiles / eus);
-    return hw->launch_ns + waves * iters * per_iter;
+    double items = (double)sg->tiles * split_k;
+    double waves = persistent ? items / eus : ceil(items / eus);
+    double item_iters = split_k > 1 ? floor(iters / split_k) : iters;
+    return hw->launch_ns + waves * item_iters * per_iter;
 }
 
 static bool has_kind(const pt_stask_graph *sg, pt_stask_kind kind)
@@ -220,7 +229,45 @@ typedef struct {
     topk top;
     double t0;
     value_set vals[PT_MAX_AXES];
+    pt_refusals *why_invalid;  /* partition, schedule, validation or simulation refused */
+    pt_refusals *why_refused;  /* valid, but the acceptance test (o->accept) refused */
 } search;
+
+/* The split values searched: a handful up to the depth where a chunk's partial-tile traffic
+ * starts to rival its loop. */
+static const int split_opts[] = {1, 2, 3, 4, 6, 8};
+#define N_SPLIT_OPTS 6
+
+/* Split-K is simulated only where it can pay: fewer tiles than EUs (the rest would idle), at
+ * most two waves of work items (tiles x S <= 2 x EUs: deeper splits only add fix-up traffic
+ * and tail), chunks of at least one iteration, and a loop the fix-up can add up. This keeps
+ * the extra simulations to at most five per candidate, all on small grids, which simulate
+ * fast; every other split is pruned right after partitioning, before it is scheduled or
+ * simulated. */
+static bool split_k_may_pay(const pt_stask_graph *sg, const pt_hw *hw, int split_k)
+{
+    char why[PT_ERROR_MAX];
+    int64_t eus = hw->eu_count;
+    return split_k <= 1 ||
+           (sg->tiles < eus && sg->tiles * split_k <= 2 * eus && split_k <= sg->iterations &&
+            pt_split_k_possible(sg, why, sizeof why));
+}
+
+/* Can the graph's loop be split at all (with its default tiling)? If not, split-K is not part
+ * of its search space. */
+static int split_values(const pt_graph *g)
+{
+    pt_tiling t;
+    pt_stask_graph sg;
+    pt_error err;
+    char why[PT_ERROR_MAX];
+    pt_tiling_defaults(g, &t);
+    if (!pt_partition(&sg, g, &t, &err))
+        return 1;
+    bool ok = pt_split_k_possible(&sg, why, sizeof why);
+    pt_stask_graph_free(&sg);
+    return ok ? N_SPLIT_OPTS : 1;
+}
 
 static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io)
 {
@@ -231,6 +278,12 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     r->seen++;
     if (!pt_partition(&c.sg, S->g, tiling, &err)) {
         r->pruned_invalid++;
+        pt_refusals_add(S->why_invalid, err.msg);
+        return;
+    }
+    if (!split_k_may_pay(&c.sg, S->hw, io->split_k)) {
+        r->pruned_split_k++;
+        pt_stask_graph_free(&c.sg);
         return;
     }
     if ((io->lookahead && !pt_schedule_can_look_ahead(&c.sg)) ||
@@ -245,7 +298,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         pt_stask_graph_free(&c.sg);
         return;
     }
-    double bound = roofline_bound(&c.sg, S->hw, io->persistent);
+    double bound =
+        roofline_bound(&c.sg, S->hw, io->persistent, io->split_k > 1 ? io->split_k : 1);
     if (bound >= kth_best(&S->top)) {
         r->pruned_bound++;
         pt_stask_graph_free(&c.sg);
@@ -254,13 +308,23 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     pt_validation v;
     if (!pt_schedule_intra(&c.prog, &c.sg, S->hw, io, &err)) {
         r->pruned_invalid++;
+        pt_refusals_add(S->why_invalid, err.msg);
         pt_stask_graph_free(&c.sg);
         return;
     }
     pt_timeline tl = {0};
-    if (!pt_validate(&c.prog, &c.sg, S->hw, &v, &err) ||
-        (S->o && S->o->accept && !S->o->accept(S->o->ctx, &c.prog, &c.sg, S->hw)) ||
-        !pt_simulate(&c.prog, &c.sg, S->hw, &tl, &err)) {
+    bool valid = pt_validate(&c.prog, &c.sg, S->hw, &v, &err), refused = false;
+    if (valid && S->o && S->o->accept) {
+        pt_error why = {{0}};
+        refused = !S->o->accept(S->o->ctx, &c.prog, &c.sg, S->hw, &why);
+        if (refused) {
+            r->refused++;
+            pt_refusals_add(S->why_refused, why.msg);
+        }
+    }
+    if (!valid || refused || !pt_simulate(&c.prog, &c.sg, S->hw, &tl, &err)) {
+        if (!refused)
+            pt_refusals_add(S->why_invalid, err.msg);
         r->pruned_invalid++;
         pt_timeline_free(&tl);
         pt_sprogram_free(&c.prog);
@@ -280,11 +344,40 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
             n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "%s=%lld ", S->g->axes[a].name,
                                   (long long)c.sg.tiling.tile[a]);
     static const char *const la_name[] = {"", " look-ahead", " fa3-order"};
-    snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s%s", tiling->warpgroups,
-             io->stages, la_name[io->lookahead], io->pingpong ? " ping-pong" : "",
-             io->persistent ? "persistent " : "", pt_raster_name(io->raster),
-             io->store_by_consumer ? " store-by-consumer" : "");
+    n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s%s",
+                          tiling->warpgroups, io->stages, la_name[io->lookahead],
+                          io->pingpong ? " ping-pong" : "", io->persistent ? "persistent " : "",
+                          pt_raster_name(io->raster),
+                          io->store_by_consumer ? " store-by-consumer" : "");
+    if (io->split_k > 1 && n < sizeof c.desc)
+        snprintf(c.desc + n, sizeof c.desc - n, " split-k=%d", io->split_k);
     offer(&S->top, &c);
+}
+
+/* The failure of a search that kept nothing, with the reason that stopped most candidates:
+ * the acceptance test's when it refused any (everything else was refused before it ever
+ * saw them, so its reason is what stands between the user and a kernel), else the commonest
+ * partition or validation problem. */
+static void nothing_fits(const search *S, pt_error *err)
+{
+    const pt_schedule_result *r = S->top.r;
+    int64_t n = 0;
+    const char *top;
+    const char *what = S->o && S->o->accept_what ? S->o->accept_what : "the acceptance test";
+    if (r->refused > 0 && (top = pt_refusals_top(S->why_refused, &n)))
+        pt_fail(err, "scheduler: none of the %lld candidate sPrograms for %s fits %s: %s refused "
+                     "all %lld valid ones, most often (%lld of them) because: %s",
+                (long long)r->seen, S->g->name, S->hw->name, what, (long long)r->refused,
+                (long long)n, top);
+    else if ((top = pt_refusals_top(S->why_invalid, &n)))
+        pt_fail(err, "scheduler: none of the %lld candidate sPrograms for %s fits %s (shared "
+                     "memory, registers or tile shapes); most often (%lld of %lld refused): %s",
+                (long long)r->seen, S->g->name, S->hw->name, (long long)n,
+                (long long)S->why_invalid->total, top);
+    else
+        pt_fail(err, "scheduler: none of the %lld candidate sPrograms for %s fits %s "
+                     "(shared memory, registers or tile shapes)",
+                (long long)r->seen, S->g->name, S->hw->name);
 }
 
 /* Odometer over the axes' value sets. */
@@ -309,7 +402,16 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
     if (!r->best)
         return pt_fail(err, "scheduler: out of memory");
     search S = {.g = g, .hw = hw, .o = o, .top = {r, k}, .t0 = now_s()};
+    S.why_invalid = calloc(1, sizeof *S.why_invalid);
+    S.why_refused = calloc(1, sizeof *S.why_refused);
+    if (!S.why_invalid || !S.why_refused) {
+        free(S.why_invalid);
+        free(S.why_refused);
+        pt_schedule_result_free(r);
+        return pt_fail(err, "scheduler: out of memory");
+    }
     axis_values(g, hw, S.vals);
+    const int n_split = split_values(g);
     int split = split_axis(g);
     static const int stages_opts[] = {2, 3, 4};
     struct {
@@ -319,7 +421,8 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
     } parts[] = {{false, PT_RASTER_ROW, false},
                  {true, PT_RASTER_GROUPED, false},
                  {true, PT_RASTER_GROUPED, true}};
-    int64_t per_tiling = 3 /* wgs */ * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * 3;
+    int64_t per_tiling = 3 /* wgs */ * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * 3 *
+                         n_split;
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)
         r->total *= S.vals[a].n;
@@ -335,35 +438,38 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
             for (int si = 0; si < 3; si++)
                 for (int la = 0; la < 3; la++)
                     for (int pp = 0; pp < 2; pp++)
-                        for (int pi = 0; pi < 3; pi++) {
-                            if (!split_ok || (pp && wgs < 2)) {
-                                r->seen++;
-                                r->pruned_invalid++;
-                                continue;
+                        for (int pi = 0; pi < 3; pi++)
+                            for (int ki = 0; ki < n_split; ki++) {
+                                if (!split_ok || (pp && wgs < 2)) {
+                                    r->seen++;
+                                    r->pruned_invalid++;
+                                    continue;
+                                }
+                                pt_intra_opts io = {
+                                    .lookahead = (pt_lookahead)la, .pingpong = pp,
+                                    .stages = stages_opts[si], .persistent = parts[pi].persistent,
+                                    .raster = parts[pi].raster, .group = 8,
+                                    .store_by_consumer = parts[pi].store_by_consumer,
+                                    .split_k = split_opts[ki]};
+                                try_candidate(&S, &t, &io);
+                                if (o && o->progress && r->seen % 500 == 0)
+                                    o->progress(o->ctx, r->seen, r->total,
+                                                r->n ? r->best[0].predicted_ns : 0);
+                                if (o && ((o->budget_s > 0 && now_s() - S.t0 > o->budget_s) ||
+                                          (o->stop && o->stop(o->ctx, r->seen))))
+                                    r->budget_hit = true;
                             }
-                            pt_intra_opts io = {.lookahead = (pt_lookahead)la, .pingpong = pp,
-                                                .stages = stages_opts[si],
-                                                .persistent = parts[pi].persistent,
-                                                .raster = parts[pi].raster, .group = 8,
-                                                .store_by_consumer = parts[pi].store_by_consumer};
-                            try_candidate(&S, &t, &io);
-                            if (o && o->progress && r->seen % 500 == 0)
-                                o->progress(o->ctx, r->seen, r->total,
-                                            r->n ? r->best[0].predicted_ns : 0);
-                            if (o && ((o->budget_s > 0 && now_s() - S.t0 > o->budget_s) ||
-                                      (o->stop && o->stop(o->ctx, r->seen))))
-                                r->budget_hit = true;
-                        }
         }
         more = next_tiling(&S, idx);
     }
     r->elapsed_s = now_s() - S.t0;
     if (o && o->progress)
         o->progress(o->ctx, r->seen, r->total, r->n ? r->best[0].predicted_ns : 0);
+    if (r->n == 0)
+        nothing_fits(&S, err);
+    free(S.why_invalid);
+    free(S.why_refused);
     if (r->n == 0) {
-        pt_fail(err, "scheduler: none of the %lld candidate sPrograms for %s fits %s "
-                     "(shared memory, registers or tile shapes)",
-                (long long)r->seen, g->name, hw->name);
         pt_schedule_result_free(r);
         return false;
     }

@@ -19,6 +19,7 @@
 #include "graph.h"
 #include "stage_hold.h"
 #include "sim_check.h"
+#include "splitk.h"
 #include "validate.h"
 
 /* Largest number of instances one simulation may expand to (memory and GUI latency). */
@@ -60,6 +61,8 @@ typedef struct {
     const pt_stask_graph *sg;
     const pt_hw *hw;
     int64_t iters;
+    pt_chunk_end chunk_end;  /* split-K: how this work item's epilogue ends */
+    int split_k;
     int n;                   /* sTasks */
     int64_t *base;           /* first slot of each sTask */
     int *lane_of;            /* lane holding each sTask, -1 = unplaced */
@@ -210,6 +213,23 @@ static bool check_program(const pt_sprogram *p, const pt_stask_graph *sg, pt_err
     return true;
 }
 
+/* The fix-up of split-K reads partial f32 tiles and adds them: the model needs those costs. */
+static bool fixup_costs_ok(const sim_state *S, const pt_stask *t, pt_error *err)
+{
+    static const pt_stask_kind kinds[] = {PT_ST_LOAD, PT_ST_ELEMENTWISE};
+    for (int k = 0; k < 2; k++) {
+        const pt_cost *c = &S->hw->cost[kinds[k]][PT_F32];
+        if (!(c->rate > 0) || !isfinite(c->rate) || !isfinite(c->latency_ns) || c->latency_ns < 0)
+            return pt_fail(err, "%s: $.costs: hardware model %s has no cost for %s on f32, "
+                           "which the split-K fix-up of sTask %s needs; expected an entry "
+                           "{\"kind\": \"%s\", \"dtype\": \"f32\", \"rate\": ...} with a "
+                           "positive rate", S->hw->file[0] ? S->hw->file : "hardware",
+                           S->hw->name, pt_stask_kind_name(kinds[k]), t->id,
+                           pt_stask_kind_name(kinds[k]));
+    }
+    return true;
+}
+
 /* Placement and costs of every placed sTask; counts the instances. */
 static bool place_tasks(sim_state *S, int64_t *n_inst, pt_error *err)
 {
@@ -238,6 +258,9 @@ static bool place_tasks(sim_state *S, int64_t *n_inst, pt_error *err)
                                pt_stask_kind_name(t->kind), pt_dtype_name(t->dtype));
             if (amount_of(t) < 0)
                 return pt_fail(err, "simulate: sTask %s has a negative amount of work", t->id);
+            if (S->chunk_end == PT_CHUNK_FIXUP && t->kind == PT_ST_CONVERT &&
+                t->region == PT_REGION_EPILOGUE && !fixup_costs_ok(S, t, err))
+                return false;
             *n_inst += is_body(sg, s) ? S->iters : 1;
         }
     if (*n_inst > PT_SIM_MAX_INSTANCES)
@@ -481,13 +504,33 @@ static double tma_admit(sim_state *S, double t)
     return t;
 }
 
+/* A split-K work item's epilogue (pt_chunk_end): what its converts and stores cost instead. */
+static void chunk_epilogue(const sim_state *S, const pt_stask *task, const pt_cost *c,
+                           double *work, double *latency)
+{
+    double elems = (double)task->elems, others = (double)(S->split_k - 1);
+    if (S->chunk_end == PT_CHUNK_PARTIAL) {
+        if (task->kind == PT_ST_CONVERT)
+            *work = *latency = 0; /* the partial tile stays f32 */
+        else if (task->kind == PT_ST_STORE)
+            *work = elems * 4 / c->rate;
+    } else if (S->chunk_end == PT_CHUNK_FIXUP && task->kind == PT_ST_CONVERT) {
+        const pt_cost *rd = &S->hw->cost[PT_ST_LOAD][PT_F32];
+        const pt_cost *add = &S->hw->cost[PT_ST_ELEMENTWISE][PT_F32];
+        *work += others * elems * 4 / rd->rate + others * elems / add->rate;
+        *latency += rd->latency_ns;
+    }
+}
+
 static void commit(sim_state *S, int L, double t)
 {
     lane_state *ls = &S->ls[L];
     const pt_stask *task = &S->sg->tasks[ls->stask];
     const pt_lane *ln = &S->p->lanes[L];
     const pt_cost *c = &S->hw->cost[task->kind][task->dtype];
-    double work = amount_of(task) / c->rate, start, end, unit_end;
+    double work = amount_of(task) / c->rate, latency = c->latency_ns, start, end, unit_end;
+    if (S->chunk_end != PT_CHUNK_WHOLE && task->region == PT_REGION_EPILOGUE)
+        chunk_epilogue(S, task, c, &work, &latency);
     int R = ln->role;
     bool async = true;
     switch (ln->seu) {
@@ -496,7 +539,7 @@ static void commit(sim_state *S, int L, double t)
         start = t > S->tma_free ? t : S->tma_free;
         S->tma_free = start + work;
         unit_end = S->tma_free;
-        end = S->tma_free + c->latency_ns;
+        end = S->tma_free + latency;
         if (S->max_inflight > 0)
             S->inflight[S->n_inflight++] = end;
         break;
@@ -504,7 +547,7 @@ static void commit(sim_state *S, int L, double t)
         start = t > S->tc_free ? t : S->tc_free;
         S->tc_free = start + work;
         unit_end = S->tc_free;
-        end = S->tc_free + c->latency_ns;
+        end = S->tc_free + latency;
         break;
     default:
         /* The SM's CUDA cores are one server for all warp roles: measured, two warpgroups
@@ -514,7 +557,7 @@ static void commit(sim_state *S, int L, double t)
         start = t > S->cc_free ? t : S->cc_free;
         S->cc_free = start + work;
         unit_end = S->cc_free;
-        end = S->cc_free + c->latency_ns;
+        end = S->cc_free + latency;
         async = false;
         break;
     }
@@ -756,6 +799,12 @@ bool pt_sim_not_finite(const pt_hw *hw, pt_error *err)
 bool pt_simulate_eu(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                     int64_t iters, pt_timeline *tl, pt_error *err)
 {
+    return pt_simulate_chunk(p, sg, hw, iters, PT_CHUNK_WHOLE, tl, err);
+}
+
+bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       int64_t iters, pt_chunk_end end, pt_timeline *tl, pt_error *err)
+{
     tl->spans = NULL;
     tl->n_spans = 0;
     if (!p || !sg || !hw || (sg->n > 0 && !sg->tasks) || sg->n < 0)
@@ -771,6 +820,8 @@ bool pt_simulate_eu(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw 
     S.sg = sg;
     S.hw = hw;
     S.iters = iters;
+    S.chunk_end = end;
+    S.split_k = pt_sprogram_split_k(p);
     int64_t n_inst = 0;
     bool ok = sim_setup(&S, &n_inst, err) && sim_run(&S, n_inst, err);
     if (ok && !sort_spans(S.spans, S.n_spans))

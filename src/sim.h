@@ -7,10 +7,13 @@
  * unit has room: TMA copies share the EU's bandwidth with a bounded number in flight, one
  * tensor-core stream per EU is shared by all warpgroups, CUDA cores are per warpgroup.
  * The kernel time spreads the output tiles over the EUs in raster order (waves and tail),
- * with per-tile trip counts for causal masks. No progress while work remains = deadlock. */
+ * with per-tile trip counts for causal masks; a split-K program spreads tiles x split_k work
+ * items, each a chunk of its tile's loop ending in a partial store or the fix-up (splitk.h).
+ * No progress while work remains = deadlock. */
 #ifndef PT_SIM_H
 #define PT_SIM_H
 
+#include "splitk.h"
 #include "sprogram.h"
 
 typedef struct {
@@ -25,9 +28,21 @@ typedef struct {
                               0 where unknown (measured spans): read with pt_span_unit_end() */
 } pt_span;
 
+/* One work item of a split-K program (splitk.h): a chunk of the first tile launched, as the
+ * wave model dispatched it. Times from the kernel's first work item, launch not included. */
+typedef struct {
+    int64_t first_iter, iters;     /* its part of the tile's loop */
+    int64_t eu;                    /* the EU (persistent: CTA) it ran on */
+    double start_ns;               /* the EU began it */
+    double arrive_ns;              /* its loop's last sTask completed */
+    double end_ns;                 /* its epilogue (partial store or fix-up) completed */
+    bool last;                     /* the last to arrive: it did the fix-up */
+} pt_chunk_info;
+
 typedef struct {
     int64_t n_spans;
-    pt_span *spans;                /* the representative EU, sorted by start */
+    pt_span *spans;                /* the representative EU, sorted by start (split-K: the
+                                      work item that does the first tile's fix-up) */
     int n_lanes;
     double lane_busy_ns[PT_MAX_LANES];  /* union of the lane's spans, issue -> completion */
     double lane_occupied_ns[PT_MAX_LANES]; /* union of its unit occupancy, start -> unit_end */
@@ -41,11 +56,41 @@ typedef struct {
     int64_t waves;                 /* ceil(tiles / EUs) (persistent: tiles per CTA) */
     double dram_bytes;             /* compulsory global traffic estimate */
     double dram_floor_ns;          /* dram_bytes / HBM bandwidth */
+    int split_k;                   /* partition.split_k (1: no split) */
+    int64_t work_items;            /* tiles x split_k: what the EUs run (grid and waves count
+                                      these) */
+    double workspace_bytes;        /* split-K: f32 partial tiles written to the workspace and
+                                      read back by the fix-ups, over the whole kernel */
+    int n_chunks;                  /* split-K: the chunks of the first tile launched */
+    pt_chunk_info chunks[PT_MAX_SPLIT_K];
 } pt_timeline;
 
 /* Simulate one EU for `iters` loop iterations (spans into tl; kernel fields untouched). */
 bool pt_simulate_eu(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                     int64_t iters, pt_timeline *tl, pt_error *err);
+
+/* How a work item of a split-K program (splitk.h) ends its tile. */
+typedef enum {
+    PT_CHUNK_WHOLE,   /* no split: the epilogue as the sTask-graph has it */
+    PT_CHUNK_PARTIAL, /* not the last chunk of its tile to arrive: no convert (0 ns), and the
+                         store writes the f32 partial tile (its elements x 4 bytes, at the
+                         store rate) to the workspace */
+    PT_CHUNK_FIXUP,   /* the last to arrive: each convert first reads the other S - 1 partial
+                         tiles of its elements (x 4 bytes, at the load rate, plus its latency)
+                         and adds them (elements x (S - 1) at the CUDA cores' elementwise f32
+                         rate), then converts; the store is the usual one */
+} pt_chunk_end;
+
+/* pt_simulate_eu for one work item: `iters` iterations (its chunk's) ending as `end` says,
+ * with S = the program's split_k. PT_CHUNK_WHOLE is exactly pt_simulate_eu. */
+bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       int64_t iters, pt_chunk_end end, pt_timeline *tl, pt_error *err);
+/* Chunk `chunk` of the first tile of a split-K kernel as `kernel` (its pt_simulate) dispatched
+ * it: its iterations, ending with a partial store or the fix-up, on the hardware model as
+ * shared by the kernel's work items. Spans from 0 (add kernel->chunks[chunk].start_ns). */
+bool pt_simulate_split_k_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                               const pt_timeline *kernel, int chunk, pt_timeline *out,
+                               pt_error *err);
 /* Whole kernel: the representative EU (full trip count) + waves. */
 bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                  pt_timeline *tl, pt_error *err);

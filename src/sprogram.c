@@ -158,6 +158,7 @@ void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
     p->partition.raster = PT_RASTER_ROW;
     p->partition.group = 8;
     p->partition.persistent = false;
+    p->partition.split_k = 1;
     p->partition.order = PT_ORDER_AUTO;
     p->partition.staging = PT_STAGING_AUTO;
 }

@@ -60,6 +60,10 @@ typedef struct {
     bool persistent;       /* one CTA per EU looping over tiles */
     pt_tile_order order;
     pt_staging staging;
+    /* split-K (splitk.h): each output tile's reduction loop cut into split_k chunks run as
+     * separate work items, their partial tiles summed by the chunk that finishes last;
+     * 1 = no split. 0 (a program built in code that never set it) reads as 1. */
+    int split_k;
 } pt_partition_spec;
 
 typedef struct {

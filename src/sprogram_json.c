@@ -9,6 +9,7 @@
 #include "json_util.h"
 #include "strbuf.h"
 #include "sprogram.h"
+#include "splitk.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -221,7 +222,8 @@ static int find_role(const pt_sprogram *p, const char *name)
 
 static bool load_partition(const loader *L, const cJSON *root)
 {
-    static const char *const keys[] = {"raster", "group", "persistent", "order", "staging", NULL};
+    static const char *const keys[] = {"raster", "group", "persistent", "order", "staging",
+                                       "split_k", NULL};
     bool ok;
     const cJSON *o = pt_json_get_object(root, "partition", false, L->file, "$", &ok, L->err);
     if (!ok)
@@ -244,6 +246,12 @@ static bool load_partition(const loader *L, const cJSON *root)
                           L->err))
         return false;
     ps->group = (int)group;
+    /* absent: 1, no split (what every file before split-K means) */
+    int64_t split_k = 1;
+    if (!pt_json_get_int(o, "split_k", false, 1, PT_MAX_SPLIT_K, L->file, "$.partition",
+                         &split_k, L->err))
+        return false;
+    ps->split_k = (int)split_k;
     const char *order = NULL, *staging = NULL;
     if (!pt_json_get_string(o, "order", false, L->file, "$.partition", &order, L->err) ||
         !pt_json_get_string(o, "staging", false, L->file, "$.partition", &staging, L->err))
@@ -590,6 +598,9 @@ static void write_roles(strbuf *b, const pt_sprogram *p)
         sb_printf(b, ", \"order\": \"%s\"", pt_tile_order_name(p->partition.order));
     if (p->partition.staging != PT_STAGING_AUTO)
         sb_printf(b, ", \"staging\": \"%s\"", pt_staging_name(p->partition.staging));
+    /* written only when split: a file without it means 1 */
+    if (pt_sprogram_split_k(p) > 1)
+        sb_printf(b, ", \"split_k\": %d", pt_sprogram_split_k(p));
     sb_puts(b, "}");
 }
 

@@ -8,6 +8,7 @@
 #include "validate.h"
 
 #include "regfile.h"
+#include "splitk.h"
 #include "stage_hold.h"
 
 #include <stdarg.h>
@@ -234,6 +235,8 @@ void pt_sprogram_resolve_choices(pt_sprogram *p, const pt_stask_graph *sg, const
     if (staging_choice(sg) && p->partition.staging == PT_STAGING_AUTO)
         p->partition.staging = pt_sprogram_staging_apart(p, sg, hw) ? PT_STAGING_APART
                                                                      : PT_STAGING_OVER_RESIDENT;
+    /* a program built in code may leave split_k 0: it means 1, and says so */
+    p->partition.split_k = pt_sprogram_split_k(p);
 }
 
 /* ---- registers -------------------------------------------------------------------------- */
@@ -448,9 +451,33 @@ static void check_stages(vctx *c)
     }
 }
 
+/* partition.split_k (splitk.h): a split of a loop that exists, into chunks of at least one
+ * iteration, of a sum the fix-up's adds can finish. */
+static void check_split_k(vctx *c)
+{
+    int s = c->p->partition.split_k;
+    char why[240];
+    if (s > PT_MAX_SPLIT_K)
+        problem_at(c->r, "$.partition.split_k", "is %d; expected 1 to %d", s, PT_MAX_SPLIT_K);
+    else if (s <= 1)
+        return;
+    else if (!pt_split_k_possible(c->sg, why, sizeof why))
+        problem_at(c->r, "$.partition.split_k", "is %d, but %s; expected 1", s, why);
+    else if ((int64_t)s > c->sg->iterations)
+        problem_at(c->r, "$.partition.split_k", "is %d, more than the %lld iteration%s of the "
+                                                "loop over %s; expected 1 to %lld",
+                   s, (long long)c->sg->iterations, c->sg->iterations == 1 ? "" : "s",
+                   c->sg->graph && c->sg->loop_axis < c->sg->graph->n_axes
+                       ? c->sg->graph->axes[c->sg->loop_axis].name
+                       : "the reduction axis",
+                   (long long)(c->sg->iterations < PT_MAX_SPLIT_K ? c->sg->iterations
+                                                                  : PT_MAX_SPLIT_K));
+}
+
 /* partition.order and partition.staging name a choice only some programs have. */
 static void check_partition(vctx *c)
 {
+    check_split_k(c);
     const pt_partition_spec *ps = &c->p->partition;
     if (ps->order == PT_ORDER_LONGEST_FIRST && c->sg->causal_op < 0)
         problem_at(c->r, "$.partition.order", "longest_first orders tiles of unequal length, "

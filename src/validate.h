@@ -45,8 +45,8 @@ bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, c
  * answer the simulator's launch order and the generators' tile walk both read. */
 bool pt_sprogram_longest_first(const pt_sprogram *p, const pt_stask_graph *sg);
 /* Spells out what "auto" resolves to for this program on this hardware (order under a causal
- * mask, staging where a resident tile could take it): the same kernel and prediction, and a
- * saved program that says so. */
+ * mask, staging where a resident tile could take it; an unset split_k is 1): the same kernel
+ * and prediction, and a saved program that says so. */
 void pt_sprogram_resolve_choices(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
 /* Registers per thread the accumulators/fragments of consumer warpgroup `wg` need. */
 int pt_sprogram_regs_needed(const pt_sprogram *p, const pt_stask_graph *sg, int wg);

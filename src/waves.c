@@ -2,7 +2,8 @@
  * (pt_simulate_eu, sim.c). Tiles are spread over the EUs in launch order (the raster walk of
  * raster.h and partition.order), either greedily onto the earliest free EU or, for persistent
  * kernels, round-robin over a fixed grid, less what a follow-on tile overlaps; causal tiles
- * interpolate between one and all iterations; the DRAM floor bounds the result. */
+ * interpolate between one and all iterations; the DRAM floor bounds the result. A split-K
+ * program's work items are chunks of tiles with epilogues of their own: splitk_waves.c. */
 #include "sim.h"
 
 #include <math.h>
@@ -13,7 +14,9 @@
 #include "graph.h"
 #include "raster.h"
 #include "sim_check.h"
+#include "splitk.h"
 #include "validate.h"
+#include "waves.h"
 
 _Static_assert(PT_RASTER_ROW == 0 && PT_RASTER_COLUMN == 1 && PT_RASTER_GROUPED == 2,
                "raster.h numbers the rasters as pt_raster does");
@@ -21,18 +24,11 @@ _Static_assert(PT_RASTER_ROW == 0 && PT_RASTER_COLUMN == 1 && PT_RASTER_GROUPED 
 /* Above this many tiles the wave model uses its closed form instead of dispatching. */
 #define PT_SIM_MAX_DISPATCH_TILES 4000000
 
-typedef struct {
-    pt_raster raster;
-    int64_t group;
-    int n_axes;
-    int64_t grid[PT_MAX_AXES];
-    int slow, fast;          /* the two fastest tile-grid axes with more than one tile */
-} raster_order;
-
-static void raster_init(raster_order *ro, const pt_sprogram *p, const pt_stask_graph *sg)
+void pt_launch_order_init(pt_launch_order *ro, const pt_sprogram *p, const pt_stask_graph *sg)
 {
     ro->raster = p->partition.raster;
     ro->group = p->partition.group < 1 ? 1 : p->partition.group;
+    ro->longest_first = pt_sprogram_longest_first(p, sg);
     ro->n_axes = sg->graph ? sg->graph->n_axes : PT_MAX_AXES;
     if (ro->n_axes < 0 || ro->n_axes > PT_MAX_AXES)
         ro->n_axes = PT_MAX_AXES;
@@ -47,7 +43,7 @@ static void raster_init(raster_order *ro, const pt_sprogram *p, const pt_stask_g
 }
 
 /* Row-major tile index of the tile launched at position j. */
-static int64_t raster_tile(const raster_order *ro, int64_t j)
+static int64_t raster_tile(const pt_launch_order *ro, int64_t j)
 {
     if (ro->raster == PT_RASTER_ROW)
         return j;
@@ -92,11 +88,10 @@ static double tile_time(const tile_model *tm, int64_t tile)
 
 /* Longest first (partition.order, pt_sprogram_longest_first; the generated kernels read the
  * same answer): the causal row axis of the tile at launch position j is walked backwards. */
-static int64_t launch_tile(const raster_order *ro, const pt_stask_graph *sg, bool longest_first,
-                           int64_t j)
+int64_t pt_launch_order_tile(const pt_launch_order *ro, const pt_stask_graph *sg, int64_t j)
 {
     int64_t idx = raster_tile(ro, j);
-    if (!longest_first || sg->causal_op < 0 || !sg->graph)
+    if (!ro->longest_first || sg->causal_op < 0 || !sg->graph)
         return idx;
     int row = sg->graph->ops[sg->causal_op].row_axis;
     int64_t coord[PT_MAX_AXES], rest = idx;
@@ -133,9 +128,8 @@ static void heap_sift_down(double *h, int64_t n, int64_t i)
 static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_model *tm,
                      int64_t tiles, int64_t eus, double *out)
 {
-    raster_order ro;
-    raster_init(&ro, p, sg);
-    const bool longest = pt_sprogram_longest_first(p, sg);
+    pt_launch_order ro;
+    pt_launch_order_init(&ro, p, sg);
     int64_t slots = tiles < eus ? tiles : eus;
     double *h = calloc((size_t)slots + 1, sizeof *h), best = 0;
     if (!h)
@@ -144,7 +138,7 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
         /* CTA c owns launch positions c, c + grid, ...: its time is their sum, less what a
          * follow-on tile overlaps with the one before it */
         for (int64_t j = 0; j < tiles; j++)
-            h[j % slots] += tile_time(tm, launch_tile(&ro, sg, longest, j)) - (j >= slots ? tm->persist_saving : 0);
+            h[j % slots] += tile_time(tm, pt_launch_order_tile(&ro, sg, j)) - (j >= slots ? tm->persist_saving : 0);
         for (int64_t c = 0; c < slots; c++)
             best = h[c] > best ? h[c] : best;
     } else {
@@ -152,7 +146,7 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
          * hardware's block scheduler, or a persistent kernel's dynamic hand-out of unequal
          * (causal) tiles, whose follow-on tiles overlap the one before */
         for (int64_t j = 0; j < tiles; j++) {
-            h[0] += tile_time(tm, launch_tile(&ro, sg, longest, j)) -
+            h[0] += tile_time(tm, pt_launch_order_tile(&ro, sg, j)) -
                     (p->partition.persistent && j >= slots ? tm->persist_saving : 0);
             best = h[0] > best ? h[0] : best;
             heap_sift_down(h, slots, 0);
@@ -163,7 +157,7 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     return true;
 }
 
-static double dram_bytes(const pt_stask_graph *sg)
+double pt_waves_dram_bytes(const pt_stask_graph *sg)
 {
     const pt_graph *g = sg->graph;
     double bytes = 0;
@@ -209,8 +203,8 @@ static bool store_blocks_loads(const pt_sprogram *p, const pt_stask_graph *sg)
  * store, as in a new CTA. Measured (BENCHMARKS.md, FlashAttention): store on the producer lane
  * 25-74% slower than the fill-hiding model; hiding the whole fill despite a resident Q put the
  * model's error at -18% (median, causal) against -6% for one-tile-per-CTA programs. */
-static double persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
-                                const pt_timeline *tl, const pt_hw *hw)
+double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
+                                  const pt_timeline *tl, const pt_hw *hw)
 {
     /* with O staged over the resident Q, the next Q waits for the store to read it */
     if (store_blocks_loads(p, sg) || !pt_sprogram_staging_apart(p, sg, hw))
@@ -247,7 +241,7 @@ static double persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
  * leaves that bandwidth to fewer EUs, each up to its own L2 port (l2_sm_gbps): small-M
  * GEMMs of 64-96 tiles load faster per SM than a full wave does. Returns the model to
  * simulate one EU with (hw itself when nothing changes). */
-static const pt_hw *share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
+const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
 {
     if (!(hw->l2_sm_bytes_per_ns > 0) || active < 1 || active >= hw->eu_count)
         return hw;
@@ -272,7 +266,9 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
         return pt_fail(err, "simulate: hardware %s has %d EUs; expected at least 1",
                        hw_in->name, hw_in->eu_count);
     pt_hw local;
-    const pt_hw *hw = share_l2(hw_in, sg->tiles, &local);
+    if (pt_sprogram_split_k(p) > 1) /* its own work items and epilogues: splitk_waves.c */
+        return pt_waves_split_k(p, sg, hw_in, tl, err);
+    const pt_hw *hw = pt_waves_share_l2(hw_in, sg->tiles, &local);
     tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns};
     if (!pt_simulate_eu(p, sg, hw, sg->iterations, tl, err))
         return false;
@@ -290,7 +286,7 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     }
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
     if (p->partition.persistent)
-        tm.persist_saving = persistent_saving(p, sg, tl, hw);
+        tm.persist_saving = pt_waves_persistent_saving(p, sg, tl, hw);
     double span = 0;
     /* equal tiles (no causal mask) fill whole waves: the dispatch would give exactly this */
     if ((tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp) && p->partition.persistent) {
@@ -305,9 +301,11 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
         return pt_fail(err, "simulate: out of memory for %lld tiles", (long long)tiles);
     }
     tl->tiles = tiles;
+    tl->split_k = 1;
+    tl->work_items = tiles;
     tl->grid = p->partition.persistent ? (tiles < eus ? tiles : eus) : tiles;
     tl->waves = (tiles + eus - 1) / eus;
-    tl->dram_bytes = dram_bytes(sg);
+    tl->dram_bytes = pt_waves_dram_bytes(sg);
     tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
     tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
     tl->flops = pt_stask_graph_total_flops(sg);

@@ -167,6 +167,29 @@ expect 2 "schedule --top 0" "$cli" schedule gemm_f16 --top 0
 expect 2 "schedule --target bogus" "$cli" schedule gemm_f16 --target bogus
 expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1
 
+# Issue 14: a size the generator cannot emit is refused with the generator's reason (the
+# dimension and the rule), the commonest over the candidates it refused, in one line.
+expect 1 "schedule unaligned N for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=1001,K=4096
+stderr_has "the sm90a code generator refused all" "unaligned N: the generator named"
+stderr_has "N = 1001); TMA needs N to be a multiple of 8" "unaligned N: the dimension and the rule"
+one_line_err "unaligned N"
+expect 1 "schedule unaligned K for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=4096,K=1001
+stderr_has "(K = 1001); TMA needs a multiple of 16 bytes, so K must be a multiple of 8" "unaligned K: the dimension and the rule"
+
+# Split-K (partition.split_k): at small M the search picks it, the saved program says so, and it
+# validates and simulates as tiles x split_k work items.
+expect 0 "schedule small-M gemm" "$cli" schedule gemm_f16 -q --hw H200 --set M=64,N=4096,K=4096 --top 3 -o "$tmp/sk.json"
+if grep -qE '^  1 .* split-k=[0-9]+$' "$tmp/out"; then ok "small-M pick is split-K"
+else bad "small-M pick is split-K: $(head -c 600 "$tmp/out")"; fi
+if grep -qE '"split_k": [0-9]+' "$tmp/sk.json"; then ok "saved split_k"; else bad "saved split_k: $(grep partition "$tmp/sk.json")"; fi
+expect 0 "split-K program validates" "$cli" validate gemm_f16 --hw H200 --set M=64,N=4096,K=4096 --program "$tmp/sk.json"
+expect 0 "split-K program simulates" "$cli" simulate gemm_f16 --hw H200 --set M=64,N=4096,K=4096 --program "$tmp/sk.json"
+if grep -qE 'tiles x split-K [0-9]+ = [0-9]+ work items' "$tmp/out" && grep -q 'fix-up' "$tmp/out"; then ok "split-K in the summary"
+else bad "split-K in the summary: $(head -c 600 "$tmp/out")"; fi
+sed 's/"split_k": [0-9]*/"split_k": 99/' "$tmp/sk.json" >"$tmp/sk99.json"
+expect 1 "split_k out of range" "$cli" validate gemm_f16 --set M=64,N=4096,K=4096 --program "$tmp/sk99.json"
+stderr_has "sk99.json: \$.partition.split_k: 99 is out of range; expected 1 to 16" "split_k range names file and field"
+
 # Output cannot be written: exit 1, nothing crashes.
 expect 1 "unwritable output" "$cli" program gemm_f16 -o /nonexistent-dir/p.json
 

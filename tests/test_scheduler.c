@@ -7,6 +7,7 @@
 #include "propagate.h"
 #include "ptest.h"
 #include "scheduler.h"
+#include "splitk.h"
 #include "validate.h"
 
 static bool load(pt_graph *g, const char *name, const char *set)
@@ -310,8 +311,74 @@ static void causal_persistent_dispatch(void)
     pt_stask_graph_free(&sg);
 }
 
+/* Split-K is searched where few tiles leave EUs idle and carried as data: 64 x 4096 x 4096 on
+ * H200 (at most 64 tiles) picks a split, each returned candidate's opts.split_k is its
+ * program's partition.split_k and its description says it; 8192^3 (2048 tiles and more)
+ * never simulates one. */
+static void split_k_search(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    pt_schedule_result r;
+    pt_schedule_opts o = {.top_k = 20};
+    if (!load(&g, "gemm_f16", "M=64,N=4096,K=4096") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    CHECK(r.n > 0 && r.best[0].opts.split_k > 1);
+    int split = 0;
+    for (int i = 0; i < r.n; i++) {
+        const pt_schedule_candidate *c = &r.best[i];
+        int k = c->opts.split_k > 1 ? c->opts.split_k : 1;
+        CHECK(pt_sprogram_split_k(&c->prog) == k);
+        CHECK(c->sg.tiles < hw.eu_count || k == 1);
+        char want[24];
+        snprintf(want, sizeof want, " split-k=%d", k);
+        CHECK_MSG((k > 1) == (strstr(c->desc, want) != NULL), "%s", c->desc);
+        split += k > 1;
+        CHECK_MSG(pt_validate(&c->prog, &c->sg, &hw, NULL, &e), "%s: %s", c->desc, e.msg);
+    }
+    CHECK(split > 0 && r.pruned_split_k > 0);
+    pt_schedule_result_free(&r);
+    if (!load(&g, "gemm_f16", "M=8192,N=8192,K=8192"))
+        return;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    for (int i = 0; i < r.n; i++)
+        CHECK_MSG(r.best[i].opts.split_k <= 1, "%s", r.best[i].desc);
+    pt_schedule_result_free(&r);
+}
+
+/* An acceptance test that refuses: the search's failure names the reason it gave most often
+ * (and who gave it), not a generic list. */
+static bool refuse_by_tile(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
+                           const pt_hw *hw, pt_error *why)
+{
+    (void)ctx, (void)p, (void)hw;
+    int n = sg->graph ? pt_graph_find_axis(sg->graph, "n") : -1;
+    if (n >= 0 && sg->tiling.tile[n] == 64)
+        return pt_fail(why, "test: n tiles of 64 are rare");
+    return pt_fail(why, "test: the common reason");
+}
+
+static void refusal_reason(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e = {""};
+    pt_schedule_result r;
+    pt_schedule_opts o = {.top_k = 3, .accept = refuse_by_tile, .accept_what = "the test"};
+    if (!load(&g, "gemm_f16", "M=512,N=512,K=512") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    CHECK(!pt_schedule(&g, &hw, &o, &r, &e));
+    CHECK_CONTAINS(e.msg, "the test refused all");
+    CHECK_CONTAINS(e.msg, "because: test: the common reason");
+    CHECK(r.best == NULL && r.n == 0);
+}
+
 int main(void)
 {
+    PTEST_RUN(split_k_search);
+    PTEST_RUN(refusal_reason);
     PTEST_RUN(greedy_gemm);
     PTEST_RUN(tiny_gemm_spreads);
     PTEST_RUN(valid_and_deterministic);

@@ -110,11 +110,10 @@ static void search_progress(void *ctx, int64_t seen, int64_t total, double best_
 }
 
 static bool search_accept(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
-                          const pt_hw *hw)
+                          const pt_hw *hw, pt_error *why)
 {
     search_job *sj = ctx;
-    pt_error why;
-    return !sj->target || sj->target->accepts(p, sg, hw, &why);
+    return !sj->target || sj->target->accepts(p, sg, hw, why);
 }
 
 static bool search_stop(void *ctx, int64_t seen)
@@ -128,9 +127,11 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
 {
     search_job *sj = data;
     sj->job = job;
+    char what[80];
+    snprintf(what, sizeof what, "the %s code generator", sj->target ? sj->target->name : "");
     pt_schedule_opts so = {.top_k = sj->top_k, .budget_s = sj->budget_s,
                            .progress = search_progress, .accept = search_accept,
-                           .stop = search_stop, .ctx = sj};
+                           .accept_what = what, .stop = search_stop, .ctx = sj};
     char budget[64];
     if (sj->budget_s > 0)
         snprintf(budget, sizeof budget, "%g seconds", sj->budget_s);

@@ -464,6 +464,22 @@ bool pt_explorer_model_set_stages(pt_explorer_model *m, const char *tensor, int 
     return commit(m, &c, NULL, NULL, err);
 }
 
+bool pt_explorer_model_set_split_k(pt_explorer_model *m, int split_k, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    if (split_k < 1 || split_k > PT_MAX_SPLIT_K)
+        return pt_fail(err, "split-K %d is out of range; expected 1 to %d", split_k,
+                       PT_MAX_SPLIT_K);
+    if (pt_sprogram_split_k(&m->prog) == split_k)
+        return pt_fail(err, "split-K is already %d", split_k);
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    c.partition.split_k = split_k; /* validated on commit: a loop to split, deep enough */
+    return commit(m, &c, NULL, NULL, err);
+}
+
 bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *err)
 {
     if (!m->have_prog)

@@ -181,6 +181,10 @@ bool pt_explorer_model_wait_remove(pt_explorer_model *m, int stask, int on, int 
 /* Ring depth of buffered tensor `tensor` (graph tensor name). */
 bool pt_explorer_model_set_stages(pt_explorer_model *m, const char *tensor, int stages,
                                   pt_error *err);
+/* partition.split_k (splitk.h): the loop of each output tile cut into split_k chunks run by
+ * separate work items, 1 = none; refused where the validator refuses it (no loop to split, a
+ * loop carrying more than sums, fewer iterations than chunks). */
+bool pt_explorer_model_set_split_k(pt_explorer_model *m, int split_k, pt_error *err);
 /* Re-tile with a spec like "m=128,n=128,k=64,wg=2" applied over the current tiling: Propagate
  * and re-partition; the placement and waits are kept where every sTask id survives, else the
  * default sProgram of the new sTask-graph. */

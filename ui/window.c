@@ -328,15 +328,22 @@ char *pt_window_dup_summary(PtWindow *self)
                                    (gint64)m->trace_iterations, (gint64)m->tl.eu_iterations);
         out = g_string_free(s, FALSE);
     } else {
-        out = g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU %.2f µs for %"
+        /* split-K: the work items are chunks of tiles, and the one EU shown is a fix-up */
+        char *split = m->tl.split_k > 1
+                          ? g_strdup_printf(" × split-K %d = %" G_GINT64_FORMAT " work items",
+                                            m->tl.split_k, (gint64)m->tl.work_items)
+                          : g_strdup("");
+        out = g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU%s %.2f µs for %"
                               G_GINT64_FORMAT " %s; kernel %.2f µs (%s, %" G_GINT64_FORMAT
-                              " %s, %" G_GINT64_FORMAT " %s)",
+                              " %s%s, %" G_GINT64_FORMAT " %s)",
                               m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
+                              m->tl.split_k > 1 ? " (the fix-up chunk)" : "",
                               m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
                               plural(m->tl.eu_iterations, "iteration", "iterations"),
                               m->tl.kernel_time_ns / 1000.0, tp, (gint64)m->tl.tiles,
-                              plural(m->tl.tiles, "tile", "tiles"), (gint64)m->tl.waves,
+                              plural(m->tl.tiles, "tile", "tiles"), split, (gint64)m->tl.waves,
                               plural(m->tl.waves, "wave", "waves"));
+        g_free(split);
     }
     g_free(tp);
     return out;
@@ -359,7 +366,8 @@ void win_update_title_and_actions(PtWindow *self)
     g_free(title);
     enable(self, "undo", pt_explorer_model_can_undo(m));
     enable(self, "redo", pt_explorer_model_can_redo(m));
-    static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "tile",
+    static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "split-k",
+                                        "tile",
                                         "save", "save-as", "wait-add-dialog", "wait-remove-last",
                                         "show-critical", "show-ctas", "unroll-loop"};
     for (guint i = 0; i < G_N_ELEMENTS(edits); i++)
@@ -602,6 +610,15 @@ static void action_stages(GSimpleAction *a, GVariant *p, gpointer data)
     win_edited(self, pt_explorer_model_set_stages(self->model, tensor, n, &err), &err);
 }
 
+static void action_split_k(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    pt_error err = {{0}};
+    win_edited(self, pt_explorer_model_set_split_k(self->model, g_variant_get_int32(p), &err),
+               &err);
+}
+
 static void action_offset(GSimpleAction *a, GVariant *p, gpointer data)
 {
     PtWindow *self = data;
@@ -771,6 +788,7 @@ static const GActionEntry win_actions[] = {
     {"wait-add", action_wait_add, "(si)", NULL, NULL, {0}},
     {"wait-remove", action_wait_remove, "(si)", NULL, NULL, {0}},
     {"stages", action_stages, "(si)", NULL, NULL, {0}},
+    {"split-k", action_split_k, "i", NULL, NULL, {0}},
     {"offset", action_offset, "(si)", NULL, NULL, {0}},
     {"tile", action_tile, "s", NULL, NULL, {0}},
     {"undo", action_undo, NULL, NULL, NULL, {0}},

@@ -109,6 +109,8 @@ GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor);
 /* The inspector's iteration-offset spin of the selected loop-body sTask (NULL if none, or
  * before the form is rebuilt on the next main-loop turn); changing it runs win.offset. */
 GtkWidget *pt_window_get_offset_spin(PtWindow *self);
+/* The inspector form's split-K spin button (partition.split_k; sends win.split-k), or NULL. */
+GtkWidget *pt_window_get_split_k_spin(PtWindow *self);
 
 /* Switch the hardware model (builtin name or JSON file) under the loaded sProgram, keeping it
  * and its history; FALSE (reason in the banner, previous model kept) on failure. */

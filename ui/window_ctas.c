@@ -12,6 +12,7 @@ void win_ctas_clear(PtWindow *self)
 {
     pt_cta_run_free(&self->cta_run[0]);
     pt_cta_run_free(&self->cta_run[1]);
+    win_splitk_clear(self);
 }
 
 /* "SM 0–67 (68 SMs) · 16 CTAs each", with what was left out when a run is too long to draw. */
@@ -41,6 +42,8 @@ void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm)
 {
     const pt_explorer_model *m = self->model;
     win_ctas_clear(self);
+    if (win_splitk_fill_groups(self, tm)) /* split-K: the chunks of a tile instead */
+        return;
     bool persistent = m->prog.partition.persistent;
     int64_t eus = persistent ? m->tl.grid : m->hw.eu_count;
     int64_t first[2], n[2], tiles[2];

@@ -1,7 +1,7 @@
 /* window_form.c — the inspector's form in PtWindow: tile sizes per graph axis (Propagate on
- * Apply), stages of the buffered tensors and the selected loop-body sTask's iteration offset.
- * Its widgets only send win.tile / win.stages / win.offset; the form is rebuilt from the model
- * after every load and edit. */
+ * Apply), stages of the buffered tensors, the inter-EU partition's split-K and the selected
+ * loop-body sTask's iteration offset. Its widgets only send win.tile / win.stages /
+ * win.split-k / win.offset; the form is rebuilt from the model after every load and edit. */
 #include "window_private.h"
 
 static void apply_tile_form(PtWindow *self)
@@ -66,6 +66,22 @@ GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor)
     return NULL;
 }
 
+static void on_split_k_changed(GtkSpinButton *spin, gpointer data)
+{
+    gtk_widget_activate_action(GTK_WIDGET(data), "win.split-k", "i",
+                               gtk_spin_button_get_value_as_int(spin));
+}
+
+GtkWidget *pt_window_get_split_k_spin(PtWindow *self)
+{
+    for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
+         c = gtk_widget_get_next_sibling(c))
+        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k))
+            if (GTK_IS_SPIN_BUTTON(k) && g_object_get_data(G_OBJECT(k), "pt-split-k"))
+                return k;
+    return NULL;
+}
+
 static void on_offset_changed(GtkSpinButton *spin, gpointer data)
 {
     PtWindow *self = data;
@@ -117,6 +133,42 @@ static void build_offset_row(PtWindow *self)
     gtk_box_append(GTK_BOX(offset_row), spin);
     gtk_box_append(GTK_BOX(self->offset_box), offset_row);
     self->offset_spin = spin;
+}
+
+/* The inter-EU partition: split-K, a spin button like the stages' (splitk.h: the loop of each
+ * output tile in chunks run by separate work items, the last to finish adding them up). Only
+ * where the loop can be split; otherwise the reason is the tooltip. */
+static void build_partition(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    GtkWidget *grid = gtk_grid_new();
+    gtk_grid_set_column_spacing(GTK_GRID(grid), 6);
+    gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
+    gtk_grid_attach(GTK_GRID(grid), form_label("Partition (across EUs)"), 0, 0, 4, 1);
+    int64_t max = m->sg.iterations < PT_MAX_SPLIT_K ? m->sg.iterations : PT_MAX_SPLIT_K;
+    GtkWidget *spin = gtk_spin_button_new_with_range(1, (double)(max > 1 ? max : 1), 1);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), pt_sprogram_split_k(&m->prog));
+    g_object_set_data(G_OBJECT(spin), "pt-split-k", GINT_TO_POINTER(1));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Split-K", -1);
+    char why[PT_ERROR_MAX];
+    if (pt_split_k_possible(&m->sg, why, sizeof why) && max > 1) {
+        const char *axis = m->sg.loop_axis >= 0 && m->sg.loop_axis < m->graph.n_axes
+                               ? m->graph.axes[m->sg.loop_axis].name
+                               : "the loop";
+        char *tip = g_strdup_printf("Split-K: each output tile's loop over %s cut into this many "
+                                    "chunks, each its own CTA; the last to finish adds the "
+                                    "others' partial tiles (win.split-k)", axis);
+        gtk_widget_set_tooltip_text(spin, tip);
+        g_free(tip);
+    } else {
+        gtk_widget_set_tooltip_text(spin, max > 1 ? why : "the loop has a single iteration");
+        gtk_widget_set_sensitive(spin, FALSE);
+    }
+    g_signal_connect(spin, "value-changed", G_CALLBACK(on_split_k_changed), self);
+    gtk_grid_attach(GTK_GRID(grid), form_label("split-K"), 0, 1, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), spin, 1, 1, 1, 1);
+    gtk_box_append(GTK_BOX(self->form_box), grid);
 }
 
 static void build_form_now(PtWindow *self)
@@ -190,6 +242,7 @@ static void build_form_now(PtWindow *self)
     if (!k)
         gtk_grid_attach(GTK_GRID(stages), form_label("none"), 0, 1, 1, 1);
     gtk_box_append(GTK_BOX(self->form_box), stages);
+    build_partition(self);
 
     self->offset_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     gtk_box_append(GTK_BOX(self->form_box), self->offset_box);

@@ -1,7 +1,8 @@
 /* window_private.h — what the files of PtWindow share: its instance struct and the internal
  * functions one of them calls in another (window.c: banner, table, inspector, loading, editing,
  * header bar, construction; window_pages.c, window_hw.c, window_timeline.c, window_menu.c,
- * window_form.c, window_files.c, window_autosave.c, window_shortcuts.c). Not for use outside ui/window*.c: the
+ * window_form.c, window_files.c, window_autosave.c, window_shortcuts.c, window_ctas.c,
+ * window_splitk.c). Not for use outside ui/window*.c: the
  * public API is window.h. */
 #ifndef PT_WINDOW_PRIVATE_H
 #define PT_WINDOW_PRIVATE_H
@@ -48,6 +49,11 @@ struct _PtWindow {
     char *group_labels[PT_TL_MAX_GROUPS];
     gboolean show_ctas;        /* several CTAs / waves as lane groups */
     pt_cta_run cta_run[2];     /* several CTAs: each EU class's tiles back to back (cta_pack.h) */
+    /* several CTAs of a split-K program (window_splitk.c): per lane group, its chunk's spans,
+     * dependencies and critical path (group 0 is the main timeline's) */
+    pt_timeline chunk_tl[PT_MAX_SPLIT_K];
+    pt_span_deps chunk_deps[PT_MAX_SPLIT_K];
+    int64_t *chunk_critical[PT_MAX_SPLIT_K], chunk_n_critical[PT_MAX_SPLIT_K];
     GMenu *bar_menu;           /* the timeline bars' context menu */
     GMenu *recent_menu;        /* primary menu: Recent */
     GtkWidget *recent_list;    /* start page: recent files */
@@ -183,6 +189,12 @@ void win_refresh_timeline(PtWindow *self);
  * it runs) with its tiles back to back. */
 void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm);
 void win_ctas_clear(PtWindow *self);
+/* window_splitk.c: a split-K program's several CTAs are the chunks of its first tile (FALSE:
+ * not split, or out of memory; nothing filled) */
+gboolean win_splitk_fill_groups(PtWindow *self, pt_tl_model *tm);
+void win_splitk_clear(PtWindow *self);
+/* window_timeline.c: spans with their lanes as the shown rows (the window keeps the copy) */
+const pt_span *win_shown_spans(PtWindow *self, const pt_span *spans, int64_t n);
 /* The model's lane drawn in timeline row `row` (lanes no sTask can use are not drawn). */
 int win_lane_of_row(PtWindow *self, int row);
 

@@ -85,7 +85,7 @@ static void fill_rings(PtWindow *self, pt_tl_model *tm)
 
 /* Spans with their lanes as shown rows (the window keeps the copy); as they are when every lane
  * is shown. */
-static const pt_span *shown_spans(PtWindow *self, const pt_span *spans, int64_t n)
+const pt_span *win_shown_spans(PtWindow *self, const pt_span *spans, int64_t n)
 {
     const pt_explorer_model *m = self->model;
     if (!spans || n <= 0 || self->n_lanes_shown == m->prog.n_lanes)
@@ -156,7 +156,7 @@ static void fill_groups(PtWindow *self, pt_tl_model *tm)
         tm->group_offset_ns[g] = persistent ? 0 : (double)(b / eus) * period;
         self->group_labels[g] = g_strdup_printf("CTA %" G_GINT64_FORMAT, (gint64)b);
         if (g > 0) {
-            tm->group_measured[g] = shown_spans(self, m->cta_measured[g], m->cta_n_measured[g]);
+            tm->group_measured[g] = win_shown_spans(self, m->cta_measured[g], m->cta_n_measured[g]);
             tm->group_n_measured[g] = m->cta_n_measured[g];
         }
     }
@@ -196,14 +196,14 @@ void win_refresh_timeline(PtWindow *self)
         tm.lane_seu[r] = m->prog.lanes[self->lane_shown[r]].seu;
     }
     tm.n_spans = m->tl.n_spans;
-    tm.spans = shown_spans(self, m->tl.spans, m->tl.n_spans);
+    tm.spans = win_shown_spans(self, m->tl.spans, m->tl.n_spans);
     tm.n_stasks = m->sg.n;
     tm.stask_labels = self->labels;
     tm.stask_seu = self->stask_seu;
     tm.flagged = pt_schedule_status_flagged(&self->status);
     if (m->have_measured) {
         tm.n_measured = m->n_measured;
-        tm.measured = shown_spans(self, m->measured, m->n_measured);
+        tm.measured = win_shown_spans(self, m->measured, m->n_measured);
         tm.measured_stale = pt_explorer_model_measured_stale(m);
         tm.measured_partial = m->measured_partial;
     }

@@ -1,0 +1,334 @@
+/* splitk_waves.c — the kernel time of a split-K program (splitk.h). Its tiles x S work items
+ * run in launch order (the tiles' raster walk, each tile's chunks adjacent), handed out as
+ * waves.c hands out tiles: round-robin over a fixed grid when persistent (and the tiles are
+ * equal), else onto the EU that frees first. Each work item is one EU simulation of its chunk
+ * of the loop (pt_simulate_chunk), memoised by chunk length and ending; the chunk of a tile
+ * whose loop completes last in simulated time does the fix-up, the others store partial
+ * tiles. Nobody waits for anybody, so the dispatch needs no synchronisation model. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_check.h"
+#include "splitk.h"
+#include "waves.h"
+
+/* Above this many work items the kernel time comes from the closed form (as waves.c's). */
+#define MAX_DISPATCH_ITEMS 4000000
+
+typedef struct {
+    bool done;
+    double time_ns;    /* first issue to last completion */
+    double arrive_ns;  /* first issue to the completion of the loop's last sTask */
+} item_cost;
+
+typedef struct {
+    const pt_sprogram *p;
+    const pt_stask_graph *sg;
+    const pt_hw *hw;
+    int64_t max_iters;
+    item_cost *memo;   /* [iters * 2 + fixup] */
+} cost_memo;
+
+/* When the loop of a simulated work item is done: its last body (else non-epilogue) sTask. */
+static double arrival(const pt_timeline *tl, const pt_stask_graph *sg)
+{
+    double first = 0, body = -1, before = -1;
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *s = &tl->spans[i];
+        if (i == 0 || s->issue_ns < first)
+            first = s->issue_ns;
+        if (s->stask < 0 || s->stask >= sg->n)
+            continue;
+        pt_region r = sg->tasks[s->stask].region;
+        if (r == PT_REGION_BODY && s->end_ns > body)
+            body = s->end_ns;
+        if (r != PT_REGION_EPILOGUE && s->end_ns > before)
+            before = s->end_ns;
+    }
+    double at = body >= 0 ? body : before;
+    return at > first ? at - first : 0;
+}
+
+static const item_cost *cost_of(cost_memo *m, int64_t iters, bool fixup, pt_error *err)
+{
+    if (iters < 0 || iters > m->max_iters) {
+        pt_fail(err, "simulate: split-K chunk of %lld iterations; expected 0 to %lld",
+                (long long)iters, (long long)m->max_iters);
+        return NULL;
+    }
+    item_cost *c = &m->memo[iters * 2 + (fixup ? 1 : 0)];
+    if (c->done)
+        return c;
+    pt_timeline tl = {0};
+    if (!pt_simulate_chunk(m->p, m->sg, m->hw, iters, fixup ? PT_CHUNK_FIXUP : PT_CHUNK_PARTIAL,
+                           &tl, err))
+        return NULL;
+    c->time_ns = tl.eu_time_ns;
+    c->arrive_ns = arrival(&tl, m->sg);
+    c->done = true;
+    pt_timeline_free(&tl);
+    return c;
+}
+
+/* EU free times with the earliest on top; keys only grow (an EU takes work or its last item
+ * turns out to be a fix-up), so updates sift down. */
+typedef struct {
+    int64_t n;
+    double *key;       /* per EU */
+    int64_t *heap;     /* EU at each heap position */
+    int64_t *pos;      /* heap position of each EU */
+} eu_heap;
+
+static bool heap_less(const eu_heap *h, int64_t a, int64_t b)
+{
+    double x = h->key[h->heap[a]], y = h->key[h->heap[b]];
+    return x < y || (x == y && h->heap[a] < h->heap[b]); /* ties: the lower EU, as numbered */
+}
+
+static void heap_swap(eu_heap *h, int64_t a, int64_t b)
+{
+    int64_t t = h->heap[a];
+    h->heap[a] = h->heap[b];
+    h->heap[b] = t;
+    h->pos[h->heap[a]] = a;
+    h->pos[h->heap[b]] = b;
+}
+
+static void heap_raise(eu_heap *h, int64_t eu, double key)
+{
+    h->key[eu] = key;
+    for (int64_t i = h->pos[eu];;) {
+        int64_t l = 2 * i + 1, m = i;
+        if (l < h->n && heap_less(h, l, m))
+            m = l;
+        if (l + 1 < h->n && heap_less(h, l + 1, m))
+            m = l + 1;
+        if (m == i)
+            return;
+        heap_swap(h, i, m);
+        i = m;
+    }
+}
+
+typedef struct {
+    const pt_sprogram *p;
+    const pt_stask_graph *sg;
+    const pt_hw *hw;
+    int S;
+    int64_t tiles, items, slots;
+    bool round_robin;
+    pt_launch_order order;
+    double saving;     /* persistent: per follow-on work item */
+    cost_memo memo;
+    eu_heap h;         /* key: EU free times (round-robin: the heap order is unused) */
+    bool *ran;         /* the EU has run a work item before */
+} dispatch;
+
+/* One tile's S chunks, launched at positions q*S .. q*S+S-1; fills info for the first tile. */
+static bool dispatch_tile(dispatch *d, int64_t q, pt_chunk_info *info, pt_error *err)
+{
+    const int S = d->S;
+    int64_t tile = pt_launch_order_tile(&d->order, d->sg, q);
+    int64_t iters = d->sg->causal_op >= 0 ? pt_stask_graph_tile_iterations(d->sg, tile)
+                                          : d->sg->iterations;
+    int64_t eu[PT_MAX_SPLIT_K];
+    double start[PT_MAX_SPLIT_K], arrive[PT_MAX_SPLIT_K];
+    bool may_be_last[PT_MAX_SPLIT_K];
+    const double overhead = d->hw->tile_overhead_ns;
+    for (int c = 0; c < S; c++) {
+        int64_t j = q * S + c, first, count;
+        eu[c] = d->round_robin ? j % d->slots : d->h.heap[0];
+        double s0 = d->h.key[eu[c]] - (d->p->partition.persistent && d->ran[eu[c]] ? d->saving : 0);
+        d->ran[eu[c]] = true;
+        pt_split_k_chunk(iters, S, c, &first, &count);
+        const item_cost *part = cost_of(&d->memo, count, false, err);
+        if (!part)
+            return false;
+        start[c] = s0;
+        arrive[c] = s0 + overhead + part->arrive_ns;
+        /* an EU that takes a later chunk of the same tile finished this one first: this one
+         * arrived before that one began, so it is not the last */
+        may_be_last[c] = true;
+        for (int k = 0; k < c; k++)
+            if (eu[k] == eu[c])
+                may_be_last[k] = false;
+        heap_raise(&d->h, eu[c], s0 + overhead + part->time_ns);
+        if (info)
+            info[c] = (pt_chunk_info){.first_iter = first, .iters = count, .eu = eu[c],
+                                      .start_ns = s0, .arrive_ns = arrive[c],
+                                      .end_ns = s0 + overhead + part->time_ns};
+    }
+    int last = -1;
+    for (int c = 0; c < S; c++) /* ties: the later chunk (it began no earlier) */
+        if (may_be_last[c] && (last < 0 || arrive[c] >= arrive[last]))
+            last = c;
+    int64_t first, count;
+    pt_split_k_chunk(iters, S, last, &first, &count);
+    const item_cost *part = cost_of(&d->memo, count, false, err);
+    const item_cost *fix = part ? cost_of(&d->memo, count, true, err) : NULL;
+    if (!fix)
+        return false;
+    /* that EU's free time is still this chunk's end: nothing of this tile came after it */
+    double end = start[last] + overhead + fix->time_ns;
+    heap_raise(&d->h, eu[last], end);
+    if (info) {
+        info[last].last = true;
+        info[last].end_ns = end;
+    }
+    return true;
+}
+
+/* Every work item dispatched (EU free times in d->h.key); the first tile's chunks in tl. */
+static bool run_dispatch(dispatch *d, pt_timeline *tl, pt_error *err)
+{
+    d->h.n = d->slots;
+    d->h.key = calloc((size_t)d->slots + 1, sizeof *d->h.key);
+    d->h.heap = malloc(((size_t)d->slots + 1) * sizeof *d->h.heap);
+    d->h.pos = malloc(((size_t)d->slots + 1) * sizeof *d->h.pos);
+    d->ran = calloc((size_t)d->slots + 1, sizeof *d->ran);
+    if (!d->h.key || !d->h.heap || !d->h.pos || !d->ran)
+        return pt_fail(err, "simulate: out of memory for %lld split-K work items",
+                       (long long)d->items);
+    for (int64_t e = 0; e < d->slots; e++)
+        d->h.heap[e] = d->h.pos[e] = e;
+    for (int64_t q = 0; q < d->tiles; q++)
+        if (!dispatch_tile(d, q, q == 0 ? tl->chunks : NULL, err))
+            return false;
+    if (d->tiles > 0)
+        tl->n_chunks = d->S;
+    return true;
+}
+
+/* Beyond MAX_DISPATCH_ITEMS: every EU runs its share of an average tile's chunks (equal
+ * tiles; chunk S-1, the longest, does the fix-up). */
+static bool closed_form(dispatch *d, double *span, pt_error *err)
+{
+    double tile_sum = 0;
+    for (int c = 0; c < d->S; c++) {
+        int64_t first, count;
+        pt_split_k_chunk(d->sg->iterations, d->S, c, &first, &count);
+        const item_cost *k = cost_of(&d->memo, count, c == d->S - 1, err);
+        if (!k)
+            return false;
+        tile_sum += k->time_ns + d->hw->tile_overhead_ns;
+    }
+    int64_t per_eu = (d->items + d->slots - 1) / d->slots;
+    *span = (double)per_eu * tile_sum / d->S -
+            (d->p->partition.persistent ? (double)(per_eu - 1) * d->saving : 0);
+    return true;
+}
+
+static void dispatch_free(dispatch *d)
+{
+    free(d->memo.memo);
+    free(d->h.key);
+    free(d->h.heap);
+    free(d->h.pos);
+    free(d->ran);
+}
+
+/* The kernel fields of tl from the span of the dispatch. */
+static void kernel_fields(const dispatch *d, double span, pt_timeline *tl)
+{
+    const pt_hw *hw = d->hw;
+    int64_t eus = hw->eu_count;
+    tl->tiles = d->tiles;
+    tl->split_k = d->S;
+    tl->work_items = d->items;
+    tl->grid = d->p->partition.persistent ? d->slots : d->items;
+    tl->waves = (d->items + eus - 1) / eus;
+    tl->dram_bytes = pt_waves_dram_bytes(d->sg);
+    /* each tile: S - 1 partial tiles written, and read back by its fix-up */
+    tl->workspace_bytes = 2.0 * (double)d->tiles * (double)(d->S - 1) *
+                          (double)pt_split_k_tile_elems(d->sg) * 4;
+    tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
+    tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
+    tl->flops = pt_stask_graph_total_flops(d->sg);
+    tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
+}
+
+/* The representative EU: the first tile's fix-up (the chunk that arrived last), or with no
+ * tile at all its last chunk's. */
+static bool representative(const dispatch *d, pt_timeline *tl, pt_error *err)
+{
+    int64_t first, count;
+    pt_split_k_chunk(d->sg->iterations, d->S, d->S - 1, &first, &count);
+    for (int c = 0; c < tl->n_chunks; c++)
+        if (tl->chunks[c].last)
+            count = tl->chunks[c].iters;
+    pt_timeline rep = {0};
+    if (!pt_simulate_chunk(d->p, d->sg, d->hw, count, PT_CHUNK_FIXUP, &rep, err))
+        return false;
+    tl->spans = rep.spans;
+    tl->n_spans = rep.n_spans;
+    tl->n_lanes = rep.n_lanes;
+    memcpy(tl->lane_busy_ns, rep.lane_busy_ns, sizeof tl->lane_busy_ns);
+    memcpy(tl->lane_occupied_ns, rep.lane_occupied_ns, sizeof tl->lane_occupied_ns);
+    tl->eu_time_ns = rep.eu_time_ns;
+    tl->eu_iterations = rep.eu_iterations;
+    return true;
+}
+
+bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
+                      pt_timeline *tl, pt_error *err)
+{
+    dispatch d = {.p = p, .sg = sg, .S = pt_sprogram_split_k(p)};
+    d.tiles = sg->tiles > 0 ? sg->tiles : 0;
+    d.items = d.tiles * d.S;
+    d.slots = d.items < hw_in->eu_count ? d.items : hw_in->eu_count;
+    pt_hw local;
+    /* more work items stream at once than tiles would: the L2 shared more ways */
+    d.hw = pt_waves_share_l2(hw_in, d.items, &local);
+    d.round_robin = p->partition.persistent && sg->causal_op < 0;
+    pt_launch_order_init(&d.order, p, sg);
+    int64_t iters = sg->iterations > 0 ? sg->iterations : 0;
+    d.memo = (cost_memo){.p = p, .sg = sg, .hw = d.hw, .max_iters = (iters + d.S - 1) / d.S};
+    d.memo.memo = calloc((size_t)(d.memo.max_iters + 1) * 2, sizeof *d.memo.memo);
+    bool ok = d.memo.memo != NULL;
+    if (!ok)
+        pt_fail(err, "simulate: out of memory");
+    if (ok && p->partition.persistent) {
+        /* what a follow-on item overlaps, from the item that ends with a fix-up */
+        pt_timeline guess = {0};
+        int64_t first, count;
+        pt_split_k_chunk(iters, d.S, d.S - 1, &first, &count);
+        ok = pt_simulate_chunk(p, sg, d.hw, count, PT_CHUNK_FIXUP, &guess, err);
+        if (ok)
+            d.saving = pt_waves_persistent_saving(p, sg, &guess, d.hw);
+        pt_timeline_free(&guess);
+    }
+    double span = 0;
+    if (ok && d.items > MAX_DISPATCH_ITEMS && d.slots > 0)
+        ok = closed_form(&d, &span, err);
+    else if (ok && d.items > 0) {
+        ok = run_dispatch(&d, tl, err);
+        for (int64_t e = 0; ok && e < d.slots; e++)
+            span = d.h.key[e] > span ? d.h.key[e] : span;
+    }
+    ok = ok && representative(&d, tl, err);
+    if (ok)
+        kernel_fields(&d, span, tl);
+    dispatch_free(&d);
+    if (ok && !pt_sim_timeline_finite(tl))
+        ok = pt_sim_not_finite(hw_in, err);
+    if (!ok)
+        pt_timeline_free(tl);
+    return ok;
+}
+
+bool pt_simulate_split_k_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                               const pt_timeline *kernel, int chunk, pt_timeline *out,
+                               pt_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!kernel || chunk < 0 || chunk >= kernel->n_chunks)
+        return pt_fail(err, "simulate: split-K chunk %d of the first tile; the prediction has "
+                       "%d", chunk, kernel ? kernel->n_chunks : 0);
+    pt_hw local;
+    const pt_hw *shared = pt_waves_share_l2(hw, kernel->work_items, &local);
+    const pt_chunk_info *c = &kernel->chunks[chunk];
+    return pt_simulate_chunk(p, sg, shared, c->iters,
+                             c->last ? PT_CHUNK_FIXUP : PT_CHUNK_PARTIAL, out, err);
+}

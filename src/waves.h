@@ -1,0 +1,36 @@
+/* waves.h — what the wave model's two halves share: waves.c (one work item per output tile)
+ * and splitk_waves.c (split-K: tiles x split_k work items, splitk.h). Internal to src/. */
+#ifndef PT_WAVES_H
+#define PT_WAVES_H
+
+#include "sim.h"
+
+/* The launch order of the tiles: raster walk (raster.h) and partition.order. */
+typedef struct {
+    pt_raster raster;
+    int64_t group;
+    bool longest_first;
+    int n_axes;
+    int64_t grid[PT_MAX_AXES];
+    int slow, fast;          /* the two fastest tile-grid axes with more than one tile */
+} pt_launch_order;
+
+void pt_launch_order_init(pt_launch_order *ro, const pt_sprogram *p, const pt_stask_graph *sg);
+/* Row-major index of the tile launched at position j. */
+int64_t pt_launch_order_tile(const pt_launch_order *ro, const pt_stask_graph *sg, int64_t j);
+
+/* What a persistent CTA's follow-on work item overlaps with the one before it (and the block
+ * launch it does not pay), from the representative EU's timeline tl. */
+double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg,
+                                  const pt_timeline *tl, const pt_hw *hw);
+/* Compulsory global traffic: every input read and output written once. */
+double pt_waves_dram_bytes(const pt_stask_graph *sg);
+/* The model to simulate one EU with when only `active` EUs stream (the L2 bandwidth shared
+ * fewer ways); hw itself when nothing changes, else *local filled in. */
+const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local);
+
+/* pt_simulate for a program with split_k > 1 (splitk_waves.c). */
+bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      pt_timeline *tl, pt_error *err);
+
+#endif

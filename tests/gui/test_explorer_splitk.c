@@ -1,0 +1,103 @@
+/* test_explorer_splitk.c — split-K (partition.split_k) in a real window under Xvfb: the
+ * inspector's split-K spin button edits the sProgram, the prediction and the summary change
+ * (tiles x split-K work items), the Several CTAs view shows the first tile's chunks labelled
+ * "tile 0 · k 2/4 · iterations ...", undo restores the EU classes, and a graph whose loop cannot
+ * be split gets an insensitive control and a refused edit with the validator's reason. */
+#include "explorer_test.h"
+
+static GtkWidget *split_spin(void)
+{
+    spin(100); /* the form is rebuilt on the next main-loop turn */
+    return pt_window_get_split_k_spin(win);
+}
+
+static void test_split_k_edit(void)
+{
+    explorer_open("gemm_f16");
+    pt_explorer_model *m = pt_window_get_model(win);
+    double before = m->tl.kernel_time_ns;
+    int64_t tiles = m->tl.tiles;
+    GtkWidget *s = split_spin();
+    g_assert_nonnull(s);
+    g_assert_true(gtk_widget_get_sensitive(s));
+    g_assert_cmpint(gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(s)), ==, 1);
+    /* the control edits the program: 4 chunks of the 64-iteration loop */
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(s), 4);
+    iterate();
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->prog.partition.split_k, ==, 4);
+    g_assert_cmpint(m->tl.split_k, ==, 4);
+    g_assert_cmpint(m->tl.work_items, ==, 4 * tiles);
+    g_assert_cmpint(m->tl.eu_iterations, ==, 16);
+    /* 512 tiles already fill the 132 SMs: splitting only adds fix-up traffic */
+    g_test_message("kernel %.1f us -> %.1f us", before / 1e3, m->tl.kernel_time_ns / 1e3);
+    g_assert_cmpfloat(m->tl.kernel_time_ns, >, before);
+    char *sum = pt_window_dup_summary(win);
+    g_test_message("%s", sum);
+    g_assert_nonnull(strstr(sum, "512 tiles × split-K 4 = 2048 work items"));
+    g_assert_nonnull(strstr(sum, "one EU (the fix-up chunk)"));
+    g_free(sum);
+    char *j = prog_json();
+    g_assert_nonnull(strstr(j, "\"split_k\": 4"));
+    g_free(j);
+
+    /* Several CTAs: the first tile's four chunks, the fix-up first */
+    explorer_activate("show-ctas", NULL);
+    spin(100);
+    const pt_tl_model *tm = pt_timeline_view_get_model(tl());
+    g_assert_cmpint(tm->n_groups, ==, 4);
+    for (int g = 0; g < 4; g++)
+        g_test_message("group %d: %s", g, tm->group_labels[g]);
+    g_assert_nonnull(strstr(tm->group_labels[0], "tile 0 · k 4/4 · iterations 48–63"));
+    g_assert_nonnull(strstr(tm->group_labels[0], "fix-up"));
+    g_assert_nonnull(strstr(tm->group_labels[1], "tile 0 · k 1/4 · iterations 0–15"));
+    g_assert_nonnull(strstr(tm->group_labels[2], "tile 0 · k 2/4 · iterations 16–31"));
+    g_assert_nonnull(strstr(tm->group_labels[3], "partial tile"));
+    /* each chunk its own spans: a partial store, no fix-up, so it ends before the fix-up */
+    double last0 = 0, last1 = 0;
+    for (int64_t i = 0; i < tm->n_spans; i++)
+        last0 = fmax(last0, tm->spans[i].end_ns);
+    g_assert_nonnull(tm->group_spans[1]);
+    g_assert_cmpint(tm->group_n_spans[1], ==, tm->n_spans);
+    for (int64_t i = 0; i < tm->group_n_spans[1]; i++)
+        last1 = fmax(last1, tm->group_spans[1][i].end_ns);
+    g_assert_cmpfloat(last1, <, last0);
+    g_assert_nonnull(tm->group_critical[1]);
+
+    /* undo: no split, the view is the EU classes again */
+    explorer_activate("undo", NULL);
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(pt_sprogram_split_k(&m->prog), ==, 1);
+    g_assert_cmpfloat(fabs(m->tl.kernel_time_ns - before), <, 1e-6);
+    tm = pt_timeline_view_get_model(tl());
+    g_assert_cmpint(tm->n_groups, ==, 2);
+    g_assert_nonnull(strstr(tm->group_labels[0], "CTAs"));
+    explorer_activate("show-ctas", NULL);
+    g_assert_cmpint(gtk_spin_button_get_value_as_int(GTK_SPIN_BUTTON(split_spin())), ==, 1);
+}
+
+static void test_split_k_refused(void)
+{
+    explorer_open("flash_attention");
+    GtkWidget *s = split_spin();
+    g_assert_nonnull(s);
+    g_assert_false(gtk_widget_get_sensitive(s));
+    const char *tip = gtk_widget_get_tooltip_text(s);
+    g_assert_nonnull(tip);
+    g_assert_nonnull(strstr(tip, "softmax_max"));
+    /* the action itself refuses it with the validator's reason; the program is unchanged */
+    explorer_activate("split-k", g_variant_new_int32(2));
+    g_assert_cmpint(pt_sprogram_split_k(&pt_window_get_model(win)->prog), ==, 1);
+    const char *e = pt_window_get_error(win);
+    g_assert_nonnull(e);
+    g_assert_nonnull(strstr(e, "partition.split_k"));
+}
+
+int main(int argc, char **argv)
+{
+    gtk_test_init(&argc, &argv, NULL);
+    g_test_add_func("/splitk/edit-view-undo", test_split_k_edit);
+    g_test_add_func("/splitk/refused", test_split_k_refused);
+    return explorer_test_run("org.pipethreader.TestSplitK");
+}
