@@ -182,8 +182,12 @@ typedef struct pt_kprog {
     int unroll;                  /* steps printed per loop turn: the largest value ring */
     /* shared memory: barriers after the buffers */
     int64_t off_bar, bar_bytes, smem_dynamic;
-    /* grid */
+    /* grid: work items are output tiles, or with split-K (partition.split_k, src/splitk.h)
+     * tiles x split_k chunks of their reduction loop, adjacent in launch order */
     int64_t tiles, grid, iters;  /* iters: loop trip count of a full tile */
+    int split_k;
+    int64_t items;
+    int64_t workspace_bytes;     /* split-K: the partial f32 tiles of the non-last chunks */
     bool persistent, dynamic, longest_first, causal;
     pt_raster raster;
     int group;

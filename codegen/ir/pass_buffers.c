@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "passes.h"
+#include "splitk.h"
 #include "stage_hold.h"
 #include "validate.h"
 
@@ -137,8 +138,9 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
         b->offset = off;
         off += b->stages * b->pitch;
     }
-    /* two launch positions of a dynamic tile hand-out (causal: tiles of unequal length) */
-    if (kp->sg->causal_op >= 0)
+    /* two launch positions of a dynamic tile hand-out (causal: tiles of unequal length), or
+     * the split-K tickets of two work items in flight */
+    if (kp->sg->causal_op >= 0 || pt_sprogram_split_k(kp->p) > 1)
         bar += 8;
     kp->off_bar = off;
     kp->bar_bytes = bar;

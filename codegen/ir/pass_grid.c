@@ -8,11 +8,12 @@
  * it (src/raster.h, pt_sprogram_longest_first). */
 #include "codegen.h"
 #include "passes.h"
+#include "splitk.h"
 #include "trace_abi.h"
 #include "validate.h"
 
 /* An upper bound on one (CTA, role)'s records: a start and an end record for every sTask
- * instance of every tile the CTA runs (each role records only some of them). */
+ * instance of every work item the CTA runs (each role records only some of them). */
 static unsigned trace_cap(const pt_stask_graph *sg, int64_t tiles, int64_t grid)
 {
     int64_t per_tile = 0, iters = sg->iterations > 0 ? sg->iterations : 1;
@@ -40,9 +41,23 @@ bool pt_kpass_grid(pt_kprog *kp, const char *who, pt_error *err)
     kp->group = p->partition.group > 0 ? p->partition.group : 1;
     kp->causal = kp->sg->causal_op >= 0;
     kp->longest_first = pt_sprogram_longest_first(p, kp->sg);
-    kp->grid = kp->persistent && kp->tiles > kp->hw->eu_count ? kp->hw->eu_count : kp->tiles;
+    kp->split_k = pt_sprogram_split_k(p);
+    kp->items = kp->tiles * kp->split_k;
+    if (kp->split_k > 1) {
+        char why[160];
+        if (!pt_split_k_possible(kp->sg, why, sizeof why))
+            KREFUSE("%s: partition.split_k = %d: %s", who, kp->split_k, why);
+        kp->workspace_bytes =
+            kp->tiles * (kp->split_k - 1) * pt_split_k_tile_elems(kp->sg) * 4;
+        if (kp->workspace_bytes > (256LL << 20))
+            KREFUSE("%s: partition.split_k = %d over %lld tiles needs %lld MB of workspace for the "
+                    "partial tiles; at most 256 MB are generated (split fewer ways or only where "
+                    "tiles are few)", who, kp->split_k, (long long)kp->tiles,
+                    (long long)(kp->workspace_bytes >> 20));
+    }
+    kp->grid = kp->persistent && kp->items > kp->hw->eu_count ? kp->hw->eu_count : kp->items;
     kp->dynamic = kp->persistent && kp->causal && kp->grid < kp->tiles;
-    kp->trace_cap = trace_cap(kp->sg, kp->tiles, kp->grid);
+    kp->trace_cap = trace_cap(kp->sg, kp->items, kp->grid);
     kp->threads = 128 * (1 + kp->wgs); /* a role is one warpgroup */
     pt_codegen_c_ident("pt_", kp->g->name, kp->kernel_name, sizeof kp->kernel_name);
     return true;

@@ -30,5 +30,9 @@ typedef struct {
 
 bool sm90a_gemm_plan(sm90a_gemm *gm, const pt_kprog *kp, pt_error *err);
 bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err);
+/* Split-K (gemm_splitk.c): the counters and workspace before the kernel, the epilogue that
+ * publishes or adds the partial tiles after the loop. */
+void sm90a_gemm_emit_splitk_globals(strbuf *sb, const sm90a_gemm *gm);
+void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm);
 
 #endif

@@ -56,6 +56,9 @@ static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
               (long long)gm->BN, (long long)gm->BK, gm->wgs, gm->m_wg, gm->mrep,
               (long long)gm->tiles_m, (long long)gm->tiles_n, (long long)gm->kp->tiles,
               (long long)gm->k_iters, gm->kp->group, 1 + gm->wgs, gm->kp->trace_cap);
+    if (gm->kp->split_k > 1)
+        sb_printf(sb, "constexpr int SPLIT_K = %d, WORK = TILES * SPLIT_K;  // split-K: chunks per tile, work items\n",
+                  gm->kp->split_k);
     sm90a_emit_buffer_constants(sb, &gm->sh);
     sb_puts(sb, "static_assert(TILES == TILES_M * TILES_N, \"tile grid\");\n"
                 "static_assert(GROUP > 0, \"raster group\");\n"
@@ -102,7 +105,7 @@ static void emit_raster(strbuf *sb, const sm90a_gemm *gm)
 static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
     sb_printf(sb,
-              "        for (int i = 0; i < K_ITERS; ++i) {\n"
+              "        for (int i = 0; i < %s; ++i) {\n"
               "            // mma.%s: Waits on load.%s and load.%s (full barriers, TMA bytes landed).\n"
               "            const uint32_t sa = cnt_a %% STAGES_A, sb = cnt_b %% STAGES_B;\n"
               "            pt::mbar_wait(&full_a[sa], (cnt_a / STAGES_A) & 1);\n"
@@ -120,7 +123,8 @@ static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
               "            pt::wgmma_fence();\n"
               "            #pragma unroll\n"
               "            for (int kk = 0; kk < BK / 16; ++kk) {\n",
-              C, gm->g->tensors[gm->A].name, gm->g->tensors[gm->B].name);
+              gm->kp->split_k > 1 ? "n_iter" : "K_ITERS", C, gm->g->tensors[gm->A].name,
+              gm->g->tensors[gm->B].name);
     if (gm->b_kmajor)
         sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
     else
@@ -163,9 +167,10 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
                     "            ++cnt_a;\n"
                     "            ++cnt_b;\n"
                     "        }\n"
-                    "        pt::wgmma_wait<0>();\n"
-                    "        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, K_ITERS - 1, 1);\n"
-                    "        #pragma unroll\n"
+                    "        pt::wgmma_wait<0>();\n");
+        sb_printf(sb, "        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, %s - 1, 1);\n",
+                  gm->kp->split_k > 1 ? "n_iter" : "K_ITERS");
+        sb_puts(sb, "        #pragma unroll\n"
                     "        for (int r = 0; r < MREP; ++r)\n"
                     "            #pragma unroll\n"
                     "            for (int j = 0; j < BN / 2; ++j)\n"
@@ -204,6 +209,7 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
                   "        if (n_tile > 0)\n"
                   "            pt::mbar_wait(c_empty, (n_tile - 1) & 1);\n"
                   "        PT_REC(ST_CVT[cw], LANE_CVT[cw], n_tile, 0, 0);\n"
+                  "%s"
                   "        #pragma unroll\n"
                   "        for (int r = 0; r < MREP; ++r) {\n"
                   "            #pragma unroll\n"
@@ -214,7 +220,9 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
                   "                    const int col = j * 8 + (lane %% 4) * 2;\n"
                   "                    uint8_t *chunk = stage_c + (col / C_CHUNK) * (BM * 128);\n"
                   "                    const uint32_t off = pt::sw128_offset(row, (col %% C_CHUNK) * %d);\n",
-              C, pt_dtype_name(gm->out_dt), gm->out_bytes);
+              C, pt_dtype_name(gm->out_dt),
+              gm->kp->split_k > 1 ? "        if (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk converts\n" : "",
+              gm->out_bytes);
     if (gm->out_dt == PT_F32)
         sb_puts(sb, "                    *reinterpret_cast<float2 *>(chunk + off) = make_float2(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
     else if (gm->out_dt == PT_F16)
@@ -223,8 +231,10 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
         sb_puts(sb, "                    *reinterpret_cast<__nv_bfloat162 *>(chunk + off) = __floats2bfloat162_rn(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
     sb_puts(sb, "                }\n"
                 "            }\n"
-                "        }\n"
-                "        pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
+                "        }\n");
+    if (gm->kp->split_k > 1)
+        sb_puts(sb, "        }\n");
+    sb_puts(sb, "        pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                 "        pt::named_sync(1 + cw, 128);\n"
                 "        PT_REC(ST_CVT[cw], LANE_CVT[cw], n_tile, 0, 1);\n"
                 "        if (lead)\n"
@@ -236,6 +246,7 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
 static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
 {
     const char *C = gm->g->tensors[gm->C].name;
+    bool split = gm->kp->split_k > 1;
     sb_puts(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
                 "    const int cw = wg - 1;\n"
                 "    uint8_t *ring_a = smem + OFF_A, *ring_b = smem + OFF_B, *stage_c = smem + OFF_C;\n");
@@ -256,18 +267,27 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "#endif\n"
               "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
               "    float acc[MREP][BN / 2];\n"
-              "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+              "%s"
               "        int tm, tn;\n"
               "        tile_coords(t, tm, tn);\n"
+              "%s"
               "        #pragma unroll\n"
               "        for (int r = 0; r < MREP; ++r)\n"
               "            #pragma unroll\n"
               "            for (int j = 0; j < BN / 2; ++j)\n"
               "                acc[r][j] = 0.f;\n"
               "%s",
+              split ? "    for (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
+                      "        const int t = w / SPLIT_K, kc = w % SPLIT_K;  // tile and its chunk of the loop\n"
+                    : "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n",
+              split ? "        const int k0 = kc * K_ITERS / SPLIT_K, n_iter = (kc + 1) * K_ITERS / SPLIT_K - k0;\n"
+                      "        (void)k0;\n"
+                    : "",
               gm->kp->carry ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
     emit_consumer_mma(sb, gm, C);
     emit_consumer_release(sb, gm);
+    if (split)
+        sm90a_gemm_emit_splitk_fixup(sb, gm);
     emit_consumer_convert(sb, gm, C);
     if (gm->kp->store_wg >= 0) {
         sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n", gm->kp->store_wg);
@@ -296,6 +316,8 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
     emit_trace_ids(sb, gm);
     emit_wgmma(sb, gm);
     emit_raster(sb, gm);
+    if (gm->kp->split_k > 1)
+        sm90a_gemm_emit_splitk_globals(sb, gm);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                   "%s(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,\n"
                   "   const __grid_constant__ CUtensorMap tm_c, uint8_t *pt_trace)\n{\n",

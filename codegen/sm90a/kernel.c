@@ -51,6 +51,8 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
         }
     if (kp->dynamic)
         sb_printf(sb, "    int *tile_slot = reinterpret_cast<int *>(%s);  // dynamic tile hand-out\n", prev);
+    if (kp->split_k > 1)
+        sb_printf(sb, "    int *split_ticket = reinterpret_cast<int *>(%s);  // split-K: the chunk's arrival, per tile parity\n", prev);
     sb_puts(sb, "    const int wg = threadIdx.x / 128;\n"
                 "    if (threadIdx.x == 0) {\n");
     for (int pass = 0; pass < 3; pass++)

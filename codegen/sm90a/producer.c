@@ -24,6 +24,15 @@ bool sm90a_staging_release_deferred(const pt_kprog *kp)
     return false;
 }
 
+void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
+{
+    if (sh->kp->split_k > 1)  /* chunk kc runs iterations [kc*I/S, (kc+1)*I/S) (src/splitk.h) */
+        sb_printf(sb, "%sconst int k0 = kc * %s / SPLIT_K, n_iter = (kc + 1) * %s / SPLIT_K - k0;\n",
+                  ind, sh->iters, sh->iters);
+    else
+        sb_printf(sb, "%sconst int n_iter = %s;\n", ind, sh->iters);
+}
+
 static int first_resident(const pt_kprog *kp)
 {
     for (int b = 0; b < kp->n_bufs; b++)
@@ -39,6 +48,9 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
     char lo[8], up[8];
     if (kp->dynamic)
         sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
+    else if (kp->split_k > 1)
+        sb_puts(sb, "            for (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
+                    "                const int t = w / SPLIT_K, kc = w % SPLIT_K;  // tile and its chunk of the loop\n");
     else
         sb_puts(sb, "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
     for (int b = 0; b < kp->n_bufs; b++) {
@@ -70,8 +82,8 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
                       "%s}\n", ind, kp->g->tensors[kp->bufs[r].tensor].name, ind, ind, ind, ind,
                   ind, ind, lo, ind, ind);
     }
-    sb_printf(sb, "%s%s\n%stile_coords(t, %s);\n%sconst int n_iter = %s;\n", ind, sh->coord_decl,
-              ind, sh->coord_args, ind, sh->iters);
+    sb_printf(sb, "%s%s\n%stile_coords(t, %s);\n", ind, sh->coord_decl, ind, sh->coord_args);
+    sm90a_emit_iters(sb, sh, ind);
     for (int b = 0; b < kp->n_bufs; b++) {
         if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
             continue;
@@ -125,18 +137,22 @@ static void emit_store(strbuf *sb, const sm90a_shape *sh)
                       "                    pt::mbar_arrive(%s_empty);\n"
                       "                }\n", lo);
     sb_printf(sb, "                // %s (epilogue of this lane): Wait for every warpgroup's %s.\n"
-                  "                pt::mbar_wait(%s_full, n_tile & 1);\n"
-                  "                PT_REC(%d, %d, n_tile, 0, 0);\n",
+                  "                pt::mbar_wait(%s_full, n_tile & 1);\n",
               kp->sg->tasks[kp->store_stask].id,
-              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), lo,
-              kp->store_stask, kp->store_lane);
-    sm90a_emit_tma_store(sb, sh, "                ");
-    sb_puts(sb, "                pt::tma_store_commit();\n");
+              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), lo);
+    const char *in = kp->split_k > 1 ? "                    " : "                ";
+    if (kp->split_k > 1)
+        sb_puts(sb, "                if (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk stores\n");
+    sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", in, kp->store_stask, kp->store_lane);
+    sm90a_emit_tma_store(sb, sh, in);
+    sb_printf(sb, "%spt::tma_store_commit();\n", in);
     if (!deferred)
-        sb_printf(sb, "                pt::tma_store_wait_read();  // %s\n",
+        sb_printf(sb, "%spt::tma_store_wait_read();  // %s\n", in,
                   kp->bufs[kp->staging].over >= 0 ? "the next tile's load may land on these rows"
                                                    : "the staging tile may be rewritten");
-    sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 1);\n", kp->store_stask, kp->store_lane);
+    sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", in, kp->store_stask, kp->store_lane);
+    if (kp->split_k > 1)
+        sb_puts(sb, "                }\n");
     if (!deferred && kp->bufs[kp->staging].over < 0)
         sb_printf(sb, "                pt::mbar_arrive(%s_empty);\n", lo);
 }
@@ -185,15 +201,20 @@ void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *in
     int over = kp->bufs[kp->staging].over;
     bool deferred = sm90a_staging_release_deferred(kp);
     sb_printf(sb, "%s// %s sits on this warpgroup's lane: Wait for every warpgroup's %s.\n"
-                  "%spt::mbar_wait(%s_full, n_tile & 1);\n"
-                  "%sPT_REC(%d, %d, n_tile, 0, 0);\n", ind, kp->sg->tasks[kp->store_stask].id,
-              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), ind, lo, ind,
-              kp->store_stask, kp->store_lane);
-    sm90a_emit_tma_store(sb, sh, ind);
-    sb_printf(sb, "%spt::tma_store_commit();\n", ind);
+                  "%spt::mbar_wait(%s_full, n_tile & 1);\n", ind, kp->sg->tasks[kp->store_stask].id,
+              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), ind, lo);
+    char in[40];
+    snprintf(in, sizeof in, "%s%s", ind, kp->split_k > 1 ? "    " : "");
+    if (kp->split_k > 1)
+        sb_printf(sb, "%sif (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk stores\n", ind);
+    sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", in, kp->store_stask, kp->store_lane);
+    sm90a_emit_tma_store(sb, sh, in);
+    sb_printf(sb, "%spt::tma_store_commit();\n", in);
     if (!deferred)
-        sb_printf(sb, "%spt::tma_store_wait_read();\n", ind);
-    sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", ind, kp->store_stask, kp->store_lane);
+        sb_printf(sb, "%spt::tma_store_wait_read();\n", in);
+    sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", in, kp->store_stask, kp->store_lane);
+    if (kp->split_k > 1)
+        sb_printf(sb, "%s}\n", ind);
     if (over >= 0) {
         sm90a_buf_name(sh, over, rl, ru, sizeof rl);
         sb_printf(sb, "%spt::mbar_arrive(%s_empty);  // the next tile's %s may land\n", ind, rl,

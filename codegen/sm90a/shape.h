@@ -41,6 +41,9 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh);
 /* The kernel's start: the aligned shared-memory base, the barriers of every buffer and their
  * initialisation, the tracer. */
 void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh);
+/* `const int n_iter = ...;` of a work item: the tile's trip count, or its split-K chunk's
+ * (k0 and n_iter from t and kc). */
+void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* The producer role: resident loads once per tile, ring loads per loop step at their offsets,
  * the store where the program puts it on this role. */
 void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh);
