@@ -48,6 +48,11 @@ typedef struct {
     int stages;          /* ring depth; 1 otherwise */
     int elem_bytes;
     int64_t bytes;       /* one stage */
+    int64_t box_rows;    /* rows of a TMA box (along the tensor's second-innermost axis): the
+                            tile's, or the tensor's extent where that is smaller and the axis is
+                            one of the output's (rows past it feed only output rows that are
+                            never stored, so they are neither loaded nor zero-filled) */
+    int64_t tx_bytes;    /* bytes one stage's loads bring: box_rows of the tile's rows */
     int64_t pitch;       /* stage pitch: bytes rounded up to the 1024 of 128-byte swizzle */
     int64_t offset;      /* from the 1024-aligned base */
     int over;            /* STAGING over RESIDENT buffer `over` (written once the loop is done with

@@ -161,9 +161,39 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
     return true;
 }
 
+/* Is axis a one of the stored output's axes? */
+static bool output_axis(const pt_kprog *kp, int a)
+{
+    const pt_tensor *O = &kp->g->tensors[kp->bufs[kp->staging].tensor];
+    for (int i = 0; i < O->rank; i++)
+        if (O->axes[i] == a)
+            return true;
+    return false;
+}
+
+/* TMA boxes: a tile that runs past the end of an output axis (M = 1 with 64-row tiles) loads
+ * only the rows that exist; zero-filling the others costs the TMA unit as much as loading. */
+static void boxes(pt_kprog *kp)
+{
+    for (int i = 0; i < kp->n_bufs; i++) {
+        pt_kbuf *b = &kp->bufs[i];
+        const pt_tensor *T = &kp->g->tensors[b->tensor];
+        int outer = T->rank >= 2 ? T->axes[T->rank - 2] : -1;
+        int64_t rows = outer >= 0 ? kp->sg->tiling.tile[outer] : 1;
+        b->box_rows = rows;
+        if (outer >= 0 && outer != kp->sg->loop_axis && output_axis(kp, outer) &&
+            kp->g->axes[outer].extent < rows)
+            b->box_rows = kp->g->axes[outer].extent;
+        b->tx_bytes = rows > 0 ? b->bytes / rows * b->box_rows : b->bytes;
+    }
+}
+
 bool pt_kpass_buffers(pt_kprog *kp, const char *who, pt_error *err)
 {
-    return collect(kp, who, err) && hold(kp, who, err) && layout(kp, who, err);
+    if (!collect(kp, who, err) || !hold(kp, who, err) || !layout(kp, who, err))
+        return false;
+    boxes(kp);
+    return true;
 }
 
 int pt_kprog_buf_of(const pt_kprog *kp, int tensor)

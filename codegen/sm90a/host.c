@@ -32,20 +32,20 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
     sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s[%lld x %lld%s], box %d x %lld */\n",
               T->name, (long long)n_out, (long long)n_in, T->rank > 2 ? " per batch" : "",
-              128 / B->elem_bytes, (long long)kp->sg->tiling.tile[outer]);
+              128 / B->elem_bytes, (long long)B->box_rows);
     if (T->rank > 2)
         sb_printf(sb, "        const cuuint64_t dims[3] = {%lldu, %lldu, %lldu}, strides[2] = {%lldu, %lldu};\n"
                       "        const cuuint32_t box[3] = {%d, %lld, 1};\n"
                       "        r = map_tile(&tm_%s, %s, slots[%d], 3, dims, strides, box);\n    }\n",
                   (long long)n_in, (long long)n_out, (long long)batch, (long long)row,
-                  (long long)(row * n_out), 128 / B->elem_bytes,
-                  (long long)kp->sg->tiling.tile[outer], lo, tmap_type(T->dtype), B->tensor);
+                  (long long)(row * n_out), 128 / B->elem_bytes, (long long)B->box_rows, lo,
+                  tmap_type(T->dtype), B->tensor);
     else
         sb_printf(sb, "        const cuuint64_t dims[2] = {%lldu, %lldu}, strides[1] = {%lldu};\n"
                       "        const cuuint32_t box[2] = {%d, %lld};\n"
                       "        r = map_tile(&tm_%s, %s, slots[%d], 2, dims, strides, box);\n    }\n",
                   (long long)n_in, (long long)n_out, (long long)row, 128 / B->elem_bytes,
-                  (long long)kp->sg->tiling.tile[outer], lo, tmap_type(T->dtype), B->tensor);
+                  (long long)B->box_rows, lo, tmap_type(T->dtype), B->tensor);
 }
 
 void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)

@@ -82,19 +82,20 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
 void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;
-    sb_puts(sb, "// Shared memory (bytes from the 1024-aligned base): each buffer's stages, stage size and\n"
-                "// pitch (1024-aligned for the 128-byte swizzle), offset; the barriers after them.\n");
+    sb_puts(sb, "// Shared memory (bytes from the 1024-aligned base): each buffer's stages, the bytes a\n"
+                "// stage's loads bring, its pitch (1024-aligned for the 128-byte swizzle) and offset;\n"
+                "// the barriers after them.\n");
     for (int b = 0; b < kp->n_bufs; b++) {
         const pt_kbuf *B = &kp->bufs[b];
         char lo[8], up[8];
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
         if (B->kind == PT_KBUF_RING)
             sb_printf(sb, "constexpr int STAGES_%s = %d, %s_BYTES = %lld, %s_PITCH = %lld, OFF_%s = %lld;  // ring\n",
-                      up, B->stages, up, (long long)B->bytes, up, (long long)B->pitch, up,
+                      up, B->stages, up, (long long)B->tx_bytes, up, (long long)B->pitch, up,
                       (long long)B->offset);
         else if (B->kind == PT_KBUF_RESIDENT)
             sb_printf(sb, "constexpr int %s_BYTES = %lld, OFF_%s = %lld;  // resident: one tile per output tile\n",
-                      up, (long long)B->bytes, up, (long long)B->offset);
+                      up, (long long)B->tx_bytes, up, (long long)B->offset);
         else
             sb_printf(sb, "constexpr int OFF_%s = %lld, %s_CHUNK = %d;  // %lld bytes staged %s; %d elements per store box\n",
                       up, (long long)B->offset, up, 128 / B->elem_bytes, (long long)B->bytes,
