@@ -1,5 +1,6 @@
 // pt_tile.cuh — PipeThreader's tile library for Hopper kernels: the CUDA-core sTasks of a
-// softmax pipeline as one call each, over a warpgroup's 64-row wgmma accumulator tile.
+// softmax pipeline and of the epilogue (convert, normalize) as one call each, over a
+// warpgroup's 64-row wgmma accumulator tile.
 //
 // Register layout (the wgmma m64nNk16 accumulator, which every function here assumes): a
 // thread holds rows r0 = 16·warp + lane/4 and r0 + 8 of its warpgroup's 64; for each 8-column
@@ -113,6 +114,70 @@ template <int D> __device__ __forceinline__ void rescale_rows(float (&o)[D / 2],
             o[4 * j + 2 * h] *= alpha[h];
             o[4 * j + 2 * h + 1] *= alpha[h];
         }
+}
+
+// ---- epilogue: accumulators into the staging tile the TMA store reads ----
+
+// Two f32 values converted to T and stored at p (4 bytes for f16 and bf16, 8 for f32).
+template <typename T> __device__ __forceinline__ void store_pair(uint8_t *p, float a, float b);
+template <> __device__ __forceinline__ void store_pair<float>(uint8_t *p, float a, float b)
+{
+    *reinterpret_cast<float2 *>(p) = make_float2(a, b);
+}
+template <> __device__ __forceinline__ void store_pair<__half>(uint8_t *p, float a, float b)
+{
+    *reinterpret_cast<__half2 *>(p) = __floats2half2_rn(a, b);
+}
+template <> __device__ __forceinline__ void store_pair<__nv_bfloat16>(uint8_t *p, float a, float b)
+{
+    *reinterpret_cast<__nv_bfloat162 *>(p) = __floats2bfloat162_rn(a, b);
+}
+
+// convert: one 64-row wgmma accumulator block of N f32 columns (this thread's rows `row` and
+// row + 8) converted to T into a 128B-swizzled staging tile, in boxes of CHUNK columns that lie
+// box_bytes apart (one TMA store box each).
+template <typename T, int N, int CHUNK>
+__device__ __forceinline__ void store_rows_sw128(const float (&acc)[N / 2], uint8_t *stage, int box_bytes,
+                                                 int row, int lane)
+{
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int col = j * 8 + (lane % 4) * 2;
+            uint8_t *chunk = stage + (col / CHUNK) * box_bytes;
+            const uint32_t off = sw128_offset(row + 8 * h, (col % CHUNK) * sizeof(T));
+            store_pair<T>(chunk + off, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+        }
+}
+
+// normalize: the same with each row scaled (O / l: scale[h] = 1 / l of row `row` + 8h).
+template <typename T, int N, int CHUNK>
+__device__ __forceinline__ void store_rows_sw128(const float (&acc)[N / 2], uint8_t *stage, int box_bytes,
+                                                 int row, int lane, const float (&scale)[2])
+{
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int col = j * 8 + (lane % 4) * 2;
+            uint8_t *chunk = stage + (col / CHUNK) * box_bytes;
+            const uint32_t off = sw128_offset(row + 8 * h, (col % CHUNK) * sizeof(T));
+            store_pair<T>(chunk + off, acc[4 * j + 2 * h] * scale[h], acc[4 * j + 2 * h + 1] * scale[h]);
+        }
+}
+
+// normalize, first half: 1 / l of this thread's two rows (the four lanes of a row add their
+// partial sums first); 0 for a row that saw no key.
+__device__ __forceinline__ void inverse_row_sums(float (&l_run)[2])
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float l = l_run[h];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        l_run[h] = l > 0.f ? 1.f / l : 0.f;
+    }
 }
 
 } // namespace pt

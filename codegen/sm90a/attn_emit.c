@@ -526,30 +526,16 @@ static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
     sb_printf(sb, "            // %s: O / l (the row sums of the 4 lanes of a row added first), converted to\n"
                   "            // %s and staged 128B-swizzled in this warpgroup's rows of the staging tile.\n"
                   "            PT_REC(%d, %d, n_tile, 0, 0);\n"
-                  "            #pragma unroll\n"
-                  "            for (int h = 0; h < 2; ++h) {\n"
-                  "                float l = l_run[h];\n"
-                  "                l += __shfl_xor_sync(0xffffffffu, l, 1);\n"
-                  "                l += __shfl_xor_sync(0xffffffffu, l, 2);\n"
-                  "                l_run[h] = l > 0.f ? 1.f / l : 0.f;\n"
-                  "            }\n"
-                  "            #pragma unroll\n"
-                  "            for (int j = 0; j < D / 8; ++j)\n"
-                  "                #pragma unroll\n"
-                  "                for (int h = 0; h < 2; ++h) {\n"
-                  "                    const int row = %d * 64 + warp * 16 + lane / 4 + 8 * h;\n"
-                  "                    const int col = 8 * j + 2 * (lane %% 4);\n"
-                  "                    uint8_t *atom = smem + OFF_O + (col / 64) * (BM * 128);\n"
-                  "                    *reinterpret_cast<uint32_t *>(atom + pt::sw128_offset(row, (col %% 64) * 2)) =\n"
-                  "                        pt::pack2<%s>(o[4 * j + 2 * h] * l_run[h], o[4 * j + 2 * h + 1] * l_run[h]);\n"
-                  "                }\n"
+                  "            pt::inverse_row_sums(l_run);\n"
+                  "            pt::store_rows_sw128<%s, D, O_CHUNK>(o, smem + OFF_O, BM * 128, %d * 64 + warp * 16 + lane / 4,\n"
+                  "                                                lane, l_run);\n"
                   "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                   "            pt::named_sync(%d, 128);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n"
                   "            if (lead)\n"
                   "                pt::mbar_arrive(o_full);\n",
-              at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask, W->epilogue.lane, w,
-              cuda_type(at->out_dt), 1 + w, W->epilogue.stask, W->epilogue.lane);
+              at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask,
+              W->epilogue.lane, cuda_type(at->out_dt), w, 1 + w, W->epilogue.stask, W->epilogue.lane);
     if (at->kp->store_wg == w) {
         sb_puts(sb, "            if (lead) {\n");
         sm90a_emit_consumer_store(sb, &at->sh, "                ");

@@ -100,6 +100,33 @@ static void emit_raster(strbuf *sb, const sm90a_gemm *gm)
               pt_raster_name(gm->kp->raster), (int)gm->kp->raster);
 }
 
+/* mma.C as one device function: the wgmma group over BK from a stage of each ring. */
+static void emit_mma_tile(strbuf *sb, const sm90a_gemm *gm)
+{
+    sb_puts(sb, "// mma.C: acc += A . B over BK as one wgmma group (committed, not waited for). a and b are\n"
+                "// stages of A's and B's rings; warpgroup cw multiplies its M_WG rows of A.\n"
+                "__device__ __forceinline__ void mma_tile(float (&acc)[MREP][BN / 2], uint8_t *a, uint8_t *b, int cw)\n{\n"
+                "    #pragma unroll\n"
+                "    for (int r = 0; r < MREP; ++r)\n"
+                "        pt::keep_all(acc[r]);\n"
+                "    pt::wgmma_fence();\n"
+                "    #pragma unroll\n"
+                "    for (int kk = 0; kk < BK / 16; ++kk) {\n");
+    if (gm->b_kmajor)
+        sb_puts(sb, "        const uint64_t db = pt::desc_sw128(b + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
+    else
+        sb_puts(sb, "        // N-major B: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
+                    "        const uint64_t db = pt::desc_sw128(b + kk * 16 * 128, BK * 128, 1024);\n");
+    sb_puts(sb, "        #pragma unroll\n"
+                "        for (int r = 0; r < MREP; ++r) {\n"
+                "            const uint64_t da = pt::desc_sw128(a + (kk / 4) * (BM * 128) + (cw * M_WG + r * 64) * 128\n"
+                "                                               + (kk % 4) * 32, 16, 1024);\n"
+                "            wgmma_step(acc[r], da, db);\n"
+                "        }\n"
+                "    }\n"
+                "    pt::wgmma_commit();\n}\n\n");
+}
+
 /* mma.C of a consumer warpgroup, the head of one k iteration: its Waits on both loads (full
  * barriers: the TMA bytes have landed), then the wgmma group over BK and its commit. */
 static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
@@ -115,29 +142,9 @@ static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
               "            if (cw == 0)\n"
               "                PT_REC(ST_LOAD_B, LANE_LOAD, n_tile, i, 1);\n"
               "            PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 0);\n"
-              "            #pragma unroll\n"
-              "            for (int r = 0; r < MREP; ++r)\n"
-              "                #pragma unroll\n"
-              "                for (int j = 0; j < BN / 2; ++j)\n"
-              "                    pt::keep(acc[r][j]);\n"
-              "            pt::wgmma_fence();\n"
-              "            #pragma unroll\n"
-              "            for (int kk = 0; kk < BK / 16; ++kk) {\n",
+              "            mma_tile(acc, ring_a + sa * A_PITCH, ring_b + sb * B_PITCH, cw);\n",
               gm->kp->split_k > 1 ? "n_iter" : "K_ITERS", C, gm->g->tensors[gm->A].name,
               gm->g->tensors[gm->B].name);
-    if (gm->b_kmajor)
-        sb_puts(sb, "                const uint64_t db = pt::desc_sw128(ring_b + sb * B_PITCH + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
-    else
-        sb_puts(sb, "                // N-major B: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
-                    "                const uint64_t db = pt::desc_sw128(ring_b + sb * B_PITCH + kk * 16 * 128, BK * 128, 1024);\n");
-    sb_puts(sb, "                #pragma unroll\n"
-                "                for (int r = 0; r < MREP; ++r) {\n"
-                "                    const uint64_t da = pt::desc_sw128(ring_a + sa * A_PITCH + (kk / 4) * (BM * 128)\n"
-                "                                                       + (cw * M_WG + r * 64) * 128 + (kk % 4) * 32, 16, 1024);\n"
-                "                    wgmma_step(acc[r], da, db);\n"
-                "                }\n"
-                "            }\n"
-                "            pt::wgmma_commit();\n");
 }
 
 /* The end of a k iteration: wait for the wgmma group, then hand the stages it read back to the
@@ -202,37 +209,29 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
 
 /* convert.C: the f32 accumulators to the output dtype in the 128B-swizzled staging tile, then
  * the arrive on c_full that the store Waits on. */
+static const char *cuda_type(pt_dtype d)
+{
+    return d == PT_BF16 ? "__nv_bfloat16" : d == PT_F16 ? "__half" : "float";
+}
+
 static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
+    bool split = gm->kp->split_k > 1;
     sb_printf(sb, "        // convert.%s: f32 accumulators -> %s into the 128B-swizzled staging tile, in\n"
                   "        // boxes of C_CHUNK columns. Wait until the previous store has read it.\n"
                   "        if (n_tile > 0)\n"
                   "            pt::mbar_wait(c_empty, (n_tile - 1) & 1);\n"
                   "        PT_REC(ST_CVT[cw], LANE_CVT[cw], n_tile, 0, 0);\n"
                   "%s"
-                  "        #pragma unroll\n"
-                  "        for (int r = 0; r < MREP; ++r) {\n"
-                  "            #pragma unroll\n"
-                  "            for (int j = 0; j < BN / 8; ++j) {\n"
-                  "                #pragma unroll\n"
-                  "                for (int h = 0; h < 2; ++h) {\n"
-                  "                    const int row = cw * M_WG + r * 64 + warp * 16 + lane / 4 + 8 * h;\n"
-                  "                    const int col = j * 8 + (lane %% 4) * 2;\n"
-                  "                    uint8_t *chunk = stage_c + (col / C_CHUNK) * (BM * 128);\n"
-                  "                    const uint32_t off = pt::sw128_offset(row, (col %% C_CHUNK) * %d);\n",
+                  "%s        #pragma unroll\n"
+                  "%s        for (int r = 0; r < MREP; ++r)\n"
+                  "%s            pt::store_rows_sw128<%s, BN, C_CHUNK>(acc[r], stage_c, BM * 128,\n"
+                  "%s                                                cw * M_WG + r * 64 + warp * 16 + lane / 4, lane);\n",
               C, pt_dtype_name(gm->out_dt),
-              gm->kp->split_k > 1 ? "        if (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk converts\n" : "",
-              gm->out_bytes);
-    if (gm->out_dt == PT_F32)
-        sb_puts(sb, "                    *reinterpret_cast<float2 *>(chunk + off) = make_float2(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
-    else if (gm->out_dt == PT_F16)
-        sb_puts(sb, "                    *reinterpret_cast<__half2 *>(chunk + off) = __floats2half2_rn(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
-    else
-        sb_puts(sb, "                    *reinterpret_cast<__nv_bfloat162 *>(chunk + off) = __floats2bfloat162_rn(acc[r][4 * j + 2 * h], acc[r][4 * j + 2 * h + 1]);\n");
-    sb_puts(sb, "                }\n"
-                "            }\n"
-                "        }\n");
-    if (gm->kp->split_k > 1)
+              split ? "        if (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk converts\n" : "",
+              split ? "    " : "", split ? "    " : "", split ? "    " : "", cuda_type(gm->out_dt),
+              split ? "    " : "");
+    if (split)
         sb_puts(sb, "        }\n");
     sb_puts(sb, "        pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                 "        pt::named_sync(1 + cw, 128);\n"
@@ -311,10 +310,11 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
               (long long)gm->M, (long long)gm->N,
               gm->b_kmajor ? "^T (B stored N x K)" : " (B stored K x N)", pt_dtype_name(gm->in_dt),
               pt_dtype_name(gm->out_dt));
-    sm90a_emit_device_header(sb, false);
+    sm90a_emit_device_header(sb, true);
     emit_constants(sb, gm);
     emit_trace_ids(sb, gm);
     emit_wgmma(sb, gm);
+    emit_mma_tile(sb, gm);
     emit_raster(sb, gm);
     if (gm->kp->split_k > 1)
         sm90a_gemm_emit_splitk_globals(sb, gm);

@@ -46,7 +46,8 @@ void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm)
                 "                pt::named_sync(1 + WGS, 128 * WGS);\n"
                 "                if (cw == 0 && lead)\n"
                 "                    atomicAdd(&pt_splitk_done[t], 1u);\n"
-                "            } else {\n"
+                "            } else {\n");
+    sb_puts(sb, ""
                 "                if (cw == 0 && lead) {\n"
                 "                    while (atomicAdd(&pt_splitk_done[t], 0u) < SPLIT_K - 1) {\n"
                 "                    }\n"
