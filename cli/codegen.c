@@ -37,7 +37,8 @@ int verb_codegen(int argc, char **argv)
         fprintf(stderr, "%s\n", err.msg);
         rc = EXIT_INVALID;
     } else
-        printf("wrote %s: %s (grid %lld, block %d, smem %lld)\n", o.out, pt_bundle_file_list(),
+        printf("wrote %s: %s (grid %lld, block %d, smem %lld)\n", o.out,
+               be->hip ? pt_bundle_hip_file_list : pt_bundle_file_list(),
                (long long)k.grid, k.block_threads, (long long)k.smem_bytes);
     cli_inputs_free(&in);
     return rc;

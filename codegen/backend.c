@@ -6,9 +6,10 @@
 #include "backend.h"
 
 extern const pt_backend pt_backend_sm90a; /* sm90a/backend.c */
+extern const pt_backend pt_backend_gfx942; /* gfx942/backend.c */
 
 /* Every target, the default (PT_TARGET_DEFAULT) first. */
-static const pt_backend *const backends[] = {&pt_backend_sm90a};
+static const pt_backend *const backends[] = {&pt_backend_sm90a, &pt_backend_gfx942};
 
 #define N_BACKENDS (sizeof backends / sizeof backends[0])
 

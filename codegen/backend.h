@@ -23,6 +23,9 @@ typedef struct pt_backend {
     /* The bundle's build contract (codegen/host/Makefile.in): nvcc's flags that compile the
      * kernel for this target, "-gencode=arch=compute_90a,code=sm_90a" */
     const char *nvcc_arch_flags;
+    /* The bundle is HIP (kernel.hip, hipcc; codegen/bundle_hip.c), not CUDA; nvcc_arch_flags
+     * then holds hipcc's flags ("--offload-arch=gfx942"). */
+    bool hip;
     /* Would generate() accept this (valid) sProgram? false with the reason in why. Cheap
      * enough to run on every scheduler candidate: plans, does not print. */
     bool (*accepts)(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,

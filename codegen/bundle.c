@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "backend.h"
+#include "bundle_parts.h"
 #include "codegen.h"
 #include "strbuf.h"
 #include "template.h"
@@ -158,7 +159,7 @@ static void gen_baseline(strbuf *b, const pt_graph *g)
 
 /* tensors.json: the graph's tensors in slot order (what pt_kernel_launch's slots hold), for a
  * driver in another language that launches libkernel.so on its own buffers. */
-static char *gen_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *k)
+char *pt_bundle_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *k)
 {
     const pt_graph *g = sg->graph;
     strbuf b = {0};
@@ -201,7 +202,7 @@ static char *gen_tensors_json(const pt_stask_graph *sg, const pt_codegen_result 
 }
 
 /* graph_table.h: what the fixed harness needs to know about this graph and kernel. */
-static char *gen_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k, const char *target)
+char *pt_bundle_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k, const char *target)
 {
     const pt_graph *g = sg->graph;
     strbuf b = {0};
@@ -263,7 +264,8 @@ static char *gen_graph_table(const pt_stask_graph *sg, const pt_codegen_result *
 
 /* ---- Makefile and README.md: codegen/host/Makefile.in and README.md.in filled in ---- */
 
-static char *gen_makefile(const pt_graph *g, const pt_backend *be, pt_error *err)
+char *pt_bundle_makefile(const pt_graph *g, const pt_backend *be, const char *tmpl_name,
+                         const char *tmpl, pt_error *err)
 {
     char name[PT_NAME_MAX + 8];
     const pt_template_var vars[] = {
@@ -273,12 +275,12 @@ static char *gen_makefile(const pt_graph *g, const pt_backend *be, pt_error *err
         {"GPUS", be->gpus},
         {"ARCH_FLAGS", be->nvcc_arch_flags},
     };
-    return pt_template_fill("Makefile.in", pt_embedded_find(pt_embedded_host, "Makefile.in"),
-                            vars, (int)(sizeof vars / sizeof vars[0]), err);
+    return pt_template_fill(tmpl_name, tmpl, vars, (int)(sizeof vars / sizeof vars[0]), err);
 }
 
-static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
-                        const pt_codegen_result *k, const pt_backend *be, pt_error *err)
+char *pt_bundle_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       const pt_codegen_result *k, const pt_backend *be, const char *tmpl_name,
+                       const char *tmpl, pt_error *err)
 {
     const pt_graph *g = sg->graph;
     char name[PT_NAME_MAX + 8];
@@ -326,8 +328,7 @@ static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt
         {"RTOL", rt},
     };
     char *text = tile_s && stages_s
-                     ? pt_template_fill("README.md.in",
-                                        pt_embedded_find(pt_embedded_host, "README.md.in"), vars,
+                     ? pt_template_fill(tmpl_name, tmpl, vars,
                                         (int)(sizeof vars / sizeof vars[0]), err)
                      : NULL;
     if (!tile_s || !stages_s)
@@ -340,7 +341,7 @@ static char *gen_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt
 /* ---- writing ---- */
 
 /* mkdir -p: each missing component is created; an existing non-directory is an error. */
-static bool make_dirs(const char *dir, pt_error *err)
+bool pt_bundle_make_dirs(const char *dir, pt_error *err)
 {
     char path[BUNDLE_PATH_MAX];
     size_t n = strlen(dir);
@@ -366,7 +367,7 @@ static bool make_dirs(const char *dir, pt_error *err)
     return true;
 }
 
-static bool write_in(const char *dir, const char *file, const char *text, pt_error *err)
+bool pt_bundle_write(const char *dir, const char *file, const char *text, pt_error *err)
 {
     char path[BUNDLE_PATH_MAX];
     if (!text)
@@ -402,14 +403,14 @@ static bool write_host_files(const char *dir, pt_error *err)
         const char *text = pt_embedded_find(pt_embedded_device, device_files[i]);
         if (!text)
             return pt_fail(err, "codegen: %s is missing from this build of the library", device_files[i]);
-        if (!write_in(dir, device_files[i], text, err))
+        if (!pt_bundle_write(dir, device_files[i], text, err))
             return false;
     }
     for (size_t i = 0; i < sizeof host_files / sizeof host_files[0]; i++) {
         const char *text = pt_embedded_find(pt_embedded_host, host_files[i]);
         if (!text)
             return pt_fail(err, "codegen: %s is missing from this build of the library", host_files[i]);
-        if (!write_in(dir, host_files[i], text, err))
+        if (!pt_bundle_write(dir, host_files[i], text, err))
             return false;
     }
     return true;
@@ -425,6 +426,8 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
     if (strcmp(hw->arch, be->arch) != 0)
         return pt_fail(err, "codegen: target %s needs an %s hardware model; \"%s\" is %s",
                        be->name, be->arch, hw->name, hw->arch);
+    if (be->hip) /* a HIP target: its own host files (codegen/bundle_hip.c) */
+        return pt_bundle_hip(dir, p, sg, hw, be, info, err);
     const pt_graph *g = sg->graph;
     for (int t = 0; t < g->n_tensors; t++)
         if (g->tensors[t].role == PT_ROLE_OUTPUT && pt_dtype_is_4bit(g->tensors[t].dtype))
@@ -441,18 +444,22 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
         pt_codegen_result_free(&k);
         return false;
     }
-    char *table = gen_graph_table(sg, &k, target);
-    char *tensors = gen_tensors_json(sg, &k);
+    char *table = pt_bundle_graph_table(sg, &k, target);
+    char *tensors = pt_bundle_tensors_json(sg, &k);
     pt_error terr = {{0}};
-    char *makefile = gen_makefile(g, be, &terr);
-    char *readme = makefile ? gen_readme(p, sg, hw, &k, be, &terr) : NULL;
-    bool ok = (makefile && readme ? true : pt_fail(err, "%s", terr.msg)) && make_dirs(dir, err) && write_in(dir, "kernel.cu", k.kernel_cu, err) &&
-              write_in(dir, "launch.c", k.host_c, err) &&
-              write_in(dir, "reference.cu", r.kernel_cu, err) &&
-              write_in(dir, "reference_host.c", r.host_c, err) &&
-              write_in(dir, "graph_table.h", table, err) && write_host_files(dir, err) &&
-              write_in(dir, "tensors.json", tensors, err) &&
-              write_in(dir, "Makefile", makefile, err) && write_in(dir, "README.md", readme, err);
+    char *makefile = pt_bundle_makefile(g, be, "Makefile.in",
+                                        pt_embedded_find(pt_embedded_host, "Makefile.in"), &terr);
+    char *readme = makefile ? pt_bundle_readme(p, sg, hw, &k, be, "README.md.in",
+                                               pt_embedded_find(pt_embedded_host, "README.md.in"),
+                                               &terr)
+                            : NULL;
+    bool ok = (makefile && readme ? true : pt_fail(err, "%s", terr.msg)) && pt_bundle_make_dirs(dir, err) && pt_bundle_write(dir, "kernel.cu", k.kernel_cu, err) &&
+              pt_bundle_write(dir, "launch.c", k.host_c, err) &&
+              pt_bundle_write(dir, "reference.cu", r.kernel_cu, err) &&
+              pt_bundle_write(dir, "reference_host.c", r.host_c, err) &&
+              pt_bundle_write(dir, "graph_table.h", table, err) && write_host_files(dir, err) &&
+              pt_bundle_write(dir, "tensors.json", tensors, err) &&
+              pt_bundle_write(dir, "Makefile", makefile, err) && pt_bundle_write(dir, "README.md", readme, err);
     free(table);
     free(tensors);
     free(makefile);

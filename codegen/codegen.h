@@ -67,6 +67,8 @@ extern const char *const pt_bundle_files[];
 
 /* "kernel.cu launch.c ...": the list for messages. */
 const char *pt_bundle_file_list(void);
+/* The files of a HIP target's bundle (gfx942: codegen/bundle_hip.c), for messages. */
+extern const char pt_bundle_hip_file_list[];
 
 /* target: a backend's name (backend.h: pt_backend_find); an unknown one is refused with the
  * valid names, a hardware model of another arch with the reason. */

@@ -8,7 +8,7 @@
 #ifndef PT_RASTER_H
 #define PT_RASTER_H
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(__HIP__) /* nvcc, or clang -x hip (gfx942) */
 #define PT_RASTER_FN __host__ __device__ __forceinline__
 #else
 #define PT_RASTER_FN static inline

@@ -25,8 +25,15 @@ static void test_registry(void)
     pt_error err = {{0}};
     CHECK(!pt_backend_lookup("gfx9000", "codegen: ", &got, &err));
     CHECK(got == NULL);
-    CHECK_STR(err.msg, "codegen: unknown target \"gfx9000\"; valid targets: sm90a");
+    CHECK_STR(err.msg, "codegen: unknown target \"gfx9000\"; valid targets: sm90a, gfx942");
     CHECK(pt_backend_lookup("sm90a", NULL, &got, &err) && got == b);
+    /* MI300X's arch finds the gfx942 target, whose bundle is HIP */
+    const pt_backend *amd = pt_backend_for_arch("gfx942");
+    CHECK(amd != NULL && amd == pt_backend_find("gfx942"));
+    if (amd) {
+        CHECK_STR(amd->gpus, "MI300X");
+        CHECK(amd->hip && !b->hip);
+    }
 }
 
 static void test_template(void)

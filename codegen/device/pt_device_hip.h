@@ -103,10 +103,14 @@ __device__ __forceinline__ void lds_sync()
 // (fixed upstream by llvm-project PR 123627), and it has no buffer_load ... lds builtin.
 template <int ROWS, int COLS, int THREADS, int LD = COLS> struct tile_copy {
     static constexpr int ROW_CHUNKS = COLS * 2 / 16;
-    static constexpr int N = ROWS * ROW_CHUNKS / THREADS; // chunks per work-item
+    static constexpr int CHUNKS = ROWS * ROW_CHUNKS;
+    static constexpr int N = (CHUNKS + THREADS - 1) / THREADS; // chunks per work-item
+    // A tile that does not split evenly leaves the last work-items' last chunk idle (EVEN false).
+    static constexpr bool EVEN = CHUNKS % THREADS == 0;
     static_assert(COLS * 2 % 16 == 0 && LD * 2 % 16 == 0, "rows must be whole 16-byte chunks");
-    static_assert(ROWS * ROW_CHUNKS % THREADS == 0, "the tile must split evenly over the threads");
+    static_assert(N <= 32, "one bit of `keep` per chunk");
     i32x4 r[N];
+    uint32_t keep = ~0u; // chunk i is stored as loaded (bit i) or as zeros (load_clipped)
 
     // g: the tile's first element; ld: elements between its rows in global memory.
     template <typename T> __device__ __forceinline__ void load(const T *g, int ld, uint32_t tid)
@@ -114,8 +118,29 @@ template <int ROWS, int COLS, int THREADS, int LD = COLS> struct tile_copy {
 #pragma unroll
         for (int i = 0; i < N; ++i) {
             const int c = (int)tid + i * THREADS;
+            if (!EVEN && c >= CHUNKS)
+                break;
             r[i] = *reinterpret_cast<const i32x4_mem *>(g + (c / ROW_CHUNKS) * ld +
                                                         (c % ROW_CHUNKS) * 8);
+        }
+    }
+
+    // The same from a tile at the edge of its tensor: only `rows` rows and `cols` columns exist
+    // (cols a multiple of 8, so a chunk is wholly in or out); the others read as zero, which
+    // adds nothing to a dot product and is never stored. Branch-free: a chunk outside reads the
+    // tile's first chunk (which exists) and is replaced by zeros when stored, so every work-item
+    // issues exactly N loads and nothing reads the loaded registers before store() (reading them
+    // earlier would make the compiler wait for the loads there).
+    template <typename T>
+    __device__ __forceinline__ void load_clipped(const T *g, int ld, uint32_t tid, int rows, int cols)
+    {
+        keep = 0;
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            const int c = (int)tid + i * THREADS, row = c / ROW_CHUNKS, col = (c % ROW_CHUNKS) * 8;
+            const bool in = (EVEN || c < CHUNKS) && row < rows && col < cols;
+            r[i] = *reinterpret_cast<const i32x4_mem *>(in ? g + row * ld + col : g);
+            keep |= (uint32_t)in << i;
         }
     }
 
@@ -124,7 +149,10 @@ template <int ROWS, int COLS, int THREADS, int LD = COLS> struct tile_copy {
 #pragma unroll
         for (int i = 0; i < N; ++i) {
             const int c = (int)tid + i * THREADS;
-            *reinterpret_cast<i32x4_mem *>(lds + (c / ROW_CHUNKS) * LD + (c % ROW_CHUNKS) * 8) = r[i];
+            if (!EVEN && c >= CHUNKS)
+                break;
+            *reinterpret_cast<i32x4_mem *>(lds + (c / ROW_CHUNKS) * LD + (c % ROW_CHUNKS) * 8) =
+                (keep >> i & 1u) ? r[i] : i32x4{0, 0, 0, 0};
         }
     }
 };
@@ -163,6 +191,20 @@ __device__ __forceinline__ typename frag4<T>::type frag(const T *tile, int ld, i
 {
     return *reinterpret_cast<const typename frag4<T>::mem *>(tile + (lane % M) * ld + k0 +
                                                              4 * (lane / M));
+}
+
+// The B operand of an M-column block from a tile stored the other way, N-contiguous (row k
+// holds columns [0, M) at tile + k·ld): lane l's four k values are four rows apart in LDS, so
+// four 2-byte reads (ds_read_u16) gather them. What a K x N (row-major) B costs on gfx942.
+template <typename T, int M>
+__device__ __forceinline__ typename frag4<T>::type frag_kn(const T *tile, int ld, int k0, uint32_t lane)
+{
+    typedef short __attribute__((may_alias)) s16_mem;
+    const s16_mem *p = reinterpret_cast<const s16_mem *>(tile + (k0 + 4 * (int)(lane / M)) * ld +
+                                                        (int)(lane % M));
+    typedef short s16x4 __attribute__((ext_vector_type(4)));
+    const s16x4 v{p[0], p[ld], p[2 * ld], p[3 * ld]};
+    return __builtin_bit_cast(typename frag4<T>::type, v);
 }
 
 template <int M> __device__ __forceinline__ int acc_row(uint32_t lane, int g)

@@ -4,8 +4,12 @@
 # and EDITS may be -). EDITS keys are merged into the sProgram JSON, except "offset"
 # ({sTask: iteration offset}), "lane_order" ({lane: [sTask or [sTask, offset], ...]}),
 # "store_role" (a consumer role's name: the stores move to a new TMA lane of that role) and
-# "add_waits" ([[sTask, on, distance], ...]).
+# "add_waits" ([[sTask, on, distance], ...]). PT_VARIANT_TARGET / PT_VARIANT_HW choose another
+# target and hardware model (tests/codegen/variants-gfx942.txt: gfx942 on MI300X).
 set -eu
+target=${PT_VARIANT_TARGET:-sm90a}
+hwarg=""
+[ -n "${PT_VARIANT_HW:-}" ] && hwarg="--hw=$PT_VARIANT_HW"
 cli=$1 out=$2 name=$3 graph=$4 set=$5 tile=$6 edits=$7
 dir=$out/$name
 mkdir -p "$dir"
@@ -13,7 +17,7 @@ setarg="" tilearg=""
 [ "$set" != "-" ] && setarg="--set=$set"
 [ "$tile" != "-" ] && tilearg="--tile=$tile"
 # shellcheck disable=SC2086
-"$cli" program "$graph" $setarg $tilearg -o "$dir/program.json"
+"$cli" program "$graph" $hwarg $setarg $tilearg -o "$dir/program.json"
 if [ "$edits" != "-" ]; then
     python3 - "$dir/program.json" "$edits" <<'PY'
 import ast, json, sys
@@ -47,4 +51,4 @@ json.dump(p, open(path, "w"), indent=1)
 PY
 fi
 # shellcheck disable=SC2086
-"$cli" codegen "$graph" $setarg --program "$dir/program.json" --target sm90a -o "$dir"
+"$cli" codegen "$graph" $hwarg $setarg --program "$dir/program.json" --target "$target" -o "$dir"

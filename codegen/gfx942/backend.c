@@ -1,0 +1,63 @@
+/* backend.c — the gfx942 (AMD MI300X, CDNA3) target as a pt_backend: the kernel program
+ * (codegen/ir/) printed as HIP C++ — MFMA for the tensor-core lane, global -> LDS copies into
+ * rings of stages for the producer lane (issued by the same waves), the Waits as s_waitcnt and
+ * s_barrier. Single matmuls only so far (gemm_*.c); attention is refused. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "gemm.h"
+#include "validate.h"
+
+/* Lower, check what the instructions need, and (out non-NULL) print. */
+static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                     pt_codegen_result *out, pt_error *err)
+{
+    pt_validation v;
+    pt_error verr;
+    if (!pt_validate(p, sg, hw, &v, &verr))
+        return pt_fail(err, "codegen gfx942: the sProgram is not valid: %s", verr.msg);
+    if (strcmp(hw->arch, "gfx942") != 0)
+        return pt_fail(err, "codegen gfx942: hardware model %s is %s; expected a gfx942 part "
+                            "(MI300X)", hw->name, hw->arch);
+    const pt_graph *g = sg->graph;
+    if (g->n_ops != 1 || g->ops[0].kind != PT_OP_MATMUL)
+        return pt_fail(err, "codegen gfx942: graph \"%s\" has %d ops; this backend generates "
+                            "single matmuls so far (attention and the others are later work)",
+                       g->name, g->n_ops);
+    pt_kprog *kp = malloc(sizeof *kp);
+    gfx942_gemm *gm = malloc(sizeof *gm);
+    bool ok = kp && gm;
+    if (!ok)
+        pt_fail(err, "codegen gfx942: out of memory");
+    /* The kernel program is built as for an asynchronous tensor core: src/stage_hold.c decides
+     * the stage lags from the sTask-graph alone (a GEMM body of loads and mmas keeps one group
+     * in flight, lag 1), and the passes refuse a lag-1 program whose mma is synchronous, as
+     * MI300X's model marks the MFMA. This printer uses none of the group waits (an MFMA's
+     * result is ready when the wave's next instruction reads it); what it takes from the
+     * program is the roles, the producer lane's order, the rings' stages and the grid, and its
+     * rings are safe under either lag (docs/CODEGEN-gfx942.md). */
+    pt_hw hw_async = *hw;
+    hw_async.seu[PT_SEU_TENSOR_CORE].async = true;
+    ok = ok && pt_kprog_build(kp, p, sg, &hw_async, "gfx942", err) && gfx942_gemm_plan(gm, kp, err) &&
+         (!out || gfx942_gemm_emit(gm, out, err));
+    free(kp);
+    free(gm);
+    return ok;
+}
+
+static bool accepts(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                    pt_error *why)
+{
+    return generate(p, sg, hw, NULL, why);
+}
+
+const pt_backend pt_backend_gfx942 = {
+    .name = "gfx942",
+    .arch = "gfx942",
+    .gpus = "MI300X",
+    .nvcc_arch_flags = "--offload-arch=gfx942",
+    .hip = true,
+    .accepts = accepts,
+    .generate = generate,
+};
