@@ -30,16 +30,9 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
     bool ok = kp && gm;
     if (!ok)
         pt_fail(err, "codegen gfx942: out of memory");
-    /* The kernel program is built as for an asynchronous tensor core: src/stage_hold.c decides
-     * the stage lags from the sTask-graph alone (a GEMM body of loads and mmas keeps one group
-     * in flight, lag 1), and the passes refuse a lag-1 program whose mma is synchronous, as
-     * MI300X's model marks the MFMA. This printer uses none of the group waits (an MFMA's
-     * result is ready when the wave's next instruction reads it); what it takes from the
-     * program is the roles, the producer lane's order, the rings' stages and the grid, and its
-     * rings are safe under either lag (docs/CODEGEN-gfx942.md). */
-    pt_hw hw_async = *hw;
-    hw_async.seu[PT_SEU_TENSOR_CORE].async = true;
-    ok = ok && pt_kprog_build(kp, p, sg, &hw_async, "gfx942", err) && gfx942_gemm_plan(gm, kp, err) &&
+    /* MI300X's model marks the MFMA synchronous: the kernel program then keeps no group in
+     * flight and releases a ring stage in its reader's own step (pass_step.c). */
+    ok = ok && pt_kprog_build(kp, p, sg, hw, "gfx942", err) && gfx942_gemm_plan(gm, kp, err) &&
          (!out || gfx942_gemm_emit(gm, out, err));
     free(kp);
     free(gm);

@@ -155,8 +155,8 @@ typedef struct {
 } pt_krole;
 
 /* How a printer runs a role's steps: GUARDED, one loop over all iterations with run-time
- * guards on the releases (every task at offset 0, no register rings, only the mma is
- * asynchronous); PEELED, fill copies, peeled steps, the steady loop and drain copies with every
+ * guards on the releases (each role's step is its mma alone at offset 0, no register rings);
+ * PEELED, fill copies, peeled steps, the steady loop and drain copies with every
  * task present or absent at print time (different offsets, or register rings). */
 typedef enum { PT_KLOOP_GUARDED, PT_KLOOP_PEELED } pt_kloop;
 

@@ -136,10 +136,25 @@ static const char *val_name(const pt_kprog *kp, const pt_kval *v)
     return v->kind == PT_KVAL_ITER ? "softmax state" : "row sum";
 }
 
+/* A target whose tensor core is synchronous (MI300X's MFMA: the wave waits for its result)
+ * has no groups to keep in flight: every reader is done when issued, so its stages are released
+ * in its own step, never later than the contract's lag allows. */
+static void synchronous_readers(pt_kprog *kp)
+{
+    for (int w = 0; w < kp->wgs; w++)
+        for (int i = 0; i < kp->consumer[w].n_tasks; i++)
+            if (kp->consumer[w].tasks[i].async)
+                return;
+    kp->carry = 0;
+    for (int b = 0; b < kp->n_bufs; b++)
+        kp->bufs[b].lag = 0;
+}
+
 bool pt_kpass_order(pt_kprog *kp, const char *who, pt_error *err)
 {
     kp->c_off_min = 1 << 20;
     kp->c_off_max = -(1 << 20);
+    synchronous_readers(kp);
     bool guarded = true;
     for (int w = 0; w < kp->wgs; w++) {
         pt_krole *R = &kp->consumer[w];
@@ -152,7 +167,7 @@ bool pt_kpass_order(pt_kprog *kp, const char *who, pt_error *err)
             kp->c_off_max = o > kp->c_off_max ? o : kp->c_off_max;
             guarded &= o == 0;
         }
-        guarded &= R->n_tasks == 1 && R->tasks[0].async;
+        guarded &= R->n_tasks == 1 && R->tasks[0].body == PT_KB_MMA;
     }
     kp->unroll = 1;
     for (int v = 0; v < kp->n_vals; v++) {
