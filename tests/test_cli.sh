@@ -171,10 +171,10 @@ expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1
 # dimension and the rule), the commonest over the candidates it refused, in one line.
 expect 1 "schedule unaligned N for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=1001,K=4096
 stderr_has "the sm90a code generator refused all" "unaligned N: the generator named"
-stderr_has "N = 1001); TMA needs N to be a multiple of 8" "unaligned N: the dimension and the rule"
+stderr_has "(n = 1001); TMA needs a multiple of 16 bytes, so n must be a multiple of 8" "unaligned N: the dimension and the rule"
 one_line_err "unaligned N"
 expect 1 "schedule unaligned K for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=4096,K=1001
-stderr_has "(K = 1001); TMA needs a multiple of 16 bytes, so K must be a multiple of 8" "unaligned K: the dimension and the rule"
+stderr_has "(k = 1001); TMA needs a multiple of 16 bytes, so k must be a multiple of 8" "unaligned K: the dimension and the rule"
 
 # Split-K (partition.split_k): at small M the search picks it, the saved program says so, and it
 # validates and simulates as tiles x split_k work items.

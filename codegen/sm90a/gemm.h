@@ -20,6 +20,7 @@ typedef struct {
     int wgs;                     /* consumer warpgroups */
     int m_wg;                    /* rows per consumer warpgroup (64 or 128) */
     int mrep;                    /* m64 instructions per k16 step per warpgroup */
+    bool a_kmajor;               /* A stored M x K (else K x M: M-major, transposed wgmma) */
     bool b_kmajor;               /* B stored N x K (else K x N: N-major, transposed wgmma) */
     pt_dtype in_dt, out_dt;
     int in_bytes, out_bytes;

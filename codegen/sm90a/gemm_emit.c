@@ -27,14 +27,16 @@ static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
 {
     int n = (int)gm->BN, regs = n / 2;
     sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += A[64 x 16] . B[16 x %d], A and B read from\n"
-                  "// shared memory through descriptors%s.\n",
-              n, n, n, gm->b_kmajor ? "" : " (B N-major: the transposed form)");
+                  "// shared memory through descriptors%s%s.\n",
+              n, n, n, gm->a_kmajor ? "" : " (A M-major: the transposed form)",
+              gm->b_kmajor ? "" : " (B N-major: the transposed form)");
     sb_printf(sb, "__device__ __forceinline__ void wgmma_step(float (&d)[%d], uint64_t da, uint64_t db)\n{\n", regs);
     sb_printf(sb, "    asm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
               n, ptx_type(gm->in_dt), ptx_type(gm->in_dt));
     for (int r = 0; r < regs; r++)
         sb_printf(sb, "%%%d%s%s", r, r + 1 < regs ? ", " : "", (r % 16 == 15 && r + 1 < regs) ? "\"\n        \"" : "");
-    sb_printf(sb, "}, %%%d, %%%d, 1, 1, 1, 0, %d;\"\n        : ", regs, regs + 1, gm->b_kmajor ? 0 : 1);
+    sb_printf(sb, "}, %%%d, %%%d, 1, 1, 1, %d, %d;\"\n        : ", regs, regs + 1, gm->a_kmajor ? 0 : 1,
+              gm->b_kmajor ? 0 : 1);
     for (int r = 0; r < regs; r++)
         sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < regs ? ", " : "", (r % 8 == 7 && r + 1 < regs) ? "\n          " : "");
     sb_printf(sb, "\n        : \"l\"(da), \"l\"(db));\n}\n\n");
@@ -118,10 +120,15 @@ static void emit_mma_tile(strbuf *sb, const sm90a_gemm *gm)
         sb_puts(sb, "        // N-major B: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
                     "        const uint64_t db = pt::desc_sw128(b + kk * 16 * 128, BK * 128, 1024);\n");
     sb_puts(sb, "        #pragma unroll\n"
-                "        for (int r = 0; r < MREP; ++r) {\n"
-                "            const uint64_t da = pt::desc_sw128(a + (kk / 4) * (BM * 128) + (cw * M_WG + r * 64) * 128\n"
-                "                                               + (kk % 4) * 32, 16, 1024);\n"
-                "            wgmma_step(acc[r], da, db);\n"
+                "        for (int r = 0; r < MREP; ++r) {\n");
+    if (gm->a_kmajor)
+        sb_puts(sb, "            const uint64_t da = pt::desc_sw128(a + (kk / 4) * (BM * 128) + (cw * M_WG + r * 64) * 128\n"
+                    "                                               + (kk % 4) * 32, 16, 1024);\n");
+    else
+        sb_puts(sb, "            // M-major A: the block's 64 rows are one atom (BK*128 bytes), 16 k rows per step\n"
+                    "            const uint64_t da = pt::desc_sw128(a + (cw * M_WG + r * 64) / 64 * (BK * 128) + kk * 16 * 128,\n"
+                    "                                               BK * 128, 1024);\n");
+    sb_puts(sb, "            wgmma_step(acc[r], da, db);\n"
                 "        }\n"
                 "    }\n"
                 "    pt::wgmma_commit();\n}\n\n");
@@ -345,12 +352,13 @@ bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err
     snprintf(out->summary, sizeof out->summary,
              "%s: tile %lldx%lldx%lld, %d consumer warpgroup%s (%d rows each), stages A %d / B %d "
              "(wgmma wait_group<%d>: a stage held %d iteration%s), "
-             "producer order [%s], B %s, store issued by %s, %s grid of %lld CTAs (%lld tiles, %s "
+             "producer order [%s], A %s, B %s, store issued by %s, %s grid of %lld CTAs (%lld tiles, %s "
              "raster), %lld bytes of shared memory, registers %d/%d",
              gm->kp->kernel_name, (long long)gm->BM, (long long)gm->BN, (long long)gm->BK, gm->wgs,
              gm->wgs > 1 ? "s" : "", gm->m_wg, gm->kp->bufs[gm->ring_a].stages, gm->kp->bufs[gm->ring_b].stages, gm->kp->carry,
              1 + gm->kp->carry, gm->kp->carry ? "s" : "", loads,
-             gm->b_kmajor ? "K-major" : "N-major", (gm->kp->store_wg < 0) ? "the producer" : "a consumer",
+             gm->a_kmajor ? "K-major" : "M-major", gm->b_kmajor ? "K-major" : "N-major",
+             (gm->kp->store_wg < 0) ? "the producer" : "a consumer",
              gm->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)gm->kp->grid,
              (long long)gm->kp->tiles, pt_raster_name(gm->kp->raster), (long long)gm->kp->smem_dynamic,
              gm->kp->producer.regs, gm->kp->consumer[0].regs);

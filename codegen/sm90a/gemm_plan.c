@@ -27,9 +27,13 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
         REFUSE("matmul \"%s\" must be two-dimensional (A[m,k] . B -> C[m,n]); batch axes are not "
                "generated yet", op->name);
     int k = op->reduce_axes[0], m = C->axes[0], n = C->axes[1];
-    if (A->axes[0] != m || A->axes[1] != k)
-        REFUSE("A (\"%s\") must be stored row-major with the reduction axis innermost "
-               "([%s, %s])", A->name, g->axes[m].name, g->axes[k].name);
+    if (A->axes[0] == m && A->axes[1] == k)
+        gm->a_kmajor = true;
+    else if (A->axes[0] == k && A->axes[1] == m)
+        gm->a_kmajor = false;
+    else
+        REFUSE("A (\"%s\") must be [%s, %s] or [%s, %s]", A->name, g->axes[m].name,
+               g->axes[k].name, g->axes[k].name, g->axes[m].name);
     if (B->axes[0] == n && B->axes[1] == k)
         gm->b_kmajor = true;
     else if (B->axes[0] == k && B->axes[1] == n)
@@ -51,13 +55,18 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
     gm->M = g->axes[m].extent;
     gm->N = g->axes[n].extent;
     gm->K = g->axes[k].extent;
-    /* TMA: global strides are multiples of 16 bytes. */
-    if ((gm->K * gm->in_bytes) % 16)
-        REFUSE("rows of A are %lld bytes (K = %lld); TMA needs a multiple of 16 bytes, so K must "
-               "be a multiple of 8", (long long)(gm->K * 2), (long long)gm->K);
-    if ((gm->N * gm->in_bytes) % 16 || (gm->N * gm->out_bytes) % 16)
-        REFUSE("rows of B or C are not a multiple of 16 bytes (N = %lld); TMA needs N to be a "
-               "multiple of 8", (long long)gm->N);
+    /* TMA: global strides (the rows of every tensor) are multiples of 16 bytes. */
+    const pt_tensor *rows[3] = {A, B, C};
+    for (int i = 0; i < 3; i++) {
+        int inner = rows[i]->axes[1];
+        int64_t bytes = g->axes[inner].extent * (pt_dtype_bits(rows[i]->dtype) / 8);
+        if (bytes % 16)
+            REFUSE("rows of %s (\"%s\") are %lld bytes (%s = %lld); TMA needs a multiple of 16 "
+                   "bytes, so %s must be a multiple of %d", i == 0 ? "A" : i == 1 ? "B" : "C",
+                   rows[i]->name, (long long)bytes, g->axes[inner].name,
+                   (long long)g->axes[inner].extent, g->axes[inner].name,
+                   16 / (pt_dtype_bits(rows[i]->dtype) / 8));
+    }
     const pt_tiling *t = &gm->kp->sg->tiling;
     gm->BM = t->tile[m];
     gm->BN = t->tile[n];

@@ -11,6 +11,10 @@ target=${PT_VARIANT_TARGET:-sm90a}
 hwarg=""
 [ -n "${PT_VARIANT_HW:-}" ] && hwarg="--hw=$PT_VARIANT_HW"
 cli=$1 out=$2 name=$3 graph=$4 set=$5 tile=$6 edits=$7
+# a graph file of the tree (tests/codegen/graphs/...) is named from the repository root
+case $graph in
+*.json) [ "${graph#/}" = "$graph" ] && graph=$(cd "$(dirname "$0")/../.." && pwd)/$graph ;;
+esac
 dir=$out/$name
 mkdir -p "$dir"
 setarg="" tilearg=""
