@@ -20,6 +20,7 @@ typedef struct {
     int op_qk, op_sm, op_pv;
     int ax_m;                      /* the query-row axis */
     int64_t B, S, D;               /* batch·heads, sequence (queries = keys), head dim */
+    int64_t group;                 /* query heads per K/V head (grouped-query attention), 1 */
     int64_t BM, BN;                /* query rows and key columns per tile */
     int wgs;                       /* consumer warpgroups, 64 query rows each */
     bool causal;

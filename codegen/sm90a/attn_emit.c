@@ -109,6 +109,9 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
               at->causal ? "true" : "false", at->scale * log2e, at->scale, (long long)at->BM,
               (long long)at->BN, at->wgs, (long long)at->tiles_m, (long long)at->kp->tiles,
               (long long)at->kv_blocks, 1 + at->wgs, at->kp->trace_cap);
+    if (at->group > 1)
+        sb_printf(sb, "constexpr int GROUP = %lld;  // query heads per K/V head (grouped-query attention)\n",
+                  (long long)at->group);
     sm90a_emit_buffer_constants(sb, &at->sh);
     sb_puts(sb, "}\n\n");
     /* the plain build still "uses" the iteration, so that an i read only by the records is

@@ -59,12 +59,19 @@ static bool plan_graph(sm90a_attn *at, pt_error *err)
     if (Q->axes[nb + 1] != d)
         REFUSE("Q (\"%s\") must have the contracted head-dim axis \"%s\" innermost", Q->name,
                g->axes[d].name);
-    if (!shaped(g, at->K, batch, nb, n, d))
-        REFUSE("K (\"%s\") must be [batch..., %s, %s] with Q's batch axes", g->tensors[at->K].name,
-               g->axes[n].name, g->axes[d].name);
-    if (!shaped(g, at->V, batch, nb, n, d))
-        REFUSE("V (\"%s\") must be [batch..., %s, %s] with Q's batch axes", g->tensors[at->V].name,
-               g->axes[n].name, g->axes[d].name);
+    /* grouped-query attention: K and V may lack Q's innermost batch axes (the query heads of
+     * a group share one K/V head), so K/V's flattened batch index is Q's divided by the group */
+    int nkv = g->tensors[at->K].rank - 2;
+    if (nkv < 0 || nkv > nb || !shaped(g, at->K, batch, nkv, n, d))
+        REFUSE("K (\"%s\") must be [batch..., %s, %s] with Q's batch axes, or their leading ones "
+               "(grouped-query attention)", g->tensors[at->K].name, g->axes[n].name,
+               g->axes[d].name);
+    if (!shaped(g, at->V, batch, nkv, n, d))
+        REFUSE("V (\"%s\") must be shaped as K: [batch..., %s, %s] with K's batch axes",
+               g->tensors[at->V].name, g->axes[n].name, g->axes[d].name);
+    at->group = 1;
+    for (int i = nkv; i < nb; i++)
+        at->group *= g->axes[batch[i]].extent;
     if (!shaped(g, at->O, batch, nb, m, d))
         REFUSE("O (\"%s\") must be [batch..., %s, %s]", g->tensors[at->O].name, g->axes[m].name,
                g->axes[d].name);
@@ -209,6 +216,8 @@ static void plan_shape(sm90a_attn *at)
     snprintf(sh->size[n], sizeof sh->size[0], "BN");
     snprintf(sh->size[d], sizeof sh->size[0], "D");
     sh->batch = "bh";
+    if (at->group > 1) /* K and V: the group's shared head */
+        sh->batch_buf[at->ring_k] = sh->batch_buf[at->ring_v] = "bh / GROUP";
     sh->coord_decl = "int bh, mt;";
     sh->coord_args = "bh, mt";
     sh->iters = "tile_iters(mt)";

@@ -17,6 +17,8 @@ typedef struct {
     char origin[PT_MAX_AXES][24];
     char size[PT_MAX_AXES][12];
     const char *batch;          /* the flattened batch axes' coordinate ("bh"), NULL if none */
+    const char *batch_buf[PT_KP_MAX_BUFS]; /* a buffer's own batch coordinate where its tensor
+                                              has fewer batch axes ("bh / GROUP"), else NULL */
     const char *coord_decl;     /* declares the coordinates: "int tm, tn;" */
     const char *coord_args;     /* tile_coords' outputs: "tm, tn" */
     const char *iters;          /* the tile's loop trip count: "K_ITERS", "tile_iters(mt)" */

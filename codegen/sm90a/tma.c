@@ -59,7 +59,7 @@ void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *s
                   "%s                    %s%sa * 64, %s%s%s);\n",
               ind, sh->size[inner], sh->kp->g->axes[inner].name, ind, batched ? 3 : 2, up, at,
               sh->size[outer], lo, bar, ind, oi, oi[0] ? " + " : "", oo[0] ? oo : "0",
-              batched ? ", " : "", batched ? sh->batch : "");
+              batched ? ", " : "", !batched ? "" : sh->batch_buf[b] ? sh->batch_buf[b] : sh->batch);
 }
 
 void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
