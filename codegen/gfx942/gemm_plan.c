@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "ir/matmul.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen gfx942: " __VA_ARGS__)
 
@@ -15,43 +16,27 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* The graph: one matmul C[m,n] = A[m,k] . B, A row-major, B either layout. */
+/* The graph: one matmul C[m,n] = A[m,k] . B (ir/matmul.c), A row-major, B either layout. */
 static bool plan_graph(gfx942_gemm *gm, pt_error *err)
 {
     const pt_graph *g = gm->g;
-    const pt_op *op = &g->ops[0];
-    gm->A = op->in[0];
-    gm->B = op->in[1];
-    gm->C = op->out;
-    const pt_tensor *A = &g->tensors[gm->A], *B = &g->tensors[gm->B], *C = &g->tensors[gm->C];
-    if (A->rank != 2 || B->rank != 2 || C->rank != 2 || op->n_reduce != 1)
-        REFUSE("matmul \"%s\" must be two-dimensional (A[m,k] . B -> C[m,n]); batch axes are not "
-               "generated yet", op->name);
-    if (A->view_of >= 0 || B->view_of >= 0 || C->view_of >= 0)
-        REFUSE("matmul \"%s\": operands that are views are not generated", op->name);
-    int k = op->reduce_axes[0], m = C->axes[0], n = C->axes[1];
-    if (A->axes[0] != m || A->axes[1] != k)
-        REFUSE("A (\"%s\") must be stored row-major with the reduction axis innermost ([%s, %s])",
-               A->name, g->axes[m].name, g->axes[k].name);
-    if (B->axes[0] == n && B->axes[1] == k)
-        gm->b_kmajor = true;
-    else if (B->axes[0] == k && B->axes[1] == n)
-        gm->b_kmajor = false;
-    else
-        REFUSE("B (\"%s\") must be [%s, %s] or [%s, %s]", B->name, g->axes[k].name,
-               g->axes[n].name, g->axes[n].name, g->axes[k].name);
-    gm->in_dt = A->dtype;
-    gm->out_dt = C->dtype;
-    if ((A->dtype != PT_F16 && A->dtype != PT_BF16) || B->dtype != A->dtype)
-        REFUSE("A and B must both be f16 or both bf16 (they are %s and %s)",
-               pt_dtype_name(A->dtype), pt_dtype_name(B->dtype));
-    if (C->dtype != PT_F16 && C->dtype != PT_BF16 && C->dtype != PT_F32)
-        REFUSE("the output must be f16, bf16 or f32 (it is %s)", pt_dtype_name(C->dtype));
-    if (op->acc != PT_F32)
-        REFUSE("only f32 accumulation is generated (the op asks for %s)", pt_dtype_name(op->acc));
-    gm->M = g->axes[m].extent;
-    gm->N = g->axes[n].extent;
-    gm->K = g->axes[k].extent;
+    pt_kmatmul mm;
+    if (!pt_kmatmul_read(&mm, g, "gfx942", err))
+        return false;
+    gm->A = mm.A;
+    gm->B = mm.B;
+    gm->C = mm.C;
+    int m = mm.m, n = mm.n, k = mm.k;
+    if (!mm.a_kmajor)
+        REFUSE("A (\"%s\") must be stored row-major with the reduction axis innermost ([%s, %s]); "
+               "A stored K x M is not generated for gfx942 yet", g->tensors[gm->A].name,
+               g->axes[m].name, g->axes[k].name);
+    gm->b_kmajor = mm.b_kmajor;
+    gm->in_dt = mm.in_dt;
+    gm->out_dt = mm.out_dt;
+    gm->M = mm.M;
+    gm->N = mm.N;
+    gm->K = mm.K;
     /* a 16-byte load is 8 elements of one row: rows must start on 16 bytes and hold whole chunks */
     if (gm->K % 8)
         REFUSE("axis %s = %lld; the 16-byte global loads need K to be a multiple of 8",
