@@ -354,6 +354,48 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     offer(&S->top, &c);
 }
 
+/* The graph's default sProgram (its default tiling, every sTask on its natural lane) is a
+ * candidate too: a search never returns a pick predicted slower than what the user starts
+ * from when nothing is scheduled. It is offered only where valid and accepted. */
+static void offer_default(search *S)
+{
+    pt_schedule_candidate c;
+    memset(&c, 0, sizeof c);
+    pt_tiling t;
+    pt_error err;
+    pt_tiling_defaults(S->g, &t);
+    if (!pt_partition(&c.sg, S->g, &t, &err))
+        return;
+    pt_validation v;
+    pt_timeline tl = {0};
+    bool ok = pt_sprogram_default(&c.prog, &c.sg, S->hw, &err) &&
+              pt_validate(&c.prog, &c.sg, S->hw, &v, &err);
+    if (ok && S->o && S->o->accept) {
+        pt_error why = {{0}};
+        ok = S->o->accept(S->o->ctx, &c.prog, &c.sg, S->hw, &why);
+    }
+    if (!ok || !pt_simulate(&c.prog, &c.sg, S->hw, &tl, &err)) {
+        pt_timeline_free(&tl);
+        pt_sprogram_free(&c.prog);
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
+    pt_sprogram_resolve_choices(&c.prog, &c.sg, S->hw);
+    for (int i = 0; i < PT_MAX_TENSORS && !c.opts.stages; i++)
+        c.opts.stages = c.prog.stages[i];
+    c.opts.persistent = c.prog.partition.persistent;
+    c.opts.raster = c.prog.partition.raster;
+    c.opts.group = c.prog.partition.group;
+    c.opts.split_k = 1;
+    c.predicted_ns = tl.kernel_time_ns;
+    c.tflops = tl.tflops;
+    pt_timeline_free(&tl);
+    snprintf(c.desc, sizeof c.desc, "the default sProgram (wg=%d stages=%d)", t.warpgroups,
+             c.opts.stages);
+    S->top.r->simulated++;
+    offer(&S->top, &c);
+}
+
 /* The failure of a search that kept nothing, with the reason that stopped most candidates:
  * the acceptance test's when it refused any (everything else was refused before it ever
  * saw them, so its reason is what stands between the user and a kernel), else the commonest
@@ -462,6 +504,7 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
         }
         more = next_tiling(&S, idx);
     }
+    offer_default(&S);
     r->elapsed_s = now_s() - S.t0;
     if (o && o->progress)
         o->progress(o->ctx, r->seen, r->total, r->n ? r->best[0].predicted_ns : 0);
