@@ -169,6 +169,17 @@ expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1
 
 # Issue 14: a size the generator cannot emit is refused with the generator's reason (the
 # dimension and the rule), the commonest over the candidates it refused, in one line.
+# Issue 15: a prefill graph with a single query row against many keys points to decoding.
+python3 - "$here/../examples/flash_attention.json" "$tmp/fa_decode.json" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+g["name"] = "fa_decode_shape"
+g["params"]["SQ"] = 1
+g["axes"]["m"] = "SQ"
+json.dump(g, open(sys.argv[2], "w"))
+PY
+expect 1 "codegen a one-query prefill graph" "$cli" codegen "$tmp/fa_decode.json" --target sm90a -o "$tmp/fa_decode"
+stderr_has "is decoding, not prefill" "a one-query prefill graph points to decoding"
 expect 1 "schedule unaligned N for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=1001,K=4096
 stderr_has "the sm90a code generator refused all" "unaligned N: the generator named"
 stderr_has "(n = 1001); TMA needs a multiple of 16 bytes, so n must be a multiple of 8" "unaligned N: the dimension and the rule"

@@ -82,6 +82,11 @@ static bool plan_graph(sm90a_attn *at, pt_error *err)
         at->B *= g->axes[batch[i]].extent;
     at->S = g->axes[m].extent;
     at->D = g->axes[d].extent;
+    if (g->axes[n].extent != at->S && at->S <= 16)
+        REFUSE("queries (%s = %lld) against %lld keys (%s) is decoding, not prefill: the prefill "
+               "generator needs as many queries as keys; the flash_decoding example (split-KV, then "
+               "flash_decoding_combine) models decoding; its code generation is later work", g->axes[m].name, (long long)at->S,
+               (long long)g->axes[n].extent, g->axes[n].name);
     if (g->axes[n].extent != at->S)
         REFUSE("queries (%s = %lld) and keys (%s = %lld) must have the same length", g->axes[m].name,
                (long long)at->S, g->axes[n].name, (long long)g->axes[n].extent);
