@@ -426,6 +426,21 @@ static void test_trace_overlay(void)
     pt_stask_graph_free(&sg);
 }
 
+/* Re-tiling to a tiling whose sTask ids differ starts the lanes over from the default
+ * sProgram, but keeps the partition the user chose (here split-K) where it is still valid. */
+static void test_retile_keeps_partition(void)
+{
+    pt_error err = {{0}};
+    pt_explorer_model *m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "gemm_f16", "H200", &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_set_split_k(m, 2, &err), "%s", err.msg);
+    CHECK(m->prog.partition.split_k == 2);
+    CHECK_MSG(pt_explorer_model_retile(m, "m=64,wg=1", &err), "%s", err.msg);
+    CHECK(m->tiling.warpgroups == 1);
+    CHECK(m->prog.partition.split_k == 2);
+    pt_explorer_model_free(m);
+}
+
 int main(void)
 {
     PTEST_RUN(test_chain);
@@ -434,5 +449,6 @@ int main(void)
     PTEST_RUN(test_unit_busy);
     PTEST_RUN(test_unsaved);
     PTEST_RUN(test_trace_overlay);
+    PTEST_RUN(test_retile_keeps_partition);
     PTEST_END();
 }

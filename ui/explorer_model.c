@@ -516,6 +516,13 @@ bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *
         pt_stask_graph_free(&nsg);
         return false;
     }
+    /* the lanes start over, but the partition the user chose (grid, raster, split-K, ...) is
+     * kept where the new tiling allows it */
+    pt_partition_spec fresh = np.partition;
+    np.partition = m->prog.partition;
+    pt_error verr = {{0}};
+    if (!pt_validate(&np, &nsg, &m->hw, NULL, &verr))
+        np.partition = fresh;
     return commit(m, &np, &nsg, &t, err);
 }
 
