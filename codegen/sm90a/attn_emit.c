@@ -16,6 +16,7 @@
 #include "attn.h"
 #include "common.h"
 #include "shape.h"
+#include "steps.h"
 #include "strbuf.h"
 #include "trace_abi.h"
 
@@ -164,41 +165,18 @@ static void emit_helpers(strbuf *sb, const sm90a_attn *at)
 
 /* ---- consumer step programs ---- */
 
-/* One printed copy of a warpgroup's loop step: which entries it has (decided while printing,
- * never at run time: a wgmma under a run-time branch makes ptxas serialise every wgmma of the
- * kernel, C7515) and the operations pt_kprog_step placed for the groups then in flight. */
-typedef struct {
-    const sm90a_attn *at;
-    int w;
-    int parity;   /* (v - first step) % 2 of this copy: picks the S ring slots */
-    const pt_kop *ops;
-    int n_ops;
-} step_ctx;
+typedef sm90a_step_ctx step_ctx;
 
-/* Slot of iteration v + offset in a register ring of `ring` (1 or 2) entries. */
-static int slot_of(const step_ctx *c, int offset, int ring)
-{
-    if (ring == 1)
-        return 0;
-    int first = -c->at->kp->c_off_max; /* the loop's first v; this copy has v = first + parity (mod 2) */
-    return (((first + c->parity + offset) % 2) + 2) % 2;
-}
-
-/* pt::keep_all of an accumulator array: pins its registers at this point (after a wgmma wait,
- * before a fence) so the compiler moves no register code across. */
 static void emit_keep(strbuf *sb, const char *ind, const char *array, int slot)
 {
-    if (slot >= 0)
-        sb_printf(sb, "%spt::keep_all(%s%d);\n", ind, array, slot);
-    else
-        sb_printf(sb, "%spt::keep_all(%s);\n", ind, array);
+    sb_printf(sb, "%spt::keep_all(%s%d);\n", ind, array, slot);
 }
 
 /* The Wait of an mma entry on its K or V stage: the slot's full barrier, and (warpgroup 0) the
  * end record of the load. */
 static void emit_stage_wait(strbuf *sb, const step_ctx *c, bool v)
 {
-    const sm90a_attn *at = c->at;
+    const sm90a_attn *at = c->st->view;
     sb_printf(sb, "                const uint32_t c = %s + (uint32_t)i, s = c %% STAGES_%s;\n"
                   "                pt::mbar_wait(&full_%s[s], (c / STAGES_%s) & 1);  // Wait: load.%s landed\n",
               v ? "vbase" : "kbase", v ? "V" : "K", v ? "v" : "k", v ? "V" : "K",
@@ -208,30 +186,13 @@ static void emit_stage_wait(strbuf *sb, const step_ctx *c, bool v)
                   v ? at->kp->bufs[at->ring_v].stask : at->kp->bufs[at->ring_k].stask, at->kp->lane_load);
 }
 
-static void emit_release(strbuf *sb, const step_ctx *c, const pt_kgroup *gr, const char *ind,
-                         const char *vexpr)
-{
-    const sm90a_attn *at = c->at;
-    const pt_ktask *e = &at->kp->consumer[c->w].tasks[gr->task];
-    bool is_s = e->op == at->op_qk;
-    sb_printf(sb, "%s{   const int i = %s + %d;  // %s of iteration i is complete: release its %s stage\n"
-                  "%s    if (i >= 0 && i < n_iter) {\n"
-                  "%s        PT_REC(%d, %d, n_tile, i, 1);\n"
-                  "%s        if (lead)\n"
-                  "%s            pt::mbar_arrive(&empty_%s[(%s + (uint32_t)i) %% STAGES_%s]);\n"
-                  "%s    }\n"
-                  "%s}\n",
-              ind, vexpr, gr->step + e->offset, at->kp->sg->tasks[e->stask].id, is_s ? "K" : "V", ind,
-              ind, e->stask, e->lane, ind, ind, is_s ? "k" : "v", is_s ? "kbase" : "vbase",
-              is_s ? "K" : "V", ind, ind);
-}
-
+/* One task of a step copy: its Wait on the K or V stage it reads, its records, one call. */
 static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
 {
-    const sm90a_attn *at = c->at;
+    const sm90a_attn *at = c->st->view;
     const char *id = at->kp->sg->tasks[e->stask].id;
-    int ss = slot_of(c, e->offset, at->s_bufs), ms = slot_of(c, e->offset, at->m_bufs);
-    int ps = slot_of(c, e->offset, at->p_bufs);
+    int ss = sm90a_step_slot(c, e->offset, at->s_bufs), ms = sm90a_step_slot(c, e->offset, at->m_bufs);
+    int ps = sm90a_step_slot(c, e->offset, at->p_bufs);
     sb_printf(sb, "            {   const int i = v + %d;  // %s\n", e->offset, id);
     switch (e->body == PT_KB_MMA && e->op == at->op_pv ? PT_KB_KINDS : e->body) {
     case PT_KB_MMA: /* S = Q K^T */
@@ -274,173 +235,6 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
         break;
     }
     sb_puts(sb, "            }\n");
-}
-
-static void emit_step(strbuf *sb, const step_ctx *c)
-{
-    const sm90a_attn *at = c->at;
-    const pt_krole *W = &at->kp->consumer[c->w];
-    for (int k = 0; k < c->n_ops; k++) {
-        const pt_kop *op = &c->ops[k];
-        switch (op->kind) {
-        case PT_KOP_WAIT:
-            if (op->arg == 0)
-                sb_puts(sb, "            pt::wgmma_wait<0>();  // every wgmma group committed so far done\n");
-            else
-                sb_printf(sb, "            pt::wgmma_wait<%d>();  // all but the newest %d wgmma group%s done\n",
-                          op->arg, op->arg, op->arg == 1 ? "" : "s");
-            for (int d = 0; d < op->n_done; d++) {
-                const pt_ktask *e = &W->tasks[op->done[d].task];
-                if (e->op == at->op_qk)
-                    emit_keep(sb, "            ", "s",
-                              slot_of(c, e->offset + op->done[d].step, at->s_bufs));
-                else
-                    emit_keep(sb, "            ", "o", -1);
-                emit_release(sb, c, &op->done[d], "            ", "v");
-            }
-            break;
-        case PT_KOP_XSYNC: {
-            const pt_kxwait *x = &at->kp->xw[op->arg];
-            sb_printf(sb, "            // Wait across warpgroups: %s waits for warpgroup %d's %s%s (issue order on the tensor cores)\n"
-                          "            if (v + %d - %d >= 0 && v + %d < n_iter)\n"
-                          "                pt::named_sync(%d + xs%d++ %% %d, 256);\n",
-                      at->kp->sg->tasks[W->tasks[x->waiter].stask].id, x->wa,
-                      at->kp->sg->tasks[at->kp->consumer[x->wa].tasks[x->on].stask].id,
-                      x->distance ? " of an earlier iteration" : "", W->tasks[x->waiter].offset,
-                      x->distance, W->tasks[x->waiter].offset, x->bar_base, op->arg, x->ring);
-            break;
-        }
-        case PT_KOP_XARRIVE: {
-            const pt_kxwait *x = &at->kp->xw[op->arg];
-            sb_printf(sb, "            // %s issued: let warpgroup %d's %s go\n"
-                          "            if (v + %d >= 0 && v + %d + %d < n_iter)\n"
-                          "                pt::named_arrive(%d + xa%d++ %% %d, 256);\n",
-                      at->kp->sg->tasks[W->tasks[x->on].stask].id, x->wb,
-                      at->kp->sg->tasks[at->kp->consumer[x->wb].tasks[x->waiter].stask].id, W->tasks[x->on].offset,
-                      W->tasks[x->on].offset, x->distance, x->bar_base, op->arg, x->ring);
-            break;
-        }
-        case PT_KOP_TASK:
-            emit_entry(sb, c, &W->tasks[op->arg]);
-            break;
-        }
-    }
-}
-
-/* Prints one step copy (entries of `present`, NULL: all) and advances the groups in flight. */
-static void emit_copy(strbuf *sb, const sm90a_attn *at, int w, const bool *present, int parity,
-                      const char *vdef, pt_kgroup *pend, int *np)
-{
-    pt_kop ops[PT_KP_MAX_OPS];
-    int n = pt_kprog_step(at->kp, w, present, pend, np, ops);
-    step_ctx c = {at, w, parity, ops, n < 0 ? 0 : n};
-    sb_printf(sb, "            {\n            const int v = %s;\n", vdef);
-    emit_step(sb, &c);
-    sb_puts(sb, "            }\n");
-}
-
-/* After the last step: every group still in flight completes and its stage is released. */
-static void emit_tail(strbuf *sb, const sm90a_attn *at, int w, const pt_kgroup *pend, int np)
-{
-    sb_puts(sb, "            pt::wgmma_wait<0>();  // loop done: the groups still in flight complete\n");
-    emit_keep(sb, "            ", "o", -1);
-    step_ctx c = {at, w, 0, NULL, 0};
-    for (int k = 0; k < np; k++)
-        emit_release(sb, &c, &pend[k], "            ", "v_last");
-}
-
-/* The loop over key blocks: F = c_off_max - c_off_min fill steps (entries of negative
- * iterations left out), `peel` whole steps until the groups in flight are the steady ones,
- * the steady loop (two steps per turn with a two-slot S ring), F drain steps (entries past the
- * last iteration left out). Tiles with fewer key blocks get straight-line copies. */
-static void emit_loop(strbuf *sb, const sm90a_attn *at, int w)
-{
-    const pt_krole *W = &at->kp->consumer[w];
-    int F = at->kp->c_off_max - at->kp->c_off_min, first = -at->kp->c_off_max, P = W->peel;
-    int two = at->kp->unroll == 2;
-    char vdef[96];
-    bool present[PT_KP_MAX_TASKS];
-    pt_kgroup pend[PT_KP_MAX_PENDING];
-    int np = 0;
-    sb_printf(sb, "            const int v_last = n_iter - %d - 1;  // the last step run\n"
-                  "            (void)v_last;\n"
-                  "            if (n_iter > %d) {\n", at->kp->c_off_min, F + P);
-    for (int k = 0; k < F; k++) {
-        for (int e = 0; e < W->n_tasks; e++)
-            present[e] = first + k + W->tasks[e].offset >= 0;
-        snprintf(vdef, sizeof vdef, "%d", first + k);
-        emit_copy(sb, at, w, present, k % 2, vdef, pend, &np);
-    }
-    for (int k = 0; k < P; k++) {
-        snprintf(vdef, sizeof vdef, "%d", first + F + k);
-        emit_copy(sb, at, w, NULL, (F + k) % 2, vdef, pend, &np);
-    }
-    /* pend is now the steady state: the loop body's waits assume it */
-    int start = first + F + P;
-    if (!two) {
-        sb_printf(sb, "            for (int v0 = %d; v0 < n_iter - %d; ++v0) {\n", start, at->kp->c_off_max);
-        emit_copy(sb, at, w, NULL, 0, "v0", pend, &np);
-        sb_puts(sb, "            }\n");
-        for (int k = 0; k < F; k++) {
-            for (int e = 0; e < W->n_tasks; e++)
-                present[e] = k + W->tasks[e].offset < at->kp->c_off_max;
-            snprintf(vdef, sizeof vdef, "n_iter - %d + %d", at->kp->c_off_max, k);
-            emit_copy(sb, at, w, present, 0, vdef, pend, &np);
-        }
-        emit_tail(sb, at, w, pend, np);
-    } else {
-        int pf = (F + P) % 2;
-        sb_printf(sb, "            // Two steps per turn: the S ring slot of every entry is a constant.\n"
-                      "            int v0 = %d;\n"
-                      "            for (; v0 + 1 < n_iter - %d; v0 += 2) {\n",
-                  start, at->kp->c_off_max);
-        emit_copy(sb, at, w, NULL, pf, "v0", pend, &np);
-        emit_copy(sb, at, w, NULL, pf ^ 1, "v0 + 1", pend, &np);
-        sb_puts(sb, "            }\n");
-        pt_kgroup steady[PT_KP_MAX_PENDING];
-        int nsteady = np;
-        memcpy(steady, pend, sizeof pend[0] * (size_t)np);
-        for (int odd = 1; odd >= 0; odd--) {
-            memcpy(pend, steady, sizeof pend[0] * (size_t)nsteady);
-            np = nsteady;
-            /* a plain else: ptxas must see that every path waits for the groups in flight */
-            if (odd)
-                sb_printf(sb, "            if ((n_iter - %d) & 1) {\n", F + P);
-            else
-                sb_puts(sb, "            else {\n");
-            int npar = (F + P + odd) % 2; /* parity of n_iter in this branch */
-            if (odd) {
-                snprintf(vdef, sizeof vdef, "n_iter - %d - 1", at->kp->c_off_max);
-                emit_copy(sb, at, w, NULL, (npar + 1) % 2, vdef, pend, &np);
-            }
-            for (int k = 0; k < F; k++) {
-                for (int e = 0; e < W->n_tasks; e++)
-                    present[e] = k + W->tasks[e].offset < at->kp->c_off_max;
-                snprintf(vdef, sizeof vdef, "n_iter - %d + %d", at->kp->c_off_max, k);
-                emit_copy(sb, at, w, present, (npar + k) % 2, vdef, pend, &np);
-            }
-            emit_tail(sb, at, w, pend, np);
-            sb_puts(sb, "            }\n");
-        }
-    }
-    sb_puts(sb, "            }\n");
-    for (int small = 1; small <= F + P; small++) {
-        if (small < F + P)
-            sb_printf(sb, "            else if (n_iter == %d) {\n", small);
-        else
-            sb_printf(sb, "            else {  // n_iter == %d\n", small);
-        np = 0;
-        for (int k = 0; k < small + F; k++) {
-            for (int e = 0; e < W->n_tasks; e++) {
-                int i = first + k + W->tasks[e].offset;
-                present[e] = i >= 0 && i < small;
-            }
-            snprintf(vdef, sizeof vdef, "%d", first + k);
-            emit_copy(sb, at, w, present, k % 2, vdef, pend, &np);
-        }
-        emit_tail(sb, at, w, pend, np);
-        sb_puts(sb, "            }\n");
-    }
 }
 
 static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w);
@@ -504,7 +298,15 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
                   at->g->tensors[at->Q].name);
     if (w == 0)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", at->kp->bufs[at->buf_q].stask, at->kp->lane_load);
-    emit_loop(sb, at, w);
+    sm90a_steps st = {.sh = &at->sh, .view = at, .task = emit_entry};
+    for (int v = 0; v < at->kp->n_vals; v++) {
+        const pt_kval *V = &at->kp->vals[v];
+        if (V->tensor == at->g->ops[at->op_qk].out)
+            st.val_name[v] = "s";
+        else if (V->tensor == at->O)
+            st.val_name[v] = "o";
+    }
+    sm90a_emit_steps(sb, &st, w);
     emit_consumer_epilogue(sb, at, w);
 }
 
