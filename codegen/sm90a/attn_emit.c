@@ -20,11 +20,6 @@
 #include "strbuf.h"
 #include "trace_abi.h"
 
-static const char *ptx_type(pt_dtype d)
-{
-    return d == PT_BF16 ? "bf16" : "f16";
-}
-
 static const char *cuda_type(pt_dtype d)
 {
     return d == PT_BF16 ? "__nv_bfloat16" : "__half";
@@ -34,36 +29,15 @@ static const char *cuda_type(pt_dtype d)
  * O += P V with P's four A-fragment registers per k16 step and V read N-major (transposed). */
 static void emit_wgmma(strbuf *sb, const sm90a_attn *at)
 {
-    int n = (int)at->BN, regs = n / 2;
-    const char *t = ptx_type(at->in_dt);
+    int n = (int)at->BN, d = (int)at->D;
     sb_printf(sb, "// S[64 x %d] (+)= Q[64 x 16] . K^T[16 x %d]: A and B from shared memory (K-major).\n"
-                  "__device__ __forceinline__ void wgmma_s(float (&d)[%d], uint64_t da, uint64_t db, int scale_d)\n{\n"
-                  "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n"
-                  "        \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
-              n, n, regs, regs + 2, n, t, t);
-    for (int r = 0; r < regs; r++)
-        sb_printf(sb, "%%%d%s%s", r, r + 1 < regs ? ", " : "",
-                  (r % 16 == 15 && r + 1 < regs) ? "\"\n        \"" : "");
-    sb_printf(sb, "}, %%%d, %%%d, p, 1, 1, 0, 0;\\n}\\n\"\n        : ", regs, regs + 1);
-    for (int r = 0; r < regs; r++)
-        sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < regs ? ", " : "",
-                  (r % 8 == 7 && r + 1 < regs) ? "\n          " : "");
-    sb_puts(sb, "\n        : \"l\"(da), \"l\"(db), \"r\"(scale_d));\n}\n\n");
-    int d = (int)at->D, dr = d / 2;
-    sb_printf(sb, "// O[64 x %d] += P[64 x 16] . V[16 x %d]: P from registers (the S accumulator layout\n"
+                  "__device__ __forceinline__ void wgmma_s(float (&d)[BN / 2], uint64_t da, uint64_t db, int scale_d)\n{\n"
+                  "    pt::wgmma_ss_zero<BN, elem_t>::mma(d, da, db, scale_d);\n}\n\n"
+                  "// O[64 x %d] += P[64 x 16] . V[16 x %d]: P from registers (the S accumulator layout\n"
                   "// converted in place), V from shared memory N-major (transposed form).\n"
-                  "__device__ __forceinline__ void wgmma_o(float (&d)[%d], const uint32_t (&a)[4], uint64_t db)\n{\n"
-                  "    asm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
-              d, d, dr, d, t, t);
-    for (int r = 0; r < dr; r++)
-        sb_printf(sb, "%%%d%s%s", r, r + 1 < dr ? ", " : "",
-                  (r % 16 == 15 && r + 1 < dr) ? "\"\n        \"" : "");
-    sb_printf(sb, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, 1, 1, 1, 1;\"\n        : ", dr, dr + 1, dr + 2,
-              dr + 3, dr + 4);
-    for (int r = 0; r < dr; r++)
-        sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < dr ? ", " : "",
-                  (r % 8 == 7 && r + 1 < dr) ? "\n          " : "");
-    sb_puts(sb, "\n        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n}\n\n");
+                  "__device__ __forceinline__ void wgmma_o(float (&d)[D / 2], const uint32_t (&a)[4], uint64_t db)\n{\n"
+                  "    pt::wgmma_rs<D, elem_t>::mma(d, a, db);\n}\n\n",
+              n, n, d, d);
     /* the two mma sTasks, one call each in the loop body */
     sb_puts(sb, "// mma.S: S = Q . K^T over the head dim as one wgmma group (committed, not waited for).\n"
                 "__device__ __forceinline__ void mma_s(float (&s)[BN / 2], uint64_t desc_q, uint8_t *smem, uint32_t stage)\n{\n"

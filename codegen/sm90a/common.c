@@ -25,8 +25,9 @@ bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt
 void sm90a_emit_device_header(strbuf *sb, bool tile)
 {
     sb_printf(sb, "// The device library, written next to this file by the bundle (codegen/device/):\n"
-                  "// PTX wrappers%s, and the tile raster walk the simulator uses (src/raster.h).\n"
-                  "#include \"pt_device.cuh\"\n%s"
+                  "// PTX wrappers, wgmma per shape%s, and the tile raster walk the simulator uses\n"
+                  "// (src/raster.h).\n"
+                  "#include \"pt_device.cuh\"\n#include \"pt_wgmma.cuh\"\n%s"
                   "#define PT_RASTER_INT int\n"
                   "#include \"raster.h\"\n\n",
               tile ? ", the tile library (softmax row operations)" : "",

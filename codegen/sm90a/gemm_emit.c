@@ -17,29 +17,22 @@
 #include "strbuf.h"
 #include "trace_abi.h"
 
-static const char *ptx_type(pt_dtype d)
+/* wgmma m64nNk16 with A and B from shared memory; B transposed (N-major) when trans_b. */
+static const char *cuda_type(pt_dtype d)
 {
-    return d == PT_BF16 ? "bf16" : "f16";
+    return d == PT_BF16 ? "__nv_bfloat16" : d == PT_F16 ? "__half" : "float";
 }
 
-/* wgmma m64nNk16 with A and B from shared memory; B transposed (N-major) when trans_b. */
 static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
 {
-    int n = (int)gm->BN, regs = n / 2;
+    int n = (int)gm->BN;
     sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += A[64 x 16] . B[16 x %d], A and B read from\n"
-                  "// shared memory through descriptors%s%s.\n",
+                  "// shared memory through descriptors%s%s (pt_wgmma.cuh).\n"
+                  "__device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], uint64_t da, uint64_t db)\n{\n"
+                  "    pt::wgmma_ss<BN, %s, %d, %d>::mma(d, da, db);\n}\n\n",
               n, n, n, gm->a_kmajor ? "" : " (A M-major: the transposed form)",
-              gm->b_kmajor ? "" : " (B N-major: the transposed form)");
-    sb_printf(sb, "__device__ __forceinline__ void wgmma_step(float (&d)[%d], uint64_t da, uint64_t db)\n{\n", regs);
-    sb_printf(sb, "    asm volatile(\"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s \"\n        \"{",
-              n, ptx_type(gm->in_dt), ptx_type(gm->in_dt));
-    for (int r = 0; r < regs; r++)
-        sb_printf(sb, "%%%d%s%s", r, r + 1 < regs ? ", " : "", (r % 16 == 15 && r + 1 < regs) ? "\"\n        \"" : "");
-    sb_printf(sb, "}, %%%d, %%%d, 1, 1, 1, %d, %d;\"\n        : ", regs, regs + 1, gm->a_kmajor ? 0 : 1,
-              gm->b_kmajor ? 0 : 1);
-    for (int r = 0; r < regs; r++)
-        sb_printf(sb, "\"+f\"(d[%d])%s%s", r, r + 1 < regs ? ", " : "", (r % 8 == 7 && r + 1 < regs) ? "\n          " : "");
-    sb_printf(sb, "\n        : \"l\"(da), \"l\"(db));\n}\n\n");
+              gm->b_kmajor ? "" : " (B N-major: the transposed form)", cuda_type(gm->in_dt),
+              gm->a_kmajor ? 0 : 1, gm->b_kmajor ? 0 : 1);
 }
 
 static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
@@ -216,10 +209,6 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
 
 /* convert.C: the f32 accumulators to the output dtype in the 128B-swizzled staging tile, then
  * the arrive on c_full that the store Waits on. */
-static const char *cuda_type(pt_dtype d)
-{
-    return d == PT_BF16 ? "__nv_bfloat16" : d == PT_F16 ? "__half" : "float";
-}
 
 static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
