@@ -135,36 +135,39 @@ template <> __device__ __forceinline__ void store_pair<__nv_bfloat16>(uint8_t *p
 
 // convert: one 64-row wgmma accumulator block of N f32 columns (this thread's rows `row` and
 // row + 8) converted to T into a 128B-swizzled staging tile, in boxes of CHUNK columns that lie
-// box_bytes apart (one TMA store box each).
+// box_bytes apart (one TMA store box each); with `scale` (normalize: O / l), row row + 8h is
+// multiplied by scale[h] first.
+template <typename T, int N, int CHUNK, bool SCALED>
+__device__ __forceinline__ void store_rows_sw128_impl(const float (&acc)[N / 2], uint8_t *stage,
+                                                      int box_bytes, int row, int lane,
+                                                      const float *scale)
+{
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int col = j * 8 + (lane % 4) * 2;
+            uint8_t *chunk = stage + (col / CHUNK) * box_bytes;
+            const uint32_t off = sw128_offset(row + 8 * h, (col % CHUNK) * sizeof(T));
+            if constexpr (SCALED)
+                store_pair<T>(chunk + off, acc[4 * j + 2 * h] * scale[h], acc[4 * j + 2 * h + 1] * scale[h]);
+            else
+                store_pair<T>(chunk + off, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+        }
+}
+
 template <typename T, int N, int CHUNK>
 __device__ __forceinline__ void store_rows_sw128(const float (&acc)[N / 2], uint8_t *stage, int box_bytes,
                                                  int row, int lane)
 {
-#pragma unroll
-    for (int j = 0; j < N / 8; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int col = j * 8 + (lane % 4) * 2;
-            uint8_t *chunk = stage + (col / CHUNK) * box_bytes;
-            const uint32_t off = sw128_offset(row + 8 * h, (col % CHUNK) * sizeof(T));
-            store_pair<T>(chunk + off, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-        }
+    store_rows_sw128_impl<T, N, CHUNK, false>(acc, stage, box_bytes, row, lane, nullptr);
 }
 
-// normalize: the same with each row scaled (O / l: scale[h] = 1 / l of row `row` + 8h).
 template <typename T, int N, int CHUNK>
 __device__ __forceinline__ void store_rows_sw128(const float (&acc)[N / 2], uint8_t *stage, int box_bytes,
                                                  int row, int lane, const float (&scale)[2])
 {
-#pragma unroll
-    for (int j = 0; j < N / 8; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int col = j * 8 + (lane % 4) * 2;
-            uint8_t *chunk = stage + (col / CHUNK) * box_bytes;
-            const uint32_t off = sw128_offset(row + 8 * h, (col % CHUNK) * sizeof(T));
-            store_pair<T>(chunk + off, acc[4 * j + 2 * h] * scale[h], acc[4 * j + 2 * h + 1] * scale[h]);
-        }
+    store_rows_sw128_impl<T, N, CHUNK, true>(acc, stage, box_bytes, row, lane, scale);
 }
 
 // normalize, first half: 1 / l of this thread's two rows (the four lanes of a row add their

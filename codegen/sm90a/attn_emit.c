@@ -20,11 +20,6 @@
 #include "strbuf.h"
 #include "trace_abi.h"
 
-static const char *cuda_type(pt_dtype d)
-{
-    return d == PT_BF16 ? "__nv_bfloat16" : "__half";
-}
-
 /* The two wgmma forms: S tile from shared Q and K (scale_d = 0 starts from zero), and
  * O += P V with P's four A-fragment registers per k16 step and V read N-major (transposed). */
 static void emit_wgmma(strbuf *sb, const sm90a_attn *at)
@@ -79,7 +74,7 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
                   "#ifdef PT_TRACE\n"
                   "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;  // the instrumented build's record regions\n"
                   "#endif\n",
-              cuda_type(at->in_dt), (long long)at->B, (long long)at->S, (long long)at->D,
+              sm90a_cuda_type(at->in_dt), (long long)at->B, (long long)at->S, (long long)at->D,
               at->causal ? ", causal" : "", (long long)at->S, (long long)at->D,
               at->causal ? "true" : "false", at->scale * log2e, at->scale, (long long)at->BM,
               (long long)at->BN, at->wgs, (long long)at->tiles_m, (long long)at->kp->tiles,
@@ -314,7 +309,7 @@ static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
                   "            if (lead)\n"
                   "                pt::mbar_arrive(o_full);\n",
               at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask,
-              W->epilogue.lane, cuda_type(at->out_dt), w, 1 + w, W->epilogue.stask, W->epilogue.lane);
+              W->epilogue.lane, sm90a_cuda_type(at->out_dt), w, 1 + w, W->epilogue.stask, W->epilogue.lane);
     if (at->kp->store_wg == w) {
         sb_puts(sb, "            if (lead) {\n");
         sm90a_emit_consumer_store(sb, &at->sh, "                ");

@@ -11,11 +11,6 @@
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 bool sm90a_attn_matches(const pt_graph *g)
 {
     if (g->n_ops != 3)
@@ -179,8 +174,8 @@ static bool plan_program(sm90a_attn *at, pt_error *err)
         else
             at->m_bufs = V->slots;
     }
-    at->tiles_m = ceil_div(at->S, at->BM);
-    at->kv_blocks = ceil_div(at->S, at->BN);
+    at->tiles_m = kp->sg->tile_grid[at->ax_m];
+    at->kv_blocks = kp->sg->iterations; /* a full tile's key blocks */
     return true;
 }
 

@@ -22,6 +22,11 @@ bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt
     return true;
 }
 
+const char *sm90a_cuda_type(pt_dtype d)
+{
+    return d == PT_BF16 ? "__nv_bfloat16" : d == PT_F16 ? "__half" : "float";
+}
+
 void sm90a_emit_device_header(strbuf *sb, bool tile)
 {
     sb_printf(sb, "// The device library, written next to this file by the bundle (codegen/device/):\n"

@@ -11,6 +11,9 @@
 bool sm90a_check_target(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                         pt_error *err);
 
+/* The CUDA type of a dtype's elements ("__half", "__nv_bfloat16", "float"). */
+const char *sm90a_cuda_type(pt_dtype d);
+
 /* The #include lines of the device library (codegen/device/: pt_device.cuh, and pt_tile.cuh
  * with `tile`), which the bundle writes next to kernel.cu. */
 void sm90a_emit_device_header(strbuf *sb, bool tile);

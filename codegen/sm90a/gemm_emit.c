@@ -18,11 +18,6 @@
 #include "trace_abi.h"
 
 /* wgmma m64nNk16 with A and B from shared memory; B transposed (N-major) when trans_b. */
-static const char *cuda_type(pt_dtype d)
-{
-    return d == PT_BF16 ? "__nv_bfloat16" : d == PT_F16 ? "__half" : "float";
-}
-
 static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
 {
     int n = (int)gm->BN;
@@ -31,7 +26,7 @@ static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
                   "__device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], uint64_t da, uint64_t db)\n{\n"
                   "    pt::wgmma_ss<BN, %s, %d, %d>::mma(d, da, db);\n}\n\n",
               n, n, n, gm->a_kmajor ? "" : " (A M-major: the transposed form)",
-              gm->b_kmajor ? "" : " (B N-major: the transposed form)", cuda_type(gm->in_dt),
+              gm->b_kmajor ? "" : " (B N-major: the transposed form)", sm90a_cuda_type(gm->in_dt),
               gm->a_kmajor ? 0 : 1, gm->b_kmajor ? 0 : 1);
 }
 
@@ -225,7 +220,7 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
                   "%s                                                cw * M_WG + r * 64 + warp * 16 + lane / 4, lane);\n",
               C, pt_dtype_name(gm->out_dt),
               split ? "        if (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk converts\n" : "",
-              split ? "    " : "", split ? "    " : "", split ? "    " : "", cuda_type(gm->out_dt),
+              split ? "    " : "", split ? "    " : "", split ? "    " : "", sm90a_cuda_type(gm->out_dt),
               split ? "    " : "");
     if (split)
         sb_puts(sb, "        }\n");

@@ -10,11 +10,6 @@
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
-static int64_t ceil_div(int64_t a, int64_t b)
-{
-    return (a + b - 1) / b;
-}
-
 /* The graph: one matmul C[m,n] = A . B, A and B in either layout (ir/matmul.c). */
 static bool plan_graph(sm90a_gemm *gm, pt_error *err)
 {
@@ -75,9 +70,10 @@ static bool plan_tiles(sm90a_gemm *gm, pt_error *err)
     if (gm->BM > hw->tma_box_max || gm->BN > hw->tma_box_max)
         REFUSE("a TMA box dimension would exceed %lld", (long long)hw->tma_box_max);
     gm->c_chunk_cols = 128 / gm->out_bytes;
-    gm->tiles_m = ceil_div(gm->M, gm->BM);
-    gm->tiles_n = ceil_div(gm->N, gm->BN);
-    gm->k_iters = ceil_div(gm->K, gm->BK);
+    const pt_stask_graph *sg = gm->kp->sg;
+    gm->tiles_m = sg->tile_grid[gm->g->tensors[gm->C].axes[0]];
+    gm->tiles_n = sg->tile_grid[gm->g->tensors[gm->C].axes[1]];
+    gm->k_iters = sg->iterations;
     return true;
 }
 

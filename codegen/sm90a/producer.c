@@ -13,15 +13,20 @@
 #include "codegen.h"
 #include "shape.h"
 
+static int first_resident(const pt_kprog *kp)
+{
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
+            return b;
+    return -1;
+}
+
 /* The staging tile is released (its empty barrier) right after the store read it, except when
  * a resident tile is loaded per tile and the output is staged apart from it: then the storing
  * thread waits for that read only at the next tile's store, and goes on meanwhile. */
 bool sm90a_staging_release_deferred(const pt_kprog *kp)
 {
-    for (int b = 0; b < kp->n_bufs; b++)
-        if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
-            return kp->bufs[kp->staging].over < 0;
-    return false;
+    return first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
 }
 
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
@@ -33,13 +38,6 @@ void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
         sb_printf(sb, "%sconst int n_iter = %s;\n", ind, sh->iters);
 }
 
-static int first_resident(const pt_kprog *kp)
-{
-    for (int b = 0; b < kp->n_bufs; b++)
-        if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
-            return b;
-    return -1;
-}
 
 static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
 {
