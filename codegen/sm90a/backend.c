@@ -22,19 +22,20 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
                             "(dequantising and Mamba2 kernels are later work)",
                        g->name, g->n_ops);
     pt_kprog *kp = malloc(sizeof *kp);
-    sm90a_attn *at = malloc(sizeof *at);
-    sm90a_gemm *gm = malloc(sizeof *gm);
-    bool ok = kp && at && gm;
-    if (!ok)
-        pt_fail(err, "codegen sm90a: out of memory");
-    ok = ok && pt_kprog_build(kp, p, sg, hw, "sm90a", err);
-    if (ok && attn)
-        ok = sm90a_attn_plan(at, kp, err) && (!out || sm90a_attn_emit(at, out, err));
-    else if (ok)
-        ok = sm90a_gemm_plan(gm, kp, err) && (!out || sm90a_gemm_emit(gm, out, err));
+    bool ok = kp ? pt_kprog_build(kp, p, sg, hw, "sm90a", err)
+                 : pt_fail(err, "codegen sm90a: out of memory");
+    if (ok && attn) {
+        sm90a_attn *at = malloc(sizeof *at);
+        ok = at ? sm90a_attn_plan(at, kp, err) && (!out || sm90a_attn_emit(at, out, err))
+                : pt_fail(err, "codegen sm90a: out of memory");
+        free(at);
+    } else if (ok) {
+        sm90a_gemm *gm = malloc(sizeof *gm);
+        ok = gm ? sm90a_gemm_plan(gm, kp, err) && (!out || sm90a_gemm_emit(gm, out, err))
+                : pt_fail(err, "codegen sm90a: out of memory");
+        free(gm);
+    }
     free(kp);
-    free(at);
-    free(gm);
     return ok;
 }
 
