@@ -31,6 +31,7 @@
 #include "json_util.h"
 #include "propagate.h"
 #include "sim.h"
+#include "splitk.h"
 #include "stage_hold.h"
 #include "validate.h"
 
@@ -194,6 +195,13 @@ static void draw_partition(draw *d, rng *r)
     d->p.partition.group = uni(r, 1, 8);
     note(d, "partition %s raster %s group %d", d->p.partition.persistent ? "persistent" : "per-tile",
          pt_raster_name(d->p.partition.raster), d->p.partition.group);
+    /* split-K where the loop can be split (a GEMM): the generator's ticket and fix-up path */
+    char why[160];
+    if (d->sg.iterations >= 2 && pt_split_k_possible(&d->sg, why, sizeof why) && chance(r, 30)) {
+        int hi = d->sg.iterations < 8 ? (int)d->sg.iterations : 8;
+        d->p.partition.split_k = uni(r, 2, hi);
+        note(d, "split_k %d", d->p.partition.split_k);
+    }
 }
 
 static bool load_graph(draw *d, pt_error *err)
