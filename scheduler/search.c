@@ -242,8 +242,8 @@ static const int split_opts[] = {1, 2, 3, 4, 6, 8};
  * most two waves of work items (tiles x S <= 2 x EUs: deeper splits only add fix-up traffic
  * and tail), chunks of at least one iteration, and a loop the fix-up can add up. This keeps
  * the extra simulations to at most five per candidate, all on small grids, which simulate
- * fast; every other split is pruned right after partitioning, before it is scheduled or
- * simulated. */
+ * fast; every other split is pruned per tiling (split_gates), before it is partitioned,
+ * scheduled or simulated. */
 static bool split_k_may_pay(const pt_stask_graph *sg, const pt_hw *hw, int split_k)
 {
     char why[PT_ERROR_MAX];
@@ -251,6 +251,20 @@ static bool split_k_may_pay(const pt_stask_graph *sg, const pt_hw *hw, int split
     return split_k <= 1 ||
            (sg->tiles < eus && sg->tiles * split_k <= 2 * eus && split_k <= sg->iterations &&
             pt_split_k_possible(sg, why, sizeof why));
+}
+
+/* Which splits may pay for this tiling: one partition decides for every intra-EU option.
+ * A tiling that does not partition lets every split through, to be refused (and counted) as
+ * invalid by try_candidate like the unsplit one. */
+static void split_gates(const search *S, const pt_tiling *t, int n_split, bool *pays)
+{
+    pt_stask_graph sg;
+    pt_error err;
+    bool parted = n_split > 1 && pt_partition(&sg, S->g, t, &err);
+    for (int k = 0; k < n_split; k++)
+        pays[k] = !parted || split_k_may_pay(&sg, S->hw, split_opts[k]);
+    if (parted)
+        pt_stask_graph_free(&sg);
 }
 
 /* Can the graph's loop be split at all (with its default tiling)? If not, split-K is not part
@@ -279,11 +293,6 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     if (!pt_partition(&c.sg, S->g, tiling, &err)) {
         r->pruned_invalid++;
         pt_refusals_add(S->why_invalid, err.msg);
-        return;
-    }
-    if (!split_k_may_pay(&c.sg, S->hw, io->split_k)) {
-        r->pruned_split_k++;
-        pt_stask_graph_free(&c.sg);
         return;
     }
     if ((io->lookahead && !pt_schedule_can_look_ahead(&c.sg)) ||
@@ -477,6 +486,8 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
         for (int wgs = 1; wgs <= 3 && !r->budget_hit; wgs++) {
             t.warpgroups = wgs;
             bool split_ok = split < 0 ? wgs == 1 : t.tile[split] % (wgs * mma_rows(g, hw)) == 0;
+            bool pays[N_SPLIT_OPTS];
+            split_gates(&S, &t, split_ok ? n_split : 1, pays);
             for (int si = 0; si < 3; si++)
                 for (int la = 0; la < 3; la++)
                     for (int pp = 0; pp < 2; pp++)
@@ -487,13 +498,19 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
                                     r->pruned_invalid++;
                                     continue;
                                 }
+
                                 pt_intra_opts io = {
                                     .lookahead = (pt_lookahead)la, .pingpong = pp,
                                     .stages = stages_opts[si], .persistent = parts[pi].persistent,
                                     .raster = parts[pi].raster, .group = 8,
                                     .store_by_consumer = parts[pi].store_by_consumer,
                                     .split_k = split_opts[ki]};
-                                try_candidate(&S, &t, &io);
+                                if (pays[ki]) {
+                                    try_candidate(&S, &t, &io);
+                                } else {
+                                    r->seen++;
+                                    r->pruned_split_k++;
+                                }
                                 if (o && o->progress && r->seen % 500 == 0)
                                     o->progress(o->ctx, r->seen, r->total,
                                                 r->n ? r->best[0].predicted_ns : 0);
