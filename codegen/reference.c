@@ -17,7 +17,8 @@
  *   - int4 is signed two's complement (-8..7); int4 and fp4-e2m1 pack two elements per byte,
  *     the even element (along the innermost axis) in the low nibble;
  *   - fp8-e4m3 is the OCP "fn" variant (bias 7, no infinities, S.1111.111 is NaN);
- *   - dequantize multiplies by the group scale: out = value * scale[... , coord / group, ...];
+ *   - dequantize multiplies by the group scale: out = value * scale[... , coord / group, ...],
+ *     rounded once to the output's dtype (f16/bf16), as the weights a kernel multiplies are;
  *   - gelu is the exact erf form 0.5·x·(1 + erf(x/√2));
  *   - online_softmax is the plain softmax over `axis` of s = x·scale: max m of s over the row,
  *     sum l = Σ exp(s − m) (natural exp via expf), p = exp(s − m)/l. Causal: a column
@@ -309,7 +310,16 @@ static bool gen_dequantize_body(const gen *G, const pt_op *op, const char *ind, 
     read_at(G, q->scales, "scales", pos, b, sizeof b);
     sb_printf(G->b, "%s/* 4-bit value times the scale of its group of %lld along %s */\n",
               ind, (long long)q->group_size, G->coord[q->group_axis]);
-    sb_printf(G->b, "%sout[i] = %s * %s;\n", ind, a, b);
+    /* The dequantised weights are a tensor of the output's dtype: a kernel multiplies them as
+     * f16/bf16, so the reference rounds the product once to that type as well (it is exact
+     * in f32: a 4-bit value times an f16/bf16 scale). */
+    pt_dtype od = g->tensors[op->out].dtype;
+    if (od == PT_F16)
+        sb_printf(G->b, "%sout[i] = __half2float(__float2half_rn(%s * %s));\n", ind, a, b);
+    else if (od == PT_BF16)
+        sb_printf(G->b, "%sout[i] = __bfloat162float(__float2bfloat16_rn(%s * %s));\n", ind, a, b);
+    else
+        sb_printf(G->b, "%sout[i] = %s * %s;\n", ind, a, b);
     return true;
 }
 

@@ -24,7 +24,13 @@ static int lane_of(const pt_sprogram *p, const pt_stask *s)
     switch (s->seu) {
     case PT_SEU_TMA: snprintf(name, sizeof name, "tma"); break;
     case PT_SEU_TENSOR_CORE: snprintf(name, sizeof name, "tc.wg%d", wg); break;
-    default: snprintf(name, sizeof name, "cuda.wg%d", wg); break;
+    default:
+        /* a dequantised operand both warpgroups read: the producer's CUDA cores make it
+         * (pt_sprogram_init gave the program that lane) */
+        if (s->kind == PT_ST_DEQUANT && pt_sprogram_find_lane(p, "cuda.producer") >= 0)
+            return pt_sprogram_find_lane(p, "cuda.producer");
+        snprintf(name, sizeof name, "cuda.wg%d", wg);
+        break;
     }
     return pt_sprogram_find_lane(p, name);
 }

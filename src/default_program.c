@@ -23,6 +23,9 @@ static int natural_lane(const pt_sprogram *p, const pt_stask *t)
         snprintf(name, sizeof name, "tc.wg%d", wg);
         return pt_sprogram_find_lane(p, name);
     case PT_SEU_CUDA_CORE:
+        /* a dequantised operand every consumer warpgroup reads (pt_sprogram_init made the lane) */
+        if (t->kind == PT_ST_DEQUANT && pt_sprogram_find_lane(p, "cuda.producer") >= 0)
+            return pt_sprogram_find_lane(p, "cuda.producer");
         snprintf(name, sizeof name, "cuda.wg%d", wg);
         return pt_sprogram_find_lane(p, name);
     default:

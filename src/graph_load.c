@@ -441,9 +441,16 @@ static bool load_tensors(loader *L, const cJSON *root)
             if (!cJSON_IsObject(sc))
                 return pt_fail(L->err, "%s: %s: is %s; expected {\"tensor\", \"axis\", \"group\"}",
                                L->file, sp, pt_json_type(sc));
+            char gp[PT_PATH_MAX];
+            pt_path_key(gp, sp, "group");
+            const cJSON *gv = cJSON_GetObjectItemCaseSensitive(sc, "group");
             if (!pt_json_check_keys(sc, skeys, L->file, sp, L->err) ||
-                !pt_json_get_string(sc, "tensor", true, L->file, sp, &stn, L->err) ||
-                !pt_json_get_int(sc, "group", true, 1, 1 << 20, L->file, sp, &group, L->err))
+                !pt_json_get_string(sc, "tensor", true, L->file, sp, &stn, L->err))
+                return false;
+            if (!gv)
+                return pt_fail(L->err, "%s: %s: missing; expected the group length (a number or "
+                                       "an expression over params such as \"G\")", L->file, gp);
+            if (!eval_size(L, gv, gp, &group))  /* a number, or a param such as "G" */
                 return false;
             char tp[PT_PATH_MAX], ap[PT_PATH_MAX];
             pt_path_key(tp, sp, "tensor");

@@ -22,11 +22,19 @@ typedef struct {
     int waves;           /* per_kernel: waves of the workgroup (roles rounded up to warp_size) */
     int simds;           /* per_kernel: SIMDs of the EU (regs_per_eu / (max_regs x warp_size)) */
     int waves_per_simd;  /* per_kernel: waves on the busiest SIMD */
+    int64_t pool;        /* NVIDIA: the registers the CTA is launched with, which setmaxnreg
+                            only moves between warps: every thread gets the launch bound's
+                            per-thread count (regs_per_eu / threads, a multiple of 8, at most
+                            the ISA's maximum), so the budgets must add up to at most that */
+    int launch_regs;     /* NVIDIA: that per-thread count */
 } pt_regfile_use;
 
 /* Does this hardware give one register budget to every wave of a kernel (AMD)? */
 bool pt_regfile_per_kernel(const pt_hw *hw);
 /* The register file the roles of p take on hw (hw NULL: the NVIDIA sum). */
 void pt_regfile_use_of(const pt_sprogram *p, const pt_hw *hw, pt_regfile_use *u);
+/* NVIDIA: registers per thread a CTA of `threads` is launched with (__launch_bounds__(threads,
+ * 1)): regs_per_eu / threads rounded down to a multiple of 8, at most the ISA's maximum. */
+int pt_regfile_launch_regs(const pt_hw *hw, int64_t threads);
 
 #endif

@@ -4,6 +4,7 @@
  * all of its arguments first and only then changes the program: a refused edit leaves the
  * program exactly as it was, with a one-line reason in err. */
 #include "sprogram.h"
+#include "regfile.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,9 @@
 
 /* Register budget defaults (setmaxnreg): the producer only issues TMA copies. */
 #define PRODUCER_REGS 40
+#define PRODUCER_DEQUANT_REGS 96 /* the producer also dequantises (pt_stask_writes_ring) */
 #define CONSUMER_REGS_CAP 240
 #define ROLE_THREADS 128
-#define DEFAULT_REGS_PER_EU 65536
 
 static const char *const raster_names[] = {"row", "column", "grouped"};
 static const char *const order_names[] = {"auto", "raster", "longest_first"};
@@ -92,10 +93,12 @@ static int clamp_warpgroups(int wg)
 }
 
 /* The largest multiple of 8 per consumer thread such that producer + consumers fit. */
-static int consumer_regs(const pt_hw *hw, int warpgroups)
+static int consumer_regs(const pt_hw *hw, int warpgroups, int producer_regs)
 {
-    int64_t per_eu = hw && hw->regs_per_eu > 0 ? hw->regs_per_eu : DEFAULT_REGS_PER_EU;
-    int64_t left = per_eu - (int64_t)PRODUCER_REGS * ROLE_THREADS;
+    /* setmaxnreg moves registers between warps within what the CTA was launched with */
+    int64_t threads = (int64_t)(1 + warpgroups) * ROLE_THREADS;
+    int64_t per_eu = (int64_t)pt_regfile_launch_regs(hw, threads) * threads;
+    int64_t left = per_eu - (int64_t)producer_regs * ROLE_THREADS;
     int64_t r = left > 0 ? left / ((int64_t)warpgroups * ROLE_THREADS) : 0;
     r -= r % 8;
     if (r > CONSUMER_REGS_CAP)
@@ -132,8 +135,16 @@ void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
     if (hw)
         snprintf(p->hw_name, sizeof p->hw_name, "%s", hw->name);
 
-    add_role(p, "producer", PRODUCER_REGS, -1);
-    int regs = consumer_regs(hw, wgs);
+    /* A tile dequantised into shared memory for the tensor cores (pt_stask_writes_ring) is
+     * made by the producer warpgroup's CUDA cores, beside its TMA thread: both consumer
+     * warpgroups read the whole tile, so neither of them owns it. That role needs registers
+     * for its unpacking. */
+    bool ring_writer = false;
+    for (int i = 0; sg && sg->tasks && i < sg->n; i++)
+        ring_writer |= pt_stask_writes_ring(sg, i);
+    int producer_regs = ring_writer ? PRODUCER_DEQUANT_REGS : PRODUCER_REGS;
+    add_role(p, "producer", producer_regs, -1);
+    int regs = consumer_regs(hw, wgs, producer_regs);
     char name[PT_LANE_NAME_MAX];
     for (int w = 0; w < wgs; w++) {
         snprintf(name, sizeof name, "wg%d", w);
@@ -148,10 +159,14 @@ void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
         add_lane(p, name, PT_SEU_CUDA_CORE, 1 + w);
     }
 
-    /* A ring of 2 is the least that overlaps a copy with its consumer. */
+    if (ring_writer)
+        add_lane(p, "cuda.producer", PT_SEU_CUDA_CORE, 0);
+
+    /* A ring of 2 is the least that overlaps a copy (or a dequantisation) with its consumer. */
     for (int i = 0; sg && sg->tasks && i < sg->n; i++) {
         const pt_stask *t = &sg->tasks[i];
-        if (t->buffered && t->kind == PT_ST_LOAD && t->tensor >= 0 && t->tensor < PT_MAX_TENSORS)
+        if (((t->buffered && t->kind == PT_ST_LOAD) || pt_stask_writes_ring(sg, i)) &&
+            t->tensor >= 0 && t->tensor < PT_MAX_TENSORS)
             p->stages[t->tensor] = 2;
     }
 

@@ -70,3 +70,20 @@ const char *pt_region_name(pt_region r)
     }
     return "?";
 }
+
+bool pt_stask_writes_ring(const pt_stask_graph *sg, int s)
+{
+    if (!sg || !sg->tasks || s < 0 || s >= sg->n)
+        return false;
+    const pt_stask *t = &sg->tasks[s];
+    if (t->kind != PT_ST_DEQUANT || t->region != PT_REGION_BODY || t->tensor < 0)
+        return false;
+    for (int r = 0; r < sg->n; r++) {
+        const pt_stask *u = &sg->tasks[r];
+        int nd = u->n_deps < 0 ? 0 : u->n_deps > PT_MAX_DEPS ? PT_MAX_DEPS : u->n_deps;
+        for (int k = 0; k < nd && u->kind == PT_ST_MMA; k++)
+            if (u->deps[k].from == s && u->deps[k].distance == 0)
+                return true;
+    }
+    return false;
+}

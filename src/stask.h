@@ -88,6 +88,11 @@ const char *pt_stask_kind_name(pt_stask_kind k); /* "load", "mma", "softmax_max"
 bool pt_stask_kind_parse(const char *s, pt_stask_kind *out);
 pt_seu_kind pt_stask_kind_seu(pt_stask_kind k);  /* the sEU kind an sTask kind runs on */
 const char *pt_region_name(pt_region r);
+/* Does sTask s write its tile into a shared-memory ring that a tensor-core sTask reads (a
+ * dequantised weight tile: the mma takes its operands from shared memory)? Such a ring has
+ * stages like a load's, is written on the CUDA cores of the role that issues s, and is
+ * released by its mma readers. */
+bool pt_stask_writes_ring(const pt_stask_graph *sg, int s);
 
 /* sTask-partition: graph + tiling -> sTask-graph (Propagate is applied first). */
 bool pt_partition(pt_stask_graph *sg, const pt_graph *g, const pt_tiling *tiling, pt_error *err);

@@ -154,7 +154,8 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
     int64_t total = SMEM_BARRIER_BASE, resident_max = 0;
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
-        if (t->kind == PT_ST_LOAD && t->buffered && tensor_ok(t->tensor))
+        if (((t->kind == PT_ST_LOAD && t->buffered) || pt_stask_writes_ring(sg, s)) &&
+            tensor_ok(t->tensor))
             ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes(sg, t));
         else if (t->kind == PT_ST_LOAD) {
             /* resident tiles (Q in attention): one copy */
@@ -437,7 +438,8 @@ static void check_stages(vctx *c)
     bool reported[PT_MAX_TENSORS] = {false};
     for (int s = 0; s < c->sg->n; s++) {
         const pt_stask *t = &c->sg->tasks[s];
-        if (t->kind != PT_ST_LOAD || !t->buffered || !tensor_ok(t->tensor) ||
+        bool writes = pt_stask_writes_ring(c->sg, s);
+        if (((t->kind != PT_ST_LOAD || !t->buffered) && !writes) || !tensor_ok(t->tensor) ||
             reported[t->tensor] || c->p->stages[t->tensor] >= 1)
             continue;
         reported[t->tensor] = true;
@@ -446,8 +448,9 @@ static void check_stages(vctx *c)
                                : t->id;
         char sp[96];
         snprintf(sp, sizeof sp, "$.stages.%s", name);
-        problem_at(c->r, sp, "tensor %s is loaded into a ring buffer by %s but has %d stages; "
-                             "expected at least 1", name, t->id, c->p->stages[t->tensor]);
+        problem_at(c->r, sp, "tensor %s is %s a ring buffer by %s but has %d stages; "
+                             "expected at least 1", name, writes ? "written into" : "loaded into",
+                   t->id, c->p->stages[t->tensor]);
     }
 }
 
@@ -939,6 +942,13 @@ static void check_regs(vctx *c)
     pt_regfile_use_of(p, hw, &u);
     c->r->regs_total = u.claim;
     c->r->regs_limit = hw ? hw->regs_per_eu : 0;
+    if (hw && !amd && u.claim <= hw->regs_per_eu && u.claim > u.pool) {
+        problem_at(c->r, "$.roles", "registers: the roles' budgets add up to %lld but the CTA is "
+                      "launched with %d per thread (%lld in all), and setmaxnreg only moves "
+                      "registers between its warps; lower a role's budget", (long long)u.claim,
+                u.launch_regs, (long long)u.pool);
+        return;
+    }
     if (!hw || u.claim <= hw->regs_per_eu)
         return;
     if (amd)

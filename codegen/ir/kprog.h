@@ -46,8 +46,15 @@ typedef struct {
     int tensor;          /* graph tensor */
     int stask, lane;     /* its load (store for STAGING) and the lane issuing it */
     int stages;          /* ring depth; 1 otherwise */
-    int elem_bytes;
-    int64_t bytes;       /* one stage */
+    int elem_bytes;      /* at least 1; elem_bits < 8: packed (two 4-bit elements a byte) */
+    int elem_bits;
+    bool written;        /* RING written by the producer role's CUDA cores (a dequantised
+                            operand: pt_stask_writes_ring), not by TMA */
+    int readers;         /* RING: arrivals that release a stage: every consumer warpgroup
+                            that reads it, or 1 for the producer's dequantising warps */
+    int64_t bytes;       /* one stage; a row of a loaded tile is at least 16 bytes (the
+                            granule of a TMA box and of a global -> LDS copy) */
+    int64_t row_bytes;   /* bytes of one row (innermost axis) of a stage */
     int64_t box_rows;    /* rows of a TMA box (along the tensor's second-innermost axis): the
                             tile's, or the tensor's extent where that is smaller and the axis is
                             one of the output's (rows past it feed only output rows that are
@@ -84,6 +91,8 @@ typedef enum {
     PT_KB_RESCALE,      /* acc *= alpha */
     PT_KB_CONVERT,      /* epilogue: accumulators -> output dtype into the staging tile */
     PT_KB_NORMALIZE,    /* epilogue: acc / l -> output dtype into the staging tile */
+    PT_KB_DEQUANT,      /* producer CUDA cores: packed 4-bit tile x group scales -> f16/bf16
+                           tile in a shared-memory ring an mma reads */
     PT_KB_KINDS
 } pt_kbody;
 
@@ -106,6 +115,7 @@ typedef struct {
     int n_in;
     pt_ksrc in[PT_KTASK_INS]; /* mma: A, B; others: the values read */
     int out;                  /* value written, -1 */
+    int out_buf;              /* ring written (dequant), -1 */
 } pt_ktask;
 
 /* A group of asynchronous work completed by a wait: the task and the step it was issued in,
@@ -140,6 +150,8 @@ typedef struct {
 
 typedef struct {
     int wg;              /* consumer warpgroup, -1 for the producer */
+    /* the producer: its CUDA-core tasks (dequant), run by its warps other than the TMA
+     * thread's, once per iteration; consumers: the step program below */
     int role;            /* the sProgram's role */
     int regs;            /* register budget per thread */
     bool stores;         /* issues the store of the staging tile */

@@ -5,7 +5,27 @@
 
 bool pt_kmatmul_read(pt_kmatmul *mm, const pt_graph *g, const char *who, pt_error *err)
 {
-    const pt_op *op = &g->ops[0];
+    mm->deq = mm->Bq = mm->Bs = -1;
+    mm->group = 0;
+    mm->op = g->n_ops - 1;
+    const pt_op *op = &g->ops[mm->op];
+    if (op->kind != PT_OP_MATMUL || op->n_in != 2 || g->n_ops > 2)
+        KREFUSE("%s: graph \"%s\": expected one matmul, optionally after the dequantize op that "
+                "makes its B", who, g->name);
+    if (g->n_ops == 2) {
+        const pt_op *d = &g->ops[0];
+        if (d->kind != PT_OP_DEQUANTIZE || d->out != op->in[1])
+            KREFUSE("%s: graph \"%s\": op \"%s\" must be the dequantize that makes the "
+                    "matmul's B (\"%s\")", who, g->name, d->name, g->tensors[op->in[1]].name);
+        const pt_tensor *q = &g->tensors[d->in[0]];
+        mm->deq = 0;
+        mm->Bq = d->in[0];
+        mm->Bs = q->scales;
+        mm->group = q->group_size;
+        mm->q_dt = q->dtype;
+        if (mm->Bs < 0 || mm->group <= 0)
+            KREFUSE("%s: \"%s\" has no group scales", who, q->name);
+    }
     mm->A = op->in[0];
     mm->B = op->in[1];
     mm->C = op->out;

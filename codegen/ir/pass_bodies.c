@@ -14,7 +14,7 @@
 const char *pt_kbody_name(pt_kbody b)
 {
     static const char *const names[PT_KB_KINDS] = {"mma",     "row_max", "exp_rows", "row_sum",
-                                                   "rescale", "convert", "normalize"};
+                                                   "rescale", "convert", "normalize", "dequant"};
     return b >= 0 && b < PT_KB_KINDS ? names[b] : "?";
 }
 
@@ -92,6 +92,7 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
     const pt_op *op = t->op >= 0 ? &g->ops[t->op] : NULL;
     t->n_in = 0;
     t->out = -1;
+    t->out_buf = -1;
     /* the softmax pieces belong to the softmax op; rescale and normalize to the matmul after
      * it, and read the softmax's state */
     int sm = softmax_of(g, t->op), state = -1, sum = -1;
@@ -159,8 +160,31 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
 #undef IN
 #undef VAL
 
+/* The producer's dequantisation: its packed tensor's and its scales' rings in, the ring of
+ * the dequantised tile out. */
+static bool dequant_body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
+{
+    const pt_stask *st = &kp->sg->tasks[t->stask];
+    const pt_op *op = &kp->g->ops[t->op];
+    const pt_tensor *q = &kp->g->tensors[op->in[0]];
+    t->body = PT_KB_DEQUANT;
+    t->n_in = 0;
+    t->out = -1;
+    int bq = pt_kprog_buf_of(kp, op->in[0]), bs = q->scales >= 0 ? pt_kprog_buf_of(kp, q->scales) : -1;
+    t->out_buf = pt_kprog_buf_of(kp, op->out);
+    if (bq < 0 || bs < 0 || kp->bufs[bq].kind != PT_KBUF_RING || kp->bufs[bs].kind != PT_KBUF_RING)
+        KREFUSE("%s: %s dequantises %s; expected %s and its scales loaded per iteration into "
+                "rings", who, st->id, q->name, q->name);
+    t->in[t->n_in++] = (pt_ksrc){PT_KSRC_BUF, bq};
+    t->in[t->n_in++] = (pt_ksrc){PT_KSRC_BUF, bs};
+    return true;
+}
+
 bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
 {
+    for (int i = 0; i < kp->producer.n_tasks; i++)
+        if (!dequant_body(kp, &kp->producer.tasks[i], who, err))
+            return false;
     for (int w = 0; w < kp->wgs; w++) {
         pt_krole *R = &kp->consumer[w];
         for (int i = 0; i < R->n_tasks; i++)

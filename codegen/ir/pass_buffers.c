@@ -42,8 +42,16 @@ static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_
     int pos;
     if (!pt_sprogram_placement(kp->p, s, &b->lane, &pos))
         KREFUSE("%s: sTask %s is not placed", who, t->id);
-    b->elem_bytes = pt_dtype_bits(kp->g->tensors[t->tensor].dtype) / 8;
-    b->bytes = tile_elems(t) * b->elem_bytes;
+    b->elem_bits = pt_dtype_bits(kp->g->tensors[t->tensor].dtype);
+    b->elem_bytes = b->elem_bits >= 8 ? b->elem_bits / 8 : 1;
+    /* a row (innermost axis) of a loaded tile is moved in 16-byte granules: a narrower row
+     * (one group scale per row) is loaded 16 bytes wide */
+    int64_t inner = t->rank > 0 ? t->tile[t->rank - 1] : 1, rows = tile_elems(t) / (inner ? inner : 1);
+    b->row_bytes = (inner * b->elem_bits + 7) / 8;
+    if (kind != PT_KBUF_STAGING)
+        b->row_bytes = align_up(b->row_bytes, 16);
+    b->bytes = rows * b->row_bytes;
+    b->written = pt_stask_writes_ring(kp->sg, s);
     b->pitch = align_up(b->bytes, 1024);
     b->stages = 1;
     if (kind == PT_KBUF_RING) {
@@ -71,6 +79,9 @@ static bool collect(pt_kprog *kp, const char *who, pt_error *err)
                     KREFUSE("%s: %s is a %s load that is not buffered; loads are generated into "
                             "a ring of stages (body) or a resident tile (prologue)", who, t->id,
                             pt_region_name(t->region));
+                if (!add_buf(kp, PT_KBUF_RING, s, who, err))
+                    return false;
+            } else if (pass == 1 && pt_stask_writes_ring(sg, s)) {
                 if (!add_buf(kp, PT_KBUF_RING, s, who, err))
                     return false;
             } else if (pass == 2 && t->kind == PT_ST_STORE) {
@@ -184,7 +195,7 @@ static void boxes(pt_kprog *kp)
         if (outer >= 0 && outer != kp->sg->loop_axis && output_axis(kp, outer) &&
             kp->g->axes[outer].extent < rows)
             b->box_rows = kp->g->axes[outer].extent;
-        b->tx_bytes = rows > 0 ? b->bytes / rows * b->box_rows : b->bytes;
+        b->tx_bytes = b->written ? 0 : rows > 0 ? b->bytes / rows * b->box_rows : b->bytes;
     }
 }
 

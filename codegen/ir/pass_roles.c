@@ -14,7 +14,7 @@ static bool producer(pt_kprog *kp, const char *who, pt_error *err)
     int lane = -1;
     for (int i = 0; i < kp->n_bufs; i++) {
         const pt_kbuf *b = &kp->bufs[i];
-        if (b->kind == PT_KBUF_STAGING)
+        if (b->kind == PT_KBUF_STAGING || b->written)
             continue;
         const pt_role_def *r = &p->roles[p->lanes[b->lane].role];
         const char *id = kp->sg->tasks[b->stask].id;
@@ -75,6 +75,25 @@ static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
     int s = L->entries[e].stask;
     const pt_stask *t = &kp->sg->tasks[s];
     int rw = p->roles[L->role].wg;
+    if (pt_stask_writes_ring(kp->sg, s)) {
+        /* a tile every consumer warpgroup reads: made by the producer's CUDA cores */
+        if (p->roles[L->role].wg >= 0)
+            KREFUSE("%s: %s is on lane %s of role %s; a tile the mma reads from shared memory "
+                    "is dequantised by the producer role's CUDA cores (a cuda_core lane of role "
+                    "%s, e.g. cuda.producer)", who, t->id, L->name, p->roles[L->role].name,
+                    p->roles[kp->producer.role].name);
+        if (L->entries[e].offset != 0)
+            KREFUSE("%s: %s has iteration offset %d; the producer dequantises each iteration "
+                    "once its loads landed (offset 0)", who, t->id, L->entries[e].offset);
+        if (kp->producer.n_tasks == PT_KP_MAX_TASKS)
+            KREFUSE("%s: more than %d producer sTasks", who, PT_KP_MAX_TASKS);
+        kp->producer.tasks[kp->producer.n_tasks++] =
+            (pt_ktask){.stask = s, .lane = l, .offset = 0, .op = t->op, .out = -1, .out_buf = -1};
+        int b = pt_kprog_buf_of(kp, t->tensor);
+        if (b >= 0)
+            kp->bufs[b].lane = l;
+        return true;
+    }
     if (t->wg < 0 || t->wg >= kp->wgs)
         KREFUSE("%s: sTask %s belongs to no consumer warpgroup", who, t->id);
     if (rw != t->wg)
@@ -84,7 +103,7 @@ static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
     R->role = L->role;
     R->regs = p->roles[L->role].regs;
     pt_ktask task = {.stask = s, .lane = l, .offset = L->entries[e].offset, .op = t->op,
-                     .out = -1};
+                     .out = -1, .out_buf = -1};
     if (t->region == PT_REGION_EPILOGUE) {
         if (R->epilogue.stask >= 0)
             KREFUSE("%s: warpgroup %d has two epilogue sTasks (%s and %s); one writes the output "
@@ -109,6 +128,7 @@ static bool consumers(pt_kprog *kp, const char *who, pt_error *err)
         kp->consumer[w].role = -1;
         kp->consumer[w].epilogue.stask = -1;
     }
+    kp->producer.n_tasks = 0;
     for (int l = 0; l < p->n_lanes; l++)
         for (int e = 0; e < p->lanes[l].n; e++) {
             pt_stask_kind k = kp->sg->tasks[p->lanes[l].entries[e].stask].kind;
@@ -125,12 +145,31 @@ static bool consumers(pt_kprog *kp, const char *who, pt_error *err)
     return true;
 }
 
+/* Who releases a ring's stages: the consumer warpgroups, or the producer's dequantising warps
+ * for the rings only they read (the packed weights and their scales). */
+static void readers(pt_kprog *kp)
+{
+    for (int b = 0; b < kp->n_bufs; b++) {
+        pt_kbuf *B = &kp->bufs[b];
+        B->readers = kp->wgs;
+        for (int i = 0; i < kp->producer.n_tasks; i++) {
+            const pt_op *op = &kp->g->ops[kp->producer.tasks[i].op];
+            const pt_tensor *q = &kp->g->tensors[op->in[0]];
+            if (B->tensor == op->in[0] || B->tensor == q->scales)
+                B->readers = 1;
+        }
+    }
+}
+
 bool pt_kpass_roles(pt_kprog *kp, const char *who, pt_error *err)
 {
     kp->wgs = kp->sg->tiling.warpgroups;
     if (kp->wgs < 1 || kp->wgs > PT_KP_MAX_WG)
         KREFUSE("%s: %d consumer warpgroups; expected 1 to %d", who, kp->wgs, PT_KP_MAX_WG);
-    return producer(kp, who, err) && consumers(kp, who, err) && store(kp, who, err);
+    if (!producer(kp, who, err) || !consumers(kp, who, err) || !store(kp, who, err))
+        return false;
+    readers(kp);
+    return true;
 }
 
 int pt_kprog_task_of(const pt_krole *r, int stask)

@@ -16,10 +16,13 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         return false;
     const pt_graph *g = sg->graph;
     bool attn = sm90a_attn_matches(g);
-    if (!attn && (g->n_ops != 1 || g->ops[0].kind != PT_OP_MATMUL))
+    bool gemm = (g->n_ops == 1 && g->ops[0].kind == PT_OP_MATMUL) ||
+                (g->n_ops == 2 && g->ops[0].kind == PT_OP_DEQUANTIZE &&
+                 g->ops[1].kind == PT_OP_MATMUL);
+    if (!attn && !gemm)
         return pt_fail(err, "codegen sm90a: graph \"%s\" has %d ops; this backend generates single "
-                            "matmuls and attention (matmul, online_softmax, matmul) so far "
-                            "(dequantising and Mamba2 kernels are later work)",
+                            "matmuls (optionally of dequantised weights) and attention (matmul, "
+                            "online_softmax, matmul) so far (Mamba2 kernels are later work)",
                        g->name, g->n_ops);
     pt_kprog *kp = malloc(sizeof *kp);
     bool ok = kp ? pt_kprog_build(kp, p, sg, hw, "sm90a", err)

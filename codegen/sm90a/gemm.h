@@ -27,10 +27,23 @@ typedef struct {
     int c_chunk_cols;            /* output columns per 128-byte swizzled store box */
     int64_t tiles_m, tiles_n, k_iters;
     sm90a_shape sh;              /* the tile walk and buffer names the shared printers use */
+    /* B dequantised by the producer's CUDA cores (pt_stask_writes_ring): its packed tensor and
+     * group scales, their rings, the group length, the scale columns of a stage */
+    bool deq;
+    int Bq, Bs, ring_q, ring_s, deq_task;
+    int64_t group, s_cols;
+    pt_dtype q_dt;
+    char coord_q[64], coord_s[64];
 } sm90a_gemm;
 
 bool sm90a_gemm_plan(sm90a_gemm *gm, const pt_kprog *kp, pt_error *err);
+int sm90a_gemm_trace_roles(const sm90a_gemm *gm);
 bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err);
+/* Dequantised B (gemm_dequant.c): what its instructions need, and the producer's dequantising
+ * warps. */
+bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err);
+void sm90a_gemm_emit_dequant(strbuf *sb, const void *gemm);
+void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm);
 /* Split-K (gemm_splitk.c): the counters and workspace before the kernel, the epilogue that
  * publishes or adds the partial tiles after the loop. */
 void sm90a_gemm_emit_splitk_globals(strbuf *sb, const sm90a_gemm *gm);

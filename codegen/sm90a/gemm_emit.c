@@ -30,6 +30,13 @@ static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
               gm->a_kmajor ? 0 : 1, gm->b_kmajor ? 0 : 1);
 }
 
+/* Record regions of the instrumented build: the TMA thread, each consumer warpgroup, and the
+ * dequantising warps where the producer has them. */
+int sm90a_gemm_trace_roles(const sm90a_gemm *gm)
+{
+    return 1 + gm->wgs + (gm->deq ? 1 : 0);
+}
+
 static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
 {
     sb_printf(sb, "namespace {\n"
@@ -45,7 +52,9 @@ static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
               (long long)gm->M, (long long)gm->N, (long long)gm->K, (long long)gm->BM,
               (long long)gm->BN, (long long)gm->BK, gm->wgs, gm->m_wg, gm->mrep,
               (long long)gm->tiles_m, (long long)gm->tiles_n, (long long)gm->kp->tiles,
-              (long long)gm->k_iters, gm->kp->group, 1 + gm->wgs, gm->kp->trace_cap);
+              (long long)gm->k_iters, gm->kp->group, sm90a_gemm_trace_roles(gm), gm->kp->trace_cap);
+    if (gm->deq)
+        sm90a_gemm_emit_dequant_constants(sb, gm);
     if (gm->kp->split_k > 1)
         sb_printf(sb, "constexpr int SPLIT_K = %d, WORK = TILES * SPLIT_K;  // split-K: chunks per tile, work items\n",
                   gm->kp->split_k);
@@ -63,6 +72,9 @@ static void emit_trace_ids(strbuf *sb, const sm90a_gemm *gm)
                   "namespace {\n"
                   "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, LANE_LOAD = %d;\n",
               gm->kp->bufs[gm->ring_a].stask, gm->kp->bufs[gm->ring_b].stask, gm->kp->lane_load);
+    if (gm->deq)
+        sb_printf(sb, "constexpr int ST_LOAD_BQ = %d, ST_LOAD_BS = %d;\n",
+                  gm->kp->bufs[gm->ring_q].stask, gm->kp->bufs[gm->ring_s].stask);
     const char *names[4] = {"ST_MMA", "LANE_MMA", "ST_CVT", "LANE_CVT"};
     for (int k = 0; k < 4; k++) {
         sb_printf(sb, "__device__ constexpr int %s[WGS] = {", names[k]);
@@ -134,12 +146,14 @@ static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
               "            if (cw == 0)\n"
               "                PT_REC(ST_LOAD_A, LANE_LOAD, n_tile, i, 1);  // the load's bytes have landed\n"
               "            pt::mbar_wait(&full_b[sb], (cnt_b / STAGES_B) & 1);\n"
-              "            if (cw == 0)\n"
-              "                PT_REC(ST_LOAD_B, LANE_LOAD, n_tile, i, 1);\n"
+              "%s"
               "            PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 0);\n"
               "            mma_tile(acc, ring_a + sa * A_PITCH, ring_b + sb * B_PITCH, cw);\n",
               gm->kp->split_k > 1 ? "n_iter" : "K_ITERS", C, gm->g->tensors[gm->A].name,
-              gm->g->tensors[gm->B].name);
+              gm->g->tensors[gm->B].name,
+              gm->deq ? "" /* B's tile was written by the dequantising warps, who record it */
+                      : "            if (cw == 0)\n"
+                        "                PT_REC(ST_LOAD_B, LANE_LOAD, n_tile, i, 1);\n");
 }
 
 /* The end of a k iteration: wait for the wgmma group, then hand the stages it read back to the
@@ -302,6 +316,8 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
               gm->b_kmajor ? "^T (B stored N x K)" : " (B stored K x N)", pt_dtype_name(gm->in_dt),
               pt_dtype_name(gm->out_dt));
     sm90a_emit_device_header(sb, true);
+    if (gm->deq)
+        sb_puts(sb, "#include \"pt_dequant.cuh\"  // dequant.W: packed 4-bit tile x group scales -> B's tile\n\n");
     emit_constants(sb, gm);
     emit_trace_ids(sb, gm);
     emit_wgmma(sb, gm);
@@ -309,10 +325,16 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
     emit_raster(sb, gm);
     if (gm->kp->split_k > 1)
         sm90a_gemm_emit_splitk_globals(sb, gm);
-    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
-                  "%s(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,\n"
-                  "   const __grid_constant__ CUtensorMap tm_c, uint8_t *pt_trace)\n{\n",
-              gm->kp->threads, gm->kp->kernel_name);
+    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", gm->kp->threads,
+              gm->kp->kernel_name);
+    for (int b = 0; b < gm->kp->n_bufs; b++) {  /* a tensor map per loaded or stored buffer */
+        char lo[8], up[8];
+        if (gm->kp->bufs[b].written)
+            continue;
+        sm90a_buf_name(&gm->sh, b, lo, up, sizeof lo);
+        sb_printf(sb, "const __grid_constant__ CUtensorMap tm_%s,\n   ", lo);
+    }
+    sb_puts(sb, "uint8_t *pt_trace)\n{\n");
     sm90a_emit_kernel_head(sb, &gm->sh);
     sm90a_emit_producer(sb, &gm->sh);
     emit_consumer(sb, gm);

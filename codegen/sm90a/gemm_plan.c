@@ -31,17 +31,24 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
     gm->K = mm.K;
     int m = mm.m, n = mm.n, k = mm.k;
     const pt_tensor *A = &g->tensors[gm->A], *B = &g->tensors[gm->B], *C = &g->tensors[gm->C];
-    /* TMA: global strides (the rows of every tensor) are multiples of 16 bytes. */
-    const pt_tensor *rows[3] = {A, B, C};
-    for (int i = 0; i < 3; i++) {
-        int inner = rows[i]->axes[1];
-        int64_t bytes = g->axes[inner].extent * (pt_dtype_bits(rows[i]->dtype) / 8);
+    gm->deq = mm.deq >= 0;
+    gm->Bq = mm.Bq;
+    gm->Bs = mm.Bs;
+    gm->group = mm.group;
+    gm->q_dt = mm.q_dt;
+    /* TMA: global strides (the rows of every tensor loaded or stored) are multiples of 16
+     * bytes. A dequantised B is not in global memory: its packed tensor and scales are. */
+    const pt_tensor *rows[4] = {A, gm->deq ? &g->tensors[mm.Bq] : B, C,
+                                gm->deq ? &g->tensors[mm.Bs] : NULL};
+    const char *part[4] = {"A", gm->deq ? "the packed B" : "B", "C", "B's scales"};
+    for (int i = 0; i < 4 && rows[i]; i++) {
+        int inner = rows[i]->axes[rows[i]->rank - 1], bits = pt_dtype_bits(rows[i]->dtype);
+        int64_t bytes = (g->axes[inner].extent * bits + 7) / 8;
         if (bytes % 16)
             REFUSE("rows of %s (\"%s\") are %lld bytes (%s = %lld); TMA needs a multiple of 16 "
-                   "bytes, so %s must be a multiple of %d", i == 0 ? "A" : i == 1 ? "B" : "C",
-                   rows[i]->name, (long long)bytes, g->axes[inner].name,
-                   (long long)g->axes[inner].extent, g->axes[inner].name,
-                   16 / (pt_dtype_bits(rows[i]->dtype) / 8));
+                   "bytes, so %s must be a multiple of %d", part[i], rows[i]->name,
+                   (long long)bytes, g->axes[inner].name, (long long)g->axes[inner].extent,
+                   g->axes[inner].name, 128 / bits);
     }
     const pt_tiling *t = &gm->kp->sg->tiling;
     gm->BM = t->tile[m];
@@ -82,7 +89,7 @@ static void plan_shape(sm90a_gemm *gm)
 {
     const pt_graph *g = gm->g;
     sm90a_shape *sh = &gm->sh;
-    const pt_op *op = &g->ops[0];
+    const pt_op *op = &g->ops[g->n_ops - 1];
     int m = g->tensors[gm->C].axes[0], n = g->tensors[gm->C].axes[1], k = op->reduce_axes[0];
     sh->kp = gm->kp;
     snprintf(sh->origin[m], sizeof sh->origin[m], "tm * BM");
@@ -96,6 +103,14 @@ static void plan_shape(sm90a_gemm *gm)
     const int bufs[3] = {gm->ring_a, gm->ring_b, gm->kp->staging};
     for (int i = 0; i < 3; i++)
         snprintf(sh->name[bufs[i]], sizeof sh->name[0], "%c", "abc"[i]);
+    if (gm->deq) {
+        snprintf(sh->name[gm->ring_q], sizeof sh->name[0], "bq");
+        snprintf(sh->name[gm->ring_s], sizeof sh->name[0], "bs");
+        sh->plain_inner[gm->ring_q] = gm->coord_q;
+        sh->plain_inner[gm->ring_s] = gm->coord_s;
+        sh->producer_tasks = sm90a_gemm_emit_dequant;
+        sh->view = gm;
+    }
 }
 
 /* The consumers' loop is printed as one guarded loop: the mma alone at offset 0. */
@@ -147,7 +162,7 @@ bool sm90a_gemm_plan(sm90a_gemm *gm, const pt_kprog *kp, pt_error *err)
     gm->kp = kp;
     gm->g = kp->g;
     if (!plan_graph(gm, err) || !plan_tiles(gm, err) || !plan_roles(gm, err) ||
-        !plan_registers(gm, err))
+        !plan_registers(gm, err) || (gm->deq && !sm90a_gemm_plan_dequant(gm, err)))
         return false;
     plan_shape(gm);
     return true;

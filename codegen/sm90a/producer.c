@@ -170,7 +170,7 @@ void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh)
               pt_codegen_comment_safe(kp->p->lanes[kp->lane_load].name, lane, sizeof lane),
               kp->producer.regs, kp->producer.regs);
     for (int b = 0; b < kp->n_bufs; b++)
-        if (kp->bufs[b].kind == PT_KBUF_RING) {
+        if (kp->bufs[b].kind == PT_KBUF_RING && !kp->bufs[b].written) {
             sm90a_buf_name(sh, b, lo, up, sizeof lo);
             sb_printf(sb, "cnt_%s = 0, ", lo);
         }
@@ -188,7 +188,10 @@ void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh)
                     "            }\n");
     if (kp->store_wg < 0)
         sb_puts(sb, "            pt::tma_store_wait_all();\n");
-    sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n        }\n        return;\n    }\n\n");
+    sb_puts(sb, "#ifdef PT_TRACE\n            tracer.end();\n#endif\n        }\n");
+    if (sh->producer_tasks)
+        sh->producer_tasks(sb, sh->view);
+    sb_puts(sb, "        return;\n    }\n\n");
 }
 
 void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *ind)

@@ -24,6 +24,14 @@ typedef struct {
     const char *iters;          /* the tile's loop trip count: "K_ITERS", "tile_iters(mt)" */
     char name[PT_KP_MAX_BUFS][8]; /* each buffer's name in the kernel, by its part in the
                                      workload ("a", "b", "c"; "q", "k", "v", "o") */
+    /* a buffer loaded as one unswizzled box per stage (packed 4-bit weights, group scales):
+     * its innermost coordinate at iteration i (in the map's elements: bytes for packed data),
+     * NULL for the 128-byte swizzled atoms of the rest */
+    const char *plain_inner[PT_KP_MAX_BUFS];
+    /* the producer's CUDA-core tasks (dequantisation), printed by the workload after the TMA
+     * thread's block; NULL when the producer has none */
+    void (*producer_tasks)(strbuf *sb, const void *view);
+    const void *view;
 } sm90a_shape;
 
 /* The buffer's name in the kernel (sh->name: "a", "q"), and upper case for its constants

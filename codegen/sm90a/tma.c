@@ -54,6 +54,11 @@ void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *s
     char at[48] = "";
     if (stage)
         snprintf(at, sizeof at, " + %s * %s_PITCH", stage, up);
+    if (sh->plain_inner[b]) {  /* one unswizzled box: the rows of a stage lie one after another */
+        sb_printf(sb, "%spt::tma_load_2d(smem + OFF_%s%s, &tm_%s, %s, %s, %s);\n", ind, up, at, lo,
+                  bar, sh->plain_inner[b], oo[0] ? oo : "0");
+        return;
+    }
     sb_printf(sb, "%sfor (int a = 0; a < %s / 64; ++a)  // 64-wide swizzle atoms along %s\n"
                   "%s    pt::tma_load_%dd(smem + OFF_%s%s + a * (%s * 128), &tm_%s, %s,\n"
                   "%s                    %s%sa * 64, %s%s%s);\n",

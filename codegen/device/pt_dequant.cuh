@@ -1,0 +1,121 @@
+// pt_dequant.cuh — PipeThreader's dequantisation sTask for Hopper kernels: a packed 4-bit weight
+// tile and its group scales (as TMA landed them in shared memory) turned into the f16/bf16 tile
+// a wgmma reads as its K-major B operand.
+//
+// Formats (the same as the bundle's reference, codegen/reference.c): two elements per byte,
+// the even element in the low nibble; int4 is signed two's complement (-8..7); fp4 is e2m1
+// (sign, 2 exponent bits with bias 1, 1 mantissa bit: 0, 0.5, 1, 1.5, 2, 3, 4, 6). An element
+// is its 4-bit value times the scale of its group of G along k, rounded once to the element
+// type, exactly as the reference rounds its dequantised tensor.
+//
+// Output layout: what TMA's 128-byte swizzle gives a K-major tile of BN rows: 64-column atoms
+// BN*128 bytes apart, 128-byte rows, the 16-byte chunk c of row r stored at chunk c ^ (r % 8).
+// Work is split in chunks of 8 elements (4 packed bytes in, 16 bytes out, one scale): 8
+// consecutive threads write one row's 128 bytes, so neither the reads nor the writes conflict.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+namespace pt {
+
+enum class Quant { INT4, FP4_E2M1 };
+
+// Element pair j (elements 2j, 2j+1) of 8 packed nibbles, each in the low 4 bits of a 16-bit
+// half of the result.
+__device__ __forceinline__ uint32_t nibble_pair(uint32_t packed, int j)
+{
+    const uint32_t v = packed >> (8 * j);
+    return (v & 0xFu) | ((v << 12) & 0xF0000u);
+}
+
+template <typename T> struct dequant_math;
+
+template <> struct dequant_math<__half> {
+    // int4: 1024 + (n ^ 8) as the f16 bit pattern 0x6400 | (n ^ 8), minus 1032, is n exactly.
+    __device__ static __forceinline__ __half2 int4_pair(uint32_t x)
+    {
+        const uint32_t bits = x ^ 0x64086408u;
+        return __hsub2(*reinterpret_cast<const __half2 *>(&bits), __float2half2_rn(1032.f));
+    }
+    // fp4: the 3 magnitude bits placed at f16 bits 9..11 read as 2^(E-15)(1 + M/2) (E > 0) or
+    // M·2^-15 (E = 0, subnormal); times 2^14 (exact) that is the e2m1 value.
+    __device__ static __forceinline__ __half2 fp4_pair(uint32_t x)
+    {
+        const uint32_t bits = ((x & 0x00070007u) << 9) | ((x & 0x00080008u) << 12);
+        return __hmul2(*reinterpret_cast<const __half2 *>(&bits), __float2half2_rn(16384.f));
+    }
+    __device__ static __forceinline__ uint32_t scale_pair(__half2 v, __half s)
+    {
+        const __half2 r = __hmul2(v, __half2half2(s));  // exact v times s, rounded once
+        return *reinterpret_cast<const uint32_t *>(&r);
+    }
+};
+
+template <> struct dequant_math<__nv_bfloat16> {
+    // int4: 128 + (n ^ 8) as the bf16 bit pattern 0x4300 | (n ^ 8), minus 136, is n exactly.
+    __device__ static __forceinline__ float2 int4_pair(uint32_t x)
+    {
+        const uint32_t bits = x ^ 0x43084308u;
+        const __nv_bfloat162 h = __hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits),
+                                         __float2bfloat162_rn(136.f));
+        return __bfloat1622float2(h);
+    }
+    // fp4 through f16 (every e2m1 value is exact there), then f32.
+    __device__ static __forceinline__ float2 fp4_pair(uint32_t x)
+    {
+        return __half22float2(dequant_math<__half>::fp4_pair(x));
+    }
+    // the product of two bf16 values is exact in f32: one rounding, as the reference's
+    __device__ static __forceinline__ uint32_t scale_pair(float2 v, __nv_bfloat16 s)
+    {
+        const float f = __bfloat162float(s);
+        const __nv_bfloat162 r = __floats2bfloat162_rn(v.x * f, v.y * f);
+        return *reinterpret_cast<const uint32_t *>(&r);
+    }
+};
+
+// 8 elements (one 32-bit word of nibbles) times their group's scale, as 16 bytes.
+template <typename T, Quant QK>
+__device__ __forceinline__ uint4 dequant8(uint32_t packed, T scale)
+{
+    using M = dequant_math<T>;
+    uint32_t o[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const uint32_t x = nibble_pair(packed, j);
+        o[j] = QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x), scale)
+                                 : M::scale_pair(M::fp4_pair(x), scale);
+    }
+    return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+// The first group column of a scales stage: TMA's innermost box coordinate must be a multiple
+// of 16 bytes, so the box starts at the group of kbase rounded down to 8 groups.
+template <int G> __device__ __forceinline__ int scale_col0(int kbase)
+{
+    return (kbase / G) & ~7;
+}
+
+// dequant.W: the BN x BK tile at k = kbase. q: the packed stage (BN rows of Q_ROW bytes);
+// s: the scales stage (BN rows of S_COLS groups from scale_col0); w: the swizzled output
+// stage. Threads tid = 0 .. THREADS-1 of the dequantising warps share the work.
+template <typename T, Quant QK, int BN, int BK, int G, int Q_ROW, int S_COLS, int THREADS>
+__device__ __forceinline__ void dequant_tile(uint8_t *w, const uint8_t *q, const T *s, int kbase,
+                                             int tid)
+{
+    static_assert(BK % 64 == 0 && G % 8 == 0, "whole swizzle atoms, chunks within one group");
+    constexpr int CHUNKS = BK / 8;
+    const int g0 = scale_col0<G>(kbase);
+#pragma unroll 4
+    for (int u = tid; u < BN * CHUNKS; u += THREADS) {
+        const int r = u / CHUNKS, c = u % CHUNKS;
+        const uint32_t packed = *reinterpret_cast<const uint32_t *>(q + r * Q_ROW + c * 4);
+        const T scale = s[r * S_COLS + (kbase + c * 8) / G - g0];
+        const uint4 out = dequant8<T, QK>(packed, scale);
+        *reinterpret_cast<uint4 *>(w + (c / 8) * (BN * 128) + r * 128 + (((c % 8) ^ (r % 8)) * 16)) = out;
+    }
+}
+
+}  // namespace pt

@@ -1,0 +1,156 @@
+/* gemm_dequant.c — a matmul whose B is dequantised in the kernel (W4A16, WFP4A16): the packed
+ * weights and their group scales are loaded by TMA into rings like any operand, and the
+ * producer warpgroup's three warps beside the TMA thread turn each stage into the f16/bf16
+ * tile of B's ring, which the consumers' wgmma reads as if TMA had loaded it.
+ *
+ * So dequantising iteration i + 1 overlaps the mma of iteration i, as the sProgram's stages of
+ * B say: the dequantising warps wait for a free stage of B (its empty barrier, released by the
+ * consumers' wgmma groups), for the packed and scale stages (their full barriers), write the
+ * tile, make it visible to the tensor cores' asynchronous proxy, and arrive on B's full
+ * barrier; the packed and scale stages go back to the TMA thread right away. */
+#include <stdio.h>
+
+#include "common.h"
+#include "gemm.h"
+
+#define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
+
+/* Warps of the producer warpgroup that dequantise (all but the TMA thread's), and the named
+ * barrier they sync on (consumers use 1 .. WGS; a GEMM has no Waits between warpgroups). */
+#define DEQ_THREADS 96
+#define DEQ_BARRIER 15
+
+bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
+{
+    const pt_kprog *kp = gm->kp;
+    const pt_graph *g = gm->g;
+    if (kp->producer.n_tasks != 1 || kp->producer.tasks[0].body != PT_KB_DEQUANT)
+        REFUSE("B (\"%s\") is dequantised in the kernel; expected one dequant sTask on the "
+               "producer role", g->tensors[gm->B].name);
+    gm->deq_task = kp->producer.tasks[0].stask;
+    if (!gm->b_kmajor)
+        REFUSE("the dequantised B (\"%s\") must be stored [n, k] (its packed rows run along k)",
+               g->tensors[gm->B].name);
+    const pt_tensor *q = &g->tensors[gm->Bq], *sc = &g->tensors[gm->Bs];
+    if (q->group_axis != g->tensors[gm->B].axes[1])
+        REFUSE("the groups of \"%s\" run along %s; expected the reduction axis %s", q->name,
+               q->group_axis >= 0 ? g->axes[q->group_axis].name : "no axis",
+               g->axes[g->tensors[gm->B].axes[1]].name);
+    if (gm->group % 8)
+        REFUSE("group size %lld of \"%s\"; expected a multiple of 8 (a chunk of 8 weights shares "
+               "one scale)", (long long)gm->group, q->name);
+    if (sc->rank != 2 || sc->axes[0] != g->tensors[gm->B].axes[0] || sc->dtype != gm->in_dt)
+        REFUSE("scales \"%s\" must be [%s, %s/%lld] of %s, the activations' type", sc->name,
+               g->axes[g->tensors[gm->B].axes[0]].name, g->axes[q->group_axis].name,
+               (long long)gm->group, pt_dtype_name(gm->in_dt));
+    gm->ring_q = pt_kprog_buf_of(kp, gm->Bq);
+    gm->ring_s = pt_kprog_buf_of(kp, gm->Bs);
+    if (gm->ring_q < 0 || gm->ring_s < 0 || kp->bufs[gm->ring_q].kind != PT_KBUF_RING ||
+        kp->bufs[gm->ring_s].kind != PT_KBUF_RING)
+        REFUSE("\"%s\" and \"%s\" must be loaded per k block into rings of stages", q->name,
+               sc->name);
+    if (kp->bufs[gm->ring_q].row_bytes != gm->BK / 2)
+        REFUSE("a stage of \"%s\" holds %lld bytes a row; expected BK / 2 = %lld", q->name,
+               (long long)kp->bufs[gm->ring_q].row_bytes, (long long)(gm->BK / 2));
+    /* The scale columns a k block needs: TMA starts the box at a multiple of 16 bytes (8
+     * groups) at or before its first element's group, and it must reach its last's. */
+    gm->s_cols = kp->bufs[gm->ring_s].row_bytes / 2;
+    int64_t span = 0;
+    for (int64_t i = 0; i < gm->k_iters; i++) {
+        int64_t first = i * gm->BK / gm->group, last = (i * gm->BK + gm->BK - 1) / gm->group;
+        if (last - (first & ~7LL) + 1 > span)
+            span = last - (first & ~7LL) + 1;
+    }
+    if (span > gm->s_cols)
+        REFUSE("a k block of %lld needs %lld scale columns of \"%s\" (groups of %lld, boxes "
+               "starting at a multiple of 8 groups); a scale stage holds %lld: use a k tile that "
+               "divides into whole groups or larger groups", (long long)gm->BK, (long long)span,
+               sc->name, (long long)gm->group, (long long)gm->s_cols);
+    if (gm->kp->producer.regs < 56)
+        REFUSE("the producer role has %d registers per thread; its dequantising warps need at "
+               "least 56", gm->kp->producer.regs);
+    const char *k0 = kp->split_k > 1 ? "(k0 + i)" : "i";
+    snprintf(gm->coord_q, sizeof gm->coord_q, "%s * (BK / 2)", k0);
+    snprintf(gm->coord_s, sizeof gm->coord_s, "pt::scale_col0<QGROUP>(%s * BK)", k0);
+    return true;
+}
+
+void sm90a_gemm_emit_dequant(strbuf *sb, const void *gemm)
+{
+    const sm90a_gemm *gm = gemm;
+    const pt_kprog *kp = gm->kp;
+    const pt_ktask *t = &kp->producer.tasks[0];
+    char lane[PT_LANE_NAME_MAX];
+    bool split = kp->split_k > 1;
+    sb_printf(sb,
+              "        if (threadIdx.x >= 128 - DEQ_THREADS) {\n"
+              "            // %s on lane %s: the other warps of the producer warpgroup turn each\n"
+              "            // stage of %s and %s into B's tile, once per k block, as the consumers free B's stages.\n"
+              "            const int dq = threadIdx.x - (128 - DEQ_THREADS);\n"
+              "#ifdef PT_TRACE\n"
+              "            if (dq == 0)\n"
+              "                tracer.begin(pt_trace, 1 + WGS, TRACE_ROLES, TRACE_CAP);\n"
+              "#endif\n"
+              "            uint32_t cnt_bq = 0, cnt_bs = 0, cnt_b = 0, n_tile = 0;\n"
+              "%s"
+              "                int tm, tn;\n"
+              "                tile_coords(t, tm, tn);\n"
+              "                (void)tm;\n"
+              "                (void)tn;\n",
+              kp->sg->tasks[t->stask].id,
+              pt_codegen_comment_safe(kp->p->lanes[t->lane].name, lane, sizeof lane),
+              gm->g->tensors[gm->Bq].name, gm->g->tensors[gm->Bs].name,
+              split ? "            for (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
+                      "                const int t = w / SPLIT_K, kc = w % SPLIT_K;  // tile and its chunk of the loop\n"
+                    : "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
+    sm90a_emit_iters(sb, &gm->sh, "                ");
+    sb_printf(sb,
+              "                for (int i = 0; i < n_iter; ++i) {\n"
+              "                    const uint32_t sq = cnt_bq %% STAGES_BQ, ss = cnt_bs %% STAGES_BS, sw = cnt_b %% STAGES_B;\n"
+              "                    pt::mbar_wait(&full_bq[sq], (cnt_bq / STAGES_BQ) & 1);  // Wait: load.%s landed\n"
+              "                    pt::mbar_wait(&full_bs[ss], (cnt_bs / STAGES_BS) & 1);  // Wait: load.%s landed\n"
+              "                    pt::mbar_wait(&empty_b[sw], ((cnt_b / STAGES_B) & 1) ^ 1);  // every warpgroup released the stage\n"
+              "                    if (dq == 0) {\n"
+              "                        PT_REC(ST_LOAD_BQ, LANE_LOAD, n_tile, i, 1);  // the loads' bytes have landed\n"
+              "                        PT_REC(ST_LOAD_BS, LANE_LOAD, n_tile, i, 1);\n"
+              "                        PT_REC(%d, %d, n_tile, i, 0);\n"
+              "                    }\n"
+              "                    pt::dequant_tile<elem_t, pt::Quant::%s, BN, BK, QGROUP, BQ_ROW, BS_COLS, DEQ_THREADS>(\n"
+              "                        smem + OFF_B + sw * B_PITCH, smem + OFF_BQ + sq * BQ_PITCH,\n"
+              "                        reinterpret_cast<const elem_t *>(smem + OFF_BS + ss * BS_PITCH), %s * BK, dq);\n"
+              "                    pt::fence_proxy_async();  // the wgmma reads the tile through the async proxy\n"
+              "                    pt::named_sync(DEQ_BARRIER, DEQ_THREADS);\n"
+              "                    if (dq == 0) {\n"
+              "                        PT_REC(%d, %d, n_tile, i, 1);\n"
+              "                        pt::mbar_arrive(&full_b[sw]);\n"
+              "                        pt::mbar_arrive(&empty_bq[sq]);\n"
+              "                        pt::mbar_arrive(&empty_bs[ss]);\n"
+              "                    }\n"
+              "                    ++cnt_bq;\n"
+              "                    ++cnt_bs;\n"
+              "                    ++cnt_b;\n"
+              "                }\n"
+              "            }\n"
+              "#ifdef PT_TRACE\n"
+              "            if (dq == 0)\n"
+              "                tracer.end();\n"
+              "#endif\n"
+              "        }\n",
+              gm->g->tensors[gm->Bq].name, gm->g->tensors[gm->Bs].name, t->stask, t->lane,
+              gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1", split ? "(k0 + i)" : "i", t->stask,
+              t->lane);
+}
+
+/* The constants the dequantising warps use (after the buffer constants). */
+void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
+{
+    const pt_kprog *kp = gm->kp;
+    sb_printf(sb, "using elem_t = %s;\n"
+                  "// B = dequantize(%s): %s, one %s scale per group of QGROUP along k.\n"
+                  "constexpr int QGROUP = %lld, BQ_ROW = %lld, BS_COLS = %lld;  // packed bytes and scale columns of a stage row\n"
+                  "constexpr int DEQ_THREADS = %d, DEQ_BARRIER = %d;  // the dequantising warps and their named barrier\n",
+              sm90a_cuda_type(gm->in_dt), gm->g->tensors[gm->Bq].name, pt_dtype_name(gm->q_dt),
+              pt_dtype_name(gm->in_dt), (long long)gm->group,
+              (long long)kp->bufs[gm->ring_q].row_bytes, (long long)gm->s_cols, DEQ_THREADS,
+              DEQ_BARRIER);
+}
