@@ -43,6 +43,11 @@ typedef struct {
     double l2_sm_bytes_per_ns;   /* one SM's L2 port: the most one EU's loads get when fewer
                                     EUs than eu_count share l2_bytes_per_ns (0 = not modelled:
                                     loads keep their calibrated rate) */
+    double cuda_core_power;      /* power-capped clock: CUDA-core work draws this much power per
+                                    busy ns relative to the tensor cores' (whose sustained mma
+                                    rates hold at the capped clock of a GEMM); a kernel keeping
+                                    both busy runs every on-SM unit at a clock lowered by
+                                    1 / (u_tc + cuda_core_power * u_cc) (sim.c). 0: not modelled */
     double barrier_ns;           /* one cross-warp barrier hand-off (arrive -> waiter wakes) */
     double launch_ns;            /* kernel launch overhead added to every kernel */
     double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */

@@ -56,6 +56,23 @@ typedef struct {
     double dep_t;            /* latest dependency end (+ barrier) checked so far */
 } lane_state;
 
+/* A consumer warpgroup is one instruction stream: the lanes of a warp role (its tensor-core and
+ * CUDA-core sTasks) are issued in one merged order per loop step, the order the kernel's step
+ * program has (docs/CODEGEN-sm90a.md: lane order kept, same-step dependencies first, an
+ * asynchronous entry first when two could go). Without this, a role's tensor-core lane would run loop steps ahead of its
+ * CUDA-core lane, issuing S = Q K^T of block v + 2 while block v + 1's softmax still needs the
+ * only S registers. Used for roles with body entries on two or more lanes. */
+#define ROLE_MAX_ENTRIES 64
+typedef struct {
+    bool ordered;
+    bool done;               /* every body instance of the role issued */
+    int n;
+    int lane[ROLE_MAX_ENTRIES], stask[ROLE_MAX_ENTRIES], off[ROLE_MAX_ENTRIES];
+    int min_off, max_off;
+    int64_t v;               /* current loop step */
+    int pos;                 /* next entry of the step */
+} role_stream;
+
 typedef struct {
     const pt_sprogram *p;
     const pt_stask_graph *sg;
@@ -82,6 +99,9 @@ typedef struct {
     double tma_last_admit;
     pt_span *spans;
     int64_t n_spans;
+    double clock_slow;       /* on-SM work (tensor and CUDA cores) lengthened by the power cap */
+    double *seen;            /* per slot: when a dependant's warp role first reached it */
+    role_stream rs[PT_MAX_ROLES];
 } sim_state;
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -270,6 +290,38 @@ static bool place_tasks(sim_state *S, int64_t *n_inst, pt_error *err)
     return true;
 }
 
+/* At the power cap the SM clock falls with what the SM keeps busy. The tensor-core rates are
+ * the sustained ones of GEMMs (tensor cores busy, CUDA cores idle), so they hold at that
+ * capped clock; a loop that also keeps the CUDA cores busy (attention's softmax) draws more
+ * power per ns and runs every on-SM unit at a lower clock: time x (u_tc + k u_cc) where k is
+ * the model's cuda_core_power and u the two units' duty over a loop iteration, estimated from
+ * the loop body's work (the longer of the two is busy all the time). Never faster than the
+ * reference: a CUDA-core-bound loop is left as calibrated. */
+static double power_capped_slowdown(const sim_state *S)
+{
+    double k = S->hw->cuda_core_power, tc = 0, cc = 0;
+    if (!(k > 0))
+        return 1;
+    for (int L = 0; L < S->p->n_lanes; L++) {
+        const pt_lane *ln = &S->p->lanes[L];
+        for (int e = 0; e < ln->n; e++) {
+            const pt_stask *t = &S->sg->tasks[ln->entries[e].stask];
+            if (t->region != PT_REGION_BODY)
+                continue;
+            double w = amount_of(t) / S->hw->cost[t->kind][t->dtype].rate;
+            if (ln->seu == PT_SEU_TENSOR_CORE)
+                tc += w;
+            else if (ln->seu == PT_SEU_CUDA_CORE)
+                cc += w;
+        }
+    }
+    if (!(tc > 0) || !(cc > 0))
+        return 1;
+    double u_tc = cc > tc ? tc / cc : 1, u_cc = cc > tc ? 1 : cc / tc;
+    double slow = u_tc + k * u_cc;
+    return slow > 1 ? slow : 1;
+}
+
 /* Flattened dependency rules per sTask: data deps, Waits, then buffer-stage reuse. */
 static bool build_deps(sim_state *S, pt_error *err)
 {
@@ -363,6 +415,130 @@ static bool build_lanes(sim_state *S, pt_error *err)
         }
     }
     return true;
+}
+
+/* ---- warp-role streams ------------------------------------------------------------- */
+
+/* Does sTask b need sTask a (a data dependency or a Wait)? Its distance in *d. */
+static bool task_needs(const sim_state *S, int b, int a, int *d)
+{
+    const pt_stask *t = &S->sg->tasks[b];
+    for (int i = 0; i < t->n_deps; i++)
+        if (t->deps[i].from == a) {
+            *d = t->deps[i].distance;
+            return true;
+        }
+    for (int w = 0; w < S->p->n_waits; w++)
+        if (S->p->waits[w].stask == b && S->p->waits[w].on == a) {
+            *d = S->p->waits[w].distance;
+            return true;
+        }
+    return false;
+}
+
+/* The merged step order of role R's body entries (the rule of the generator's step program).
+ * Leaves the role unordered (each lane on its own, as before) when it has body entries on
+ * fewer than two lanes, too many entries, or offsets that leave no order. */
+static void build_role_stream(sim_state *S, int R)
+{
+    const pt_sprogram *p = S->p;
+    role_stream *rs = &S->rs[R];
+    memset(rs, 0, sizeof *rs);
+    int n = 0, lanes_with_body = 0;
+    int lane[ROLE_MAX_ENTRIES], stask[ROLE_MAX_ENTRIES], off[ROLE_MAX_ENTRIES];
+    for (int L = 0; L < p->n_lanes; L++) {
+        if (p->lanes[L].role != R || S->ls[L].n_body == 0)
+            continue;
+        lanes_with_body++;
+        for (int b = 0; b < S->ls[L].n_body; b++) {
+            if (n == ROLE_MAX_ENTRIES)
+                return;
+            const pt_lane_entry *en = &p->lanes[L].entries[S->ls[L].body[b]];
+            lane[n] = L, stask[n] = en->stask, off[n] = en->offset;
+            n++;
+        }
+    }
+    if (lanes_with_body < 2)
+        return;
+    bool pred[ROLE_MAX_ENTRIES][ROLE_MAX_ENTRIES]; /* pred[b][a]: a goes before b */
+    for (int b = 0; b < n; b++)
+        for (int a = 0; a < n; a++) {
+            int d;
+            pred[b][a] = false;
+            if (a == b)
+                continue;
+            if (lane[a] == lane[b] && a < b)
+                pred[b][a] = true; /* collected in lane order */
+            if (task_needs(S, stask[b], stask[a], &d)) {
+                int gap = off[b] - off[a];
+                if (gap > d)
+                    return; /* needs an instance of a later step: no stream order */
+                if (gap == d)
+                    pred[b][a] = true;
+            }
+        }
+    bool placed[ROLE_MAX_ENTRIES] = {false};
+    for (int k = 0; k < n; k++) {
+        int pick = -1;
+        for (int pass = 0; pass < 2 && pick < 0; pass++)
+            for (int b = 0; b < n && pick < 0; b++) {
+                if (placed[b] || (pass == 0 && !S->hw->seu[p->lanes[lane[b]].seu].async))
+                    continue;
+                bool ready = true;
+                for (int a = 0; a < n && ready; a++)
+                    ready = !pred[b][a] || placed[a];
+                if (ready)
+                    pick = b;
+            }
+        if (pick < 0)
+            return;
+        placed[pick] = true;
+        rs->lane[k] = lane[pick], rs->stask[k] = stask[pick], rs->off[k] = off[pick];
+        if (k == 0 || off[pick] < rs->min_off)
+            rs->min_off = off[pick];
+        if (k == 0 || off[pick] > rs->max_off)
+            rs->max_off = off[pick];
+    }
+    rs->n = n;
+    rs->ordered = true;
+    rs->v = -(int64_t)rs->max_off;
+    rs->pos = 0;
+}
+
+/* Moves role R's cursor to its next existing instance. The kernel also waits for every wgmma
+ * group of a step at its end (wait_group 0); that wait is not modelled: with the one FIFO
+ * tensor-core queue it makes warpgroups convoy (a 7% change of one cost moved a 3-warpgroup
+ * attention kernel by 36%), while the hardware interleaves the warpgroups' wgmmas. */
+static void role_seek(sim_state *S, int R)
+{
+    role_stream *rs = &S->rs[R];
+    while (!rs->done) {
+        if (rs->pos >= rs->n) {
+            rs->pos = 0;
+            rs->v++;
+        }
+        if (S->iters <= 0 || rs->v > S->iters - 1 - rs->min_off) {
+            rs->done = true;
+            break;
+        }
+        int64_t i = rs->v + rs->off[rs->pos];
+        if (i >= 0 && i < S->iters)
+            return;
+        rs->pos++;
+    }
+}
+
+/* May lane L issue its head now, as far as its role's stream order goes? */
+static bool role_allows(const sim_state *S, int L)
+{
+    const lane_state *ls = &S->ls[L];
+    const role_stream *rs = &S->rs[S->p->lanes[L].role];
+    if (!rs->ordered || ls->phase == 0)
+        return true;
+    if (ls->phase != 1)
+        return rs->done; /* the epilogue follows the whole loop */
+    return !rs->done && rs->lane[rs->pos] == L && rs->stask[rs->pos] == ls->stask &&
+           rs->v + rs->off[rs->pos] == ls->iter;
 }
 
 /* ---- lane cursors ------------------------------------------------------------------ */
@@ -523,13 +699,26 @@ static void chunk_epilogue(const sim_state *S, const pt_stask *task, const pt_co
     }
 }
 
-static void commit(sim_state *S, int L, double t)
+/* Each dependency of the committed head was first reached (its completion looked for) by the
+ * head's warp role at `reach`: the end of an asynchronous span as the issuing side sees it. */
+static void note_seen(sim_state *S, const lane_state *ls, double reach)
+{
+    for (int d = S->dep_off[ls->stask]; d < S->dep_off[ls->stask + 1]; d++) {
+        int64_t slot = edge_slot(S, &S->deps[d], ls->iter);
+        if (slot >= 0 && reach < S->seen[slot])
+            S->seen[slot] = reach;
+    }
+}
+
+static void commit(sim_state *S, int L, double t, double reach)
 {
     lane_state *ls = &S->ls[L];
     const pt_stask *task = &S->sg->tasks[ls->stask];
     const pt_lane *ln = &S->p->lanes[L];
     const pt_cost *c = &S->hw->cost[task->kind][task->dtype];
     double work = amount_of(task) / c->rate, latency = c->latency_ns, start, end, unit_end;
+    if (ln->seu == PT_SEU_TENSOR_CORE || ln->seu == PT_SEU_CUDA_CORE)
+        work *= S->clock_slow;
     if (S->chunk_end != PT_CHUNK_WHOLE && task->region == PT_REGION_EPILOGUE)
         chunk_epilogue(S, task, c, &work, &latency);
     int R = ln->role;
@@ -571,6 +760,12 @@ static void commit(sim_state *S, int L, double t)
     S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
                                        .issue_ns = t, .start_ns = start, .end_ns = end,
                                        .unit_end_ns = unit_end};
+    note_seen(S, ls, reach);
+    role_stream *rs = &S->rs[R];
+    if (rs->ordered && ls->phase == 1) {
+        rs->pos++;
+        role_seek(S, R);
+    }
     lane_advance(S, L);
 }
 
@@ -712,6 +907,7 @@ static void sim_free(sim_state *S)
     free(S->entry_idx);
     free(S->inflight);
     free(S->spans);
+    free(S->seen);
 }
 
 static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
@@ -732,6 +928,7 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     S->n_slots = slots;
     if (!place_tasks(S, n_inst, err) || !build_deps(S, err) || !build_lanes(S, err))
         return false;
+    S->clock_slow = power_capped_slowdown(S);
     if (slots > (int64_t)PT_SIM_MAX_INSTANCES + n)
         return pt_fail(err, "simulate: %lld iterations x %d sTasks is over the limit of %d "
                        "instances; use a larger reduction tile", (long long)S->iters, n,
@@ -740,10 +937,19 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     S->issue = malloc(((size_t)slots + 1) * sizeof *S->issue);
     S->done = calloc((size_t)(slots >> 6) + 1, sizeof *S->done);
     S->spans = malloc(((size_t)*n_inst + 1) * sizeof *S->spans);
+    S->seen = malloc(((size_t)slots + 1) * sizeof *S->seen);
+    if (S->seen)
+        for (int64_t k = 0; k <= slots; k++)
+            S->seen[k] = HUGE_VAL;
+    for (int R = 0; R < S->p->n_roles; R++) {
+        build_role_stream(S, R);
+        if (S->rs[R].ordered)
+            role_seek(S, R);
+    }
     int mif = S->hw->seu[PT_SEU_TMA].max_in_flight;
     S->max_inflight = mif > 0 ? (mif < *n_inst + 1 ? mif : (int)(*n_inst + 1)) : 0;
     S->inflight = malloc(((size_t)S->max_inflight + 1) * sizeof *S->inflight);
-    if (!S->end || !S->issue || !S->done || !S->spans || !S->inflight)
+    if (!S->end || !S->issue || !S->done || !S->spans || !S->inflight || !S->seen)
         return pt_fail(err, "simulate: out of memory for %lld instances", (long long)*n_inst);
     return true;
 }
@@ -755,23 +961,41 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
         lane_advance(S, L);
     for (int64_t left = n_inst; left > 0; left--) {
         int best = -1;
-        double best_t = 0;
+        double best_t = 0, best_reach = 0;
         for (int L = 0; L < p->n_lanes; L++) {
-            if (!S->ls[L].has || !head_ready(S, L))
+            if (!S->ls[L].has || !role_allows(S, L) || !head_ready(S, L))
                 continue;
             double t = S->lane_ready[L];
             if (S->role_free[role_of(S, L)] > t)
                 t = S->role_free[role_of(S, L)];
+            double reach = t;
             if (S->ls[L].dep_t > t)
                 t = S->ls[L].dep_t;
             if (best < 0 || t < best_t)
-                best = L, best_t = t;
+                best = L, best_t = t, best_reach = reach;
         }
         if (best < 0)
             return report_deadlock(S, err);
-        commit(S, best, best_t);
+        commit(S, best, best_t, best_reach);
     }
     return true;
+}
+
+/* A span of an asynchronous unit ends when the issuing side sees its result (busy.h): the
+ * completion, or later, when the first dependant's warp role only then came to wait for it
+ * (a wgmma group retired by a wait_group after more CUDA-core work, a stage's full barrier
+ * waited on after the copy landed) — what the instrumented kernel stamps. Dependencies were
+ * resolved with the completion itself; this changes only the reported spans. */
+static void observed_ends(sim_state *S)
+{
+    for (int64_t k = 0; k < S->n_spans; k++) {
+        pt_span *sp = &S->spans[k];
+        if (!S->hw->seu[S->p->lanes[sp->lane].seu].async)
+            continue;
+        double seen = S->seen[slot_of(S, sp->stask, sp->iter)];
+        if (isfinite(seen) && seen > sp->end_ns)
+            sp->end_ns = seen;
+    }
 }
 
 /* Every time the writers and the text timeline will print or index with: a model that got
@@ -825,6 +1049,8 @@ bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
     S.split_k = pt_sprogram_split_k(p);
     int64_t n_inst = 0;
     bool ok = sim_setup(&S, &n_inst, err) && sim_run(&S, n_inst, err);
+    if (ok)
+        observed_ends(&S);
     if (ok && !sort_spans(S.spans, S.n_spans))
         ok = pt_fail(err, "simulate: out of memory");
     if (ok) {
