@@ -14,7 +14,7 @@
 const char *pt_kbody_name(pt_kbody b)
 {
     static const char *const names[PT_KB_KINDS] = {"mma",     "row_max", "exp_rows", "row_sum",
-                                                   "rescale", "convert", "normalize"};
+                                                   "rescale", "convert", "normalize", "lse"};
     return b >= 0 && b < PT_KB_KINDS ? names[b] : "?";
 }
 
@@ -142,11 +142,21 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
         IN(VAL(val_of(kp, PT_KVAL_CARRIED, kp->bufs[kp->staging].tensor, -1)));
         IN(VAL(sum));
         break;
+    case PT_ST_ELEMENTWISE:
+        if (sm < 0 || g->ops[sm].lse != st->tensor || kp->rows < 0)
+            KREFUSE("%s: sTask %s (%s) has no generated body yet (only an online softmax's "
+                    "log-sum-exp is generated as an elementwise epilogue)", who, st->id,
+                    pt_stask_kind_name(st->kind));
+        t->body = PT_KB_LSE;
+        IN(VAL(state));
+        IN(VAL(sum));
+        break;
     default:
         KREFUSE("%s: sTask %s (%s) has no generated body yet (dequantising and Mamba2 sTasks are "
                 "later work)", who, st->id, pt_stask_kind_name(st->kind));
     }
-    if (t->out < 0 && t->body != PT_KB_CONVERT && t->body != PT_KB_NORMALIZE)
+    if (t->out < 0 && t->body != PT_KB_CONVERT && t->body != PT_KB_NORMALIZE &&
+        t->body != PT_KB_LSE)
         KREFUSE("%s: more than %d register values per warpgroup (at %s)", who, PT_KP_MAX_VALS,
                 st->id);
     for (int i = 0; i < t->n_in; i++)
@@ -168,6 +178,12 @@ bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
                 return false;
         if (!body(kp, &R->epilogue, who, err))
             return false;
+        if (R->rows_task.stask >= 0 && !body(kp, &R->rows_task, who, err))
+            return false;
+        if (R->rows_task.stask >= 0 && R->rows_task.body != PT_KB_LSE)
+            KREFUSE("%s: %s writes %s; expected the softmax's log-sum-exp", who,
+                    kp->sg->tasks[R->rows_task.stask].id,
+                    kp->g->tensors[kp->bufs[kp->rows].tensor].name);
         if (R->epilogue.body != PT_KB_CONVERT && R->epilogue.body != PT_KB_NORMALIZE)
             KREFUSE("%s: %s is warpgroup %d's epilogue; expected the convert or normalize that "
                     "writes the output tile", who, kp->sg->tasks[R->epilogue.stask].id, w);

@@ -70,13 +70,19 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
               kp->kernel_name, kp->kernel_name);
     for (int b = 0; b < kp->n_bufs; b++) {
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
-        sb_printf(sb, "%stm_%s", b ? ", " : "", lo);
         size_t n = strlen(args);
+        if (kp->bufs[b].kind == PT_KBUF_ROWS) { /* a plain pointer: no tensor map */
+            snprintf(args + n, sizeof args - n, "%s(void *)&slots[%d]", b ? ", " : "",
+                     kp->bufs[b].tensor);
+            continue;
+        }
+        sb_printf(sb, "%stm_%s", b ? ", " : "", lo);
         snprintf(args + n, sizeof args - n, "%s&tm_%s", b ? ", " : "", lo);
     }
     sb_puts(sb, ";\n");
     for (int b = 0; b < kp->n_bufs; b++)
-        emit_map(sb, sh, b);
+        if (kp->bufs[b].kind != PT_KBUF_ROWS)
+            emit_map(sb, sh, b);
     sm90a_emit_launch_tail(sb, args, kp->smem_dynamic, kp->grid, kp->threads);
     sm90a_emit_entry_points(sb, kp->grid, 1 + kp->wgs, kp->trace_cap);
 }
