@@ -208,4 +208,88 @@ __device__ __forceinline__ void store_rows_global(float *dst, const uint8_t *sta
         dst[r] = reinterpret_cast<const float *>(stage)[r];
 }
 
+// ---- FlashDecoding's combine: a tile of GT rows x DT columns over S splits ----
+// X (the splits' log-sum-exps) is [S][GT] f32 and Y (their partial outputs) [S][GT][DT] f32 in
+// shared memory, unswizzled. A thread owns one row and the columns c = j + TPR·k (k < COLS,
+// c < DT): consecutive threads read consecutive words, so a warp's reads hit distinct banks.
+
+// reduce_max over the splits: the row's largest log-sum-exp.
+template <int S, int GT> __device__ __forceinline__ float split_max(const uint8_t *x, int row)
+{
+    const float *v = reinterpret_cast<const float *>(x);
+    float m = -INFINITY;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        m = fmaxf(m, v[s * GT + row]);
+    return m;
+}
+
+// sub: the row's log-sum-exps less their max.
+template <int S, int GT>
+__device__ __forceinline__ void split_sub(const uint8_t *x, int row, float m, float (&d)[S])
+{
+    const float *v = reinterpret_cast<const float *>(x);
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        d[s] = v[s * GT + row] - m;
+}
+
+// exp: the splits' weights, in place.
+template <int S> __device__ __forceinline__ void split_exp(float (&w)[S])
+{
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        w[s] = expf(w[s]);
+}
+
+// reduce_sum over the splits of the weights.
+template <int S> __device__ __forceinline__ float split_sum(const float (&w)[S])
+{
+    float l = 0.f;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        l += w[s];
+    return l;
+}
+
+// mul: this thread's elements of Y times their split's weight, in place.
+template <int S, int GT, int DT, int TPR, int COLS>
+__device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const float (&w)[S])
+{
+    float *v = reinterpret_cast<float *>(y) + row * DT;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+#pragma unroll
+        for (int k = 0; k < COLS; ++k)
+            if (j + TPR * k < DT)
+                v[s * GT * DT + j + TPR * k] *= w[s];
+}
+
+// reduce_sum over the splits of this thread's elements of Y.
+template <int S, int GT, int DT, int TPR, int COLS>
+__device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, float (&acc)[COLS])
+{
+    const float *v = reinterpret_cast<const float *>(y) + row * DT;
+#pragma unroll
+    for (int k = 0; k < COLS; ++k)
+        acc[k] = 0.f;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+#pragma unroll
+        for (int k = 0; k < COLS; ++k)
+            if (j + TPR * k < DT)
+                acc[k] += v[s * GT * DT + j + TPR * k];
+}
+
+// div: the column sums over the weights' sum, converted to T into the [GT][DT] staging tile.
+template <typename T, int DT, int TPR, int COLS>
+__device__ __forceinline__ void split_div_store(const float (&acc)[COLS], float l, uint8_t *o, int row, int j)
+{
+    T *v = reinterpret_cast<T *>(o) + row * DT;
+#pragma unroll
+    for (int k = 0; k < COLS; ++k)
+        if (j + TPR * k < DT)
+            v[j + TPR * k] = static_cast<T>(acc[k] / l);
+}
+
 } // namespace pt

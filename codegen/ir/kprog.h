@@ -89,6 +89,9 @@ typedef enum {
     PT_KB_CONVERT,      /* epilogue: accumulators -> output dtype into the staging tile */
     PT_KB_NORMALIZE,    /* epilogue: acc / l -> output dtype into the staging tile */
     PT_KB_LSE,          /* epilogue: m + log(l) per row (natural log) into the ROWS buffer */
+    PT_KB_REDUCE,       /* loop-free: max or sum of a tile over one of its axes (the op says) */
+    PT_KB_EWISE,        /* loop-free: an elementwise op (sub, exp, mul, div, ...) of its inputs,
+                           broadcast over the axes an input lacks; the output's if epilogue */
     PT_KB_KINDS
 } pt_kbody;
 
@@ -161,11 +164,12 @@ typedef struct {
                             tile like the epilogue */
 } pt_krole;
 
-/* How a printer runs a role's steps: GUARDED, one loop over all iterations with run-time
+/* How a printer runs a role's steps: NONE, a graph without a reduction loop (FlashDecoding's
+ * combine): the role's tasks run once per tile in lane order, all synchronous; GUARDED, one loop over all iterations with run-time
  * guards on the releases (each role's step is its mma alone at offset 0, no register rings);
  * PEELED, fill copies, peeled steps, the steady loop and drain copies with every
  * task present or absent at print time (different offsets, or register rings). */
-typedef enum { PT_KLOOP_GUARDED, PT_KLOOP_PEELED } pt_kloop;
+typedef enum { PT_KLOOP_GUARDED, PT_KLOOP_PEELED, PT_KLOOP_NONE } pt_kloop;
 
 typedef struct pt_kprog {
     const pt_graph *g;

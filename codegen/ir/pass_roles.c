@@ -104,9 +104,18 @@ static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
         R->epilogue = task;
         return true;
     }
-    if (t->region != PT_REGION_BODY)
-        KREFUSE("%s: %s is a prologue compute sTask; only loads run once before the loop so far",
-                who, t->id);
+    if (t->region == PT_REGION_PROLOGUE && kp->sg->loop_axis < 0 &&
+        t->tensor == kp->bufs[kp->staging].tensor) {
+        /* no loop: the sTask writing the stored output is the tile's last */
+        if (R->epilogue.stask >= 0)
+            KREFUSE("%s: warpgroup %d has two sTasks writing the output tile (%s and %s)", who,
+                    t->wg, kp->sg->tasks[R->epilogue.stask].id, t->id);
+        R->epilogue = task;
+        return true;
+    }
+    if (t->region != PT_REGION_BODY && !(t->region == PT_REGION_PROLOGUE && kp->sg->loop_axis < 0))
+        KREFUSE("%s: %s is a prologue compute sTask; only loads run once before the loop, unless "
+                "the graph has no loop", who, t->id);
     if (R->n_tasks == PT_KP_MAX_TASKS)
         KREFUSE("%s: more than %d sTasks in warpgroup %d's loop", who, PT_KP_MAX_TASKS, t->wg);
     R->tasks[R->n_tasks++] = task;

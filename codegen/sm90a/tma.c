@@ -96,6 +96,10 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
         else if (B->kind == PT_KBUF_RESIDENT)
             sb_printf(sb, "constexpr int %s_BYTES = %lld, OFF_%s = %lld;  // resident: one tile per output tile\n",
                       up, (long long)B->tx_bytes, up, (long long)B->offset);
+        else if (B->kind == PT_KBUF_STAGING && sh->plain)
+            sb_printf(sb, "constexpr int OFF_%s = %lld;  // %lld bytes staged %s, unswizzled: one store box\n",
+                      up, (long long)B->offset, (long long)B->bytes,
+                      B->over >= 0 ? "over a resident tile" : "apart");
         else if (B->kind == PT_KBUF_ROWS)
             sb_printf(sb, "constexpr int OFF_%s = %lld;  // %lld bytes: one f32 per row, stored with plain stores\n",
                       up, (long long)B->offset, (long long)B->bytes);
