@@ -19,6 +19,7 @@
 
 #define SMEM_ALIGN 1024        /* 128B-swizzled TMA/wgmma buffers start on 1 KiB */
 #define SMEM_BARRIER_BASE 64   /* bookkeeping barriers (pipeline start, epilogue) */
+#define SMEM_ATOM 128          /* a 128-byte swizzle atom: rows longer than one are whole atoms */
 #define REG_OVERHEAD 24        /* addresses, loop counters, barrier phases per thread */
 #define MAX_CHECK_ITERS 64     /* bound of the unrolled instance graph */
 #define MAX_OFFSET 8           /* the Append limit on |offset| (sprogram.c) */
@@ -139,9 +140,36 @@ static int64_t round_up(int64_t x, int64_t a)
     return x > INT64_MAX - a ? INT64_MAX : (x + a - 1) / a * a;
 }
 
+int64_t pt_stask_smem_tile_bytes(const pt_stask_graph *sg, const pt_stask *t)
+{
+    int rank = t->rank < 0 ? 0 : t->rank > PT_MAX_RANK ? PT_MAX_RANK : t->rank;
+    int64_t inner = rank > 0 && t->tile[rank - 1] > 0 ? t->tile[rank - 1] : 1;
+    int64_t row = (inner * tensor_bits(sg, t) + 7) / 8, rows = tile_elems(t) / inner;
+    /* a loaded row is moved in 16-byte granules (a TMA box; a global -> LDS copy): one group
+     * scale per row is loaded 16 bytes wide */
+    if (t->kind == PT_ST_LOAD && row % 16)
+        return rows * round_up(row, 16) > INT64_MAX / 2 ? INT64_MAX : rows * round_up(row, 16);
+    if (row <= SMEM_ATOM || row % SMEM_ATOM == 0)
+        return (tile_elems(t) * tensor_bits(sg, t) + 7) / 8;
+    int64_t padded = round_up(row, SMEM_ATOM);
+    return rows > INT64_MAX / padded ? INT64_MAX : rows * padded;
+}
+
 static int64_t tile_buffer_bytes(const pt_stask_graph *sg, const pt_stask *t)
 {
-    return round_up((tile_elems(t) * tensor_bits(sg, t) + 7) / 8, SMEM_ALIGN);
+    return round_up(pt_stask_smem_tile_bytes(sg, t), SMEM_ALIGN);
+}
+
+/* The store whose tile is the output staging tile: the largest (the first of equals); any
+ * other store (an online softmax's log-sum-exp rows) has a buffer of its own. -1: none. */
+static int staging_store(const pt_stask_graph *sg)
+{
+    int best = -1;
+    for (int s = 0; s < sg->n; s++)
+        if (sg->tasks[s].kind == PT_ST_STORE &&
+            (best < 0 || tile_buffer_bytes(sg, &sg->tasks[s]) > tile_buffer_bytes(sg, &sg->tasks[best])))
+            best = s;
+    return best;
 }
 
 /* ---- shared memory ---------------------------------------------------------------------- */
@@ -168,9 +196,10 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
     /* The output staging tile: one copy, except that a resident tile at least as large takes
      * it once the loop is done (partition.staging over_resident; auto decides by what fits,
      * pt_sprogram_staging_apart). */
+    int staging = staging_store(sg);
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
-        if (t->kind == PT_ST_STORE && (tile_buffer_bytes(sg, t) > resident_max ||
+        if (t->kind == PT_ST_STORE && (s != staging || tile_buffer_bytes(sg, t) > resident_max ||
                                        p->partition.staging == PT_STAGING_APART))
             total = sat_add(total, tile_buffer_bytes(sg, t));
     }
@@ -195,9 +224,10 @@ static int64_t staging_over_resident_bytes(const pt_stask_graph *sg)
         int64_t b = tile_buffer_bytes(sg, t);
         if (t->kind == PT_ST_LOAD && !t->buffered && b > resident_max)
             resident_max = b;
-        if (t->kind == PT_ST_STORE && b > staging)
-            staging = b;
     }
+    int st = staging_store(sg);
+    if (st >= 0)
+        staging = tile_buffer_bytes(sg, &sg->tasks[st]);
     return staging > 0 && staging <= resident_max ? staging : 0;
 }
 

@@ -35,7 +35,13 @@ bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
  * msg (may be NULL) receives it. Used by pt_stage_hold_decide and the validator. */
 bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
                                const int *stages, const int *lag, char *msg, size_t cap);
-/* Shared memory one EU needs under this program (bytes). */
+/* Bytes sTask t's tile takes in shared memory (before a buffer's 1024-byte alignment): rows of
+ * the innermost axis longer than one 128-byte swizzle atom are stored as whole atoms (a head
+ * dim of 96 f16 takes 128 columns: TMA boxes and wgmma descriptors step by atoms, and the pad
+ * is never read). The validator and the generators size buffers by this one rule. */
+int64_t pt_stask_smem_tile_bytes(const pt_stask_graph *sg, const pt_stask *t);
+/* Shared memory one EU needs under this program (bytes): rings, resident tiles, the output
+ * staging tile (the largest store's), and a buffer of its own for any other store. */
 int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
 /* Does the output staging tile get a buffer of its own? A resident tile (attention's Q) takes
  * it once the loop is done, unless the program is persistent and both still fit (then the

@@ -35,6 +35,10 @@ else bad "busy and unit % per lane: $(head -c 600 "$tmp/out")"; fi
 if grep -qE 'waits [0-9]+ ns for [a-zA-Z_.0-9]+\[[0-9]+\] on [a-z.0-9]+ \((data dependency|Wait)\)' "$tmp/out"; then
     ok "an idle gap names the instance waited for"
 else bad "idle gap naming a dependency: $(grep -A6 'idle gaps' "$tmp/out")"; fi
+# one stage of V: its loads wait for the ring, and the gap says which stage and who frees it
+"$cli" program flash_attention -o "$tmp/fa_v1.json" &&
+    python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p['stages']['V']=1; json.dump(p, open(sys.argv[1],'w'))" "$tmp/fa_v1.json"
+expect 0 "simulate flash_attention with one stage of V" "$cli" simulate flash_attention --program "$tmp/fa_v1.json"
 if grep -qE 'waits [0-9]+ ns for a free stage of ring [A-Za-z]+ \(stage [0-9]+ of [0-9]+, released by [a-zA-Z_.0-9]+\[[0-9]+\] on ' "$tmp/out"; then
     ok "an idle gap names the ring stage waited for"
 else bad "idle gap naming a ring stage: $(grep -A12 'idle gaps' "$tmp/out")"; fi

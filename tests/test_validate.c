@@ -271,10 +271,12 @@ static void test_shared_memory(void)
     EXPECT_PROBLEM(&f.r, "A: 16, B: 16", NULL);
     CHECK(f.r.smem_bytes == 16 * 32768 + 32768 + 2 * 16 * 16 + 64);
     CHECK(f.r.smem_bytes > f.r.smem_limit);
-    /* odd-sized tiles are padded to 1 KiB each */
+    /* odd-sized tiles are padded to 1 KiB each, a loaded row to 16 bytes (a TMA box's) */
     f.p.stages[0] = f.p.stages[1] = 1;
-    f.sg.tasks[0].tile[1] = 3; /* 128 x 3 f16 = 768 B -> 1 KiB */
-    CHECK(pt_sprogram_smem_bytes(&f.p, &f.sg) == 1024 + 16384 + 32768 + 2 * 16 + 64);
+    f.sg.tasks[0].tile[1] = 3; /* 128 x 3 f16 = 128 rows of 6 B -> 128 x 16 B -> 2 KiB */
+    CHECK(pt_sprogram_smem_bytes(&f.p, &f.sg) == 2048 + 16384 + 32768 + 2 * 16 + 64);
+    f.sg.tasks[0].tile[1] = 24; /* 128 x 48 B -> 6 KiB: already whole granules */
+    CHECK(pt_sprogram_smem_bytes(&f.p, &f.sg) == 6144 + 16384 + 32768 + 2 * 16 + 64);
     teardown(&f);
 }
 

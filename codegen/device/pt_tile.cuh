@@ -183,4 +183,113 @@ __device__ __forceinline__ void inverse_row_sums(float (&l_run)[2])
     }
 }
 
+// lse: the log-sum-exp of this thread's two rows in natural-log units, (m + log2 l) · ln 2 (the
+// running max m is kept in log2 units; the four lanes of a row add their partial sums first),
+// -inf for a row that saw no key. The quad's first lane writes rows `row` and row + 8 as f32.
+__device__ __forceinline__ void lse_rows(const float (&m_run)[2], const float (&l_run)[2], uint8_t *stage,
+                                         int row, int lane)
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        float l = l_run[h];
+        l += __shfl_xor_sync(0xffffffffu, l, 1);
+        l += __shfl_xor_sync(0xffffffffu, l, 2);
+        const float v = l > 0.f ? (m_run[h] + log2f(l)) * 0.69314718055994531f : -INFINITY;
+        if (lane % 4 == 0)
+            reinterpret_cast<float *>(stage)[row + 8 * h] = v;
+    }
+}
+
+// The storing thread's copy of n staged f32 rows to global memory (rows of 4 bytes are below
+// TMA's 16-byte rule for boxes and strides).
+__device__ __forceinline__ void store_rows_global(float *dst, const uint8_t *stage, int n)
+{
+    for (int r = 0; r < n; ++r)
+        dst[r] = reinterpret_cast<const float *>(stage)[r];
+}
+
+// ---- FlashDecoding's combine: a tile of GT rows x DT columns over S splits ----
+// X (the splits' log-sum-exps) is [S][GT] f32 and Y (their partial outputs) [S][GT][DT] f32 in
+// shared memory, unswizzled. A thread owns one row and the columns c = j + TPR·k (k < COLS,
+// c < DT): consecutive threads read consecutive words, so a warp's reads hit distinct banks.
+
+// reduce_max over the splits: the row's largest log-sum-exp.
+template <int S, int GT> __device__ __forceinline__ float split_max(const uint8_t *x, int row)
+{
+    const float *v = reinterpret_cast<const float *>(x);
+    float m = -INFINITY;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        m = fmaxf(m, v[s * GT + row]);
+    return m;
+}
+
+// sub: the row's log-sum-exps less their max.
+template <int S, int GT>
+__device__ __forceinline__ void split_sub(const uint8_t *x, int row, float m, float (&d)[S])
+{
+    const float *v = reinterpret_cast<const float *>(x);
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        d[s] = v[s * GT + row] - m;
+}
+
+// exp: the splits' weights, in place.
+template <int S> __device__ __forceinline__ void split_exp(float (&w)[S])
+{
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        w[s] = expf(w[s]);
+}
+
+// reduce_sum over the splits of the weights.
+template <int S> __device__ __forceinline__ float split_sum(const float (&w)[S])
+{
+    float l = 0.f;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        l += w[s];
+    return l;
+}
+
+// mul: this thread's elements of Y times their split's weight, in place.
+template <int S, int GT, int DT, int TPR, int COLS>
+__device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const float (&w)[S])
+{
+    float *v = reinterpret_cast<float *>(y) + row * DT;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+#pragma unroll
+        for (int k = 0; k < COLS; ++k)
+            if (j + TPR * k < DT)
+                v[s * GT * DT + j + TPR * k] *= w[s];
+}
+
+// reduce_sum over the splits of this thread's elements of Y.
+template <int S, int GT, int DT, int TPR, int COLS>
+__device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, float (&acc)[COLS])
+{
+    const float *v = reinterpret_cast<const float *>(y) + row * DT;
+#pragma unroll
+    for (int k = 0; k < COLS; ++k)
+        acc[k] = 0.f;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+#pragma unroll
+        for (int k = 0; k < COLS; ++k)
+            if (j + TPR * k < DT)
+                acc[k] += v[s * GT * DT + j + TPR * k];
+}
+
+// div: the column sums over the weights' sum, converted to T into the [GT][DT] staging tile.
+template <typename T, int DT, int TPR, int COLS>
+__device__ __forceinline__ void split_div_store(const float (&acc)[COLS], float l, uint8_t *o, int row, int j)
+{
+    T *v = reinterpret_cast<T *>(o) + row * DT;
+#pragma unroll
+    for (int k = 0; k < COLS; ++k)
+        if (j + TPR * k < DT)
+            v[j + TPR * k] = static_cast<T>(acc[k] / l);
+}
+
 } // namespace pt

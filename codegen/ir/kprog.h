@@ -39,6 +39,10 @@ typedef enum {
     PT_KBUF_RING,       /* a body load: one tile per iteration in a ring of stages (A, B, K, V) */
     PT_KBUF_RESIDENT,   /* a prologue load: one tile per output tile (attention's Q) */
     PT_KBUF_STAGING,    /* the output tile, written by the epilogue and read by the store */
+    PT_KBUF_ROWS,       /* a second output of one f32 per row (an online softmax's log-sum-exp),
+                           staged apart with the staging tile's barriers and written out by
+                           the storing thread with plain stores: 4-byte rows are below TMA's
+                           16-byte box and stride rule */
 } pt_kbuf_kind;
 
 typedef struct {
@@ -93,6 +97,10 @@ typedef enum {
     PT_KB_NORMALIZE,    /* epilogue: acc / l -> output dtype into the staging tile */
     PT_KB_DEQUANT,      /* producer CUDA cores: packed 4-bit tile x group scales -> f16/bf16
                            tile in a shared-memory ring an mma reads */
+    PT_KB_LSE,          /* epilogue: m + log(l) per row (natural log) into the ROWS buffer */
+    PT_KB_REDUCE,       /* loop-free: max or sum of a tile over one of its axes (the op says) */
+    PT_KB_EWISE,        /* loop-free: an elementwise op (sub, exp, mul, div, ...) of its inputs,
+                           broadcast over the axes an input lacks; the output's if epilogue */
     PT_KB_KINDS
 } pt_kbody;
 
@@ -164,13 +172,16 @@ typedef struct {
     pt_kgroup steady[PT_KP_MAX_PENDING]; /* groups in flight at the start of a steady step */
     int peel;            /* steady steps printed after the fill before the loop */
     pt_ktask epilogue;   /* convert or normalize: after the loop, once per tile */
+    pt_ktask rows_task;  /* the log-sum-exp into the ROWS buffer (stask -1: none), once per
+                            tile like the epilogue */
 } pt_krole;
 
-/* How a printer runs a role's steps: GUARDED, one loop over all iterations with run-time
+/* How a printer runs a role's steps: NONE, a graph without a reduction loop (FlashDecoding's
+ * combine): the role's tasks run once per tile in lane order, all synchronous; GUARDED, one loop over all iterations with run-time
  * guards on the releases (each role's step is its mma alone at offset 0, no register rings);
  * PEELED, fill copies, peeled steps, the steady loop and drain copies with every
  * task present or absent at print time (different offsets, or register rings). */
-typedef enum { PT_KLOOP_GUARDED, PT_KLOOP_PEELED } pt_kloop;
+typedef enum { PT_KLOOP_GUARDED, PT_KLOOP_PEELED, PT_KLOOP_NONE } pt_kloop;
 
 typedef struct pt_kprog {
     const pt_graph *g;
@@ -189,6 +200,7 @@ typedef struct pt_kprog {
     int n_bufs;
     pt_kbuf bufs[PT_KP_MAX_BUFS];
     int staging;                 /* the STAGING buffer */
+    int rows;                    /* the ROWS buffer, -1 */
     int store_stask, store_lane, store_wg; /* store_wg -1: the producer stores */
     int n_vals;
     pt_kval vals[PT_KP_MAX_VALS];

@@ -14,7 +14,8 @@
 const char *pt_kbody_name(pt_kbody b)
 {
     static const char *const names[PT_KB_KINDS] = {"mma",     "row_max", "exp_rows", "row_sum",
-                                                   "rescale", "convert", "normalize", "dequant"};
+                                                   "rescale", "convert", "normalize", "dequant",
+                                                   "lse",     "reduce",  "ewise"};
     return b >= 0 && b < PT_KB_KINDS ? names[b] : "?";
 }
 
@@ -143,11 +144,38 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
         IN(VAL(val_of(kp, PT_KVAL_CARRIED, kp->bufs[kp->staging].tensor, -1)));
         IN(VAL(sum));
         break;
+    case PT_ST_REDUCE:
+        if (kp->sg->loop_axis >= 0)
+            KREFUSE("%s: sTask %s (reduce) is generated only in a graph without a reduction loop",
+                    who, st->id);
+        t->body = PT_KB_REDUCE;
+        IN(source(kp, op->in[0]));
+        t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
+        break;
+    case PT_ST_ELEMENTWISE:
+        if (sm < 0 && kp->sg->loop_axis < 0) {
+            t->body = PT_KB_EWISE;
+            for (int i = 0; i < op->n_in && i < PT_KTASK_INS; i++)
+                IN(source(kp, op->in[i]));
+            if (op->out != kp->bufs[kp->staging].tensor)
+                t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
+            break;
+        }
+        if (sm < 0 || g->ops[sm].lse != st->tensor || kp->rows < 0)
+            KREFUSE("%s: sTask %s (%s) has no generated body yet (only an online softmax's "
+                    "log-sum-exp is generated as an elementwise epilogue)", who, st->id,
+                    pt_stask_kind_name(st->kind));
+        t->body = PT_KB_LSE;
+        IN(VAL(state));
+        IN(VAL(sum));
+        break;
     default:
         KREFUSE("%s: sTask %s (%s) has no generated body yet (dequantising and Mamba2 sTasks are "
                 "later work)", who, st->id, pt_stask_kind_name(st->kind));
     }
-    if (t->out < 0 && t->body != PT_KB_CONVERT && t->body != PT_KB_NORMALIZE)
+    bool epi = t->body == PT_KB_CONVERT || t->body == PT_KB_NORMALIZE || t->body == PT_KB_LSE ||
+               (t->body == PT_KB_EWISE && op->out == kp->bufs[kp->staging].tensor);
+    if (t->out < 0 && !epi)
         KREFUSE("%s: more than %d register values per warpgroup (at %s)", who, PT_KP_MAX_VALS,
                 st->id);
     for (int i = 0; i < t->n_in; i++)
@@ -192,7 +220,14 @@ bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
                 return false;
         if (!body(kp, &R->epilogue, who, err))
             return false;
-        if (R->epilogue.body != PT_KB_CONVERT && R->epilogue.body != PT_KB_NORMALIZE)
+        if (R->rows_task.stask >= 0 && !body(kp, &R->rows_task, who, err))
+            return false;
+        if (R->rows_task.stask >= 0 && R->rows_task.body != PT_KB_LSE)
+            KREFUSE("%s: %s writes %s; expected the softmax's log-sum-exp", who,
+                    kp->sg->tasks[R->rows_task.stask].id,
+                    kp->g->tensors[kp->bufs[kp->rows].tensor].name);
+        if (R->epilogue.body != PT_KB_CONVERT && R->epilogue.body != PT_KB_NORMALIZE &&
+            !(R->epilogue.body == PT_KB_EWISE && kp->sg->loop_axis < 0))
             KREFUSE("%s: %s is warpgroup %d's epilogue; expected the convert or normalize that "
                     "writes the output tile", who, kp->sg->tasks[R->epilogue.stask].id, w);
     }

@@ -20,14 +20,6 @@ static int64_t align_up(int64_t x, int64_t a)
     return (x + a - 1) / a * a;
 }
 
-static int64_t tile_elems(const pt_stask *t)
-{
-    int64_t n = 1;
-    for (int i = 0; i < t->rank; i++)
-        n *= t->tile[i];
-    return n;
-}
-
 static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_error *err)
 {
     const pt_stask *t = &kp->sg->tasks[s];
@@ -44,13 +36,12 @@ static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_
         KREFUSE("%s: sTask %s is not placed", who, t->id);
     b->elem_bits = pt_dtype_bits(kp->g->tensors[t->tensor].dtype);
     b->elem_bytes = b->elem_bits >= 8 ? b->elem_bits / 8 : 1;
-    /* a row (innermost axis) of a loaded tile is moved in 16-byte granules: a narrower row
-     * (one group scale per row) is loaded 16 bytes wide */
-    int64_t inner = t->rank > 0 ? t->tile[t->rank - 1] : 1, rows = tile_elems(t) / (inner ? inner : 1);
-    b->row_bytes = (inner * b->elem_bits + 7) / 8;
-    if (kind != PT_KBUF_STAGING)
-        b->row_bytes = align_up(b->row_bytes, 16);
-    b->bytes = rows * b->row_bytes;
+    b->bytes = pt_stask_smem_tile_bytes(kp->sg, t); /* the validator's rule: whole atoms, rows
+                                                       of a load at least 16 bytes */
+    int64_t rows = 1;
+    for (int i = 0; i + 1 < t->rank; i++)
+        rows *= t->tile[i] > 0 ? t->tile[i] : 1;
+    b->row_bytes = b->bytes / rows;
     b->written = pt_stask_writes_ring(kp->sg, s);
     b->pitch = align_up(b->bytes, 1024);
     b->stages = 1;
@@ -63,12 +54,22 @@ static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_
     return true;
 }
 
-/* Buffers in sTask order, each kind together: resident, rings, staging. */
+/* Is tensor t the log-sum-exp output of an online softmax? */
+static bool lse_of(const pt_graph *g, int t)
+{
+    for (int o = 0; o < g->n_ops; o++)
+        if (g->ops[o].kind == PT_OP_ONLINE_SOFTMAX && g->ops[o].lse == t)
+            return true;
+    return false;
+}
+
+/* Buffers in sTask order, each kind together: resident, rings, staging, the rows of a
+ * log-sum-exp (the kernel's parameters follow this order). */
 static bool collect(pt_kprog *kp, const char *who, pt_error *err)
 {
     const pt_stask_graph *sg = kp->sg;
-    kp->staging = -1;
-    for (int pass = 0; pass < 3; pass++)
+    kp->staging = kp->rows = -1;
+    for (int pass = 0; pass < 4; pass++)
         for (int s = 0; s < sg->n; s++) {
             const pt_stask *t = &sg->tasks[s];
             if (pass == 0 && t->kind == PT_ST_LOAD && t->region == PT_REGION_PROLOGUE) {
@@ -84,7 +85,15 @@ static bool collect(pt_kprog *kp, const char *who, pt_error *err)
             } else if (pass == 1 && pt_stask_writes_ring(sg, s)) {
                 if (!add_buf(kp, PT_KBUF_RING, s, who, err))
                     return false;
-            } else if (pass == 2 && t->kind == PT_ST_STORE) {
+            } else if (pass == 3 && t->kind == PT_ST_STORE && lse_of(kp->g, t->tensor)) {
+                if (kp->rows >= 0)
+                    KREFUSE("%s: two log-sum-exp outputs (%s and %s); one is generated", who,
+                            kp->g->tensors[kp->bufs[kp->rows].tensor].name,
+                            kp->g->tensors[t->tensor].name);
+                if (!add_buf(kp, PT_KBUF_ROWS, s, who, err))
+                    return false;
+                kp->rows = kp->n_bufs - 1;
+            } else if (pass == 2 && t->kind == PT_ST_STORE && !lse_of(kp->g, t->tensor)) {
                 if (kp->staging >= 0)
                     KREFUSE("%s: the graph stores two tensors (%s and %s); one output is generated "
                             "so far", who, kp->g->tensors[kp->bufs[kp->staging].tensor].name,
@@ -141,7 +150,8 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
     int64_t off = 0, bar = 0;
     for (int i = 0; i < kp->n_bufs; i++) {
         pt_kbuf *b = &kp->bufs[i];
-        bar += 16LL * b->stages; /* a full and an empty barrier per stage */
+        if (b->kind != PT_KBUF_ROWS) /* rows are synchronised with the staging tile */
+            bar += 16LL * b->stages; /* a full and an empty barrier per stage */
         if (b->over >= 0) {
             b->offset = kp->bufs[b->over].offset;
             continue;

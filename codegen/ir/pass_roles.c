@@ -14,7 +14,7 @@ static bool producer(pt_kprog *kp, const char *who, pt_error *err)
     int lane = -1;
     for (int i = 0; i < kp->n_bufs; i++) {
         const pt_kbuf *b = &kp->bufs[i];
-        if (b->kind == PT_KBUF_STAGING || b->written)
+        if (b->kind == PT_KBUF_STAGING || b->kind == PT_KBUF_ROWS || b->written)
             continue;
         const pt_role_def *r = &p->roles[p->lanes[b->lane].role];
         const char *id = kp->sg->tasks[b->stask].id;
@@ -60,6 +60,11 @@ static bool store(pt_kprog *kp, const char *who, pt_error *err)
     if (r->wg >= kp->wgs)
         KREFUSE("%s: %s sits on role %s, which is not a consumer warpgroup of this tiling", who,
                 kp->sg->tasks[st->stask].id, r->name);
+    if (kp->rows >= 0 && kp->bufs[kp->rows].lane != st->lane)
+        KREFUSE("%s: %s is on lane %s and %s on %s; one thread stores the output tile and its "
+                "log-sum-exp rows after the same barrier (put both on one lane)", who,
+                kp->sg->tasks[st->stask].id, p->lanes[st->lane].name,
+                kp->sg->tasks[kp->bufs[kp->rows].stask].id, p->lanes[kp->bufs[kp->rows].lane].name);
     if (r->wg < 0)
         kp->producer.stores = true;
     else
@@ -104,6 +109,13 @@ static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
     R->regs = p->roles[L->role].regs;
     pt_ktask task = {.stask = s, .lane = l, .offset = L->entries[e].offset, .op = t->op,
                      .out = -1, .out_buf = -1};
+    if (t->region == PT_REGION_EPILOGUE && kp->rows >= 0 && t->tensor == kp->bufs[kp->rows].tensor) {
+        if (R->rows_task.stask >= 0)
+            KREFUSE("%s: warpgroup %d computes %s twice (%s and %s)", who, t->wg,
+                    kp->g->tensors[t->tensor].name, kp->sg->tasks[R->rows_task.stask].id, t->id);
+        R->rows_task = task;
+        return true;
+    }
     if (t->region == PT_REGION_EPILOGUE) {
         if (R->epilogue.stask >= 0)
             KREFUSE("%s: warpgroup %d has two epilogue sTasks (%s and %s); one writes the output "
@@ -111,9 +123,18 @@ static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
         R->epilogue = task;
         return true;
     }
-    if (t->region != PT_REGION_BODY)
-        KREFUSE("%s: %s is a prologue compute sTask; only loads run once before the loop so far",
-                who, t->id);
+    if (t->region == PT_REGION_PROLOGUE && kp->sg->loop_axis < 0 &&
+        t->tensor == kp->bufs[kp->staging].tensor) {
+        /* no loop: the sTask writing the stored output is the tile's last */
+        if (R->epilogue.stask >= 0)
+            KREFUSE("%s: warpgroup %d has two sTasks writing the output tile (%s and %s)", who,
+                    t->wg, kp->sg->tasks[R->epilogue.stask].id, t->id);
+        R->epilogue = task;
+        return true;
+    }
+    if (t->region != PT_REGION_BODY && !(t->region == PT_REGION_PROLOGUE && kp->sg->loop_axis < 0))
+        KREFUSE("%s: %s is a prologue compute sTask; only loads run once before the loop, unless "
+                "the graph has no loop", who, t->id);
     if (R->n_tasks == PT_KP_MAX_TASKS)
         KREFUSE("%s: more than %d sTasks in warpgroup %d's loop", who, PT_KP_MAX_TASKS, t->wg);
     R->tasks[R->n_tasks++] = task;
@@ -127,6 +148,7 @@ static bool consumers(pt_kprog *kp, const char *who, pt_error *err)
         kp->consumer[w].wg = w;
         kp->consumer[w].role = -1;
         kp->consumer[w].epilogue.stask = -1;
+        kp->consumer[w].rows_task.stask = -1;
     }
     kp->producer.n_tasks = 0;
     for (int l = 0; l < p->n_lanes; l++)
@@ -141,6 +163,9 @@ static bool consumers(pt_kprog *kp, const char *who, pt_error *err)
         if (kp->consumer[w].epilogue.stask < 0)
             KREFUSE("%s: consumer warpgroup %d has no epilogue sTask writing the output tile", who,
                     w);
+        if (kp->rows >= 0 && kp->consumer[w].rows_task.stask < 0)
+            KREFUSE("%s: consumer warpgroup %d has no epilogue sTask writing its rows of %s", who,
+                    w, kp->g->tensors[kp->bufs[kp->rows].tensor].name);
     }
     return true;
 }

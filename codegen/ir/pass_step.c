@@ -152,6 +152,17 @@ static void synchronous_readers(pt_kprog *kp)
 
 bool pt_kpass_order(pt_kprog *kp, const char *who, pt_error *err)
 {
+    if (kp->sg->loop_axis < 0) { /* every task once per tile, synchronous, in lane order */
+        kp->loop = PT_KLOOP_NONE;
+        kp->unroll = 1;
+        kp->c_off_min = kp->c_off_max = kp->carry = 0;
+        for (int w = 0; w < kp->wgs; w++)
+            for (int i = 0; i < kp->consumer[w].n_tasks; i++)
+                if (kp->consumer[w].tasks[i].async || kp->consumer[w].tasks[i].offset)
+                    KREFUSE("%s: %s in a graph without a loop must be synchronous, at offset 0",
+                            who, kp->sg->tasks[kp->consumer[w].tasks[i].stask].id);
+        return true;
+    }
     kp->c_off_min = 1 << 20;
     kp->c_off_max = -(1 << 20);
     synchronous_readers(kp);
@@ -340,6 +351,8 @@ static bool steady(pt_kprog *kp, int w, const char *who, pt_error *err)
 
 bool pt_kpass_step(pt_kprog *kp, const char *who, pt_error *err)
 {
+    if (kp->loop == PT_KLOOP_NONE)
+        return true;
     for (int w = 0; w < kp->wgs; w++)
         if (!steady(kp, w, who, err))
             return false;

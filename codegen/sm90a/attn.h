@@ -19,8 +19,12 @@ typedef struct {
     int buf_q, ring_k, ring_v;     /* their buffers */
     int op_qk, op_sm, op_pv;
     int ax_m;                      /* the query-row axis */
-    int64_t B, S, D;               /* batch·heads, sequence (queries = keys), head dim */
-    int64_t group;                 /* query heads per K/V head (grouped-query attention), 1 */
+    int L, buf_l;                  /* the softmax's log-sum-exp output and its ROWS buffer, -1 */
+    int64_t B, S, SK, D;           /* O's batch entries (batch·heads), queries, keys, head dim */
+    int64_t group;                 /* O's batch entries per K/V entry (grouped-query attention:
+                                      query heads per K/V head), 1 */
+    int64_t qshare;                /* O's batch entries per Q entry (FlashDecoding: the KV splits
+                                      of one sequence read its one query), 1 */
     int64_t BM, BN;                /* query rows and key columns per tile */
     int wgs;                       /* consumer warpgroups, 64 query rows each */
     bool causal;

@@ -64,8 +64,8 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
     double log2e = 1.4426950408889634;
     sb_printf(sb, "namespace {\n"
                   "using elem_t = %s;\n"
-                  "// Problem (from the graph): %lld batch x heads, sequence %lld, head dim %lld%s.\n"
-                  "constexpr int SEQ = %lld, D = %lld;\n"
+                  "// Problem (from the graph): %lld batch x heads, %lld queries x %lld keys, head dim %lld%s.\n"
+                  "constexpr int SEQ = %lld, SEQ_K = %lld, D = %lld;\n"
                   "constexpr bool CAUSAL = %s;\n"
                   "constexpr float SCALE_LOG2 = %.9gf;  // softmax scale %.9g times log2(e): exp2 does the exp\n"
                   "// Tile (from the sProgram): BM query rows (64 per consumer warpgroup), BN keys per step.\n"
@@ -74,14 +74,18 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
                   "#ifdef PT_TRACE\n"
                   "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;  // the instrumented build's record regions\n"
                   "#endif\n",
-              sm90a_cuda_type(at->in_dt), (long long)at->B, (long long)at->S, (long long)at->D,
-              at->causal ? ", causal" : "", (long long)at->S, (long long)at->D,
+              sm90a_cuda_type(at->in_dt), (long long)at->B, (long long)at->S, (long long)at->SK,
+              (long long)at->D, at->causal ? ", causal" : "", (long long)at->S, (long long)at->SK,
+              (long long)at->D,
               at->causal ? "true" : "false", at->scale * log2e, at->scale, (long long)at->BM,
               (long long)at->BN, at->wgs, (long long)at->tiles_m, (long long)at->kp->tiles,
               (long long)at->kv_blocks, 1 + at->wgs, at->kp->trace_cap);
     if (at->group > 1)
         sb_printf(sb, "constexpr int GROUP = %lld;  // query heads per K/V head (grouped-query attention)\n",
                   (long long)at->group);
+    if (at->qshare > 1)
+        sb_printf(sb, "constexpr int QSHARE = %lld;  // batch entries per query (the KV splits of one sequence)\n",
+                  (long long)at->qshare);
     sm90a_emit_buffer_constants(sb, &at->sh);
     sb_puts(sb, "}\n\n");
     /* the plain build still "uses" the iteration, so that an i read only by the records is
@@ -177,7 +181,7 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     case PT_KB_ROW_MAX:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
         emit_keep(sb, "                ", "s", ss);
-        sb_printf(sb, "                pt::mask_scores<BN, SEQ, CAUSAL>(s%d, i * BN, row_lo, row0, lane);\n"
+        sb_printf(sb, "                pt::mask_scores<BN, SEQ_K, CAUSAL>(s%d, i * BN, row_lo, row0, lane);\n"
                       "                pt::row_max<BN>(s%d, SCALE_LOG2, m_run, al%d, mr%d);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
                   ss, ss, ms, ms, e->stask, e->lane);
@@ -279,8 +283,19 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
     emit_consumer_epilogue(sb, at, w);
 }
 
-/* After a tile's loop: hand Q back, normalize O into the staging tile and (on the store lane)
- * store it; then the end of the role. */
+/* The log-sum-exp task: this warpgroup's rows of it, staged for the storing thread. */
+static void emit_lse(strbuf *sb, const sm90a_attn *at, int w)
+{
+    const pt_ktask *t = &at->kp->consumer[w].rows_task;
+    sb_printf(sb, "            // %s: m + log(l) per row (natural log), staged as f32 for the storing thread.\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 0);\n"
+                  "            pt::lse_rows(m_run, l_run, smem + OFF_L, %d * 64 + warp * 16 + lane / 4, lane);\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 1);\n",
+              at->kp->sg->tasks[t->stask].id, t->stask, t->lane, w, t->stask, t->lane);
+}
+
+/* After a tile's loop: hand Q back, normalize O (and the log-sum-exp, in lane order) into the
+ * staging tile and (on the store lane) store it; then the end of the role. */
 static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
 {
     const pt_krole *W = &at->kp->consumer[w];
@@ -297,19 +312,31 @@ static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
         sb_puts(sb, "            if (n_tile > 0)\n"
                     "                pt::mbar_wait(o_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n");
     }
+    bool lse = W->rows_task.stask >= 0;
+    int lpos = 0, npos = 0, lane;
+    if (lse) {
+        pt_sprogram_placement(at->kp->p, W->rows_task.stask, &lane, &lpos);
+        pt_sprogram_placement(at->kp->p, W->epilogue.stask, &lane, &npos);
+    }
+    if (lse && lpos < npos)
+        emit_lse(sb, at, w);
     sb_printf(sb, "            // %s: O / l (the row sums of the 4 lanes of a row added first), converted to\n"
                   "            // %s and staged 128B-swizzled in this warpgroup's rows of the staging tile.\n"
                   "            PT_REC(%d, %d, n_tile, 0, 0);\n"
-                  "            pt::inverse_row_sums(l_run);\n"
+                  "            float inv_l[2] = {l_run[0], l_run[1]};\n"
+                  "            pt::inverse_row_sums(inv_l);\n"
                   "            pt::store_rows_sw128<%s, D, O_CHUNK>(o, smem + OFF_O, BM * 128, %d * 64 + warp * 16 + lane / 4,\n"
-                  "                                                lane, l_run);\n"
-                  "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
+                  "                                                lane, inv_l);\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 1);\n",
+              at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask,
+              W->epilogue.lane, sm90a_cuda_type(at->out_dt), w, W->epilogue.stask, W->epilogue.lane);
+    if (lse && lpos >= npos)
+        emit_lse(sb, at, w);
+    sb_printf(sb, "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                   "            pt::named_sync(%d, 128);\n"
-                  "            PT_REC(%d, %d, n_tile, 0, 1);\n"
                   "            if (lead)\n"
                   "                pt::mbar_arrive(o_full);\n",
-              at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask,
-              W->epilogue.lane, sm90a_cuda_type(at->out_dt), w, 1 + w, W->epilogue.stask, W->epilogue.lane);
+              1 + w);
     if (at->kp->store_wg == w) {
         sb_puts(sb, "            if (lead) {\n");
         sm90a_emit_consumer_store(sb, &at->sh, "                ");
@@ -325,11 +352,12 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
 {
     char gname[PT_NAME_MAX];
     sb_printf(sb, "// %s.cu — generated by PipeThreader (target sm90a) from graph \"%s\" and its sProgram.\n"
-                  "// O = softmax(Q K^T * %.9g%s) V over %lld x %lld per batch·head, %s in, f32 accumulate,\n"
+                  "// O = softmax(Q K^T * %.9g%s) V over %lld x %lld per batch·head%s, %s in, f32 accumulate,\n"
                   "// %s out. Do not edit: regenerate.\n"
                   "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
               at->kp->kernel_name, pt_codegen_comment_safe(at->g->name, gname, sizeof gname), at->scale, at->causal ? ", causal" : "", (long long)at->S,
-              (long long)at->S, pt_dtype_name(at->in_dt), pt_dtype_name(at->out_dt));
+              (long long)at->SK, at->buf_l >= 0 ? " and its log-sum-exp" : "",
+              pt_dtype_name(at->in_dt), pt_dtype_name(at->out_dt));
     sm90a_emit_device_header(sb, true);
     sb_puts(sb, "#include <math.h>\n\n");
     emit_constants(sb, at);
@@ -341,9 +369,10 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
                     "__device__ unsigned int pt_next_tile = 0, pt_ctas_done = 0;\n\n");
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                   "%s(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,\n"
-                  "   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,\n"
+                  "   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,%s\n"
                   "   uint8_t *pt_trace)\n{\n",
-              at->kp->threads, at->kp->kernel_name);
+              at->kp->threads, at->kp->kernel_name,
+              at->buf_l >= 0 ? "\n   float *__restrict__ lse_out," : "");
     sm90a_emit_kernel_head(sb, &at->sh);
     sm90a_emit_producer(sb, &at->sh);
     sb_puts(sb, "    // Consumer roles: warpgroup 1 + cw runs role cw's lanes.\n"

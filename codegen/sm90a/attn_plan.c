@@ -32,6 +32,63 @@ static bool shaped(const pt_graph *g, int t, const int *batch, int nb, int row, 
     return T->axes[nb] == row && T->axes[nb + 1] == d;
 }
 
+/* Operand t is [batch..., row, d] whose batch axes are the leading ones of O's (nb of them):
+ * *share gets how many of O's flattened batch entries read one of t's (the product of O's
+ * batch axes t lacks). */
+static bool operand(const pt_graph *g, int t, const int *batch, int nb, int row, int d,
+                    int64_t *share)
+{
+    int n = g->tensors[t].rank - 2;
+    if (n < 0 || n > nb || !shaped(g, t, batch, n, row, d))
+        return false;
+    *share = 1;
+    for (int i = n; i < nb; i++)
+        *share *= g->axes[batch[i]].extent;
+    return true;
+}
+
+/* The tensors: O [batch..., m, d]; Q, K and V with O's leading batch axes (K/V shared by a
+ * group of query heads; Q shared by the KV splits of FlashDecoding); the log-sum-exp, if any,
+ * [batch..., m] in f32. */
+static bool plan_tensors(sm90a_attn *at, int m, int n, int d, pt_error *err)
+{
+    const pt_graph *g = at->g;
+    const pt_tensor *O = &g->tensors[at->O];
+    if (O->rank < 2 || O->axes[O->rank - 1] != d)
+        REFUSE("O (\"%s\") must be [batch..., rows, %s]", O->name, g->axes[d].name);
+    int nb = O->rank - 2;
+    const int *batch = O->axes;
+    if (O->axes[nb] != m || !shaped(g, at->O, batch, nb, m, d))
+        REFUSE("O (\"%s\") must be [batch..., %s, %s] with Q's rows", O->name, g->axes[m].name,
+               g->axes[d].name);
+    if (!operand(g, at->Q, batch, nb, m, d, &at->qshare))
+        REFUSE("Q (\"%s\") must be [batch..., %s, %s] with O's batch axes, or their leading ones "
+               "(FlashDecoding: the KV splits share the query)", g->tensors[at->Q].name,
+               g->axes[m].name, g->axes[d].name);
+    if (!operand(g, at->K, batch, nb, n, d, &at->group))
+        REFUSE("K (\"%s\") must be [batch..., %s, %s] with O's batch axes, or their leading ones "
+               "(grouped-query attention)", g->tensors[at->K].name, g->axes[n].name,
+               g->axes[d].name);
+    int64_t vshare;
+    if (!operand(g, at->V, batch, nb, n, d, &vshare) || vshare != at->group)
+        REFUSE("V (\"%s\") must be shaped as K: [batch..., %s, %s] with K's batch axes",
+               g->tensors[at->V].name, g->axes[n].name, g->axes[d].name);
+    at->B = 1;
+    for (int i = 0; i < nb; i++)
+        at->B *= g->axes[batch[i]].extent;
+    at->L = g->ops[at->op_sm].lse;
+    if (at->L >= 0) {
+        const pt_tensor *L = &g->tensors[at->L];
+        bool ok = L->rank == nb + 1 && L->axes[nb] == m && L->dtype == PT_F32;
+        for (int i = 0; ok && i < nb; i++)
+            ok = L->axes[i] == batch[i];
+        if (!ok)
+            REFUSE("the log-sum-exp \"%s\" must be f32 [O's batch axes..., %s]", L->name,
+                   g->axes[m].name);
+    }
+    return true;
+}
+
 static bool plan_graph(sm90a_attn *at, pt_error *err)
 {
     const pt_graph *g = at->g;
@@ -47,61 +104,40 @@ static bool plan_graph(sm90a_attn *at, pt_error *err)
         REFUSE("attention matmuls must each contract one axis");
     int d = qk->reduce_axes[0], n = pv->reduce_axes[0];
     const pt_tensor *Q = &g->tensors[at->Q];
-    if (Q->rank < 2)
-        REFUSE("Q (\"%s\") must be [batch..., rows, head dim]", Q->name);
-    int nb = Q->rank - 2, m = Q->axes[nb];
-    const int *batch = Q->axes;
-    if (Q->axes[nb + 1] != d)
-        REFUSE("Q (\"%s\") must have the contracted head-dim axis \"%s\" innermost", Q->name,
-               g->axes[d].name);
-    /* grouped-query attention: K and V may lack Q's innermost batch axes (the query heads of
-     * a group share one K/V head), so K/V's flattened batch index is Q's divided by the group */
-    int nkv = g->tensors[at->K].rank - 2;
-    if (nkv < 0 || nkv > nb || !shaped(g, at->K, batch, nkv, n, d))
-        REFUSE("K (\"%s\") must be [batch..., %s, %s] with Q's batch axes, or their leading ones "
-               "(grouped-query attention)", g->tensors[at->K].name, g->axes[n].name,
-               g->axes[d].name);
-    if (!shaped(g, at->V, batch, nkv, n, d))
-        REFUSE("V (\"%s\") must be shaped as K: [batch..., %s, %s] with K's batch axes",
-               g->tensors[at->V].name, g->axes[n].name, g->axes[d].name);
-    at->group = 1;
-    for (int i = nkv; i < nb; i++)
-        at->group *= g->axes[batch[i]].extent;
-    if (!shaped(g, at->O, batch, nb, m, d))
-        REFUSE("O (\"%s\") must be [batch..., %s, %s]", g->tensors[at->O].name, g->axes[m].name,
-               g->axes[d].name);
+    if (Q->rank < 2 || Q->axes[Q->rank - 1] != d)
+        REFUSE("Q (\"%s\") must be [batch..., rows, head dim] with the contracted head-dim axis "
+               "\"%s\" innermost", Q->name, g->axes[d].name);
+    int m = Q->axes[Q->rank - 2];
+    if (!plan_tensors(at, m, n, d, err))
+        return false;
     if (sm->axis != n)
         REFUSE("the softmax must run over the key axis \"%s\"", g->axes[n].name);
-    at->B = 1;
-    for (int i = 0; i < nb; i++)
-        at->B *= g->axes[batch[i]].extent;
     at->S = g->axes[m].extent;
+    at->SK = g->axes[n].extent;
     at->D = g->axes[d].extent;
-    if (g->axes[n].extent != at->S && at->S <= 16)
-        REFUSE("queries (%s = %lld) against %lld keys (%s) is decoding, not prefill: the prefill "
-               "generator needs as many queries as keys; the flash_decoding example (split-KV, then "
-               "flash_decoding_combine) models decoding; its code generation is later work", g->axes[m].name, (long long)at->S,
-               (long long)g->axes[n].extent, g->axes[n].name);
-    if (g->axes[n].extent != at->S)
-        REFUSE("queries (%s = %lld) and keys (%s = %lld) must have the same length", g->axes[m].name,
-               (long long)at->S, g->axes[n].name, (long long)g->axes[n].extent);
-    if (at->D % 64 || at->D > 256)
-        REFUSE("head dim %s = %lld; expected 64, 128, 192 or 256 (whole 128-byte swizzle atoms, "
-               "wgmma N <= 256)", g->axes[d].name, (long long)at->D);
+    /* a few query rows against a long key sequence, in one CTA per head, leaves most SMs
+     * idle and 63 of 64 wgmma rows empty: decoding splits the keys and combines the partials */
+    if (at->L < 0 && at->S <= 16 && at->SK > at->S)
+        REFUSE("queries (%s = %lld) against %lld keys (%s) is decoding, not prefill: use the "
+               "flash_decoding example (G query heads of a K/V head as the rows, the keys split "
+               "over CTAs, each writing its partial output and log-sum-exp) and "
+               "flash_decoding_combine", g->axes[m].name, (long long)at->S, (long long)at->SK,
+               g->axes[n].name);
+    if (at->D % 16 || at->D < 64 || at->D > 256)
+        REFUSE("head dim %s = %lld; expected a multiple of 16 from 64 to 256 (k16 steps of Q.K^T, "
+               "wgmma N of P.V <= 256, 64-column TMA boxes)", g->axes[d].name, (long long)at->D);
     at->in_dt = Q->dtype;
     at->out_dt = g->tensors[at->O].dtype;
     if ((at->in_dt != PT_F16 && at->in_dt != PT_BF16) || g->tensors[at->K].dtype != at->in_dt ||
         g->tensors[at->V].dtype != at->in_dt)
         REFUSE("Q, K and V must all be f16 or all bf16");
-    if (at->out_dt != PT_F16 && at->out_dt != PT_BF16)
-        REFUSE("O must be f16 or bf16 (it is %s)", pt_dtype_name(at->out_dt));
+    if (at->out_dt != PT_F16 && at->out_dt != PT_BF16 && at->out_dt != PT_F32)
+        REFUSE("O must be f16, bf16 or f32 (it is %s)", pt_dtype_name(at->out_dt));
     if (g->tensors[sm->out].dtype != at->in_dt)
         REFUSE("P (\"%s\") must have V's dtype %s: it feeds the P.V wgmma from registers",
                g->tensors[sm->out].name, pt_dtype_name(at->in_dt));
     if (qk->acc != PT_F32 || pv->acc != PT_F32)
         REFUSE("only f32 accumulation is generated");
-    if (sm->lse >= 0)
-        REFUSE("a log-sum-exp output is not generated yet");
     at->causal = sm->causal;
     at->ax_m = m;
     if (at->causal && (sm->row_axis != m || sm->col_axis != n))
@@ -113,10 +149,11 @@ static bool plan_graph(sm90a_attn *at, pt_error *err)
     if (t->tile[d] != at->D)
         REFUSE("tile %s = %lld; the head dim is not split (expected %lld)", g->axes[d].name,
                (long long)t->tile[d], (long long)at->D);
-    for (int i = 0; i < nb; i++)
-        if (t->tile[batch[i]] != 1)
-            REFUSE("tile %s = %lld; batch axes are tiled by 1", g->axes[batch[i]].name,
-                   (long long)t->tile[batch[i]]);
+    const pt_tensor *O = &g->tensors[at->O];
+    for (int i = 0; i < O->rank - 2; i++)
+        if (t->tile[O->axes[i]] != 1)
+            REFUSE("tile %s = %lld; batch axes are tiled by 1", g->axes[O->axes[i]].name,
+                   (long long)t->tile[O->axes[i]]);
     at->wgs = at->kp->wgs;
     if (at->BM != 64 * at->wgs)
         REFUSE("tile %s = %lld with %d warpgroups; the attention generator gives each warpgroup "
@@ -174,6 +211,10 @@ static bool plan_program(sm90a_attn *at, pt_error *err)
         else
             at->m_bufs = V->slots;
     }
+    at->buf_l = kp->rows;
+    if ((at->L >= 0) != (at->buf_l >= 0))
+        REFUSE("the log-sum-exp \"%s\" must be stored by the kernel (an output of the graph)",
+               at->g->tensors[at->L >= 0 ? at->L : kp->bufs[at->buf_l].tensor].name);
     at->tiles_m = kp->sg->tile_grid[at->ax_m];
     at->kv_blocks = kp->sg->iterations; /* a full tile's key blocks */
     return true;
@@ -218,6 +259,13 @@ static void plan_shape(sm90a_attn *at)
     sh->batch = "bh";
     if (at->group > 1) /* K and V: the group's shared head */
         sh->batch_buf[at->ring_k] = sh->batch_buf[at->ring_v] = "bh / GROUP";
+    if (at->qshare > 1) /* Q: the sequence's one query, read by each of its KV splits */
+        sh->batch_buf[at->buf_q] = "bh / QSHARE";
+    if (at->buf_l >= 0) {
+        snprintf(sh->name[at->buf_l], sizeof sh->name[0], "l");
+        sh->rows_store = "pt::store_rows_global(lse_out + (size_t)bh * SEQ + mt * BM, smem + OFF_L, "
+                         "SEQ - mt * BM < BM ? SEQ - mt * BM : BM);";
+    }
     sh->coord_decl = "int bh, mt;";
     sh->coord_args = "bh, mt";
     sh->iters = "tile_iters(mt)";

@@ -5,6 +5,7 @@
 
 #include "attn.h"
 #include "backend.h"
+#include "combine.h"
 #include "common.h"
 #include "gemm.h"
 
@@ -15,14 +16,15 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
     if (!sm90a_check_target(p, sg, hw, err))
         return false;
     const pt_graph *g = sg->graph;
-    bool attn = sm90a_attn_matches(g);
+    bool attn = sm90a_attn_matches(g), comb = sm90a_combine_matches(g);
     bool gemm = (g->n_ops == 1 && g->ops[0].kind == PT_OP_MATMUL) ||
                 (g->n_ops == 2 && g->ops[0].kind == PT_OP_DEQUANTIZE &&
                  g->ops[1].kind == PT_OP_MATMUL);
-    if (!attn && !gemm)
+    if (!attn && !comb && !gemm)
         return pt_fail(err, "codegen sm90a: graph \"%s\" has %d ops; this backend generates single "
-                            "matmuls (optionally of dequantised weights) and attention (matmul, "
-                            "online_softmax, matmul) so far (Mamba2 kernels are later work)",
+                            "matmuls (optionally of dequantised weights), attention (matmul, "
+                            "online_softmax, matmul) and FlashDecoding's combine so far (Mamba2 "
+                            "kernels are later work)",
                        g->name, g->n_ops);
     pt_kprog *kp = malloc(sizeof *kp);
     bool ok = kp ? pt_kprog_build(kp, p, sg, hw, "sm90a", err)
@@ -32,6 +34,11 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         ok = at ? sm90a_attn_plan(at, kp, err) && (!out || sm90a_attn_emit(at, out, err))
                 : pt_fail(err, "codegen sm90a: out of memory");
         free(at);
+    } else if (ok && comb) {
+        sm90a_combine *cb = malloc(sizeof *cb);
+        ok = cb ? sm90a_combine_plan(cb, kp, err) && (!out || sm90a_combine_emit(cb, out, err))
+                : pt_fail(err, "codegen sm90a: out of memory");
+        free(cb);
     } else if (ok) {
         sm90a_gemm *gm = malloc(sizeof *gm);
         ok = gm ? sm90a_gemm_plan(gm, kp, err) && (!out || sm90a_gemm_emit(gm, out, err))

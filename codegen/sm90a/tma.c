@@ -59,7 +59,7 @@ void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *s
                   bar, sh->plain_inner[b], oo[0] ? oo : "0");
         return;
     }
-    sb_printf(sb, "%sfor (int a = 0; a < %s / 64; ++a)  // 64-wide swizzle atoms along %s\n"
+    sb_printf(sb, "%sfor (int a = 0; a < (%s + 63) / 64; ++a)  // 64-wide swizzle atoms along %s\n"
                   "%s    pt::tma_load_%dd(smem + OFF_%s%s + a * (%s * 128), &tm_%s, %s,\n"
                   "%s                    %s%sa * 64, %s%s%s);\n",
               ind, sh->size[inner], sh->kp->g->axes[inner].name, ind, batched ? 3 : 2, up, at,
@@ -77,9 +77,9 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
     origin(sh, inner, oi, sizeof oi);
     origin(sh, outer, oo, sizeof oo);
-    sb_printf(sb, "%sfor (int c = 0; c < %s / %s_CHUNK; ++c)  // 128-byte boxes along %s\n"
+    sb_printf(sb, "%sfor (int c = 0; c < (%s + %s_CHUNK - 1) / %s_CHUNK; ++c)  // 128-byte boxes along %s\n"
                   "%s    pt::tma_store_%dd(&tm_%s, smem + OFF_%s + c * (%s * 128), %s%sc * %s_CHUNK, %s%s%s);\n",
-              ind, sh->size[inner], up, kp->g->axes[inner].name, ind, batched ? 3 : 2, lo, up,
+              ind, sh->size[inner], up, up, kp->g->axes[inner].name, ind, batched ? 3 : 2, lo, up,
               sh->size[outer], oi, oi[0] ? " + " : "", up, oo[0] ? oo : "0", batched ? ", " : "",
               batched ? sh->batch : "");
 }
@@ -94,13 +94,23 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
         const pt_kbuf *B = &kp->bufs[b];
         char lo[8], up[8];
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
-        if (B->kind == PT_KBUF_RING)
+        if (B->kind == PT_KBUF_RING && B->written)
+            sb_printf(sb, "constexpr int STAGES_%s = %d, %s_PITCH = %lld, OFF_%s = %lld;  // ring written in the kernel\n",
+                      up, B->stages, up, (long long)B->pitch, up, (long long)B->offset);
+        else if (B->kind == PT_KBUF_RING)
             sb_printf(sb, "constexpr int STAGES_%s = %d, %s_BYTES = %lld, %s_PITCH = %lld, OFF_%s = %lld;  // ring\n",
                       up, B->stages, up, (long long)B->tx_bytes, up, (long long)B->pitch, up,
                       (long long)B->offset);
         else if (B->kind == PT_KBUF_RESIDENT)
             sb_printf(sb, "constexpr int %s_BYTES = %lld, OFF_%s = %lld;  // resident: one tile per output tile\n",
                       up, (long long)B->tx_bytes, up, (long long)B->offset);
+        else if (B->kind == PT_KBUF_STAGING && sh->plain)
+            sb_printf(sb, "constexpr int OFF_%s = %lld;  // %lld bytes staged %s, unswizzled: one store box\n",
+                      up, (long long)B->offset, (long long)B->bytes,
+                      B->over >= 0 ? "over a resident tile" : "apart");
+        else if (B->kind == PT_KBUF_ROWS)
+            sb_printf(sb, "constexpr int OFF_%s = %lld;  // %lld bytes: one f32 per row, stored with plain stores\n",
+                      up, (long long)B->offset, (long long)B->bytes);
         else
             sb_printf(sb, "constexpr int OFF_%s = %lld, %s_CHUNK = %d;  // %lld bytes staged %s; %d elements per store box\n",
                       up, (long long)B->offset, up, 128 / B->elem_bytes, (long long)B->bytes,

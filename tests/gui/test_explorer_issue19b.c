@@ -2,6 +2,7 @@
  * selection (drag on the ruler, Shift+drag on the lanes) and its figures in the sidebar, zoom to
  * it, Esc, and the overview strip's draggable viewport. */
 #include <math.h>
+#include <string.h>
 
 #include "embedded.h"
 
@@ -404,9 +405,35 @@ static void test_graph_page(void)
     g_assert_true(pt_window_show_page(win, "timeline"));
 }
 
+/* GTK 4.8 warns "Trying to snapshot GtkGizmo ... without a current allocation" when a frame
+ * draws a popover's arrow gizmo between the popover's dismissal and the next layout (a GTK
+ * quirk, seen in other GTK 4 programs too). After the menu and auto-schedule tests it can fall
+ * on the Code page's first frame. GTK logs it structured, so the writer decides what is fatal:
+ * this one message is printed and let through; everything else goes to GLib's default writer
+ * (where the test's fatal warnings abort). */
+static GLogWriterOutput log_writer(GLogLevelFlags level, const GLogField *fields, gsize n,
+                                   gpointer data)
+{
+    const char *domain = NULL, *message = NULL;
+    for (gsize i = 0; i < n; i++) {
+        if (strcmp(fields[i].key, "GLIB_DOMAIN") == 0 && fields[i].length < 0)
+            domain = fields[i].value;
+        else if (strcmp(fields[i].key, "MESSAGE") == 0 && fields[i].length < 0)
+            message = fields[i].value;
+    }
+    if ((level & G_LOG_LEVEL_WARNING) && domain && message && strcmp(domain, "Gtk") == 0 &&
+        strstr(message, "Trying to snapshot GtkGizmo") &&
+        strstr(message, "without a current allocation")) {
+        g_printerr("(let through, a GTK 4.8 quirk) Gtk-WARNING: %s\n", message);
+        return G_LOG_WRITER_HANDLED;
+    }
+    return g_log_writer_default(level, fields, n, data);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
+    g_log_set_writer_func(log_writer, NULL, NULL);
     g_test_add_func("/issue19b/range-selection", test_range_selection);
     g_test_add_func("/issue19b/overview-drag", test_overview_drag);
     g_test_add_func("/issue19b/stage-waits", test_stage_waits);

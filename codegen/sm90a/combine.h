@@ -1,0 +1,34 @@
+/* combine.h — the Hopper target's view of FlashDecoding's combine (codegen/ir/kprog.h, a program
+ * without a loop): O = sum_s exp(X_s - max_s X) Y_s / sum_s exp(X_s - max_s X), X the splits'
+ * log-sum-exps [batch..., s, g] and Y their partial outputs [batch..., s, g, d], both f32.
+ *
+ * combine_plan.c checks the graph is that pattern (reduce_max, sub, exp, reduce_sum, mul,
+ * reduce_sum, div over the split axis s) and what the instructions need; combine_emit.c prints
+ * the producer (X and Y of a tile by TMA, unswizzled, then the store of O) and the warpgroup's
+ * tasks once per tile, one device call each. */
+#ifndef PT_SM90A_COMBINE_H
+#define PT_SM90A_COMBINE_H
+
+#include "codegen.h"
+#include "ir/kprog.h"
+#include "shape.h"
+
+typedef struct {
+    const pt_kprog *kp;
+    const pt_graph *g;
+    int X, Y, O;                /* log-sum-exps, partial outputs, output */
+    int buf_x, buf_y;
+    int ax_s, ax_g, ax_d;       /* the split axis, the rows (query heads), the head dim */
+    int64_t B, S, G, D;         /* batch entries (O's batch axes flattened), splits, rows, d */
+    int64_t GT, DT;             /* tile rows and columns */
+    int64_t tiles_g, tiles_d;
+    int tpr;                    /* threads of the warpgroup per tile row: 128 / GT */
+    pt_dtype out_dt;
+    sm90a_shape sh;
+} sm90a_combine;
+
+bool sm90a_combine_matches(const pt_graph *g);
+bool sm90a_combine_plan(sm90a_combine *c, const pt_kprog *kp, pt_error *err);
+bool sm90a_combine_emit(const sm90a_combine *c, pt_codegen_result *out, pt_error *err);
+
+#endif

@@ -1,0 +1,172 @@
+/* combine_plan.c — what the Hopper instructions need of FlashDecoding's combine (combine.h):
+ * X [batch..., s, g] and Y [batch..., s, g, d] in f32, each tile's splits whole, its rows a power
+ * of two that divides the warpgroup's 128 threads (a row's threads split its columns), boxes
+ * TMA can move (16-byte multiples: g and the tile's rows in fours, columns in 32s). Refuses,
+ * in one line, what they cannot do. */
+#include <stdio.h>
+#include <string.h>
+
+#include "combine.h"
+
+#define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
+
+static bool reads(const pt_op *o, int a, int b)
+{
+    return o->n_in == 2 && ((o->in[0] == a && o->in[1] == b) || (o->in[0] == b && o->in[1] == a));
+}
+
+bool sm90a_combine_matches(const pt_graph *g)
+{
+    static const pt_op_kind kinds[7] = {PT_OP_REDUCE_MAX, PT_OP_SUB, PT_OP_EXP, PT_OP_REDUCE_SUM,
+                                        PT_OP_MUL, PT_OP_REDUCE_SUM, PT_OP_DIV};
+    if (g->n_ops != 7)
+        return false;
+    for (int i = 0; i < 7; i++)
+        if (g->ops[i].kind != kinds[i])
+            return false;
+    const pt_op *o = g->ops;
+    int x = o[0].in[0], y = o[4].in[0] == o[2].out ? o[4].in[1] : o[4].in[0];
+    return o[1].n_in == 2 && o[1].in[0] == x && o[1].in[1] == o[0].out &&
+           o[2].in[0] == o[1].out && o[3].in[0] == o[2].out && reads(&o[4], y, o[2].out) &&
+           o[5].in[0] == o[4].out && o[6].n_in == 2 && o[6].in[0] == o[5].out &&
+           o[6].in[1] == o[3].out && o[0].axis == o[3].axis && o[0].axis == o[5].axis;
+}
+
+/* T's axes are `batch` (nb of them) followed by the axes in `rest` (nr). */
+static bool shaped(const pt_tensor *T, const int *batch, int nb, const int *rest, int nr)
+{
+    if (T->rank != nb + nr || T->view_of >= 0)
+        return false;
+    for (int i = 0; i < nb; i++)
+        if (T->axes[i] != batch[i])
+            return false;
+    for (int i = 0; i < nr; i++)
+        if (T->axes[nb + i] != rest[i])
+            return false;
+    return true;
+}
+
+static bool plan_graph(sm90a_combine *c, pt_error *err)
+{
+    const pt_graph *g = c->g;
+    const pt_op *o = g->ops;
+    c->X = o[0].in[0];
+    c->Y = o[4].in[0] == o[2].out ? o[4].in[1] : o[4].in[0];
+    c->O = o[6].out;
+    c->ax_s = o[0].axis;
+    const pt_tensor *O = &g->tensors[c->O], *X = &g->tensors[c->X], *Y = &g->tensors[c->Y];
+    if (O->rank < 2)
+        REFUSE("the combined output \"%s\" must be [batch..., rows, head dim]", O->name);
+    int nb = O->rank - 2;
+    c->ax_g = O->axes[nb];
+    c->ax_d = O->axes[nb + 1];
+    const int xs[2] = {c->ax_s, c->ax_g}, ys[3] = {c->ax_s, c->ax_g, c->ax_d};
+    if (!shaped(X, O->axes, nb, xs, 2) || X->dtype != PT_F32)
+        REFUSE("the log-sum-exps \"%s\" must be f32 [%s's batch axes..., %s, %s]", X->name, O->name,
+               g->axes[c->ax_s].name, g->axes[c->ax_g].name);
+    if (!shaped(Y, O->axes, nb, ys, 3) || Y->dtype != PT_F32)
+        REFUSE("the partial outputs \"%s\" must be f32 [%s's batch axes..., %s, %s, %s]", Y->name,
+               O->name, g->axes[c->ax_s].name, g->axes[c->ax_g].name, g->axes[c->ax_d].name);
+    c->out_dt = O->dtype;
+    if (c->out_dt != PT_F16 && c->out_dt != PT_BF16 && c->out_dt != PT_F32)
+        REFUSE("\"%s\" must be f16, bf16 or f32 (it is %s)", O->name, pt_dtype_name(c->out_dt));
+    c->B = 1;
+    for (int i = 0; i < nb; i++)
+        c->B *= g->axes[O->axes[i]].extent;
+    c->S = g->axes[c->ax_s].extent;
+    c->G = g->axes[c->ax_g].extent;
+    c->D = g->axes[c->ax_d].extent;
+    int esz = pt_dtype_bits(c->out_dt) / 8;
+    if (c->G % 4)
+        REFUSE("%s = %lld rows of \"%s\" are %lld bytes; TMA needs strides of 16-byte multiples "
+               "(%s a multiple of 4)", g->axes[c->ax_g].name, (long long)c->G, X->name,
+               (long long)(c->G * 4), g->axes[c->ax_g].name);
+    if ((c->D * esz) % 16)
+        REFUSE("%s = %lld: rows of \"%s\" must be a multiple of 16 bytes (TMA strides)",
+               g->axes[c->ax_d].name, (long long)c->D, O->name);
+    return true;
+}
+
+static bool plan_tile(sm90a_combine *c, pt_error *err)
+{
+    const pt_graph *g = c->g;
+    const pt_kprog *kp = c->kp;
+    const pt_tiling *t = &kp->sg->tiling;
+    const pt_tensor *O = &g->tensors[c->O];
+    for (int i = 0; i < O->rank - 2; i++)
+        if (t->tile[O->axes[i]] != 1)
+            REFUSE("tile %s = %lld; batch axes are tiled by 1", g->axes[O->axes[i]].name,
+                   (long long)t->tile[O->axes[i]]);
+    if (t->tile[c->ax_s] != c->S)
+        REFUSE("tile %s = %lld; a tile takes every split (expected %lld)", g->axes[c->ax_s].name,
+               (long long)t->tile[c->ax_s], (long long)c->S);
+    if (c->S > 128)
+        REFUSE("%s = %lld splits; a thread keeps one weight per split in registers (at most 128)",
+               g->axes[c->ax_s].name, (long long)c->S);
+    c->GT = t->tile[c->ax_g];
+    c->DT = t->tile[c->ax_d];
+    if (c->GT < 4 || c->GT > 128 || (c->GT & (c->GT - 1)) || c->GT > c->G)
+        REFUSE("tile %s = %lld; expected a power of two from 4 to 128, at most %s = %lld (a row's "
+               "threads split its columns; the box of \"%s\" is the tile's rows, 16-byte "
+               "multiples)", g->axes[c->ax_g].name, (long long)c->GT, g->axes[c->ax_g].name,
+               (long long)c->G, g->tensors[c->X].name);
+    if (c->DT % 32 || c->DT > 256)
+        REFUSE("tile %s = %lld; expected a multiple of 32 up to 256 (f32 rows of whole 128 bytes, "
+               "a TMA box at most 256 wide)", g->axes[c->ax_d].name, (long long)c->DT);
+    c->tpr = (int)(128 / c->GT);
+    c->tiles_g = kp->sg->tile_grid[c->ax_g];
+    c->tiles_d = kp->sg->tile_grid[c->ax_d];
+    return true;
+}
+
+static bool plan_program(sm90a_combine *c, pt_error *err)
+{
+    const pt_kprog *kp = c->kp;
+    if (kp->loop != PT_KLOOP_NONE || kp->wgs != 1)
+        REFUSE("the combine is generated for one consumer warpgroup without a loop (%d "
+               "warpgroups)", kp->wgs);
+    if (kp->split_k > 1)
+        REFUSE("partition.split_k = %d; the combine has no loop to split", kp->split_k);
+    if (kp->store_wg >= 0)
+        REFUSE("%s sits on a consumer's lane; the combine stores from the producer's",
+               kp->sg->tasks[kp->store_stask].id);
+    c->buf_x = pt_kprog_buf_of(kp, c->X);
+    c->buf_y = pt_kprog_buf_of(kp, c->Y);
+    if (c->buf_x < 0 || c->buf_y < 0 || kp->bufs[c->buf_x].kind != PT_KBUF_RESIDENT ||
+        kp->bufs[c->buf_y].kind != PT_KBUF_RESIDENT)
+        REFUSE("expected %s and %s loaded once per tile", c->g->tensors[c->X].name,
+               c->g->tensors[c->Y].name);
+    const pt_krole *R = &kp->consumer[0];
+    bool seen[7] = {false};
+    for (int i = 0; i < R->n_tasks; i++) {
+        int op = R->tasks[i].op;
+        if (op < 0 || op > 5 || seen[op])
+            REFUSE("%s: expected one sTask of each combine op before the output's",
+                   kp->sg->tasks[R->tasks[i].stask].id);
+        seen[op] = true;
+    }
+    if (R->n_tasks != 6 || R->epilogue.op != 6)
+        REFUSE("warpgroup 0 must run the six combine sTasks, then the one writing \"%s\"",
+               c->g->tensors[c->O].name);
+    int cols = (int)((c->DT + c->tpr - 1) / c->tpr), need = (int)c->S + cols + 40;
+    if (R->regs < need)
+        REFUSE("consumer warpgroup 0 has %d registers per thread; %lld split weights and %d "
+               "columns need at least %d", R->regs, (long long)c->S, cols, need);
+    return true;
+}
+
+bool sm90a_combine_plan(sm90a_combine *c, const pt_kprog *kp, pt_error *err)
+{
+    memset(c, 0, sizeof *c);
+    c->kp = kp;
+    c->g = kp->g;
+    if (!plan_graph(c, err) || !plan_tile(c, err) || !plan_program(c, err))
+        return false;
+    sm90a_shape *sh = &c->sh;
+    sh->kp = kp;
+    sh->plain = true;
+    snprintf(sh->name[c->buf_x], sizeof sh->name[0], "x");
+    snprintf(sh->name[c->buf_y], sizeof sh->name[0], "y");
+    snprintf(sh->name[kp->staging], sizeof sh->name[0], "o");
+    return true;
+}
