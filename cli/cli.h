@@ -89,6 +89,7 @@ int verb_simulate(int argc, char **argv);
 int verb_validate(int argc, char **argv);
 int verb_hw(int argc, char **argv);
 int verb_examples(int argc, char **argv);
+int verb_pack(int argc, char **argv);
 int verb_codegen(int argc, char **argv);
 int verb_calibrate(int argc, char **argv);
 int verb_profile(int argc, char **argv);

@@ -323,5 +323,36 @@ if [ -n "$cap_long" ] && [ "$cap_long" -ge 1024 ] && [ "$cap_long" = "$kcap" ] &
     ok "trace regions sized from the launch ($cap_small records for S=4096 default, $cap_long for S=8192)"
 else bad "trace cap: launcher $cap_long / kernel $kcap / small $cap_small"; fi
 
+# pack (issue 17): bf16 weights -> Wq (two nibbles a byte, even k low) and Ws (one scale per
+# group); decoded here, every weight is within half a quantisation step of its input.
+python3 - "$tmp/w.bin" <<'PY'
+import random, struct, sys
+random.seed(7)
+def bf16(x):
+    u = struct.unpack('<I', struct.pack('<f', x))[0]
+    return (u + 0x7fff + ((u >> 16) & 1)) >> 16
+open(sys.argv[1], 'wb').write(b''.join(struct.pack('<H', bf16(random.gauss(0, 0.05))) for _ in range(8 * 96)))
+PY
+for fmt in int4 fp4-e2m1; do
+    expect 0 "pack $fmt" "$cli" pack "$tmp/w.bin" --rows 8 --cols 96 --group 32 --format $fmt -o "$tmp/wp"
+    if python3 - "$tmp/w.bin" "$tmp/wp" $fmt <<'PY'
+import struct, sys
+w = open(sys.argv[1], 'rb').read(); q = open(sys.argv[2] + '.wq', 'rb').read(); s = open(sys.argv[2] + '.ws', 'rb').read()
+fp4 = sys.argv[3] != 'int4'; F = [0, .5, 1, 1.5, 2, 3, 4, 6]
+f = lambda h: struct.unpack('<f', struct.pack('<I', h << 16))[0]
+assert len(q) == 8 * 96 // 2 and len(s) == 8 * 3 * 2
+for i in range(8 * 96):
+    v = (q[i // 2] >> 4) if i % 2 else (q[i // 2] & 15)
+    val = (-1 if v & 8 else 1) * F[v & 7] if fp4 else (v - 16 if v >= 8 else v)
+    sc = f(struct.unpack_from('<H', s, 2 * ((i // 96) * 3 + (i % 96) // 32))[0])
+    x = f(struct.unpack_from('<H', w, 2 * i)[0])
+    step = 2.0 * sc if fp4 else sc  # the widest gap between neighbouring values
+    assert abs(val * sc - x) <= step / 2 + 1e-6, (i, val, sc, x)
+PY
+    then ok "pack $fmt: every weight within half a step of its input"; else bad "pack $fmt: decoded weights"; fi
+done
+expect 1 "pack: a file of the wrong size" "$cli" pack "$tmp/w.bin" --rows 9 --cols 96 --group 32 -o "$tmp/wp"
+stderr_has "expected exactly 9 x 96 bf16 elements" "pack: the size refusal names the shape"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]
