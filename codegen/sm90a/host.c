@@ -4,7 +4,8 @@
  *
  * A buffer's map covers its whole tensor: the innermost axis, the next one, and the batch axes
  * flattened into a third dimension (row-major storage makes them one stride apart); the box is
- * one 128-byte swizzle atom of the innermost axis by the tile's extent along the next. */
+ * one 128-byte swizzle atom of the innermost axis (unswizzled: a stage's whole row) by the
+ * tile's extent along the next. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,67 +19,44 @@ static const char *tmap_type(pt_dtype d)
                          : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
 }
 
-/* A buffer loaded as one unswizzled box per stage (shape.h: plain_inner): packed 4-bit data as
- * bytes, anything else in its own type; the box is the stage's row bytes by its rows. */
-static void emit_plain_map(strbuf *sb, const sm90a_shape *sh, int b)
-{
-    const pt_kprog *kp = sh->kp;
-    const pt_kbuf *B = &kp->bufs[b];
-    const pt_tensor *T = &kp->g->tensors[B->tensor];
-    int inner = T->axes[T->rank - 1], outer = T->axes[T->rank - 2];
-    bool packed = B->elem_bits < 8;
-    int64_t n_in = kp->g->axes[inner].extent, n_out = kp->g->axes[outer].extent;
-    int64_t row = (n_in * B->elem_bits + 7) / 8, map_elem = packed ? 1 : B->elem_bytes;
-    char lo[8], up[8];
-    sm90a_buf_name(sh, b, lo, up, sizeof lo);
-    sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s[%lld x %lld]%s, box %lld x %lld, no swizzle */\n"
-                  "        const cuuint64_t dims[2] = {%lldu, %lldu}, strides[1] = {%lldu};\n"
-                  "        const cuuint32_t box[2] = {%lld, %lld};\n"
-                  "        r = map_tile(&tm_%s, %s, slots[%d], 2, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE);\n    }\n",
-              T->name, (long long)n_out, (long long)n_in, packed ? " packed two a byte" : "",
-              (long long)(B->row_bytes / map_elem), (long long)B->box_rows, (long long)(row / map_elem),
-              (long long)n_out, (long long)row, (long long)(B->row_bytes / map_elem),
-              (long long)B->box_rows, lo,
-              packed ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : tmap_type(T->dtype), B->tensor);
-}
-
+/* The map of buffer b over its whole tensor: the innermost axis, the next one, and the batch
+ * axes flattened into a third dimension (row-major storage makes them one stride apart). A
+ * swizzled box is one 128-byte atom wide; an unswizzled one (shape.h: plain, plain_inner) is a
+ * stage's whole row. Packed 4-bit data is mapped as bytes. */
 static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
 {
     const pt_kprog *kp = sh->kp;
     const pt_kbuf *B = &kp->bufs[b];
     if (B->written)  /* made in shared memory by the kernel: no tensor map */
         return;
-    if (sh->plain_inner[b]) {
-        emit_plain_map(sb, sh, b);
-        return;
-    }
     const pt_tensor *T = &kp->g->tensors[B->tensor];
     int inner = T->axes[T->rank - 1], outer = T->axes[T->rank - 2];
     int64_t n_in = kp->g->axes[inner].extent, n_out = kp->g->axes[outer].extent, batch = 1;
     for (int i = 0; i < T->rank - 2; i++)
         batch *= kp->g->axes[T->axes[i]].extent;
-    int64_t row = n_in * B->elem_bytes;
-    /* a swizzled box is one 128-byte atom wide; a plain one the tile's innermost extent */
-    int64_t box_in = sh->plain ? kp->sg->tiling.tile[inner] : 128 / B->elem_bytes;
-    const char *sw = sh->plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B";
+    bool packed = B->elem_bits < 8, plain = sh->plain || sh->plain_inner[b];
+    int64_t map_elem = packed ? 1 : B->elem_bytes, row = (n_in * B->elem_bits + 7) / 8;
+    int64_t box_in = plain ? B->row_bytes / map_elem : 128 / B->elem_bytes;
+    const char *sw = plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B";
+    const char *type = packed ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : tmap_type(T->dtype);
     char lo[8], up[8];
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
-    sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s[%lld x %lld%s], box %lld x %lld */\n",
+    sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s[%lld x %lld%s]%s, box %lld x %lld */\n",
               T->name, (long long)n_out, (long long)n_in, T->rank > 2 ? " per batch" : "",
-              (long long)box_in, (long long)B->box_rows);
+              packed ? " packed two a byte" : "", (long long)box_in, (long long)B->box_rows);
     if (T->rank > 2)
         sb_printf(sb, "        const cuuint64_t dims[3] = {%lldu, %lldu, %lldu}, strides[2] = {%lldu, %lldu};\n"
                       "        const cuuint32_t box[3] = {%lld, %lld, 1};\n"
                       "        r = map_tile(&tm_%s, %s, slots[%d], 3, dims, strides, box, %s);\n    }\n",
-                  (long long)n_in, (long long)n_out, (long long)batch, (long long)row,
-                  (long long)(row * n_out), (long long)box_in, (long long)B->box_rows, lo,
-                  tmap_type(T->dtype), B->tensor, sw);
+                  (long long)(row / map_elem), (long long)n_out, (long long)batch, (long long)row,
+                  (long long)(row * n_out), (long long)box_in, (long long)B->box_rows, lo, type,
+                  B->tensor, sw);
     else
         sb_printf(sb, "        const cuuint64_t dims[2] = {%lldu, %lldu}, strides[1] = {%lldu};\n"
                       "        const cuuint32_t box[2] = {%lld, %lld};\n"
                       "        r = map_tile(&tm_%s, %s, slots[%d], 2, dims, strides, box, %s);\n    }\n",
-                  (long long)n_in, (long long)n_out, (long long)row, (long long)box_in,
-                  (long long)B->box_rows, lo, tmap_type(T->dtype), B->tensor, sw);
+                  (long long)(row / map_elem), (long long)n_out, (long long)row, (long long)box_in,
+                  (long long)B->box_rows, lo, type, B->tensor, sw);
 }
 
 void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
