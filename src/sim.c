@@ -353,12 +353,12 @@ static bool build_deps(sim_state *S, pt_error *err)
             if (wt->stask == s && map_edge(sg, s, e.from, wt->distance, &e.mode, &e.k))
                 S->deps[m++] = e;
         }
-        /* A buffered load may refill stage (i mod k) only after every reader of the copy k
-         * iterations back has released it (stage_hold.h), timed as the kernel does: when the
+        /* A buffered load (or a dequantised tile written into a ring) may refill stage (i mod k)
+         * only after every reader of the copy k iterations back has released it
+         * (stage_hold.h), timed as the kernel does: when the
          * consumer's wait for that reader's wgmma group returns — its completion, and with one
          * group kept in flight also the issue of the reader of the iteration after it. */
-        if ((t->kind == PT_ST_LOAD && t->buffered && t->region == PT_REGION_BODY) ||
-            pt_stask_writes_ring(sg, s)) { /* a dequantised tile's ring is reused the same way */
+        if (pt_stask_fills_ring(sg, s) && t->region == PT_REGION_BODY) {
             bool ok_t = t->tensor >= 0 && t->tensor < PT_MAX_TENSORS;
             int k = ok_t ? p->stages[t->tensor] : 1;
             if (k < 1)

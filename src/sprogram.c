@@ -165,8 +165,7 @@ void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
     /* A ring of 2 is the least that overlaps a copy (or a dequantisation) with its consumer. */
     for (int i = 0; sg && sg->tasks && i < sg->n; i++) {
         const pt_stask *t = &sg->tasks[i];
-        if (((t->buffered && t->kind == PT_ST_LOAD) || pt_stask_writes_ring(sg, i)) &&
-            t->tensor >= 0 && t->tensor < PT_MAX_TENSORS)
+        if (pt_stask_fills_ring(sg, i) && t->tensor >= 0 && t->tensor < PT_MAX_TENSORS)
             p->stages[t->tensor] = 2;
     }
 

@@ -87,3 +87,11 @@ bool pt_stask_writes_ring(const pt_stask_graph *sg, int s)
     }
     return false;
 }
+
+bool pt_stask_fills_ring(const pt_stask_graph *sg, int s)
+{
+    if (!sg || !sg->tasks || s < 0 || s >= sg->n)
+        return false;
+    const pt_stask *t = &sg->tasks[s];
+    return (t->kind == PT_ST_LOAD && t->buffered) || pt_stask_writes_ring(sg, s);
+}

@@ -93,6 +93,9 @@ const char *pt_region_name(pt_region r);
  * stages like a load's, is written on the CUDA cores of the role that issues s, and is
  * released by its mma readers. */
 bool pt_stask_writes_ring(const pt_stask_graph *sg, int s);
+/* Does sTask s fill a ring of stages: a buffered load, or a tile written into a ring
+ * (pt_stask_writes_ring)? Such a tensor has stages in the sProgram. */
+bool pt_stask_fills_ring(const pt_stask_graph *sg, int s);
 
 /* sTask-partition: graph + tiling -> sTask-graph (Propagate is applied first). */
 bool pt_partition(pt_stask_graph *sg, const pt_graph *g, const pt_tiling *tiling, pt_error *err);

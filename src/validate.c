@@ -182,8 +182,7 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
     int64_t total = SMEM_BARRIER_BASE, resident_max = 0;
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
-        if (((t->kind == PT_ST_LOAD && t->buffered) || pt_stask_writes_ring(sg, s)) &&
-            tensor_ok(t->tensor))
+        if (pt_stask_fills_ring(sg, s) && tensor_ok(t->tensor))
             ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes(sg, t));
         else if (t->kind == PT_ST_LOAD) {
             /* resident tiles (Q in attention): one copy */
@@ -469,7 +468,7 @@ static void check_stages(vctx *c)
     for (int s = 0; s < c->sg->n; s++) {
         const pt_stask *t = &c->sg->tasks[s];
         bool writes = pt_stask_writes_ring(c->sg, s);
-        if (((t->kind != PT_ST_LOAD || !t->buffered) && !writes) || !tensor_ok(t->tensor) ||
+        if (!pt_stask_fills_ring(c->sg, s) || !tensor_ok(t->tensor) ||
             reported[t->tensor] || c->p->stages[t->tensor] >= 1)
             continue;
         reported[t->tensor] = true;
