@@ -1,7 +1,7 @@
 /* greedy.c — intra-EU scheduling: greedy list scheduling of an sTask-graph onto lanes.
  *
- * Every sTask goes to the lane of its sEU in its warpgroup (tma; tc.wgN; cuda.wgN). The order
- * inside each lane comes from list scheduling over the same-iteration dependencies: among the
+ * Every sTask goes to its natural lane (pt_sprogram_natural_lane: tma; tc.wgN; cuda.wgN). The
+ * order inside each lane comes from list scheduling over the same-iteration dependencies: among the
  * sTasks whose producers are all placed, take the one on an asynchronous sEU first (TMA and
  * tensor-core work is issued early so it overlaps), then the one with the fewest dependencies
  * still unplaced (loop-carried ones included), then the one that unlocks the most downstream
@@ -16,24 +16,6 @@
 #include <string.h>
 
 #include "scheduler.h"
-
-static int lane_of(const pt_sprogram *p, const pt_stask *s)
-{
-    char name[PT_LANE_NAME_MAX];
-    int wg = s->wg < 0 ? 0 : s->wg;
-    switch (s->seu) {
-    case PT_SEU_TMA: snprintf(name, sizeof name, "tma"); break;
-    case PT_SEU_TENSOR_CORE: snprintf(name, sizeof name, "tc.wg%d", wg); break;
-    default:
-        /* a dequantised operand both warpgroups read: the producer's CUDA cores make it
-         * (pt_sprogram_init gave the program that lane) */
-        if (s->kind == PT_ST_DEQUANT && pt_sprogram_find_lane(p, "cuda.producer") >= 0)
-            return pt_sprogram_find_lane(p, "cuda.producer");
-        snprintf(name, sizeof name, "cuda.wg%d", wg);
-        break;
-    }
-    return pt_sprogram_find_lane(p, name);
-}
 
 /* Descendants through same-iteration dependencies: how much work an sTask unlocks. */
 static void count_downstream(const pt_stask_graph *sg, int *down)
@@ -157,7 +139,7 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
             break;
         }
         const pt_stask *s = &sg->tasks[best];
-        int lane = lane_of(p, s);
+        int lane = pt_sprogram_natural_lane(p, s);
         if (lane < 0) {
             ok = pt_fail(err, "scheduler: no lane for sTask %s", s->id);
             break;

@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The lane an sTask runs on when nobody says otherwise. */
-static int natural_lane(const pt_sprogram *p, const pt_stask *t)
+int pt_sprogram_natural_lane(const pt_sprogram *p, const pt_stask *t)
 {
     char name[PT_LANE_NAME_MAX];
     int wg = t->wg < 0 ? 0 : t->wg;
@@ -145,7 +144,7 @@ bool pt_sprogram_default(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *
     bool ok = true;
     for (int i = 0; i < sg->n && ok; i++) {
         const pt_stask *t = &sg->tasks[order[i]];
-        int lane = natural_lane(p, t);
+        int lane = pt_sprogram_natural_lane(p, t);
         if (lane < 0)
             ok = pt_fail(err, "default sProgram: sTask %s (sEU %s, warpgroup %d) has no lane; "
                               "the tiling has %d warpgroup(s)", t->id,

@@ -114,6 +114,10 @@ bool pt_has_wait(const pt_sprogram *p, int stask, int on, int distance);
 
 /* The deterministic default: every sTask on its natural lane in topological order, a Wait
  * for every cross-lane dependency, stages from the graph's defaults (2 if none). */
+/* The lane an sTask runs on when nobody says otherwise: tma; tc.wgN; cuda.wgN (warpgroup 0 for
+ * an sTask of the whole EU); a dequantised operand on cuda.producer where the program has it.
+ * -1 when the program lacks that lane. */
+int pt_sprogram_natural_lane(const pt_sprogram *p, const pt_stask *t);
 bool pt_sprogram_default(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                          pt_error *err);
 
