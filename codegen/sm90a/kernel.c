@@ -61,17 +61,19 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
             if ((int)B->kind != pass)
                 continue;
             sm90a_buf_name(sh, b, lo, up, sizeof lo);
-            if (B->kind == PT_KBUF_RING && B->readers != kp->wgs)
+            if (B->kind == PT_KBUF_RING) {
+                char empty[64] = "WGS);  // one arrival per consumer warpgroup";
+                if (B->readers != kp->wgs)
+                    snprintf(empty, sizeof empty, "%d);  // the producer's dequantising warps read it",
+                             B->readers);
+                /* the comments line up with the empty barrier's */
                 sb_printf(sb, "        for (int s = 0; s < STAGES_%s; ++s) {\n"
-                              "            pt::mbar_init(&full_%s[s], 1);  // producer's expect_tx arrival\n"
-                              "            pt::mbar_init(&empty_%s[s], %d);  // the producer's dequantising warps read it\n"
-                              "        }\n", up, lo, lo, B->readers);
-            else if (B->kind == PT_KBUF_RING)
-                sb_printf(sb, "        for (int s = 0; s < STAGES_%s; ++s) {\n"
-                              "            pt::mbar_init(&full_%s[s], 1);     // %s\n"
-                              "            pt::mbar_init(&empty_%s[s], WGS);  // one arrival per consumer warpgroup\n"
-                              "        }\n", up, lo,
-                          B->written ? "the dequantising warps wrote the stage" : "producer's expect_tx arrival", lo);
+                              "            pt::mbar_init(&full_%s[s], 1);%s// %s\n"
+                              "            pt::mbar_init(&empty_%s[s], %s\n"
+                              "        }\n", up, lo, B->readers != kp->wgs ? "  " : "     ",
+                          B->written ? "the dequantising warps wrote the stage" : "producer's expect_tx arrival",
+                          lo, empty);
+            }
             else if (B->kind == PT_KBUF_RESIDENT)
                 sb_printf(sb, "        pt::mbar_init(%s_full, 1);\n"
                               "        pt::mbar_init(%s_empty, %s);\n", lo, lo,
