@@ -250,7 +250,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
                       "                break;\n",
                   at->g->tensors[at->Q].name);
     else
-        sb_puts(sb, "        for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
+        sm90a_emit_work_loop(sb, &at->sh, "        ");
     sb_printf(sb, "            int bh, mt;\n"
                   "            tile_coords(t, bh, mt);\n"
                   "            const int n_iter = tile_iters(mt);\n"

@@ -91,18 +91,15 @@ void sm90a_gemm_emit_dequant(strbuf *sb, const void *gemm)
               "            if (dq == 0)\n"
               "                tracer.begin(pt_trace, 1 + WGS, TRACE_ROLES, TRACE_CAP);\n"
               "#endif\n"
-              "            uint32_t cnt_bq = 0, cnt_bs = 0, cnt_b = 0, n_tile = 0;\n"
-              "%s"
-              "                int tm, tn;\n"
-              "                tile_coords(t, tm, tn);\n"
-              "                (void)tm;\n"
-              "                (void)tn;\n",
+              "            uint32_t cnt_bq = 0, cnt_bs = 0, cnt_b = 0, n_tile = 0;\n",
               kp->sg->tasks[t->stask].id,
               pt_codegen_comment_safe(kp->p->lanes[t->lane].name, lane, sizeof lane),
-              gm->g->tensors[gm->Bq].name, gm->g->tensors[gm->Bs].name,
-              split ? "            for (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
-                      "                const int t = w / SPLIT_K, kc = w % SPLIT_K;  // tile and its chunk of the loop\n"
-                    : "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
+              gm->g->tensors[gm->Bq].name, gm->g->tensors[gm->Bs].name);
+    sm90a_emit_work_loop(sb, &gm->sh, "            ");
+    sb_puts(sb, "                int tm, tn;\n"
+                "                tile_coords(t, tm, tn);\n"
+                "                (void)tm;\n"
+                "                (void)tn;\n");
     sm90a_emit_iters(sb, &gm->sh, "                ");
     sb_printf(sb,
               "                for (int i = 0; i < n_iter; ++i) {\n"

@@ -270,8 +270,9 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "        tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
               "#endif\n"
               "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
-              "    float acc[MREP][BN / 2];\n"
-              "%s"
+              "    float acc[MREP][BN / 2];\n");
+    sm90a_emit_work_loop(sb, &gm->sh, "    ");
+    sb_printf(sb,
               "        int tm, tn;\n"
               "        tile_coords(t, tm, tn);\n"
               "%s"
@@ -281,9 +282,6 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "            for (int j = 0; j < BN / 2; ++j)\n"
               "                acc[r][j] = 0.f;\n"
               "%s",
-              split ? "    for (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
-                      "        const int t = w / SPLIT_K, kc = w % SPLIT_K;  // tile and its chunk of the loop\n"
-                    : "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n",
               split ? "        const int k0 = kc * K_ITERS / SPLIT_K, n_iter = (kc + 1) * K_ITERS / SPLIT_K - k0;\n"
                       "        (void)k0;\n"
                     : "",

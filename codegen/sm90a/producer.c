@@ -29,6 +29,16 @@ bool sm90a_staging_release_deferred(const pt_kprog *kp)
     return first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
 }
 
+void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind)
+{
+    if (sh->kp->split_k > 1)
+        sb_printf(sb, "%sfor (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
+                      "%s    const int t = w / SPLIT_K, kc = w %% SPLIT_K;  // tile and its chunk of the loop\n",
+                  ind, ind);
+    else
+        sb_printf(sb, "%sfor (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n", ind);
+}
+
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
 {
     if (sh->kp->split_k > 1)  /* chunk kc runs iterations [kc*I/S, (kc+1)*I/S) (src/splitk.h) */
@@ -46,11 +56,8 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
     char lo[8], up[8];
     if (kp->dynamic)
         sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
-    else if (kp->split_k > 1)
-        sb_puts(sb, "            for (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
-                    "                const int t = w / SPLIT_K, kc = w % SPLIT_K;  // tile and its chunk of the loop\n");
     else
-        sb_puts(sb, "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n");
+        sm90a_emit_work_loop(sb, sh, "            ");
     for (int b = 0; b < kp->n_bufs; b++) {
         if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
             continue;

@@ -56,6 +56,9 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh);
 /* The kernel's start: the aligned shared-memory base, the barriers of every buffer and their
  * initialisation, the tracer. */
 void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh);
+/* The head of a role's loop over its work items, ind its indentation: the CTA's tiles from
+ * blockIdx.x in steps of the grid, or with split-K its (tile, chunk) items (t and kc). */
+void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* `const int n_iter = ...;` of a work item: the tile's trip count, or its split-K chunk's
  * (k0 and n_iter from t and kc). */
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind);
