@@ -92,7 +92,7 @@ typedef struct {
     lane_state ls[PT_MAX_LANES];
     int *entry_idx;          /* storage behind ls[].pro/body/epi */
     double lane_ready[PT_MAX_LANES];
-    double role_free[PT_MAX_ROLES];
+    double role_free[PT_MAX_ROLES + PT_MAX_LANES]; /* per instruction stream (stream_of) */
     double tma_free, tc_free, cc_free; /* when the TMA, tensor-core and CUDA-core servers free */
     double *inflight;        /* ends of outstanding TMA copies (bounded set) */
     int n_inflight, max_inflight;
@@ -444,6 +444,8 @@ static void build_role_stream(sim_state *S, int R)
     const pt_sprogram *p = S->p;
     role_stream *rs = &S->rs[R];
     memset(rs, 0, sizeof *rs);
+    if (p->roles[R].wg < 0)
+        return; /* the producer's lanes are separate streams (stream_of) */
     int n = 0, lanes_with_body = 0;
     int lane[ROLE_MAX_ENTRIES], stask[ROLE_MAX_ENTRIES], off[ROLE_MAX_ENTRIES];
     for (int L = 0; L < p->n_lanes; L++) {
@@ -623,13 +625,22 @@ static int role_of(const sim_state *S, int L)
     return S->p->lanes[L].role;
 }
 
+/* The instruction stream that issues lane L: a consumer warpgroup is one stream for all its
+ * lanes; the producer warpgroup runs each lane on warps of its own (the TMA thread, and the
+ * warps that dequantise), so none of them waits for the others' work. */
+static int stream_of(const sim_state *S, int L)
+{
+    int R = role_of(S, L);
+    return S->p->roles[R].wg >= 0 ? R : PT_MAX_ROLES + L;
+}
+
 /* Resumes the head's dependency scan; true when all its dependencies are simulated. */
 static bool head_ready(sim_state *S, int L)
 {
     lane_state *ls = &S->ls[L];
     if (ls->ready)
         return true;
-    int R = role_of(S, L);
+    int stream = stream_of(S, L);
     int end = S->dep_off[ls->stask + 1];
     for (; ls->dep_pos < end; ls->dep_pos++) {
         const dep_ent *d = &S->deps[ls->dep_pos];
@@ -638,9 +649,10 @@ static bool head_ready(sim_state *S, int L)
             continue;
         if (!slot_done(S, slot))
             return false;
-        /* a done slot is always placed; a hand-off between warp roles costs a barrier */
+        /* a done slot is always placed; a hand-off between instruction streams costs a
+         * barrier */
         double t = d->mode == DM_STAGE && d->lag > 0 ? S->issue[slot] : S->end[slot];
-        if (role_of(S, S->lane_of[d->from]) != R)
+        if (stream_of(S, S->lane_of[d->from]) != stream)
             t += S->hw->barrier_ns;
         if (t > ls->dep_t)
             ls->dep_t = t;
@@ -752,7 +764,7 @@ static void commit(sim_state *S, int L, double t, double reach)
         break;
     }
     double next = async ? t + S->hw->seu[ln->seu].issue_ns : end;
-    S->lane_ready[L] = S->role_free[R] = next;
+    S->lane_ready[L] = S->role_free[stream_of(S, L)] = next;
     int64_t slot = slot_of(S, ls->stask, ls->iter);
     S->end[slot] = end;
     S->issue[slot] = t;
@@ -966,8 +978,8 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
             if (!S->ls[L].has || !role_allows(S, L) || !head_ready(S, L))
                 continue;
             double t = S->lane_ready[L];
-            if (S->role_free[role_of(S, L)] > t)
-                t = S->role_free[role_of(S, L)];
+            if (S->role_free[stream_of(S, L)] > t)
+                t = S->role_free[stream_of(S, L)];
             double reach = t;
             if (S->ls[L].dep_t > t)
                 t = S->ls[L].dep_t;
