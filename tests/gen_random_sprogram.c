@@ -15,7 +15,8 @@
  *       a GEMM, the simulator deadlocks too. Prints refusal reasons counted. Exit 1 on a
  *       broken property.
  *
- * WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16. The same seed always
+ * WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16, gemm_w4a16,
+ * gemm_wfp4a16 (low-bit weights dequantised by the producer's CUDA cores). The same seed always
  * gives the same sProgram (draw k of seed s uses its own generator state), so one command
  * replays a failure. Sizes are kept small (most kernels run well under 50 ms). */
 #include <stdarg.h>
@@ -108,6 +109,11 @@ static void note(draw *d, const char *fmt, ...)
 static bool is_attention(const char *w)
 {
     return strncmp(w, "flash_attention", 15) == 0;
+}
+
+static bool is_lowbit(const char *w)
+{
+    return strcmp(w, "gemm_w4a16") == 0 || strcmp(w, "gemm_wfp4a16") == 0;
 }
 
 /* Sizes with a bias to the small and the ragged: half the time a few tiles, sometimes one. */
@@ -272,6 +278,48 @@ static bool draw_gemm(draw *d, rng *r, pt_error *err)
     return true;
 }
 
+/* A low-bit GEMM: K a multiple of 8 groups (the scales' rows are whole 16-byte TMA granules),
+ * every ring's stages drawn, the dequantised tile's (W) too, loads at offsets and reordered. */
+static bool draw_lowbit(draw *d, rng *r, pt_error *err)
+{
+    int wgs = uni(r, 1, 2);
+    int m_wg = pick(r, (const int[]){64, 128}, 2);
+    int bn = pick(r, (const int[]){64, 128, 192, 256}, 4);
+    int bk = chance(r, 80) ? 64 : 128;
+    int G = pick(r, (const int[]){32, 64, 128}, 3);
+    int M = draw_extent(r, 1, 1100), N = draw_extent(r, 8, 1100);
+    int K = G * 8 * uni(r, 1, G == 32 ? 4 : G == 64 ? 2 : 1);
+    if (small_sizes) {
+        M = M > 256 ? 1 + M % 256 : M;
+        N = N > 256 ? 8 + N % 256 / 8 * 8 : N;
+        K = G * 8 > 256 ? G * 8 : 256 / (G * 8) * G * 8;
+    }
+    snprintf(d->set, sizeof d->set, "M=%d,N=%d,K=%d,G=%d", M, N, K, G);
+    snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d", m_wg * wgs, bn, bk, wgs);
+    if (!load_graph(d, err) || !partition_default(d, err))
+        return false;
+    static const char *const rings[4] = {"A", "Wq", "Ws", "W"};
+    for (int i = 0; i < 4; i++) {
+        int t = pt_graph_find_tensor(&d->g, rings[i]);
+        d->p.stages[t] = uni(r, 1, i == 3 ? 4 : 6);
+    }
+    note(d, "stages A %d / Wq %d / Ws %d / W %d", d->p.stages[pt_graph_find_tensor(&d->g, "A")],
+         d->p.stages[pt_graph_find_tensor(&d->g, "Wq")], d->p.stages[pt_graph_find_tensor(&d->g, "Ws")],
+         d->p.stages[pt_graph_find_tensor(&d->g, "W")]);
+    if (chance(r, 30))
+        set_offset(d, "load.A", pick(r, (const int[]){-1, 1, 2}, 3), err);
+    if (chance(r, 25))
+        set_offset(d, "load.Wq", pick(r, (const int[]){1, 2}, 2), err);
+    if (chance(r, 30)) {
+        int la = stask(d, "load.A");
+        move_to(d, la, 0, entry_offset(d, la), err);
+        note(d, "tma order load.A first");
+    }
+    store_role(d, r, wgs, err);
+    draw_partition(d, r);
+    return true;
+}
+
 static bool draw_attention(draw *d, rng *r, pt_error *err)
 {
     int wgs = uni(r, 1, 3);
@@ -367,7 +415,9 @@ static int draw_one(draw *d, const char *workload, uint64_t seed, int k, pt_erro
     rng r = {seed * 0x100000001b3ULL + (uint64_t)k * 0x9e3779b97f4a7c15ULL + 17};
     for (int i = 0; i < 3; i++)
         next_u64(&r);
-    bool ok = is_attention(workload) ? draw_attention(d, &r, err) : draw_gemm(d, &r, err);
+    bool ok = is_attention(workload) ? draw_attention(d, &r, err)
+              : is_lowbit(workload)  ? draw_lowbit(d, &r, err)
+                                     : draw_gemm(d, &r, err);
     if (!ok)
         return 1;
     if (!pt_validate(&d->p, &d->sg, &d->hw, NULL, err))
@@ -503,8 +553,9 @@ static void check_refused(draw *d, uint64_t seed, int k, const char *why, int *n
              "finishes", (unsigned long long)seed, k, d->workload, why);
 }
 
-static const char *const workloads[] = {"gemm_f16", "gemm_bf16", "flash_attention",
-                                        "flash_attention_bf16"};
+static const char *const workloads[] = {"gemm_f16",   "gemm_bf16",       "flash_attention",
+                                        "flash_attention_bf16", "gemm_w4a16", "gemm_wfp4a16"};
+#define N_WORKLOADS (int)(sizeof workloads / sizeof workloads[0])
 
 static int check_mode(const char *which, uint64_t seed0, int count)
 {
@@ -512,7 +563,7 @@ static int check_mode(const char *which, uint64_t seed0, int count)
     int accepted = 0, draws = 0, stuck = 0;
     for (int i = 0; i < count; i++) {
         uint64_t seed = seed0 + (uint64_t)i;
-        const char *w = strcmp(which, "all") ? which : workloads[seed % 4];
+        const char *w = strcmp(which, "all") ? which : workloads[seed % N_WORKLOADS];
         bool got = false;
         for (int k = 0; k < MAX_DRAWS && !got; k++) {
             pt_error err = {{0}};
@@ -591,7 +642,7 @@ static int write_mode(const char *w, uint64_t seed, const char *dir)
 
 static bool known(const char *w)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < N_WORKLOADS; i++)
         if (!strcmp(w, workloads[i]))
             return true;
     return false;
@@ -607,6 +658,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "usage: gen_random_sprogram WORKLOAD SEED OUTDIR [--small]\n"
                     "       gen_random_sprogram --check WORKLOAD|all SEED0 COUNT\n"
-                    "WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16\n");
+                    "WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16,\n"
+                    "          gemm_w4a16, gemm_wfp4a16\n");
     return 2;
 }

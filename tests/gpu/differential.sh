@@ -1,8 +1,8 @@
 #!/bin/sh
 # differential.sh CLI_OR_BUILD [N] [SEED0] [OUTDIR] — the stage contract on the GPU (issue 12):
 # N random sPrograms that the validator and the sm90a generator accept (tests/gen_random_sprogram,
-# seeds SEED0 .. SEED0+N-1, workloads gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16
-# by seed mod 4) are written as bundles, built in parallel, and each harness is run with
+# seeds SEED0 .. SEED0+N-1, workloads gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16,
+# gemm_w4a16, gemm_wfp4a16 by seed mod 6) are written as bundles, built in parallel, and each harness is run with
 # --check-only (every output element checked against the f32 reference) under `timeout`: a hang
 # is a failure, reported with its seed. Every SAN_EVERY-th seed is also generated small
 # (--small) and run under compute-sanitizer memcheck and racecheck. Prints a table and the line
@@ -46,9 +46,9 @@ CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/b
 make_vars=""
 [ -n "${NVCC:-}" ] && make_vars="$make_vars NVCC=$NVCC"
 [ -n "${CUDA_PATH:-}" ] && make_vars="$make_vars CUDA_PATH=$CUDA_PATH"
-workloads="gemm_f16 gemm_bf16 flash_attention flash_attention_bf16"
-workload_of() { # seed -> workload (seed mod 4, as gen_random_sprogram --check all)
-    i=$(($1 % 4))
+workloads="gemm_f16 gemm_bf16 flash_attention flash_attention_bf16 gemm_w4a16 gemm_wfp4a16"
+workload_of() { # seed -> workload (seed mod 6, as gen_random_sprogram --check all)
+    i=$(($1 % 6))
     # shellcheck disable=SC2086
     set -- $workloads
     shift "$i"
