@@ -17,7 +17,7 @@
 #include "propagate.h"
 #include "stask.h"
 
-#define MAX_WG 4
+#define MAX_WG PT_MAX_WARPGROUPS /* the one limit (graph.h) every loader checks */
 #define NONE (-1)
 /* Refuse sTask-graphs whose expansion would be too big to simulate interactively. */
 #define PT_MAX_ITERATIONS ((int64_t)1 << 22)

@@ -195,6 +195,26 @@ static void warpgroup_limit(void)
     buf[at - text + strlen("\"warpgroups\": ")] = '8';
     CHECK(!pt_graph_load_text(&g, "g8.json", buf, strlen(buf), NULL, &e));
     CHECK_CONTAINS(e.msg, "g8.json: $.defaults.warpgroups: 8 is out of range; expected 1 to 7");
+    /* every accepted count partitions: sTask-partition's per-warpgroup tables follow the one
+     * limit (they had room for 4, and 5 to 7 wrote past them: fuzz_graph, Mamba2 with 6) */
+    static const char *const graphs[] = {"gemm_f16", "flash_attention"};
+    for (int i = 0; i < 2; i++) {
+        pt_graph gw;
+        if (!load(&gw, graphs[i], NULL))
+            continue;
+        for (int w = 1; w <= PT_MAX_WARPGROUPS; w++) {
+            char spec[32];
+            snprintf(spec, sizeof spec, "m=%d,wg=%d", 64 * w, w); /* 64 rows per warpgroup */
+            pt_tiling_defaults(&gw, &t);
+            pt_stask_graph sg;
+            memset(&sg, 0, sizeof sg);
+            CHECK_MSG(pt_tiling_parse(&gw, spec, "--tile", &t, &e) &&
+                          pt_propagate(&gw, &t, &out, &e) && pt_partition(&sg, &gw, &out, &e),
+                      "%s %s: %s", graphs[i], spec, e.msg);
+            CHECK(sg.tiling.warpgroups == w);
+            pt_stask_graph_free(&sg);
+        }
+    }
 }
 
 /* Tiles may exceed their axis, so their product is checked on its own: six tiles of 4096
