@@ -3,7 +3,7 @@
  *
  * Layout of DIR:
  *   kernel.cu, launch.c          the backend's kernel and host launcher (pt_kernel_launch)
- *   pt_device.cuh, pt_wgmma.cuh, pt_tile.cuh, pt_dequant.cuh   the device library kernel.cu includes (codegen/device/)
+ *   pt_device.cuh, pt_wgmma.cuh, pt_tile.cuh, pt_dequant.cuh, pt_ssd.cuh   the device library kernel.cu includes (codegen/device/)
  *   trace_abi.h                  the trace buffer's layout (device header, harness, launcher)
  *   raster.h                     the tile launch order, shared with the simulator (src/)
  *   reference.cu, reference_host.c  the f32 reference (pt_reference_run)
@@ -377,8 +377,8 @@ bool pt_bundle_write(const char *dir, const char *file, const char *text, pt_err
     return pt_write_file(path, text, err);
 }
 
-const char *const pt_bundle_files[] = {"kernel.cu", "pt_device.cuh", "pt_wgmma.cuh", "pt_tile.cuh", "pt_dequant.cuh", "trace_abi.h",
-                                       "raster.h", "launch.c",
+const char *const pt_bundle_files[] = {"kernel.cu", "pt_device.cuh", "pt_wgmma.cuh", "pt_tile.cuh", "pt_dequant.cuh", "pt_ssd.cuh",
+                                       "trace_abi.h", "raster.h", "launch.c",
                                        "reference.cu", "reference_host.c",
                                        "harness.c", "pt_harness.h", "graph_table.h",
                                        "baseline_cublaslt.c", "tensors.json", "Makefile", "README.md", NULL};
@@ -397,8 +397,8 @@ const char *pt_bundle_file_list(void)
  * library. */
 static bool write_host_files(const char *dir, pt_error *err)
 {
-    static const char *const device_files[] = {"pt_device.cuh", "pt_wgmma.cuh", "pt_tile.cuh", "pt_dequant.cuh", "trace_abi.h",
-                                               "raster.h"};
+    static const char *const device_files[] = {"pt_device.cuh", "pt_wgmma.cuh", "pt_tile.cuh", "pt_dequant.cuh", "pt_ssd.cuh",
+                                               "trace_abi.h", "raster.h"};
     for (size_t i = 0; i < sizeof device_files / sizeof device_files[0]; i++) {
         const char *text = pt_embedded_find(pt_embedded_device, device_files[i]);
         if (!text)

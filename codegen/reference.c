@@ -19,6 +19,8 @@
  *   - fp8-e4m3 is the OCP "fn" variant (bias 7, no infinities, S.1111.111 is NaN);
  *   - dequantize multiplies by the group scale: out = value * scale[... , coord / group, ...],
  *     rounded once to the output's dtype (f16/bf16), as the weights a kernel multiplies are;
+ *   - any other pointwise result that a matmul multiplies is rounded once to its tensor's
+ *     dtype (f16/bf16) in the same way (Mamba2's scaled x);
  *   - gelu is the exact erf form 0.5·x·(1 + erf(x/√2));
  *   - online_softmax is the plain softmax over `axis` of s = x·scale: max m of s over the row,
  *     sum l = Σ exp(s − m) (natural exp via expf), p = exp(s − m)/l. Causal: a column
@@ -353,6 +355,25 @@ static void gen_reduction_body(const gen *G, const pt_op *op, const int *loops, 
     sb_printf(G->b, "%sout[i] = acc;\n", ind);
 }
 
+/* Is tensor t an operand of a matmul (what a tensor core multiplies)? */
+static bool mma_operand(const pt_graph *g, int t)
+{
+    for (int o = 0; o < g->n_ops; o++)
+        if (g->ops[o].kind == PT_OP_MATMUL && (g->ops[o].in[0] == t || g->ops[o].in[1] == t))
+            return true;
+    return false;
+}
+
+/* A pointwise result a matmul multiplies is rounded once to its tensor's dtype (f16/bf16), as
+ * a kernel's operand in that type is (Mamba2's xs, and dequantize's output above). */
+static void round_to_dtype(const gen *G, pt_dtype d, const char *ind)
+{
+    if (d == PT_F16)
+        sb_printf(G->b, "%sout[i] = __half2float(__float2half_rn(out[i]));\n", ind);
+    else if (d == PT_BF16)
+        sb_printf(G->b, "%sout[i] = __bfloat162float(__float2bfloat16_rn(out[i]));\n", ind);
+}
+
 /* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
  * element. Matmul and the reductions loop over the axes they sum. */
 static bool gen_per_element(const gen *G, int oi, pt_error *err)
@@ -431,6 +452,8 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
         return pt_fail(err, "reference: op \"%s\": kind %s is not handled", op->name,
                        pt_op_kind_name(op->kind));
     }
+    if (op->kind != PT_OP_DEQUANTIZE && mma_operand(g, op->out))
+        round_to_dtype(G, out->dtype, ind);
     kernel_close(G);
     return true;
 }

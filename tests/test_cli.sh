@@ -241,6 +241,19 @@ stderr_has 'gq.json: $.name: "g"*/?x" is not a valid name; expected 1 to 47 lett
 one_line_err "name refusal"
 [ ! -e "$tmp/gq" ] && ok "nothing generated for a refused name" || bad "a bundle was written for a refused name"
 
+# Mamba2 ChunkState is generated (issue 16): x mapped over all five axes, the per-tile scalar
+# as a 16-byte 1-D box, A made in registers; what the kernel cannot do is refused with the
+# reason (two warpgroups would share the decay vectors; a 32-row tile is below wgmma's m64).
+expect 0 "codegen mamba2_chunk_state" "$cli" codegen mamba2_chunk_state --set B=1,S=1280,H=3 -o "$tmp/cs"
+if grep -q "pt::tma_load_5d(smem + OFF_X" "$tmp/cs/kernel.cu" && grep -q "pt::tma_load_1d(" "$tmp/cs/kernel.cu" &&
+   grep -q "pt::afrag_scaled<elem_t, KS, true>" "$tmp/cs/kernel.cu" && [ -f "$tmp/cs/pt_ssd.cuh" ]; then
+    ok "chunk_state: 5-D x box, 1-D scalar box, A fragment made from x"; else bad "chunk_state kernel: $(grep -c tma_load "$tmp/cs/kernel.cu") loads"; fi
+expect 1 "chunk_state with 2 warpgroups refused" "$cli" codegen mamba2_chunk_state --set P=128 --tile p=128,wg=2 -o "$tmp/cs2"
+stderr_has "is shared by the 2 consumer warpgroups (its tile lacks the axis p they split)" "chunk_state 2 warpgroups: the reason"
+one_line_err "chunk_state 2 warpgroups"
+expect 1 "chunk_state with P=32 refused" "$cli" codegen mamba2_chunk_state --set P=32 -o "$tmp/cs3"
+stderr_has "tile p=32 with 1 consumer warpgroup(s); expected 64 rows per warpgroup" "chunk_state P=32: the reason"
+
 # Write errors (issue 12): output that cannot be written exits 1 with "PATH: write failed",
 # whether it goes to -o FILE, --chrome FILE or stdout; a device given as -o is written in place,
 # never renamed over.

@@ -203,13 +203,29 @@ static void test_attention_offsets(void)
 /* What cannot be lowered is refused, naming the sTask. */
 static void test_refusals(void)
 {
-    if (setup("mamba2_chunk_state", NULL, NULL)) {
+    if (setup("mamba2_chunk_scan", NULL, NULL)) {
         pt_validation v;
         if (pt_validate(&F.p, &F.sg, &F.hw, &v, &F.err)) {
             CHECK(!pt_kprog_build(&F.kp, &F.p, &F.sg, &F.hw, "test", &F.err));
             CHECK_CONTAINS(F.err.msg, "codegen test: ");
-            CHECK_CONTAINS(F.err.msg, "has no generated body yet");
+            CHECK_CONTAINS(F.err.msg, "is a prologue compute sTask");
         }
+    }
+    teardown();
+    /* ChunkState lowers: its pointwise pieces are loop tasks; the rings they read on the CUDA
+     * cores are released per warp, the mma's per warpgroup */
+    if (setup("mamba2_chunk_state", NULL, NULL) && build()) {
+        int x = pt_kprog_buf_of(&F.kp, pt_graph_find_tensor(F.kp.g, "x"));
+        int bm = pt_kprog_buf_of(&F.kp, pt_graph_find_tensor(F.kp.g, "Bm"));
+        CHECK(x >= 0 && bm >= 0);
+        if (x >= 0 && bm >= 0) {
+            CHECK(F.kp.bufs[x].readers == 4 * F.kp.wgs);
+            CHECK(F.kp.bufs[bm].readers == F.kp.wgs);
+        }
+        CHECK(F.kp.consumer[0].n_tasks == 5);
+        for (int i = 0; i < F.kp.consumer[0].n_tasks; i++)
+            CHECK(F.kp.consumer[0].tasks[i].body ==
+                  (F.kp.consumer[0].tasks[i].async ? PT_KB_MMA : PT_KB_EWISE));
     }
     teardown();
     /* scores computed two iterations ahead: three S tiles live, more than registers hold */

@@ -99,8 +99,9 @@ typedef enum {
                            tile in a shared-memory ring an mma reads */
     PT_KB_LSE,          /* epilogue: m + log(l) per row (natural log) into the ROWS buffer */
     PT_KB_REDUCE,       /* loop-free: max or sum of a tile over one of its axes (the op says) */
-    PT_KB_EWISE,        /* loop-free: an elementwise op (sub, exp, mul, div, ...) of its inputs,
-                           broadcast over the axes an input lacks; the output's if epilogue */
+    PT_KB_EWISE,        /* an elementwise op (sub, exp, mul, div, ...) of its inputs, broadcast
+                           over the axes an input lacks: loop-free (the output's if epilogue),
+                           or once per iteration in a loop body (Mamba2's scaling) */
     PT_KB_KINDS
 } pt_kbody;
 

@@ -153,7 +153,9 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
         t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
         break;
     case PT_ST_ELEMENTWISE:
-        if (sm < 0 && kp->sg->loop_axis < 0) {
+        if (sm < 0 && (kp->sg->loop_axis < 0 || st->region == PT_REGION_BODY)) {
+            /* loop-free (a combine), or a loop body's pointwise piece (Mamba2's decay and dt
+             * scaling): a value per iteration the target computes on the CUDA cores */
             t->body = PT_KB_EWISE;
             for (int i = 0; i < op->n_in && i < PT_KTASK_INS; i++)
                 IN(source(kp, op->in[i]));
@@ -208,6 +210,33 @@ static bool dequant_body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *e
     return true;
 }
 
+/* A ring read on the consumers' CUDA cores (a synchronous task: Mamba2's decay vectors and the
+ * tile it scales) is released by every consumer warp once the warp read it, since no wgmma wait
+ * says when all of a warpgroup's threads are done; a ring is read one way or the other. */
+static bool cuda_core_readers(pt_kprog *kp, const char *who, pt_error *err)
+{
+    for (int b = 0; b < kp->n_bufs; b++) {
+        bool sync = false, async = false;
+        for (int w = 0; w < kp->wgs; w++)
+            for (int i = 0; i < kp->consumer[w].n_tasks; i++) {
+                const pt_ktask *t = &kp->consumer[w].tasks[i];
+                for (int k = 0; k < t->n_in; k++)
+                    if (t->in[k].kind == PT_KSRC_BUF && t->in[k].index == b &&
+                        kp->bufs[b].kind == PT_KBUF_RING) {
+                        sync |= !t->async;
+                        async |= t->async;
+                    }
+            }
+        if (sync && async)
+            KREFUSE("%s: %s is read both by a tensor-core and a CUDA-core sTask of the loop; "
+                    "generated kernels release a stage after one kind of reader", who,
+                    kp->g->tensors[kp->bufs[b].tensor].name);
+        if (sync)
+            kp->bufs[b].readers = 4 * kp->wgs;
+    }
+    return true;
+}
+
 bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
 {
     for (int i = 0; i < kp->producer.n_tasks; i++)
@@ -231,5 +260,5 @@ bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
             KREFUSE("%s: %s is warpgroup %d's epilogue; expected the convert or normalize that "
                     "writes the output tile", who, kp->sg->tasks[R->epilogue.stask].id, w);
     }
-    return true;
+    return cuda_core_readers(kp, who, err);
 }

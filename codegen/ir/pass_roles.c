@@ -99,6 +99,11 @@ static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
             kp->bufs[b].lane = l;
         return true;
     }
+    if (t->wg < 0 && kp->sg->split_axis >= 0)
+        KREFUSE("%s: sTask %s is shared by the %d consumer warpgroups (its tile lacks the axis %s "
+                "they split); generated kernels compute a tile in one warpgroup's registers: use "
+                "one consumer warpgroup", who, t->id, kp->wgs,
+                kp->g->axes[kp->sg->split_axis].name);
     if (t->wg < 0 || t->wg >= kp->wgs)
         KREFUSE("%s: sTask %s belongs to no consumer warpgroup", who, t->id);
     if (rw != t->wg)

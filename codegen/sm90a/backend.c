@@ -1,6 +1,7 @@
 /* backend.c — the Hopper sm_90a target as a pt_backend: the kernel program (codegen/ir/) printed
- * as a TMA producer warp and wgmma consumer warpgroups over mbarrier rings. Two printers walk
- * the program today: a single matmul (gemm_*.c) and attention (attn_*.c). */
+ * as a TMA producer warp and wgmma consumer warpgroups over mbarrier rings. Four printers walk
+ * the program: a single matmul (gemm_*.c), attention (attn_*.c), FlashDecoding's combine
+ * (combine_*.c) and a matmul whose A is made on the CUDA cores (ssd_*.c: Mamba2's ChunkState). */
 #include <stdlib.h>
 
 #include "attn.h"
@@ -8,6 +9,7 @@
 #include "combine.h"
 #include "common.h"
 #include "gemm.h"
+#include "ssd.h"
 
 /* Lower, check what the instructions need, and (out non-NULL) print. */
 static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
@@ -20,11 +22,13 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
     bool gemm = (g->n_ops == 1 && g->ops[0].kind == PT_OP_MATMUL) ||
                 (g->n_ops == 2 && g->ops[0].kind == PT_OP_DEQUANTIZE &&
                  g->ops[1].kind == PT_OP_MATMUL);
-    if (!attn && !comb && !gemm)
+    bool ssd = !attn && !comb && !gemm && sm90a_ssd_matches(g);
+    if (!attn && !comb && !gemm && !ssd)
         return pt_fail(err, "codegen sm90a: graph \"%s\" has %d ops; this backend generates single "
                             "matmuls (optionally of dequantised weights), attention (matmul, "
-                            "online_softmax, matmul) and FlashDecoding's combine so far (Mamba2 "
-                            "kernels are later work)",
+                            "online_softmax, matmul), FlashDecoding's combine and a matmul whose A "
+                            "is made by pointwise ops (Mamba2's ChunkState) so far (ChunkScan is "
+                            "later work)",
                        g->name, g->n_ops);
     pt_kprog *kp = malloc(sizeof *kp);
     bool ok = kp ? pt_kprog_build(kp, p, sg, hw, "sm90a", err)
@@ -39,6 +43,11 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         ok = cb ? sm90a_combine_plan(cb, kp, err) && (!out || sm90a_combine_emit(cb, out, err))
                 : pt_fail(err, "codegen sm90a: out of memory");
         free(cb);
+    } else if (ok && ssd) {
+        sm90a_ssd *sd = malloc(sizeof *sd);
+        ok = sd ? sm90a_ssd_plan(sd, kp, err) && (!out || sm90a_ssd_emit(sd, out, err))
+                : pt_fail(err, "codegen sm90a: out of memory");
+        free(sd);
     } else if (ok) {
         sm90a_gemm *gm = malloc(sizeof *gm);
         ok = gm ? sm90a_gemm_plan(gm, kp, err) && (!out || sm90a_gemm_emit(gm, out, err))

@@ -23,12 +23,59 @@ static const char *tmap_type(pt_dtype d)
  * axes flattened into a third dimension (row-major storage makes them one stride apart). A
  * swizzled box is one 128-byte atom wide; an unswizzled one (shape.h: plain, plain_inner) is a
  * stage's whole row. Packed 4-bit data is mapped as bytes. */
+/* A map over every axis of the tensor (shape.h: full_rank): its innermost first with the
+ * strides of row-major storage, the box the tile's extent on each axis (one 128-byte atom
+ * along the innermost, or the tile's whole row unswizzled); a flat buffer is the tensor as
+ * one row of elements with a 16-byte box. */
+static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
+{
+    const pt_kprog *kp = sh->kp;
+    const pt_kbuf *B = &kp->bufs[b];
+    const pt_tensor *T = &kp->g->tensors[B->tensor];
+    const pt_stask *st = &kp->sg->tasks[B->stask];
+    char lo[8], up[8], dims[160] = "", strides[160] = "", box[96] = "";
+    sm90a_buf_name(sh, b, lo, up, sizeof lo);
+    bool plain = sh->plain_buf[b] || sh->flat[b];
+    int64_t stride = B->elem_bytes, numel = 1;
+    for (int i = T->rank - 1; i >= 0; i--) {
+        int64_t ext = kp->g->axes[T->axes[i]].extent, tile = st->tile[i] > 0 ? st->tile[i] : ext;
+        size_t n = strlen(dims);
+        snprintf(dims + n, sizeof dims - n, "%s%lldu", n ? ", " : "", (long long)ext);
+        if (i < T->rank - 1) {
+            n = strlen(strides);
+            snprintf(strides + n, sizeof strides - n, "%s%lldu", n ? ", " : "", (long long)stride);
+        }
+        n = strlen(box);
+        int64_t bx = i == T->rank - 1 ? (plain ? tile : 128 / B->elem_bytes) : tile;
+        snprintf(box + n, sizeof box - n, "%s%lld", n ? ", " : "", (long long)bx);
+        stride *= ext;
+        numel *= ext;
+    }
+    sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s, every axis */\n", T->name);
+    if (sh->flat[b])
+        sb_printf(sb, "        const cuuint64_t dims[1] = {%lldu}, strides[1] = {0};\n"
+                      "        const cuuint32_t box[1] = {%d};  // the 16 bytes around a tile's one element\n"
+                      "        r = map_tile(&tm_%s, %s, slots[%d], 1, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE);\n    }\n",
+                  (long long)numel, 16 / B->elem_bytes, lo, tmap_type(T->dtype), B->tensor);
+    else
+        sb_printf(sb, "        const cuuint64_t dims[%d] = {%s}, strides[%d] = {%s};\n"
+                      "        const cuuint32_t box[%d] = {%s};\n"
+                      "        r = map_tile(&tm_%s, %s, slots[%d], %d, dims, strides, box, %s);\n    }\n",
+                  T->rank, dims, T->rank > 1 ? T->rank - 1 : 1, T->rank > 1 ? strides : "0",
+                  T->rank, box, lo, tmap_type(T->dtype), B->tensor, T->rank,
+                  plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B");
+}
+
 static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
 {
     const pt_kprog *kp = sh->kp;
     const pt_kbuf *B = &kp->bufs[b];
     if (B->written)  /* made in shared memory by the kernel: no tensor map */
         return;
+    if (sh->full_rank) {
+        emit_full_rank_map(sb, sh, b);
+        return;
+    }
     const pt_tensor *T = &kp->g->tensors[B->tensor];
     int inner = T->axes[T->rank - 1], outer = T->axes[T->rank - 2];
     int64_t n_in = kp->g->axes[inner].extent, n_out = kp->g->axes[outer].extent, batch = 1;
@@ -69,7 +116,7 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
                   "static CUresult map_tile(CUtensorMap *map, CUtensorMapDataType type, CUdeviceptr base,\n"
                   "                         cuuint32_t rank, const cuuint64_t *dims, const cuuint64_t *strides,\n"
                   "                         const cuuint32_t *box, CUtensorMapSwizzle swizzle)\n{\n"
-                  "    const cuuint32_t elem_strides[3] = {1, 1, 1};\n"
+                  "    const cuuint32_t elem_strides[%s] = {%s};\n"
                   "    return cuTensorMapEncodeTiled(map, type, rank, (void *)base, dims, strides, box, elem_strides,\n"
                   "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,\n"
                   "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n"
@@ -78,7 +125,8 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
                   "    CUfunction f;\n"
                   "    CUresult r = cuModuleGetFunction(&f, mod, \"%s\");\n"
                   "    CUtensorMap ",
-              kp->kernel_name, kp->kernel_name);
+              kp->kernel_name, sh->full_rank ? "5" : "3", sh->full_rank ? "1, 1, 1, 1, 1" : "1, 1, 1",
+              kp->kernel_name);
     int n_maps = 0;
     for (int b = 0; b < kp->n_bufs; b++) {
         if (kp->bufs[b].written)

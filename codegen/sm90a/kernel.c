@@ -63,7 +63,9 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
             sm90a_buf_name(sh, b, lo, up, sizeof lo);
             if (B->kind == PT_KBUF_RING) {
                 char empty[64] = "WGS);  // one arrival per consumer warpgroup";
-                if (B->readers != kp->wgs)
+                if (B->readers == 4 * kp->wgs && kp->wgs > 0)
+                    snprintf(empty, sizeof empty, "4 * WGS);  // one arrival per consumer warp");
+                else if (B->readers != kp->wgs)
                     snprintf(empty, sizeof empty, "%d);  // the producer's dequantising warps read it",
                              B->readers);
                 /* the comments line up with the empty barrier's */

@@ -37,6 +37,15 @@ typedef struct {
      * thread's block; NULL when the producer has none */
     void (*producer_tasks)(strbuf *sb, const void *view);
     const void *view;
+    /* Maps over every axis of a tensor (its innermost first, at most 5), rather than innermost,
+     * next and the batch axes flattened: for tensors whose tile's rows are not their
+     * second-innermost axis (Mamba2's x[b, c, l, h, p], a tile of l x p). Every axis then has
+     * an origin (batch axes their tile index). A buffer of one element per tile (`flat`, its
+     * flat index an expression of the tile coordinates) is mapped as a 1-D tensor and loaded
+     * as the 16-byte box around it; plain_buf: unswizzled, the box the tile's whole row. */
+    bool full_rank;
+    bool plain_buf[PT_KP_MAX_BUFS];
+    const char *flat[PT_KP_MAX_BUFS];
 } sm90a_shape;
 
 /* The buffer's name in the kernel (sh->name: "a", "q"), and upper case for its constants

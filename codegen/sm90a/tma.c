@@ -41,9 +41,60 @@ static const char *origin(const sm90a_shape *sh, int a, char *buf, size_t cap)
     return buf;
 }
 
+/* A full-rank transfer (shape.h: full_rank) of buffer b: one box per 128-byte atom of the
+ * innermost axis (one box when unswizzled), the coordinates every axis's origin. `load`: into
+ * smem at `dst` completing on `bar`, else the store of the staging tile. */
+static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char *dst,
+                           const char *bar, const char *ind, bool load)
+{
+    const pt_kprog *kp = sh->kp;
+    const pt_kbuf *B = &kp->bufs[b];
+    const pt_tensor *T = &kp->g->tensors[B->tensor];
+    char lo[8], up[8], o[48];
+    sm90a_buf_name(sh, b, lo, up, sizeof lo);
+    if (sh->flat[b]) {  /* the 16-byte box around the tile's one element */
+        sb_printf(sb, "%spt::tma_load_1d(%s, &tm_%s, %s, (int)((%s) & ~%d));\n", ind, dst, lo, bar,
+                  sh->flat[b], 16 / B->elem_bytes - 1);
+        return;
+    }
+    int inner = T->axes[T->rank - 1];
+    bool plain = sh->plain_buf[b];
+    int64_t rows = B->bytes / B->row_bytes, atom = 128 / B->elem_bytes;
+    const char *ax = kp->g->axes[inner].name;
+    if (plain)
+        sb_printf(sb, "%s{   const int a = 0;  // one unswizzled box: the tile's rows one after another\n", ind);
+    else
+        sb_printf(sb, "%sfor (int a = 0; a < %lld; ++a) {  // 128-byte swizzle atoms along %s\n", ind,
+                  (long long)((B->row_bytes + 127) / 128), ax);
+    if (load)
+        sb_printf(sb, "%s    pt::tma_load_%dd(%s + a * %lld, &tm_%s, %s, ", ind, T->rank, dst,
+                  (long long)(rows * 128), lo, bar);
+    else
+        sb_printf(sb, "%s    pt::tma_store_%dd(&tm_%s, %s + a * %lld, ", ind, T->rank, lo, dst,
+                  (long long)(rows * 128));
+    for (int i = T->rank - 1; i >= 0; i--) {
+        origin(sh, T->axes[i], o, sizeof o);
+        if (i == T->rank - 1)
+            sb_printf(sb, "%s%sa * %lld", o, o[0] ? " + " : "", (long long)atom);
+        else
+            sb_printf(sb, ", %s", o[0] ? o : "0");
+    }
+    sb_printf(sb, ");\n%s}\n", ind);
+}
+
 void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *stage,
                          const char *bar, const char *ind)
 {
+    if (sh->full_rank) {
+        char lo[8], up[8], dst[96];
+        sm90a_buf_name(sh, b, lo, up, sizeof lo);
+        if (stage)
+            snprintf(dst, sizeof dst, "smem + OFF_%s + %s * %s_PITCH", up, stage, up);
+        else
+            snprintf(dst, sizeof dst, "smem + OFF_%s", up);
+        full_rank_copy(sb, sh, b, dst, bar, ind, true);
+        return;
+    }
     int inner, outer;
     bool batched;
     box_axes(sh, b, &inner, &outer, &batched);
@@ -70,6 +121,13 @@ void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *s
 void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
 {
     const pt_kprog *kp = sh->kp;
+    if (sh->full_rank) {
+        char lo[8], up[8], src[48];
+        sm90a_buf_name(sh, kp->staging, lo, up, sizeof lo);
+        snprintf(src, sizeof src, "smem + OFF_%s", up);
+        full_rank_copy(sb, sh, kp->staging, src, NULL, ind, false);
+        return;
+    }
     int b = kp->staging, inner, outer;
     bool batched;
     box_axes(sh, b, &inner, &outer, &batched);

@@ -1,0 +1,117 @@
+// pt_ssd.cuh — the CUDA-core pieces of a matmul whose A operand is made in registers once per
+// k block (Mamba2's ChunkState: xs = x · exp(dA_last - dA_cs) · dt, then states = xsᵀ · B).
+//
+// Two register layouts, both the wgmma A fragment's (m64k16, A from registers): lane = 4 g + t
+// of warp w holds rows 16 w + g and 16 w + g + 8, and k 2t, 2t+1, 2t+8, 2t+9 of each k16 step,
+// in registers a0 (row g, k 2t..), a1 (row g+8, k 2t..), a2 (row g, k 2t+8..), a3 (row g+8,
+// k 2t+8..).
+//   kvec<KS>:   a vector along k (one value per reduction index), float v[KS][4] holding this
+//               thread's k indices 16 kk + 2t + {0, 1, 8, 9}; a vector op is then pointwise
+//               on the registers, and scaling a fragment by it needs no shuffles.
+//   afrag<KS>:  the A operand, uint32_t a[KS][4], two 16-bit elements per register.
+// Vector operands are a scalar (one per tile, broadcast), a shared-memory f32 vector (a ring
+// stage of a loaded tile) or a kvec in registers; kv_at reads any of them at (kk, j).
+#pragma once
+
+namespace pt {
+
+enum class Ew { ADD, SUB, MUL, DIV, EXP, NEG };
+
+template <int KS> using kvec = float[KS][4];
+
+// The k index of element j (0..3) of k16 step kk for the thread with t = lane % 4.
+__device__ __forceinline__ int kv_index(int kk, int j, int t)
+{
+    return 16 * kk + 2 * t + (j & 1) + 8 * (j >> 1);
+}
+
+__device__ __forceinline__ float kv_at(float s, int, int, int)
+{
+    return s;
+}
+__device__ __forceinline__ float kv_at(const float *smem_vec, int kk, int j, int t)
+{
+    return smem_vec[kv_index(kk, j, t)];
+}
+template <int KS> __device__ __forceinline__ float kv_at(const float (&v)[KS][4], int kk, int j, int)
+{
+    return v[kk][j];
+}
+
+template <Ew OP> __device__ __forceinline__ float ew(float x, float y)
+{
+    if constexpr (OP == Ew::ADD)
+        return x + y;
+    else if constexpr (OP == Ew::SUB)
+        return x - y;
+    else if constexpr (OP == Ew::MUL)
+        return x * y;
+    else if constexpr (OP == Ew::DIV)
+        return x / y;
+    else if constexpr (OP == Ew::EXP)
+        return __expf(x);
+    else
+        return -x;
+}
+
+// out = x OP y (y ignored by unary ops) over this thread's k indices.
+template <Ew OP, int KS, typename X, typename Y>
+__device__ __forceinline__ void kvec_op(float (&out)[KS][4], const X &x, const Y &y, int lane)
+{
+    const int t = lane % 4;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            out[kk][j] = ew<OP>(kv_at(x, kk, j, t), kv_at(y, kk, j, t));
+}
+
+template <typename T> __device__ __forceinline__ float2 unpack2(uint32_t v);
+template <> __device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t v)
+{
+    return __bfloat1622float2(*reinterpret_cast<__nv_bfloat162 *>(&v));
+}
+template <> __device__ __forceinline__ float2 unpack2<__half>(uint32_t v)
+{
+    return __half22float2(*reinterpret_cast<__half2 *>(&v));
+}
+
+// The A fragment of this warp's 16 rows (m0 = the warpgroup's first row of the tile + 16 warp)
+// from a 128B-swizzled shared-memory tile, every element times a k vector. The tile is stored
+// k-major rows of m (MN_MAJOR: [k][m], m innermost, 64-column atoms `atom_bytes` apart — x of
+// ChunkState) or m rows of k ([m][k], k innermost, 64-column atoms along k). ldmatrix moves
+// four 8x8 blocks per call: block q covers rows (m0 + 8 (q & 1)) and k (16 kk + 8 (q >> 1)),
+// which is register a_q of the fragment; .trans turns a stored [k][m] block into it.
+template <typename T, int KS, bool MN_MAJOR, typename V>
+__device__ __forceinline__ void afrag_scaled(uint32_t (&a)[KS][4], const uint8_t *tile, int m0,
+                                             uint32_t atom_bytes, const V &scale, int lane)
+{
+    const int q = lane / 8, r = lane % 8, t = lane % 4;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk) {
+        const int m = m0 + 8 * (q & 1), k = 16 * kk + 8 * (q >> 1);
+        uint32_t off;
+        if constexpr (MN_MAJOR)  // row k + r of the stored tile, 8 elements from column m
+            off = (m / 64) * atom_bytes + sw128_offset(k + r, (m % 64) * 2);
+        else                     // row m + r, 8 elements from column k
+            off = (k / 64) * atom_bytes + sw128_offset(m + r, (k % 64) * 2);
+        const uint32_t addr = smem_addr(tile + off);
+        if constexpr (MN_MAJOR)
+            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(a[kk][0]), "=r"(a[kk][1]), "=r"(a[kk][2]), "=r"(a[kk][3])
+                         : "r"(addr));
+        else
+            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(a[kk][0]), "=r"(a[kk][1]), "=r"(a[kk][2]), "=r"(a[kk][3])
+                         : "r"(addr));
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            // registers a0, a1 hold k 2t, 2t+1 (kvec elements 0, 1); a2, a3 hold 2t+8, 2t+9 (2, 3)
+            const float2 v = unpack2<T>(a[kk][j]);
+            const int e = 2 * (j >> 1);
+            a[kk][j] = pack2<T>(v.x * kv_at(scale, kk, e, t), v.y * kv_at(scale, kk, e + 1, t));
+        }
+    }
+}
+
+}  // namespace pt

@@ -1,0 +1,49 @@
+/* ssd.h — the Hopper target's view of a matmul whose A operand is made on the consumers' CUDA
+ * cores once per k block: Mamba2's ChunkState (states = (x · exp(dA_last - dA_cs) · dt)ᵀ · B).
+ *
+ * ssd_plan.c reads the graph and the kernel program: the matmul's operands (A a register value
+ * made by a pointwise op of a loaded tile and a vector along the reduction axis; B a loaded
+ * tile read N-major), the vector ops before it, the batch axes and the tile walk, and refuses
+ * in one line what the instructions cannot do; ssd_emit.c prints the kernel: the producer's
+ * full-rank TMA loads, each consumer's step program (one device call per sTask, pt_ssd.cuh),
+ * the f32 or 16-bit output staged and stored. */
+#ifndef PT_SM90A_SSD_H
+#define PT_SM90A_SSD_H
+
+#include "codegen.h"
+#include "ir/kprog.h"
+#include "shape.h"
+
+/* What a register value holds in the kernel. */
+typedef enum {
+    SSD_KVEC,      /* a vector along k in the A fragment's k order (pt::kvec) */
+    SSD_AFRAG,     /* the A operand's fragment */
+    SSD_ACC,       /* the f32 accumulators */
+} ssd_val_kind;
+
+typedef struct {
+    const pt_kprog *kp;
+    const pt_graph *g;
+    int op_mm;                   /* the matmul */
+    int A, B, C;                 /* tensors: A a value made in the loop, B loaded, C stored */
+    int ax_m, ax_n, ax_k;
+    int src;                     /* the loaded tile A is made from (x) */
+    bool src_mn_major;           /* src stored [k][m] (m innermost) rather than [m][k] */
+    int ring_src, ring_b;
+    int64_t M, N, K, BM, BN, BK;
+    int wgs;
+    pt_dtype in_dt, out_dt;
+    ssd_val_kind vkind[PT_KP_MAX_VALS];
+    char vname[PT_KP_MAX_VALS][8];
+    int tiled[PT_MAX_AXES], n_tiled;   /* axes with more than one tile, graph order */
+    sm90a_shape sh;
+    char coord_decl[256], coord_args[192];
+    char origin_flat[PT_KP_MAX_BUFS][160];
+} sm90a_ssd;
+
+/* Is g a matmul after pointwise ops that make its A from a loaded tile (ChunkState)? */
+bool sm90a_ssd_matches(const pt_graph *g);
+bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err);
+bool sm90a_ssd_emit(const sm90a_ssd *sd, pt_codegen_result *out, pt_error *err);
+
+#endif

@@ -1,0 +1,365 @@
+/* ssd_emit.c — prints a ChunkState-like kernel program (ssd.h) as a CUDA kernel and launcher.
+ *
+ * Warpgroup 0 is the producer role (one thread issues the TMA lane: the per-tile scalars once,
+ * then every ring load per loop step at the sProgram's offsets, and the store where the
+ * program puts it); warpgroup 1 + w runs consumer role w's step program (steps.c): the vector
+ * ops and the A fragment on its CUDA cores, the wgmma with A from registers, in the merged
+ * order and with the waits and stage releases the program placed. A ring read on the CUDA
+ * cores is released by each warp once it read the stage (no wgmma wait covers it). */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+#include "ssd.h"
+#include "steps.h"
+#include "strbuf.h"
+
+static const char *ew_name(pt_op_kind k)
+{
+    switch (k) {
+    case PT_OP_ADD: return "ADD";
+    case PT_OP_SUB: return "SUB";
+    case PT_OP_MUL: return "MUL";
+    case PT_OP_DIV: return "DIV";
+    default: return "EXP";
+    }
+}
+
+static void emit_constants(strbuf *sb, const sm90a_ssd *sd)
+{
+    const pt_kprog *kp = sd->kp;
+    sb_printf(sb, "namespace {\n"
+                  "using elem_t = %s;\n"
+                  "using out_t = %s;\n"
+                  "// Problem (from the graph): %s[%lld x %lld] per batch index, reduced over %s = %lld.\n"
+                  "// Tile (from the sProgram): BM rows (64 per consumer warpgroup) x BN, BK per loop step.\n"
+                  "constexpr int BM = %lld, BN = %lld, BK = %lld, KS = BK / 16, WGS = %d;\n"
+                  "constexpr int TILES = %lld, K_ITERS = %lld;\n"
+                  "#ifdef PT_TRACE\n"
+                  "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;  // the instrumented build's record regions\n"
+                  "#endif\n",
+              sm90a_cuda_type(sd->in_dt), sm90a_cuda_type(sd->out_dt), sd->g->tensors[sd->C].name,
+              (long long)sd->M, (long long)sd->N, sd->g->axes[sd->ax_k].name, (long long)sd->K,
+              (long long)sd->BM, (long long)sd->BN, (long long)sd->BK, sd->wgs,
+              (long long)kp->tiles, (long long)kp->iters, 1 + sd->wgs, kp->trace_cap);
+    const pt_kbuf *X = &kp->bufs[sd->ring_src];
+    sb_printf(sb, "constexpr uint32_t X_ATOM = %lld;  // bytes between 64-column atoms of %s's tile\n",
+              (long long)(X->bytes / X->row_bytes * 128), sd->g->tensors[sd->src].name);
+    sm90a_emit_buffer_constants(sb, &sd->sh);
+    sb_puts(sb, "}\n\n"
+                "#ifdef PT_TRACE\n#define PT_REC(...) tracer.rec(__VA_ARGS__)\n#else\n"
+                "#define PT_REC(stask, lane, tile, iter, end) ((void)(iter))\n#endif\n\n");
+}
+
+static void emit_helpers(strbuf *sb, const sm90a_ssd *sd)
+{
+    const pt_graph *g = sd->g;
+    sb_printf(sb, "// mma.%s: C += A . B over one k block as one wgmma group: A from registers (made on\n"
+                  "// the CUDA cores), B N-major: 64-column atoms BK*128 bytes apart, 16 rows per k16 step.\n"
+                  "__device__ __forceinline__ void mma_c(float (&d)[BN / 2], const uint32_t (&a)[KS][4], uint8_t *smem,\n"
+                  "                                      uint32_t stage)\n{\n"
+                  "    pt::keep_all(d);\n"
+                  "    pt::wgmma_fence();\n"
+                  "    const uint64_t db = pt::desc_sw128(smem + OFF_B + stage * B_PITCH, BK * 128, 1024);\n"
+                  "    #pragma unroll\n"
+                  "    for (int kk = 0; kk < KS; ++kk)\n"
+                  "        pt::wgmma_rs<BN, elem_t>::mma(d, a[kk], db + ((kk * 16 * 128) >> 4));\n"
+                  "    pt::wgmma_commit();\n}\n\n",
+              g->tensors[sd->C].name);
+}
+
+/* The signature's tile coordinates: "int &g0, int &g2". */
+static void coord_params(char *out, size_t cap, const sm90a_ssd *sd)
+{
+    out[0] = 0;
+    for (int i = 0; i < sd->n_tiled; i++) {
+        size_t n = strlen(out);
+        snprintf(out + n, cap - n, "%sint &g%d", i ? ", " : "", sd->tiled[i]);
+    }
+    if (!sd->n_tiled)
+        snprintf(out, cap, "int &g_unused");
+}
+
+static void emit_tile_coords(strbuf *sb, const sm90a_ssd *sd)
+{
+    char params[256];
+    coord_params(params, sizeof params, sd);
+    const pt_stask_graph *sg = sd->kp->sg;
+    sb_printf(sb, "// Launch position t -> tile coordinates (g<axis>: the tile index along graph axis <axis>),\n"
+                  "// %s raster over the two fastest tiled axes (raster.h, as the simulator walks it).\n"
+                  "__device__ __forceinline__ void tile_coords(int t, %s)\n{\n",
+              pt_raster_name(sd->kp->raster), params);
+    if (sd->n_tiled == 0) {
+        sb_puts(sb, "    (void)t;\n    g_unused = 0;\n}\n\n");
+        return;
+    }
+    if (sd->n_tiled == 1) {
+        sb_printf(sb, "    g%d = t;\n}\n\n", sd->tiled[0]);
+        return;
+    }
+    int slow = sd->tiled[sd->n_tiled - 2], fast = sd->tiled[sd->n_tiled - 1];
+    int group = sd->kp->group < 1 ? 1 : sd->kp->group;
+    sb_printf(sb, "    constexpr int SLOW = %lld, FAST = %lld;\n"
+                  "    int s, f;\n"
+                  "    pt_raster_walk(t %% (SLOW * FAST), %d, %d, SLOW, FAST, &s, &f);\n"
+                  "    g%d = s;\n    g%d = f;\n",
+              (long long)sg->tile_grid[slow], (long long)sg->tile_grid[fast], (int)sd->kp->raster,
+              sd->kp->raster == PT_RASTER_GROUPED ? group : 1, slow, fast);
+    if (sd->n_tiled == 2) {
+        sb_puts(sb, "}\n\n");
+        return;
+    }
+    sb_puts(sb, "    int rest = t / (SLOW * FAST);\n");
+    for (int i = sd->n_tiled - 3; i >= 0; i--) {
+        int a = sd->tiled[i];
+        sb_printf(sb, "    g%d = rest %% %lld;\n    rest /= %lld;\n", a, (long long)sg->tile_grid[a],
+                  (long long)sg->tile_grid[a]);
+    }
+    sb_puts(sb, "    (void)rest;\n}\n\n");
+}
+
+/* ---- consumer step programs ---- */
+
+typedef sm90a_step_ctx step_ctx;
+
+/* An operand of a task as the device calls take it: a register array, a shared-memory f32
+ * vector (its ring stage), or the scalar of a flat resident tile. */
+static void operand(char *out, size_t cap, const step_ctx *c, const pt_ktask *e, int k)
+{
+    const sm90a_ssd *sd = c->st->view;
+    const pt_kprog *kp = sd->kp;
+    const pt_ksrc *s = &e->in[k];
+    char lo[8], up[8];
+    if (s->kind == PT_KSRC_VAL) {
+        snprintf(out, cap, "%s%d", sd->vname[s->index],
+                 sm90a_step_slot(c, e->offset, kp->vals[s->index].slots));
+        return;
+    }
+    sm90a_buf_name(&sd->sh, s->index, lo, up, sizeof lo);
+    if (kp->bufs[s->index].kind == PT_KBUF_RESIDENT)
+        snprintf(out, cap, "r_%s", lo);
+    else
+        snprintf(out, cap, "reinterpret_cast<const float *>(smem + OFF_%s + s_%s * %s_PITCH)", up,
+                 lo, up);
+}
+
+/* The rings task e reads: the Wait on each stage it reads (its full barrier), and (warpgroup 0)
+ * the end record of the load. */
+static void emit_stage_waits(strbuf *sb, const step_ctx *c, const pt_ktask *e)
+{
+    const sm90a_ssd *sd = c->st->view;
+    const pt_kprog *kp = sd->kp;
+    int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, e, rings);
+    for (int r = 0; r < n; r++) {
+        char lo[8], up[8];
+        sm90a_buf_name(&sd->sh, rings[r], lo, up, sizeof lo);
+        sb_printf(sb, "                const uint32_t c_%s = %sbase + (uint32_t)i, s_%s = c_%s %% STAGES_%s;\n"
+                      "                pt::mbar_wait(&full_%s[s_%s], (c_%s / STAGES_%s) & 1);  // Wait: %s landed\n",
+                  lo, lo, lo, lo, up, lo, lo, lo, up, kp->sg->tasks[kp->bufs[rings[r]].stask].id);
+        if (c->w == 0)
+            sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n", kp->bufs[rings[r]].stask,
+                      kp->lane_load);
+    }
+}
+
+static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
+{
+    const sm90a_ssd *sd = c->st->view;
+    const pt_kprog *kp = sd->kp;
+    const pt_graph *g = sd->g;
+    sb_printf(sb, "            {   const int i = v + %d;  // %s\n", e->offset,
+              kp->sg->tasks[e->stask].id);
+    emit_stage_waits(sb, c, e);
+    sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
+    char x[160] = "", y[160] = "0.f", out[24] = "";
+    if (e->out >= 0)
+        snprintf(out, sizeof out, "%s%d", sd->vname[e->out],
+                 sm90a_step_slot(c, e->offset, kp->vals[e->out].slots));
+    if (e->body == PT_KB_MMA) {
+        operand(x, sizeof x, c, e, 0);
+        sb_printf(sb, "                mma_c(acc, %s, smem, s_b);\n", x);
+    } else if (g->ops[e->op].out == sd->A) {
+        /* the A fragment: the loaded tile times the other operand */
+        int other = e->in[0].kind == PT_KSRC_BUF && e->in[0].index == sd->ring_src ? 1 : 0;
+        operand(y, sizeof y, c, e, other);
+        sb_printf(sb, "                pt::afrag_scaled<elem_t, KS, %s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
+                      "                                              %d * 64 + warp * 16, X_ATOM, %s, lane);\n",
+                  sd->src_mn_major ? "true" : "false", out, c->w, y);
+    } else {
+        operand(x, sizeof x, c, e, 0);
+        if (e->n_in > 1)
+            operand(y, sizeof y, c, e, 1);
+        sb_printf(sb, "                pt::kvec_op<pt::Ew::%s>(%s, %s, %s, lane);\n",
+                  ew_name(g->ops[e->op].kind), out, x, y);
+    }
+    if (!e->async) {
+        /* done on this thread; each warp hands back the stages it read */
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n", e->stask, e->lane);
+        int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, e, rings);
+        if (n)
+            sb_puts(sb, "                __syncwarp();\n");
+        for (int r = 0; r < n; r++) {
+            char lo[8], up[8];
+            sm90a_buf_name(&sd->sh, rings[r], lo, up, sizeof lo);
+            sb_printf(sb, "                if (lane == 0)\n"
+                          "                    pt::mbar_arrive(&empty_%s[s_%s]);  // this warp read the stage\n",
+                      lo, lo);
+        }
+    }
+    sb_puts(sb, "            }\n");
+}
+
+static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
+{
+    const pt_kprog *kp = sd->kp;
+    const pt_krole *W = &kp->consumer[w];
+    char role[PT_LANE_NAME_MAX], lo[8], up[8];
+    sb_printf(sb, "    if (cw == %d) {\n"
+                  "        // Consumer role %s: one loop step runs, in this order:", w,
+              pt_codegen_comment_safe(kp->p->roles[W->role].name, role, sizeof role));
+    for (int k = 0; k < W->n_tasks; k++)
+        sb_printf(sb, "%s %s(v%+d)", k ? "," : "", kp->sg->tasks[W->tasks[k].stask].id,
+                  W->tasks[k].offset);
+    sb_printf(sb, "\n        pt::regs_increase<%d>();\n"
+                  "#ifdef PT_TRACE\n"
+                  "        if (lead)\n"
+                  "            tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
+                  "#endif\n"
+                  "        uint32_t n_tile = 0", W->regs);
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RING) {
+            sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+            sb_printf(sb, ", %sbase = 0", lo);
+        }
+    sb_puts(sb, ";\n        float acc[BN / 2];\n");
+    for (int v = 0; v < kp->n_vals; v++)
+        for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++)
+            sb_printf(sb, "        %s %s%d[KS][4];  // %s of ring slot %d%s\n",
+                      sd->vkind[v] == SSD_AFRAG ? "uint32_t" : "float", sd->vname[v], s,
+                      sd->g->tensors[kp->vals[v].tensor].name, s,
+                      sd->vkind[v] == SSD_AFRAG ? ": the wgmma's A fragment" : ": a vector along k");
+    sm90a_emit_work_loop(sb, &sd->sh, "        ");
+    sb_printf(sb, "            %s\n            tile_coords(t, %s);\n"
+                  "            const int n_iter = K_ITERS;\n"
+                  "            #pragma unroll\n"
+                  "            for (int r = 0; r < BN / 2; ++r) {\n"
+                  "                acc[r] = 0.f;\n"
+                  "                pt::keep(acc[r]);  // zeroed before a wgmma is in flight\n"
+                  "            }\n", sd->sh.coord_decl, sd->sh.coord_args);
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RESIDENT) {
+            sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+            sb_printf(sb, "            pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n", lo,
+                      kp->sg->tasks[kp->bufs[b].stask].id);
+            if (w == 0)
+                sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", kp->bufs[b].stask,
+                          kp->lane_load);
+            /* one scalar per tile: kept in a register, so the producer may load the next
+             * tile's (and that tile's rings) while this tile's loop runs */
+            sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s)[(%s) & %d];\n"
+                          "            __syncwarp();\n"
+                          "            if (lane == 0)\n"
+                          "                pt::mbar_arrive(%s_empty);  // this warp holds the tile's %s in a register\n",
+                      lo, up, sd->sh.flat[b], 16 / kp->bufs[b].elem_bytes - 1, lo,
+                      sd->g->tensors[kp->bufs[b].tensor].name);
+        }
+    sm90a_steps st = {.sh = &sd->sh, .view = sd, .task = emit_entry};
+    for (int v = 0; v < kp->n_vals; v++)
+        st.val_name[v] = sd->vname[v];
+    sm90a_emit_steps(sb, &st, w);
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RING) {
+            sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+            sb_printf(sb, "            %sbase += n_iter;\n", lo);
+        }
+    if (kp->store_wg == w)
+        sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
+                    "                pt::tma_store_wait_read();\n"
+                    "                pt::mbar_arrive(c_empty);\n"
+                    "            }\n");
+    sb_printf(sb, "            if (n_tile > 0)\n"
+                  "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n"
+                  "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 0);\n"
+                  "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, BM * 128,\n"
+                  "                                                    %d * 64 + warp * 16 + lane / 4, lane);\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 1);\n"
+                  "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
+                  "            pt::named_sync(%d, 128);\n"
+                  "            if (lead)\n"
+                  "                pt::mbar_arrive(c_full);\n",
+              kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt), W->epilogue.stask,
+              W->epilogue.lane, w, W->epilogue.stask, W->epilogue.lane, 1 + w);
+    if (kp->store_wg == w) {
+        sb_puts(sb, "            if (lead) {\n");
+        sm90a_emit_consumer_store(sb, &sd->sh, "                ");
+        sb_puts(sb, "            }\n");
+    }
+    sb_puts(sb, "        }\n");
+    if (kp->store_wg == w)
+        sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
+    sb_puts(sb, "#ifdef PT_TRACE\n        tracer.end();\n#endif\n    }\n");
+}
+
+static void emit_kernel(strbuf *sb, const sm90a_ssd *sd)
+{
+    const pt_kprog *kp = sd->kp;
+    char gname[PT_NAME_MAX], lo[8], up[8];
+    sb_printf(sb, "// %s.cu — generated by PipeThreader (target sm90a) from graph \"%s\" and its sProgram.\n"
+                  "// %s = %s (made each k block on the CUDA cores) . %s, %s in, f32\n"
+                  "// accumulate, %s out. Do not edit: regenerate.\n"
+                  "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
+              kp->kernel_name, pt_codegen_comment_safe(sd->g->name, gname, sizeof gname),
+              sd->g->tensors[sd->C].name, sd->g->tensors[sd->A].name, sd->g->tensors[sd->B].name,
+              pt_dtype_name(sd->in_dt), pt_dtype_name(sd->out_dt));
+    sm90a_emit_device_header(sb, true);
+    sb_puts(sb, "#include \"pt_ssd.cuh\"  // vectors along k, the A fragment made from a tile\n\n");
+    emit_constants(sb, sd);
+    emit_helpers(sb, sd);
+    emit_tile_coords(sb, sd);
+    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", kp->threads,
+              kp->kernel_name);
+    for (int b = 0; b < kp->n_bufs; b++) {
+        sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+        sb_printf(sb, "const __grid_constant__ CUtensorMap tm_%s,\n   ", lo);
+    }
+    sb_puts(sb, "uint8_t *pt_trace)\n{\n");
+    sm90a_emit_kernel_head(sb, &sd->sh);
+    sm90a_emit_producer(sb, &sd->sh);
+    sb_puts(sb, "    // Consumer roles: warpgroup 1 + cw runs role cw's lanes.\n"
+                "    const int cw = wg - 1;\n"
+                "    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;\n"
+                "    const bool lead = threadIdx.x % 128 == 0;  // the warpgroup's issuing thread\n"
+                "    (void)warp;\n");
+    for (int w = 0; w < sd->wgs; w++)
+        emit_consumer_wg(sb, sd, w);
+    sb_puts(sb, "}\n");
+}
+
+bool sm90a_ssd_emit(const sm90a_ssd *sd, pt_codegen_result *out, pt_error *err)
+{
+    strbuf k = {0}, h = {0};
+    emit_kernel(&k, sd);
+    sm90a_emit_host(&h, &sd->sh);
+    if (!sm90a_finish_result(out, &k, &h, sd->kp->kernel_name, sd->kp->grid, sd->kp->threads,
+                             sd->kp->smem_dynamic, err))
+        return false;
+    const pt_krole *W = &sd->kp->consumer[0];
+    char order[256] = "";
+    for (int i = 0; i < W->n_tasks; i++) {
+        size_t n = strlen(order);
+        snprintf(order + n, sizeof order - n, "%s%s%+d", i ? ", " : "",
+                 sd->kp->sg->tasks[W->tasks[i].stask].id, W->tasks[i].offset);
+    }
+    snprintf(out->summary, sizeof out->summary,
+             "%s: %s tile %lldx%lld, k block %lld, %d consumer warpgroup%s, A made on the CUDA cores "
+             "from %s (%s), warpgroup 0 step [%s], %s grid of %lld CTAs (%lld tiles), %lld bytes of "
+             "shared memory, registers %d/%d",
+             sd->kp->kernel_name, sd->g->tensors[sd->C].name, (long long)sd->BM, (long long)sd->BN,
+             (long long)sd->BK, sd->wgs, sd->wgs > 1 ? "s" : "", sd->g->tensors[sd->src].name,
+             sd->src_mn_major ? "stored k-major rows of m" : "stored m-major rows of k", order,
+             sd->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)sd->kp->grid,
+             (long long)sd->kp->tiles, (long long)sd->kp->smem_dynamic, sd->kp->producer.regs,
+             W->regs);
+    return true;
+}
