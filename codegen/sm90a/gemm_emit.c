@@ -337,6 +337,7 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
     sm90a_emit_producer(sb, &gm->sh);
     emit_consumer(sb, gm);
     sb_puts(sb, "}\n");
+    sm90a_emit_staging_device(sb, gm->kp);
 }
 
 bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err)
