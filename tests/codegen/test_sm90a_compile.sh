@@ -75,8 +75,13 @@ if "$cli" codegen gemm_f16 --tile m=96,n=256,k=64,wg=2 --target sm90a -o "$tmp/r
 elif [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ -e "$tmp/refused/kernel.cu" ]; then
     echo "FAIL refusal: $(cat "$tmp/err")"; fails=$((fails + 1))
 else echo "ok   refusal: $(cat "$tmp/err")"; fi
-if "$cli" codegen gemm_f16 --set K=100 --target sm90a -o "$tmp/refused2" 2>"$tmp/err"; then
-    echo "FAIL refusal: K=100 (rows not 16-byte multiples) was generated"; fails=$((fails + 1))
+# Unaligned rows of a matmul's operands are staged (the u_* variants above); a dequantised
+# GEMM's packed weights are read as they lie, so theirs must be 16-byte multiples: refused with
+# the axis and the rule.
+if "$cli" codegen gemm_w4a16 --set K=4104,G=8 --target sm90a -o "$tmp/refused2" 2>"$tmp/err"; then
+    echo "FAIL refusal: gemm_w4a16 K=4104 (packed rows of 2052 bytes) was generated"; fails=$((fails + 1))
+elif ! grep -q "so k must be a multiple of 32" "$tmp/err"; then
+    echo "FAIL refusal: gemm_w4a16 K=4104 does not name the rule: $(cat "$tmp/err")"; fails=$((fails + 1))
 else echo "ok   refusal: $(cat "$tmp/err")"; fi
 if "$cli" codegen flash_attention --set D=72 --target sm90a -o "$tmp/refused3" 2>"$tmp/err"; then
     echo "FAIL refusal: flash_attention with head dim 72 (not a multiple of wgmma's k16) was generated"; fails=$((fails + 1))
