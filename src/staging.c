@@ -2,6 +2,8 @@
  * (the design and its why: staging.h). */
 #include "staging.h"
 
+#include <stdint.h>
+
 #include "dtype.h"
 
 static bool tensor_ok(const pt_graph *g, int t)
@@ -26,9 +28,14 @@ int64_t pt_tensor_rows(const pt_graph *g, int t)
         return 0;
     const pt_tensor *T = &g->tensors[t];
     int64_t rows = 1;
-    for (int i = 0; i + 1 < T->rank; i++)
-        if (T->axes[i] >= 0 && T->axes[i] < g->n_axes)
-            rows *= g->axes[T->axes[i]].extent;
+    for (int i = 0; i + 1 < T->rank; i++) {
+        if (T->axes[i] < 0 || T->axes[i] >= g->n_axes)
+            continue;
+        int64_t e = g->axes[T->axes[i]].extent;
+        if (e > 0 && rows > INT64_MAX / e) /* saturate: a loader's fuzzed extents multiply */
+            return INT64_MAX;
+        rows *= e > 0 ? e : 1;
+    }
     return rows;
 }
 
