@@ -171,6 +171,13 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
                "wave%s; memory floor %s)\n",
             kt, tl->tflops, in->hw.name, (long long)tl->tiles, items, (long long)tl->grid,
             (long long)tl->waves, tl->waves == 1 ? "" : "s", ft);
+    if (tl->staged > 0) {
+        char st[32];
+        fmt_time(tl->staging_ns, st, sizeof st);
+        fprintf(f, "staging: %d tensor%s with rows not a multiple of 16 bytes copied through "
+                   "aligned buffers: %.2f MB, %s (included)\n", tl->staged,
+                tl->staged == 1 ? "" : "s", tl->staging_bytes / 1e6, st);
+    }
     if (tl->split_k > 1) {
         /* the chunks of the first tile, as dispatched: who stored a partial, who fixed up */
         fprintf(f, "split-K: %.2f MB of f32 partial tiles written and read back; first tile:",

@@ -61,6 +61,10 @@ typedef struct {
                                       these) */
     double workspace_bytes;        /* split-K: f32 partial tiles written to the workspace and
                                       read back by the fix-ups, over the whole kernel */
+    int staged;                    /* tensors the launcher copies to or from a 16-byte-aligned
+                                      staging buffer (src/staging.h); 0: none */
+    double staging_bytes;          /* their copies' global traffic */
+    double staging_ns;             /* their copies' time, included in kernel_time_ns */
     int n_chunks;                  /* split-K: the chunks of the first tile launched */
     pt_chunk_info chunks[PT_MAX_SPLIT_K];
 } pt_timeline;
@@ -91,7 +95,8 @@ bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
 bool pt_simulate_split_k_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                                const pt_timeline *kernel, int chunk, pt_timeline *out,
                                pt_error *err);
-/* Whole kernel: the representative EU (full trip count) + waves. */
+/* Whole kernel: the representative EU (full trip count) + waves, and the staging copies of a
+ * graph with unaligned rows (src/staging.h) before and after it. */
 bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                  pt_timeline *tl, pt_error *err);
 void pt_timeline_free(pt_timeline *tl);

@@ -35,6 +35,12 @@ static void write_summary(strbuf *b, const pt_timeline *tl)
     sb_json_number(b, tl->dram_bytes);
     sb_printf(b, ", \"dram_floor_ns\": ");
     sb_json_number(b, tl->dram_floor_ns);
+    if (tl->staged > 0) { /* unaligned rows: the launcher's copies (src/staging.h) */
+        sb_printf(b, ", \"staged\": %d, \"staging_bytes\": ", tl->staged);
+        sb_json_number(b, tl->staging_bytes);
+        sb_printf(b, ", \"staging_ns\": ");
+        sb_json_number(b, tl->staging_ns);
+    }
     sb_printf(b, "},\n");
 }
 
@@ -412,7 +418,8 @@ static bool read_summary(pt_trace *tr, const cJSON *root, const char *name, pt_e
 {
     static const char *const keys[] = {"kernel_time_ns", "eu_time_ns", "tflops", "flops",
                                        "tiles", "grid", "waves", "iterations", "dram_bytes",
-                                       "dram_floor_ns", NULL};
+                                       "dram_floor_ns", "staged", "staging_bytes",
+                                       "staging_ns", NULL};
     bool ok;
     const cJSON *s = pt_json_get_object(root, "summary", true, name, "$", &ok, err);
     if (!s)
@@ -420,7 +427,15 @@ static bool read_summary(pt_trace *tr, const cJSON *root, const char *name, pt_e
     const char *P = "$.summary";
     pt_timeline *tl = &tr->tl;
     const int64_t big = (int64_t)1 << 53;
-    return pt_json_check_keys(s, keys, name, P, err) &&
+    int64_t staged = 0;
+    bool ok_staging = pt_json_get_int(s, "staged", false, 0, PT_MAX_TENSORS, name, P, &staged,
+                                      err) &&
+                      pt_json_get_number(s, "staging_bytes", false, 0, HUGE_VAL, name, P,
+                                         &tl->staging_bytes, err) &&
+                      pt_json_get_number(s, "staging_ns", false, 0, HUGE_VAL, name, P,
+                                         &tl->staging_ns, err);
+    tl->staged = (int)staged;
+    return ok_staging && pt_json_check_keys(s, keys, name, P, err) &&
            pt_json_get_number(s, "kernel_time_ns", true, 0, HUGE_VAL, name, P,
                               &tl->kernel_time_ns, err) &&
            pt_json_get_number(s, "eu_time_ns", true, 0, HUGE_VAL, name, P, &tl->eu_time_ns,

@@ -15,6 +15,7 @@
 #include "raster.h"
 #include "sim_check.h"
 #include "splitk.h"
+#include "staging.h"
 #include "validate.h"
 #include "waves.h"
 
@@ -256,8 +257,9 @@ const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
     return local;
 }
 
-bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
-                 pt_timeline *tl, pt_error *err)
+/* The kernel alone (pt_simulate adds the staging copies around it). */
+static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
+                            pt_timeline *tl, pt_error *err)
 {
     memset(tl, 0, sizeof *tl);
     if (!p || !sg || !hw_in)
@@ -317,3 +319,25 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     return true;
 }
 
+
+/* The kernel and, for a graph with unaligned rows, the launcher's staging copies around it
+ * (src/staging.h): they run before and after the kernel on the same stream, so their time adds. */
+bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
+                 pt_timeline *tl, pt_error *err)
+{
+    if (!simulate_kernel(p, sg, hw_in, tl, err))
+        return false;
+    pt_staging_cost c = pt_staging_cost_of(sg->graph, hw_in);
+    if (c.copies == 0)
+        return true;
+    tl->staged = c.copies;
+    tl->staging_bytes = c.bytes;
+    tl->staging_ns = c.ns;
+    tl->kernel_time_ns += c.ns;
+    tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
+    if (!pt_sim_timeline_finite(tl)) {
+        pt_timeline_free(tl);
+        return pt_sim_not_finite(hw_in, err);
+    }
+    return true;
+}

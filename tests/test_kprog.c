@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "codegen.h"
 #include "ir/kprog.h"
 #include "propagate.h"
 #include "ptest.h"
@@ -240,8 +241,64 @@ static void test_refusals(void)
     teardown();
 }
 
+/* Unaligned sizes (src/staging.h): the buffers of tensors whose rows are not 16-byte multiples
+ * are staged; the sm90a launcher copies inputs in before the kernel and outputs back after it,
+ * and an aligned GEMM prints none of it. A dequantised GEMM's packed weights are not staged:
+ * refused, naming the axis and the rule. */
+static void test_staging(void)
+{
+    static const struct {
+        const char *example, *set, *staged; /* staged: per tensor A, B (or Wq), C: 1 or 0 */
+    } cases[] = {
+        {"gemm_f16", "M=4096,N=1001,K=4096", "011"}, /* B stored [k, n] */
+        {"gemm_bf16", "M=77,N=32001,K=4096", "001"}, /* B stored [n, k] */
+        {"gemm_f16", "M=1000,N=1000,K=999", "100"},
+        {"gemm_f16", "M=7,N=13,K=17", "111"},
+        {"gemm_bf16", "M=1,N=1,K=1", "111"},
+        {"gemm_f16", "M=512,N=512,K=512", "000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (!setup(cases[i].example, cases[i].set, NULL) || !build()) {
+            teardown();
+            continue;
+        }
+        const char *names[3] = {"A", "B", "C"};
+        for (int n = 0; n < 3; n++) {
+            int t = pt_graph_find_tensor(&F.g, names[n]), b = pt_kprog_buf_of(&F.kp, t);
+            CHECK_MSG(b >= 0 && F.kp.bufs[b].staged == (cases[i].staged[n] == '1'),
+                      "%s %s: %s staged %d", cases[i].example, cases[i].set, names[n],
+                      b >= 0 ? F.kp.bufs[b].staged : -1);
+        }
+        pt_codegen_result r;
+        bool ok = pt_codegen_sm90a(&F.p, &F.sg, &F.hw, &r, &F.err);
+        CHECK_MSG(ok, "%s %s: %s", cases[i].example, cases[i].set, F.err.msg);
+        if (ok) {
+            bool any = strchr(cases[i].staged, '1') != NULL;
+            CHECK((strstr(r.kernel_cu, "pt_restride_2(") != NULL) == any);
+            CHECK((strstr(r.host_c, "cuModuleGetGlobal") != NULL) == any);
+            const char *launch = strstr(r.host_c, ", &trace};"), /* the kernel's launch */
+                       *in = strstr(r.host_c, "into its staging buffer"),
+                       *back = strstr(r.host_c, "back from its staging buffer");
+            /* inputs are copied before the kernel, an output back after it */
+            CHECK(launch && (cases[i].staged[0] == '1' || cases[i].staged[1] == '1') == (in != NULL));
+            CHECK(!in || in < launch);
+            CHECK((cases[i].staged[2] == '1') == (back != NULL && back > launch));
+            pt_codegen_result_free(&r);
+        }
+        teardown();
+    }
+    if (setup("gemm_w4a16", "M=64,N=4096,K=4104,G=8", NULL)) {
+        pt_codegen_result r;
+        CHECK(!pt_codegen_sm90a(&F.p, &F.sg, &F.hw, &r, &F.err));
+        CHECK_CONTAINS(F.err.msg, "rows of the packed B (\"Wq\") are 2052 bytes (k = 4104)");
+        CHECK_CONTAINS(F.err.msg, "so k must be a multiple of 32");
+    }
+    teardown();
+}
+
 int main(void)
 {
+    PTEST_RUN(test_staging);
     PTEST_RUN(test_gemm);
     PTEST_RUN(test_gemm_exact_rings);
     PTEST_RUN(test_attention);

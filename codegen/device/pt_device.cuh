@@ -281,6 +281,47 @@ __device__ __forceinline__ uint32_t sw128_offset(uint32_t row, uint32_t col_byte
     return row * 128 + ((((col_bytes >> 4) ^ (row & 7)) << 4) | (col_bytes & 15));
 }
 
+// ---- staging copies of tensors whose rows are not 16-byte multiples (src/staging.h) ----
+
+// TMA needs 16-byte global strides, so the launcher copies such a tensor to a buffer whose rows
+// are padded to 16 bytes (and an output back from one). Copies rows x cols elements of T from
+// rows sp elements apart to rows dp elements apart. One thread per 16 bytes of a row: on the
+// side whose rows are 16-byte aligned that is one vector access, on the other V element
+// accesses (consecutive threads still touch consecutive bytes, so both sides coalesce). The
+// padding of a destination row is written with zeros, so the padded buffer holds nothing stale.
+template <typename T>
+__device__ __forceinline__ void restride(const T *__restrict__ src, long long sp, T *__restrict__ dst,
+                                         long long dp, long long rows, long long cols)
+{
+    constexpr int V = 16 / sizeof(T);
+    const long long per_row = (cols + V - 1) / V, n = rows * per_row;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        const long long r = i / per_row, c0 = i % per_row * V;
+        const T *s = src + r * sp + c0;
+        T *d = dst + r * dp + c0;
+        union { uint4 v; T e[V]; } x;
+        if (sp % V == 0 && ((uintptr_t)s & 15) == 0)
+            x.v = *reinterpret_cast<const uint4 *>(s);  // the padded side: whole row chunks
+        else
+#pragma unroll
+            for (int j = 0; j < V; ++j)
+                x.e[j] = c0 + j < cols ? s[j] : T(0);
+        if (dp % V == 0 && ((uintptr_t)d & 15) == 0) {
+#pragma unroll
+            for (int j = 0; j < V; ++j)  // padding past the row's end reads as zero
+                if (c0 + j >= cols)
+                    x.e[j] = T(0);
+            *reinterpret_cast<uint4 *>(d) = x.v;
+        } else {
+#pragma unroll
+            for (int j = 0; j < V; ++j)
+                if (c0 + j < cols)
+                    d[j] = x.e[j];
+        }
+    }
+}
+
 // ---- instrumented builds (-DPT_TRACE): per-sTask start/end stamps ----
 // The buffer layout is trace_abi.h (codegen/trace_abi.h, written into the bundle): a header,
 // then per sampled CTA and warp role a role header and `cap` records. Only the role's issuing

@@ -69,6 +69,8 @@ typedef struct {
     int over;            /* STAGING over RESIDENT buffer `over` (written once the loop is done with
                             it), -1 in a buffer of its own */
     int lag;             /* RING: iterations a stage stays held past its reader (stage_hold.h) */
+    bool staged;         /* its tensor's rows are not a multiple of 16 bytes: the launcher maps
+                            a 16-byte-aligned staging copy instead (src/staging.h) */
 } pt_kbuf;
 
 /* ---- register values ---- */

@@ -13,6 +13,7 @@
 #include "passes.h"
 #include "splitk.h"
 #include "stage_hold.h"
+#include "staging.h"
 #include "validate.h"
 
 static int64_t align_up(int64_t x, int64_t a)
@@ -43,6 +44,7 @@ static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_
         rows *= t->tile[i] > 0 ? t->tile[i] : 1;
     b->row_bytes = b->bytes / rows;
     b->written = pt_stask_writes_ring(kp->sg, s);
+    b->staged = !b->written && pt_tensor_staged(kp->g, t->tensor); /* the model's decision */
     b->pitch = align_up(b->bytes, 1024);
     b->stages = 1;
     if (kind == PT_KBUF_RING) {

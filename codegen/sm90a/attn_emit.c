@@ -382,6 +382,7 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
     for (int w = 0; w < at->wgs; w++)
         emit_consumer_wg(sb, at, w);
     sb_puts(sb, "}\n");
+    sm90a_emit_staging_device(sb, at->kp);
 }
 
 bool sm90a_attn_emit(const sm90a_attn *at, pt_codegen_result *out, pt_error *err)

@@ -202,6 +202,7 @@ bool sm90a_combine_emit(const sm90a_combine *c, pt_codegen_result *out, pt_error
     sm90a_emit_kernel_head(&k, &c->sh);
     emit_producer(&k, c);
     emit_consumer(&k, c);
+    sm90a_emit_staging_device(&k, kp);
     sm90a_emit_host(&h, &c->sh);
     if (!sm90a_finish_result(out, &k, &h, kp->kernel_name, kp->grid, kp->threads,
                              kp->smem_dynamic, err))

@@ -58,7 +58,8 @@ void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles, unsigned cap
               (long long)grid, PT_TRACE_MAX_CTAS, PT_TRACE_MAX_CTAS, n_roles, cap);
 }
 
-void sm90a_emit_launch_tail(strbuf *sb, const char *args, int64_t smem, int64_t grid, int threads)
+void sm90a_emit_launch_tail(strbuf *sb, const char *args, const char *after, int64_t smem,
+                            int64_t grid, int threads)
 {
     sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
                   "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
@@ -66,8 +67,9 @@ void sm90a_emit_launch_tail(strbuf *sb, const char *args, int64_t smem, int64_t 
                   "        void *args[] = {%s, &trace};\n"
                   "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
                   "    }\n"
+                  "%s"
                   "    return (int)r;\n}\n\n",
-              (long long)smem, args, (long long)grid, threads, (long long)smem);
+              (long long)smem, args, (long long)grid, threads, (long long)smem, after);
 }
 
 bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, const char *name,

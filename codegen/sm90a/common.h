@@ -5,6 +5,7 @@
 #define PT_SM90A_COMMON_H
 
 #include "codegen.h"
+#include "ir/kprog.h"
 #include "strbuf.h"
 
 /* The sProgram validates and hw is an sm_90a part; else false with a one-line reason. */
@@ -19,8 +20,22 @@ const char *sm90a_cuda_type(pt_dtype d);
 void sm90a_emit_device_header(strbuf *sb, bool tile);
 
 /* The end of launch.c's static `launch`: the dynamic shared-memory attribute, then
- * cuLaunchKernel of a 1-D grid with the kernel arguments `args` (C names, e.g. "&ta, &tb"). */
-void sm90a_emit_launch_tail(strbuf *sb, const char *args, int64_t smem, int64_t grid, int threads);
+ * cuLaunchKernel of a 1-D grid with the kernel arguments `args` (C names, e.g. "&ta, &tb"),
+ * then `after` (statements run once the kernel is queued: staging copies back, or ""). */
+void sm90a_emit_launch_tail(strbuf *sb, const char *args, const char *after, int64_t smem,
+                            int64_t grid, int threads);
+
+/* Staging of tensors whose rows are not 16-byte multiples (staging.c, src/staging.h). Each
+ * prints nothing for a program without a staged buffer. */
+bool sm90a_staging_any(const pt_kprog *kp);
+/* kernel.cu: the staging buffers and their copy kernels. */
+void sm90a_emit_staging_device(strbuf *sb, const pt_kprog *kp);
+/* launch.c: the static copy helper `restride`, before `launch`. */
+void sm90a_emit_staging_helper(strbuf *sb, const pt_kprog *kp);
+/* launch.c, inside `launch`: each staging buffer's address, and the copies of inputs into them. */
+void sm90a_emit_staging_in(strbuf *sb, const pt_kprog *kp);
+/* launch.c, after the kernel's launch: the copies of outputs back from their buffers. */
+void sm90a_emit_staging_out(strbuf *sb, const pt_kprog *kp);
 
 /* Hands the kernel and host text to out with the launch shape; false (out emptied) when a buffer
  * ran out of memory. */

@@ -337,6 +337,7 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
     sm90a_emit_producer(sb, &gm->sh);
     emit_consumer(sb, gm);
     sb_puts(sb, "}\n");
+    sm90a_emit_staging_device(sb, gm->kp);
 }
 
 bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err)
@@ -366,6 +367,13 @@ bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err
              gm->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)gm->kp->grid,
              (long long)gm->kp->tiles, pt_raster_name(gm->kp->raster), (long long)gm->kp->smem_dynamic,
              gm->kp->producer.regs, gm->kp->consumer[0].regs);
+    for (int b = 0, n = 0; b < gm->kp->n_bufs; b++) /* unaligned rows: staging.c */
+        if (gm->kp->bufs[b].staged) {
+            size_t len = strlen(out->summary);
+            snprintf(out->summary + len, sizeof out->summary - len, "%s%s", n++ ? ", " :
+                     "; staged by the launcher (rows not 16-byte multiples): ",
+                     gm->g->tensors[gm->kp->bufs[b].tensor].name);
+        }
     return true;
 }
 

@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "shape.h"
+#include "staging.h"
 
 static const char *tmap_type(pt_dtype d)
 {
@@ -83,6 +84,10 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
         batch *= kp->g->axes[T->axes[i]].extent;
     bool packed = B->elem_bits < 8, plain = sh->plain || sh->plain_inner[b];
     int64_t map_elem = packed ? 1 : B->elem_bytes, row = (n_in * B->elem_bits + 7) / 8;
+    /* a staged tensor (staging.c): the map keeps the true extents, its rows the buffer's pitch */
+    int64_t stride = B->staged ? pt_staged_pitch(kp->g, B->tensor) : row;
+    char base[32];
+    snprintf(base, sizeof base, B->staged ? "st_%d" : "slots[%d]", B->tensor);
     int64_t box_in = plain ? B->row_bytes / map_elem : 128 / B->elem_bytes;
     const char *sw = plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B";
     const char *type = packed ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : tmap_type(T->dtype);
@@ -94,16 +99,16 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
     if (T->rank > 2)
         sb_printf(sb, "        const cuuint64_t dims[3] = {%lldu, %lldu, %lldu}, strides[2] = {%lldu, %lldu};\n"
                       "        const cuuint32_t box[3] = {%lld, %lld, 1};\n"
-                      "        r = map_tile(&tm_%s, %s, slots[%d], 3, dims, strides, box, %s);\n    }\n",
-                  (long long)(row / map_elem), (long long)n_out, (long long)batch, (long long)row,
-                  (long long)(row * n_out), (long long)box_in, (long long)B->box_rows, lo, type,
-                  B->tensor, sw);
+                      "        r = map_tile(&tm_%s, %s, %s, 3, dims, strides, box, %s);\n    }\n",
+                  (long long)(row / map_elem), (long long)n_out, (long long)batch, (long long)stride,
+                  (long long)(stride * n_out), (long long)box_in, (long long)B->box_rows, lo, type,
+                  base, sw);
     else
         sb_printf(sb, "        const cuuint64_t dims[2] = {%lldu, %lldu}, strides[1] = {%lldu};\n"
                       "        const cuuint32_t box[2] = {%lld, %lld};\n"
-                      "        r = map_tile(&tm_%s, %s, slots[%d], 2, dims, strides, box, %s);\n    }\n",
-                  (long long)(row / map_elem), (long long)n_out, (long long)row, (long long)box_in,
-                  (long long)B->box_rows, lo, type, B->tensor, sw);
+                      "        r = map_tile(&tm_%s, %s, %s, 2, dims, strides, box, %s);\n    }\n",
+                  (long long)(row / map_elem), (long long)n_out, (long long)stride, (long long)box_in,
+                  (long long)B->box_rows, lo, type, base, sw);
 }
 
 void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
@@ -119,13 +124,14 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
                   "    const cuuint32_t elem_strides[%s] = {%s};\n"
                   "    return cuTensorMapEncodeTiled(map, type, rank, (void *)base, dims, strides, box, elem_strides,\n"
                   "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,\n"
-                  "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n"
-                  "/* Slots are graph tensors; each buffer of the kernel gets a map of its tensor. */\n"
+                  "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
+              kp->kernel_name, sh->full_rank ? "5" : "3", sh->full_rank ? "1, 1, 1, 1, 1" : "1, 1, 1");
+    sm90a_emit_staging_helper(sb, kp);
+    sb_printf(sb, "/* Slots are graph tensors; each buffer of the kernel gets a map of its tensor. */\n"
                   "static int launch(CUmodule mod, const CUdeviceptr *slots, CUdeviceptr trace, CUstream stream)\n{\n"
                   "    CUfunction f;\n"
                   "    CUresult r = cuModuleGetFunction(&f, mod, \"%s\");\n"
                   "    CUtensorMap ",
-              kp->kernel_name, sh->full_rank ? "5" : "3", sh->full_rank ? "1, 1, 1, 1, 1" : "1, 1, 1",
               kp->kernel_name);
     int n_maps = 0;
     for (int b = 0; b < kp->n_bufs; b++) {
@@ -143,9 +149,14 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
         n_maps++;
     }
     sb_puts(sb, ";\n");
+    sm90a_emit_staging_in(sb, kp);
     for (int b = 0; b < kp->n_bufs; b++)
         if (kp->bufs[b].kind != PT_KBUF_ROWS)
             emit_map(sb, sh, b);
-    sm90a_emit_launch_tail(sb, args, kp->smem_dynamic, kp->grid, kp->threads);
+    strbuf after = {0};
+    sm90a_emit_staging_out(&after, kp);
+    sm90a_emit_launch_tail(sb, args, after.text ? after.text : "", kp->smem_dynamic, kp->grid,
+                           kp->threads);
+    sb_free(&after);
     sm90a_emit_entry_points(sb, kp->grid, 1 + kp->wgs + (kp->producer.n_tasks > 0 ? 1 : 0), kp->trace_cap);
 }

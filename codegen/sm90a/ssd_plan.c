@@ -171,6 +171,11 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
             REFUSE("buffer of \"%s\": only loads and one stored output are generated here", T->name);
         if (T->rank > 5)
             REFUSE("\"%s\" has %d axes; TMA maps at most 5", T->name, T->rank);
+        if (B->staged)
+            REFUSE("rows of \"%s\" are not a multiple of 16 bytes (%s = %lld); TMA needs 16-byte "
+                   "strides and this workload is not staged through aligned copies", T->name,
+                   g->axes[T->axes[T->rank - 1]].name,
+                   (long long)g->axes[T->axes[T->rank - 1]].extent);
         int64_t one = 1, stride = B->elem_bytes;
         for (int i = 0; i < T->rank; i++)
             one *= st->tile[i];
