@@ -21,6 +21,8 @@ bool pt_bundle_write(const char *dir, const char *file, const char *text, pt_err
 
 /* The whole bundle of a HIP target (bundle_hip.c): kernel.hip, launch.c, reference.hip, the
  * device library, harness.hip with its table, Makefile for hipcc, README. */
+/* reference.hip of a HIP bundle (reference_hip.c): malloc'd, or NULL with err set. */
+char *pt_reference_hip(const pt_graph *g, pt_error *err);
 bool pt_bundle_hip(const char *dir, const pt_sprogram *p, const pt_stask_graph *sg,
                    const pt_hw *hw, const pt_backend *be, pt_codegen_result *info, pt_error *err);
 

@@ -143,6 +143,10 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
              * the wgmma that contracts them), the in-between sizes trading registers for
              * fewer loop steps */
             static const int64_t opts[] = {64, 96, 112, 128, 176, 192, 256};
+            /* a part whose matrix instruction is 32 wide (MI300X: 32x32x8 MFMA) and whose 64 KB
+             * of LDS holds few 64-key blocks of a wide head dim: one instruction of keys too */
+            if (hw->mma_n_max > 0 && hw->mma_n_max < 64)
+                add_value(s, hw->mma_n_max);
             for (int i = 0; i < 7; i++)
                 if (opts[i] < ext + 64)
                     add_value(s, opts[i]);
@@ -464,7 +468,10 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
     axis_values(g, hw, S.vals);
     const int n_split = split_values(g);
     int split = split_axis(g);
-    static const int stages_opts[] = {2, 3, 4};
+    /* a part with at most 64 KB per block (MI300X's LDS) rarely holds 4 stages of two tiles:
+     * it tries a single stage (loaded, then computed on) instead */
+    static const int stages_big[] = {2, 3, 4}, stages_small[] = {1, 2, 3};
+    const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
     struct {
         bool persistent;
         pt_raster raster;

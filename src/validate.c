@@ -8,6 +8,7 @@
 #include "validate.h"
 
 #include "regfile.h"
+#include "smem_layout.h"
 #include "splitk.h"
 #include "stage_hold.h"
 
@@ -140,24 +141,43 @@ static int64_t round_up(int64_t x, int64_t a)
     return x > INT64_MAX - a ? INT64_MAX : (x + a - 1) / a * a;
 }
 
-int64_t pt_stask_smem_tile_bytes(const pt_stask_graph *sg, const pt_stask *t)
+int64_t pt_stask_smem_tile_bytes_on(const pt_stask_graph *sg, const pt_stask *t, const pt_hw *hw)
 {
+    pt_smem_layout L;
+    pt_smem_layout_of(hw, &L);
     int rank = t->rank < 0 ? 0 : t->rank > PT_MAX_RANK ? PT_MAX_RANK : t->rank;
     int64_t inner = rank > 0 && t->tile[rank - 1] > 0 ? t->tile[rank - 1] : 1;
     int64_t row = (inner * tensor_bits(sg, t) + 7) / 8, rows = tile_elems(t) / inner;
+    if (t->kind == PT_ST_LOAD && L.row_pad > 0) {
+        /* a padded row: whole 16-byte chunks, then the pad (gfx942: ld = cols + 8) */
+        int64_t padded = round_up(row, 16) + L.row_pad;
+        return rows > INT64_MAX / 2 / padded ? INT64_MAX / 2 : rows * padded;
+    }
     /* a loaded row is moved in 16-byte granules (a TMA box; a global -> LDS copy): one group
      * scale per row is loaded 16 bytes wide */
     if (t->kind == PT_ST_LOAD && row % 16)
         return rows * round_up(row, 16) > INT64_MAX / 2 ? INT64_MAX : rows * round_up(row, 16);
-    if (row <= SMEM_ATOM || row % SMEM_ATOM == 0)
+    if (!L.atoms || row <= SMEM_ATOM || row % SMEM_ATOM == 0)
         return (tile_elems(t) * tensor_bits(sg, t) + 7) / 8;
     int64_t padded = round_up(row, SMEM_ATOM);
     return rows > INT64_MAX / padded ? INT64_MAX : rows * padded;
 }
 
+int64_t pt_stask_smem_tile_bytes(const pt_stask_graph *sg, const pt_stask *t)
+{
+    return pt_stask_smem_tile_bytes_on(sg, t, NULL);
+}
+
+static int64_t tile_buffer_bytes_on(const pt_stask_graph *sg, const pt_stask *t, const pt_hw *hw)
+{
+    pt_smem_layout L;
+    pt_smem_layout_of(hw, &L);
+    return round_up(pt_stask_smem_tile_bytes_on(sg, t, hw), L.align);
+}
+
 static int64_t tile_buffer_bytes(const pt_stask_graph *sg, const pt_stask *t)
 {
-    return round_up(pt_stask_smem_tile_bytes(sg, t), SMEM_ALIGN);
+    return tile_buffer_bytes_on(sg, t, NULL);
 }
 
 /* The store whose tile is the output staging tile: the largest (the first of equals); any
@@ -174,19 +194,21 @@ static int staging_store(const pt_stask_graph *sg)
 
 /* ---- shared memory ---------------------------------------------------------------------- */
 
-int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
+int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
 {
     if (!p || !sg || !sg->tasks || sg->n <= 0)
         return 0;
+    pt_smem_layout L;
+    pt_smem_layout_of(hw, &L);
     int64_t ring[PT_MAX_TENSORS] = {0}; /* one copy of every buffered tile of a tensor */
-    int64_t total = SMEM_BARRIER_BASE, resident_max = 0;
+    int64_t total = L.base_bytes, resident_max = 0;
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
         if (pt_stask_fills_ring(sg, s) && tensor_ok(t->tensor))
-            ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes(sg, t));
-        else if (t->kind == PT_ST_LOAD) {
+            ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes_on(sg, t, hw));
+        else if (t->kind == PT_ST_LOAD && L.resident_in_smem) {
             /* resident tiles (Q in attention): one copy */
-            int64_t b = tile_buffer_bytes(sg, t);
+            int64_t b = tile_buffer_bytes_on(sg, t, hw);
             total = sat_add(total, b);
             if (b > resident_max)
                 resident_max = b;
@@ -194,13 +216,14 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
     }
     /* The output staging tile: one copy, except that a resident tile at least as large takes
      * it once the loop is done (partition.staging over_resident; auto decides by what fits,
-     * pt_sprogram_staging_apart). */
+     * pt_sprogram_staging_apart). Outputs written from registers take none. */
     int staging = staging_store(sg);
-    for (int s = 0; s < sg->n; s++) {
+    for (int s = 0; s < sg->n && L.staged_store; s++) {
         const pt_stask *t = &sg->tasks[s];
-        if (t->kind == PT_ST_STORE && (s != staging || tile_buffer_bytes(sg, t) > resident_max ||
-                                       p->partition.staging == PT_STAGING_APART))
-            total = sat_add(total, tile_buffer_bytes(sg, t));
+        if (t->kind == PT_ST_STORE &&
+            (s != staging || tile_buffer_bytes_on(sg, t, hw) > resident_max ||
+             p->partition.staging == PT_STAGING_APART))
+            total = sat_add(total, tile_buffer_bytes_on(sg, t, hw));
     }
     for (int x = 0; x < PT_MAX_TENSORS; x++) {
         if (!ring[x])
@@ -208,9 +231,14 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
         int64_t stages = p->stages[x] < 0 ? 0 : p->stages[x] > 65536 ? 65536 : p->stages[x];
         int64_t bytes = ring[x] > INT64_MAX / 65536 / 2 ? INT64_MAX / 65536 / 2 : ring[x];
         total = sat_add(total, stages * bytes);
-        total = sat_add(total, stages * 2 * 8); /* full + empty mbarrier per stage */
+        total = sat_add(total, stages * L.barrier_bytes);
     }
     return total;
+}
+
+int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    return pt_sprogram_smem_bytes_on(p, sg, NULL);
 }
 
 /* Bytes of the output staging tile; 0 when no resident tile is at least as large (then the
@@ -234,6 +262,10 @@ bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, c
 {
     if (!p || !sg || !sg->tasks)
         return true;
+    pt_smem_layout L;
+    pt_smem_layout_of(hw, &L);
+    if (!L.staged_store)
+        return true; /* written from registers: no tile to share, the next Q never waits */
     int64_t staging = staging_over_resident_bytes(sg);
     if (staging == 0)
         return true; /* counted on its own already */
@@ -241,7 +273,7 @@ bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, c
         return p->partition.staging == PT_STAGING_APART; /* counted by pt_sprogram_smem_bytes */
     /* the generator's alignment slack (1024 bytes) is part of the budget */
     return p->partition.persistent && hw &&
-           pt_sprogram_smem_bytes(p, sg) + staging + 1024 <= hw->smem_per_block;
+           pt_sprogram_smem_bytes_on(p, sg, hw) + staging + 1024 <= hw->smem_per_block;
 }
 
 bool pt_sprogram_longest_first(const pt_sprogram *p, const pt_stask_graph *sg)
@@ -924,7 +956,7 @@ bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
 
 static void check_smem(vctx *c)
 {
-    c->r->smem_bytes = pt_sprogram_smem_bytes(c->p, c->sg);
+    c->r->smem_bytes = pt_sprogram_smem_bytes_on(c->p, c->sg, c->hw);
     c->r->smem_limit = c->hw ? c->hw->smem_per_block : 0;
     if (!c->hw || c->r->smem_bytes <= c->r->smem_limit)
         return;

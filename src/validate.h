@@ -40,9 +40,15 @@ bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
  * dim of 96 f16 takes 128 columns: TMA boxes and wgmma descriptors step by atoms, and the pad
  * is never read). The validator and the generators size buffers by this one rule. */
 int64_t pt_stask_smem_tile_bytes(const pt_stask_graph *sg, const pt_stask *t);
+/* The same under hw's layout rules (smem_layout.h; NULL: NVIDIA's, as above). AMD: rows
+ * padded by 16 bytes, no atoms. */
+int64_t pt_stask_smem_tile_bytes_on(const pt_stask_graph *sg, const pt_stask *t, const pt_hw *hw);
 /* Shared memory one EU needs under this program (bytes): rings, resident tiles, the output
  * staging tile (the largest store's), and a buffer of its own for any other store. */
 int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
+/* The same under hw's layout rules (smem_layout.h): on AMD no staging tile, no resident tiles,
+ * no barrier memory, padded rows. The validator checks this one against the model. */
+int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
 /* Does the output staging tile get a buffer of its own? A resident tile (attention's Q) takes
  * it once the loop is done, unless the program is persistent and both still fit (then the
  * next tile's resident load need not wait for this tile's store). No staging: true. */

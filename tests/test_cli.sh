@@ -165,8 +165,13 @@ json.dump(p, open(sys.argv[2], "w"))
 PY
 expect 1 "MI300X: 480 VGPRs on 2 waves of a SIMD" "$cli" validate gemm_f16 --program "$tmp/mi.regs.json" --hw MI300X
 stderr_has "every wave of the kernel gets the largest role budget, 480 per lane" "MI300X register rule named"
-expect 1 "schedule flash_attention --hw MI300X: nothing fits" "$cli" schedule flash_attention --hw MI300X -q
-stderr_has "fits MI300X (shared memory, registers or tile shapes)" "schedule says nothing fits MI300X"
+# MI300X: attention fits its 64 KB of LDS as gfx942 allocates it (src/smem_layout.h), and the
+# scheduler's pick is one the gfx942 generator prints; a part with 8 KB of LDS fits nothing
+expect 0 "schedule flash_attention --hw MI300X" "$cli" schedule flash_attention --hw MI300X -q -o "$tmp/fa_mi.json"
+expect 0 "codegen of the MI300X pick" "$cli" codegen flash_attention --hw MI300X --target gfx942 --program "$tmp/fa_mi.json" -o "$tmp/fa_mi"
+printf '{"format": "pipethreader.hw", "version": 1, "base": "MI300X", "name": "MI300X-8K", "smem_per_eu": 8192, "smem_per_block": 8192}\n' >"$tmp/mi8k.json"
+expect 1 "schedule flash_attention on an 8 KB LDS: nothing fits" "$cli" schedule flash_attention --hw "$tmp/mi8k.json" -q
+stderr_has "fits MI300X-8K (shared memory, registers or tile shapes)" "schedule says nothing fits the 8 KB part"
 expect 2 "schedule --top 0" "$cli" schedule gemm_f16 --top 0
 expect 2 "schedule --target bogus" "$cli" schedule gemm_f16 --target bogus
 expect 2 "schedule --budget -1" "$cli" schedule gemm_f16 --budget -1

@@ -393,6 +393,30 @@ static void test_registers_amd(void)
 }
 
 /* Garbage in the program must give problems, never a crash. */
+/* AMD's layout rules (src/smem_layout.h), as the gfx942 kernel allocates LDS: every loaded row
+ * padded by 16 bytes (A: 128 rows of 128 + 16 bytes, B: 64 rows of 256 + 16), 16-byte
+ * alignment, no staging tile for C (stored from registers), no barrier memory. The NVIDIA count
+ * of the same program is larger (C's 32 KiB staging tile, 1 KiB pitches, mbarriers). */
+static void test_shared_memory_amd(void)
+{
+    fixture f;
+    setup(&f, 1);
+    amd_hw(&f.hw);
+    f.p.stages[0] = f.p.stages[1] = 1;
+    CHECK(pt_sprogram_smem_bytes_on(&f.p, &f.sg, &f.hw) == 128 * 144 + 64 * 272);
+    CHECK(pt_sprogram_smem_bytes(&f.p, &f.sg) == 16384 + 16384 + 32768 + 2 * 16 + 64);
+    f.p.stages[0] = 2;
+    CHECK(pt_sprogram_smem_bytes_on(&f.p, &f.sg, &f.hw) == 2 * 128 * 144 + 64 * 272);
+    /* the validator reads the AMD count: 2 x 18 KiB + 17 KiB fits a 64 KB LDS the NVIDIA count
+     * (2 x 16 KiB + 16 KiB + 32 KiB staging + barriers) would overflow */
+    f.hw.smem_per_block = f.hw.smem_per_eu = 65536;
+    CHECK_MSG(run(&f), "%s", f.err.msg);
+    CHECK(f.r.smem_bytes == 2 * 128 * 144 + 64 * 272);
+    CHECK(pt_sprogram_smem_bytes(&f.p, &f.sg) > 65536);
+    CHECK(pt_sprogram_staging_apart(&f.p, &f.sg, &f.hw));
+    teardown(&f);
+}
+
 static void test_corrupt(void)
 {
     fixture f;
@@ -443,6 +467,7 @@ int main(void)
     PTEST_RUN(test_shared_memory);
     PTEST_RUN(test_registers);
     PTEST_RUN(test_registers_amd);
+    PTEST_RUN(test_shared_memory_amd);
     PTEST_RUN(test_partition_choices);
     PTEST_RUN(test_corrupt);
     PTEST_END();

@@ -1,6 +1,8 @@
 // pt_tile_hip.h — PipeThreader's tile library for gfx942 kernels: the vector-ALU sTasks of a
 // softmax pipeline as one call each, under the names of pt_tile.cuh (mask_scores, row_max,
-// exp_rows, row_sum, rescale_rows, keep_all), over a wave's 32-query tile of 32x32 MFMA blocks.
+// exp_rows, row_sum, rescale_rows, keep_all), over a wave's 32-query tile of 32x32 MFMA blocks;
+// and attention's matrix-core sTasks and epilogue in the same layout (load_q, mma_scores,
+// mma_pv, inverse_row_sum, store_rows).
 //
 // Layout assumed by every function here. Attention runs transposed on the matrix cores: a wave
 // computes S^T = K·Q^T for its 32 query rows with v_mfma_f32_32x32x8, one 32x32 block per 32
@@ -115,6 +117,109 @@ template <int D> __device__ __forceinline__ void rescale_rows(f32x16 (&o)[D / 32
 #pragma unroll
     for (int b = 0; b < D / 32; ++b)
         o[b] *= alpha;
+}
+
+// ---- the matrix-core sTasks and the epilogue of attention ----
+// The MFMA operand layouts these rely on (pt_device_hip.h, "MFMA"; CDNA3 ISA, 32x32x8):
+//   A[i][k]: lane l holds i = l % 32, k = 4·(l / 32) + e; B[k][j]: lane l holds j = l % 32,
+//   k = 4·(l / 32) + e; D[i][j] register g: j = l % 32, i = 8·(g/4) + 4·(l/32) + g%4.
+
+// load.Q into registers: this wave's 32 query rows from q0 as the B operand of S^T = K·Q^T,
+// one fragment per 8-column k step: lane l reads row q0 + l % 32, columns 8·kk + 4·(l / 32)
+// .. +3 (8 bytes). A row past the sequence reads row 0 of the head (which exists) and is
+// zeroed: its scores are never stored. q: the head's first row (SEQ rows of D).
+template <int D, int SEQ, typename T>
+__device__ __forceinline__ void load_q(typename frag4<T>::type (&q)[D / 8], const T *head, int q0,
+                                       uint32_t lane)
+{
+    const int row = q0 + (int)(lane % 32);
+    const bool in = row < SEQ;
+    const T *p = head + (in ? row : 0) * D + 4 * (int)(lane / 32);
+#pragma unroll
+    for (int kk = 0; kk < D / 8; ++kk) {
+        q[kk] = *reinterpret_cast<const typename frag4<T>::mem *>(p + 8 * kk);
+        if (!in)
+            q[kk] = typename frag4<T>::type{};
+    }
+}
+
+// mma.S: S^T[key][query] of one key block = K·Q^T over the head dim, from K's stage in LDS
+// (N rows of D, ld apart; the A operand, read as rows: frag) and Q in registers (the B operand).
+// s[b] is keys [32b, 32b + 32) against this wave's 32 queries.
+template <int N, int D, typename T>
+__device__ __forceinline__ void mma_scores(f32x16 (&s)[N / 32], const T *k_stage, int ld,
+                                           const typename frag4<T>::type (&q)[D / 8], uint32_t lane)
+{
+#pragma unroll
+    for (int b = 0; b < N / 32; ++b) {
+        s[b] = 0.f;
+#pragma unroll
+        for (int kk = 0; kk < D / 8; ++kk)
+            mma<T, 32>(s[b], frag<T, 32>(k_stage + 32 * b * ld, ld, 8 * kk, lane), q[kk]);
+    }
+}
+
+// mma.O: O^T[d][query] += V^T·P^T over the key block. A = V^T: lane l needs V[key 4·(l/32)+e]
+// [d l % 32] — four keys of one column, gathered from V's stage (N rows of D, ld apart) by
+// frag_kn; B = P^T: p[t] from exp_rows is exactly key step t's B operand (see the layout note
+// at the top). o[c] is head-dim rows [32c, 32c + 32) against this wave's 32 queries.
+template <int N, int D, typename T>
+__device__ __forceinline__ void mma_pv(f32x16 (&o)[D / 32], const T *v_stage, int ld,
+                                       const typename frag4<T>::type (&p)[N / 8], uint32_t lane)
+{
+#pragma unroll
+    for (int t = 0; t < N / 8; ++t)
+#pragma unroll
+        for (int c = 0; c < D / 32; ++c)
+            mma<T, 32>(o[c], frag_kn<T, 32>(v_stage + 32 * c, ld, 8 * t, lane), p[t]);
+}
+
+// O's row sums: each lane summed its 16 keys per block (row_sum); the other half of the wave
+// holds the rest of the row. 1 / l, or 0 for a row that saw nothing (never stored).
+__device__ __forceinline__ float inverse_row_sum(float l_run)
+{
+    const float l = l_run + swap_halves(l_run);
+    return l > 0.f ? 1.f / l : 0.f;
+}
+
+// Four consecutive output elements (one 8- or 16-byte store).
+template <typename O> struct out4;
+template <> struct out4<_Float16> {
+    typedef f16x4_mem mem;
+    static __device__ __forceinline__ f16x4 pack(float a, float b, float c, float d)
+    {
+        return pack4<_Float16>(a, b, c, d);
+    }
+};
+template <> struct out4<short> { // bf16 bits
+    typedef bf16x4_mem mem;
+    static __device__ __forceinline__ bf16x4 pack(float a, float b, float c, float d)
+    {
+        return pack4<bf16>(a, b, c, d);
+    }
+};
+template <> struct out4<float> {
+    typedef f32x4 __attribute__((may_alias, aligned(16))) mem;
+    static __device__ __forceinline__ f32x4 pack(float a, float b, float c, float d)
+    {
+        return f32x4{a, b, c, d};
+    }
+};
+
+// normalize + store: O = O^T's column of this lane's query times 1/l, converted, written
+// straight from the registers (no staging tile). Registers 4u..4u+3 of block c are head dims
+// 32c + 8u + 4·(l/32) + {0..3}: four consecutive elements of the row, one store each.
+template <int D, typename O>
+__device__ __forceinline__ void store_rows(const f32x16 (&o)[D / 32], O *row, float inv_l,
+                                           uint32_t lane)
+{
+#pragma unroll
+    for (int c = 0; c < D / 32; ++c)
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            *reinterpret_cast<typename out4<O>::mem *>(row + 32 * c + 8 * u + 4 * (int)(lane / 32)) =
+                out4<O>::pack(o[c][4 * u] * inv_l, o[c][4 * u + 1] * inv_l, o[c][4 * u + 2] * inv_l,
+                              o[c][4 * u + 3] * inv_l);
 }
 
 } // namespace pt

@@ -50,7 +50,9 @@ typedef struct {
 
 bool gfx942_gemm_plan(gfx942_gemm *gm, const pt_kprog *kp, pt_error *err);
 bool gfx942_gemm_emit(const gfx942_gemm *gm, pt_codegen_result *out, pt_error *err);
-/* launch.c: pt_kernel_launch over hipModuleLaunchKernel (host.c). */
-void gfx942_emit_host(strbuf *sb, const gfx942_gemm *gm);
+/* launch.c: pt_kernel_launch over hipModuleLaunchKernel (host.c), the kernel's parameters being
+ * the graph tensors slots[0 .. n_slots). */
+void gfx942_emit_host(strbuf *sb, const pt_kprog *kp, const int *slots, int n_slots, int threads,
+                      int64_t lds_bytes);
 
 #endif

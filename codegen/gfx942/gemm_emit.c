@@ -263,7 +263,8 @@ bool gfx942_gemm_emit(const gfx942_gemm *gm, pt_codegen_result *out, pt_error *e
 {
     strbuf k = {0}, h = {0};
     emit_kernel(&k, gm);
-    gfx942_emit_host(&h, gm);
+    const int slots[] = {gm->A, gm->B, gm->C};
+    gfx942_emit_host(&h, gm->kp, slots, 3, gm->threads, gm->lds_bytes);
     memset(out, 0, sizeof *out);
     out->kernel_cu = sb_take(&k);
     out->host_c = sb_take(&h);

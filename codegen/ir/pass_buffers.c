@@ -6,13 +6,17 @@
  * holds a ring stage, and so how late the consumers release it, is the contract's decision
  * (src/stage_hold.h), read here once. Layout: resident tiles, rings, the staging tile, then
  * the barriers, every buffer on the 1024 bytes 128-byte swizzle needs; the launch asks for
- * 1024 bytes more so the kernel can align its base. */
+ * 1024 bytes more so the kernel can align its base. On a part whose kernels store from
+ * registers and read resident tiles into registers (src/smem_layout.h: AMD), those buffers
+ * keep their place in the program but take no shared memory, rows are padded and there is
+ * no barrier memory: the validator counts the same bytes. */
 #include <stdio.h>
 #include <string.h>
 
 #include "passes.h"
 #include "splitk.h"
 #include "stage_hold.h"
+#include "smem_layout.h"
 #include "staging.h"
 #include "validate.h"
 
@@ -37,15 +41,20 @@ static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_
         KREFUSE("%s: sTask %s is not placed", who, t->id);
     b->elem_bits = pt_dtype_bits(kp->g->tensors[t->tensor].dtype);
     b->elem_bytes = b->elem_bits >= 8 ? b->elem_bits / 8 : 1;
-    b->bytes = pt_stask_smem_tile_bytes(kp->sg, t); /* the validator's rule: whole atoms, rows
-                                                       of a load at least 16 bytes */
+    pt_smem_layout L;
+    pt_smem_layout_of(kp->hw, &L);
+    /* the validator's rule: whole atoms (or padded rows), rows of a load at least 16 bytes */
+    b->bytes = pt_stask_smem_tile_bytes_on(kp->sg, t, kp->hw);
     int64_t rows = 1;
     for (int i = 0; i + 1 < t->rank; i++)
         rows *= t->tile[i] > 0 ? t->tile[i] : 1;
     b->row_bytes = b->bytes / rows;
     b->written = pt_stask_writes_ring(kp->sg, s);
     b->staged = !b->written && pt_tensor_staged(kp->g, t->tensor); /* the model's decision */
-    b->pitch = align_up(b->bytes, 1024);
+    b->pitch = align_up(b->bytes, L.align);
+    if ((kind == PT_KBUF_STAGING && !L.staged_store) ||
+        (kind == PT_KBUF_RESIDENT && !L.resident_in_smem))
+        b->pitch = 0; /* in registers on this part */
     b->stages = 1;
     if (kind == PT_KBUF_RING) {
         b->stages = kp->p->stages[t->tensor];
@@ -135,13 +144,15 @@ static bool hold(pt_kprog *kp, const char *who, pt_error *err)
 
 static bool layout(pt_kprog *kp, const char *who, pt_error *err)
 {
+    pt_smem_layout L;
+    pt_smem_layout_of(kp->hw, &L);
     pt_kbuf *st = &kp->bufs[kp->staging];
     int largest = -1;
     for (int i = 0; i < kp->n_bufs; i++)
         if (kp->bufs[i].kind == PT_KBUF_RESIDENT &&
             (largest < 0 || kp->bufs[i].bytes > kp->bufs[largest].bytes))
             largest = i;
-    if (largest >= 0 && !pt_sprogram_staging_apart(kp->p, kp->sg, kp->hw)) {
+    if (largest >= 0 && L.staged_store && !pt_sprogram_staging_apart(kp->p, kp->sg, kp->hw)) {
         if (kp->bufs[largest].pitch < st->pitch)
             KREFUSE("%s: the output tile (%lld bytes) does not fit over %s's (%lld); stage it "
                     "apart (partition.staging)", who, (long long)st->bytes,
@@ -153,7 +164,7 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
     for (int i = 0; i < kp->n_bufs; i++) {
         pt_kbuf *b = &kp->bufs[i];
         if (b->kind != PT_KBUF_ROWS) /* rows are synchronised with the staging tile */
-            bar += 16LL * b->stages; /* a full and an empty barrier per stage */
+            bar += (int64_t)L.barrier_bytes * b->stages; /* a full and an empty barrier */
         if (b->over >= 0) {
             b->offset = kp->bufs[b->over].offset;
             continue;
@@ -163,11 +174,13 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
     }
     /* two launch positions of a dynamic tile hand-out (causal: tiles of unequal length), or
      * the split-K tickets of two work items in flight */
-    if (kp->sg->causal_op >= 0 || pt_sprogram_split_k(kp->p) > 1)
+    if (L.barrier_bytes > 0 && (kp->sg->causal_op >= 0 || pt_sprogram_split_k(kp->p) > 1))
         bar += 8;
     kp->off_bar = off;
     kp->bar_bytes = bar;
-    kp->smem_dynamic = align_up(off + bar, 16) + 1024;
+    /* dynamic shared memory starts on 16 bytes: one alignment more lets the kernel align its
+     * base; static LDS arrays (align 16) need none */
+    kp->smem_dynamic = align_up(off + bar, 16) + (L.align > 16 ? L.align : 0);
     if (kp->smem_dynamic > kp->hw->smem_per_block) {
         char parts[256] = "";
         for (int i = 0; i < kp->n_bufs; i++) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "attn.h"
+#include "attn_walk.h"
 #include "common.h"
 #include "shape.h"
 #include "steps.h"
@@ -96,44 +97,7 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
 
 static void emit_helpers(strbuf *sb, const sm90a_attn *at)
 {
-    /* the launch order of the sProgram's partition through raster.h, the walk the simulator
-     * uses (waves.c, over the two fastest tiled axes: heads or batch ("rows", SLOW of them)
-     * and query tiles): row = batch·head-major; column = query-tile-major within each block of
-     * SLOW rows; grouped = bands of `group` rows walked query tile by query tile; then
-     * partition.order (longest first) */
-    pt_raster ra = at->kp->p->partition.raster;
-    int group = at->kp->p->partition.group < 1 ? 1 : at->kp->p->partition.group;
-    const pt_stask_graph *sg = at->kp->sg;
-    int slow = -1, fast = -1;
-    for (int a = 0; a < at->g->n_axes; a++)
-        if (sg->tile_grid[a] > 1)
-            slow = fast, fast = a;
-    if (slow < 0 || fast != at->ax_m)
-        ra = PT_RASTER_ROW; /* one query tile per head, or one head: every order is the same */
-    sb_printf(sb, "// Launch position t -> (batch·head, query tile): %s raster%s (raster.h, as the\n"
-                  "// simulator walks it).\n"
-                  "__device__ __forceinline__ void tile_coords(int t, int &bh, int &mt)\n{\n",
-              pt_raster_name(ra), at->kp->longest_first ? ", causal tiles longest first" : "");
-    if (ra == PT_RASTER_ROW)
-        sb_puts(sb, "    pt_raster_walk(t, 0, 1, 1, TILES_M, &bh, &mt);\n");
-    else
-        sb_printf(sb, "    constexpr int SLOW = %lld;\n"
-                      "    const int q = t %% (SLOW * TILES_M), rest = t / (SLOW * TILES_M);\n"
-                      "    int s;\n"
-                      "    pt_raster_walk(q, %d, %d, SLOW, TILES_M, &s, &mt);\n"
-                      "    bh = rest * SLOW + s;\n",
-                  (long long)sg->tile_grid[slow], (int)ra, ra == PT_RASTER_GROUPED ? group : 1);
-    if (at->kp->longest_first)
-        sb_puts(sb, "    mt = TILES_M - 1 - mt;\n");
-    sb_puts(sb, "}\n\n");
-    sb_puts(sb, "// Key blocks of query tile mt: all of them, or under the causal mask only those left of\n"
-                "// the diagonal (fully masked blocks are skipped, not computed).\n"
-                "__device__ __forceinline__ int tile_iters(int mt)\n{\n"
-                "    if (!CAUSAL)\n"
-                "        return KV_BLOCKS;\n"
-                "    const int last = (mt + 1) * BM < SEQ ? (mt + 1) * BM : SEQ;\n"
-                "    const int it = (last - 1) / BN + 1;\n"
-                "    return it < KV_BLOCKS ? it : KV_BLOCKS;\n}\n\n");
+    pt_attn_emit_tile_walk(sb, at->kp, at->ax_m);
 }
 
 /* ---- consumer step programs ---- */

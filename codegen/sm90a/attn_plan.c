@@ -8,16 +8,13 @@
 #include <string.h>
 
 #include "attn.h"
+#include "attn_walk.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
 bool sm90a_attn_matches(const pt_graph *g)
 {
-    if (g->n_ops != 3)
-        return false;
-    const pt_op *a = &g->ops[0], *s = &g->ops[1], *b = &g->ops[2];
-    return a->kind == PT_OP_MATMUL && s->kind == PT_OP_ONLINE_SOFTMAX &&
-           b->kind == PT_OP_MATMUL && s->in[0] == a->out && b->in[0] == s->out;
+    return pt_attn_matches(g);
 }
 
 /* Tensor t is [batch axes..., row, d] with the given batch axes, row axis and d innermost. */

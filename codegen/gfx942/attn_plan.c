@@ -1,0 +1,288 @@
+/* attn_plan.c — what gfx942's instructions need of an attention kernel program (matmul →
+ * online_softmax → matmul): Q, K, V and O as [batch..., rows, head dim] (K and V may lack Q's
+ * innermost batch axes: grouped-query attention), 32 query rows per wave and two waves per
+ * consumer role (BM = 64 x roles), key blocks and head dims of whole 32x32x8 MFMA blocks, the
+ * K and V rings within the 64 KB of LDS, every step's sTasks at offset 0 in one order for all
+ * roles, and the VGPRs that hold O, S, P, Q and the loads in flight. Refuses, in one line
+ * naming the field, what they cannot do. */
+#include <stdio.h>
+#include <string.h>
+
+#include "attn.h"
+
+#define REFUSE(...) return pt_fail(err, "codegen gfx942: " __VA_ARGS__)
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Tensor t is [O's first nb batch axes..., row, d]; *share gets the product of O's batch axes
+ * it lacks (how many of O's flattened batch entries read one of its entries). */
+static bool operand(const pt_graph *g, const pt_tensor *O, int t, int row, int d, int64_t *share)
+{
+    const pt_tensor *T = &g->tensors[t];
+    int nb = O->rank - 2, n = T->rank - 2;
+    if (n < 0 || n > nb || T->view_of >= 0 || T->axes[n] != row || T->axes[n + 1] != d)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (T->axes[i] != O->axes[i])
+            return false;
+    *share = 1;
+    for (int i = n; i < nb; i++)
+        *share *= g->axes[O->axes[i]].extent;
+    return true;
+}
+
+/* The tensors: O [batch..., m, d], Q with all of O's batch axes, K and V with their leading
+ * ones (a group of query heads per K/V head); no log-sum-exp output. */
+static bool plan_tensors(gfx942_attn *at, int m, int n, int d, pt_error *err)
+{
+    const pt_graph *g = at->g;
+    const pt_tensor *O = &g->tensors[at->O];
+    int64_t qshare = 0, vshare = 0;
+    if (O->rank < 2 || O->view_of >= 0 || O->axes[O->rank - 2] != m || O->axes[O->rank - 1] != d)
+        REFUSE("O (\"%s\") must be [batch..., %s, %s]", O->name, g->axes[m].name, g->axes[d].name);
+    if (!operand(g, O, at->Q, m, d, &qshare) || qshare != 1)
+        REFUSE("Q (\"%s\") must be [batch..., %s, %s] with all of O's batch axes (a query shared "
+               "by KV splits is FlashDecoding, generated for sm90a only)", g->tensors[at->Q].name,
+               g->axes[m].name, g->axes[d].name);
+    if (!operand(g, O, at->K, n, d, &at->group))
+        REFUSE("K (\"%s\") must be [batch..., %s, %s] with O's batch axes, or their leading ones "
+               "(grouped-query attention)", g->tensors[at->K].name, g->axes[n].name,
+               g->axes[d].name);
+    if (!operand(g, O, at->V, n, d, &vshare) || vshare != at->group)
+        REFUSE("V (\"%s\") must be shaped as K: [batch..., %s, %s] with K's batch axes",
+               g->tensors[at->V].name, g->axes[n].name, g->axes[d].name);
+    if (g->ops[at->op_sm].lse >= 0)
+        REFUSE("the softmax's log-sum-exp output \"%s\" is generated for sm90a only",
+               g->tensors[g->ops[at->op_sm].lse].name);
+    at->B = 1;
+    for (int i = 0; i < O->rank - 2; i++)
+        at->B *= g->axes[O->axes[i]].extent;
+    return true;
+}
+
+static bool plan_dtypes(gfx942_attn *at, pt_error *err)
+{
+    const pt_graph *g = at->g;
+    at->in_dt = g->tensors[at->Q].dtype;
+    at->out_dt = g->tensors[at->O].dtype;
+    if ((at->in_dt != PT_F16 && at->in_dt != PT_BF16) || g->tensors[at->K].dtype != at->in_dt ||
+        g->tensors[at->V].dtype != at->in_dt)
+        REFUSE("Q, K and V must all be f16 or all bf16 (the MFMA operands)");
+    if (at->out_dt != PT_F16 && at->out_dt != PT_BF16 && at->out_dt != PT_F32)
+        REFUSE("O must be f16, bf16 or f32 (it is %s)", pt_dtype_name(at->out_dt));
+    if (g->tensors[g->ops[at->op_sm].out].dtype != at->in_dt)
+        REFUSE("P (\"%s\") must have V's dtype %s: it is the B operand of the P.V MFMA",
+               g->tensors[g->ops[at->op_sm].out].name, pt_dtype_name(at->in_dt));
+    if (g->ops[at->op_qk].acc != PT_F32 || g->ops[at->op_pv].acc != PT_F32)
+        REFUSE("only f32 accumulation is generated");
+    return true;
+}
+
+/* Sizes and the tile: 32 query rows per wave, two waves per role; whole 32x32 MFMA blocks. */
+static bool plan_graph(gfx942_attn *at, pt_error *err)
+{
+    const pt_graph *g = at->g;
+    at->op_qk = 0;
+    at->op_sm = 1;
+    at->op_pv = 2;
+    const pt_op *qk = &g->ops[0], *sm = &g->ops[1], *pv = &g->ops[2];
+    at->Q = qk->in[0];
+    at->K = qk->in[1];
+    at->V = pv->in[1];
+    at->O = pv->out;
+    if (qk->n_reduce != 1 || pv->n_reduce != 1)
+        REFUSE("attention matmuls must each contract one axis");
+    int d = qk->reduce_axes[0], n = pv->reduce_axes[0];
+    const pt_tensor *Q = &g->tensors[at->Q];
+    if (Q->rank < 2 || Q->axes[Q->rank - 1] != d)
+        REFUSE("Q (\"%s\") must be [batch..., rows, head dim] with the contracted head-dim axis "
+               "\"%s\" innermost", Q->name, g->axes[d].name);
+    int m = Q->axes[Q->rank - 2];
+    if (!plan_tensors(at, m, n, d, err) || !plan_dtypes(at, err))
+        return false;
+    if (sm->axis != n)
+        REFUSE("the softmax must run over the key axis \"%s\"", g->axes[n].name);
+    at->causal = sm->causal;
+    if (at->causal && (sm->row_axis != m || sm->col_axis != n))
+        REFUSE("the causal mask must be over (%s, %s)", g->axes[m].name, g->axes[n].name);
+    at->scale = sm->scale;
+    at->ax_m = m;
+    at->S = g->axes[m].extent;
+    at->SK = g->axes[n].extent;
+    at->D = g->axes[d].extent;
+    if (at->S <= 16 && at->SK > at->S)
+        REFUSE("queries (%s = %lld) against %lld keys is decoding (flash_decoding), generated for "
+               "sm90a only", g->axes[m].name, (long long)at->S, (long long)at->SK);
+    if (at->D % 32 || at->D < 32 || at->D > 256)
+        REFUSE("head dim %s = %lld; expected a multiple of 32 from 32 to 256 (O^T's rows are "
+               "32x32 MFMA blocks)", g->axes[d].name, (long long)at->D);
+    if (at->B * at->S * at->D > INT32_MAX * 64LL || at->B * at->SK * at->D > INT32_MAX * 64LL)
+        REFUSE("a tensor has more than 2^37 elements");
+    const pt_tiling *t = &at->kp->sg->tiling;
+    at->BM = t->tile[m];
+    at->BN = t->tile[n];
+    if (t->tile[d] != at->D)
+        REFUSE("tile %s = %lld; the head dim is not split (expected %lld)", g->axes[d].name,
+               (long long)t->tile[d], (long long)at->D);
+    const pt_tensor *O = &g->tensors[at->O];
+    for (int i = 0; i < O->rank - 2; i++)
+        if (t->tile[O->axes[i]] != 1)
+            REFUSE("tile %s = %lld; batch axes are tiled by 1", g->axes[O->axes[i]].name,
+                   (long long)t->tile[O->axes[i]]);
+    int wgs = at->kp->wgs;
+    at->waves = 2 * wgs;
+    at->threads = 64 * at->waves;
+    if (at->BM != 64 * wgs)
+        REFUSE("tile %s = %lld with %d warpgroups; gfx942 gives each role two waves of 32 query "
+               "rows (expected %s = %d)", g->axes[m].name, (long long)at->BM, wgs,
+               g->axes[m].name, 64 * wgs);
+    if (at->BN % 32 || at->BN < 32 || at->BN > 256)
+        REFUSE("tile %s = %lld; expected a multiple of 32 up to 256 (32-key MFMA blocks of S)",
+               g->axes[n].name, (long long)at->BN);
+    return true;
+}
+
+/* Q resident (read into registers), K and V in rings loaded at offset 0. */
+static bool plan_rings(gfx942_attn *at, pt_error *err)
+{
+    const pt_kprog *kp = at->kp;
+    int bq = pt_kprog_buf_of(kp, at->Q);
+    if (bq < 0 || kp->bufs[bq].kind != PT_KBUF_RESIDENT)
+        REFUSE("expected Q loaded once per tile (a prologue load)");
+    if (kp->n_loads != 2)
+        REFUSE("the producer lane has %d body loads; expected load.%s and load.%s", kp->n_loads,
+               at->g->tensors[at->K].name, at->g->tensors[at->V].name);
+    at->lds_bytes = 0;
+    for (int e = 0; e < 2; e++) {
+        const pt_kbuf *b = &kp->bufs[kp->load_buf[e]];
+        gfx942_ring *r = &at->ring[e];
+        if (b->kind != PT_KBUF_RING || (b->tensor != at->K && b->tensor != at->V))
+            REFUSE("load %d of the producer lane must fill the ring of K or V", e);
+        if (kp->load_offset[e] != 0)
+            REFUSE("load.%s has iteration offset %d; on gfx942 the ring's stages set how far ahead "
+                   "it is loaded, so offsets must be 0", at->g->tensors[b->tensor].name,
+                   kp->load_offset[e]);
+        r->buf = kp->load_buf[e];
+        r->tensor = b->tensor;
+        r->name = b->tensor == at->K ? 'k' : 'v';
+        r->stages = b->stages;
+        if (r->stages > 8)
+            REFUSE("stages of %s = %d; expected 1 to 8", at->g->tensors[b->tensor].name, r->stages);
+        r->mode = r->stages >= 3 ? GFX942_RING_EARLY : r->stages == 2 ? GFX942_RING_LATE
+                                                                       : GFX942_RING_SERIAL;
+        r->rows = (int)at->BN;
+        r->cols = (int)at->D;
+        r->ld = r->cols + 8;
+        r->stage_bytes = (int64_t)r->rows * r->ld * 2;
+        r->chunks_per_thread = (int)ceil_div((int64_t)r->rows * r->cols / 8, at->threads);
+        if (r->chunks_per_thread > 32)
+            REFUSE("a %lld x %lld tile of %s is %d 16-byte loads per work-item; expected at most 32 "
+                   "(use more warpgroups or a smaller key tile)", (long long)at->BN,
+                   (long long)at->D, at->g->tensors[b->tensor].name, r->chunks_per_thread);
+        at->lds_bytes += r->stage_bytes * r->stages;
+    }
+    if (at->ring[0].name == at->ring[1].name)
+        REFUSE("the producer lane loads %s twice; expected load.%s and load.%s",
+               at->g->tensors[at->ring[0].tensor].name, at->g->tensors[at->K].name,
+               at->g->tensors[at->V].name);
+    /* the kernel program and the validator count LDS by the same rule (src/smem_layout.h) */
+    if (at->lds_bytes != kp->smem_dynamic)
+        REFUSE("the K/V rings take %lld bytes of LDS but the kernel program counted %lld "
+               "(src/smem_layout.h and this plan disagree)", (long long)at->lds_bytes,
+               (long long)kp->smem_dynamic);
+    if (at->lds_bytes > kp->hw->smem_per_block)
+        REFUSE("stages K %d, V %d of %lld-key blocks (head dim %lld) need %lld bytes of LDS; %s "
+               "has %lld per workgroup: use fewer stages or a smaller key tile",
+               at->ring[at->ring[0].name == 'k' ? 0 : 1].stages,
+               at->ring[at->ring[0].name == 'v' ? 0 : 1].stages, (long long)at->BN,
+               (long long)at->D, (long long)at->lds_bytes, kp->hw->name,
+               (long long)kp->hw->smem_per_block);
+    return true;
+}
+
+/* Body kinds in a role's step, mma O told apart from mma S; -1 for what is not attention's. */
+static int step_kind(const gfx942_attn *at, const pt_ktask *t)
+{
+    if (t->body == PT_KB_MMA)
+        return t->op == at->op_pv ? PT_KB_KINDS : PT_KB_MMA;
+    return t->body <= PT_KB_RESCALE && t->body != PT_KB_CONVERT ? (int)t->body : -1;
+}
+
+/* One step for every role: each sTask once, at offset 0, in one order; rescale before mma O. */
+static bool plan_steps(const gfx942_attn *at, pt_error *err)
+{
+    const pt_kprog *kp = at->kp;
+    if (kp->split_k > 1)
+        REFUSE("partition.split_k = %d; attention is not split (expected 1)", kp->split_k);
+    if (kp->dynamic)
+        REFUSE("partition.persistent with a causal mask hands tiles out dynamically, generated for "
+               "sm90a only; use persistent false");
+    if (kp->n_xwaits > 0)
+        REFUSE("a Wait between sTasks of two roles (ping-pong) needs named barriers; gfx942 has "
+               "one s_barrier per workgroup (generated for sm90a only)");
+    const pt_krole *R0 = &kp->consumer[0];
+    for (int w = 0; w < kp->wgs; w++) {
+        const pt_krole *R = &kp->consumer[w];
+        int have[PT_KB_KINDS + 1] = {0}, rescale_at = -1, pv_at = -1;
+        if (R->n_tasks != 6)
+            REFUSE("role %d has %d sTasks per step; expected mma S, softmax max, exp and sum, "
+                   "rescale, mma O", w, R->n_tasks);
+        for (int i = 0; i < R->n_tasks; i++) {
+            const pt_ktask *t = &R->tasks[i];
+            int k = step_kind(at, t);
+            if (k < 0 || have[k]++)
+                REFUSE("role %d: %s is not one of attention's six step sTasks, or repeats one", w,
+                       kp->sg->tasks[t->stask].id);
+            if (t->offset != 0)
+                REFUSE("%s has iteration offset %d; expected 0 (look-ahead offsets are generated "
+                       "for sm90a only)", kp->sg->tasks[t->stask].id, t->offset);
+            if (step_kind(at, &R0->tasks[i]) != k)
+                REFUSE("role %d orders its step unlike role 0 (%s at %d); all waves of a gfx942 "
+                       "workgroup run one step", w, kp->sg->tasks[t->stask].id, i);
+            rescale_at = k == PT_KB_RESCALE ? i : rescale_at;
+            pv_at = k == PT_KB_KINDS ? i : pv_at;
+        }
+        if (rescale_at > pv_at)
+            REFUSE("role %d rescales O after its mma O of the same step (the new block would be "
+                   "rescaled too): Wait mma O on rescale", w);
+        if (R->epilogue.body != PT_KB_NORMALIZE || R->rows_task.stask >= 0)
+            REFUSE("role %d's epilogue must be the normalize alone", w);
+    }
+    return true;
+}
+
+/* VGPRs per lane: O^T (D/2 f32), one S tile (BN/2), P (BN/4), Q's fragments (D/4), the K/V
+ * loads in flight (4 per 16-byte chunk) and about 40 for addresses, indices and the softmax
+ * state. A wave has at most 512 (256 arch + 256 AccVGPRs); the budget is the largest role's. */
+static bool plan_registers(gfx942_attn *at, pt_error *err)
+{
+    const pt_kprog *kp = at->kp;
+    int o = (int)(at->D / 2), s = (int)(at->BN / 2), p = (int)(at->BN / 4), q = (int)(at->D / 4);
+    int loads = 4 * (at->ring[0].chunks_per_thread + at->ring[1].chunks_per_thread);
+    at->vgpr_estimate = o + s + p + q + loads + 40;
+    int budget = 0;
+    for (int w = 0; w < kp->wgs; w++)
+        budget = kp->consumer[w].regs > budget ? kp->consumer[w].regs : budget;
+    if (at->vgpr_estimate > kp->hw->max_regs_per_thread || at->vgpr_estimate > budget)
+        REFUSE("roles[].regs: a wave needs about %d VGPRs per lane (O %d, S %d, P %d, Q %d, %d for "
+               "K/V loads in flight, 40 for addresses); the program grants %d and %s has %d: use a "
+               "smaller key tile", at->vgpr_estimate, o, s, p, q, loads, budget, kp->hw->name,
+               kp->hw->max_regs_per_thread);
+    return true;
+}
+
+bool gfx942_attn_plan(gfx942_attn *at, const pt_kprog *kp, pt_error *err)
+{
+    memset(at, 0, sizeof *at);
+    at->kp = kp;
+    at->g = kp->g;
+    if (!plan_graph(at, err) || !plan_rings(at, err) || !plan_steps(at, err) ||
+        !plan_registers(at, err))
+        return false;
+    at->tiles_m = kp->sg->tile_grid[at->ax_m];
+    at->kv_blocks = ceil_div(at->SK, at->BN);
+    return true;
+}
