@@ -179,6 +179,12 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
         int64_t one = 1, stride = B->elem_bytes;
         for (int i = 0; i < T->rank; i++)
             one *= st->tile[i];
+        for (int i = T->rank - 1; i >= 0; i--)  /* TMA: strides below 2^40 bytes */
+            if (__builtin_mul_overflow(stride, g->axes[T->axes[i]].extent, &stride) ||
+                stride >= (1LL << 40))
+                REFUSE("\"%s\" spans %s bytes or more; TMA strides must stay below 2^40",
+                       T->name, "2^40");
+        stride = B->elem_bytes;
         for (int i = T->rank - 1; i > 0; i--) {
             stride *= g->axes[T->axes[i]].extent;
             if (one > 1 && stride % 16)
@@ -225,10 +231,13 @@ static bool plan_tasks(sm90a_ssd *sd, pt_error *err)
         if (V->kind == PT_KVAL_CARRIED) {
             if (V->tensor != sd->C)
                 REFUSE("a value carried over the loop that is not the output (\"%s\")",
-                       V->tensor >= 0 ? g->tensors[V->tensor].name : "?");
+                       V->tensor >= 0 ? g->tensors[V->tensor].name : "an op's state");
             sd->vkind[v] = SSD_ACC;
             snprintf(sd->vname[v], sizeof sd->vname[v], "acc");
         } else {
+            if (V->tensor < 0)
+                REFUSE("a register value that holds no tensor (an op's internal state) in a "
+                       "pointwise matmul kernel");
             sd->vkind[v] = V->tensor == sd->A ? SSD_AFRAG : SSD_KVEC;
             snprintf(sd->vname[v], sizeof sd->vname[v], "v%d_", v);
             if (V->tensor != sd->A) {
