@@ -33,11 +33,19 @@ while read -r name graph set tile edits; do
     fi
     "$NVCC" -ptx -gencode=arch=compute_90a,code=sm_90a -o "$d/kernel.ptx" "$d/kernel.cu" 2>/dev/null
     # FlashDecoding's combine has no matrix product: no wgmma
-    wants="cp.async.bulk.tensor.[23]d.shared::cluster.global cp.async.bulk.tensor.[23]d.global.shared::cta mbarrier.try_wait.parity setmaxnreg"
+    # (Mamba2's ChunkState maps its tensors over every axis: 1-, 4- and 5-D boxes)
+    wants="cp.async.bulk.tensor.[1-5]d.shared::cluster.global cp.async.bulk.tensor.[1-5]d.global.shared::cta mbarrier.try_wait.parity setmaxnreg"
     case $name in dec_combine_*) ;; *) wants="wgmma.mma_async $wants" ;; esac
     for want in $wants; do
         grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
     done
+    case $name in ssd_*)
+        # ChunkState: A made in registers from x (ldmatrix .trans), the RS wgmma, x as a 5-D box
+        for want in "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "cp.async.bulk.tensor.5d.shared::cluster.global" \
+                    "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.bf16.bf16[^;]*\}, \{%r"; do
+            grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
+        done ;;
+    esac
     case $name in fa_*)
         # attention: P.V takes P from registers (the RS form: a {..} register list, then V's
         # descriptor), and the softmax runs on the MUFU exp2
