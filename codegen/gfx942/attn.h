@@ -11,19 +11,13 @@
 #define PT_GFX942_ATTN_H
 
 #include "gemm.h"
+#include "ir/attention.h"
 
 typedef struct {
     const pt_kprog *kp;
     const pt_graph *g;
-    int Q, K, V, O;              /* tensors */
-    int op_qk, op_sm, op_pv;
-    int ax_m;                    /* the query-row axis */
-    int64_t B, S, SK, D;         /* O's batch entries (batch·heads), queries, keys, head dim */
-    int64_t group;               /* query heads per K/V head (grouped-query attention), 1 */
-    int64_t BM, BN;
-    bool causal;
-    double scale;
-    pt_dtype in_dt, out_dt;
+    pt_kattn a;                  /* the graph: Q, K, V, O, axes, sizes, dtypes, mask, tile
+                                    (ir/attention.h) */
     int waves, threads;          /* 2 waves per consumer role, 32 query rows each */
     gfx942_ring ring[2];         /* K and V in the producer lane's order ('k', 'v') */
     int64_t lds_bytes;

@@ -48,11 +48,11 @@ static void emit_constants(strbuf *sb, const gfx942_attn *at)
                   "constexpr int BM = %lld, BN = %lld, WAVES = %d, THREADS = %d;\n"
                   "constexpr int TILES_M = %lld, TILES = %lld, KV_BLOCKS = %lld, GRID = %lld;  // %s\n"
                   "constexpr int LD = D + 8, STAGE = BN * LD;  // a K or V stage: BN rows of D, 16 bytes of padding per row\n",
-              in_type(at->in_dt), out_type(at->out_dt), (long long)at->B, (long long)at->S,
-              (long long)at->SK, (long long)at->D, at->causal ? ", causal" : "", (long long)at->S,
-              (long long)at->SK, (long long)at->D, (long long)at->group,
-              at->causal ? "true" : "false", at->scale * log2e, at->scale, (long long)at->BM,
-              (long long)at->BN, at->waves, at->threads, (long long)at->tiles_m,
+              in_type(at->a.in_dt), out_type(at->a.out_dt), (long long)at->a.B, (long long)at->a.S,
+              (long long)at->a.SK, (long long)at->a.D, at->a.causal ? ", causal" : "", (long long)at->a.S,
+              (long long)at->a.SK, (long long)at->a.D, (long long)at->a.group,
+              at->a.causal ? "true" : "false", at->a.scale * log2e, at->a.scale, (long long)at->a.BM,
+              (long long)at->a.BN, at->waves, at->threads, (long long)at->tiles_m,
               (long long)at->kp->tiles, (long long)at->kv_blocks, (long long)at->kp->grid,
               at->kp->persistent ? "persistent: each workgroup loops over tiles"
                                  : "one tile per workgroup");
@@ -119,7 +119,7 @@ static void emit_task(strbuf *sb, const gfx942_attn *at, const pt_ktask *t)
     sb_printf(sb, "            // %s\n", id);
     switch (t->body) {
     case PT_KB_MMA:
-        if (t->op == at->op_pv)
+        if (t->op == at->a.op_pv)
             sb_puts(sb, "            pt::mma_pv<BN, D, T>(o, ring_v + (i % STAGES_V) * STAGE, LD, p, lane);\n");
         else
             sb_puts(sb, "            pt::mma_scores<BN, D, T>(s, ring_k + (i % STAGES_K) * STAGE, LD, q, lane);\n");
@@ -203,11 +203,11 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "#include \"pt_tile_hip.h\"\n"
                   "#define PT_RASTER_INT int\n"
                   "#include \"raster.h\"\n\n",
-              pt_codegen_comment_safe(at->g->name, gname, sizeof gname), at->scale,
-              at->causal ? ", causal" : "", (long long)at->S, (long long)at->SK,
-              pt_dtype_name(at->in_dt), pt_dtype_name(at->out_dt));
+              pt_codegen_comment_safe(at->g->name, gname, sizeof gname), at->a.scale,
+              at->a.causal ? ", causal" : "", (long long)at->a.S, (long long)at->a.SK,
+              pt_dtype_name(at->a.in_dt), pt_dtype_name(at->a.out_dt));
     emit_constants(sb, at);
-    pt_attn_emit_tile_walk(sb, at->kp, at->ax_m);
+    pt_attn_emit_tile_walk(sb, at->kp, at->a.m);
     sb_printf(sb, "extern \"C\" __global__ PT_LAUNCH_BOUNDS(THREADS) void\n"
                   "%s(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,\n"
                   "   OutT *__restrict__ O)\n{\n"
@@ -232,7 +232,7 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "        for (int c = 0; c < D / 32; ++c)\n"
                   "            o[c] = 0.f;\n"
                   "        float m_run = -__builtin_inff(), l_run = 0.f, alpha = 1.f, m_sub = 0.f;  // softmax state\n",
-              at->kp->kernel_name, at->kp->sg->tasks[at->kp->bufs[pt_kprog_buf_of(at->kp, at->Q)].stask].id);
+              at->kp->kernel_name, at->kp->sg->tasks[at->kp->bufs[pt_kprog_buf_of(at->kp, at->a.Q)].stask].id);
     emit_loaders(sb);
     emit_fill(sb, at);
     sb_puts(sb, "        // Consumer step, in this order:");
@@ -248,14 +248,14 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "        if (row < SEQ)\n"
                   "            pt::store_rows<D, OutT>(o, O + ((size_t)bh * SEQ + row) * D, inv_l, lane);\n"
                   "    }\n}\n",
-              at->kp->sg->tasks[ep->stask].id, pt_dtype_name(at->out_dt));
+              at->kp->sg->tasks[ep->stask].id, pt_dtype_name(at->a.out_dt));
 }
 
 bool gfx942_attn_emit(const gfx942_attn *at, pt_codegen_result *out, pt_error *err)
 {
     strbuf k = {0}, h = {0};
     emit_kernel(&k, at);
-    const int slots[] = {at->Q, at->K, at->V, at->O};
+    const int slots[] = {at->a.Q, at->a.K, at->a.V, at->a.O};
     gfx942_emit_host(&h, at->kp, slots, 4, at->threads, at->lds_bytes);
     memset(out, 0, sizeof *out);
     out->kernel_cu = sb_take(&k);
@@ -275,8 +275,8 @@ bool gfx942_attn_emit(const gfx942_attn *at, pt_codegen_result *out, pt_error *e
              "rows each, S^T = K.Q^T and O^T += V^T.P^T in v_mfma_f32_32x32x8 blocks), Q in VGPRs, "
              "every wave issuing the K/V loads; ring %c %d (%s), ring %c %d (%s); %s grid of %lld "
              "workgroups (%lld tiles); %lld bytes of LDS; about %d VGPRs per lane",
-             at->kp->kernel_name, (long long)at->BM, (long long)at->BN, (long long)at->D,
-             at->causal ? ", causal" : "", at->group > 1 ? ", grouped K/V" : "", at->waves,
+             at->kp->kernel_name, (long long)at->a.BM, (long long)at->a.BN, (long long)at->a.D,
+             at->a.causal ? ", causal" : "", at->a.group > 1 ? ", grouped K/V" : "", at->waves,
              at->kp->wgs, up(at->ring[0].name), at->ring[0].stages, mode[at->ring[0].mode],
              up(at->ring[1].name), at->ring[1].stages, mode[at->ring[1].mode],
              at->kp->persistent ? "persistent" : "one-tile-per-workgroup", (long long)at->kp->grid,

@@ -17,131 +17,39 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
-/* Tensor t is [O's first nb batch axes..., row, d]; *share gets the product of O's batch axes
- * it lacks (how many of O's flattened batch entries read one of its entries). */
-static bool operand(const pt_graph *g, const pt_tensor *O, int t, int row, int d, int64_t *share)
-{
-    const pt_tensor *T = &g->tensors[t];
-    int nb = O->rank - 2, n = T->rank - 2;
-    if (n < 0 || n > nb || T->view_of >= 0 || T->axes[n] != row || T->axes[n + 1] != d)
-        return false;
-    for (int i = 0; i < n; i++)
-        if (T->axes[i] != O->axes[i])
-            return false;
-    *share = 1;
-    for (int i = n; i < nb; i++)
-        *share *= g->axes[O->axes[i]].extent;
-    return true;
-}
-
-/* The tensors: O [batch..., m, d], Q with all of O's batch axes, K and V with their leading
- * ones (a group of query heads per K/V head); no log-sum-exp output. */
-static bool plan_tensors(gfx942_attn *at, int m, int n, int d, pt_error *err)
-{
-    const pt_graph *g = at->g;
-    const pt_tensor *O = &g->tensors[at->O];
-    int64_t qshare = 0, vshare = 0;
-    if (O->rank < 2 || O->view_of >= 0 || O->axes[O->rank - 2] != m || O->axes[O->rank - 1] != d)
-        REFUSE("O (\"%s\") must be [batch..., %s, %s]", O->name, g->axes[m].name, g->axes[d].name);
-    if (!operand(g, O, at->Q, m, d, &qshare) || qshare != 1)
-        REFUSE("Q (\"%s\") must be [batch..., %s, %s] with all of O's batch axes (a query shared "
-               "by KV splits is FlashDecoding, generated for sm90a only)", g->tensors[at->Q].name,
-               g->axes[m].name, g->axes[d].name);
-    if (!operand(g, O, at->K, n, d, &at->group))
-        REFUSE("K (\"%s\") must be [batch..., %s, %s] with O's batch axes, or their leading ones "
-               "(grouped-query attention)", g->tensors[at->K].name, g->axes[n].name,
-               g->axes[d].name);
-    if (!operand(g, O, at->V, n, d, &vshare) || vshare != at->group)
-        REFUSE("V (\"%s\") must be shaped as K: [batch..., %s, %s] with K's batch axes",
-               g->tensors[at->V].name, g->axes[n].name, g->axes[d].name);
-    if (g->ops[at->op_sm].lse >= 0)
-        REFUSE("the softmax's log-sum-exp output \"%s\" is generated for sm90a only",
-               g->tensors[g->ops[at->op_sm].lse].name);
-    at->B = 1;
-    for (int i = 0; i < O->rank - 2; i++)
-        at->B *= g->axes[O->axes[i]].extent;
-    return true;
-}
-
-static bool plan_dtypes(gfx942_attn *at, pt_error *err)
-{
-    const pt_graph *g = at->g;
-    at->in_dt = g->tensors[at->Q].dtype;
-    at->out_dt = g->tensors[at->O].dtype;
-    if ((at->in_dt != PT_F16 && at->in_dt != PT_BF16) || g->tensors[at->K].dtype != at->in_dt ||
-        g->tensors[at->V].dtype != at->in_dt)
-        REFUSE("Q, K and V must all be f16 or all bf16 (the MFMA operands)");
-    if (at->out_dt != PT_F16 && at->out_dt != PT_BF16 && at->out_dt != PT_F32)
-        REFUSE("O must be f16, bf16 or f32 (it is %s)", pt_dtype_name(at->out_dt));
-    if (g->tensors[g->ops[at->op_sm].out].dtype != at->in_dt)
-        REFUSE("P (\"%s\") must have V's dtype %s: it is the B operand of the P.V MFMA",
-               g->tensors[g->ops[at->op_sm].out].name, pt_dtype_name(at->in_dt));
-    if (g->ops[at->op_qk].acc != PT_F32 || g->ops[at->op_pv].acc != PT_F32)
-        REFUSE("only f32 accumulation is generated");
-    return true;
-}
-
-/* Sizes and the tile: 32 query rows per wave, two waves per role; whole 32x32 MFMA blocks. */
+/* The graph read by the reading every target shares (ir/attention.c), then what MFMA and
+ * LDS need of it: 32 query rows per wave, two waves per role; whole 32x32 MFMA blocks. */
 static bool plan_graph(gfx942_attn *at, pt_error *err)
 {
     const pt_graph *g = at->g;
-    at->op_qk = 0;
-    at->op_sm = 1;
-    at->op_pv = 2;
-    const pt_op *qk = &g->ops[0], *sm = &g->ops[1], *pv = &g->ops[2];
-    at->Q = qk->in[0];
-    at->K = qk->in[1];
-    at->V = pv->in[1];
-    at->O = pv->out;
-    if (qk->n_reduce != 1 || pv->n_reduce != 1)
-        REFUSE("attention matmuls must each contract one axis");
-    int d = qk->reduce_axes[0], n = pv->reduce_axes[0];
-    const pt_tensor *Q = &g->tensors[at->Q];
-    if (Q->rank < 2 || Q->axes[Q->rank - 1] != d)
-        REFUSE("Q (\"%s\") must be [batch..., rows, head dim] with the contracted head-dim axis "
-               "\"%s\" innermost", Q->name, g->axes[d].name);
-    int m = Q->axes[Q->rank - 2];
-    if (!plan_tensors(at, m, n, d, err) || !plan_dtypes(at, err))
+    if (!pt_kattn_read(&at->a, g, &at->kp->sg->tiling, "gfx942", err))
         return false;
-    if (sm->axis != n)
-        REFUSE("the softmax must run over the key axis \"%s\"", g->axes[n].name);
-    at->causal = sm->causal;
-    if (at->causal && (sm->row_axis != m || sm->col_axis != n))
-        REFUSE("the causal mask must be over (%s, %s)", g->axes[m].name, g->axes[n].name);
-    at->scale = sm->scale;
-    at->ax_m = m;
-    at->S = g->axes[m].extent;
-    at->SK = g->axes[n].extent;
-    at->D = g->axes[d].extent;
-    if (at->S <= 16 && at->SK > at->S)
+    int m = at->a.m, n = at->a.n, d = at->a.d;
+    if (at->a.qshare != 1)
+        REFUSE("Q (\"%s\") must be [batch..., %s, %s] with all of O's batch axes (a query shared "
+               "by KV splits is FlashDecoding, generated for sm90a only)", g->tensors[at->a.Q].name,
+               g->axes[m].name, g->axes[d].name);
+    if (at->a.L >= 0)
+        REFUSE("the softmax's log-sum-exp output \"%s\" is generated for sm90a only",
+               g->tensors[at->a.L].name);
+    if (at->a.S <= 16 && at->a.SK > at->a.S)
         REFUSE("queries (%s = %lld) against %lld keys is decoding (flash_decoding), generated for "
-               "sm90a only", g->axes[m].name, (long long)at->S, (long long)at->SK);
-    if (at->D % 32 || at->D < 32 || at->D > 256)
+               "sm90a only", g->axes[m].name, (long long)at->a.S, (long long)at->a.SK);
+    if (at->a.D % 32 || at->a.D < 32 || at->a.D > 256)
         REFUSE("head dim %s = %lld; expected a multiple of 32 from 32 to 256 (O^T's rows are "
-               "32x32 MFMA blocks)", g->axes[d].name, (long long)at->D);
-    if (at->B * at->S * at->D > INT32_MAX * 64LL || at->B * at->SK * at->D > INT32_MAX * 64LL)
+               "32x32 MFMA blocks)", g->axes[d].name, (long long)at->a.D);
+    if (at->a.B * at->a.S * at->a.D > INT32_MAX * 64LL || at->a.B * at->a.SK * at->a.D > INT32_MAX * 64LL)
         REFUSE("a tensor has more than 2^37 elements");
-    const pt_tiling *t = &at->kp->sg->tiling;
-    at->BM = t->tile[m];
-    at->BN = t->tile[n];
-    if (t->tile[d] != at->D)
-        REFUSE("tile %s = %lld; the head dim is not split (expected %lld)", g->axes[d].name,
-               (long long)t->tile[d], (long long)at->D);
-    const pt_tensor *O = &g->tensors[at->O];
-    for (int i = 0; i < O->rank - 2; i++)
-        if (t->tile[O->axes[i]] != 1)
-            REFUSE("tile %s = %lld; batch axes are tiled by 1", g->axes[O->axes[i]].name,
-                   (long long)t->tile[O->axes[i]]);
     int wgs = at->kp->wgs;
     at->waves = 2 * wgs;
     at->threads = 64 * at->waves;
-    if (at->BM != 64 * wgs)
+    if (at->a.BM != 64 * wgs)
         REFUSE("tile %s = %lld with %d warpgroups; gfx942 gives each role two waves of 32 query "
-               "rows (expected %s = %d)", g->axes[m].name, (long long)at->BM, wgs,
+               "rows (expected %s = %d)", g->axes[m].name, (long long)at->a.BM, wgs,
                g->axes[m].name, 64 * wgs);
-    if (at->BN % 32 || at->BN < 32 || at->BN > 256)
+    if (at->a.BN % 32 || at->a.BN < 32 || at->a.BN > 256)
         REFUSE("tile %s = %lld; expected a multiple of 32 up to 256 (32-key MFMA blocks of S)",
-               g->axes[n].name, (long long)at->BN);
+               g->axes[n].name, (long long)at->a.BN);
     return true;
 }
 
@@ -149,17 +57,17 @@ static bool plan_graph(gfx942_attn *at, pt_error *err)
 static bool plan_rings(gfx942_attn *at, pt_error *err)
 {
     const pt_kprog *kp = at->kp;
-    int bq = pt_kprog_buf_of(kp, at->Q);
+    int bq = pt_kprog_buf_of(kp, at->a.Q);
     if (bq < 0 || kp->bufs[bq].kind != PT_KBUF_RESIDENT)
         REFUSE("expected Q loaded once per tile (a prologue load)");
     if (kp->n_loads != 2)
         REFUSE("the producer lane has %d body loads; expected load.%s and load.%s", kp->n_loads,
-               at->g->tensors[at->K].name, at->g->tensors[at->V].name);
+               at->g->tensors[at->a.K].name, at->g->tensors[at->a.V].name);
     at->lds_bytes = 0;
     for (int e = 0; e < 2; e++) {
         const pt_kbuf *b = &kp->bufs[kp->load_buf[e]];
         gfx942_ring *r = &at->ring[e];
-        if (b->kind != PT_KBUF_RING || (b->tensor != at->K && b->tensor != at->V))
+        if (b->kind != PT_KBUF_RING || (b->tensor != at->a.K && b->tensor != at->a.V))
             REFUSE("load %d of the producer lane must fill the ring of K or V", e);
         if (kp->load_offset[e] != 0)
             REFUSE("load.%s has iteration offset %d; on gfx942 the ring's stages set how far ahead "
@@ -167,27 +75,27 @@ static bool plan_rings(gfx942_attn *at, pt_error *err)
                    kp->load_offset[e]);
         r->buf = kp->load_buf[e];
         r->tensor = b->tensor;
-        r->name = b->tensor == at->K ? 'k' : 'v';
+        r->name = b->tensor == at->a.K ? 'k' : 'v';
         r->stages = b->stages;
         if (r->stages > 8)
             REFUSE("stages of %s = %d; expected 1 to 8", at->g->tensors[b->tensor].name, r->stages);
         r->mode = r->stages >= 3 ? GFX942_RING_EARLY : r->stages == 2 ? GFX942_RING_LATE
                                                                        : GFX942_RING_SERIAL;
-        r->rows = (int)at->BN;
-        r->cols = (int)at->D;
+        r->rows = (int)at->a.BN;
+        r->cols = (int)at->a.D;
         r->ld = r->cols + 8;
         r->stage_bytes = (int64_t)r->rows * r->ld * 2;
         r->chunks_per_thread = (int)ceil_div((int64_t)r->rows * r->cols / 8, at->threads);
         if (r->chunks_per_thread > 32)
             REFUSE("a %lld x %lld tile of %s is %d 16-byte loads per work-item; expected at most 32 "
-                   "(use more warpgroups or a smaller key tile)", (long long)at->BN,
-                   (long long)at->D, at->g->tensors[b->tensor].name, r->chunks_per_thread);
+                   "(use more warpgroups or a smaller key tile)", (long long)at->a.BN,
+                   (long long)at->a.D, at->g->tensors[b->tensor].name, r->chunks_per_thread);
         at->lds_bytes += r->stage_bytes * r->stages;
     }
     if (at->ring[0].name == at->ring[1].name)
         REFUSE("the producer lane loads %s twice; expected load.%s and load.%s",
-               at->g->tensors[at->ring[0].tensor].name, at->g->tensors[at->K].name,
-               at->g->tensors[at->V].name);
+               at->g->tensors[at->ring[0].tensor].name, at->g->tensors[at->a.K].name,
+               at->g->tensors[at->a.V].name);
     /* the kernel program and the validator count LDS by the same rule (src/smem_layout.h) */
     if (at->lds_bytes != kp->smem_dynamic)
         REFUSE("the K/V rings take %lld bytes of LDS but the kernel program counted %lld "
@@ -197,8 +105,8 @@ static bool plan_rings(gfx942_attn *at, pt_error *err)
         REFUSE("stages K %d, V %d of %lld-key blocks (head dim %lld) need %lld bytes of LDS; %s "
                "has %lld per workgroup: use fewer stages or a smaller key tile",
                at->ring[at->ring[0].name == 'k' ? 0 : 1].stages,
-               at->ring[at->ring[0].name == 'v' ? 0 : 1].stages, (long long)at->BN,
-               (long long)at->D, (long long)at->lds_bytes, kp->hw->name,
+               at->ring[at->ring[0].name == 'v' ? 0 : 1].stages, (long long)at->a.BN,
+               (long long)at->a.D, (long long)at->lds_bytes, kp->hw->name,
                (long long)kp->hw->smem_per_block);
     return true;
 }
@@ -207,7 +115,7 @@ static bool plan_rings(gfx942_attn *at, pt_error *err)
 static int step_kind(const gfx942_attn *at, const pt_ktask *t)
 {
     if (t->body == PT_KB_MMA)
-        return t->op == at->op_pv ? PT_KB_KINDS : PT_KB_MMA;
+        return t->op == at->a.op_pv ? PT_KB_KINDS : PT_KB_MMA;
     return t->body <= PT_KB_RESCALE && t->body != PT_KB_CONVERT ? (int)t->body : -1;
 }
 
@@ -260,7 +168,7 @@ static bool plan_steps(const gfx942_attn *at, pt_error *err)
 static bool plan_registers(gfx942_attn *at, pt_error *err)
 {
     const pt_kprog *kp = at->kp;
-    int o = (int)(at->D / 2), s = (int)(at->BN / 2), p = (int)(at->BN / 4), q = (int)(at->D / 4);
+    int o = (int)(at->a.D / 2), s = (int)(at->a.BN / 2), p = (int)(at->a.BN / 4), q = (int)(at->a.D / 4);
     int loads = 4 * (at->ring[0].chunks_per_thread + at->ring[1].chunks_per_thread);
     at->vgpr_estimate = o + s + p + q + loads + 40;
     int budget = 0;
@@ -282,7 +190,7 @@ bool gfx942_attn_plan(gfx942_attn *at, const pt_kprog *kp, pt_error *err)
     if (!plan_graph(at, err) || !plan_rings(at, err) || !plan_steps(at, err) ||
         !plan_registers(at, err))
         return false;
-    at->tiles_m = kp->sg->tile_grid[at->ax_m];
-    at->kv_blocks = ceil_div(at->SK, at->BN);
+    at->tiles_m = kp->sg->tile_grid[at->a.m];
+    at->kv_blocks = ceil_div(at->a.SK, at->a.BN);
     return true;
 }

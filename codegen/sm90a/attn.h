@@ -9,27 +9,18 @@
 #define PT_SM90A_ATTN_H
 
 #include "codegen.h"
+#include "ir/attention.h"
 #include "ir/kprog.h"
 #include "shape.h"
 
 typedef struct {
     const pt_kprog *kp;
     const pt_graph *g;
-    int Q, K, V, O;                /* tensors */
-    int buf_q, ring_k, ring_v;     /* their buffers */
-    int op_qk, op_sm, op_pv;
-    int ax_m;                      /* the query-row axis */
-    int L, buf_l;                  /* the softmax's log-sum-exp output and its ROWS buffer, -1 */
-    int64_t B, S, SK, D;           /* O's batch entries (batch·heads), queries, keys, head dim */
-    int64_t group;                 /* O's batch entries per K/V entry (grouped-query attention:
-                                      query heads per K/V head), 1 */
-    int64_t qshare;                /* O's batch entries per Q entry (FlashDecoding: the KV splits
-                                      of one sequence read its one query), 1 */
-    int64_t BM, BN;                /* query rows and key columns per tile */
+    pt_kattn a;                    /* the graph: Q, K, V, O, the log-sum-exp, axes, sizes,
+                                      dtypes, mask, tile (ir/attention.h) */
+    int buf_q, ring_k, ring_v;     /* Q's, K's and V's buffers */
+    int buf_l;                     /* the log-sum-exp's ROWS buffer, -1 */
     int wgs;                       /* consumer warpgroups, 64 query rows each */
-    bool causal;
-    double scale;                  /* softmax scale from the graph */
-    pt_dtype in_dt, out_dt;
     int s_bufs, m_bufs, p_bufs;    /* register slots of S, the softmax state and P (pass_step) */
     int64_t tiles_m, kv_blocks;
     sm90a_shape sh;                /* the tile walk and buffer names the shared printers use */

@@ -25,7 +25,7 @@
  * O += P V with P's four A-fragment registers per k16 step and V read N-major (transposed). */
 static void emit_wgmma(strbuf *sb, const sm90a_attn *at)
 {
-    int n = (int)at->BN, d = (int)at->D;
+    int n = (int)at->a.BN, d = (int)at->a.D;
     sb_printf(sb, "// S[64 x %d] (+)= Q[64 x 16] . K^T[16 x %d]: A and B from shared memory (K-major).\n"
                   "__device__ __forceinline__ void wgmma_s(float (&d)[BN / 2], uint64_t da, uint64_t db, int scale_d)\n{\n"
                   "    pt::wgmma_ss_zero<BN, elem_t>::mma(d, da, db, scale_d);\n}\n\n"
@@ -75,18 +75,18 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
                   "#ifdef PT_TRACE\n"
                   "constexpr int TRACE_ROLES = %d, TRACE_CAP = %u;  // the instrumented build's record regions\n"
                   "#endif\n",
-              sm90a_cuda_type(at->in_dt), (long long)at->B, (long long)at->S, (long long)at->SK,
-              (long long)at->D, at->causal ? ", causal" : "", (long long)at->S, (long long)at->SK,
-              (long long)at->D,
-              at->causal ? "true" : "false", at->scale * log2e, at->scale, (long long)at->BM,
-              (long long)at->BN, at->wgs, (long long)at->tiles_m, (long long)at->kp->tiles,
+              sm90a_cuda_type(at->a.in_dt), (long long)at->a.B, (long long)at->a.S, (long long)at->a.SK,
+              (long long)at->a.D, at->a.causal ? ", causal" : "", (long long)at->a.S, (long long)at->a.SK,
+              (long long)at->a.D,
+              at->a.causal ? "true" : "false", at->a.scale * log2e, at->a.scale, (long long)at->a.BM,
+              (long long)at->a.BN, at->wgs, (long long)at->tiles_m, (long long)at->kp->tiles,
               (long long)at->kv_blocks, 1 + at->wgs, at->kp->trace_cap);
-    if (at->group > 1)
+    if (at->a.group > 1)
         sb_printf(sb, "constexpr int GROUP = %lld;  // query heads per K/V head (grouped-query attention)\n",
-                  (long long)at->group);
-    if (at->qshare > 1)
+                  (long long)at->a.group);
+    if (at->a.qshare > 1)
         sb_printf(sb, "constexpr int QSHARE = %lld;  // batch entries per query (the KV splits of one sequence)\n",
-                  (long long)at->qshare);
+                  (long long)at->a.qshare);
     sm90a_emit_buffer_constants(sb, &at->sh);
     sb_puts(sb, "}\n\n");
     /* the plain build still "uses" the iteration, so that an i read only by the records is
@@ -97,7 +97,7 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
 
 static void emit_helpers(strbuf *sb, const sm90a_attn *at)
 {
-    pt_attn_emit_tile_walk(sb, at->kp, at->ax_m);
+    pt_attn_emit_tile_walk(sb, at->kp, at->a.m);
 }
 
 /* ---- consumer step programs ---- */
@@ -117,7 +117,7 @@ static void emit_stage_wait(strbuf *sb, const step_ctx *c, bool v)
     sb_printf(sb, "                const uint32_t c = %s + (uint32_t)i, s = c %% STAGES_%s;\n"
                   "                pt::mbar_wait(&full_%s[s], (c / STAGES_%s) & 1);  // Wait: load.%s landed\n",
               v ? "vbase" : "kbase", v ? "V" : "K", v ? "v" : "k", v ? "V" : "K",
-              at->g->tensors[v ? at->V : at->K].name);
+              at->g->tensors[v ? at->a.V : at->a.K].name);
     if (c->w == 0)
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n",
                   v ? at->kp->bufs[at->ring_v].stask : at->kp->bufs[at->ring_k].stask, at->kp->lane_load);
@@ -131,7 +131,7 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     int ss = sm90a_step_slot(c, e->offset, at->s_bufs), ms = sm90a_step_slot(c, e->offset, at->m_bufs);
     int ps = sm90a_step_slot(c, e->offset, at->p_bufs);
     sb_printf(sb, "            {   const int i = v + %d;  // %s\n", e->offset, id);
-    switch (e->body == PT_KB_MMA && e->op == at->op_pv ? PT_KB_KINDS : e->body) {
+    switch (e->body == PT_KB_MMA && e->op == at->a.op_pv ? PT_KB_KINDS : e->body) {
     case PT_KB_MMA: /* S = Q K^T */
         emit_stage_wait(sb, c, false);
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
@@ -212,7 +212,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
                       "            const int t = tile_slot[n_tile & 1];\n"
                       "            if (t >= TILES)\n"
                       "                break;\n",
-                  at->g->tensors[at->Q].name);
+                  at->g->tensors[at->a.Q].name);
     else
         sm90a_emit_work_loop(sb, &at->sh, "        ");
     sb_printf(sb, "            int bh, mt;\n"
@@ -232,15 +232,15 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
               w, w);
     if (!at->kp->dynamic)
         sb_printf(sb, "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed\n",
-                  at->g->tensors[at->Q].name);
+                  at->g->tensors[at->a.Q].name);
     if (w == 0)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", at->kp->bufs[at->buf_q].stask, at->kp->lane_load);
     sm90a_steps st = {.sh = &at->sh, .view = at, .task = emit_entry};
     for (int v = 0; v < at->kp->n_vals; v++) {
         const pt_kval *V = &at->kp->vals[v];
-        if (V->tensor == at->g->ops[at->op_qk].out)
+        if (V->tensor == at->g->ops[at->a.op_qk].out)
             st.val_name[v] = "s";
-        else if (V->tensor == at->O)
+        else if (V->tensor == at->a.O)
             st.val_name[v] = "o";
     }
     sm90a_emit_steps(sb, &st, w);
@@ -292,8 +292,8 @@ static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
                   "            pt::store_rows_sw128<%s, D, O_CHUNK>(o, smem + OFF_O, BM * 128, %d * 64 + warp * 16 + lane / 4,\n"
                   "                                                lane, inv_l);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n",
-              at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->out_dt), W->epilogue.stask,
-              W->epilogue.lane, sm90a_cuda_type(at->out_dt), w, W->epilogue.stask, W->epilogue.lane);
+              at->kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(at->a.out_dt), W->epilogue.stask,
+              W->epilogue.lane, sm90a_cuda_type(at->a.out_dt), w, W->epilogue.stask, W->epilogue.lane);
     if (lse && lpos >= npos)
         emit_lse(sb, at, w);
     sb_printf(sb, "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
@@ -319,9 +319,9 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
                   "// O = softmax(Q K^T * %.9g%s) V over %lld x %lld per batch·head%s, %s in, f32 accumulate,\n"
                   "// %s out. Do not edit: regenerate.\n"
                   "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
-              at->kp->kernel_name, pt_codegen_comment_safe(at->g->name, gname, sizeof gname), at->scale, at->causal ? ", causal" : "", (long long)at->S,
-              (long long)at->SK, at->buf_l >= 0 ? " and its log-sum-exp" : "",
-              pt_dtype_name(at->in_dt), pt_dtype_name(at->out_dt));
+              at->kp->kernel_name, pt_codegen_comment_safe(at->g->name, gname, sizeof gname), at->a.scale, at->a.causal ? ", causal" : "", (long long)at->a.S,
+              (long long)at->a.SK, at->buf_l >= 0 ? " and its log-sum-exp" : "",
+              pt_dtype_name(at->a.in_dt), pt_dtype_name(at->a.out_dt));
     sm90a_emit_device_header(sb, true);
     sb_puts(sb, "#include <math.h>\n\n");
     emit_constants(sb, at);
@@ -368,7 +368,7 @@ bool sm90a_attn_emit(const sm90a_attn *at, pt_codegen_result *out, pt_error *err
              "%s: attention tile %lldx%lld (d %lld), %d consumer warpgroup%s, stages K %d / V %d, "
              "warpgroup 0 step [%s], %d S tile%s and %d P fragment%s live, %d cross-warpgroup Wait%s, %s grid of "
              "%lld CTAs (%lld tiles), %lld bytes of shared memory%s, registers %d/%d",
-             at->kp->kernel_name, (long long)at->BM, (long long)at->BN, (long long)at->D, at->wgs,
+             at->kp->kernel_name, (long long)at->a.BM, (long long)at->a.BN, (long long)at->a.D, at->wgs,
              at->wgs > 1 ? "s" : "", at->kp->bufs[at->ring_k].stages, at->kp->bufs[at->ring_v].stages, order, at->s_bufs,
              at->s_bufs > 1 ? "s" : "", at->p_bufs, at->p_bufs > 1 ? "s" : "", at->kp->n_xwaits, at->kp->n_xwaits == 1 ? "" : "s",
              at->kp->dynamic ? "persistent (dynamic tiles)" : at->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)at->kp->grid,
