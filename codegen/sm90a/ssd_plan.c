@@ -30,23 +30,6 @@ bool sm90a_ssd_matches(const pt_graph *g)
     return true;
 }
 
-static bool has_axis(const pt_tensor *T, int a)
-{
-    for (int i = 0; i < T->rank; i++)
-        if (T->axes[i] == a)
-            return true;
-    return false;
-}
-
-/* The op writing tensor t, -1. */
-static int writer(const pt_graph *g, int t)
-{
-    for (int o = 0; o < g->n_ops; o++)
-        if (g->ops[o].out == t)
-            return o;
-    return -1;
-}
-
 static bool plan_graph(sm90a_ssd *sd, pt_error *err)
 {
     const pt_graph *g = sd->g;
@@ -67,8 +50,9 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
         REFUSE("the loop runs over %s; expected the matmul's reduction axis %s",
                sd->kp->sg->loop_axis >= 0 ? g->axes[sd->kp->sg->loop_axis].name : "nothing",
                g->axes[sd->ax_k].name);
-    if (!has_axis(A, sd->ax_m) || has_axis(B, sd->ax_m) || !has_axis(B, sd->ax_n) ||
-        has_axis(A, sd->ax_n) || !has_axis(A, sd->ax_k) || !has_axis(B, sd->ax_k))
+    if (!pt_tensor_has_axis(A, sd->ax_m) || pt_tensor_has_axis(B, sd->ax_m) ||
+        !pt_tensor_has_axis(B, sd->ax_n) || pt_tensor_has_axis(A, sd->ax_n) ||
+        !pt_tensor_has_axis(A, sd->ax_k) || !pt_tensor_has_axis(B, sd->ax_k))
         REFUSE("matmul \"%s\": expected A with %s and %s, B with %s and %s, and the output's last "
                "two axes %s, %s", mm->name, g->axes[sd->ax_m].name, g->axes[sd->ax_k].name,
                g->axes[sd->ax_k].name, g->axes[sd->ax_n].name, g->axes[sd->ax_m].name,
@@ -83,14 +67,14 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
     if (C->dtype != PT_F32 && C->dtype != PT_F16 && C->dtype != PT_BF16)
         REFUSE("the output \"%s\" must be f32, f16 or bf16", C->name);
     /* A = src * vector: the tile loaded, the vector along k */
-    int wa = writer(g, sd->A);
+    int wa = pt_graph_producer(g, sd->A);
     if (wa < 0 || g->ops[wa].kind != PT_OP_MUL || g->ops[wa].n_in != 2)
         REFUSE("A (\"%s\") must be a loaded tile times a vector along %s", A->name,
                g->axes[sd->ax_k].name);
     sd->src = -1;
     for (int i = 0; i < 2; i++) {
         const pt_tensor *T = &g->tensors[g->ops[wa].in[i]];
-        if (has_axis(T, sd->ax_m) && T->role == PT_ROLE_INPUT)
+        if (pt_tensor_has_axis(T, sd->ax_m) && T->role == PT_ROLE_INPUT)
             sd->src = g->ops[wa].in[i];
     }
     if (sd->src < 0)
