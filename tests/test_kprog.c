@@ -204,12 +204,33 @@ static void test_attention_offsets(void)
 /* What cannot be lowered is refused, naming the sTask. */
 static void test_refusals(void)
 {
-    if (setup("mamba2_chunk_scan", NULL, NULL)) {
+    /* ChunkScan lowers: its prologue product and row scaling run once per tile before the loop
+     * (in data order), the loop's product accumulates (carried), the prologue's does not, and
+     * the epilogue is the sum of the two */
+    if (setup("mamba2_chunk_scan", NULL, NULL) && build()) {
+        const pt_krole *R = &F.kp.consumer[0];
+        CHECK(R->n_pro == 3);
+        if (R->n_pro == 3) {
+            CHECK(R->pro[0].body == PT_KB_MMA);
+            CHECK(R->pro[1].body == PT_KB_EWISE && R->pro[2].body == PT_KB_EWISE);
+            CHECK(strcmp(F.sg.tasks[R->pro[0].stask].id, "mma.y_off.wg0") == 0);
+            CHECK(strcmp(F.sg.tasks[R->pro[2].stask].id, "mul.y_inter.wg0") == 0);
+        }
+        int off = val_of_tensor("y_off"), intra = val_of_tensor("y_intra");
+        CHECK(off >= 0 && F.kp.vals[off].kind == PT_KVAL_ITER);
+        CHECK(intra >= 0 && F.kp.vals[intra].kind == PT_KVAL_CARRIED);
+        CHECK(R->n_tasks == 4 && R->tasks[0].body == PT_KB_EXP_DECAY);
+        CHECK(R->epilogue.body == PT_KB_EWISE && R->epilogue.n_in == 2);
+        CHECK(F.kp.causal);
+    }
+    teardown();
+    /* a chunk loaded whole (one k block: no loop) is refused, naming the sTask */
+    if (setup("mamba2_chunk_scan", NULL, "s=256")) {
         pt_validation v;
         if (pt_validate(&F.p, &F.sg, &F.hw, &v, &F.err)) {
             CHECK(!pt_kprog_build(&F.kp, &F.p, &F.sg, &F.hw, "test", &F.err));
             CHECK_CONTAINS(F.err.msg, "codegen test: ");
-            CHECK_CONTAINS(F.err.msg, "is a prologue compute sTask");
+            CHECK_CONTAINS(F.err.msg, "mma.y_off");
         }
     }
     teardown();

@@ -1,16 +1,22 @@
 // pt_ssd.cuh — the CUDA-core pieces of a matmul whose A operand is made in registers once per
-// k block (Mamba2's ChunkState: xs = x · exp(dA_last - dA_cs) · dt, then states = xsᵀ · B).
+// k block: Mamba2's ChunkState (xs = x · exp(dA_last - dA_cs) · dt, then states = xsᵀ · B) and
+// ChunkScan (P = CB · exp(dA_l - dA_s) · dt, causal, then y += P · x after a prologue
+// y = (C · statesᵀ) · exp(dA_l)).
 //
-// Two register layouts, both the wgmma A fragment's (m64k16, A from registers): lane = 4 g + t
-// of warp w holds rows 16 w + g and 16 w + g + 8, and k 2t, 2t+1, 2t+8, 2t+9 of each k16 step,
+// Register layouts, all the wgmma A fragment's (m64k16, A from registers): lane = 4 g + t of
+// warp w holds rows 16 w + g and 16 w + g + 8, and k 2t, 2t+1, 2t+8, 2t+9 of each k16 step,
 // in registers a0 (row g, k 2t..), a1 (row g+8, k 2t..), a2 (row g, k 2t+8..), a3 (row g+8,
-// k 2t+8..).
+// k 2t+8..). Element e = 2 j + h (0..7) of a k16 step is register j's half h.
 //   kvec<KS>:   a vector along k (one value per reduction index), float v[KS][4] holding this
 //               thread's k indices 16 kk + 2t + {0, 1, 8, 9}; a vector op is then pointwise
 //               on the registers, and scaling a fragment by it needs no shuffles.
+//   mvec:       a vector along m (one value per row), float v[2]: rows g and g + 8 — the rows
+//               of the accumulators too, so it scales them without shuffles.
+//   atile<KS>:  an f32 m x k tile, float v[KS][8], element e of step kk as above.
 //   afrag<KS>:  the A operand, uint32_t a[KS][4], two 16-bit elements per register.
-// Vector operands are a scalar (one per tile, broadcast), a shared-memory f32 vector (a ring
-// stage of a loaded tile) or a kvec in registers; kv_at reads any of them at (kk, j).
+// Operands are a scalar (one per tile, broadcast), a shared-memory f32 vector along k (a ring
+// stage), a vector along m in shared memory (mrows), or a register value above; a_at reads any
+// of them at (kk, e), broadcasting what it lacks.
 #pragma once
 
 namespace pt {
@@ -112,6 +118,147 @@ __device__ __forceinline__ void afrag_scaled(uint32_t (&a)[KS][4], const uint8_t
             a[kk][j] = pack2<T>(v.x * kv_at(scale, kk, e, t), v.y * kv_at(scale, kk, e + 1, t));
         }
     }
+}
+
+// ---- A-shaped operands of any form at element (kk, e) ----
+
+// A vector along m in shared memory, p pointing at this warp's first row.
+struct mrows {
+    const float *p;
+};
+
+__device__ __forceinline__ float a_at(float s, int, int, int)
+{
+    return s;
+}
+// (a template on the pointee, so an array in registers binds to its own overload rather than
+// decaying to this pointer)
+template <typename F> struct only_float {};
+template <> struct only_float<float> {
+    using type = float;
+};
+template <typename F>
+__device__ __forceinline__ typename only_float<F>::type a_at(const F *kvec_smem, int kk, int e, int lane)
+{
+    return kvec_smem[16 * kk + 2 * (lane % 4) + (e & 1) + 8 * (e >> 2)];
+}
+__device__ __forceinline__ float a_at(mrows r, int, int e, int lane)
+{
+    return r.p[lane / 4 + 8 * ((e >> 1) & 1)];
+}
+__device__ __forceinline__ float a_at(const float (&v)[2], int, int e, int)
+{
+    return v[(e >> 1) & 1];
+}
+template <int KS> __device__ __forceinline__ float a_at(const float (&v)[KS][4], int kk, int e, int)
+{
+    return v[kk][2 * (e >> 2) + (e & 1)];
+}
+template <int KS> __device__ __forceinline__ float a_at(const float (&v)[KS][8], int kk, int e, int)
+{
+    return v[kk][e];
+}
+
+// Four 8x8 blocks of k16 step kk of a 128B-swizzled tile (see afrag_scaled): register q of the
+// A fragment of this warp's rows m0 .. m0 + 15.
+template <int KS, bool MN_MAJOR>
+__device__ __forceinline__ void ldm_afrag(uint32_t (&a)[4], const uint8_t *tile, int m0,
+                                          uint32_t atom_bytes, int kk, int lane)
+{
+    const int q = lane / 8, r = lane % 8;
+    const int m = m0 + 8 * (q & 1), k = 16 * kk + 8 * (q >> 1);
+    uint32_t off;
+    if constexpr (MN_MAJOR)
+        off = (m / 64) * atom_bytes + sw128_offset(k + r, (m % 64) * 2);
+    else
+        off = (k / 64) * atom_bytes + sw128_offset(m + r, (k % 64) * 2);
+    const uint32_t addr = smem_addr(tile + off);
+    if constexpr (MN_MAJOR)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+                     : "r"(addr));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+                     : "r"(addr));
+}
+
+// out = x OP y, an f32 tile in A-fragment order.
+template <Ew OP, int KS, typename X, typename Y>
+__device__ __forceinline__ void atile_op(float (&out)[KS][8], const X &x, const Y &y, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int e = 0; e < 8; ++e)
+            out[kk][e] = ew<OP>(a_at(x, kk, e, lane), a_at(y, kk, e, lane));
+}
+
+// out = exp(x[row] - y[col]), and 0 where col > row when CAUSAL: row0 is this warp's first
+// row and col0 the k block's first column, both counted along the chunk as the mask is.
+template <bool CAUSAL, int KS, typename X, typename Y>
+__device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x, const Y &y,
+                                                int row0, int col0, int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+            const int row = row0 + g + 8 * ((e >> 1) & 1);
+            const int col = col0 + 16 * kk + 2 * t + (e & 1) + 8 * (e >> 2);
+            const float v = __expf(a_at(x, kk, e, lane) - a_at(y, kk, e, lane));
+            out[kk][e] = CAUSAL && col > row ? 0.f : v;
+        }
+}
+
+// out = tile OP y in f32: the loaded 16-bit tile (ldmatrix, as afrag_scaled reads it) with
+// another A-shaped operand.
+template <typename T, int KS, bool MN_MAJOR, Ew OP, typename Y>
+__device__ __forceinline__ void atile_from_tile(float (&out)[KS][8], const uint8_t *tile, int m0,
+                                                uint32_t atom_bytes, const Y &y, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk) {
+        uint32_t a[4];
+        ldm_afrag<KS, MN_MAJOR>(a, tile, m0, atom_bytes, kk, lane);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const float2 v = unpack2<T>(a[j]);
+            out[kk][2 * j] = ew<OP>(v.x, a_at(y, kk, 2 * j, lane));
+            out[kk][2 * j + 1] = ew<OP>(v.y, a_at(y, kk, 2 * j + 1, lane));
+        }
+    }
+}
+
+// The A fragment = x OP y, rounded to T.
+template <typename T, Ew OP, int KS, typename X, typename Y>
+__device__ __forceinline__ void afrag_op(uint32_t (&a)[KS][4], const X &x, const Y &y, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            a[kk][j] = pack2<T>(ew<OP>(a_at(x, kk, 2 * j, lane), a_at(y, kk, 2 * j, lane)),
+                                ew<OP>(a_at(x, kk, 2 * j + 1, lane), a_at(y, kk, 2 * j + 1, lane)));
+}
+
+// out = x OP y along m (this thread's two rows).
+template <Ew OP, typename X, typename Y>
+__device__ __forceinline__ void mvec_op(float (&out)[2], const X &x, const Y &y, int lane)
+{
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+        out[h] = ew<OP>(a_at(x, 0, 2 * h, lane), a_at(y, 0, 2 * h, lane));
+}
+
+// The accumulators (wgmma's D: d[r] is row g + 8 ((r >> 1) & 1)) OP a vector along m, in place.
+template <Ew OP, int R, typename Y>
+__device__ __forceinline__ void acc_rows_op(float (&d)[R], const Y &y, int lane)
+{
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+        d[r] = ew<OP>(d[r], a_at(y, 0, r & 3, lane));
 }
 
 }  // namespace pt

@@ -103,7 +103,10 @@ typedef enum {
     PT_KB_REDUCE,       /* loop-free: max or sum of a tile over one of its axes (the op says) */
     PT_KB_EWISE,        /* an elementwise op (sub, exp, mul, div, ...) of its inputs, broadcast
                            over the axes an input lacks: loop-free (the output's if epilogue),
-                           or once per iteration in a loop body (Mamba2's scaling) */
+                           once per iteration in a loop body (Mamba2's scaling), once per tile
+                           before the loop (a prologue value) or the epilogue's sum */
+    PT_KB_EXP_DECAY,    /* exp(a[row] - b[col]) of a row and a column vector, 0 past the diagonal
+                           when causal: Mamba2 ChunkScan's decay tile */
     PT_KB_KINDS
 } pt_kbody;
 
@@ -174,6 +177,10 @@ typedef struct {
     int n_steady;
     pt_kgroup steady[PT_KP_MAX_PENDING]; /* groups in flight at the start of a steady step */
     int peel;            /* steady steps printed after the fill before the loop */
+    int n_pro;           /* prologue tasks: once per tile before the loop (a loop graph's
+                            compute sTasks of the prologue region: Mamba2 ChunkScan's C.states),
+                            in the sTask-graph's order, which follows the data */
+    pt_ktask pro[PT_KP_MAX_TASKS];
     pt_ktask epilogue;   /* convert or normalize: after the loop, once per tile */
     pt_ktask rows_task;  /* the log-sum-exp into the ROWS buffer (stask -1: none), once per
                             tile like the epilogue */

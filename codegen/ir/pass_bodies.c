@@ -15,7 +15,7 @@ const char *pt_kbody_name(pt_kbody b)
 {
     static const char *const names[PT_KB_KINDS] = {"mma",     "row_max", "exp_rows", "row_sum",
                                                    "rescale", "convert", "normalize", "dequant",
-                                                   "lse",     "reduce",  "ewise"};
+                                                   "lse",     "reduce",  "ewise",     "exp_decay"};
     return b >= 0 && b < PT_KB_KINDS ? names[b] : "?";
 }
 
@@ -52,6 +52,15 @@ static int reader_op(const pt_graph *g, int t)
     return -1;
 }
 
+/* Does op reduce over the loop's axis (accumulate across iterations)? */
+static bool reduces_loop(const pt_kprog *kp, const pt_op *op)
+{
+    for (int i = 0; i < op->n_reduce; i++)
+        if (op->reduce_axes[i] == kp->sg->loop_axis && kp->sg->loop_axis >= 0)
+            return true;
+    return false;
+}
+
 /* The online softmax that op is, or whose output op reads first; -1. */
 static int softmax_of(const pt_graph *g, int op)
 {
@@ -72,6 +81,9 @@ static pt_ksrc source(pt_kprog *kp, int t)
     int b = pt_kprog_buf_of(kp, t);
     if (b >= 0)
         return (pt_ksrc){PT_KSRC_BUF, b};
+    for (int i = 0; i < kp->n_vals; i++)  /* an accumulator the loop carries, read after it */
+        if (kp->vals[i].tensor == t)
+            return (pt_ksrc){PT_KSRC_VAL, i};
     int v = val_of(kp, PT_KVAL_ITER, t, -1);
     return (pt_ksrc){v < 0 ? PT_KSRC_NONE : PT_KSRC_VAL, v};
 }
@@ -107,7 +119,11 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
         t->async = kp->hw->seu[PT_SEU_TENSOR_CORE].async;
         IN(source(kp, op->in[0]));
         IN(source(kp, op->in[1]));
-        t->out = val_of(kp, consumed(g, op->out) ? PT_KVAL_ITER : PT_KVAL_CARRIED, op->out, -1);
+        /* a product over the loop's axis accumulates across iterations; any other one (the
+         * scores of attention, a prologue product) is made anew where it is issued */
+        t->out = val_of(kp, consumed(g, op->out) && !reduces_loop(kp, op) ? PT_KVAL_ITER
+                                                                           : PT_KVAL_CARRIED,
+                        op->out, -1);
         break;
     case PT_ST_SOFTMAX_MAX:
         t->body = PT_KB_ROW_MAX;
@@ -152,10 +168,20 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
         IN(source(kp, op->in[0]));
         t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
         break;
+    case PT_ST_EXP_DECAY:
+        if (op->n_in != 2)
+            KREFUSE("%s: sTask %s (exp_decay) is generated from a row and a column vector (two "
+                    "inputs)", who, st->id);
+        t->body = PT_KB_EXP_DECAY;
+        IN(source(kp, op->in[0]));
+        IN(source(kp, op->in[1]));
+        t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
+        break;
     case PT_ST_ELEMENTWISE:
-        if (sm < 0 && (kp->sg->loop_axis < 0 || st->region == PT_REGION_BODY)) {
-            /* loop-free (a combine), or a loop body's pointwise piece (Mamba2's decay and dt
-             * scaling): a value per iteration the target computes on the CUDA cores */
+        if (sm < 0) {
+            /* loop-free (a combine), a loop body's pointwise piece (Mamba2's decay and dt
+             * scaling), a prologue value or the epilogue's sum of two tiles (ChunkScan's
+             * y_inter + y_intra): a value the target computes on the CUDA cores */
             t->body = PT_KB_EWISE;
             for (int i = 0; i < op->n_in && i < PT_KTASK_INS; i++)
                 IN(source(kp, op->in[i]));
@@ -247,6 +273,9 @@ bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
         for (int i = 0; i < R->n_tasks; i++)
             if (!body(kp, &R->tasks[i], who, err))
                 return false;
+        for (int i = 0; i < R->n_pro; i++)
+            if (!body(kp, &R->pro[i], who, err))
+                return false;
         if (!body(kp, &R->epilogue, who, err))
             return false;
         if (R->rows_task.stask >= 0 && !body(kp, &R->rows_task, who, err))
@@ -256,9 +285,9 @@ bool pt_kpass_bodies(pt_kprog *kp, const char *who, pt_error *err)
                     kp->sg->tasks[R->rows_task.stask].id,
                     kp->g->tensors[kp->bufs[kp->rows].tensor].name);
         if (R->epilogue.body != PT_KB_CONVERT && R->epilogue.body != PT_KB_NORMALIZE &&
-            !(R->epilogue.body == PT_KB_EWISE && kp->sg->loop_axis < 0))
-            KREFUSE("%s: %s is warpgroup %d's epilogue; expected the convert or normalize that "
-                    "writes the output tile", who, kp->sg->tasks[R->epilogue.stask].id, w);
+            R->epilogue.body != PT_KB_EWISE)
+            KREFUSE("%s: %s is warpgroup %d's epilogue; expected the convert, normalize or "
+                    "elementwise op that writes the output tile", who, kp->sg->tasks[R->epilogue.stask].id, w);
     }
     return cuda_core_readers(kp, who, err);
 }

@@ -72,7 +72,8 @@ static bool store(pt_kprog *kp, const char *who, pt_error *err)
     return true;
 }
 
-/* A compute sTask on the role of its warpgroup: a step task (body) or the epilogue. */
+/* A compute sTask on the role of its warpgroup: a step task (body), a prologue task or the
+ * epilogue. */
 static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
 {
     const pt_sprogram *p = kp->p;
@@ -137,9 +138,22 @@ static bool place(pt_kprog *kp, int l, int e, const char *who, pt_error *err)
         R->epilogue = task;
         return true;
     }
-    if (t->region != PT_REGION_BODY && !(t->region == PT_REGION_PROLOGUE && kp->sg->loop_axis < 0))
-        KREFUSE("%s: %s is a prologue compute sTask; only loads run once before the loop, unless "
-                "the graph has no loop", who, t->id);
+    if (t->region == PT_REGION_PROLOGUE && kp->sg->loop_axis >= 0) {
+        /* once per tile before the loop; kept in sTask-graph order (a producer before its
+         * readers), whichever lane of the role issues it */
+        if (R->n_pro == PT_KP_MAX_TASKS)
+            KREFUSE("%s: more than %d prologue sTasks in warpgroup %d", who, PT_KP_MAX_TASKS,
+                    t->wg);
+        int at = R->n_pro++;
+        while (at > 0 && R->pro[at - 1].stask > s) {
+            R->pro[at] = R->pro[at - 1];
+            at--;
+        }
+        R->pro[at] = task;
+        return true;
+    }
+    if (t->region != PT_REGION_BODY && t->region != PT_REGION_PROLOGUE)
+        KREFUSE("%s: %s is neither a loop, prologue nor epilogue sTask", who, t->id);
     if (R->n_tasks == PT_KP_MAX_TASKS)
         KREFUSE("%s: more than %d sTasks in warpgroup %d's loop", who, PT_KP_MAX_TASKS, t->wg);
     R->tasks[R->n_tasks++] = task;

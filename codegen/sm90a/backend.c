@@ -1,7 +1,8 @@
 /* backend.c — the Hopper sm_90a target as a pt_backend: the kernel program (codegen/ir/) printed
  * as a TMA producer warp and wgmma consumer warpgroups over mbarrier rings. Four printers walk
  * the program: a single matmul (gemm_*.c), attention (attn_*.c), FlashDecoding's combine
- * (combine_*.c) and a matmul whose A is made on the CUDA cores (ssd_*.c: Mamba2's ChunkState). */
+ * (combine_*.c) and a matmul whose A is made on the CUDA cores (ssd_*.c: Mamba2's ChunkState and
+ * ChunkScan). */
 #include <stdlib.h>
 
 #include "attn.h"
@@ -27,8 +28,8 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         return pt_fail(err, "codegen sm90a: graph \"%s\" has %d ops; this backend generates single "
                             "matmuls (optionally of dequantised weights), attention (matmul, "
                             "online_softmax, matmul), FlashDecoding's combine and a matmul whose A "
-                            "is made by pointwise ops (Mamba2's ChunkState) so far (ChunkScan is "
-                            "later work)",
+                            "is made by pointwise ops (Mamba2's ChunkState, and ChunkScan with its "
+                            "prologue product and epilogue sum)",
                        g->name, g->n_ops);
     pt_kprog *kp = malloc(sizeof *kp);
     bool ok = kp ? pt_kprog_build(kp, p, sg, hw, "sm90a", err)

@@ -1,5 +1,7 @@
 /* ssd.h — the Hopper target's view of a matmul whose A operand is made on the consumers' CUDA
- * cores once per k block: Mamba2's ChunkState (states = (x · exp(dA_last - dA_cs) · dt)ᵀ · B).
+ * cores once per k block: Mamba2's ChunkState (states = (x · exp(dA_last - dA_cs) · dt)ᵀ · B)
+ * and ChunkScan (y = (C · statesᵀ) · exp(dA_l) before the loop, then y += (CB · decay · dt) · x
+ * over the causal k blocks, the sum stored).
  *
  * ssd_plan.c reads the graph and the kernel program: the matmul's operands (A a register value
  * made by a pointwise op of a loaded tile and a vector along the reduction axis; B a loaded
@@ -18,14 +20,27 @@
 typedef enum {
     SSD_KVEC,      /* a vector along k in the A fragment's k order (pt::kvec) */
     SSD_AFRAG,     /* the A operand's fragment */
-    SSD_ACC,       /* the f32 accumulators */
+    SSD_ACC,       /* the f32 accumulators (a prologue product and what scales it, the loop's
+                      sum: one register tile, since the epilogue adds them) */
+    SSD_MVEC,      /* a vector along m: this thread's two rows (pt::a_at's float[2]) */
+    SSD_ATILE,     /* an f32 m x k tile in the A fragment's order (float[KS][8]) */
 } ssd_val_kind;
 
 typedef struct {
     const pt_kprog *kp;
     const pt_graph *g;
     int op_mm;                   /* the matmul */
-    int A, B, C;                 /* tensors: A a value made in the loop, B loaded, C stored */
+    int A, B, C;                 /* tensors: A a value made in the loop, B loaded, C the product */
+    int out;                     /* the stored tensor: C, or the epilogue's sum (ChunkScan) */
+    /* ChunkScan: a product over another axis before the loop, both operands resident tiles
+     * read K-major (C[m][pk], states[n][pk]), into the accumulators */
+    bool scan;
+    int op_pro, ax_pk, res_a, res_b;
+    int64_t PK;
+    int op_decay;                /* exp_decay along (m, k), -1 */
+    bool mvec_buf[PT_KP_MAX_BUFS];   /* a resident f32 vector along m, read into registers */
+    char row_tile[16];
+    char iters[32];              /* the trip count's expression (sh.iters) */           /* the tile index along m in the kernel ("g3", or "0") */
     int ax_m, ax_n, ax_k;
     int src;                     /* the loaded tile A is made from (x) */
     bool src_mn_major;           /* src stored [k][m] (m innermost) rather than [m][k] */

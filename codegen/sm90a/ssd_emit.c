@@ -1,11 +1,15 @@
-/* ssd_emit.c — prints a ChunkState-like kernel program (ssd.h) as a CUDA kernel and launcher.
+/* ssd_emit.c — prints a ChunkState- or ChunkScan-like kernel program (ssd.h) as a CUDA kernel
+ * and launcher.
  *
  * Warpgroup 0 is the producer role (one thread issues the TMA lane: the per-tile scalars once,
  * then every ring load per loop step at the sProgram's offsets, and the store where the
  * program puts it); warpgroup 1 + w runs consumer role w's step program (steps.c): the vector
  * ops and the A fragment on its CUDA cores, the wgmma with A from registers, in the merged
  * order and with the waits and stage releases the program placed. A ring read on the CUDA
- * cores is released by each warp once it read the stage (no wgmma wait covers it). */
+ * cores is released by each warp once it read the stage (no wgmma wait covers it). ChunkScan's
+ * prologue (once per tile, before the loop) multiplies two resident tiles into the
+ * accumulators and scales their rows; the loop then adds its product onto them, so the
+ * epilogue's sum is the accumulators as they stand. */
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +49,17 @@ static void emit_constants(strbuf *sb, const sm90a_ssd *sd)
     const pt_kbuf *X = &kp->bufs[sd->ring_src];
     sb_printf(sb, "constexpr uint32_t X_ATOM = %lld;  // bytes between 64-column atoms of %s's tile\n",
               (long long)(X->bytes / X->row_bytes * 128), sd->g->tensors[sd->src].name);
+    if (sd->scan) {
+        const pt_kbuf *PA = &kp->bufs[sd->res_a], *PB = &kp->bufs[sd->res_b];
+        sb_printf(sb, "// The prologue product over %s = PK, both operands K-major in 64-column atoms.\n"
+                      "constexpr int PK = %lld;\n"
+                      "constexpr uint32_t PA_ATOM = %lld, PB_ATOM = %lld;\n",
+                  sd->g->axes[sd->ax_pk].name, (long long)sd->PK,
+                  (long long)(PA->bytes / PA->row_bytes * 128), (long long)(PB->bytes / PB->row_bytes * 128));
+    }
+    if (kp->causal)
+        sb_printf(sb, "constexpr int M_EXTENT = %lld;  // %s, along which the causal mask runs\n",
+                  (long long)sd->M, sd->g->axes[sd->ax_m].name);
     sm90a_emit_buffer_constants(sb, &sd->sh);
     sb_puts(sb, "}\n\n"
                 "#ifdef PT_TRACE\n#define PT_REC(...) tracer.rec(__VA_ARGS__)\n#else\n"
@@ -66,6 +81,28 @@ static void emit_helpers(strbuf *sb, const sm90a_ssd *sd)
                   "        pt::wgmma_rs<BN, elem_t>::mma(d, a[kk], db + ((kk * 16 * 128) >> 4));\n"
                   "    pt::wgmma_commit();\n}\n\n",
               g->tensors[sd->C].name);
+    if (sd->scan)
+        sb_printf(sb, "// mma.%s (prologue): %s . %sᵀ over PK as one wgmma group, both from shared memory\n"
+                      "// K-major (a: this warpgroup's first row of the resident tile, b: the other operand).\n"
+                      "__device__ __forceinline__ void mma_pro(float (&d)[BN / 2], const uint8_t *a, const uint8_t *b)\n{\n"
+                      "    pt::keep_all(d);\n"
+                      "    pt::wgmma_fence();\n"
+                      "    #pragma unroll\n"
+                      "    for (int kk = 0; kk < PK / 16; ++kk) {\n"
+                      "        const uint64_t da = pt::desc_sw128(a + (kk / 4) * PA_ATOM + (kk %% 4) * 32, 16, 1024);\n"
+                      "        const uint64_t db = pt::desc_sw128(b + (kk / 4) * PB_ATOM + (kk %% 4) * 32, 16, 1024);\n"
+                      "        pt::wgmma_ss<BN, elem_t, 0, 0>::mma(d, da, db);\n"
+                      "    }\n"
+                      "    pt::wgmma_commit();\n}\n\n",
+                  g->tensors[g->ops[sd->op_pro].out].name, g->tensors[g->ops[sd->op_pro].in[0]].name,
+                  g->tensors[g->ops[sd->op_pro].in[1]].name);
+    if (sd->kp->causal)
+        sb_puts(sb, "// The k blocks a tile runs under the causal mask: up to its last row (as the simulator\n"
+                    "// counts them, pt_stask_graph_tile_iterations).\n"
+                    "__device__ __forceinline__ int tile_iters(int gm)\n{\n"
+                    "    const int last = (gm + 1) * BM < M_EXTENT ? (gm + 1) * BM : M_EXTENT;\n"
+                    "    const int it = (last - 1) / BK + 1;\n"
+                    "    return it < K_ITERS ? it : K_ITERS;\n}\n\n");
 }
 
 /* The signature's tile coordinates: "int &g0, int &g2". */
@@ -78,6 +115,17 @@ static void coord_params(char *out, size_t cap, const sm90a_ssd *sd)
     }
     if (!sd->n_tiled)
         snprintf(out, cap, "int &g_unused");
+}
+
+/* Longest first (a causal mask): the row axis walked backwards, as the simulator launches
+ * tiles (pt_launch_order_tile). */
+static void emit_longest_first(strbuf *sb, const sm90a_ssd *sd)
+{
+    const pt_kprog *kp = sd->kp;
+    if (!kp->longest_first || !kp->causal || kp->sg->tile_grid[sd->ax_m] <= 1)
+        return;
+    sb_printf(sb, "    g%d = %lld - 1 - g%d;  // longest tiles first\n", sd->ax_m,
+              (long long)kp->sg->tile_grid[sd->ax_m], sd->ax_m);
 }
 
 static void emit_tile_coords(strbuf *sb, const sm90a_ssd *sd)
@@ -94,7 +142,9 @@ static void emit_tile_coords(strbuf *sb, const sm90a_ssd *sd)
         return;
     }
     if (sd->n_tiled == 1) {
-        sb_printf(sb, "    g%d = t;\n}\n\n", sd->tiled[0]);
+        sb_printf(sb, "    g%d = t;\n", sd->tiled[0]);
+        emit_longest_first(sb, sd);
+        sb_puts(sb, "}\n\n");
         return;
     }
     int slow = sd->tiled[sd->n_tiled - 2], fast = sd->tiled[sd->n_tiled - 1];
@@ -106,6 +156,7 @@ static void emit_tile_coords(strbuf *sb, const sm90a_ssd *sd)
               (long long)sg->tile_grid[slow], (long long)sg->tile_grid[fast], (int)sd->kp->raster,
               sd->kp->raster == PT_RASTER_GROUPED ? group : 1, slow, fast);
     if (sd->n_tiled == 2) {
+        emit_longest_first(sb, sd);
         sb_puts(sb, "}\n\n");
         return;
     }
@@ -115,7 +166,9 @@ static void emit_tile_coords(strbuf *sb, const sm90a_ssd *sd)
         sb_printf(sb, "    g%d = rest %% %lld;\n    rest /= %lld;\n", a, (long long)sg->tile_grid[a],
                   (long long)sg->tile_grid[a]);
     }
-    sb_puts(sb, "    (void)rest;\n}\n\n");
+    sb_puts(sb, "    (void)rest;\n");
+    emit_longest_first(sb, sd);
+    sb_puts(sb, "}\n\n");
 }
 
 /* ---- consumer step programs ---- */
@@ -162,6 +215,15 @@ static void emit_stage_waits(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     }
 }
 
+/* Which operand of e is the loaded tile A is made from, -1. */
+static int reads_src(const sm90a_ssd *sd, const pt_ktask *e)
+{
+    for (int k = 0; k < e->n_in; k++)
+        if (e->in[k].kind == PT_KSRC_BUF && e->in[k].index == sd->ring_src)
+            return k;
+    return -1;
+}
+
 static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
 {
     const sm90a_ssd *sd = c->st->view;
@@ -178,13 +240,32 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     if (e->body == PT_KB_MMA) {
         operand(x, sizeof x, c, e, 0);
         sb_printf(sb, "                mma_c(acc, %s, smem, s_b);\n", x);
-    } else if (g->ops[e->op].out == sd->A) {
-        /* the A fragment: the loaded tile times the other operand */
-        int other = e->in[0].kind == PT_KSRC_BUF && e->in[0].index == sd->ring_src ? 1 : 0;
+    } else if (e->body == PT_KB_EXP_DECAY) {
+        operand(x, sizeof x, c, e, 0);
+        operand(y, sizeof y, c, e, 1);
+        sb_printf(sb, "                pt::atile_exp_decay<%s>(%s, %s, %s, %s * BM + %d * 64 + warp * 16, i * BK, lane);\n",
+                  g->ops[e->op].causal ? "true" : "false", out, x, y, sd->row_tile, c->w);
+    } else if (reads_src(sd, e) >= 0) {
+        /* the loaded tile with the other operand: the A fragment (times it) or an f32 tile */
+        int other = 1 - reads_src(sd, e);
         operand(y, sizeof y, c, e, other);
-        sb_printf(sb, "                pt::afrag_scaled<elem_t, KS, %s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
-                      "                                              %d * 64 + warp * 16, X_ATOM, %s, lane);\n",
-                  sd->src_mn_major ? "true" : "false", out, c->w, y);
+        if (sd->vkind[e->out] == SSD_AFRAG)
+            sb_printf(sb, "                pt::afrag_scaled<elem_t, KS, %s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
+                          "                                              %d * 64 + warp * 16, X_ATOM, %s, lane);\n",
+                      sd->src_mn_major ? "true" : "false", out, c->w, y);
+        else
+            sb_printf(sb, "                pt::atile_from_tile<elem_t, KS, %s, pt::Ew::%s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
+                          "                                                            %d * 64 + warp * 16, X_ATOM, %s, lane);\n",
+                      sd->src_mn_major ? "true" : "false", ew_name(g->ops[e->op].kind), out, c->w, y);
+    } else if (sd->vkind[e->out] != SSD_KVEC) {
+        operand(x, sizeof x, c, e, 0);
+        if (e->n_in > 1)
+            operand(y, sizeof y, c, e, 1);
+        ssd_val_kind k = sd->vkind[e->out];
+        sb_printf(sb, "                pt::%s<%s%s>(%s, %s, %s, lane);\n",
+                  k == SSD_AFRAG ? "afrag_op" : k == SSD_ATILE ? "atile_op" : "mvec_op",
+                  k == SSD_AFRAG ? "elem_t, pt::Ew::" : "pt::Ew::", ew_name(g->ops[e->op].kind), out,
+                  x, y);
     } else {
         operand(x, sizeof x, c, e, 0);
         if (e->n_in > 1)
@@ -207,6 +288,94 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
         }
     }
     sb_puts(sb, "            }\n");
+}
+
+static int first_resident(const pt_kprog *kp)
+{
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
+            return b;
+    return -1;
+}
+
+/* A resident vector along m: this thread's two rows into registers, and the buffer handed back
+ * at once, so the producer may load the next tile's while this tile's loop runs. */
+static void emit_mvec_read(strbuf *sb, const sm90a_ssd *sd, int b, int w)
+{
+    const pt_kprog *kp = sd->kp;
+    char lo[8], up[8];
+    sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+    sb_printf(sb, "            pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n", lo,
+              kp->sg->tasks[kp->bufs[b].stask].id);
+    if (w == 0)
+        sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", kp->bufs[b].stask, kp->lane_load);
+    sb_printf(sb, "            float r_%s[2];  // %s of this thread's rows\n"
+                  "            {\n"
+                  "                const float *p = reinterpret_cast<const float *>(smem + OFF_%s) + %d * 64 + warp * 16 + lane / 4;\n"
+                  "                r_%s[0] = p[0];\n"
+                  "                r_%s[1] = p[8];\n"
+                  "            }\n"
+                  "            __syncwarp();\n"
+                  "            if (lane == 0)\n"
+                  "                pt::mbar_arrive(%s_empty);  // this warp holds its rows in registers\n",
+              lo, sd->g->tensors[kp->bufs[b].tensor].name, up, w, lo, lo, lo);
+}
+
+/* A prologue task: once per tile before the loop. The product waits for both resident tiles,
+ * completes (the accumulators are read next) and hands them back; the rest are CUDA-core
+ * vector ops and the accumulators' row scaling. */
+static void emit_prologue_task(strbuf *sb, const sm90a_steps *st, int w, const pt_ktask *e)
+{
+    const sm90a_ssd *sd = st->view;
+    const pt_kprog *kp = sd->kp;
+    const pt_graph *g = sd->g;
+    char la[8], ua[8], lb[8], ub[8];
+    sb_printf(sb, "            {   // %s (prologue)\n", kp->sg->tasks[e->stask].id);
+    if (e->body == PT_KB_MMA) {
+        sm90a_buf_name(&sd->sh, sd->res_a, la, ua, sizeof la);
+        sm90a_buf_name(&sd->sh, sd->res_b, lb, ub, sizeof lb);
+        sb_printf(sb, "                pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n"
+                      "                pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n",
+                  la, kp->sg->tasks[kp->bufs[sd->res_a].stask].id, lb,
+                  kp->sg->tasks[kp->bufs[sd->res_b].stask].id);
+        if (w == 0)
+            sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 1);\n"
+                          "                PT_REC(%d, %d, n_tile, 0, 1);\n",
+                      kp->bufs[sd->res_a].stask, kp->lane_load, kp->bufs[sd->res_b].stask, kp->lane_load);
+        sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
+                      "                mma_pro(acc, smem + OFF_%s + %d * 64 * 128, smem + OFF_%s);\n"
+                      "                pt::wgmma_wait<0>();\n"
+                      "                pt::keep_all(acc);\n"
+                      "                PT_REC(%d, %d, n_tile, 0, 1);\n"
+                      "                __syncwarp();\n"
+                      "                if (lane == 0) {  // this warp's reads of both tiles are done\n",
+                  e->stask, e->lane, ua, w, ub, e->stask, e->lane);
+        /* the output staged over the row operand: its rows are handed back by the store */
+        if (kp->bufs[kp->staging].over != sd->res_a)
+            sb_printf(sb, "                    pt::mbar_arrive(%s_empty);\n", la);
+        sb_printf(sb, "                    pt::mbar_arrive(%s_empty);\n"
+                      "                }\n"
+                      "            }\n", lb);
+        return;
+    }
+    sm90a_step_ctx c = {.st = st, .w = w};
+    char x[160] = "", y[160] = "0.f", out[24] = "";
+    snprintf(out, sizeof out, "%s0", sd->vname[e->out]);
+    sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n", e->stask, e->lane);
+    if (sd->vkind[e->out] == SSD_ACC) {
+        int vec = e->in[0].kind == PT_KSRC_VAL && sd->vkind[e->in[0].index] == SSD_ACC ? 1 : 0;
+        operand(y, sizeof y, &c, e, vec);
+        sb_printf(sb, "                pt::acc_rows_op<pt::Ew::%s>(acc, %s, lane);  // %s in place\n",
+                  ew_name(g->ops[e->op].kind), y, g->tensors[g->ops[e->op].out].name);
+    } else {
+        operand(x, sizeof x, &c, e, 0);
+        if (e->n_in > 1)
+            operand(y, sizeof y, &c, e, 1);
+        sb_printf(sb, "                pt::mvec_op<pt::Ew::%s>(%s, %s, %s, lane);\n",
+                  ew_name(g->ops[e->op].kind), out, x, y);
+    }
+    sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 1);\n"
+                  "            }\n", e->stask, e->lane);
 }
 
 static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
@@ -233,21 +402,42 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
         }
     sb_puts(sb, ";\n        float acc[BN / 2];\n");
     for (int v = 0; v < kp->n_vals; v++)
-        for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++)
+        for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++) {
+            if (sd->vkind[v] == SSD_MVEC || sd->vkind[v] == SSD_ATILE) {
+                bool mv = sd->vkind[v] == SSD_MVEC;
+                sb_printf(sb, "        float %s%d%s;  // %s of ring slot %d: %s\n", sd->vname[v], s,
+                          mv ? "[2]" : "[KS][8]", sd->g->tensors[kp->vals[v].tensor].name, s,
+                          mv ? "a vector along m (this thread's two rows)"
+                             : "an f32 tile in the A fragment's order");
+                continue;
+            }
             sb_printf(sb, "        %s %s%d[KS][4];  // %s of ring slot %d%s\n",
                       sd->vkind[v] == SSD_AFRAG ? "uint32_t" : "float", sd->vname[v], s,
                       sd->g->tensors[kp->vals[v].tensor].name, s,
                       sd->vkind[v] == SSD_AFRAG ? ": the wgmma's A fragment" : ": a vector along k");
-    sm90a_emit_work_loop(sb, &sd->sh, "        ");
+        }
+    if (kp->dynamic) {
+        int r = first_resident(kp);
+        sm90a_buf_name(&sd->sh, r, lo, up, sizeof lo);
+        sb_printf(sb, "        for (;; ++n_tile) {\n"
+                      "            pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed, or the end\n"
+                      "            const int t = tile_slot[n_tile & 1];\n"
+                      "            if (t >= TILES)\n"
+                      "                break;\n", lo, kp->sg->tasks[kp->bufs[r].stask].id);
+    } else {
+        sm90a_emit_work_loop(sb, &sd->sh, "        ");
+    }
     sb_printf(sb, "            %s\n            tile_coords(t, %s);\n"
-                  "            const int n_iter = K_ITERS;\n"
+                  "            const int n_iter = %s;\n"
                   "            #pragma unroll\n"
                   "            for (int r = 0; r < BN / 2; ++r) {\n"
                   "                acc[r] = 0.f;\n"
                   "                pt::keep(acc[r]);  // zeroed before a wgmma is in flight\n"
-                  "            }\n", sd->sh.coord_decl, sd->sh.coord_args);
+                  "            }\n", sd->sh.coord_decl, sd->sh.coord_args, sd->sh.iters);
     for (int b = 0; b < kp->n_bufs; b++)
-        if (kp->bufs[b].kind == PT_KBUF_RESIDENT) {
+        if (sd->mvec_buf[b])
+            emit_mvec_read(sb, sd, b, w);
+        else if (kp->bufs[b].kind == PT_KBUF_RESIDENT && !(sd->scan && (b == sd->res_a || b == sd->res_b))) {
             sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
             sb_printf(sb, "            pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n", lo,
                       kp->sg->tasks[kp->bufs[b].stask].id);
@@ -266,21 +456,31 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
     sm90a_steps st = {.sh = &sd->sh, .view = sd, .task = emit_entry};
     for (int v = 0; v < kp->n_vals; v++)
         st.val_name[v] = sd->vname[v];
+    for (int i = 0; i < W->n_pro; i++)
+        emit_prologue_task(sb, &st, w, &W->pro[i]);
     sm90a_emit_steps(sb, &st, w);
     for (int b = 0; b < kp->n_bufs; b++)
         if (kp->bufs[b].kind == PT_KBUF_RING) {
             sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
             sb_printf(sb, "            %sbase += n_iter;\n", lo);
         }
-    if (kp->store_wg == w)
+    bool over = kp->bufs[kp->staging].over >= 0;
+    if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
         sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
                     "                pt::tma_store_wait_read();\n"
                     "                pt::mbar_arrive(c_empty);\n"
                     "            }\n");
-    sb_printf(sb, "            if (n_tile > 0)\n"
-                  "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n"
-                  "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n"
-                  "            PT_REC(%d, %d, n_tile, 0, 0);\n"
+    if (over)  /* this tile's rows of the resident tile, which this warpgroup's product has read */
+        sb_printf(sb, "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows\n"
+                      "            // of %s's tile.\n",
+                  kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt),
+                  sd->g->tensors[kp->bufs[kp->bufs[kp->staging].over].tensor].name);
+    else
+        sb_printf(sb, "            if (n_tile > 0)\n"
+                      "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n"
+                      "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n",
+                      kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt));
+    sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);\n"
                   "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, BM * 128,\n"
                   "                                                    %d * 64 + warp * 16 + lane / 4, lane);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n"
@@ -288,8 +488,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                   "            pt::named_sync(%d, 128);\n"
                   "            if (lead)\n"
                   "                pt::mbar_arrive(c_full);\n",
-              kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt), W->epilogue.stask,
-              W->epilogue.lane, w, W->epilogue.stask, W->epilogue.lane, 1 + w);
+              W->epilogue.stask, W->epilogue.lane, w, W->epilogue.stask, W->epilogue.lane, 1 + w);
     if (kp->store_wg == w) {
         sb_puts(sb, "            if (lead) {\n");
         sm90a_emit_consumer_store(sb, &sd->sh, "                ");

@@ -1,12 +1,15 @@
 /* ssd_plan.c — what the Hopper instructions need of a matmul whose A operand is made on the
- * consumers' CUDA cores each k block (Mamba2's ChunkState, see ssd.h).
+ * consumers' CUDA cores each k block (Mamba2's ChunkState and ChunkScan, see ssd.h).
  *
  * The output C[batch..., m, n] is one 64 x n tile per consumer warpgroup at one batch index;
  * A is the product of a loaded tile (stored [k][m] or [m][k]) and a vector along k, built
  * straight into wgmma's register fragment (ldmatrix, scale, pack); the vectors come from
  * pointwise ops of loaded k-vectors and per-tile scalars; B is a loaded tile [k][n] (N-major,
  * the register-A wgmma's form). Tensors are mapped over every axis (shape.h: full_rank), since
- * x[b, c, l, h, p] has its tile's rows (l) outside a unit axis (h). */
+ * x[b, c, l, h, p] has its tile's rows (l) outside a unit axis (h). ChunkScan adds a prologue
+ * product of two resident tiles read K-major into the same accumulators (the epilogue's sum is
+ * then the accumulators themselves), vectors along m (two rows per thread) and f32 m x k tiles
+ * in the A fragment's order (the causal decay and the tile it scales). */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,62 +23,127 @@ static bool pointwise(pt_op_kind k)
     return k == PT_OP_ADD || k == PT_OP_SUB || k == PT_OP_MUL || k == PT_OP_DIV || k == PT_OP_EXP;
 }
 
+static bool ssd_op(pt_op_kind k)
+{
+    return pointwise(k) || k == PT_OP_EXP_DECAY;
+}
+
 bool sm90a_ssd_matches(const pt_graph *g)
 {
-    if (g->n_ops < 2 || g->ops[g->n_ops - 1].kind != PT_OP_MATMUL)
-        return false;
-    for (int o = 0; o + 1 < g->n_ops; o++)
-        if (!pointwise(g->ops[o].kind))
+    int mm = 0;
+    for (int o = 0; o < g->n_ops; o++) {
+        if (g->ops[o].kind == PT_OP_MATMUL)
+            mm++;
+        else if (!ssd_op(g->ops[o].kind))
             return false;
-    return true;
+    }
+    if (g->n_ops < 2)
+        return false;
+    pt_op_kind last = g->ops[g->n_ops - 1].kind;
+    return (mm == 1 && last == PT_OP_MATMUL) || (mm == 2 && last == PT_OP_ADD);
+}
+
+/* Does op reduce over axis a? */
+static bool reduces(const pt_op *op, int a)
+{
+    return op->n_reduce == 1 && op->reduce_axes[0] == a;
 }
 
 static bool plan_graph(sm90a_ssd *sd, pt_error *err)
 {
     const pt_graph *g = sd->g;
-    sd->op_mm = g->n_ops - 1;
+    int loop = sd->kp->sg->loop_axis;
+    sd->op_mm = sd->op_pro = sd->op_decay = -1;
+    for (int o = 0; o < g->n_ops; o++) {
+        const pt_op *op = &g->ops[o];
+        if (op->kind == PT_OP_EXP_DECAY) {
+            if (sd->op_decay >= 0)
+                REFUSE("two exp_decay ops (\"%s\" and \"%s\"); one is generated",
+                       g->ops[sd->op_decay].name, op->name);
+            sd->op_decay = o;
+        }
+        if (op->kind != PT_OP_MATMUL)
+            continue;
+        if (loop >= 0 && reduces(op, loop))
+            sd->op_mm = o;
+        else
+            sd->op_pro = o;
+    }
+    if (sd->op_mm < 0) {
+        /* one matmul, not over the loop: name what the loop runs over */
+        const pt_op *mm = &g->ops[sd->op_pro];
+        REFUSE("the loop runs over %s; expected the matmul's reduction axis %s",
+               loop >= 0 ? g->axes[loop].name : "nothing",
+               mm->n_reduce > 0 ? g->axes[mm->reduce_axes[0]].name : "(none)");
+    }
+    sd->scan = sd->op_pro >= 0;
     const pt_op *mm = &g->ops[sd->op_mm];
     if (mm->n_in != 2 || mm->n_reduce != 1)
         REFUSE("matmul \"%s\" must reduce one axis of two operands", mm->name);
     sd->A = mm->in[0];
     sd->B = mm->in[1];
     sd->C = mm->out;
+    sd->out = sd->C;
+    if (sd->scan) {
+        /* the stored tensor is the epilogue's sum of the loop's product and the prologue's */
+        const pt_op *last = &g->ops[g->n_ops - 1];
+        int other = last->n_in == 2 ? (last->in[0] == sd->C ? last->in[1] : last->in[0]) : -1;
+        if (last->kind != PT_OP_ADD || last->n_in != 2 || (last->in[0] != sd->C && last->in[1] != sd->C) ||
+            other == sd->C)
+            REFUSE("\"%s\": expected the last op to add matmul \"%s\"'s result to the prologue's",
+                   last->name, mm->name);
+        sd->out = last->out;
+    }
     const pt_tensor *A = &g->tensors[sd->A], *B = &g->tensors[sd->B], *C = &g->tensors[sd->C];
     if (C->rank < 2 || C->rank > 5)
         REFUSE("the output \"%s\" has %d axes; expected 2 to 5 (TMA boxes)", C->name, C->rank);
     sd->ax_k = mm->reduce_axes[0];
-    sd->ax_m = C->axes[C->rank - 2];
     sd->ax_n = C->axes[C->rank - 1];
-    if (sd->ax_k != sd->kp->sg->loop_axis)
-        REFUSE("the loop runs over %s; expected the matmul's reduction axis %s",
-               sd->kp->sg->loop_axis >= 0 ? g->axes[sd->kp->sg->loop_axis].name : "nothing",
-               g->axes[sd->ax_k].name);
-    if (!pt_tensor_has_axis(A, sd->ax_m) || pt_tensor_has_axis(B, sd->ax_m) ||
-        !pt_tensor_has_axis(B, sd->ax_n) || pt_tensor_has_axis(A, sd->ax_n) ||
-        !pt_tensor_has_axis(A, sd->ax_k) || !pt_tensor_has_axis(B, sd->ax_k))
-        REFUSE("matmul \"%s\": expected A with %s and %s, B with %s and %s, and the output's last "
-               "two axes %s, %s", mm->name, g->axes[sd->ax_m].name, g->axes[sd->ax_k].name,
-               g->axes[sd->ax_k].name, g->axes[sd->ax_n].name, g->axes[sd->ax_m].name,
-               g->axes[sd->ax_n].name);
-    if (B->rank < 2 || B->axes[B->rank - 1] != sd->ax_n || B->axes[B->rank - 2] != sd->ax_k)
+    /* rows of the product: the axis of C that A has and that is no batch axis */
+    sd->ax_m = -1;
+    for (int i = 0; i + 1 < C->rank; i++) {
+        int a = C->axes[i];
+        if (!g->axes[a].batch && pt_tensor_has_axis(A, a)) {
+            if (sd->ax_m >= 0)
+                REFUSE("matmul \"%s\": A and the output share two axes that are no batch axes (%s "
+                       "and %s); expected one row axis", mm->name, g->axes[sd->ax_m].name,
+                       g->axes[a].name);
+            sd->ax_m = a;
+        }
+    }
+    if (sd->ax_m < 0 || pt_tensor_has_axis(B, sd->ax_m) || !pt_tensor_has_axis(B, sd->ax_n) ||
+        pt_tensor_has_axis(A, sd->ax_n) || !pt_tensor_has_axis(A, sd->ax_k) ||
+        !pt_tensor_has_axis(B, sd->ax_k))
+        REFUSE("matmul \"%s\": expected A with a row axis and %s, B with %s and %s, and the "
+               "output's last axis %s", mm->name, g->axes[sd->ax_k].name, g->axes[sd->ax_k].name,
+               g->axes[sd->ax_n].name, g->axes[sd->ax_n].name);
+    /* [..., k, n], or axes of one element per tile between them (x[b, c, s, h, p]): the box
+     * of every axis lays the tile out as k rows of n either way */
+    int kpos = B->rank - 2;
+    while (kpos > 0 && B->axes[kpos] != sd->ax_k && sd->kp->sg->tiling.tile[B->axes[kpos]] == 1)
+        kpos--;
+    if (B->rank < 2 || B->axes[B->rank - 1] != sd->ax_n || kpos < 0 || B->axes[kpos] != sd->ax_k)
         REFUSE("B (\"%s\") must be [..., %s, %s]: the register-A wgmma reads B N-major", B->name,
                g->axes[sd->ax_k].name, g->axes[sd->ax_n].name);
     sd->in_dt = B->dtype;
-    sd->out_dt = C->dtype;
+    sd->out_dt = g->tensors[sd->out].dtype;
     if ((B->dtype != PT_F16 && B->dtype != PT_BF16) || A->dtype != B->dtype)
         REFUSE("A (\"%s\") and B (\"%s\") must both be f16 or both bf16", A->name, B->name);
-    if (C->dtype != PT_F32 && C->dtype != PT_F16 && C->dtype != PT_BF16)
-        REFUSE("the output \"%s\" must be f32, f16 or bf16", C->name);
-    /* A = src * vector: the tile loaded, the vector along k */
-    int wa = pt_graph_producer(g, sd->A);
-    if (wa < 0 || g->ops[wa].kind != PT_OP_MUL || g->ops[wa].n_in != 2)
-        REFUSE("A (\"%s\") must be a loaded tile times a vector along %s", A->name,
-               g->axes[sd->ax_k].name);
+    if (sd->out_dt != PT_F32 && sd->out_dt != PT_F16 && sd->out_dt != PT_BF16)
+        REFUSE("the output \"%s\" must be f32, f16 or bf16", g->tensors[sd->out].name);
+    if (pt_kprog_buf_of(sd->kp, sd->A) >= 0 || pt_graph_producer(g, sd->A) < 0)
+        REFUSE("A (\"%s\") must be made on the CUDA cores from a loaded tile", A->name);
+    /* the loaded tile A is made from: the one input with both A's row axis and k */
     sd->src = -1;
-    for (int i = 0; i < 2; i++) {
-        const pt_tensor *T = &g->tensors[g->ops[wa].in[i]];
-        if (pt_tensor_has_axis(T, sd->ax_m) && T->role == PT_ROLE_INPUT)
-            sd->src = g->ops[wa].in[i];
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *T = &g->tensors[t];
+        if (T->role != PT_ROLE_INPUT || t == sd->B || !pt_tensor_has_axis(T, sd->ax_m) ||
+            !pt_tensor_has_axis(T, sd->ax_k))
+            continue;
+        if (sd->src >= 0)
+            REFUSE("two inputs with axes %s and %s (\"%s\", \"%s\"); A is made from one loaded tile",
+                   g->axes[sd->ax_m].name, g->axes[sd->ax_k].name, g->tensors[sd->src].name, T->name);
+        sd->src = t;
     }
     if (sd->src < 0)
         REFUSE("A (\"%s\") must be made from an input tile with axis %s", A->name,
@@ -89,6 +157,12 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
     else
         REFUSE("\"%s\" must have %s or %s innermost (ldmatrix reads rows of 16 bytes)", X->name,
                g->axes[sd->ax_m].name, g->axes[sd->ax_k].name);
+    if (sd->op_decay >= 0) {
+        const pt_op *d = &g->ops[sd->op_decay];
+        if (d->n_in != 2 || d->row_axis != sd->ax_m || d->col_axis != sd->ax_k)
+            REFUSE("exp_decay \"%s\": expected rows %s and columns %s of two vectors", d->name,
+                   g->axes[sd->ax_m].name, g->axes[sd->ax_k].name);
+    }
     sd->M = g->axes[sd->ax_m].extent;
     sd->N = g->axes[sd->ax_n].extent;
     sd->K = g->axes[sd->ax_k].extent;
@@ -96,6 +170,55 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
     sd->BM = t->tile[sd->ax_m];
     sd->BN = t->tile[sd->ax_n];
     sd->BK = t->tile[sd->ax_k];
+    return true;
+}
+
+/* ChunkScan's prologue product: two resident tiles read K-major over an axis loaded whole. */
+static bool plan_pro(sm90a_ssd *sd, pt_error *err)
+{
+    const pt_graph *g = sd->g;
+    const pt_op *op = &g->ops[sd->op_pro];
+    if (op->n_in != 2 || op->n_reduce != 1)
+        REFUSE("matmul \"%s\" must reduce one axis of two operands", op->name);
+    sd->ax_pk = op->reduce_axes[0];
+    const pt_tensor *PA = &g->tensors[op->in[0]], *PB = &g->tensors[op->in[1]];
+    const pt_tensor *Y = &g->tensors[op->out];
+    if (!pt_tensor_has_axis(Y, sd->ax_m) || !pt_tensor_has_axis(Y, sd->ax_n) ||
+        !pt_tensor_has_axis(PA, sd->ax_m) || !pt_tensor_has_axis(PB, sd->ax_n) ||
+        PA->axes[PA->rank - 1] != sd->ax_pk || PB->axes[PB->rank - 1] != sd->ax_pk)
+        REFUSE("prologue matmul \"%s\": expected [..., %s, %s] . [..., %s, %s] -> %s x %s (both "
+               "operands K-major)", op->name, g->axes[sd->ax_m].name, g->axes[sd->ax_pk].name,
+               g->axes[sd->ax_n].name, g->axes[sd->ax_pk].name, g->axes[sd->ax_m].name,
+               g->axes[sd->ax_n].name);
+    if (PA->dtype != sd->in_dt || PB->dtype != sd->in_dt)
+        REFUSE("prologue matmul \"%s\": \"%s\" and \"%s\" must be %s like the loop's operands",
+               op->name, PA->name, PB->name, pt_dtype_name(sd->in_dt));
+    sd->PK = g->axes[sd->ax_pk].extent;
+    if (sd->kp->sg->tiling.tile[sd->ax_pk] != sd->PK)
+        REFUSE("prologue matmul \"%s\": tile %s=%lld; expected the whole axis (%lld), loaded once "
+               "per tile", op->name, g->axes[sd->ax_pk].name,
+               (long long)sd->kp->sg->tiling.tile[sd->ax_pk], (long long)sd->PK);
+    if (sd->PK % 64)
+        REFUSE("prologue matmul \"%s\": %s = %lld; expected a multiple of 64 (128-byte swizzle "
+               "atoms of K-major operands)", op->name, g->axes[sd->ax_pk].name, (long long)sd->PK);
+    sd->res_a = pt_kprog_buf_of(sd->kp, op->in[0]);
+    sd->res_b = pt_kprog_buf_of(sd->kp, op->in[1]);
+    if (sd->res_a < 0 || sd->res_b < 0 || sd->kp->bufs[sd->res_a].kind != PT_KBUF_RESIDENT ||
+        sd->kp->bufs[sd->res_b].kind != PT_KBUF_RESIDENT)
+        REFUSE("prologue matmul \"%s\": \"%s\" and \"%s\" must be loaded once per tile (prologue "
+               "loads)", op->name, PA->name, PB->name);
+    for (int i = 0; i < 2; i++) {
+        int b = i ? sd->res_b : sd->res_a;
+        int64_t rows = i ? sd->BN : sd->BM, one = 1;
+        const pt_tensor *T = &g->tensors[sd->kp->bufs[b].tensor];
+        const pt_stask *st = &sd->kp->sg->tasks[sd->kp->bufs[b].stask];
+        for (int k = 0; k < T->rank; k++)
+            one *= st->tile[k];
+        if (one != rows * sd->PK)
+            REFUSE("prologue matmul \"%s\": the tile of \"%s\" has %lld elements; expected %lld rows "
+                   "of %lld (every other axis a unit)", op->name, T->name, (long long)one,
+                   (long long)rows, (long long)sd->PK);
+    }
     return true;
 }
 
@@ -115,23 +238,37 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
     if (sd->out_dt == PT_F32 ? sd->BN % 32 : sd->BN % 64)
         REFUSE("tile %s=%lld: the output is stored in 128-byte boxes", g->axes[sd->ax_n].name,
                (long long)sd->BN);
-    const pt_tensor *C = &g->tensors[sd->C];
-    for (int i = 0; i + 2 < C->rank; i++)
-        if (sd->kp->sg->tiling.tile[C->axes[i]] != 1)
+    const pt_tensor *C = &g->tensors[sd->out];
+    if (C->rank > 5 || !pt_tensor_has_axis(C, sd->ax_m) || C->axes[C->rank - 1] != sd->ax_n)
+        REFUSE("the output \"%s\" must have %s and end in %s, at most 5 axes (TMA boxes)", C->name,
+               g->axes[sd->ax_m].name, g->axes[sd->ax_n].name);
+    for (int i = 0; i < C->rank; i++)
+        if (C->axes[i] != sd->ax_m && C->axes[i] != sd->ax_n &&
+            sd->kp->sg->tiling.tile[C->axes[i]] != 1)
             REFUSE("the output's batch axis %s has tile %lld; expected 1 (one batch index per "
                    "tile)", g->axes[C->axes[i]].name,
                    (long long)sd->kp->sg->tiling.tile[C->axes[i]]);
-    if (sd->kp->bufs[sd->kp->staging].over >= 0)
-        REFUSE("the output tile is staged over a resident tile; stage it apart "
-               "(partition.staging)");
+    if (sd->scan && (sd->M % sd->BM || sd->K % sd->BK))
+        REFUSE("tiles %s=%lld, %s=%lld must divide %s=%lld and %s=%lld (the causal walk has no "
+               "partial blocks)", g->axes[sd->ax_m].name, (long long)sd->BM,
+               g->axes[sd->ax_k].name, (long long)sd->BK, g->axes[sd->ax_m].name,
+               (long long)sd->M, g->axes[sd->ax_k].name, (long long)sd->K);
+    int over = sd->kp->bufs[sd->kp->staging].over;
+    if (over >= 0 && !(sd->scan && over == pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[0])))
+        REFUSE("the output tile is staged over \"%s\"; stage it apart (partition.staging)%s",
+               g->tensors[sd->kp->bufs[over].tensor].name,
+               sd->scan ? " or over the prologue product's row operand" : "");
     if (sd->kp->split_k > 1)
         REFUSE("split-K is not generated for this workload (partition.split_k = %d)",
                sd->kp->split_k);
+    /* the accumulators, and for f32 tiles in fragment order (ChunkScan) one such tile and the
+     * A fragment live at once (the pointwise ops are fused as the compiler goes) */
     int acc = (int)sd->BN / 2;
+    int need = sd->op_decay >= 0 || sd->scan ? acc + (int)(sd->BK / 16) * 12 + 48 : acc + 56;
     for (int w = 0; w < sd->wgs; w++)
-        if (sd->kp->consumer[w].regs < acc + 56)
+        if (sd->kp->consumer[w].regs < need)
             REFUSE("consumer warpgroup %d has %d registers per thread; its %d accumulators and "
-                   "fragments need at least %d", w, sd->kp->consumer[w].regs, acc, acc + 56);
+                   "fragments need at least %d", w, sd->kp->consumer[w].regs, acc, need);
     return true;
 }
 
@@ -192,16 +329,160 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
                 s *= g->axes[a].extent;
             }
             sd->sh.flat[b] = f;
-        } else if (b != sd->ring_src && b != sd->ring_b && b != kp->staging) {
+        } else if (sd->scan && B->kind == PT_KBUF_RESIDENT && T->dtype == PT_F32 &&
+                   T->axes[T->rank - 1] == sd->ax_m && one == sd->BM) {
+            /* a vector along m: each thread reads its two rows into registers */
+            sd->mvec_buf[b] = true;
+            sd->sh.plain_buf[b] = true;
+        } else if (b != sd->ring_src && b != sd->ring_b && b != kp->staging &&
+                   !(sd->scan && (b == sd->res_a || b == sd->res_b))) {
             /* a vector along k for the CUDA cores: f32, every other axis a unit */
             if (T->dtype != PT_F32 || T->axes[T->rank - 1] != sd->ax_k || one != sd->BK ||
                 B->kind != PT_KBUF_RING)
                 REFUSE("\"%s\": besides A's tile and B, loads must be f32 vectors along %s (one "
-                       "per %s block) or one f32 per tile", T->name, g->axes[sd->ax_k].name,
-                       g->axes[sd->ax_k].name);
+                       "per %s block)%s or one f32 per tile", T->name, g->axes[sd->ax_k].name,
+                       g->axes[sd->ax_k].name, sd->scan ? ", f32 vectors along the rows (once per tile)" : "");
             sd->sh.plain_buf[b] = true;
         }
     }
+    return true;
+}
+
+/* What a value holds, from its tensor's axes (ssd.h). */
+static bool classify(sm90a_ssd *sd, int v, pt_error *err)
+{
+    const pt_kprog *kp = sd->kp;
+    const pt_graph *g = sd->g;
+    const pt_kval *V = &kp->vals[v];
+    if (V->kind == PT_KVAL_CARRIED) {
+        if (V->tensor != sd->C)
+            REFUSE("a value carried over the loop that is not the output (\"%s\")",
+                   V->tensor >= 0 ? g->tensors[V->tensor].name : "an op's state");
+        sd->vkind[v] = SSD_ACC;
+        snprintf(sd->vname[v], sizeof sd->vname[v], "acc");
+        return true;
+    }
+    if (V->tensor < 0)
+        REFUSE("a register value that holds no tensor (an op's internal state) in a pointwise "
+               "matmul kernel");
+    const pt_tensor *T = &g->tensors[V->tensor];
+    bool m = false, k = false, n = false;
+    for (int i = 0; i < T->rank; i++) {
+        int a = T->axes[i];
+        m |= a == sd->ax_m;
+        k |= a == sd->ax_k;
+        n |= a == sd->ax_n;
+        if (a != sd->ax_m && a != sd->ax_k && a != sd->ax_n && kp->sg->tiling.tile[a] != 1)
+            REFUSE("\"%s\" varies along %s inside a tile; pointwise values before the matmul are "
+                   "vectors along %s", T->name, g->axes[a].name, g->axes[sd->ax_k].name);
+    }
+    snprintf(sd->vname[v], sizeof sd->vname[v], "v%d_", v);
+    if (V->tensor == sd->A)
+        sd->vkind[v] = SSD_AFRAG;
+    else if (sd->scan && m && n && !k) {
+        sd->vkind[v] = SSD_ACC;  /* the prologue's product and what scales it */
+        snprintf(sd->vname[v], sizeof sd->vname[v], "acc");
+    } else if (m && k && !n && (sd->scan || sd->op_decay >= 0))
+        sd->vkind[v] = SSD_ATILE;
+    else if (k && !m && !n)
+        sd->vkind[v] = SSD_KVEC;
+    else if (m && !k && !n && sd->scan)
+        sd->vkind[v] = SSD_MVEC;
+    else
+        REFUSE("\"%s\" varies along %s%s%s inside a tile; pointwise values before the matmul are "
+               "vectors along %s", T->name, m ? g->axes[sd->ax_m].name : "",
+               m && (k || n) ? " and " : "", n ? g->axes[sd->ax_n].name : k ? g->axes[sd->ax_k].name : "",
+               g->axes[sd->ax_k].name);
+    return true;
+}
+
+/* The form of operand k of task t: a value's kind, or what a buffer holds. */
+static int operand_kind(const sm90a_ssd *sd, const pt_ktask *t, int k)
+{
+    const pt_ksrc *s = &t->in[k];
+    if (s->kind == PT_KSRC_VAL)
+        return sd->vkind[s->index];
+    const pt_kbuf *B = &sd->kp->bufs[s->index];
+    if (sd->mvec_buf[s->index] || (B->kind == PT_KBUF_RESIDENT && sd->sh.flat[s->index]))
+        return SSD_MVEC;  /* in registers; a scalar broadcasts like a vector along m */
+    if (s->index == sd->ring_src)
+        return -1;        /* the loaded tile */
+    if (B->kind == PT_KBUF_RING && sd->sh.plain_buf[s->index])
+        return SSD_KVEC;
+    return -2;            /* a tile no CUDA-core op reads */
+}
+
+/* A pointwise or exp_decay task of the loop or the prologue: its output's form must follow
+ * from its operands' (ssd_emit.c prints one device call per form). */
+static bool plan_cuda_task(const sm90a_ssd *sd, const pt_ktask *t, bool prologue, pt_error *err)
+{
+    const pt_kprog *kp = sd->kp;
+    const pt_graph *g = sd->g;
+    const char *id = kp->sg->tasks[t->stask].id;
+    if (t->body == PT_KB_EXP_DECAY) {
+        if (prologue || t->out < 0 || sd->vkind[t->out] != SSD_ATILE ||
+            operand_kind(sd, t, 0) != SSD_MVEC || operand_kind(sd, t, 1) != SSD_KVEC)
+            REFUSE("%s: exp_decay is generated in the loop from a vector along %s and one along %s",
+                   id, g->axes[sd->ax_m].name, g->axes[sd->ax_k].name);
+        return true;
+    }
+    if (t->body != PT_KB_EWISE || !pointwise(g->ops[t->op].kind))
+        REFUSE("%s (%s) has no generated body in this workload", id, pt_kbody_name(t->body));
+    if (t->out < 0)
+        REFUSE("%s writes the output tile; only the epilogue does", id);
+    int out = sd->vkind[t->out], n_acc = 0, n_src = 0;
+    for (int k = 0; k < t->n_in; k++) {
+        int f = operand_kind(sd, t, k);
+        n_acc += f == SSD_ACC;
+        n_src += f == -1;
+        if (f == -2)
+            REFUSE("%s reads \"%s\", a tile the CUDA cores do not read in this workload", id,
+                   g->tensors[kp->bufs[t->in[k].index].tensor].name);
+        if (f == SSD_ACC && !prologue)
+            REFUSE("%s reads the accumulators inside the loop", id);
+        if (out == SSD_MVEC && f != SSD_MVEC)
+            REFUSE("%s makes a vector along %s from operands that are not", id,
+                   g->axes[sd->ax_m].name);
+        if (out == SSD_KVEC && f != SSD_KVEC && f != SSD_MVEC)
+            REFUSE("%s makes a vector along %s from a tile", id, g->axes[sd->ax_k].name);
+        if (out == SSD_KVEC && f == SSD_MVEC && !(t->in[k].kind == PT_KSRC_BUF &&
+                                                   sd->sh.flat[t->in[k].index]))
+            REFUSE("%s makes a vector along %s from a vector along %s", id,
+                   g->axes[sd->ax_k].name, g->axes[sd->ax_m].name);
+    }
+    if (out == SSD_ACC) {
+        if (!prologue || n_acc != 1 || t->n_in != 2)
+            REFUSE("%s: the accumulators are scaled before the loop by a vector along %s", id,
+                   g->axes[sd->ax_m].name);
+        for (int k = 0; k < 2; k++)
+            if (operand_kind(sd, t, k) != SSD_ACC && operand_kind(sd, t, k) != SSD_MVEC)
+                REFUSE("%s: the accumulators are scaled by a vector along %s", id,
+                       g->axes[sd->ax_m].name);
+        if (g->ops[t->op].kind == PT_OP_EXP || (g->ops[t->op].kind != PT_OP_MUL &&
+                                                 g->ops[t->op].kind != PT_OP_ADD &&
+                                                 operand_kind(sd, t, 0) != SSD_ACC))
+            REFUSE("%s: a vector is added to, subtracted from, multiplied with or divides the "
+                   "accumulators in place", id);
+    } else if (n_src) {
+        if (prologue || t->n_in != 2 || (out != SSD_ATILE && out != SSD_AFRAG))
+            REFUSE("%s reads \"%s\" from its ring; expected a tile of %s x %s made from it", id,
+                   g->tensors[sd->src].name, g->axes[sd->ax_m].name, g->axes[sd->ax_k].name);
+        if (operand_kind(sd, t, 0) != -1 && g->ops[t->op].kind != PT_OP_MUL &&
+            g->ops[t->op].kind != PT_OP_ADD)
+            REFUSE("%s: \"%s\" must be the first operand of %s", id, g->tensors[sd->src].name,
+                   pt_op_kind_name(g->ops[t->op].kind));
+        if (out == SSD_AFRAG && g->ops[t->op].kind != PT_OP_MUL)
+            REFUSE("%s: the A fragment is made from \"%s\" by a multiply", id,
+                   g->tensors[sd->src].name);
+    } else if (out == SSD_ATILE || out == SSD_AFRAG) {
+        if (prologue)
+            REFUSE("%s makes a tile of %s x %s before the loop", id, g->axes[sd->ax_m].name,
+                   g->axes[sd->ax_k].name);
+    } else if (out == SSD_MVEC && !prologue && !sd->scan) {
+        REFUSE("%s makes a vector along %s", id, g->axes[sd->ax_m].name);
+    }
+    if (g->ops[t->op].out == sd->A && out != SSD_AFRAG)
+        REFUSE("%s: A must be made as the wgmma's fragment", id);
     return true;
 }
 
@@ -210,32 +491,32 @@ static bool plan_tasks(sm90a_ssd *sd, pt_error *err)
 {
     const pt_kprog *kp = sd->kp;
     const pt_graph *g = sd->g;
-    for (int v = 0; v < kp->n_vals; v++) {
-        const pt_kval *V = &kp->vals[v];
-        if (V->kind == PT_KVAL_CARRIED) {
-            if (V->tensor != sd->C)
-                REFUSE("a value carried over the loop that is not the output (\"%s\")",
-                       V->tensor >= 0 ? g->tensors[V->tensor].name : "an op's state");
-            sd->vkind[v] = SSD_ACC;
-            snprintf(sd->vname[v], sizeof sd->vname[v], "acc");
-        } else {
-            if (V->tensor < 0)
-                REFUSE("a register value that holds no tensor (an op's internal state) in a "
-                       "pointwise matmul kernel");
-            sd->vkind[v] = V->tensor == sd->A ? SSD_AFRAG : SSD_KVEC;
-            snprintf(sd->vname[v], sizeof sd->vname[v], "v%d_", v);
-            if (V->tensor != sd->A) {
-                const pt_tensor *T = &g->tensors[V->tensor];
-                for (int i = 0; i < T->rank; i++)
-                    if (T->axes[i] != sd->ax_k && sd->kp->sg->tiling.tile[T->axes[i]] != 1)
-                        REFUSE("\"%s\" varies along %s inside a tile; pointwise values before "
-                               "the matmul are vectors along %s", T->name,
-                               g->axes[T->axes[i]].name, g->axes[sd->ax_k].name);
-            }
-        }
-    }
+    for (int v = 0; v < kp->n_vals; v++)
+        if (!classify(sd, v, err))
+            return false;
     for (int w = 0; w < kp->wgs; w++) {
         const pt_krole *R = &kp->consumer[w];
+        if (R->n_pro && !sd->scan)
+            REFUSE("%s runs before the loop; only a matmul with a prologue product (ChunkScan) "
+                   "has prologue sTasks here", kp->sg->tasks[R->pro[0].stask].id);
+        bool mma_done = false;
+        for (int i = 0; i < R->n_pro; i++) {
+            const pt_ktask *t = &R->pro[i];
+            const char *id = kp->sg->tasks[t->stask].id;
+            if (t->body == PT_KB_MMA) {
+                if (t->op != sd->op_pro || mma_done)
+                    REFUSE("%s: one prologue matmul (\"%s\") is generated", id,
+                           g->ops[sd->op_pro].name);
+                mma_done = true;
+                continue;
+            }
+            if (!plan_cuda_task(sd, t, true, err))
+                return false;
+            if (sd->vkind[t->out] == SSD_ACC && !mma_done)
+                REFUSE("%s scales the accumulators before the prologue matmul made them", id);
+        }
+        if (sd->scan && !mma_done)
+            REFUSE("warpgroup %d has no prologue matmul (\"%s\")", w, g->ops[sd->op_pro].name);
         for (int i = 0; i < R->n_tasks; i++) {
             const pt_ktask *t = &R->tasks[i];
             const char *id = kp->sg->tasks[t->stask].id;
@@ -244,19 +525,18 @@ static bool plan_tasks(sm90a_ssd *sd, pt_error *err)
                     REFUSE("%s: one matmul is generated", id);
                 continue;
             }
-            if (t->body != PT_KB_EWISE || !pointwise(g->ops[t->op].kind))
-                REFUSE("%s (%s) has no generated body in this workload", id,
-                       pt_kbody_name(t->body));
-            if (g->ops[t->op].out == sd->A) {
-                bool from_src = false;
-                for (int k = 0; k < t->n_in; k++)
-                    from_src |= t->in[k].kind == PT_KSRC_BUF && t->in[k].index == sd->ring_src;
-                if (!from_src)
-                    REFUSE("%s must read \"%s\" from its ring", id, g->tensors[sd->src].name);
-            }
+            if (!plan_cuda_task(sd, t, false, err))
+                return false;
         }
-        if (R->epilogue.body != PT_KB_CONVERT)
+        const pt_ktask *e = &R->epilogue;
+        if (sd->scan) {
+            if (e->body != PT_KB_EWISE || g->ops[e->op].kind != PT_OP_ADD || e->n_in != 2 ||
+                operand_kind(sd, e, 0) != SSD_ACC || operand_kind(sd, e, 1) != SSD_ACC)
+                REFUSE("warpgroup %d's epilogue must add the prologue's product to the loop's "
+                       "(one register tile)", w);
+        } else if (e->body != PT_KB_CONVERT) {
             REFUSE("warpgroup %d's epilogue must convert the accumulators", w);
+        }
     }
     return true;
 }
@@ -297,6 +577,15 @@ static void plan_shape(sm90a_ssd *sd)
     sh->coord_decl = decl;
     sh->coord_args = args;
     sh->iters = "K_ITERS";
+    if (sd->kp->sg->tile_grid[sd->ax_m] > 1)
+        snprintf(sd->row_tile, sizeof sd->row_tile, "g%d", sd->ax_m);
+    else
+        snprintf(sd->row_tile, sizeof sd->row_tile, "0");
+    if (sd->kp->causal) {
+        /* a causal mask over the loop: a tile runs the k blocks up to its last row */
+        snprintf(sd->iters, sizeof sd->iters, "tile_iters(%s)", sd->row_tile);
+        sh->iters = sd->iters;
+    }
     for (int b = 0; b < sd->kp->n_bufs; b++) {
         int t = sd->kp->bufs[b].tensor;
         if (b == sd->ring_src)
@@ -305,6 +594,10 @@ static void plan_shape(sm90a_ssd *sd)
             snprintf(sh->name[b], sizeof sh->name[b], "b");
         else if (b == sd->kp->staging)
             snprintf(sh->name[b], sizeof sh->name[b], "c");
+        else if (sd->scan && b == sd->res_a)
+            snprintf(sh->name[b], sizeof sh->name[b], "pa");
+        else if (sd->scan && b == sd->res_b)
+            snprintf(sh->name[b], sizeof sh->name[b], "pb");
         else
             snprintf(sh->name[b], sizeof sh->name[b], "u%d", t);
     }
@@ -315,8 +608,8 @@ bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err)
     memset(sd, 0, sizeof *sd);
     sd->kp = kp;
     sd->g = kp->g;
-    if (!plan_graph(sd, err) || !plan_tiles(sd, err) || !plan_buffers(sd, err) ||
-        !plan_tasks(sd, err))
+    if (!plan_graph(sd, err) || !plan_tiles(sd, err) || (sd->scan && !plan_pro(sd, err)) ||
+        !plan_buffers(sd, err) || !plan_tasks(sd, err))
         return false;
     plan_shape(sd);
     return true;

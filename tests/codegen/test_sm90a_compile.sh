@@ -39,7 +39,15 @@ while read -r name graph set tile edits; do
     for want in $wants; do
         grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
     done
-    case $name in ssd_*)
+    case $name in ssd_scan_*)
+        # ChunkScan: A made in registers from CB (ldmatrix, k innermost), the RS wgmma of the loop,
+        # the SS wgmma of the prologue (C . states, both descriptors), x as a 5-D box, the exp
+        for want in "ldmatrix.sync.aligned.m8n8.x4.shared.b16" "cp.async.bulk.tensor.5d.shared::cluster.global" \
+                    "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.bf16.bf16[^;]*\}, \{%r" \
+                    "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.bf16.bf16[^;]*\}, %rd[0-9]+, %rd" "ex2.approx"; do
+            grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
+        done ;;
+    ssd_*)
         # ChunkState: A made in registers from x (ldmatrix .trans), the RS wgmma, x as a 5-D box
         for want in "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "cp.async.bulk.tensor.5d.shared::cluster.global" \
                     "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.bf16.bf16[^;]*\}, \{%r"; do
@@ -99,8 +107,10 @@ else echo "ok   refusal: $(cat "$tmp/err")"; fi
 if "$cli" codegen flash_attention --tile m=128,n=128,wg=1 --target sm90a -o "$tmp/refused4" 2>"$tmp/err"; then
     echo "FAIL refusal: 128 query rows on one warpgroup was generated"; fails=$((fails + 1))
 else echo "ok   refusal: $(cat "$tmp/err")"; fi
-if "$cli" codegen mamba2_chunk_scan --target sm90a -o "$tmp/refused5" 2>"$tmp/err"; then
-    echo "FAIL refusal: mamba2_chunk_scan was generated"; fails=$((fails + 1))
+if "$cli" codegen mamba2_chunk_scan --set B=1,S=512,H=2,N=96 --tile l=128,s=32,wg=2 --target sm90a -o "$tmp/refused5" 2>"$tmp/err"; then
+    echo "FAIL refusal: mamba2_chunk_scan with N = 96 (not whole 128-byte atoms) was generated"; fails=$((fails + 1))
+elif ! grep -q "expected a multiple of 64" "$tmp/err"; then
+    echo "FAIL refusal: mamba2_chunk_scan N = 96 does not name the rule: $(cat "$tmp/err")"; fails=$((fails + 1))
 else echo "ok   refusal: $(cat "$tmp/err")"; fi
 echo "$fails failed"
 [ "$fails" -eq 0 ]
