@@ -327,10 +327,7 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
     emit_constants(sb, at);
     emit_wgmma(sb, at);
     emit_helpers(sb, at);
-    if (at->kp->dynamic)
-        sb_puts(sb, "// Dynamic tile hand-out of this persistent causal kernel: launch positions past the\n"
-                    "// grid are claimed one by one (zero at module load; the last CTA resets them).\n"
-                    "__device__ unsigned int pt_next_tile = 0, pt_ctas_done = 0;\n\n");
+    sm90a_emit_dynamic_globals(sb, at->kp);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                   "%s(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,\n"
                   "   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,%s\n"

@@ -102,6 +102,14 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
     }
 }
 
+void sm90a_emit_dynamic_globals(strbuf *sb, const pt_kprog *kp)
+{
+    if (kp->dynamic)
+        sb_puts(sb, "// Dynamic tile hand-out of this persistent causal kernel: launch positions past the\n"
+                    "// grid are claimed one by one (zero at module load; the last CTA resets them).\n"
+                    "__device__ unsigned int pt_next_tile = 0, pt_ctas_done = 0;\n\n");
+}
+
 static void emit_ring_loads(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;

@@ -74,6 +74,8 @@ void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* The producer role: resident loads once per tile, ring loads per loop step at their offsets,
  * the store where the program puts it on this role. */
 void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh);
+/* The counters of a dynamic tile hand-out (kp->dynamic), which the producer claims tiles from. */
+void sm90a_emit_dynamic_globals(strbuf *sb, const pt_kprog *kp);
 /* Is the staging tile's release deferred to the producer's next store (producer.c)? */
 bool sm90a_staging_release_deferred(const pt_kprog *kp);
 /* The store of the staging tile from the consumer role that issues it (kp->store_wg). */

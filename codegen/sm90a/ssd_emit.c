@@ -516,6 +516,7 @@ static void emit_kernel(strbuf *sb, const sm90a_ssd *sd)
     emit_constants(sb, sd);
     emit_helpers(sb, sd);
     emit_tile_coords(sb, sd);
+    sm90a_emit_dynamic_globals(sb, kp);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", kp->threads,
               kp->kernel_name);
     for (int b = 0; b < kp->n_bufs; b++) {
