@@ -201,6 +201,17 @@ __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x,
                                                 int row0, int col0, int lane)
 {
     const int g = lane / 4, t = lane % 4;
+    // (warp-uniform) every column past this warp's last row: all zero, no exp; every column at
+    // or before its first row: no mask
+    if (CAUSAL && col0 > row0 + 15) {
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                out[kk][e] = 0.f;
+        return;
+    }
+    const bool mask = CAUSAL && col0 + 16 * KS - 1 > row0;
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
@@ -208,7 +219,7 @@ __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x,
             const int row = row0 + g + 8 * ((e >> 1) & 1);
             const int col = col0 + 16 * kk + 2 * t + (e & 1) + 8 * (e >> 2);
             const float v = __expf(a_at(x, kk, e, lane) - a_at(y, kk, e, lane));
-            out[kk][e] = CAUSAL && col > row ? 0.f : v;
+            out[kk][e] = mask && col > row ? 0.f : v;
         }
 }
 

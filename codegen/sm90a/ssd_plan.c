@@ -235,6 +235,10 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
     if (sd->BK % 16 || sd->BK > 256)
         REFUSE("tile %s=%lld; expected a multiple of 16 up to 256 (k16 steps)",
                g->axes[sd->ax_k].name, (long long)sd->BK);
+    if (!sd->src_mn_major && sd->BK % 64)
+        REFUSE("tile %s=%lld: \"%s\" is read with %s innermost in 128-byte swizzled rows; expected "
+               "a multiple of 64", g->axes[sd->ax_k].name, (long long)sd->BK,
+               g->tensors[sd->src].name, g->axes[sd->ax_k].name);
     if (sd->out_dt == PT_F32 ? sd->BN % 32 : sd->BN % 64)
         REFUSE("tile %s=%lld: the output is stored in 128-byte boxes", g->axes[sd->ax_n].name,
                (long long)sd->BN);
