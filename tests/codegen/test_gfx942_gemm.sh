@@ -121,7 +121,7 @@ refuse "wave block of 24 columns" "tile m = 64, n = 48" gemm_f16 --set M=512,N=5
 refuse "K not a multiple of 8" "axis k = 100" gemm_f16 --set M=512,N=512,K=100 --tile m=64,n=64,k=32,wg=1
 refuse "attention: 32 query rows per role" "two waves of 32 query rows" flash_attention --set B=1,H=1,S=256,D=64 --tile m=64,n=64,wg=2
 refuse "attention: head dim 80" "head dim d = 80" flash_attention --set B=1,H=1,S=256,D=80 --tile m=128,n=64,wg=2
-refuse "attention: LDS" "shared memory" flash_attention --set B=1,H=1,S=256,D=128 --tile m=128,n=64,wg=2
+refuse "attention: LDS (n = 128 takes 68 KB even single-buffered)" "shared memory" flash_attention --set B=1,H=1,S=256,D=128 --tile m=128,n=128,wg=2
 "$cli" program gemm_f16 --hw MI300X --set M=64,N=512,K=4096 --tile m=64,n=64,k=32,wg=1 -o "$tmp/sk.json" &&
     sed -i 's/"persistent": false}/"persistent": false, "split_k": 4}/' "$tmp/sk.json"
 grep -q split_k "$tmp/sk.json" || fail "split-K program: no split_k in $(cat "$tmp/sk.json")"
