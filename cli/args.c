@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "default_tiling.h"
 #include "embedded.h"
 #include "json_util.h"
 
@@ -167,8 +168,13 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in)
     }
     if (o->program)
         return true; /* the program's own tiling is partitioned by cli_load_program */
+    /* a given --tile is over the graph's own defaults (what it names is what it gets); without
+     * one, the defaults made to fit the model */
     pt_tiling t;
-    pt_tiling_defaults(&in->graph, &t);
+    if (o->tile)
+        pt_tiling_defaults(&in->graph, &t);
+    else
+        pt_tiling_defaults_on(&in->graph, &in->hw, &t);
     if ((o->tile && !pt_tiling_parse(&in->graph, o->tile, "--tile", &t, &err)) ||
         !pt_partition(&in->sg, &in->graph, &t, &err)) {
         fprintf(stderr, "%s\n", err.msg);

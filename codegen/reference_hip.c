@@ -4,7 +4,8 @@
  * row: the row max of the scaled, masked scores, then exp(s - max) summed and V accumulated in
  * f32, key by key, divided once; the conventions of codegen/reference.c: natural exp, a causal
  * key right of its row excluded, P not rounded). Plain on purpose, and independent of the
- * kernel's tiling, layout and exp2 arithmetic. Output: the graph's output in f32 (ref_out). */
+ * kernel's tiling, layout and exp2 arithmetic. Output: the graph's outputs in f32, one after
+ * another in tensor order (ref_out; attention's O and its log-sum-exp m + log l, natural log). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,36 +77,50 @@ static char *matmul(const pt_graph *g)
     return sb_take(&b);
 }
 
-/* Attention: tensors [batch..., rows, d]; K and V may have fewer (leading) batch axes than Q
- * (a group of query heads per K/V head). The gfx942 planner admits only these shapes. */
+/* Attention: tensors [batch..., rows, d]; K and V may have fewer (leading) batch axes than O
+ * (a group of query heads per K/V head), Q too (FlashDecoding: KV splits sharing the query);
+ * the log-sum-exp, if any, [O's batch..., rows]. The gfx942 planner admits only these shapes. */
 static char *attention(const pt_graph *g, pt_error *err)
 {
     const pt_op *qk = &g->ops[0], *sm = &g->ops[1], *pv = &g->ops[2];
     const pt_tensor *Q = &g->tensors[qk->in[0]], *K = &g->tensors[qk->in[1]],
                     *O = &g->tensors[pv->out];
-    if (Q->rank < 2 || K->rank < 2 || Q->rank != O->rank || sm->lse >= 0) {
-        pt_fail(err, "codegen: the HIP reference covers attention [batch..., rows, d] without a "
-                     "log-sum-exp output only");
+    if (Q->rank < 2 || K->rank < 2 || O->rank < Q->rank) {
+        pt_fail(err, "codegen: the HIP reference covers attention [batch..., rows, d] only");
         return NULL;
     }
-    long long bq = 1, bk = 1;
+    long long bq = 1, bk = 1, bo = 1;
     for (int i = 0; i + 2 < Q->rank; i++)
         bq *= (long long)g->axes[Q->axes[i]].extent;
     for (int i = 0; i + 2 < K->rank; i++)
         bk *= (long long)g->axes[K->axes[i]].extent;
+    for (int i = 0; i + 2 < O->rank; i++)
+        bo *= (long long)g->axes[O->axes[i]].extent;
     long long S = (long long)g->axes[Q->axes[Q->rank - 2]].extent;
     long long SK = (long long)g->axes[K->axes[K->rank - 2]].extent;
     long long D = (long long)g->axes[Q->axes[Q->rank - 1]].extent;
+    /* ref_out holds the outputs in tensor order: O, then the log-sum-exp, or the other way */
+    long long o_at = 0, l_at = 0;
+    if (sm->lse >= 0 && sm->lse < pv->out)
+        o_at = bo * S;
+    else if (sm->lse >= 0)
+        l_at = bo * S * D;
+    char lse[48] = "nullptr";
+    if (sm->lse >= 0)
+        snprintf(lse, sizeof lse, "out + %lldLL", l_at);
     strbuf b = {0};
-    head(&b, g, "O = softmax(Q K^T * scale [causal]) V, in f32, one thread per query row.", Q->dtype);
-    sb_printf(&b, "__global__ void ref_attention(const In *Q, const In *K, const In *V, float *O)\n{\n"
+    head(&b, g, "O = softmax(Q K^T * scale [causal]) V (and its log-sum-exp m + log l), in f32, one "
+         "thread per query row.", Q->dtype);
+    sb_printf(&b, "__global__ void ref_attention(const In *Q, const In *K, const In *V, float *out)\n{\n"
                   "    const long long BH = %lldLL, SEQ = %lldLL, SEQ_K = %lldLL, D = %lldLL, GROUP = %lldLL;\n"
+                  "    const long long QSHARE = %lldLL;  // O's batch entries per Q entry\n"
+                  "    float *O = out + %lldLL, *L = %s;\n"
                   "    const bool CAUSAL = %s;\n"
                   "    const float SCALE = %.9gf;\n"
                   "    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < BH * SEQ;\n"
                   "         e += (long long)gridDim.x * blockDim.x) {\n"
                   "        const long long bh = e / SEQ, m = e %% SEQ;\n"
-                  "        const In *q = Q + e * D, *k = K + bh / GROUP * SEQ_K * D, *v = V + bh / GROUP * SEQ_K * D;\n"
+                  "        const In *q = Q + (bh / QSHARE * SEQ + m) * D, *k = K + bh / GROUP * SEQ_K * D, *v = V + bh / GROUP * SEQ_K * D;\n"
                   "        const long long last = CAUSAL && m < SEQ_K - 1 ? m : SEQ_K - 1;  // keys 0 .. last are seen\n"
                   "        float mx = -INFINITY;\n"
                   "        for (long long n = 0; n <= last; ++n) {\n"
@@ -128,8 +143,11 @@ static char *attention(const pt_graph *g, pt_error *err)
                   "        }\n"
                   "        for (long long d = 0; d < D; ++d)\n"
                   "            O[e * D + d] = sum > 0.f ? acc[d] / sum : 0.f;\n"
+                  "        if (L)\n"
+                  "            L[e] = sum > 0.f ? mx + logf(sum) : -INFINITY;\n"
                   "    }\n}\n\n",
-              bq, S, SK, D, bq / (bk > 0 ? bk : 1), sm->causal ? "true" : "false", sm->scale, D);
+              bo, S, SK, D, bo / (bk > 0 ? bk : 1), bo / (bq > 0 ? bq : 1), o_at,
+              lse, sm->causal ? "true" : "false", sm->scale, D);
     const int slots[] = {qk->in[0], qk->in[1], pv->in[1]};
     launch(&b, "ref_attention", bq * S, slots, 3);
     return sb_take(&b);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "default_tiling.h"
 #include "propagate.h"
 #include "refusals.h"
 #include "scheduler.h"
@@ -376,7 +377,7 @@ static void offer_default(search *S)
     memset(&c, 0, sizeof c);
     pt_tiling t;
     pt_error err;
-    pt_tiling_defaults(S->g, &t);
+    pt_tiling_defaults_on(S->g, S->hw, &t); /* what the explorer and the CLI start from */
     if (!pt_partition(&c.sg, S->g, &t, &err))
         return;
     pt_validation v;

@@ -4,8 +4,12 @@
  * reference the tests compare against, so it must depend on nothing but the sTask-graph:
  * every sTask goes to its natural lane in a topological order of the same-iteration
  * dependencies (lowest index first among ready sTasks), and every dependency that crosses
- * lanes gets a Wait with the dependency's distance. */
+ * lanes gets a Wait with the dependency's distance. Its rings take the graph's default stage
+ * count, lowered (never below 1) until they fit the target's shared memory: 3 stages of a
+ * Hopper tile do not fit MI300X's 64 KB LDS (src/default_tiling.h picks a smaller tile where
+ * even one stage does not). */
 #include "sprogram.h"
+#include "validate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +94,25 @@ static void default_stages(pt_sprogram *p, const pt_stask_graph *sg)
             p->stages[t] = stages;
 }
 
+/* Lower every ring's stages together until the program's shared memory (counted by hw's
+ * layout rules, as the validator does) fits one block; a target where the graph's default
+ * already fits keeps it unchanged. */
+static void fit_stages(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+{
+    if (!hw || hw->smem_per_block <= 0)
+        return;
+    while (pt_sprogram_smem_bytes_on(p, sg, hw) > hw->smem_per_block) {
+        bool lowered = false;
+        for (int t = 0; t < PT_MAX_TENSORS; t++)
+            if (p->stages[t] > 1) {
+                p->stages[t]--;
+                lowered = true;
+            }
+        if (!lowered)
+            return;
+    }
+}
+
 /* A Wait for each dependency whose two sTasks sit on different lanes. */
 static bool cross_lane_waits(pt_sprogram *p, const pt_stask_graph *sg, pt_error *err)
 {
@@ -156,6 +179,8 @@ bool pt_sprogram_default(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *
     free(order);
     if (ok)
         ok = cross_lane_waits(p, sg, err);
+    if (ok)
+        fit_stages(p, sg, hw);
     if (!ok)
         pt_sprogram_free(p);
     return ok;

@@ -43,6 +43,10 @@ typedef struct {
     double l2_sm_bytes_per_ns;   /* one SM's L2 port: the most one EU's loads get when fewer
                                     EUs than eu_count share l2_bytes_per_ns (0 = not modelled:
                                     loads keep their calibrated rate) */
+    double reuse_bytes_per_ns;   /* whole chip: the last-level cache bandwidth that serves an
+                                    operand tile other EUs already read (cache_reuse.h; MI300X's
+                                    Infinity Cache). 0 = not modelled: every load at the load
+                                    rate (H100, H200: calibrated with L2 hits included) */
     double cuda_core_power;      /* power-capped clock: CUDA-core work draws this much power per
                                     busy ns relative to the tensor cores' (whose sustained mma
                                     rates hold at the capped clock of a GEMM); a kernel keeping

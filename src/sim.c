@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "busy.h"
+#include "cache_reuse.h"
 #include "graph.h"
 #include "stage_hold.h"
 #include "sim_check.h"
@@ -83,6 +84,8 @@ typedef struct {
     int n;                   /* sTasks */
     int64_t *base;           /* first slot of each sTask */
     int *lane_of;            /* lane holding each sTask, -1 = unplaced */
+    double *load_scale;      /* per sTask: re-reads served by the cache (cache_reuse.h); NULL
+                                when the model has no such cache */
     int *dep_off;            /* per sTask: [dep_off[s], dep_off[s+1]) in deps */
     dep_ent *deps;
     int64_t n_slots;
@@ -731,6 +734,8 @@ static void commit(sim_state *S, int L, double t, double reach)
     double work = amount_of(task) / c->rate, latency = c->latency_ns, start, end, unit_end;
     if (ln->seu == PT_SEU_TENSOR_CORE || ln->seu == PT_SEU_CUDA_CORE)
         work *= S->clock_slow;
+    if (S->load_scale)
+        work *= S->load_scale[ls->stask];
     if (S->chunk_end != PT_CHUNK_WHOLE && task->region == PT_REGION_EPILOGUE)
         chunk_epilogue(S, task, c, &work, &latency);
     int R = ln->role;
@@ -911,6 +916,7 @@ static void sim_free(sim_state *S)
 {
     free(S->base);
     free(S->lane_of);
+    free(S->load_scale);
     free(S->dep_off);
     free(S->deps);
     free(S->end);
@@ -938,6 +944,13 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
         slots += is_body(sg, s) ? S->iters : 1;
     }
     S->n_slots = slots;
+    if (S->hw->reuse_bytes_per_ns > 0) {
+        S->load_scale = malloc(((size_t)n + 1) * sizeof *S->load_scale);
+        if (!S->load_scale)
+            return pt_fail(err, "simulate: out of memory");
+        for (int s = 0; s < n; s++)
+            S->load_scale[s] = pt_cache_reuse_scale(sg, &sg->tasks[s], S->hw);
+    }
     if (!place_tasks(S, n_inst, err) || !build_deps(S, err) || !build_lanes(S, err))
         return false;
     S->clock_slow = power_capped_slowdown(S);

@@ -294,7 +294,11 @@ void pt_sprogram_resolve_choices(pt_sprogram *p, const pt_stask_graph *sg, const
     if (sg->causal_op >= 0 && p->partition.order == PT_ORDER_AUTO)
         p->partition.order =
             pt_sprogram_longest_first(p, sg) ? PT_ORDER_LONGEST_FIRST : PT_ORDER_RASTER;
-    if (staging_choice(sg) && p->partition.staging == PT_STAGING_AUTO)
+    /* a part that writes the output from registers (AMD) has no staging tile: nothing to spell
+     * out, and "apart" in a program that is not persistent would be refused on reading it */
+    pt_smem_layout L;
+    pt_smem_layout_of(hw, &L);
+    if (staging_choice(sg) && L.staged_store && p->partition.staging == PT_STAGING_AUTO)
         p->partition.staging = pt_sprogram_staging_apart(p, sg, hw) ? PT_STAGING_APART
                                                                      : PT_STAGING_OVER_RESIDENT;
     /* a program built in code may leave split_k 0: it means 1, and says so */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "busy.h"
+#include "default_tiling.h"
 #include "embedded.h"
 #include "json_util.h"
 #include "measured.h"
@@ -144,7 +145,7 @@ static bool load_graph_impl(pt_explorer_model *m, const char *source, const char
     if (!pt_hw_load(&m->hw, hw_name ? hw_name : "H200", err))
         goto fail;
     pt_tiling t;
-    pt_tiling_defaults(&m->graph, &t);
+    pt_tiling_defaults_on(&m->graph, &m->hw, &t); /* made to fit the model (MI300X's LDS) */
     m->tiling = t;
     if (!pt_partition(&m->sg, &m->graph, &t, err))
         goto fail;

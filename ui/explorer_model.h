@@ -85,9 +85,10 @@ void pt_explorer_model_free(pt_explorer_model *m);
 void pt_explorer_model_clear(pt_explorer_model *m);
 
 /* Load `source` (an existing file, else an embedded example name) on hardware `hw_name`
- * ("H100", "H200", "MI300X" or a JSON file): load, partition with the graph's default tiling,
- * default sProgram, validate (a problem is kept in m->warning), simulate. On failure returns false with a one-line message in
- * err and leaves the model empty. */
+ * ("H100", "H200", "MI300X" or a JSON file): load, partition with the graph's default tiling
+ * made to fit the model (default_tiling.h), default sProgram, validate (a problem is kept in
+ * m->warning), simulate. On failure returns false with a one-line message in err and leaves the
+ * model empty. */
 bool pt_explorer_model_load(pt_explorer_model *m, const char *source, const char *hw_name,
                             pt_error *err);
 

@@ -182,6 +182,15 @@ __device__ __forceinline__ float inverse_row_sum(float l_run)
     return l > 0.f ? 1.f / l : 0.f;
 }
 
+// lse: the log-sum-exp of this lane's row in natural-log units, (m + log2 l) · ln 2 (the max m
+// is kept in log2 units; the two half-waves' sums added first, so every lane must call it);
+// -inf for a row that saw no key. The sm90a lse_rows' formula.
+__device__ __forceinline__ float row_lse(float m_run, float l_run)
+{
+    const float l = l_run + swap_halves(l_run);
+    return l > 0.f ? (m_run + __builtin_amdgcn_logf(l)) * 0.69314718055994531f : -__builtin_inff();
+}
+
 // Four consecutive output elements (one 8- or 16-byte store).
 template <typename O> struct out4;
 template <> struct out4<_Float16> {

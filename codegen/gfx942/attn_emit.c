@@ -36,11 +36,16 @@ static char up(char x)
 static void emit_constants(strbuf *sb, const gfx942_attn *at)
 {
     const double log2e = 1.4426950408889634;
+    char qshare[128] = ""; /* FlashDecoding only: other kernels read Q at their own entry */
+    if (at->a.qshare > 1)
+        snprintf(qshare, sizeof qshare, "constexpr int QSHARE = %lld;  // O's batch entries per Q "
+                 "entry: the KV splits share Q\n", (long long)at->a.qshare);
     sb_printf(sb, "namespace {\n"
                   "typedef %s T;\n"
                   "typedef %s OutT;\n"
                   "// Problem (from the graph): %lld batch x heads, %lld queries x %lld keys, head dim %lld%s.\n"
                   "constexpr int SEQ = %lld, SEQ_K = %lld, D = %lld, GROUP = %lld;  // GROUP: query heads per K/V head\n"
+                  "%s"
                   "constexpr bool CAUSAL = %s;\n"
                   "constexpr float SCALE_LOG2 = %.9gf;  // softmax scale %.9g times log2(e): exp2 does the exp\n"
                   "// Tile (from the sProgram): BM query rows (32 per wave, 2 waves per consumer role), BN keys\n"
@@ -50,7 +55,7 @@ static void emit_constants(strbuf *sb, const gfx942_attn *at)
                   "constexpr int LD = D + 8, STAGE = BN * LD;  // a K or V stage: BN rows of D, 16 bytes of padding per row\n",
               in_type(at->a.in_dt), out_type(at->a.out_dt), (long long)at->a.B, (long long)at->a.S,
               (long long)at->a.SK, (long long)at->a.D, at->a.causal ? ", causal" : "", (long long)at->a.S,
-              (long long)at->a.SK, (long long)at->a.D, (long long)at->a.group,
+              (long long)at->a.SK, (long long)at->a.D, (long long)at->a.group, qshare,
               at->a.causal ? "true" : "false", at->a.scale * log2e, at->a.scale, (long long)at->a.BM,
               (long long)at->a.BN, at->waves, at->threads, (long long)at->tiles_m,
               (long long)at->kp->tiles, (long long)at->kv_blocks, (long long)at->kp->grid,
@@ -210,7 +215,7 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
     pt_attn_emit_tile_walk(sb, at->kp, at->a.m);
     sb_printf(sb, "extern \"C\" __global__ PT_LAUNCH_BOUNDS(THREADS) void\n"
                   "%s(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,\n"
-                  "   OutT *__restrict__ O)\n{\n"
+                  "   OutT *__restrict__ O%s)\n{\n"
                   "    __shared__ __attribute__((aligned(16))) T ring_k[STAGES_K * STAGE];\n"
                   "    __shared__ __attribute__((aligned(16))) T ring_v[STAGES_V * STAGE];\n"
                   "    const uint32_t tid = pt::thread_id(), lane = pt::lane_id(), wave = pt::wave_id();\n"
@@ -225,14 +230,16 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "        const T *Kh = K + (size_t)(bh / GROUP) * SEQ_K * D, *Vh = V + (size_t)(bh / GROUP) * SEQ_K * D;\n"
                   "        // %s: this wave's Q rows, global -> VGPRs (the B operand of S^T = K·Q^T).\n"
                   "        typename pt::frag4<T>::type q[D / 8];\n"
-                  "        pt::load_q<D, SEQ, T>(q, Q + (size_t)bh * SEQ * D, q0, lane);\n"
+                  "        pt::load_q<D, SEQ, T>(q, Q + (size_t)%s * SEQ * D, q0, lane);\n"
                   "        pt::f32x16 o[D / 32], s[BN / 32];  // O^T and S^T: a query per lane (pt_tile_hip.h)\n"
                   "        typename pt::frag4<T>::type p[BN / 8];  // P: the B operand of O^T += V^T·P^T\n"
                   "#pragma unroll\n"
                   "        for (int c = 0; c < D / 32; ++c)\n"
                   "            o[c] = 0.f;\n"
                   "        float m_run = -__builtin_inff(), l_run = 0.f, alpha = 1.f, m_sub = 0.f;  // softmax state\n",
-              at->kp->kernel_name, at->kp->sg->tasks[at->kp->bufs[pt_kprog_buf_of(at->kp, at->a.Q)].stask].id);
+              at->kp->kernel_name, at->a.L >= 0 ? ", float *__restrict__ L" : "",
+              at->kp->sg->tasks[at->kp->bufs[pt_kprog_buf_of(at->kp, at->a.Q)].stask].id,
+              at->a.qshare > 1 ? "(bh / QSHARE)" : "bh");
     emit_loaders(sb);
     emit_fill(sb, at);
     sb_puts(sb, "        // Consumer step, in this order:");
@@ -246,17 +253,24 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "        const float inv_l = pt::inverse_row_sum(l_run);\n"
                   "        const int row = q0 + (int)(lane %% 32);\n"
                   "        if (row < SEQ)\n"
-                  "            pt::store_rows<D, OutT>(o, O + ((size_t)bh * SEQ + row) * D, inv_l, lane);\n"
-                  "    }\n}\n",
+                  "            pt::store_rows<D, OutT>(o, O + ((size_t)bh * SEQ + row) * D, inv_l, lane);\n",
               at->kp->sg->tasks[ep->stask].id, pt_dtype_name(at->a.out_dt));
+    if (R->rows_task.stask >= 0)
+        sb_printf(sb, "        // %s: m + log(l) of this lane's row (natural log; every lane takes part in the\n"
+                      "        // half-wave exchange), written by the lower half-wave.\n"
+                      "        const float lse = pt::row_lse(m_run, l_run);\n"
+                      "        if (row < SEQ && lane < 32)\n"
+                      "            L[(size_t)bh * SEQ + row] = lse;\n",
+                  at->kp->sg->tasks[R->rows_task.stask].id);
+    sb_puts(sb, "    }\n}\n");
 }
 
 bool gfx942_attn_emit(const gfx942_attn *at, pt_codegen_result *out, pt_error *err)
 {
     strbuf k = {0}, h = {0};
     emit_kernel(&k, at);
-    const int slots[] = {at->a.Q, at->a.K, at->a.V, at->a.O};
-    gfx942_emit_host(&h, at->kp, slots, 4, at->threads, at->lds_bytes);
+    const int slots[] = {at->a.Q, at->a.K, at->a.V, at->a.O, at->a.L};
+    gfx942_emit_host(&h, at->kp, slots, at->a.L >= 0 ? 5 : 4, at->threads, at->lds_bytes);
     memset(out, 0, sizeof *out);
     out->kernel_cu = sb_take(&k);
     out->host_c = sb_take(&h);
@@ -271,12 +285,14 @@ bool gfx942_attn_emit(const gfx942_attn *at, pt_codegen_result *out, pt_error *e
     static const char *const mode[] = {"1 stage", "2 stages, written at the end of the iteration",
                                        "3+ stages, written at the start of the next"};
     snprintf(out->summary, sizeof out->summary,
-             "%s: attention tile %lldx%lld (d %lld%s%s), %d waves (%d consumer roles x 2, 32 query "
+             "%s: attention tile %lldx%lld (d %lld%s%s%s%s), %d waves (%d consumer roles x 2, 32 query "
              "rows each, S^T = K.Q^T and O^T += V^T.P^T in v_mfma_f32_32x32x8 blocks), Q in VGPRs, "
              "every wave issuing the K/V loads; ring %c %d (%s), ring %c %d (%s); %s grid of %lld "
              "workgroups (%lld tiles); %lld bytes of LDS; about %d VGPRs per lane",
              at->kp->kernel_name, (long long)at->a.BM, (long long)at->a.BN, (long long)at->a.D,
-             at->a.causal ? ", causal" : "", at->a.group > 1 ? ", grouped K/V" : "", at->waves,
+             at->a.causal ? ", causal" : "", at->a.group > 1 ? ", grouped K/V" : "",
+             at->a.qshare > 1 ? ", Q shared by KV splits" : "", at->a.L >= 0 ? ", log-sum-exp" : "",
+             at->waves,
              at->kp->wgs, up(at->ring[0].name), at->ring[0].stages, mode[at->ring[0].mode],
              up(at->ring[1].name), at->ring[1].stages, mode[at->ring[1].mode],
              at->kp->persistent ? "persistent" : "one-tile-per-workgroup", (long long)at->kp->grid,

@@ -25,16 +25,9 @@ static bool plan_graph(gfx942_attn *at, pt_error *err)
     if (!pt_kattn_read(&at->a, g, &at->kp->sg->tiling, "gfx942", err))
         return false;
     int m = at->a.m, n = at->a.n, d = at->a.d;
-    if (at->a.qshare != 1)
-        REFUSE("Q (\"%s\") must be [batch..., %s, %s] with all of O's batch axes (a query shared "
-               "by KV splits is FlashDecoding, generated for sm90a only)", g->tensors[at->a.Q].name,
-               g->axes[m].name, g->axes[d].name);
-    if (at->a.L >= 0)
-        REFUSE("the softmax's log-sum-exp output \"%s\" is generated for sm90a only",
-               g->tensors[at->a.L].name);
-    if (at->a.S <= 16 && at->a.SK > at->a.S)
-        REFUSE("queries (%s = %lld) against %lld keys is decoding (flash_decoding), generated for "
-               "sm90a only", g->axes[m].name, (long long)at->a.S, (long long)at->a.SK);
+    /* FlashDecoding's partial (a query shared by QSHARE KV splits, a log-sum-exp per row) is
+     * the same kernel: Q read at bh / QSHARE, G query heads padded to the waves' 32 rows (rows
+     * past the sequence are zeros and are not stored), m + log l written per row. */
     if (at->a.D % 32 || at->a.D < 32 || at->a.D > 256)
         REFUSE("head dim %s = %lld; expected a multiple of 32 from 32 to 256 (O^T's rows are "
                "32x32 MFMA blocks)", g->axes[d].name, (long long)at->a.D);
@@ -156,8 +149,11 @@ static bool plan_steps(const gfx942_attn *at, pt_error *err)
         if (rescale_at > pv_at)
             REFUSE("role %d rescales O after its mma O of the same step (the new block would be "
                    "rescaled too): Wait mma O on rescale", w);
-        if (R->epilogue.body != PT_KB_NORMALIZE || R->rows_task.stask >= 0)
-            REFUSE("role %d's epilogue must be the normalize alone", w);
+        if (R->epilogue.body != PT_KB_NORMALIZE)
+            REFUSE("role %d's epilogue must be the normalize (and the log-sum-exp)", w);
+        if (R->rows_task.stask >= 0 && (R->rows_task.body != PT_KB_LSE || at->a.L < 0))
+            REFUSE("role %d: %s: the only per-row epilogue sTask generated is the softmax's "
+                   "log-sum-exp", w, kp->sg->tasks[R->rows_task.stask].id);
     }
     return true;
 }

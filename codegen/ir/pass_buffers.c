@@ -52,7 +52,7 @@ static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_
     b->written = pt_stask_writes_ring(kp->sg, s);
     b->staged = !b->written && pt_tensor_staged(kp->g, t->tensor); /* the model's decision */
     b->pitch = align_up(b->bytes, L.align);
-    if ((kind == PT_KBUF_STAGING && !L.staged_store) ||
+    if (((kind == PT_KBUF_STAGING || kind == PT_KBUF_ROWS) && !L.staged_store) ||
         (kind == PT_KBUF_RESIDENT && !L.resident_in_smem))
         b->pitch = 0; /* in registers on this part */
     b->stages = 1;

@@ -1,0 +1,102 @@
+/* default_tiling.c — the graph's default tiling made to fit a hardware model (default_tiling.h):
+ * a ladder of halved tiles, each judged by the validator on its default sProgram. */
+#include "default_tiling.h"
+
+#include "propagate.h"
+#include "validate.h"
+
+/* More steps than any graph's tiles can be halved from PT_MAX_TILE down to 32. */
+#define LADDER_MAX 64
+#define TILE_FLOOR 32
+
+/* The fewest stages any ring of tiling t's default sProgram keeps on hw, or 0 when that
+ * program cannot be built or is not valid there. */
+static int fitted_stages(const pt_graph *g, const pt_hw *hw, const pt_tiling *t)
+{
+    pt_stask_graph sg;
+    pt_sprogram p;
+    pt_error err;
+    if (!pt_partition(&sg, g, t, &err))
+        return 0;
+    int fewest = 0;
+    if (pt_sprogram_default(&p, &sg, hw, &err)) {
+        if (pt_validate(&p, &sg, hw, NULL, &err)) {
+            fewest = 1 << 30;
+            for (int i = 0; i < PT_MAX_TENSORS; i++)
+                if (p.stages[i] > 0 && p.stages[i] < fewest)
+                    fewest = p.stages[i];
+        }
+        pt_sprogram_free(&p);
+    }
+    pt_stask_graph_free(&sg);
+    return fewest;
+}
+
+/* The loop axis and the warpgroup split axis of tiling t (-1 where none or unknown). */
+static void loop_and_split(const pt_graph *g, const pt_tiling *t, int *loop, int *split)
+{
+    pt_stask_graph sg;
+    pt_error err;
+    *loop = *split = -1;
+    if (!pt_partition(&sg, g, t, &err))
+        return;
+    *loop = sg.loop_axis;
+    *split = sg.split_axis;
+    pt_stask_graph_free(&sg);
+}
+
+static bool can_halve(const pt_tiling *t, int a, int64_t floor)
+{
+    return a >= 0 && t->tile[a] > 0 && t->tile[a] % 2 == 0 && t->tile[a] / 2 >= floor;
+}
+
+/* The axis the next rung halves: the loop axis while it can, then the largest other tile
+ * (the lowest axis index among equals); -1 when none can be halved. */
+static int next_axis(const pt_graph *g, const pt_tiling *t, int loop, int split, int mma_m)
+{
+    if (can_halve(t, loop, TILE_FLOOR))
+        return loop;
+    int best = -1;
+    for (int a = 0; a < g->n_axes; a++) {
+        int64_t floor = a == split ? (int64_t)mma_m * t->warpgroups : TILE_FLOOR;
+        if (a != loop && can_halve(t, a, floor > TILE_FLOOR ? floor : TILE_FLOOR) &&
+            (best < 0 || t->tile[a] > t->tile[best]))
+            best = a;
+    }
+    return best;
+}
+
+void pt_tiling_defaults_on(const pt_graph *g, const pt_hw *hw, pt_tiling *out)
+{
+    pt_tiling_defaults(g, out);
+    if (!hw)
+        return;
+    int want = g->default_stages > 0 && g->default_stages < 2 ? g->default_stages : 2;
+    int first = fitted_stages(g, hw, out);
+    if (first >= want)
+        return; /* the graph's own defaults fit: every Hopper example on H100 / H200 */
+    pt_tiling ladder[LADDER_MAX];
+    int fits[LADDER_MAX];
+    int n = 0, loop, split;
+    ladder[n] = *out;
+    fits[n++] = first;
+    loop_and_split(g, out, &loop, &split);
+    while (n < LADDER_MAX) {
+        pt_tiling t = ladder[n - 1];
+        int a = next_axis(g, &t, loop, split, hw->mma_m);
+        if (a < 0)
+            break;
+        t.tile[a] /= 2;
+        ladder[n] = t;
+        fits[n++] = fitted_stages(g, hw, &t);
+        if (fits[n - 1] >= want) {
+            *out = t;
+            return;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (fits[i] > 0) {
+            *out = ladder[i];
+            return;
+        }
+}
