@@ -378,6 +378,33 @@ static void emit_prologue_task(strbuf *sb, const sm90a_steps *st, int w, const p
                   "            }\n", e->stask, e->lane);
 }
 
+/* At a tile's start: each resident vector or scalar into registers and handed back (the
+ * prologue product's tiles are waited for by the product). */
+static void emit_tile_residents(strbuf *sb, const sm90a_ssd *sd, int w)
+{
+    const pt_kprog *kp = sd->kp;
+    char lo[8], up[8];
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (sd->mvec_buf[b])
+            emit_mvec_read(sb, sd, b, w);
+        else if (kp->bufs[b].kind == PT_KBUF_RESIDENT && !(sd->scan && (b == sd->res_a || b == sd->res_b))) {
+            sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+            sb_printf(sb, "            pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n", lo,
+                      kp->sg->tasks[kp->bufs[b].stask].id);
+            if (w == 0)
+                sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", kp->bufs[b].stask,
+                          kp->lane_load);
+            /* one scalar per tile: kept in a register, so the producer may load the next
+             * tile's (and that tile's rings) while this tile's loop runs */
+            sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s)[(%s) & %d];\n"
+                          "            __syncwarp();\n"
+                          "            if (lane == 0)\n"
+                          "                pt::mbar_arrive(%s_empty);  // this warp holds the tile's %s in a register\n",
+                      lo, up, sd->sh.flat[b], 16 / kp->bufs[b].elem_bytes - 1, lo,
+                      sd->g->tensors[kp->bufs[b].tensor].name);
+        }
+}
+
 static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
 {
     const pt_kprog *kp = sd->kp;
@@ -434,25 +461,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                   "                acc[r] = 0.f;\n"
                   "                pt::keep(acc[r]);  // zeroed before a wgmma is in flight\n"
                   "            }\n", sd->sh.coord_decl, sd->sh.coord_args, sd->sh.iters);
-    for (int b = 0; b < kp->n_bufs; b++)
-        if (sd->mvec_buf[b])
-            emit_mvec_read(sb, sd, b, w);
-        else if (kp->bufs[b].kind == PT_KBUF_RESIDENT && !(sd->scan && (b == sd->res_a || b == sd->res_b))) {
-            sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
-            sb_printf(sb, "            pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n", lo,
-                      kp->sg->tasks[kp->bufs[b].stask].id);
-            if (w == 0)
-                sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", kp->bufs[b].stask,
-                          kp->lane_load);
-            /* one scalar per tile: kept in a register, so the producer may load the next
-             * tile's (and that tile's rings) while this tile's loop runs */
-            sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s)[(%s) & %d];\n"
-                          "            __syncwarp();\n"
-                          "            if (lane == 0)\n"
-                          "                pt::mbar_arrive(%s_empty);  // this warp holds the tile's %s in a register\n",
-                      lo, up, sd->sh.flat[b], 16 / kp->bufs[b].elem_bytes - 1, lo,
-                      sd->g->tensors[kp->bufs[b].tensor].name);
-        }
+    emit_tile_residents(sb, sd, w);
     sm90a_steps st = {.sh = &sd->sh, .view = sd, .task = emit_entry};
     for (int v = 0; v < kp->n_vals; v++)
         st.val_name[v] = sd->vname[v];

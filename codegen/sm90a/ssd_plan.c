@@ -49,6 +49,8 @@ static bool reduces(const pt_op *op, int a)
     return op->n_reduce == 1 && op->reduce_axes[0] == a;
 }
 
+static bool plan_src(sm90a_ssd *sd, pt_error *err);
+
 static bool plan_graph(sm90a_ssd *sd, pt_error *err)
 {
     const pt_graph *g = sd->g;
@@ -133,7 +135,24 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
         REFUSE("the output \"%s\" must be f32, f16 or bf16", g->tensors[sd->out].name);
     if (pt_kprog_buf_of(sd->kp, sd->A) >= 0 || pt_graph_producer(g, sd->A) < 0)
         REFUSE("A (\"%s\") must be made on the CUDA cores from a loaded tile", A->name);
-    /* the loaded tile A is made from: the one input with both A's row axis and k */
+    if (!plan_src(sd, err))
+        return false;
+    sd->M = g->axes[sd->ax_m].extent;
+    sd->N = g->axes[sd->ax_n].extent;
+    sd->K = g->axes[sd->ax_k].extent;
+    const pt_tiling *t = &sd->kp->sg->tiling;
+    sd->BM = t->tile[sd->ax_m];
+    sd->BN = t->tile[sd->ax_n];
+    sd->BK = t->tile[sd->ax_k];
+    return true;
+}
+
+/* The loaded tile A is made from (the one input with both A's row axis and k), its layout, and
+ * the decay's axes. */
+static bool plan_src(sm90a_ssd *sd, pt_error *err)
+{
+    const pt_graph *g = sd->g;
+    const pt_tensor *A = &g->tensors[sd->A];
     sd->src = -1;
     for (int t = 0; t < g->n_tensors; t++) {
         const pt_tensor *T = &g->tensors[t];
@@ -163,13 +182,6 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
             REFUSE("exp_decay \"%s\": expected rows %s and columns %s of two vectors", d->name,
                    g->axes[sd->ax_m].name, g->axes[sd->ax_k].name);
     }
-    sd->M = g->axes[sd->ax_m].extent;
-    sd->N = g->axes[sd->ax_n].extent;
-    sd->K = g->axes[sd->ax_k].extent;
-    const pt_tiling *t = &sd->kp->sg->tiling;
-    sd->BM = t->tile[sd->ax_m];
-    sd->BN = t->tile[sd->ax_n];
-    sd->BK = t->tile[sd->ax_k];
     return true;
 }
 
