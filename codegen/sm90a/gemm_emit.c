@@ -378,6 +378,16 @@ bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err
              gm->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)gm->kp->grid,
              (long long)gm->kp->tiles, pt_raster_name(gm->kp->raster), (long long)gm->kp->smem_dynamic,
              gm->kp->producer.regs, gm->kp->consumer[0].regs);
+    if (gm->kp->stream_k) { /* gemm_streamk.c */
+        const pt_stream_k *s = &gm->kp->sk;
+        size_t len = strlen(out->summary);
+        snprintf(out->summary + len, sizeof out->summary - len,
+                 "; stream-K: %lld whole tile%s per CTA, then %lld tile%s' %lld iterations over "
+                 "%lld CTAs (%lld bytes of workspace)", (long long)s->dp_per_cta,
+                 s->dp_per_cta == 1 ? "" : "s", (long long)s->sk_tiles,
+                 s->sk_tiles == 1 ? "" : "s", (long long)s->sk_iters, (long long)s->sk_ctas,
+                 (long long)gm->kp->workspace_bytes);
+    }
     for (int b = 0, n = 0; b < gm->kp->n_bufs; b++) /* unaligned rows: staging.c */
         if (gm->kp->bufs[b].staged) {
             size_t len = strlen(out->summary);
