@@ -72,7 +72,7 @@ static bool same_part(const pt_schedule_candidate *a, const pt_schedule_candidat
     const pt_intra_opts *x = &a->opts, *y = &b->opts;
     bool tile = memcmp(a->sg.tiling.tile, b->sg.tiling.tile, sizeof a->sg.tiling.tile) == 0;
     bool grid = x->persistent == y->persistent && x->store_by_consumer == y->store_by_consumer &&
-                x->split_k == y->split_k;
+                x->split_k == y->split_k && x->stream_k == y->stream_k;
     bool style = x->lookahead == y->lookahead && x->pingpong == y->pingpong && grid &&
                  x->raster == y->raster;
     switch (part) {
@@ -200,7 +200,7 @@ int verb_schedule(int argc, char **argv)
     FILE *out = o.out && strcmp(o.out, "-") == 0 ? stderr : stdout;
     char split[96] = "";
     if (r.pruned_split_k > 0)
-        snprintf(split, sizeof split, ", %lld split-K choices skipped (enough tiles for the EUs)",
+        snprintf(split, sizeof split, ", %lld split-K / stream-K choices skipped (they cannot pay)",
                  (long long)r.pruned_split_k);
     fprintf(out, "searched %lld of %lld candidates in %.3f s%s: %lld pruned (memory, registers, "
                  "shapes%s), %lld pruned by the roofline bound%s, %lld simulated\n",

@@ -167,6 +167,9 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     if (tl->split_k > 1)
         snprintf(items, sizeof items, " x split-K %d = %lld work items", tl->split_k,
                  (long long)tl->work_items);
+    if (tl->stream_k > 1)
+        snprintf(items, sizeof items, ", stream-K over %d CTAs = %lld segments", tl->stream_k,
+                 (long long)tl->work_items);
     fprintf(f, "predicted kernel time %s, %.1f TFLOP/s on %s (%lld tiles%s on %lld CTAs, %lld "
                "wave%s; memory floor %s)\n",
             kt, tl->tflops, in->hw.name, (long long)tl->tiles, items, (long long)tl->grid,
@@ -189,7 +192,19 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
                     tl->chunks[c].last ? "fix-up" : "partial");
         fputc('\n', f);
     }
-    fprintf(f, "one EU%s, %lld iteration%s: %s\n\n", tl->split_k > 1 ? " (the fix-up)" : "",
+    if (tl->stream_k > 1) {
+        /* the CTAs sharing the first shared tile, in the order they arrived */
+        fprintf(f, "stream-K: %.2f MB of f32 partial tiles written and read back; first shared "
+                   "tile:", tl->workspace_bytes / 1e6);
+        for (int c = 0; c < tl->n_chunks; c++)
+            fprintf(f, "%s CTA %lld iterations %lld-%lld %s", c ? "," : "",
+                    (long long)tl->chunks[c].eu, (long long)tl->chunks[c].first_iter,
+                    (long long)(tl->chunks[c].first_iter + tl->chunks[c].iters - 1),
+                    tl->chunks[c].last ? "fix-up" : "partial");
+        fprintf(f, "%s\n", tl->n_chunks ? "" : " none (every tile has one CTA)");
+    }
+    fprintf(f, "one EU%s, %lld iteration%s: %s\n\n",
+            tl->split_k > 1 || (tl->stream_k > 1 && tl->n_chunks > 0) ? " (the fix-up)" : "",
             (long long)tl->eu_iterations, tl->eu_iterations == 1 ? "" : "s", et);
     if (width < 20)
         width = 100;

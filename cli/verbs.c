@@ -140,6 +140,9 @@ static void print_summary_json(const cli_inputs *in, const pt_timeline *tl)
     if (tl->split_k > 1) /* only when split: an unsplit program's summary is as it was */
         printf(", \"split_k\": %d, \"work_items\": %lld, \"workspace_bytes\": %.0f",
                tl->split_k, (long long)tl->work_items, tl->workspace_bytes);
+    if (tl->stream_k > 1)
+        printf(", \"stream_k\": %d, \"work_items\": %lld, \"workspace_bytes\": %.0f",
+               tl->stream_k, (long long)tl->work_items, tl->workspace_bytes);
     if (tl->staged > 0) /* unaligned rows: the launcher's staging copies (src/staging.h) */
         printf(", \"staged\": %d, \"staging_bytes\": %.0f, \"staging_ns\": %.1f", tl->staged,
                tl->staging_bytes, tl->staging_ns);

@@ -36,6 +36,9 @@ typedef struct {
     /* partition.split_k (splitk.h): chunks of the reduction loop per output tile; 0 or 1 =
      * no split */
     int split_k;
+    /* partition.stream_k (streamk.h): a persistent grid of this many CTAs that splits the
+     * remainder wave's loops evenly; 0 = off */
+    int stream_k;
 } pt_intra_opts;
 
 /* Does sg have a tensor-core sTask that look-ahead would issue one iteration early? */
@@ -83,7 +86,8 @@ typedef struct {
     int64_t seen;                    /* candidates looked at */
     int64_t pruned_invalid;          /* partition or validation refused (memory, registers, shape) */
     int64_t pruned_bound;            /* roofline bound already worse than the k-th best */
-    int64_t pruned_split_k;          /* split-K where it cannot pay (enough tiles for the EUs) */
+    int64_t pruned_split_k;          /* split-K or stream-K where it cannot pay (enough tiles
+                                        for the EUs, or whole waves) */
     int64_t refused;                 /* valid, but refused by the acceptance test */
     int64_t simulated;
     double elapsed_s;

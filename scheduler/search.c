@@ -10,7 +10,9 @@
  * (shared memory, registers, shapes) are pruned, and so is any whose roofline bound (tensor
  * core and load time per iteration, times iterations, times waves) cannot beat the k-th best.
  * Split-K multiplies the space by the split values where the graph's loop can be split, but
- * only candidates with fewer tiles than EUs simulate them (split_k_may_pay). Why candidates
+ * only candidates with fewer tiles than EUs simulate them (split_k_may_pay); stream-K (a
+ * persistent grid of one CTA per EU) is one more value of that axis, simulated only where the
+ * tiles leave a partial last wave of at most two. Why candidates
  * were refused is counted, so that a search that finds nothing names the commonest reason. */
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "refusals.h"
 #include "scheduler.h"
 #include "splitk.h"
+#include "streamk.h"
 #include "validate.h"
 
 #define MAX_VALUES 8
@@ -163,7 +166,7 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
  * go faster than their rates; iterations and waves multiply. Split-K: waves of work items,
  * each at least the shortest chunk (the fix-up's traffic only adds). */
 static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool persistent,
-                             int split_k)
+                             int split_k, int stream_k)
 {
     double mma = 0, load = 0;
     for (int i = 0; i < sg->n; i++) {
@@ -184,6 +187,10 @@ static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool per
     double items = (double)sg->tiles * split_k;
     double waves = persistent ? items / eus : ceil(items / eus);
     double item_iters = split_k > 1 ? floor(iters / split_k) : iters;
+    if (stream_k > 1) { /* every CTA an even share of all the iterations */
+        waves = 1;
+        item_iters = floor(iters * (double)sg->tiles / (stream_k < eus ? stream_k : eus));
+    }
     return hw->launch_ns + waves * item_iters * per_iter;
 }
 
@@ -238,10 +245,13 @@ typedef struct {
     pt_refusals *why_refused;  /* valid, but the acceptance test (o->accept) refused */
 } search;
 
+/* The value of the split axis that stands for stream-K over one CTA per EU. */
+#define STREAM_K (-1)
+
 /* The split values searched: a handful up to the depth where a chunk's partial-tile traffic
  * starts to rival its loop. */
-static const int split_opts[] = {1, 2, 3, 4, 6, 8};
-#define N_SPLIT_OPTS 6
+static const int split_opts[] = {1, 2, 3, 4, 6, 8, STREAM_K};
+#define N_SPLIT_OPTS 7
 
 /* Split-K is simulated only where it can pay: fewer tiles than EUs (the rest would idle), at
  * most two waves of work items (tiles x S <= 2 x EUs: deeper splits only add fix-up traffic
@@ -253,6 +263,12 @@ static bool split_k_may_pay(const pt_stask_graph *sg, const pt_hw *hw, int split
 {
     char why[PT_ERROR_MAX];
     int64_t eus = hw->eu_count;
+    /* stream-K: only a partial last wave of at most two is evened out, over loops of at
+     * least two iterations (one iteration a CTA is the plain grid) */
+    if (split_k == STREAM_K)
+        return eus >= 2 && eus <= PT_MAX_STREAM_K && sg->tiles % eus != 0 &&
+               sg->tiles < 2 * eus && sg->iterations >= 2 &&
+               pt_split_k_possible(sg, why, sizeof why);
     return split_k <= 1 ||
            (sg->tiles < eus && sg->tiles * split_k <= 2 * eus && split_k <= sg->iterations &&
             pt_split_k_possible(sg, why, sizeof why));
@@ -313,7 +329,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         return;
     }
     double bound =
-        roofline_bound(&c.sg, S->hw, io->persistent, io->split_k > 1 ? io->split_k : 1);
+        roofline_bound(&c.sg, S->hw, io->persistent, io->split_k > 1 ? io->split_k : 1,
+                       io->stream_k);
     if (bound >= kth_best(&S->top)) {
         r->pruned_bound++;
         pt_stask_graph_free(&c.sg);
@@ -365,6 +382,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
                           io->store_by_consumer ? " store-by-consumer" : "");
     if (io->split_k > 1 && n < sizeof c.desc)
         snprintf(c.desc + n, sizeof c.desc - n, " split-k=%d", io->split_k);
+    else if (io->stream_k > 1 && n < sizeof c.desc)
+        snprintf(c.desc + n, sizeof c.desc - n, " stream-k=%d", io->stream_k);
     offer(&S->top, &c);
 }
 
@@ -512,8 +531,12 @@ bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
                                     .stages = stages_opts[si], .persistent = parts[pi].persistent,
                                     .raster = parts[pi].raster, .group = 8,
                                     .store_by_consumer = parts[pi].store_by_consumer,
-                                    .split_k = split_opts[ki]};
-                                if (pays[ki]) {
+                                    .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
+                                    .stream_k = split_opts[ki] == STREAM_K ? hw->eu_count : 0};
+                                /* a stream-K grid is persistent: one raster of it is enough */
+                                bool sk_ok = split_opts[ki] != STREAM_K ||
+                                             (parts[pi].persistent && !parts[pi].store_by_consumer);
+                                if (pays[ki] && sk_ok) {
                                     try_candidate(&S, &t, &io);
                                 } else {
                                     r->seen++;

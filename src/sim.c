@@ -1055,6 +1055,13 @@ bool pt_simulate_eu(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw 
 bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                        int64_t iters, pt_chunk_end end, pt_timeline *tl, pt_error *err)
 {
+    return pt_simulate_chunk_of(p, sg, hw, iters, end, pt_sprogram_split_k(p) - 1, tl, err);
+}
+
+bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                          int64_t iters, pt_chunk_end end, int others, pt_timeline *tl,
+                          pt_error *err)
+{
     tl->spans = NULL;
     tl->n_spans = 0;
     if (!p || !sg || !hw || (sg->n > 0 && !sg->tasks) || sg->n < 0)
@@ -1071,7 +1078,7 @@ bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
     S.hw = hw;
     S.iters = iters;
     S.chunk_end = end;
-    S.split_k = pt_sprogram_split_k(p);
+    S.split_k = (others > 0 ? others : 0) + 1;
     int64_t n_inst = 0;
     bool ok = sim_setup(&S, &n_inst, err) && sim_run(&S, n_inst, err);
     if (ok)

@@ -57,6 +57,7 @@ typedef struct {
     double dram_bytes;             /* compulsory global traffic estimate */
     double dram_floor_ns;          /* dram_bytes / HBM bandwidth */
     int split_k;                   /* partition.split_k (1: no split) */
+    int stream_k;                  /* partition.stream_k (0: off; streamk.h) */
     int64_t work_items;            /* tiles x split_k: what the EUs run (grid and waves count
                                       these) */
     double workspace_bytes;        /* split-K: f32 partial tiles written to the workspace and
@@ -65,7 +66,8 @@ typedef struct {
                                       staging buffer (src/staging.h); 0: none */
     double staging_bytes;          /* their copies' global traffic */
     double staging_ns;             /* their copies' time, included in kernel_time_ns */
-    int n_chunks;                  /* split-K: the chunks of the first tile launched */
+    int n_chunks;                  /* split-K: the chunks of the first tile launched; stream-K:
+                                      the CTAs' segments of the first tile they share */
     pt_chunk_info chunks[PT_MAX_SPLIT_K];
 } pt_timeline;
 
@@ -89,8 +91,13 @@ typedef enum {
  * with S = the program's split_k. PT_CHUNK_WHOLE is exactly pt_simulate_eu. */
 bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                        int64_t iters, pt_chunk_end end, pt_timeline *tl, pt_error *err);
-/* Chunk `chunk` of the first tile of a split-K kernel as `kernel` (its pt_simulate) dispatched
- * it: its iterations, ending with a partial store or the fix-up, on the hardware model as
+/* The same with the number of partial tiles a fix-up adds given (stream-K: the CTAs sharing
+ * the tile less one). */
+bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                          int64_t iters, pt_chunk_end end, int others, pt_timeline *tl,
+                          pt_error *err);
+/* Chunk `chunk` of the first tile of a split-K kernel (stream-K: of the first tile its CTAs
+ * share) as `kernel` (its pt_simulate) dispatched it: its iterations, ending with a partial store or the fix-up, on the hardware model as
  * shared by the kernel's work items. Spans from 0 (add kernel->chunks[chunk].start_ns). */
 bool pt_simulate_split_k_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                                const pt_timeline *kernel, int chunk, pt_timeline *out,

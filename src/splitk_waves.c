@@ -329,6 +329,8 @@ bool pt_simulate_split_k_chunk(const pt_sprogram *p, const pt_stask_graph *sg, c
     pt_hw local;
     const pt_hw *shared = pt_waves_share_l2(hw, kernel->work_items, &local);
     const pt_chunk_info *c = &kernel->chunks[chunk];
-    return pt_simulate_chunk(p, sg, shared, c->iters,
-                             c->last ? PT_CHUNK_FIXUP : PT_CHUNK_PARTIAL, out, err);
+    /* a stream-K tile's fix-up adds the partial tiles of the other CTAs sharing it */
+    int others = kernel->stream_k > 1 ? kernel->n_chunks - 1 : pt_sprogram_split_k(p) - 1;
+    return pt_simulate_chunk_of(p, sg, shared, c->iters,
+                                c->last ? PT_CHUNK_FIXUP : PT_CHUNK_PARTIAL, others, out, err);
 }

@@ -64,6 +64,10 @@ typedef struct {
      * separate work items, their partial tiles summed by the chunk that finishes last;
      * 1 = no split. 0 (a program built in code that never set it) reads as 1. */
     int split_k;
+    /* stream-K (streamk.h): a persistent grid of stream_k CTAs; the tiles past the last whole
+     * wave have their (tile, k-iteration) work split evenly over the CTAs, tiles shared by
+     * several CTAs fixed up by the last to finish; 0 = off. */
+    int stream_k;
 } pt_partition_spec;
 
 typedef struct {

@@ -10,6 +10,7 @@
 #include "strbuf.h"
 #include "sprogram.h"
 #include "splitk.h"
+#include "streamk.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -223,7 +224,7 @@ static int find_role(const pt_sprogram *p, const char *name)
 static bool load_partition(const loader *L, const cJSON *root)
 {
     static const char *const keys[] = {"raster", "group", "persistent", "order", "staging",
-                                       "split_k", NULL};
+                                       "split_k", "stream_k", NULL};
     bool ok;
     const cJSON *o = pt_json_get_object(root, "partition", false, L->file, "$", &ok, L->err);
     if (!ok)
@@ -252,6 +253,15 @@ static bool load_partition(const loader *L, const cJSON *root)
                          &split_k, L->err))
         return false;
     ps->split_k = (int)split_k;
+    /* absent: 0, off; 1 would be one CTA doing everything */
+    int64_t stream_k = 0;
+    if (!pt_json_get_int(o, "stream_k", false, 0, PT_MAX_STREAM_K, L->file, "$.partition",
+                         &stream_k, L->err))
+        return false;
+    if (stream_k == 1)
+        return fail_at(L, "$.partition.stream_k", "is 1; expected 0 (off) or a grid of 2 to %d "
+                                                  "CTAs", PT_MAX_STREAM_K);
+    ps->stream_k = (int)stream_k;
     const char *order = NULL, *staging = NULL;
     if (!pt_json_get_string(o, "order", false, L->file, "$.partition", &order, L->err) ||
         !pt_json_get_string(o, "staging", false, L->file, "$.partition", &staging, L->err))
@@ -601,6 +611,8 @@ static void write_roles(strbuf *b, const pt_sprogram *p)
     /* written only when split: a file without it means 1 */
     if (pt_sprogram_split_k(p) > 1)
         sb_printf(b, ", \"split_k\": %d", pt_sprogram_split_k(p));
+    if (p->partition.stream_k > 0) /* written only when on */
+        sb_printf(b, ", \"stream_k\": %d", p->partition.stream_k);
     sb_puts(b, "}");
 }
 

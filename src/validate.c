@@ -10,6 +10,7 @@
 #include "regfile.h"
 #include "smem_layout.h"
 #include "splitk.h"
+#include "streamk.h"
 #include "stage_hold.h"
 
 #include <stdarg.h>
@@ -542,10 +543,40 @@ static void check_split_k(vctx *c)
                                                                   : PT_MAX_SPLIT_K));
 }
 
+/* partition.stream_k (streamk.h): a persistent grid that fits the EUs at once (the even split
+ * assumes every CTA runs from the start), over a loop whose partial sums add up, not combined
+ * with split-K. */
+static void check_stream_k(vctx *c)
+{
+    int g = c->p->partition.stream_k;
+    char why[240];
+    if (g == 0)
+        return;
+    if (g < 2 || g > PT_MAX_STREAM_K)
+        problem_at(c->r, "$.partition.stream_k", "is %d; expected 0 (off) or a grid of 2 to %d "
+                                                 "CTAs", g, PT_MAX_STREAM_K);
+    else if (!pt_split_k_possible(c->sg, why, sizeof why))
+        problem_at(c->r, "$.partition.stream_k", "is %d, but %s; expected 0", g, why);
+    else if (pt_sprogram_split_k(c->p) > 1)
+        problem_at(c->r, "$.partition.stream_k", "is %d with split_k %d; stream-K splits the "
+                                                 "loops itself: expected split_k 1 or stream_k 0",
+                   g, pt_sprogram_split_k(c->p));
+    else if (!c->p->partition.persistent)
+        problem_at(c->r, "$.partition.stream_k", "is %d, but partition.persistent is false; a "
+                                                 "stream-K grid is persistent: expected "
+                                                 "persistent true", g);
+    else if (c->hw && g > c->hw->eu_count)
+        problem_at(c->r, "$.partition.stream_k", "is %d, more CTAs than the %d EUs of %s; "
+                                                 "expected 2 to %d (every CTA runs from the "
+                                                 "start)", g, c->hw->eu_count, c->hw->name,
+                   c->hw->eu_count);
+}
+
 /* partition.order and partition.staging name a choice only some programs have. */
 static void check_partition(vctx *c)
 {
     check_split_k(c);
+    check_stream_k(c);
     const pt_partition_spec *ps = &c->p->partition;
     if (ps->order == PT_ORDER_LONGEST_FIRST && c->sg->causal_op < 0)
         problem_at(c->r, "$.partition.order", "longest_first orders tiles of unequal length, "

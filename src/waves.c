@@ -15,6 +15,7 @@
 #include "raster.h"
 #include "sim_check.h"
 #include "splitk.h"
+#include "streamk.h"
 #include "staging.h"
 #include "validate.h"
 #include "waves.h"
@@ -270,6 +271,8 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     pt_hw local;
     if (pt_sprogram_split_k(p) > 1) /* its own work items and epilogues: splitk_waves.c */
         return pt_waves_split_k(p, sg, hw_in, tl, err);
+    if (pt_sprogram_stream_k(p) > 1) /* a fixed grid walking (tile, k) ranges: streamk_waves.c */
+        return pt_waves_stream_k(p, sg, hw_in, tl, err);
     const pt_hw *hw = pt_waves_share_l2(hw_in, sg->tiles, &local);
     tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns};
     if (!pt_simulate_eu(p, sg, hw, sg->iterations, tl, err))

@@ -33,4 +33,8 @@ const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local);
 bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                       pt_timeline *tl, pt_error *err);
 
+/* pt_simulate for a program with stream_k > 1 (streamk_waves.c). */
+bool pt_waves_stream_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       pt_timeline *tl, pt_error *err);
+
 #endif

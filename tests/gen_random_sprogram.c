@@ -35,6 +35,7 @@
 #include "sim.h"
 #include "splitk.h"
 #include "stage_hold.h"
+#include "streamk.h"
 #include "validate.h"
 
 #define MAX_DRAWS 400
@@ -224,6 +225,13 @@ static void draw_partition(draw *d, rng *r)
         int hi = d->sg.iterations < 8 ? (int)d->sg.iterations : 8;
         d->p.partition.split_k = uni(r, 2, hi);
         note(d, "split_k %d", d->p.partition.split_k);
+    } else if (pt_split_k_possible(&d->sg, why, sizeof why) && chance(r, 25)) {
+        /* stream-K (src/streamk.h): a persistent grid of 2 .. EUs CTAs; small grids make
+         * tiles shared by many CTAs, large ones grids above the tile or iteration count */
+        int hi = d->hw.eu_count < PT_MAX_STREAM_K ? d->hw.eu_count : PT_MAX_STREAM_K;
+        d->p.partition.stream_k = chance(r, 50) ? uni(r, 2, 16 < hi ? 16 : hi) : uni(r, 2, hi);
+        d->p.partition.persistent = true;
+        note(d, "stream_k %d (persistent)", d->p.partition.stream_k);
     }
 }
 

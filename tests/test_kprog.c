@@ -115,6 +115,30 @@ static void test_gemm(void)
     teardown();
 }
 
+/* Stream-K: the grid is the partition's (src/streamk.h), persistent, with two workspace slots
+ * per stream-K CTA and the barrier area's two flags; one tile of 3 iterations launches 3 CTAs. */
+static void test_gemm_stream_k(void)
+{
+    if (!setup("gemm_f16", "M=257,N=4096,K=4096", "m=128,n=128,k=64,wg=1"))
+        return teardown();
+    F.p.partition.stream_k = 132;
+    F.p.partition.persistent = true;
+    if (!build())
+        return teardown();
+    const pt_kprog *kp = &F.kp;
+    CHECK(kp->stream_k == 132 && kp->persistent && kp->grid == 132 && kp->split_k == 1);
+    CHECK(kp->sk.sk_tiles == 96 && kp->sk.dp_per_cta == 0 && kp->sk.sk_ctas == 132);
+    CHECK(kp->workspace_bytes == 2LL * 132 * 128 * 128 * 4);
+    teardown();
+    if (!setup("gemm_f16", "M=64,N=128,K=192", "m=64,n=128,k=64,wg=1"))
+        return teardown();
+    F.p.partition.stream_k = 132;
+    F.p.partition.persistent = true;
+    if (build())
+        CHECK(F.kp.grid == 3 && F.kp.sk.sk_iters == 3 && F.kp.workspace_bytes == 6LL * 64 * 128 * 4);
+    teardown();
+}
+
 /* One stage per ring: a stage cannot stay held while the next is loaded, so the step retires
  * its group (carry 0) and releases the stages it read in the same step. */
 static void test_gemm_exact_rings(void)
@@ -322,6 +346,7 @@ int main(void)
     PTEST_RUN(test_staging);
     PTEST_RUN(test_gemm);
     PTEST_RUN(test_gemm_exact_rings);
+    PTEST_RUN(test_gemm_stream_k);
     PTEST_RUN(test_attention);
     PTEST_RUN(test_attention_offsets);
     PTEST_RUN(test_refusals);

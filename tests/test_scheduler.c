@@ -345,7 +345,37 @@ static void split_k_search(void)
         return;
     CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
     for (int i = 0; i < r.n; i++)
-        CHECK_MSG(r.best[i].opts.split_k <= 1, "%s", r.best[i].desc);
+        CHECK_MSG(r.best[i].opts.split_k <= 1 && r.best[i].opts.stream_k == 0, "%s",
+                  r.best[i].desc);
+    pt_schedule_result_free(&r);
+}
+
+/* Stream-K is one more value of the split axis, searched where the tiles leave a partial last
+ * wave: 257 x 4096 x 4096 on H200 returns stream-K candidates among its 64 best, each a
+ * persistent program over one CTA per EU whose description says so. */
+static void stream_k_search(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    pt_schedule_result r;
+    pt_schedule_opts o = {.top_k = 64};
+    if (!load(&g, "gemm_f16", "M=257,N=4096,K=4096") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    int sk = 0;
+    for (int i = 0; i < r.n; i++) {
+        const pt_schedule_candidate *c = &r.best[i];
+        CHECK(c->prog.partition.stream_k == c->opts.stream_k);
+        if (c->opts.stream_k == 0)
+            continue;
+        sk++;
+        CHECK(c->opts.stream_k == hw.eu_count && c->prog.partition.persistent &&
+              c->opts.split_k <= 1 && c->sg.tiles % hw.eu_count != 0);
+        CHECK_MSG(strstr(c->desc, " stream-k=132") != NULL, "%s", c->desc);
+        CHECK_MSG(pt_validate(&c->prog, &c->sg, &hw, NULL, &e), "%s: %s", c->desc, e.msg);
+    }
+    CHECK(sk > 0);
     pt_schedule_result_free(&r);
 }
 
@@ -418,6 +448,7 @@ int main(void)
 {
     PTEST_RUN(never_worse_than_default);
     PTEST_RUN(split_k_search);
+    PTEST_RUN(stream_k_search);
     PTEST_RUN(refusal_reason);
     PTEST_RUN(greedy_gemm);
     PTEST_RUN(tiny_gemm_spreads);

@@ -14,6 +14,7 @@
 #include "json_util.h"
 #include "measured.h"
 #include "propagate.h"
+#include "streamk.h"
 #include "timeline_json.h"
 #include "validate.h"
 
@@ -478,6 +479,24 @@ bool pt_explorer_model_set_split_k(pt_explorer_model *m, int split_k, pt_error *
     if (!begin(m, &c, err))
         return false;
     c.partition.split_k = split_k; /* validated on commit: a loop to split, deep enough */
+    return commit(m, &c, NULL, NULL, err);
+}
+
+bool pt_explorer_model_set_stream_k(pt_explorer_model *m, int stream_k, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    if (stream_k < 0 || stream_k == 1 || stream_k > PT_MAX_STREAM_K)
+        return pt_fail(err, "stream-K %d is out of range; expected 0 (off) or 2 to %d CTAs",
+                       stream_k, PT_MAX_STREAM_K);
+    if (pt_sprogram_stream_k(&m->prog) == stream_k)
+        return pt_fail(err, "stream-K is already %d", stream_k);
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    c.partition.stream_k = stream_k; /* validated on commit */
+    if (stream_k > 0)
+        c.partition.persistent = true; /* a stream-K grid is persistent */
     return commit(m, &c, NULL, NULL, err);
 }
 

@@ -186,6 +186,10 @@ bool pt_explorer_model_set_stages(pt_explorer_model *m, const char *tensor, int 
  * separate work items, 1 = none; refused where the validator refuses it (no loop to split, a
  * loop carrying more than sums, fewer iterations than chunks). */
 bool pt_explorer_model_set_split_k(pt_explorer_model *m, int split_k, pt_error *err);
+/* partition.stream_k (streamk.h): a persistent grid of that many CTAs splitting the loops of
+ * the last partial wave evenly (persistent set with it), 0 = off; refused where the validator
+ * refuses it (a loop that cannot be split, split-K on, more CTAs than EUs). */
+bool pt_explorer_model_set_stream_k(pt_explorer_model *m, int stream_k, pt_error *err);
 /* Re-tile with a spec like "m=128,n=128,k=64,wg=2" applied over the current tiling: Propagate
  * and re-partition; the placement and waits are kept where every sTask id survives, else the
  * default sProgram of the new sTask-graph. */

@@ -332,12 +332,18 @@ char *pt_window_dup_summary(PtWindow *self)
         char *split = m->tl.split_k > 1
                           ? g_strdup_printf(" × split-K %d = %" G_GINT64_FORMAT " work items",
                                             m->tl.split_k, (gint64)m->tl.work_items)
+                      : m->tl.stream_k > 1
+                          ? g_strdup_printf(", stream-K over %d CTAs = %" G_GINT64_FORMAT
+                                            " segments", m->tl.stream_k,
+                                            (gint64)m->tl.work_items)
                           : g_strdup("");
         out = g_strdup_printf("%s on %s — %d sTasks, %d lanes; one EU%s %.2f µs for %"
                               G_GINT64_FORMAT " %s; kernel %.2f µs (%s, %" G_GINT64_FORMAT
                               " %s%s, %" G_GINT64_FORMAT " %s)",
                               m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
-                              m->tl.split_k > 1 ? " (the fix-up chunk)" : "",
+                              m->tl.split_k > 1 ? " (the fix-up chunk)"
+                              : m->tl.stream_k > 1 && m->tl.n_chunks > 0 ? " (a stream-K fix-up)"
+                                                                         : "",
                               m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,
                               plural(m->tl.eu_iterations, "iteration", "iterations"),
                               m->tl.kernel_time_ns / 1000.0, tp, (gint64)m->tl.tiles,
@@ -367,7 +373,7 @@ void win_update_title_and_actions(PtWindow *self)
     enable(self, "undo", pt_explorer_model_can_undo(m));
     enable(self, "redo", pt_explorer_model_can_redo(m));
     static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "split-k",
-                                        "tile",
+                                        "stream-k", "tile",
                                         "save", "save-as", "wait-add-dialog", "wait-remove-last",
                                         "show-critical", "show-ctas", "unroll-loop"};
     for (guint i = 0; i < G_N_ELEMENTS(edits); i++)
@@ -610,6 +616,15 @@ static void action_stages(GSimpleAction *a, GVariant *p, gpointer data)
     win_edited(self, pt_explorer_model_set_stages(self->model, tensor, n, &err), &err);
 }
 
+static void action_stream_k(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    pt_error err = {{0}};
+    win_edited(self, pt_explorer_model_set_stream_k(self->model, g_variant_get_int32(p), &err),
+               &err);
+}
+
 static void action_split_k(GSimpleAction *a, GVariant *p, gpointer data)
 {
     PtWindow *self = data;
@@ -789,6 +804,7 @@ static const GActionEntry win_actions[] = {
     {"wait-remove", action_wait_remove, "(si)", NULL, NULL, {0}},
     {"stages", action_stages, "(si)", NULL, NULL, {0}},
     {"split-k", action_split_k, "i", NULL, NULL, {0}},
+    {"stream-k", action_stream_k, "i", NULL, NULL, {0}},
     {"offset", action_offset, "(si)", NULL, NULL, {0}},
     {"tile", action_tile, "s", NULL, NULL, {0}},
     {"undo", action_undo, NULL, NULL, NULL, {0}},

@@ -1,8 +1,10 @@
 /* window_form.c — the inspector's form in PtWindow: tile sizes per graph axis (Propagate on
- * Apply), stages of the buffered tensors, the inter-EU partition's split-K and the selected
- * loop-body sTask's iteration offset. Its widgets only send win.tile / win.stages /
- * win.split-k / win.offset; the form is rebuilt from the model after every load and edit. */
+ * Apply), stages of the buffered tensors, the inter-EU partition's split-K and stream-K grid
+ * and the selected loop-body sTask's iteration offset. Its widgets only send win.tile /
+ * win.stages / win.split-k / win.stream-k / win.offset; the form is rebuilt from the model after every load and edit. */
 #include "window_private.h"
+
+#include "streamk.h"
 
 static void apply_tile_form(PtWindow *self)
 {
@@ -72,6 +74,17 @@ static void on_split_k_changed(GtkSpinButton *spin, gpointer data)
                                gtk_spin_button_get_value_as_int(spin));
 }
 
+/* The stream-K spin: 0 (off) or a grid of 2 .. the EUs; 1 steps over to 2 from off and to off
+ * from 2 (the form is rebuilt from the model after the edit). */
+static void on_stream_k_changed(GtkSpinButton *spin, gpointer data)
+{
+    PtWindow *self = data;
+    int v = gtk_spin_button_get_value_as_int(spin);
+    if (v == 1)
+        v = pt_sprogram_stream_k(&self->model->prog) > 0 ? 0 : 2;
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.stream-k", "i", v);
+}
+
 GtkWidget *pt_window_get_split_k_spin(PtWindow *self)
 {
     for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
@@ -135,6 +148,29 @@ static void build_offset_row(PtWindow *self)
     self->offset_spin = spin;
 }
 
+/* Stream-K (streamk.h): a persistent grid of this many CTAs (0: off) splitting the loops of
+ * the last partial wave evenly; where split-K is possible at all. */
+static void build_stream_k(PtWindow *self, GtkWidget *grid, gboolean possible)
+{
+    const pt_explorer_model *m = self->model;
+    int eus = m->hw.eu_count < PT_MAX_STREAM_K ? m->hw.eu_count : PT_MAX_STREAM_K;
+    GtkWidget *spin = gtk_spin_button_new_with_range(0, eus > 2 ? eus : 2, 1);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), pt_sprogram_stream_k(&m->prog));
+    g_object_set_data(G_OBJECT(spin), "pt-stream-k", GINT_TO_POINTER(1));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Stream-K", -1);
+    gtk_widget_set_tooltip_text(spin, possible ? "Stream-K: a persistent grid of this many CTAs "
+                                                 "(0: off) splitting the last partial wave's "
+                                                 "(tile, k) work evenly; a tile shared by "
+                                                 "several CTAs is added up by the last to "
+                                                 "finish (win.stream-k)"
+                                               : "the loop cannot be split across EUs");
+    gtk_widget_set_sensitive(spin, possible);
+    g_signal_connect(spin, "value-changed", G_CALLBACK(on_stream_k_changed), self);
+    gtk_grid_attach(GTK_GRID(grid), form_label("stream-K CTAs"), 2, 1, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), spin, 3, 1, 1, 1);
+}
+
 /* The inter-EU partition: split-K, a spin button like the stages' (splitk.h: the loop of each
  * output tile in chunks run by separate work items, the last to finish adding them up). Only
  * where the loop can be split; otherwise the reason is the tooltip. */
@@ -168,6 +204,7 @@ static void build_partition(PtWindow *self)
     g_signal_connect(spin, "value-changed", G_CALLBACK(on_split_k_changed), self);
     gtk_grid_attach(GTK_GRID(grid), form_label("split-K"), 0, 1, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), spin, 1, 1, 1, 1);
+    build_stream_k(self, grid, pt_split_k_possible(&m->sg, why, sizeof why) && max > 1);
     gtk_box_append(GTK_BOX(self->form_box), grid);
 }
 

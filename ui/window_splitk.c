@@ -4,7 +4,9 @@
  * timeline's representative EU, so hover, selection, rings and the red path stay as on one
  * EU); the others follow in k order, each with its own spans (its shorter loop ending in a
  * partial store), dependencies and critical path, offset by when its EU began it. Each group
- * is labelled "tile 0 · k 2/4 · iterations 16–31 · partial store". */
+ * is labelled "tile 0 · k 2/4 · iterations 16–31 · partial store". A stream-K program
+ * (partition.stream_k, streamk.h) shows the same way the CTAs sharing its first shared tile,
+ * each with its part of that tile's loop: "stream-K tile · CTA 3 · iterations 11–57 · ...". */
 #include "window_private.h"
 
 void win_splitk_clear(PtWindow *self)
@@ -21,6 +23,13 @@ void win_splitk_clear(PtWindow *self)
 static char *chunk_label(const pt_timeline *k, int c)
 {
     const pt_chunk_info *ci = &k->chunks[c];
+    if (k->stream_k > 1)
+        return g_strdup_printf("first shared tile · CTA %" G_GINT64_FORMAT " (one of %d) · "
+                               "iterations %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT " · %s",
+                               (gint64)ci->eu, k->n_chunks, (gint64)ci->first_iter,
+                               (gint64)(ci->first_iter + ci->iters - 1),
+                               ci->last ? "last to arrive: fix-up (adds the others' partial tiles)"
+                                        : "partial tile to its workspace slot");
     return g_strdup_printf("tile 0 · k %d/%d · iterations %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT
                            " · %s · EU %" G_GINT64_FORMAT, c + 1, k->n_chunks,
                            (gint64)ci->first_iter, (gint64)(ci->first_iter + ci->iters - 1),
@@ -55,7 +64,8 @@ gboolean win_splitk_fill_groups(PtWindow *self, pt_tl_model *tm)
 {
     const pt_explorer_model *m = self->model;
     const pt_timeline *k = &m->tl;
-    if (k->split_k <= 1 || k->n_chunks < 2 || k->n_chunks > PT_TL_MAX_GROUPS)
+    if ((k->split_k <= 1 && k->stream_k <= 1) || k->n_chunks < 2 ||
+        k->n_chunks > PT_TL_MAX_GROUPS)
         return FALSE;
     int last = k->n_chunks - 1;
     for (int c = 0; c < k->n_chunks; c++)

@@ -128,6 +128,9 @@ static bool plan_roles(const gfx942_gemm *gm, pt_error *err)
     if (kp->split_k > 1)
         REFUSE("partition.split_k = %d; split-K is generated for sm90a only so far (expected 1)",
                kp->split_k);
+    if (kp->stream_k)
+        REFUSE("partition.stream_k = %d; stream-K is generated for sm90a only so far "
+               "(expected 0)", kp->stream_k);
     for (int w = 0; w < kp->wgs; w++) {
         const pt_krole *R = &kp->consumer[w];
         for (int i = 0; i < R->n_tasks; i++)

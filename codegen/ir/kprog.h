@@ -23,6 +23,7 @@
 #define PT_KPROG_H
 
 #include "sprogram.h"
+#include "streamk.h"
 
 #define PT_KP_MAX_WG 3           /* consumer warpgroups */
 #define PT_KP_MAX_BUFS 8
@@ -226,7 +227,10 @@ typedef struct pt_kprog {
     int64_t tiles, grid, iters;  /* iters: loop trip count of a full tile */
     int split_k;
     int64_t items;
-    int64_t workspace_bytes;     /* split-K: the partial f32 tiles of the non-last chunks */
+    int64_t workspace_bytes;     /* split-K: the partial f32 tiles of the non-last chunks;
+                                    stream-K: two slots per stream-K CTA */
+    int stream_k;                /* partition.stream_k (0: off): the CTAs asked for */
+    pt_stream_k sk;              /* stream-K: the partition (grid, DP and SK tiles, src/streamk.h) */
     bool persistent, dynamic, longest_first, causal;
     pt_raster raster;
     int group;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "streamk.h"
 #include "passes.h"
 #include "splitk.h"
 #include "stage_hold.h"
@@ -174,7 +175,8 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
     }
     /* two launch positions of a dynamic tile hand-out (causal: tiles of unequal length), or
      * the split-K tickets of two work items in flight */
-    if (L.barrier_bytes > 0 && (kp->sg->causal_op >= 0 || pt_sprogram_split_k(kp->p) > 1))
+    if (L.barrier_bytes > 0 && (kp->sg->causal_op >= 0 || pt_sprogram_split_k(kp->p) > 1 ||
+                                pt_sprogram_stream_k(kp->p) > 1))
         bar += 8;
     kp->off_bar = off;
     kp->bar_bytes = bar;

@@ -9,6 +9,7 @@
 #include "codegen.h"
 #include "passes.h"
 #include "splitk.h"
+#include "streamk.h"
 #include "trace_abi.h"
 #include "validate.h"
 
@@ -27,6 +28,33 @@ static unsigned trace_cap(const pt_stask_graph *sg, int64_t tiles, int64_t grid)
     if (n < 64)
         n = 64;
     return n > (int64_t)PT_TRACE_CAP ? PT_TRACE_CAP : (unsigned)n;
+}
+
+/* Stream-K (src/streamk.h): the grid is the partition's, every CTA persistent; a CTA runs at
+ * most its DP tiles and two stream-K segments (its range is shorter than one tile's loop). */
+static bool stream_k_grid(pt_kprog *kp, const char *who, pt_error *err)
+{
+    kp->stream_k = pt_sprogram_stream_k(kp->p);
+    if (!kp->stream_k)
+        return true;
+    char why[160];
+    if (!pt_split_k_possible(kp->sg, why, sizeof why))
+        KREFUSE("%s: partition.stream_k = %d: %s", who, kp->stream_k, why);
+    if (kp->split_k > 1)
+        KREFUSE("%s: partition.stream_k = %d with partition.split_k = %d; expected one of them",
+                who, kp->stream_k, kp->split_k);
+    if (!pt_stream_k_init(&kp->sk, kp->tiles, kp->iters, kp->stream_k))
+        KREFUSE("%s: partition.stream_k = %d over %lld tiles of %lld iterations; expected a "
+                "reduction loop", who, kp->stream_k, (long long)kp->tiles, (long long)kp->iters);
+    kp->workspace_bytes = pt_stream_k_ws_tiles(&kp->sk) * pt_split_k_tile_elems(kp->sg) * 4;
+    if (kp->workspace_bytes > (256LL << 20))
+        KREFUSE("%s: partition.stream_k = %d needs %lld MB of workspace for the partial tiles; "
+                "at most 256 MB are generated (use a smaller grid or tile)", who, kp->stream_k,
+                (long long)(kp->workspace_bytes >> 20));
+    kp->persistent = true;
+    kp->grid = kp->sk.grid;
+    kp->items = kp->grid * (kp->sk.dp_per_cta + 2);
+    return true;
 }
 
 bool pt_kpass_grid(pt_kprog *kp, const char *who, pt_error *err)
@@ -56,6 +84,8 @@ bool pt_kpass_grid(pt_kprog *kp, const char *who, pt_error *err)
                     (long long)(kp->workspace_bytes >> 20));
     }
     kp->grid = kp->persistent && kp->items > kp->hw->eu_count ? kp->hw->eu_count : kp->items;
+    if (!stream_k_grid(kp, who, err))
+        return false;
     kp->dynamic = kp->persistent && kp->causal && kp->grid < kp->tiles;
     kp->trace_cap = trace_cap(kp->sg, kp->items, kp->grid);
     kp->threads = 128 * (1 + kp->wgs); /* a role is one warpgroup */

@@ -48,5 +48,10 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm);
  * publishes or adds the partial tiles after the loop. */
 void sm90a_gemm_emit_splitk_globals(strbuf *sb, const sm90a_gemm *gm);
 void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm);
+/* Stream-K (gemm_streamk.c): the partition's constants, the segment walk, the counters and
+ * workspace before the kernel, the epilogue that publishes or fixes up a shared tile. */
+void sm90a_gemm_emit_streamk_constants(strbuf *sb, const sm90a_gemm *gm);
+void sm90a_gemm_emit_streamk_globals(strbuf *sb, const sm90a_gemm *gm);
+void sm90a_gemm_emit_streamk_fixup(strbuf *sb, const sm90a_gemm *gm);
 
 #endif

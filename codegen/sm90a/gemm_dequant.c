@@ -69,7 +69,7 @@ bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
     if (gm->kp->producer.regs < 56)
         REFUSE("the producer role has %d registers per thread; its dequantising warps need at "
                "least 56", gm->kp->producer.regs);
-    const char *k0 = kp->split_k > 1 ? "(k0 + i)" : "i";
+    const char *k0 = sm90a_k_ranged(kp) ? "(k0 + i)" : "i";
     snprintf(gm->coord_q, sizeof gm->coord_q, "%s * (BK / 2)", k0);
     snprintf(gm->coord_s, sizeof gm->coord_s, "pt::scale_col0<QGROUP>(%s * BK)", k0);
     return true;
@@ -81,7 +81,7 @@ void sm90a_gemm_emit_dequant(strbuf *sb, const void *gemm)
     const pt_kprog *kp = gm->kp;
     const pt_ktask *t = &kp->producer.tasks[0];
     char lane[PT_LANE_NAME_MAX];
-    bool split = kp->split_k > 1;
+    bool split = sm90a_k_ranged(kp);
     sb_printf(sb,
               "        if (threadIdx.x >= 128 - DEQ_THREADS) {\n"
               "            // %s on lane %s: the other warps of the producer warpgroup turn each\n"

@@ -58,6 +58,8 @@ static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
     if (gm->kp->split_k > 1)
         sb_printf(sb, "constexpr int SPLIT_K = %d, WORK = TILES * SPLIT_K;  // split-K: chunks per tile, work items\n",
                   gm->kp->split_k);
+    if (gm->kp->stream_k)
+        sm90a_gemm_emit_streamk_constants(sb, gm);
     sm90a_emit_buffer_constants(sb, &gm->sh);
     sb_puts(sb, "static_assert(TILES == TILES_M * TILES_N, \"tile grid\");\n"
                 "static_assert(GROUP > 0, \"raster group\");\n"
@@ -149,7 +151,7 @@ static void emit_consumer_mma(strbuf *sb, const sm90a_gemm *gm, const char *C)
               "%s"
               "            PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 0);\n"
               "            mma_tile(acc, ring_a + sa * A_PITCH, ring_b + sb * B_PITCH, cw);\n",
-              gm->kp->split_k > 1 ? "n_iter" : "K_ITERS", C, gm->g->tensors[gm->A].name,
+              sm90a_k_ranged(gm->kp) ? "n_iter" : "K_ITERS", C, gm->g->tensors[gm->A].name,
               gm->g->tensors[gm->B].name,
               gm->deq ? "" /* B's tile was written by the dequantising warps, who record it */
                       : "            if (cw == 0)\n"
@@ -185,7 +187,7 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
                     "        }\n"
                     "        pt::wgmma_wait<0>();\n");
         sb_printf(sb, "        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, %s - 1, 1);\n",
-                  gm->kp->split_k > 1 ? "n_iter" : "K_ITERS");
+                  sm90a_k_ranged(gm->kp) ? "n_iter" : "K_ITERS");
         sb_puts(sb, "        #pragma unroll\n"
                     "        for (int r = 0; r < MREP; ++r)\n"
                     "            #pragma unroll\n"
@@ -221,7 +223,11 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
 
 static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *C)
 {
-    bool split = gm->kp->split_k > 1;
+    bool split = sm90a_k_ranged(gm->kp);
+    char cond[160] = "";
+    if (split)
+        snprintf(cond, sizeof cond, "        if (%s) {  // the tile's last %s converts\n",
+                 sm90a_store_cond(gm->kp), gm->kp->stream_k ? "CTA" : "chunk");
     sb_printf(sb, "        // convert.%s: f32 accumulators -> %s into the 128B-swizzled staging tile, in\n"
                   "        // boxes of C_CHUNK columns. Wait until the previous store has read it.\n"
                   "        if (n_tile > 0)\n"
@@ -233,7 +239,7 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
                   "%s            pt::store_rows_sw128<%s, BN, C_CHUNK>(acc[r], stage_c, BM * 128,\n"
                   "%s                                                cw * M_WG + r * 64 + warp * 16 + lane / 4, lane);\n",
               C, pt_dtype_name(gm->out_dt),
-              split ? "        if (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk converts\n" : "",
+              cond,
               split ? "    " : "", split ? "    " : "", split ? "    " : "", sm90a_cuda_type(gm->out_dt),
               split ? "    " : "");
     if (split)
@@ -282,14 +288,17 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "            for (int j = 0; j < BN / 2; ++j)\n"
               "                acc[r][j] = 0.f;\n"
               "%s",
-              split ? "        const int k0 = kc * K_ITERS / SPLIT_K, n_iter = (kc + 1) * K_ITERS / SPLIT_K - k0;\n"
-                      "        (void)k0;\n"
-                    : "",
+              gm->kp->stream_k ? "        const int n_iter = it.n_iter;\n"
+              : split ? "        const int k0 = kc * K_ITERS / SPLIT_K, n_iter = (kc + 1) * K_ITERS / SPLIT_K - k0;\n"
+                        "        (void)k0;\n"
+                      : "",
               gm->kp->carry ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
     emit_consumer_mma(sb, gm, C);
     emit_consumer_release(sb, gm);
     if (split)
         sm90a_gemm_emit_splitk_fixup(sb, gm);
+    if (gm->kp->stream_k)
+        sm90a_gemm_emit_streamk_fixup(sb, gm);
     emit_consumer_convert(sb, gm, C);
     if (gm->kp->store_wg >= 0) {
         sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n", gm->kp->store_wg);
@@ -323,6 +332,8 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
     emit_raster(sb, gm);
     if (gm->kp->split_k > 1)
         sm90a_gemm_emit_splitk_globals(sb, gm);
+    if (gm->kp->stream_k)
+        sm90a_gemm_emit_streamk_globals(sb, gm);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", gm->kp->threads,
               gm->kp->kernel_name);
     for (int b = 0; b < gm->kp->n_bufs; b++) {  /* a tensor map per loaded or stored buffer */
@@ -367,6 +378,16 @@ bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err
              gm->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)gm->kp->grid,
              (long long)gm->kp->tiles, pt_raster_name(gm->kp->raster), (long long)gm->kp->smem_dynamic,
              gm->kp->producer.regs, gm->kp->consumer[0].regs);
+    if (gm->kp->stream_k) { /* gemm_streamk.c */
+        const pt_stream_k *s = &gm->kp->sk;
+        size_t len = strlen(out->summary);
+        snprintf(out->summary + len, sizeof out->summary - len,
+                 "; stream-K: %lld whole tile%s per CTA, then %lld tile%s' %lld iterations over "
+                 "%lld CTAs (%lld bytes of workspace)", (long long)s->dp_per_cta,
+                 s->dp_per_cta == 1 ? "" : "s", (long long)s->sk_tiles,
+                 s->sk_tiles == 1 ? "" : "s", (long long)s->sk_iters, (long long)s->sk_ctas,
+                 (long long)gm->kp->workspace_bytes);
+    }
     for (int b = 0, n = 0; b < gm->kp->n_bufs; b++) /* unaligned rows: staging.c */
         if (gm->kp->bufs[b].staged) {
             size_t len = strlen(out->summary);

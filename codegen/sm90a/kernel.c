@@ -51,8 +51,9 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
         }
     if (kp->dynamic)
         sb_printf(sb, "    int *tile_slot = reinterpret_cast<int *>(%s);  // dynamic tile hand-out\n", prev);
-    if (kp->split_k > 1)
-        sb_printf(sb, "    int *split_ticket = reinterpret_cast<int *>(%s);  // split-K: the chunk's arrival, per tile parity\n", prev);
+    if (kp->split_k > 1 || kp->stream_k)
+        sb_printf(sb, "    int *split_ticket = reinterpret_cast<int *>(%s);  // %s, per tile parity\n", prev,
+                  kp->stream_k ? "stream-K: this CTA fixes the tile up" : "split-K: the chunk's arrival");
     sb_puts(sb, "    const int wg = threadIdx.x / 128;\n"
                 "    if (threadIdx.x == 0) {\n");
     for (int pass = 0; pass < 3; pass++)

@@ -29,9 +29,26 @@ bool sm90a_staging_release_deferred(const pt_kprog *kp)
     return first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
 }
 
+bool sm90a_k_ranged(const pt_kprog *kp)
+{
+    return kp->split_k > 1 || kp->stream_k;
+}
+
+const char *sm90a_store_cond(const pt_kprog *kp)
+{
+    /* stream-K: a tile the CTA has alone, or its fix-up (the tile's last ticket) */
+    return kp->stream_k ? "it.parts == 1 || split_ticket[n_tile & 1]"
+                        : "split_ticket[n_tile & 1] == SPLIT_K - 1";
+}
+
 void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind)
 {
-    if (sh->kp->split_k > 1)
+    if (sh->kp->stream_k)
+        sb_printf(sb, "%ssk_item it;\n"
+                      "%sfor (int w = 0; sk_work(blockIdx.x, w, it); ++w, ++n_tile) {\n"
+                      "%s    const int t = it.t;  // launch position; iterations [it.k0, it.k0 + it.n_iter) of its loop\n",
+                  ind, ind, ind);
+    else if (sh->kp->split_k > 1)
         sb_printf(sb, "%sfor (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
                       "%s    const int t = w / SPLIT_K, kc = w %% SPLIT_K;  // tile and its chunk of the loop\n",
                   ind, ind);
@@ -41,7 +58,9 @@ void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind)
 
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
 {
-    if (sh->kp->split_k > 1)  /* chunk kc runs iterations [kc*I/S, (kc+1)*I/S) (src/splitk.h) */
+    if (sh->kp->stream_k)  /* the segment's range of the loop (src/streamk.h) */
+        sb_printf(sb, "%sconst int k0 = it.k0, n_iter = it.n_iter;\n", ind);
+    else if (sh->kp->split_k > 1)  /* chunk kc runs iterations [kc*I/S, (kc+1)*I/S) (src/splitk.h) */
         sb_printf(sb, "%sconst int k0 = kc * %s / SPLIT_K, n_iter = (kc + 1) * %s / SPLIT_K - k0;\n",
                   ind, sh->iters, sh->iters);
     else
@@ -166,9 +185,11 @@ static void emit_store(strbuf *sb, const sm90a_shape *sh)
                   "                pt::mbar_wait(%s_full, n_tile & 1);\n",
               kp->sg->tasks[kp->store_stask].id,
               pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), lo);
-    const char *in = kp->split_k > 1 ? "                    " : "                ";
-    if (kp->split_k > 1)
-        sb_puts(sb, "                if (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk stores\n");
+    bool ranged = sm90a_k_ranged(kp);
+    const char *in = ranged ? "                    " : "                ";
+    if (ranged)
+        sb_printf(sb, "                if (%s) {  // the tile's last %s stores\n",
+                  sm90a_store_cond(kp), kp->stream_k ? "CTA" : "chunk");
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", in, kp->store_stask, kp->store_lane);
     sm90a_emit_tma_store(sb, sh, in);
     sb_printf(sb, "%spt::tma_store_commit();\n", in);
@@ -178,7 +199,7 @@ static void emit_store(strbuf *sb, const sm90a_shape *sh)
                   kp->bufs[kp->staging].over >= 0 ? "the next tile's load may land on these rows"
                                                    : "the staging tile may be rewritten");
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", in, kp->store_stask, kp->store_lane);
-    if (kp->split_k > 1)
+    if (ranged)
         sb_puts(sb, "                }\n");
     if (!deferred && kp->bufs[kp->staging].over < 0)
         sb_printf(sb, "                pt::mbar_arrive(%s_empty);\n", lo);
@@ -234,9 +255,11 @@ void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *in
                   "%spt::mbar_wait(%s_full, n_tile & 1);\n", ind, kp->sg->tasks[kp->store_stask].id,
               pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), ind, lo);
     char in[40];
-    snprintf(in, sizeof in, "%s%s", ind, kp->split_k > 1 ? "    " : "");
-    if (kp->split_k > 1)
-        sb_printf(sb, "%sif (split_ticket[n_tile & 1] == SPLIT_K - 1) {  // the tile's last chunk stores\n", ind);
+    bool ranged = sm90a_k_ranged(kp);
+    snprintf(in, sizeof in, "%s%s", ind, ranged ? "    " : "");
+    if (ranged)
+        sb_printf(sb, "%sif (%s) {  // the tile's last %s stores\n", ind, sm90a_store_cond(kp),
+                  kp->stream_k ? "CTA" : "chunk");
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", in, kp->store_stask, kp->store_lane);
     sm90a_emit_tma_store(sb, sh, in);
     sb_printf(sb, "%spt::tma_store_commit();\n", in);
@@ -244,7 +267,7 @@ void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *in
     if (!deferred)
         sb_printf(sb, "%spt::tma_store_wait_read();\n", in);
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", in, kp->store_stask, kp->store_lane);
-    if (kp->split_k > 1)
+    if (ranged)
         sb_printf(sb, "%s}\n", ind);
     if (over >= 0) {
         sm90a_buf_name(sh, over, rl, ru, sizeof rl);

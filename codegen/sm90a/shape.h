@@ -66,11 +66,16 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh);
  * initialisation, the tracer. */
 void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh);
 /* The head of a role's loop over its work items, ind its indentation: the CTA's tiles from
- * blockIdx.x in steps of the grid, or with split-K its (tile, chunk) items (t and kc). */
+ * blockIdx.x in steps of the grid, or with split-K its (tile, chunk) items (t and kc), or with
+ * stream-K its segments (sk_work: t and the k range in `it`). */
 void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* `const int n_iter = ...;` of a work item: the tile's trip count, or its split-K chunk's
  * (k0 and n_iter from t and kc). */
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind);
+/* Does a work item run a range of the loop (split-K chunk, stream-K segment: k0 and n_iter)? */
+bool sm90a_k_ranged(const pt_kprog *kp);
+/* The condition under which a split-K or stream-K work item converts and stores its tile. */
+const char *sm90a_store_cond(const pt_kprog *kp);
 /* The producer role: resident loads once per tile, ring loads per loop step at their offsets,
  * the store where the program puts it on this role. */
 void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh);

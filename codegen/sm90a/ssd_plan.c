@@ -277,6 +277,9 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
     if (sd->kp->split_k > 1)
         REFUSE("split-K is not generated for this workload (partition.split_k = %d)",
                sd->kp->split_k);
+    if (sd->kp->stream_k)
+        REFUSE("stream-K is not generated for this workload (partition.stream_k = %d)",
+               sd->kp->stream_k);
     /* the accumulators, and for f32 tiles in fragment order (ChunkScan) one such tile and the
      * A fragment live at once (the pointwise ops are fused as the compiler goes) */
     int acc = (int)sd->BN / 2;

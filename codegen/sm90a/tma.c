@@ -35,7 +35,7 @@ static void box_axes(const sm90a_shape *sh, int b, int *inner, int *outer, bool 
 static const char *origin(const sm90a_shape *sh, int a, char *buf, size_t cap)
 {
     if (a == sh->kp->sg->loop_axis)  /* split-K: the chunk's iterations start at k0 */
-        snprintf(buf, cap, sh->kp->split_k > 1 ? "(k0 + i) * %s" : "i * %s", sh->size[a]);
+        snprintf(buf, cap, sm90a_k_ranged(sh->kp) ? "(k0 + i) * %s" : "i * %s", sh->size[a]);
     else
         snprintf(buf, cap, "%s", sh->origin[a]);
     return buf;
