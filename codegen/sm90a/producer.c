@@ -81,7 +81,9 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
         if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
             continue;
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
-        bool apart = kp->bufs[kp->staging].over < 0;
+        /* apart from the output: its consumers hand it back (the tile staged over is handed
+         * back by the store) */
+        bool apart = kp->bufs[kp->staging].over != b;
         sb_printf(sb, "%s// %s (prologue): once per tile, %s.\n", ind,
                   kp->sg->tasks[kp->bufs[b].stask].id,
                   apart ? "as soon as the consumers are done with the last one"

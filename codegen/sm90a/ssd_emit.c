@@ -446,9 +446,12 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
     if (kp->dynamic) {
         int r = first_resident(kp);
         sm90a_buf_name(&sd->sh, r, lo, up, sizeof lo);
+        /* lane 0 reads the slot and later hands the residents back itself, so the read is
+         * ordered before the producer rewrites the slot two tiles on by that thread's own
+         * arrivals */
         sb_printf(sb, "        for (;; ++n_tile) {\n"
                       "            pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed, or the end\n"
-                      "            const int t = tile_slot[n_tile & 1];\n"
+                      "            const int t = __shfl_sync(0xffffffffu, lane == 0 ? tile_slot[n_tile & 1] : 0, 0);\n"
                       "            if (t >= TILES)\n"
                       "                break;\n", lo, kp->sg->tasks[kp->bufs[r].stask].id);
     } else {
