@@ -11,10 +11,11 @@
 #include "shape.h"
 
 /* A resident tile is free again once every consumer warp is done reading it (the output is
- * staged apart), or once the store read the output staged over its rows. */
-static const char *resident_empty_arrivals(const pt_kprog *kp)
+ * staged apart, or the workload hands this one back per warp: sh->warp_release), or once the
+ * store read the output staged over its rows. */
+static const char *resident_empty_arrivals(const sm90a_shape *sh, int b)
 {
-    return kp->bufs[kp->staging].over < 0 ? "4 * WGS" : "1";
+    return sh->kp->bufs[sh->kp->staging].over < 0 || sh->warp_release[b] ? "4 * WGS" : "1";
 }
 
 void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
@@ -80,7 +81,7 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
             else if (B->kind == PT_KBUF_RESIDENT)
                 sb_printf(sb, "        pt::mbar_init(%s_full, 1);\n"
                               "        pt::mbar_init(%s_empty, %s);\n", lo, lo,
-                          resident_empty_arrivals(kp));
+                          resident_empty_arrivals(sh, b));
             else
                 sb_printf(sb, "        pt::mbar_init(%s_full, WGS);  // every consumer warpgroup staged its rows\n"
                               "        pt::mbar_init(%s_empty, 1);   // the store read the tile\n", lo, lo);

@@ -44,6 +44,9 @@ typedef struct {
      * flat index an expression of the tile coordinates) is mapped as a 1-D tensor and loaded
      * as the 16-byte box around it; plain_buf: unswizzled, the box the tile's whole row. */
     bool full_rank;
+    /* a resident tile each consumer warp hands back (4 x WGS arrivals) although the output is
+     * staged over another resident tile (ChunkScan's states and dA_l) */
+    bool warp_release[PT_KP_MAX_BUFS];
     bool plain_buf[PT_KP_MAX_BUFS];
     const char *flat[PT_KP_MAX_BUFS];
 } sm90a_shape;

@@ -569,6 +569,9 @@ static void plan_shape(sm90a_ssd *sd)
     decl[0] = args[0] = 0;
     sh->kp = sd->kp;
     sh->full_rank = true;
+    for (int b = 0; b < sd->kp->n_bufs; b++)
+        sh->warp_release[b] = sd->kp->bufs[b].kind == PT_KBUF_RESIDENT &&
+                              sd->kp->bufs[sd->kp->staging].over != b;
     sd->n_tiled = 0;
     for (int a = 0; a < g->n_axes; a++) {
         int64_t tile = sd->kp->sg->tiling.tile[a];
