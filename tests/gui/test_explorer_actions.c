@@ -451,9 +451,11 @@ static void test_code_view(void)
     char *text3 = pt_code_view_dup_text(cv);
     g_assert_nonnull(strstr(text3, "wgmma_o("));
     g_free(text3);
-    /* A graph the backend refuses: a one-line note with its reason, and the graph's reference
-     * kernel instead (issue 19). */
+    /* An sProgram the backend refuses (ChunkScan's CB read k-innermost needs k blocks of 64):
+     * a one-line note with its reason, and the graph's reference kernel instead (issue 19). */
     load("mamba2_chunk_scan");
+    explorer_activate("tile", g_variant_new_string("s=32"));
+    spin(100);
     g_assert_true(pt_window_show_page(win, "code"));
     spin(100);
     const char *note = pt_code_view_get_note(cv);

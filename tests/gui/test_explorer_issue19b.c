@@ -342,8 +342,9 @@ static void test_code_every_example(void)
         }
         g_free(text);
     }
+    /* every example is generated now; a refused sProgram is test_explorer_actions' case */
     g_test_message("%d of %d examples refused by sm90a", refused, n);
-    g_assert_cmpint(refused, >, 0);
+    g_assert_cmpint(n, >, 0);
     g_assert_true(pt_window_show_page(win, "timeline"));
 }
 
