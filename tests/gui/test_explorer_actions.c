@@ -172,15 +172,19 @@ static void test_export_kernel(void)
     explorer_activate("export-kernel-to", g_variant_new_string(fa));
     g_assert_null(pt_window_get_error(win));
     g_assert_true(exists(fa, "kernel.cu"));
-    /* mamba2_chunk_scan: refused with one line in the banner naming the graph. */
+    /* mamba2_chunk_scan with k blocks of 32 (CB is read k-innermost in 128-byte rows):
+     * refused with one line in the banner naming the tile and the rule. */
     load("mamba2_chunk_scan");
+    explorer_activate("tile", g_variant_new_string("s=32"));
+    spin(100);
     char *mb = g_build_filename(tmp, "mamba-bundle", NULL);
     explorer_activate("export-kernel-to", g_variant_new_string(mb));
     const char *e = pt_window_get_error(win);
     g_assert_false(exists(mb, "kernel.cu"));
     g_assert_nonnull(e);
     g_assert_true(g_str_has_prefix(e, "Export kernel source: "));
-    g_assert_nonnull(strstr(e, "mamba2_chunk_scan"));
+    g_assert_nonnull(strstr(e, "s=32"));
+    g_assert_nonnull(strstr(e, "multiple of 64"));
     g_assert_null(strchr(e, '\n'));
     g_free(mb);
     g_free(dir);
