@@ -261,13 +261,7 @@ static bool representative(const dispatch *d, pt_timeline *tl, pt_error *err)
     pt_timeline rep = {0};
     if (!pt_simulate_chunk(d->p, d->sg, d->hw, count, PT_CHUNK_FIXUP, &rep, err))
         return false;
-    tl->spans = rep.spans;
-    tl->n_spans = rep.n_spans;
-    tl->n_lanes = rep.n_lanes;
-    memcpy(tl->lane_busy_ns, rep.lane_busy_ns, sizeof tl->lane_busy_ns);
-    memcpy(tl->lane_occupied_ns, rep.lane_occupied_ns, sizeof tl->lane_occupied_ns);
-    tl->eu_time_ns = rep.eu_time_ns;
-    tl->eu_iterations = rep.eu_iterations;
+    pt_waves_take_eu(tl, &rep);
     return true;
 }
 

@@ -344,3 +344,14 @@ bool pt_simulate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     }
     return true;
 }
+
+void pt_waves_take_eu(pt_timeline *tl, const pt_timeline *rep)
+{
+    tl->spans = rep->spans;
+    tl->n_spans = rep->n_spans;
+    tl->n_lanes = rep->n_lanes;
+    memcpy(tl->lane_busy_ns, rep->lane_busy_ns, sizeof tl->lane_busy_ns);
+    memcpy(tl->lane_occupied_ns, rep->lane_occupied_ns, sizeof tl->lane_occupied_ns);
+    tl->eu_time_ns = rep->eu_time_ns;
+    tl->eu_iterations = rep->eu_iterations;
+}

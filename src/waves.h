@@ -30,6 +30,9 @@ double pt_waves_dram_bytes(const pt_stask_graph *sg);
 const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local);
 
 /* pt_simulate for a program with split_k > 1 (splitk_waves.c). */
+/* The representative EU's timeline (its spans, owned by tl from now on, lanes and busy
+ * figures) as the kernel timeline's one-EU view, after a split- or stream-K simulation. */
+void pt_waves_take_eu(pt_timeline *tl, const pt_timeline *rep);
 bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                       pt_timeline *tl, pt_error *err);
 

@@ -13,7 +13,7 @@
 #include "codegen.h"
 #include "shape.h"
 
-static int first_resident(const pt_kprog *kp)
+int sm90a_first_resident(const pt_kprog *kp)
 {
     for (int b = 0; b < kp->n_bufs; b++)
         if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
@@ -26,7 +26,7 @@ static int first_resident(const pt_kprog *kp)
  * thread waits for that read only at the next tile's store, and goes on meanwhile. */
 bool sm90a_staging_release_deferred(const pt_kprog *kp)
 {
-    return first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
+    return sm90a_first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
 }
 
 bool sm90a_k_ranged(const pt_kprog *kp)
@@ -94,7 +94,7 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
                           "%s    pt::mbar_wait(%s_empty, (n_tile - 1) & 1);  // Wait: %s\n", ind, ind,
                       lo, apart ? "every consumer warp is done with it" : "the last store read its rows");
     }
-    int r = first_resident(kp);
+    int r = sm90a_first_resident(kp);
     if (kp->dynamic) {
         sm90a_buf_name(sh, r, lo, up, sizeof lo);
         sb_printf(sb, "%s// hand the tile to the consumers with %s's barrier (past the last tile: a\n"

@@ -82,6 +82,8 @@ const char *sm90a_store_cond(const pt_kprog *kp);
 /* The producer role: resident loads once per tile, ring loads per loop step at their offsets,
  * the store where the program puts it on this role. */
 void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh);
+/* The first resident buffer (its full barrier carries a dynamic hand-out's tile), -1. */
+int sm90a_first_resident(const pt_kprog *kp);
 /* The counters of a dynamic tile hand-out (kp->dynamic), which the producer claims tiles from. */
 void sm90a_emit_dynamic_globals(strbuf *sb, const pt_kprog *kp);
 /* Is the staging tile's release deferred to the producer's next store (producer.c)? */

@@ -29,6 +29,12 @@ static const char *ew_name(pt_op_kind k)
     }
 }
 
+/* Bytes between the 64-column atoms of a buffer's 128B-swizzled tile (every row of one atom). */
+static long long atom_bytes(const pt_kbuf *B)
+{
+    return (long long)(B->bytes / B->row_bytes * 128);
+}
+
 static void emit_constants(strbuf *sb, const sm90a_ssd *sd)
 {
     const pt_kprog *kp = sd->kp;
@@ -48,14 +54,14 @@ static void emit_constants(strbuf *sb, const sm90a_ssd *sd)
               (long long)kp->tiles, (long long)kp->iters, 1 + sd->wgs, kp->trace_cap);
     const pt_kbuf *X = &kp->bufs[sd->ring_src];
     sb_printf(sb, "constexpr uint32_t X_ATOM = %lld;  // bytes between 64-column atoms of %s's tile\n",
-              (long long)(X->bytes / X->row_bytes * 128), sd->g->tensors[sd->src].name);
+              atom_bytes(X), sd->g->tensors[sd->src].name);
     if (sd->scan) {
         const pt_kbuf *PA = &kp->bufs[sd->res_a], *PB = &kp->bufs[sd->res_b];
         sb_printf(sb, "// The prologue product over %s = PK, both operands K-major in 64-column atoms.\n"
                       "constexpr int PK = %lld;\n"
                       "constexpr uint32_t PA_ATOM = %lld, PB_ATOM = %lld;\n",
                   sd->g->axes[sd->ax_pk].name, (long long)sd->PK,
-                  (long long)(PA->bytes / PA->row_bytes * 128), (long long)(PB->bytes / PB->row_bytes * 128));
+                  atom_bytes(PA), atom_bytes(PB));
     }
     if (kp->causal)
         sb_printf(sb, "constexpr int M_EXTENT = %lld;  // %s, along which the causal mask runs\n",
@@ -290,14 +296,6 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     sb_puts(sb, "            }\n");
 }
 
-static int first_resident(const pt_kprog *kp)
-{
-    for (int b = 0; b < kp->n_bufs; b++)
-        if (kp->bufs[b].kind == PT_KBUF_RESIDENT)
-            return b;
-    return -1;
-}
-
 /* A resident vector along m: this thread's two rows into registers, and the buffer handed back
  * at once, so the producer may load the next tile's while this tile's loop runs. */
 static void emit_mvec_read(strbuf *sb, const sm90a_ssd *sd, int b, int w)
@@ -444,7 +442,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                       sd->vkind[v] == SSD_AFRAG ? ": the wgmma's A fragment" : ": a vector along k");
         }
     if (kp->dynamic) {
-        int r = first_resident(kp);
+        int r = sm90a_first_resident(kp);
         sm90a_buf_name(&sd->sh, r, lo, up, sizeof lo);
         /* lane 0 reads the slot and later hands the residents back itself, so the read is
          * ordered before the producer rewrites the slot two tiles on by that thread's own
