@@ -707,6 +707,22 @@ int64_t pt_stask_graph_tile_iterations(const pt_stask_graph *sg, int64_t tile_in
     return it < sg->iterations ? it : sg->iterations;
 }
 
+int64_t pt_stask_graph_wg_iterations(const pt_stask_graph *sg, int wg, int64_t iters)
+{
+    if (sg->causal_op < 0 || wg < 0 || sg->tiling.warpgroups < 2 || iters < 1 || !sg->graph)
+        return iters;
+    const pt_op *op = &sg->graph->ops[sg->causal_op];
+    if (op->kind != PT_OP_EXP_DECAY || sg->split_axis != op->row_axis)
+        return iters;
+    int64_t tr = sg->tiling.tile[op->row_axis], tc = sg->tiling.tile[op->col_axis];
+    if (tr < 1 || tc < 1)
+        return iters;
+    /* the tile whose rows end where its last k block ends */
+    int64_t last_row = iters * tc - tr + (int64_t)(wg + 1) * (tr / sg->tiling.warpgroups);
+    int64_t it = last_row > 0 ? (last_row - 1) / tc + 1 : 1;
+    return it < iters ? it : iters;
+}
+
 bool pt_stask_graph_has_resident_load(const pt_stask_graph *sg)
 {
     for (int i = 0; i < sg->n; i++)

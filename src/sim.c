@@ -740,7 +740,13 @@ static void commit(sim_state *S, int L, double t, double reach)
         chunk_epilogue(S, task, c, &work, &latency);
     int R = ln->role;
     bool async = true;
-    switch (ln->seu) {
+    /* a warpgroup's k block past its rows: it waits for the stages and hands them back */
+    bool skip = task->region == PT_REGION_BODY &&
+                ls->iter >= pt_stask_graph_wg_iterations(S->sg, task->wg, S->iters);
+    if (skip) {
+        start = unit_end = end = t;
+        async = false;
+    } else switch (ln->seu) {
     case PT_SEU_TMA:
         t = tma_admit(S, t);
         start = t > S->tma_free ? t : S->tma_free;
@@ -774,9 +780,10 @@ static void commit(sim_state *S, int L, double t, double reach)
     S->end[slot] = end;
     S->issue[slot] = t;
     mark_done(S, slot);
-    S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
-                                       .issue_ns = t, .start_ns = start, .end_ns = end,
-                                       .unit_end_ns = unit_end};
+    if (!skip) /* the kernel stamps nothing for a skipped block either */
+        S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
+                                           .issue_ns = t, .start_ns = start, .end_ns = end,
+                                           .unit_end_ns = unit_end};
     note_seen(S, ls, reach);
     role_stream *rs = &S->rs[R];
     if (rs->ordered && ls->phase == 1) {

@@ -105,6 +105,11 @@ int pt_stask_find(const pt_stask_graph *sg, const char *id);
 /* Loop trip count of output tile `tile_index` (row-major over tile_grid): shorter than
  * `iterations` for tiles that a causal mask cuts. */
 int64_t pt_stask_graph_tile_iterations(const pt_stask_graph *sg, int64_t tile_index);
+/* Loop trip count of consumer warpgroup `wg` in a causal tile of `iters` iterations (its rows
+ * ending with its last k block): the k blocks wholly past the warpgroup's own rows are all zero
+ * under an exp_decay mask, and the generated kernel skips them per warpgroup (an attention
+ * kernel runs the tile's count on every warpgroup). `iters` when nothing is skipped. */
+int64_t pt_stask_graph_wg_iterations(const pt_stask_graph *sg, int wg, int64_t iters);
 /* Instances of a graph for `iters` iterations: prologue + body*iters + epilogue. */
 int64_t pt_stask_graph_instances(const pt_stask_graph *sg, int64_t iters);
 /* Does sg load a tile once per output tile rather than through a ring (attention's Q)? */

@@ -276,7 +276,7 @@ static const struct {
     {"reduce", "*", "reduce", "FADD per element; latency: a 5-step warp shuffle tree"},
     {"dequant", "int4", "dequant_int4", "shift + LOP3 magic-number unpack + HFMA2 with the scale"},
     {"cumsum", "*", "cumsum", "local scan + 5-step shfl.up warp scan + carry"},
-    {"exp_decay", "*", "exp_decay", "FFMA + MUFU.EX2 + mask FMUL per element"},
+    {"exp_decay", "*", "exp_decay", "the factored decay tile of pt_ssd.cuh: per 32 elements 18 x (FFMA + range test + MUFU.EX2), a vote, then FMUL + mask per element"},
     {"fill", "*", "fill_smem", "16-byte shared-memory stores of a value (a register fill folds "
                                "into its first use)"},
     {"convert", "*", "convert_f16x2", "one F2FP per 2 elements"},

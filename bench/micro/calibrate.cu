@@ -501,7 +501,7 @@ static const char *const piece_what[N_PIECES] = {
     "int4 -> f16: shift + LOP3 (magic 0x6400) + HFMA2 per 2 elements, 1 LOP3 per 8 to chain",
     "st.shared.v4 of a value: 4 elements per 16-byte store",
     "4 rows of 4: local scan (3 FADD) + 5-step shfl.up warp scan + carry",
-    "x = ex2(x * s - c) * mask: FFMA + MUFU.EX2 + FMUL",
+    "factored decay: per 32 elements 18 x (FFMA + range test + MUFU.EX2), then FMUL + mask FMUL",
     "FADD into 8 running sums (as row_sum)"};
 
 // The loop-carried forms below keep every instruction alive through ptxas (no empty-asm
@@ -604,9 +604,27 @@ __global__ void __launch_bounds__(256, 1) piece_stream(int iters, const float *i
                 acc[g] += __shfl_sync(0xffffffffu, t, 31);
             }
         } else if constexpr (P == P_EXP_DECAY) {
+            // the factored decay tile (pt_ssd.cuh): a thread's 32 elements are 2 rows x 16
+            // columns; 2 row and 16 column exps, each behind an FFMA and its range test, one
+            // vote, then a product and the mask per element
+            float rf[2], cf[16];
+            bool ok = true;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const float d = fmaf(x[h], 0.5f, -1.0f);
+                ok = ok && d <= 40.0f;
+                rf[h] = ex2(d);
+            }
+#pragma unroll
+            for (int j = 0; j < 16; j++) {
+                const float c = fmaf(x[2 + j], 0.5f, -1.0f);
+                ok = ok && fabsf(c) <= 40.0f;
+                cf[j] = ex2(c);
+            }
+            ok = __all_sync(0xffffffffu, ok);
 #pragma unroll
             for (int i = 0; i < 32; i++)
-                x[i] = ex2(fmaf(x[i], 0.5f, -1.0f)) * mask[i];
+                x[i] = ok ? rf[(i >> 1) & 1] * cf[(i & 1) + 2 * (i >> 2)] * mask[i] : x[i];
         }
     }
     __syncthreads();

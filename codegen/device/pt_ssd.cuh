@@ -194,8 +194,35 @@ __device__ __forceinline__ void atile_op(float (&out)[KS][8], const X &x, const 
             out[kk][e] = ew<OP>(a_at(x, kk, e, lane), a_at(y, kk, e, lane));
 }
 
+// The column operand's value at the k block's first column, which every thread of the warp
+// shares: a scalar, a shared-memory vector along k, or a register kvec (lane 0 holds k index 0).
+__device__ __forceinline__ float col_pivot(float s, int)
+{
+    return s;
+}
+template <typename F>
+__device__ __forceinline__ typename only_float<F>::type col_pivot(const F *kvec_smem, int)
+{
+    return kvec_smem[0];
+}
+template <int KS> __device__ __forceinline__ float col_pivot(const float (&v)[KS][4], int)
+{
+    return __shfl_sync(0xffffffffu, v[0][0], 0);
+}
+
+// The factored decay's exponents stay within this many nats: a row factor up to e^40 times a
+// column factor up to e^40 is finite, and a row factor that underflows stands for a product
+// below e^-47.
+constexpr float DECAY_FACTOR_RANGE = 40.f;
+
 // out = exp(x[row] - y[col]), and 0 where col > row when CAUSAL: row0 is this warp's first
 // row and col0 the k block's first column, both counted along the chunk as the mask is.
+//
+// exp(x_r - y_c) = exp(x_r - p) * exp(p - y_c) with p = y at the block's first column: a
+// thread's 32 elements of a k64 block need 2 row and 16 column exps and one multiply each,
+// instead of 32 exps behind a subtract and a scale. Where an exponent leaves the range above
+// (a steep decay within one block, or an input that is not finite) the warp takes the direct
+// form, so any input gives what exp(x_r - y_c) gives.
 template <bool CAUSAL, int KS, typename X, typename Y>
 __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x, const Y &y,
                                                 int row0, int col0, int lane)
@@ -212,6 +239,39 @@ __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x,
         return;
     }
     const bool mask = CAUSAL && col0 + 16 * KS - 1 > row0;
+    constexpr float LOG2E = 1.4426950408889634f;
+    const float p = col_pivot(y, lane);
+    // (a NaN exponent fails its test; an infinite pivot makes its own column's NaN, which a
+    // lane of the warp holds)
+    float rf[2], cf[KS][4];
+    bool ok = true;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+        const float d = a_at(x, 0, 2 * h, lane) - p;
+        ok = ok && d <= DECAY_FACTOR_RANGE;
+        rf[h] = exp2_approx(d * LOG2E);
+    }
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            // element e = (j & 1) + 4 (j >> 1) of step kk: k index 16 kk + 2t + (j & 1) + 8 (j >> 1)
+            const float c = p - a_at(y, kk, (j & 1) + 4 * (j >> 1), lane);
+            ok = ok && fabsf(c) <= DECAY_FACTOR_RANGE;
+            cf[kk][j] = exp2_approx(c * LOG2E);
+        }
+    if (__all_sync(0xffffffffu, ok)) {
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+                const int row = row0 + g + 8 * ((e >> 1) & 1);
+                const int col = col0 + 16 * kk + 2 * t + (e & 1) + 8 * (e >> 2);
+                const float v = rf[(e >> 1) & 1] * cf[kk][(e & 1) + 2 * (e >> 2)];
+                out[kk][e] = mask && col > row ? 0.f : v;
+            }
+        return;
+    }
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk)
 #pragma unroll

@@ -72,6 +72,14 @@ static void emit_constants(strbuf *sb, const sm90a_ssd *sd)
                 "#define PT_REC(stask, lane, tile, iter, end) ((void)(iter))\n#endif\n\n");
 }
 
+/* Does each consumer warpgroup run its own trip count? Under a causal mask along m, the k
+ * blocks past a warpgroup's last row are all zero: it only waits for their stages and hands
+ * them back, while the warpgroup of the later rows computes. */
+static bool per_wg_trips(const sm90a_ssd *sd)
+{
+    return sd->kp->causal && sd->wgs > 1;
+}
+
 static void emit_helpers(strbuf *sb, const sm90a_ssd *sd)
 {
     const pt_graph *g = sd->g;
@@ -107,6 +115,13 @@ static void emit_helpers(strbuf *sb, const sm90a_ssd *sd)
                     "// counts them, pt_stask_graph_tile_iterations).\n"
                     "__device__ __forceinline__ int tile_iters(int gm)\n{\n"
                     "    const int last = (gm + 1) * BM < M_EXTENT ? (gm + 1) * BM : M_EXTENT;\n"
+                    "    const int it = (last - 1) / BK + 1;\n"
+                    "    return it < K_ITERS ? it : K_ITERS;\n}\n\n");
+    if (per_wg_trips(sd))
+        sb_puts(sb, "// The k blocks warpgroup w runs in tile gm: up to its own last row, since a block wholly past\n"
+                    "// it is all zero under the mask (the simulator counts them so: pt_stask_graph_wg_iterations).\n"
+                    "__device__ __forceinline__ int wg_iters(int gm, int w)\n{\n"
+                    "    const int last = gm * BM + 64 * (w + 1) < M_EXTENT ? gm * BM + 64 * (w + 1) : M_EXTENT;\n"
                     "    const int it = (last - 1) / BK + 1;\n"
                     "    return it < K_ITERS ? it : K_ITERS;\n}\n\n");
 }
@@ -403,6 +418,46 @@ static void emit_tile_residents(strbuf *sb, const sm90a_ssd *sd, int w)
         }
 }
 
+/* The tile's k blocks past this warpgroup's rows: each stage its loop reads is waited for
+ * (warpgroup 0 also stamps the load's end, as in the loop) and handed back as the loop would
+ * hand it back, so the rings' phases stay those of the warpgroup that computes them. */
+static void emit_skipped_blocks(strbuf *sb, const sm90a_ssd *sd, int w)
+{
+    const pt_kprog *kp = sd->kp;
+    const pt_krole *W = &kp->consumer[w];
+    bool seen[PT_KP_MAX_BUFS] = {false};
+    sb_puts(sb, "            for (int i = n_iter; i < n_iter_tile; ++i) {  // all zero for these rows\n");
+    for (int k = 0; k < W->n_tasks; k++) {
+        int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, &W->tasks[k], rings);
+        for (int r = 0; r < n; r++) {
+            int b = rings[r];
+            if (seen[b])
+                continue;
+            seen[b] = true;
+            char lo[8], up[8];
+            sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+            sb_printf(sb, "                {\n"
+                          "                    const uint32_t c_%s = %sbase + (uint32_t)i, s_%s = c_%s %% STAGES_%s;\n"
+                          "                    pt::mbar_wait(&full_%s[s_%s], (c_%s / STAGES_%s) & 1);  // Wait: %s landed\n",
+                      lo, lo, lo, lo, up, lo, lo, lo, up, kp->sg->tasks[kp->bufs[b].stask].id);
+            if (w == 0)
+                sb_printf(sb, "                    PT_REC(%d, %d, n_tile, i, 1);\n", kp->bufs[b].stask,
+                          kp->lane_load);
+            if (kp->bufs[b].readers == 4 * kp->wgs)
+                sb_printf(sb, "                    __syncwarp();\n"
+                              "                    if (lane == 0)\n"
+                              "                        pt::mbar_arrive(&empty_%s[s_%s]);  // this warp's share\n",
+                          lo, lo);
+            else
+                sb_printf(sb, "                    if (lead)\n"
+                              "                        pt::mbar_arrive(&empty_%s[s_%s]);  // this warpgroup's share\n",
+                          lo, lo);
+            sb_puts(sb, "                }\n");
+        }
+    }
+    sb_puts(sb, "            }\n");
+}
+
 static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
 {
     const pt_kprog *kp = sd->kp;
@@ -456,12 +511,18 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
         sm90a_emit_work_loop(sb, &sd->sh, "        ");
     }
     sb_printf(sb, "            %s\n            tile_coords(t, %s);\n"
-                  "            const int n_iter = %s;\n"
-                  "            #pragma unroll\n"
-                  "            for (int r = 0; r < BN / 2; ++r) {\n"
-                  "                acc[r] = 0.f;\n"
-                  "                pt::keep(acc[r]);  // zeroed before a wgmma is in flight\n"
-                  "            }\n", sd->sh.coord_decl, sd->sh.coord_args, sd->sh.iters);
+                  "            const int n_iter_tile = %s;\n", sd->sh.coord_decl, sd->sh.coord_args,
+              sd->sh.iters);
+    if (per_wg_trips(sd))
+        sb_printf(sb, "            const int n_iter = wg_iters(%s, %d);  // this warpgroup's k blocks\n",
+                  sd->row_tile, w);
+    else
+        sb_puts(sb, "            const int n_iter = n_iter_tile;\n");
+    sb_puts(sb, "            #pragma unroll\n"
+                "            for (int r = 0; r < BN / 2; ++r) {\n"
+                "                acc[r] = 0.f;\n"
+                "                pt::keep(acc[r]);  // zeroed before a wgmma is in flight\n"
+                "            }\n");
     emit_tile_residents(sb, sd, w);
     sm90a_steps st = {.sh = &sd->sh, .view = sd, .task = emit_entry};
     for (int v = 0; v < kp->n_vals; v++)
@@ -469,10 +530,12 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
     for (int i = 0; i < W->n_pro; i++)
         emit_prologue_task(sb, &st, w, &W->pro[i]);
     sm90a_emit_steps(sb, &st, w);
+    if (per_wg_trips(sd))
+        emit_skipped_blocks(sb, sd, w);
     for (int b = 0; b < kp->n_bufs; b++)
         if (kp->bufs[b].kind == PT_KBUF_RING) {
             sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
-            sb_printf(sb, "            %sbase += n_iter;\n", lo);
+            sb_printf(sb, "            %sbase += n_iter_tile;\n", lo);
         }
     bool over = kp->bufs[kp->staging].over >= 0;
     if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
