@@ -10,24 +10,29 @@
 //
 // Output layout: what TMA's 128-byte swizzle gives a K-major tile of BN rows: 64-column atoms
 // BN*128 bytes apart, 128-byte rows, the 16-byte chunk c of row r stored at chunk c ^ (r % 8).
-// Work is split in chunks of 8 elements (4 packed bytes in, 16 bytes out, one scale): 8
-// consecutive threads write one row's 128 bytes, so neither the reads nor the writes conflict.
+// A chunk is 8 elements (4 packed bytes in, 16 bytes out, one scale); a thread takes four
+// chunks of a row with one 16-byte load. The dequantising warps are few (the producer
+// warpgroup's three) and latency-bound, so instructions per element are what counts.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <type_traits>
 
 namespace pt {
 
 enum class Quant { INT4, FP4_E2M1 };
 
-// Element pair j (elements 2j, 2j+1) of 8 packed nibbles, each in the low 4 bits of a 16-bit
-// half of the result.
-__device__ __forceinline__ uint32_t nibble_pair(uint32_t packed, int j)
+// The four element pairs (2j, 2j+1) of 8 packed nibbles, each nibble in the low 4 bits of a
+// 16-bit half: even elements are the bytes' low nibbles, odd ones their high nibbles, and one
+// byte permute per pair takes byte j of each into its half (2 instructions a pair, not 5).
+__device__ __forceinline__ void nibble_pairs(uint32_t packed, uint32_t (&x)[4])
 {
-    const uint32_t v = packed >> (8 * j);
-    return (v & 0xFu) | ((v << 12) & 0xF0000u);
+    const uint32_t lo = packed & 0x0F0F0F0Fu, hi = (packed >> 4) & 0x0F0F0F0Fu;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        x[j] = __byte_perm(lo, hi, j | ((4 + j) << 8)) & 0x000F000Fu;
 }
 
 template <typename T> struct dequant_math;
@@ -82,12 +87,24 @@ __device__ __forceinline__ uint4 dequant8(uint32_t packed, T scale)
 {
     using M = dequant_math<T>;
     uint32_t o[4];
+    uint32_t x[4];
+    nibble_pairs(packed, x);
+    if constexpr (QK == Quant::INT4 && std::is_same<T, __nv_bfloat16>::value) {
+        // (n - 136) is exact in bf16 and a bf16 product rounds once, as the reference's f32
+        // product of two bf16 values rounded to bf16 does: no trip through f32
+        const __nv_bfloat162 s2 = __bfloat162bfloat162(scale), m = __float2bfloat162_rn(136.f);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        const uint32_t x = nibble_pair(packed, j);
-        o[j] = QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x), scale)
-                                 : M::scale_pair(M::fp4_pair(x), scale);
+        for (int j = 0; j < 4; ++j) {
+            const uint32_t bits = x[j] ^ 0x43084308u;
+            const __nv_bfloat162 r = __hmul2(__hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits), m), s2);
+            o[j] = *reinterpret_cast<const uint32_t *>(&r);
+        }
+        return make_uint4(o[0], o[1], o[2], o[3]);
     }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        o[j] = QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x[j]), scale)
+                                 : M::scale_pair(M::fp4_pair(x[j]), scale);
     return make_uint4(o[0], o[1], o[2], o[3]);
 }
 
@@ -108,13 +125,20 @@ __device__ __forceinline__ void dequant_tile(uint8_t *w, const uint8_t *q, const
     static_assert(BK % 64 == 0 && G % 8 == 0, "whole swizzle atoms, chunks within one group");
     constexpr int CHUNKS = BK / 8;
     const int g0 = scale_col0<G>(kbase);
-#pragma unroll 4
-    for (int u = tid; u < BN * CHUNKS; u += THREADS) {
-        const int r = u / CHUNKS, c = u % CHUNKS;
-        const uint32_t packed = *reinterpret_cast<const uint32_t *>(q + r * Q_ROW + c * 4);
-        const T scale = s[r * S_COLS + (kbase + c * 8) / G - g0];
-        const uint4 out = dequant8<T, QK>(packed, scale);
-        *reinterpret_cast<uint4 *>(w + (c / 8) * (BN * 128) + r * 128 + (((c % 8) ^ (r % 8)) * 16)) = out;
+    // four chunks of a row per thread and 16-byte load (BK is a multiple of 64: 8 chunks a row
+    // at least): a quarter of the loads and four independent conversions in flight
+#pragma unroll 2
+    for (int u = tid; u < BN * CHUNKS / 4; u += THREADS) {
+        const int r = u / (CHUNKS / 4), c0 = (u % (CHUNKS / 4)) * 4;
+        const uint4 pk = *reinterpret_cast<const uint4 *>(q + r * Q_ROW + c0 * 4);
+        const uint32_t pw[4] = {pk.x, pk.y, pk.z, pk.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const int c = c0 + j;
+            const T scale = s[r * S_COLS + (kbase + c * 8) / G - g0];
+            *reinterpret_cast<uint4 *>(w + (c / 8) * (BN * 128) + r * 128 + (((c % 8) ^ (r % 8)) * 16)) =
+                dequant8<T, QK>(pw[j], scale);
+        }
     }
 }
 
