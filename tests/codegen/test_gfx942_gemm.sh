@@ -135,6 +135,17 @@ while read -r name graph set tile edits; do
         ! grep -q "v_log_f32" "$tmp/$name/kernel.s" || ! grep -q "row_lse" "$tmp/$name/kernel.hip"; }; then
         fail "$name: no shared-Q read or no log-sum-exp (row_lse, v_log_f32) in the kernel"
     fi
+    # a persistent causal grid (name *_dyn): launch positions past the grid claimed from the
+    # device-wide counter (global_atomic_add with return) and handed to the waves through LDS,
+    # the counters reset by the last workgroup, tiles longest first; a static grid claims nothing
+    case $name in
+    *_dyn)
+        { grep -q "__hip_atomic_fetch_add(&pt_next_tile" "$tmp/$name/kernel.hip" &&
+          grep -q "mt = TILES_M - 1 - mt" "$tmp/$name/kernel.hip" &&
+          [ "$(grep -c "global_atomic_add.* sc0" "$tmp/$name/kernel.s")" -ge 2 ]; } ||
+            fail "$name: no dynamic hand-out (claim with return, reset, longest first) in the kernel" ;;
+    *) grep -q "pt_next_tile" "$tmp/$name/kernel.hip" && fail "$name: a hand-out counter in a static grid" ;;
+    esac
 done <"$here/variants-gfx942.txt"
 
 # B stored N x K (the other operand layout: fragments read straight from LDS, no gather)
