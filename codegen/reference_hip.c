@@ -1,6 +1,7 @@
 /* reference_hip.c — reference.hip of a HIP bundle: the f32 reference the harness checks the
  * gfx942 kernel against, for the graphs the gfx942 target generates — a single matmul (one
- * thread per element of C, f32 products summed in k order) and attention (one thread per query
+ * thread per element of C, f32 products summed in k order), FlashDecoding's combine (one
+ * thread per element of O, splits in order) and attention (one thread per query
  * row: the row max of the scaled, masked scores, then exp(s - max) summed and V accumulated in
  * f32, key by key, divided once; the conventions of codegen/reference.c: natural exp, a causal
  * key right of its row excluded, P not rounded). Plain on purpose, and independent of the
@@ -11,12 +12,13 @@
 #include <string.h>
 
 #include "attn_walk.h"
+#include "ir/combine.h"
 #include "bundle_parts.h"
 #include "strbuf.h"
 
 static const char *in_type(pt_dtype d)
 {
-    return d == PT_BF16 ? "unsigned short" : "_Float16";
+    return d == PT_BF16 ? "unsigned short" : d == PT_F32 ? "float" : "_Float16";
 }
 
 static const char *load_fn(pt_dtype d)
@@ -153,12 +155,48 @@ static char *attention(const pt_graph *g, pt_error *err)
     return sb_take(&b);
 }
 
+/* FlashDecoding's combine: one thread per element (bh, g, d) of O, over the splits in order:
+ * the max of the log-sum-exps, then exp(X_s - max) summed and times Y_s accumulated, divided
+ * once (expf: the natural exp, as codegen/reference.c). */
+static char *combine(const pt_graph *g, pt_error *err)
+{
+    pt_kcombine c;
+    if (!pt_kcombine_read(&c, g, "reference", err))
+        return NULL;
+    strbuf b = {0};
+    head(&b, g, "O[bh][g][d] = sum_s exp(X[bh][s][g] - max_s X) Y[bh][s][g][d] / sum_s exp(X[bh][s][g] - "
+         "max_s X), in f32, one thread per output element.", PT_F32);
+    sb_printf(&b, "__global__ void ref_combine(const In *X, const In *Y, float *O)\n{\n"
+                  "    const long long B = %lldLL, S = %lldLL, G = %lldLL, D = %lldLL;\n"
+                  "    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < B * G * D;\n"
+                  "         e += (long long)gridDim.x * blockDim.x) {\n"
+                  "        const long long bh = e / (G * D), g = e / D %% G, d = e %% D;\n"
+                  "        float mx = -INFINITY;\n"
+                  "        for (long long s = 0; s < S; ++s)\n"
+                  "            mx = fmaxf(mx, in_f32(X[(bh * S + s) * G + g]));\n"
+                  "        float sum = 0.f, acc = 0.f;\n"
+                  "        for (long long s = 0; s < S; ++s) {\n"
+                  "            const float w = expf(in_f32(X[(bh * S + s) * G + g]) - mx);\n"
+                  "            sum += w;\n"
+                  "            acc += w * in_f32(Y[((bh * S + s) * G + g) * D + d]);\n"
+                  "        }\n"
+                  "        O[e] = acc / sum;\n"
+                  "    }\n}\n\n",
+              (long long)c.B, (long long)c.S, (long long)c.G, (long long)c.D);
+    const int slots[] = {c.X, c.Y};
+    launch(&b, "ref_combine", c.B * c.G * c.D, slots, 2);
+    return sb_take(&b);
+}
+
 char *pt_reference_hip(const pt_graph *g, pt_error *err)
 {
     if (pt_attn_matches(g))
         return attention(g, err);
+    if (pt_kcombine_matches(g))
+        return combine(g, err);
     if (g->n_ops == 1 && g->ops[0].kind == PT_OP_MATMUL)
         return matmul(g);
-    pt_fail(err, "codegen: the HIP reference covers single matmuls and attention only");
+    pt_fail(err, "codegen: the HIP reference covers single matmuls, attention and FlashDecoding's "
+                 "combine only");
     return NULL;
 }

@@ -47,6 +47,11 @@ typedef struct {
                                     operand tile other EUs already read (cache_reuse.h; MI300X's
                                     Infinity Cache). 0 = not modelled: every load at the load
                                     rate (H100, H200: calibrated with L2 hits included) */
+    double lds_read_bytes_per_clk; /* one EU's shared-memory read bandwidth into registers, per
+                                    clock: an mma whose operands the kernel reads from LDS with
+                                    ds_read first (AMD CDNA3) is charged those bytes at this rate
+                                    times clock_ghz (lds_read.h). 0 = not modelled (H100, H200:
+                                    wgmma reads shared memory itself) */
     double cuda_core_power;      /* power-capped clock: CUDA-core work draws this much power per
                                     busy ns relative to the tensor cores' (whose sustained mma
                                     rates hold at the capped clock of a GEMM); a kernel keeping

@@ -17,6 +17,7 @@
 
 #include "busy.h"
 #include "cache_reuse.h"
+#include "lds_read.h"
 #include "graph.h"
 #include "stage_hold.h"
 #include "sim_check.h"
@@ -86,6 +87,8 @@ typedef struct {
     int *lane_of;            /* lane holding each sTask, -1 = unplaced */
     double *load_scale;      /* per sTask: re-reads served by the cache (cache_reuse.h); NULL
                                 when the model has no such cache */
+    double *lds_ns;          /* per sTask: an mma's operand reads from LDS (lds_read.h); NULL
+                                when the model has no LDS read rate */
     int *dep_off;            /* per sTask: [dep_off[s], dep_off[s+1]) in deps */
     dep_ent *deps;
     int64_t n_slots;
@@ -97,6 +100,7 @@ typedef struct {
     double lane_ready[PT_MAX_LANES];
     double role_free[PT_MAX_ROLES + PT_MAX_LANES]; /* per instruction stream (stream_of) */
     double tma_free, tc_free, cc_free; /* when the TMA, tensor-core and CUDA-core servers free */
+    double lds_free;         /* when the EU's LDS read port frees (lds_ns) */
     double *inflight;        /* ends of outstanding TMA copies (bounded set) */
     int n_inflight, max_inflight;
     double tma_last_admit;
@@ -731,7 +735,7 @@ static void commit(sim_state *S, int L, double t, double reach)
     const pt_stask *task = &S->sg->tasks[ls->stask];
     const pt_lane *ln = &S->p->lanes[L];
     const pt_cost *c = &S->hw->cost[task->kind][task->dtype];
-    double work = amount_of(task) / c->rate, latency = c->latency_ns, start, end, unit_end;
+    double work = amount_of(task) / c->rate, latency = c->latency_ns, start, end, unit_end, ready = t;
     if (ln->seu == PT_SEU_TENSOR_CORE || ln->seu == PT_SEU_CUDA_CORE)
         work *= S->clock_slow;
     if (S->load_scale)
@@ -757,7 +761,14 @@ static void commit(sim_state *S, int L, double t, double reach)
             S->inflight[S->n_inflight++] = end;
         break;
     case PT_SEU_TENSOR_CORE:
-        start = t > S->tc_free ? t : S->tc_free;
+        if (S->lds_ns && S->lds_ns[ls->stask] > 0) {
+            /* its operands are first read from LDS into registers, on the EU's one LDS port
+             * (other roles' MFMAs go on meanwhile); the MFMAs start once they are in */
+            double r0 = t > S->lds_free ? t : S->lds_free;
+            S->lds_free = r0 + S->lds_ns[ls->stask] * S->clock_slow;
+            ready = S->lds_free;
+        }
+        start = ready > S->tc_free ? ready : S->tc_free;
         S->tc_free = start + work;
         unit_end = S->tc_free;
         end = S->tc_free + latency;
@@ -924,6 +935,7 @@ static void sim_free(sim_state *S)
     free(S->base);
     free(S->lane_of);
     free(S->load_scale);
+    free(S->lds_ns);
     free(S->dep_off);
     free(S->deps);
     free(S->end);
@@ -957,6 +969,13 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
             return pt_fail(err, "simulate: out of memory");
         for (int s = 0; s < n; s++)
             S->load_scale[s] = pt_cache_reuse_scale(sg, &sg->tasks[s], S->hw);
+    }
+    if (S->hw->lds_read_bytes_per_clk > 0) {
+        S->lds_ns = malloc(((size_t)n + 1) * sizeof *S->lds_ns);
+        if (!S->lds_ns)
+            return pt_fail(err, "simulate: out of memory");
+        for (int s = 0; s < n; s++)
+            S->lds_ns[s] = pt_lds_read_ns(sg, s, S->hw);
     }
     if (!place_tasks(S, n_inst, err) || !build_deps(S, err) || !build_lanes(S, err))
         return false;

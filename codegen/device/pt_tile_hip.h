@@ -2,9 +2,10 @@
 // softmax pipeline as one call each, under the names of pt_tile.cuh (mask_scores, row_max,
 // exp_rows, row_sum, rescale_rows, keep_all), over a wave's 32-query tile of 32x32 MFMA blocks;
 // and attention's matrix-core sTasks and epilogue in the same layout (load_q, mma_scores,
-// mma_pv, inverse_row_sum, store_rows).
+// mma_pv, inverse_row_sum, store_rows); FlashDecoding's combine (split_*, per work-item in
+// registers, at the end).
 //
-// Layout assumed by every function here. Attention runs transposed on the matrix cores: a wave
+// Layout assumed by every attention function here. Attention runs transposed on the matrix cores: a wave
 // computes S^T = K·Q^T for its 32 query rows with v_mfma_f32_32x32x8, one 32x32 block per 32
 // keys, 16 floats per lane. In the D layout (pt_device_hip.h, "MFMA") register g of lane l holds
 // key i = 8·(g/4) + 4·(l/32) + g%4 of the block and query j = l % 32. So
@@ -229,6 +230,124 @@ __device__ __forceinline__ void store_rows(const f32x16 (&o)[D / 32], O *row, fl
             *reinterpret_cast<typename out4<O>::mem *>(row + 32 * c + 8 * u + 4 * (int)(lane / 32)) =
                 out4<O>::pack(o[c][4 * u] * inv_l, o[c][4 * u + 1] * inv_l, o[c][4 * u + 2] * inv_l,
                               o[c][4 * u + 3] * inv_l);
+}
+
+// ---- FlashDecoding's combine (no matrix product; the graph's ops over the split axis s) ----
+// O[g][d] = sum_s exp(X[s][g] - max_s X) Y[s][g][d] / sum_s exp(X[s][g] - max_s X), with X the
+// splits' log-sum-exps and Y their partial outputs, both f32. A work-item owns one row g of
+// the tile and the 16-byte chunks c = j + TPR·k (k < COLS) of its columns, so a row's TPR
+// work-items read adjacent chunks (one coalesced access per split). Nothing passes through
+// LDS: each work-item reads what it alone uses (its row's S log-sum-exps, its chunks of Y in
+// every split) straight into VGPRs, and the compiler's vmcnt waits before the first use of a
+// register are the Waits on the loads. The names are pt_tile.cuh's split_* calls.
+typedef f32x4 f32x4_mem __attribute__((may_alias, aligned(16)));
+
+// After the producer lane's loads: nothing is scheduled across, so every load is issued before
+// the first sTask runs and stays in flight until its first use (its vmcnt wait), as the lane's
+// order says. Without it clang sinks each load toward its use to save VGPRs, leaving one or
+// two in flight at a time.
+__device__ __forceinline__ void loads_issued() { __builtin_amdgcn_sched_barrier(0); }
+
+// load.X: the row's log-sum-exp in every split; xb: the batch entry's [S][G].
+template <int S, int G> __device__ __forceinline__ void load_splits(float (&x)[S], const float *xb, int g)
+{
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        x[s] = xb[s * G + g];
+}
+
+// load.Y: this work-item's chunks of row g in every split; yb: the batch entry's [S][G][D], d0
+// the tile's first column. A chunk past the tile (c >= CHUNKS) or past D reads the row's
+// chunk at d0 (which exists) and is never stored, so every work-item issues S·COLS loads.
+template <int S, int G, int D, int TPR, int COLS, int CHUNKS>
+__device__ __forceinline__ void load_split_rows(f32x4 (&y)[S][COLS], const float *yb, int g, int d0, int j)
+{
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+#pragma unroll
+        for (int k = 0; k < COLS; ++k) {
+            const int c = j + TPR * k, col = d0 + 4 * c;
+            const bool in = c < CHUNKS && col < D;
+            y[s][k] = *reinterpret_cast<const f32x4_mem *>(yb + ((size_t)s * G + g) * D + (in ? col : d0));
+        }
+}
+
+// reduce_max over the splits.
+template <int S> __device__ __forceinline__ float split_max(const float (&x)[S])
+{
+    float m = -__builtin_inff();
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        m = __builtin_fmaxf(m, x[s]);
+    return m;
+}
+
+// sub: the row's log-sum-exps less their max.
+template <int S> __device__ __forceinline__ void split_sub(const float (&x)[S], float m, float (&d)[S])
+{
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        d[s] = x[s] - m;
+}
+
+// exp: the splits' weights, in place (natural exp as one v_exp_f32: e^x = 2^(x·log2 e)).
+template <int S> __device__ __forceinline__ void split_exp(float (&w)[S])
+{
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        w[s] = exp2_approx(w[s] * 1.44269504088896341f);
+}
+
+// reduce_sum over the splits of the weights.
+template <int S> __device__ __forceinline__ float split_sum(const float (&w)[S])
+{
+    float l = 0.f;
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+        l += w[s];
+    return l;
+}
+
+// mul: this work-item's chunks of Y times their split's weight, in place.
+template <int S, int COLS> __device__ __forceinline__ void split_scale(f32x4 (&y)[S][COLS], const float (&w)[S])
+{
+#pragma unroll
+    for (int s = 0; s < S; ++s)
+#pragma unroll
+        for (int k = 0; k < COLS; ++k)
+            y[s][k] *= w[s];
+}
+
+// reduce_sum over the splits of this work-item's chunks. The sums are pinned here (an empty
+// asm reading them): a chunk's store is conditional (past the tile or past d), and without the
+// pin clang sinks that chunk's loads and sums into the store's branch, after the other sTasks,
+// so they would no longer be in flight from load.Y on.
+template <int S, int COLS>
+__device__ __forceinline__ void split_reduce(const f32x4 (&y)[S][COLS], f32x4 (&acc)[COLS])
+{
+#pragma unroll
+    for (int k = 0; k < COLS; ++k) {
+        acc[k] = y[0][k];
+#pragma unroll
+        for (int s = 1; s < S; ++s)
+            acc[k] += y[s][k];
+        __asm__ volatile("" ::"v"(acc[k]));
+    }
+}
+
+// div + store: the chunks over the weights' sum, converted to O and written straight from the
+// registers into row o (D elements), chunks past the tile or past D skipped (as loaded).
+template <typename O, int D, int TPR, int COLS, int CHUNKS>
+__device__ __forceinline__ void split_div_store(const f32x4 (&acc)[COLS], float l, O *o, int d0, int j)
+{
+    const float inv = 1.f / l;
+#pragma unroll
+    for (int k = 0; k < COLS; ++k) {
+        const int c = j + TPR * k, col = d0 + 4 * c;
+        if (c < CHUNKS && col < D)
+            *reinterpret_cast<typename out4<O>::mem *>(o + col) =
+                out4<O>::pack(acc[k][0] * inv, acc[k][1] * inv, acc[k][2] * inv, acc[k][3] * inv);
+    }
 }
 
 } // namespace pt

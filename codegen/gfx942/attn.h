@@ -27,5 +27,10 @@ typedef struct {
 
 bool gfx942_attn_plan(gfx942_attn *at, const pt_kprog *kp, pt_error *err);
 bool gfx942_attn_emit(const gfx942_attn *at, pt_codegen_result *out, pt_error *err);
+/* attn_handout.c: the tile loop's head (static, or the dynamic hand-out of a persistent causal
+ * grid), the hand-out's device counters before the kernel and its reset after the loop. */
+void gfx942_attn_emit_handout_globals(strbuf *sb, const pt_kprog *kp);
+void gfx942_attn_emit_tile_loop(strbuf *sb, const pt_kprog *kp);
+void gfx942_attn_emit_handout_end(strbuf *sb, const pt_kprog *kp);
 
 #endif

@@ -59,8 +59,9 @@ static void emit_constants(strbuf *sb, const gfx942_attn *at)
               at->a.causal ? "true" : "false", at->a.scale * log2e, at->a.scale, (long long)at->a.BM,
               (long long)at->a.BN, at->waves, at->threads, (long long)at->tiles_m,
               (long long)at->kp->tiles, (long long)at->kv_blocks, (long long)at->kp->grid,
-              at->kp->persistent ? "persistent: each workgroup loops over tiles"
-                                 : "one tile per workgroup");
+              at->kp->dynamic      ? "persistent: tiles handed out dynamically, longest first"
+              : at->kp->persistent ? "persistent: each workgroup loops over tiles"
+                                   : "one tile per workgroup");
     for (int e = 0; e < 2; e++) {
         const gfx942_ring *r = &at->ring[e];
         const char *nm = at->g->tensors[r->tensor].name;
@@ -213,15 +214,17 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
               pt_dtype_name(at->a.in_dt), pt_dtype_name(at->a.out_dt));
     emit_constants(sb, at);
     pt_attn_emit_tile_walk(sb, at->kp, at->a.m);
+    gfx942_attn_emit_handout_globals(sb, at->kp);
     sb_printf(sb, "extern \"C\" __global__ PT_LAUNCH_BOUNDS(THREADS) void\n"
                   "%s(const T *__restrict__ Q, const T *__restrict__ K, const T *__restrict__ V,\n"
                   "   OutT *__restrict__ O%s)\n{\n"
                   "    __shared__ __attribute__((aligned(16))) T ring_k[STAGES_K * STAGE];\n"
                   "    __shared__ __attribute__((aligned(16))) T ring_v[STAGES_V * STAGE];\n"
                   "    const uint32_t tid = pt::thread_id(), lane = pt::lane_id(), wave = pt::wave_id();\n"
-                  "    pt::tile_copy<BN, D, THREADS, LD> cp_k, cp_v;\n"
-                  "    for (int t = (int)pt::block_id_x(); t < TILES; t += GRID) {\n"
-                  "        int bh, mt;\n"
+                  "    pt::tile_copy<BN, D, THREADS, LD> cp_k, cp_v;\n",
+              at->kp->kernel_name, at->a.L >= 0 ? ", float *__restrict__ L" : "");
+    gfx942_attn_emit_tile_loop(sb, at->kp);
+    sb_printf(sb, "        int bh, mt;\n"
                   "        tile_coords(t, bh, mt);\n"
                   "        const int n_iter = tile_iters(mt);\n"
                   "        // Consumer role wave / 2 takes rows [role * 64, +64) of the tile, this wave its 32 rows\n"
@@ -237,7 +240,6 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "        for (int c = 0; c < D / 32; ++c)\n"
                   "            o[c] = 0.f;\n"
                   "        float m_run = -__builtin_inff(), l_run = 0.f, alpha = 1.f, m_sub = 0.f;  // softmax state\n",
-              at->kp->kernel_name, at->a.L >= 0 ? ", float *__restrict__ L" : "",
               at->kp->sg->tasks[at->kp->bufs[pt_kprog_buf_of(at->kp, at->a.Q)].stask].id,
               at->a.qshare > 1 ? "(bh / QSHARE)" : "bh");
     emit_loaders(sb);
@@ -262,7 +264,9 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                       "        if (row < SEQ && lane < 32)\n"
                       "            L[(size_t)bh * SEQ + row] = lse;\n",
                   at->kp->sg->tasks[R->rows_task.stask].id);
-    sb_puts(sb, "    }\n}\n");
+    sb_puts(sb, "    }\n");
+    gfx942_attn_emit_handout_end(sb, at->kp);
+    sb_puts(sb, "}\n");
 }
 
 bool gfx942_attn_emit(const gfx942_attn *at, pt_codegen_result *out, pt_error *err)
@@ -295,7 +299,10 @@ bool gfx942_attn_emit(const gfx942_attn *at, pt_codegen_result *out, pt_error *e
              at->waves,
              at->kp->wgs, up(at->ring[0].name), at->ring[0].stages, mode[at->ring[0].mode],
              up(at->ring[1].name), at->ring[1].stages, mode[at->ring[1].mode],
-             at->kp->persistent ? "persistent" : "one-tile-per-workgroup", (long long)at->kp->grid,
+             at->kp->dynamic      ? "persistent (dynamic tiles)"
+             : at->kp->persistent ? "persistent"
+                                  : "one-tile-per-workgroup",
+             (long long)at->kp->grid,
              (long long)at->kp->tiles, (long long)at->lds_bytes, at->vgpr_estimate);
     return true;
 }

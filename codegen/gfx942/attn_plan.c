@@ -118,9 +118,6 @@ static bool plan_steps(const gfx942_attn *at, pt_error *err)
     const pt_kprog *kp = at->kp;
     if (kp->split_k > 1)
         REFUSE("partition.split_k = %d; attention is not split (expected 1)", kp->split_k);
-    if (kp->dynamic)
-        REFUSE("partition.persistent with a causal mask hands tiles out dynamically, generated for "
-               "sm90a only; use persistent false");
     if (kp->n_xwaits > 0)
         REFUSE("a Wait between sTasks of two roles (ping-pong) needs named barriers; gfx942 has "
                "one s_barrier per workgroup (generated for sm90a only)");

@@ -1,15 +1,38 @@
 /* backend.c — the gfx942 (AMD MI300X, CDNA3) target as a pt_backend: the kernel program
  * (codegen/ir/) printed as HIP C++ — MFMA for the tensor-core lane, global -> LDS copies into
  * rings of stages for the producer lane (issued by the same waves), the Waits as s_waitcnt and
- * s_barrier. Single matmuls (gemm_*.c) and attention, FlashAttention forward (attn_*.c). */
+ * s_barrier. Single matmuls (gemm_*.c), attention, FlashAttention forward (attn_*.c), and
+ * FlashDecoding's combine (combine_*.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "attn.h"
 #include "attn_walk.h"
+#include "combine.h"
 #include "gemm.h"
 #include "validate.h"
+
+/* Plan and (out non-NULL) print the program of the printer that reads this graph. */
+static bool print(const pt_kprog *kp, bool attn, bool comb, pt_codegen_result *out, pt_error *err)
+{
+    union {
+        gfx942_gemm gm;
+        gfx942_attn at;
+        gfx942_combine cb;
+    } *u = malloc(sizeof *u);
+    if (!u)
+        return pt_fail(err, "codegen gfx942: out of memory");
+    bool ok;
+    if (attn)
+        ok = gfx942_attn_plan(&u->at, kp, err) && (!out || gfx942_attn_emit(&u->at, out, err));
+    else if (comb)
+        ok = gfx942_combine_plan(&u->cb, kp, err) && (!out || gfx942_combine_emit(&u->cb, out, err));
+    else
+        ok = gfx942_gemm_plan(&u->gm, kp, err) && (!out || gfx942_gemm_emit(&u->gm, out, err));
+    free(u);
+    return ok;
+}
 
 /* Lower, check what the instructions need, and (out non-NULL) print. */
 static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
@@ -23,27 +46,18 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         return pt_fail(err, "codegen gfx942: hardware model %s is %s; expected a gfx942 part "
                             "(MI300X)", hw->name, hw->arch);
     const pt_graph *g = sg->graph;
-    bool attn = pt_attn_matches(g);
-    if (!attn && (g->n_ops != 1 || g->ops[0].kind != PT_OP_MATMUL))
+    bool attn = pt_attn_matches(g), comb = !attn && pt_kcombine_matches(g);
+    if (!attn && !comb && (g->n_ops != 1 || g->ops[0].kind != PT_OP_MATMUL))
         return pt_fail(err, "codegen gfx942: graph \"%s\" has %d ops; this backend generates "
-                            "single matmuls and attention (matmul -> online_softmax -> matmul)",
-                       g->name, g->n_ops);
+                            "single matmuls, attention (matmul -> online_softmax -> matmul) and "
+                            "FlashDecoding's combine", g->name, g->n_ops);
     pt_kprog *kp = malloc(sizeof *kp);
-    gfx942_gemm *gm = attn ? NULL : malloc(sizeof *gm);
-    gfx942_attn *at = attn ? malloc(sizeof *at) : NULL;
-    bool ok = kp && (gm || at);
-    if (!ok)
-        pt_fail(err, "codegen gfx942: out of memory");
+    if (!kp)
+        return pt_fail(err, "codegen gfx942: out of memory");
     /* MI300X's model marks the MFMA synchronous: the kernel program then keeps no group in
      * flight and releases a ring stage in its reader's own step (pass_step.c). */
-    ok = ok && pt_kprog_build(kp, p, sg, hw, "gfx942", err);
-    if (ok && attn)
-        ok = gfx942_attn_plan(at, kp, err) && (!out || gfx942_attn_emit(at, out, err));
-    else if (ok)
-        ok = gfx942_gemm_plan(gm, kp, err) && (!out || gfx942_gemm_emit(gm, out, err));
+    bool ok = pt_kprog_build(kp, p, sg, hw, "gfx942", err) && print(kp, attn, comb, out, err);
     free(kp);
-    free(gm);
-    free(at);
     return ok;
 }
 

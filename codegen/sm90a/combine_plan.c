@@ -7,75 +7,35 @@
 #include <string.h>
 
 #include "combine.h"
+#include "ir/combine.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
 
-static bool reads(const pt_op *o, int a, int b)
-{
-    return o->n_in == 2 && ((o->in[0] == a && o->in[1] == b) || (o->in[0] == b && o->in[1] == a));
-}
-
 bool sm90a_combine_matches(const pt_graph *g)
 {
-    static const pt_op_kind kinds[7] = {PT_OP_REDUCE_MAX, PT_OP_SUB, PT_OP_EXP, PT_OP_REDUCE_SUM,
-                                        PT_OP_MUL, PT_OP_REDUCE_SUM, PT_OP_DIV};
-    if (g->n_ops != 7)
-        return false;
-    for (int i = 0; i < 7; i++)
-        if (g->ops[i].kind != kinds[i])
-            return false;
-    const pt_op *o = g->ops;
-    int x = o[0].in[0], y = o[4].in[0] == o[2].out ? o[4].in[1] : o[4].in[0];
-    return o[1].n_in == 2 && o[1].in[0] == x && o[1].in[1] == o[0].out &&
-           o[2].in[0] == o[1].out && o[3].in[0] == o[2].out && reads(&o[4], y, o[2].out) &&
-           o[5].in[0] == o[4].out && o[6].n_in == 2 && o[6].in[0] == o[5].out &&
-           o[6].in[1] == o[3].out && o[0].axis == o[3].axis && o[0].axis == o[5].axis;
+    return pt_kcombine_matches(g);
 }
 
-/* T's axes are `batch` (nb of them) followed by the axes in `rest` (nr). */
-static bool shaped(const pt_tensor *T, const int *batch, int nb, const int *rest, int nr)
-{
-    if (T->rank != nb + nr || T->view_of >= 0)
-        return false;
-    for (int i = 0; i < nb; i++)
-        if (T->axes[i] != batch[i])
-            return false;
-    for (int i = 0; i < nr; i++)
-        if (T->axes[nb + i] != rest[i])
-            return false;
-    return true;
-}
-
+/* The graph read by the reading every target shares (ir/combine.c), then what TMA needs of
+ * its strides. */
 static bool plan_graph(sm90a_combine *c, pt_error *err)
 {
     const pt_graph *g = c->g;
-    const pt_op *o = g->ops;
-    c->X = o[0].in[0];
-    c->Y = o[4].in[0] == o[2].out ? o[4].in[1] : o[4].in[0];
-    c->O = o[6].out;
-    c->ax_s = o[0].axis;
-    const pt_tensor *O = &g->tensors[c->O], *X = &g->tensors[c->X], *Y = &g->tensors[c->Y];
-    if (O->rank < 2)
-        REFUSE("the combined output \"%s\" must be [batch..., rows, head dim]", O->name);
-    int nb = O->rank - 2;
-    c->ax_g = O->axes[nb];
-    c->ax_d = O->axes[nb + 1];
-    const int xs[2] = {c->ax_s, c->ax_g}, ys[3] = {c->ax_s, c->ax_g, c->ax_d};
-    if (!shaped(X, O->axes, nb, xs, 2) || X->dtype != PT_F32)
-        REFUSE("the log-sum-exps \"%s\" must be f32 [%s's batch axes..., %s, %s]", X->name, O->name,
-               g->axes[c->ax_s].name, g->axes[c->ax_g].name);
-    if (!shaped(Y, O->axes, nb, ys, 3) || Y->dtype != PT_F32)
-        REFUSE("the partial outputs \"%s\" must be f32 [%s's batch axes..., %s, %s, %s]", Y->name,
-               O->name, g->axes[c->ax_s].name, g->axes[c->ax_g].name, g->axes[c->ax_d].name);
-    c->out_dt = O->dtype;
-    if (c->out_dt != PT_F16 && c->out_dt != PT_BF16 && c->out_dt != PT_F32)
-        REFUSE("\"%s\" must be f16, bf16 or f32 (it is %s)", O->name, pt_dtype_name(c->out_dt));
-    c->B = 1;
-    for (int i = 0; i < nb; i++)
-        c->B *= g->axes[O->axes[i]].extent;
-    c->S = g->axes[c->ax_s].extent;
-    c->G = g->axes[c->ax_g].extent;
-    c->D = g->axes[c->ax_d].extent;
+    pt_kcombine r;
+    if (!pt_kcombine_read(&r, g, "sm90a", err))
+        return false;
+    c->X = r.X;
+    c->Y = r.Y;
+    c->O = r.O;
+    c->ax_s = r.ax_s;
+    c->ax_g = r.ax_g;
+    c->ax_d = r.ax_d;
+    c->B = r.B;
+    c->S = r.S;
+    c->G = r.G;
+    c->D = r.D;
+    c->out_dt = r.out_dt;
+    const pt_tensor *O = &g->tensors[c->O], *X = &g->tensors[c->X];
     int esz = pt_dtype_bits(c->out_dt) / 8;
     if (c->G % 4)
         REFUSE("%s = %lld rows of \"%s\" are %lld bytes; TMA needs strides of 16-byte multiples "

@@ -2,8 +2,9 @@
 // pt_device_hip.h and pt_tile_hip.h), NOT a generated kernel: the generated gfx942 kernels come
 // with the backend. test_gfx942_compile.sh builds it for gfx942 and reads the assembly. It
 // instantiates every function of both headers in the shapes a kernel uses them: a tiled GEMM
-// loop with two LDS stages for each MFMA shape and dtype, and one softmax pass over a key block
-// of attention. Never run (no MI300X here): the results are not checked, only the code.
+// loop with two LDS stages for each MFMA shape and dtype, one softmax pass over a key block
+// of attention, and FlashDecoding's combine. Never run (no MI300X here): the results are not
+// checked, only the code.
 #include "pt_device_hip.h"
 #include "pt_tile_hip.h"
 
@@ -142,3 +143,25 @@ GEMM(gemm_bf16_16x16x16, pt::bf16, 16)
     }
 ATTN(attn_pass_f16, _Float16)
 ATTN(attn_pass_bf16, pt::bf16)
+
+// FlashDecoding's combine (the split_* calls of pt_tile_hip.h, in the graph's order) for one
+// tile row per work-item: 7 splits, a 40-column tile of a 100-column row, 3 work-items a row
+// with 4 chunks each, so some chunks are past the tile and past d at run time (d0).
+extern "C" __global__ void PT_LAUNCH_BOUNDS(128) combine_f16(const float *X, const float *Y, _Float16 *O,
+                                                             int g, int d0)
+{
+    constexpr int S = 7, G = 5, D = 100, TPR = 3, COLS = 4, CHUNKS = 10;
+    const int j = (int)pt::thread_id() % TPR;
+    float x[S], w[S];
+    pt::f32x4 y[S][COLS], acc[COLS];
+    pt::load_splits<S, G>(x, X, g);
+    pt::load_split_rows<S, G, D, TPR, COLS, CHUNKS>(y, Y, g, d0, j);
+    pt::loads_issued();
+    const float mx = pt::split_max<S>(x);
+    pt::split_sub<S>(x, mx, w);
+    pt::split_exp<S>(w);
+    const float l = pt::split_sum<S>(w);
+    pt::split_scale<S, COLS>(y, w);
+    pt::split_reduce<S, COLS>(y, acc);
+    pt::split_div_store<_Float16, D, TPR, COLS, CHUNKS>(acc, l, O + g * D, d0, j);
+}

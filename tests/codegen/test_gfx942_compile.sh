@@ -28,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 flags="-x hip --offload-arch=gfx942 -nogpulib --offload-device-only --no-gpu-bundle-output -O3 -std=c++17
        -Wall -Wextra -Werror -I$root/codegen/device -I$root/codegen"
 src=$here/gfx942_tile_check.hip
-kernels="gemm_f16_32x32x8 gemm_f16_16x16x16 gemm_bf16_32x32x8 gemm_bf16_16x16x16 attn_pass_f16 attn_pass_bf16"
+kernels="gemm_f16_32x32x8 gemm_f16_16x16x16 gemm_bf16_32x32x8 gemm_bf16_16x16x16 attn_pass_f16 attn_pass_bf16 combine_f16"
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
