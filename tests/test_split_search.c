@@ -99,6 +99,13 @@ static void chosen_is_least(void)
         CHECK_NEAR(t->combine_ns, alone("flash_decoding_combine", set, &hw), 1e-6);
     }
     CHECK(finite >= 2);
+    /* the combine reads every split's partial outputs: the most splits cost it more than one */
+    double first = r.splits[0].combine_ns, last = NAN;
+    for (int i = 0; i < r.n_splits; i++)
+        if (isfinite(r.splits[i].combine_ns))
+            last = r.splits[i].combine_ns;
+    CHECK_MSG(r.splits[0].value == 1 && last > first, "combine %g ns at 1 split, %g at the most",
+              first, last);
     CHECK_NEAR(r.best[0].total_ns, least, 1e-6);
     CHECK_NEAR(r.best[0].total_ns, r.best[0].predicted_ns + r.best[0].combine_ns, 1e-6);
     CHECK(r.best[0].split == r.split_chosen);
