@@ -5,8 +5,8 @@
 # gemm_w4a16, gemm_wfp4a16, mamba2_chunk_state, mamba2_chunk_scan, flash_decoding,
 # flash_decoding_combine by seed mod 10) are written as bundles, built in parallel, and each harness is run with
 # --check-only (every output element checked against the f32 reference) under `timeout`: a hang
-# is a failure, reported with its seed. Every SAN_EVERY-th seed is also generated small
-# (--small) and run under compute-sanitizer memcheck and racecheck. Prints a table and the line
+# is a failure, reported with its seed. One seed in every SAN_EVERY (a different workload each
+# time) is also generated small (--small) and run under compute-sanitizer memcheck and racecheck. Prints a table and the line
 #     differential: N run, P correct, F failed, H hung, S sanitizer reports
 # and exits 1 on any failure, hang or sanitizer report; 77 (skipped) without a GPU, nvcc or make.
 #
@@ -71,7 +71,10 @@ while [ "$i" -lt "$n" ]; do
     else
         mkdir -p "$d"; echo generate >"$d/FAILED"; cp "$out/s$seed.gen.log" "$d/generate.log"
     fi
-    if [ "$san_every" -gt 0 ] && [ $((i % san_every)) -eq 0 ]; then
+    # one seed of each block of SAN_EVERY, shifted by one a block, so that the sample rotates
+    # over the ten workloads (seed mod 10) rather than always hitting the same one
+    if [ "$san_every" -gt 0 ] &&
+       [ $((i % san_every)) -eq $(((i / san_every) % (san_every < 10 ? san_every : 10))) ]; then
         "$gen" "$w" "$seed" "$out/san$seed" --small >"$out/san$seed.gen.log" 2>&1 &&
             echo "san$seed" >>"$list"
     fi
