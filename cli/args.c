@@ -9,6 +9,7 @@
 #include "default_tiling.h"
 #include "embedded.h"
 #include "json_util.h"
+#include "sprogram_params.h"
 
 void cli_error(const char *fmt, ...)
 {
@@ -152,16 +153,37 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
     return true;
 }
 
+pt_graph_source cli_graph_source(const cli_opts *o)
+{
+    struct stat st;
+    const char *embedded = pt_embedded_find(pt_embedded_examples, o->graph_arg);
+    pt_graph_source src = {.arg = o->graph_arg, .overrides = o->set};
+    if (stat(o->graph_arg, &st) != 0 && embedded) {
+        src.text = embedded;
+        src.len = strlen(embedded);
+    }
+    return src;
+}
+
 bool cli_load_graph(const cli_opts *o, cli_inputs *in)
 {
     pt_error err = {{0}};
-    struct stat st;
-    const char *embedded = pt_embedded_find(pt_embedded_examples, o->graph_arg);
-    bool ok;
-    if (stat(o->graph_arg, &st) != 0 && embedded)
-        ok = pt_graph_load_text(&in->graph, o->graph_arg, embedded, strlen(embedded), o->set, &err);
-    else
-        ok = pt_graph_load_file(&in->graph, o->graph_arg, o->set, &err);
+    pt_graph_source src = cli_graph_source(o);
+    bool ok = pt_graph_source_load(&src, NULL, &in->graph, &err);
+    /* an sProgram's own graph parameters (the split count its schedule chose) join --set; one
+     * the graph lacks is left to the sProgram loader, which names it */
+    pt_sprogram_param pp[PT_SPROGRAM_MAX_PARAMS];
+    int npp = ok && o->program ? pt_sprogram_params_peek(o->program, pp) : 0, keep = 0;
+    for (int i = 0; i < npp; i++)
+        if (pt_graph_find_param(&in->graph, pp[i].name) >= 0)
+            pp[keep++] = pp[i];
+    if (keep > 0) {
+        char *merged = NULL;
+        ok = pt_sprogram_params_merge(o->set, pp, keep, o->program, &merged, &err);
+        src.overrides = merged;
+        ok = ok && pt_graph_source_load(&src, NULL, &in->graph, &err);
+        free(merged);
+    }
     if (!ok || !pt_hw_load(&in->hw, o->hw ? o->hw : "H200", &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return false;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "graph_source.h"
 #include "propagate.h"
 #include "sim.h"
 #include "sprogram.h"
@@ -50,8 +51,13 @@ typedef struct {
 /* Parse argv after the verb. `allowed` lists the long options this verb takes (e.g.
  * "hw,tile,set,o"). Prints the error and returns false on wrong usage. */
 bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o);
+/* Where the GRAPH argument is read from (a file, else the built-in example of that name) with
+ * --set's overrides. */
+pt_graph_source cli_graph_source(const cli_opts *o);
 /* Load graph (file or embedded example), hardware, and partition with --tile over the graph's
- * defaults. Prints the error (one line) and returns false on invalid input. */
+ * defaults; with --program, the sProgram's "params" (what its schedule chose) are applied with
+ * --set's overrides (a disagreement is refused). Prints the error (one line) and returns false
+ * on invalid input. */
 bool cli_load_graph(const cli_opts *o, cli_inputs *in);
 /* Then the sProgram: --program file (its tiling wins; --tile with --program is an error), or
  * the default sProgram. */

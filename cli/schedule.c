@@ -72,7 +72,7 @@ static bool same_part(const pt_schedule_candidate *a, const pt_schedule_candidat
     const pt_intra_opts *x = &a->opts, *y = &b->opts;
     bool tile = memcmp(a->sg.tiling.tile, b->sg.tiling.tile, sizeof a->sg.tiling.tile) == 0;
     bool grid = x->persistent == y->persistent && x->store_by_consumer == y->store_by_consumer &&
-                x->split_k == y->split_k && x->stream_k == y->stream_k;
+                x->split_k == y->split_k && x->stream_k == y->stream_k && a->split == b->split;
     bool style = x->lookahead == y->lookahead && x->pingpong == y->pingpong && grid &&
                  x->raster == y->raster;
     switch (part) {
@@ -148,6 +148,27 @@ static int write_candidates(const cli_opts *o, const pt_schedule_result *r, cons
     return EXIT_OK;
 }
 
+/* The split counts the search tried (scheduler.h: pt_split_try), each with its best kernel, its
+ * combine and their sum, the chosen one marked. */
+static void print_splits(FILE *out, const pt_schedule_result *r)
+{
+    fprintf(out, "\nsplit count %s, %s (each with the %s kernel it implies):\n"
+                 "  %8s  %12s  %12s  %12s\n",
+            r->split_param, r->split_fixed ? "as --set gives it" : "chosen by the search",
+            r->split_combine, r->split_param, "kernel", "combine", "total");
+    for (int i = 0; i < r->n_splits; i++) {
+        const pt_split_try *t = &r->splits[i];
+        if (!isfinite(t->partial_ns) || !isfinite(t->combine_ns)) {
+            fprintf(out, "  %8lld  %12s  %12s  %12s  (%s)\n", (long long)t->value, "-", "-",
+                    "-", t->why);
+            continue;
+        }
+        fprintf(out, "  %8lld  %9.1f us  %9.1f us  %9.1f us%s\n", (long long)t->value,
+                t->partial_ns / 1e3, t->combine_ns / 1e3, (t->partial_ns + t->combine_ns) / 1e3,
+                t->value == r->split_chosen ? "  <- chosen" : "");
+    }
+}
+
 int verb_schedule(int argc, char **argv)
 {
     cli_opts o = {.verb = "schedule"};
@@ -181,6 +202,7 @@ int verb_schedule(int argc, char **argv)
             sc.target = be;
     }
     cli_inputs_free(&in); /* the search partitions for itself */
+    pt_graph_source src = cli_graph_source(&o); /* a split count is searched from it */
     if (o.measure > 0 && !o.candidates && !o.remote && !pt_runner_check_local(&err)) {
         cli_error("schedule: --measure: %s", err.msg);
         return EXIT_INVALID;
@@ -191,7 +213,8 @@ int verb_schedule(int argc, char **argv)
     char what[80];
     snprintf(what, sizeof what, "the %s code generator", sc.target ? sc.target->name : "");
     pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = on_search_progress,
-                           .accept = accept_target, .accept_what = what, .ctx = &sc};
+                           .accept = accept_target, .accept_what = what, .ctx = &sc,
+                           .source = &src};
     pt_schedule_result r;
     if (!pt_schedule(&in.graph, &in.hw, &so, &r, &err)) {
         fprintf(stderr, "%s\n", err.msg);
@@ -219,7 +242,11 @@ int verb_schedule(int argc, char **argv)
     if (n_pick > 0)
         cli_signals_install(); /* measuring runs children: a signal stops them cleanly */
     int shown = o.top > 0 ? o.top : 5;
-    fprintf(out, "\n  #  predicted      TFLOP/s  %s sProgram\n", o.measure ? "measured  " : "");
+    bool splits = r.n_splits > 0;
+    if (splits)
+        print_splits(out, &r);
+    fprintf(out, "\n  #  predicted  %s    TFLOP/s  %s sProgram\n", splits ? "  + combine" : "",
+            o.measure ? "measured  " : "");
     for (int i = 0; i < r.n; i++) {
         bool measure = false;
         for (int j = 0; j < n_pick; j++)
@@ -232,19 +259,29 @@ int verb_schedule(int argc, char **argv)
             pt_schedule_result_free(&r);
             return cli_signal_exit("schedule");
         }
-        if (isfinite(ms) && ms < best_ms) {
-            best_ms = ms;
+        /* with a split search the measured kernel is the partial one: its combine's
+         * prediction is added, as the ranking does */
+        if (isfinite(ms) && ms + r.best[i].combine_ns / 1e6 < best_ms) {
+            best_ms = ms + r.best[i].combine_ns / 1e6;
             chosen = i;
         }
         char meas[32] = "";
         if (o.measure)
             snprintf(meas, sizeof meas, isfinite(ms) ? "%8.1f us " : "         - ", ms * 1e3);
-        fprintf(out, "  %d  %9.1f us  %7.1f  %s%s\n", i + 1, r.best[i].predicted_ns / 1e3,
+        char comb[32] = "";
+        if (splits)
+            snprintf(comb, sizeof comb, "  %7.1f us", r.best[i].combine_ns / 1e3);
+        fprintf(out, "  %d  %9.1f us%s  %7.1f  %s%s\n", i + 1, r.best[i].predicted_ns / 1e3, comb,
                 r.best[i].tflops, meas, r.best[i].desc);
     }
     if (o.measure)
         fprintf(out, "\nkept #%d: %s\n", chosen + 1,
                 isfinite(best_ms) ? "the fastest measured" : "none measured, the best predicted");
+    else if (splits)
+        fprintf(out, "\nbest predicted: %.1f us (%.1f TFLOP/s) + the combine %.1f us = %.1f us "
+                     "with %s=%lld (the sProgram's \"params\") on %s\n",
+                r.best[0].predicted_ns / 1e3, r.best[0].tflops, r.best[0].combine_ns / 1e3,
+                r.best[0].total_ns / 1e3, r.split_param, (long long)r.best[0].split, in.hw.name);
     else
         fprintf(out, "\nbest predicted: %.1f us (%.1f TFLOP/s) on %s\n",
                 r.best[0].predicted_ns / 1e3, r.best[0].tflops, in.hw.name);

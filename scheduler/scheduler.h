@@ -9,10 +9,14 @@
  * Inter-EU and joint search: output-tile shapes valid for the hardware, the reduction tile,
  * consumer warpgroups, stages, the pipelining options, persistent or one-CTA-per-tile grids,
  * rasterisation and split-K (the loop cut across EUs, where few tiles leave EUs idle), pruned by on-chip memory and by a roofline bound, each candidate scored
- * by the simulator; the top k sPrograms come back with their predicted times. */
+ * by the simulator; the top k sPrograms come back with their predicted times.
+ * A graph that declares a split (FlashDecoding's SPLITS) has its split count searched too when
+ * the caller says where the graph came from (opts.source): one search per count, each scored
+ * with the best combine kernel it implies (split_search.c). */
 #ifndef PT_SCHEDULER_H
 #define PT_SCHEDULER_H
 
+#include "graph_source.h"
 #include "sim.h"
 #include "sprogram.h"
 
@@ -65,6 +69,12 @@ typedef struct {
      * far come back, budget_hit is set): a candidate budget, or a UI's Cancel; may be NULL */
     bool (*stop)(void *ctx, int64_t seen);
     void *ctx;
+    /* where the graph came from. With it, a graph that declares a split (graph.h split_param:
+     * FlashDecoding's SPLITS) has its split count chosen too — unless the source's overrides
+     * fix it: every count tried is a fresh instance of the graph, scheduled, and scored with the
+     * best schedule of the combine kernel it implies (split_search.c). NULL: the graph is
+     * scheduled as loaded. */
+    const pt_graph_source *source;
 } pt_schedule_opts;
 
 typedef struct {
@@ -76,8 +86,24 @@ typedef struct {
      * intra-EU options (stages, look-ahead, ping-pong, grid, raster, who stores) */
     pt_intra_opts opts;    /* opts.split_k: the split of the loop (1: none) */
     char desc[200];        /* for people: "m=128 n=256 k=64 wg=2 stages=3 look-ahead persistent
-                              grouped", " split-k=4" appended when split */
+                              grouped", " split-k=4" appended when split, " SPLITS=16" when
+                              the split count was searched */
+    /* the split count search: this candidate's count (0: not searched) and the predicted time
+     * of the best combine kernel for it; the ranking is by total_ns = predicted_ns + combine_ns
+     * (predicted_ns alone without a split search) */
+    int64_t split;
+    double combine_ns;
+    double total_ns;
 } pt_schedule_candidate;
+
+/* One split count the search tried. */
+#define PT_MAX_SPLIT_TRIES 12
+typedef struct {
+    int64_t value;
+    double partial_ns;     /* the best predicted time of the graph's own kernel; INFINITY: none */
+    double combine_ns;     /* the best predicted combine kernel; INFINITY: none */
+    char why[PT_ERROR_MAX]; /* when either is INFINITY: why */
+} pt_split_try;
 
 typedef struct {
     int n;                           /* candidates returned, best first */
@@ -92,6 +118,17 @@ typedef struct {
     int64_t simulated;
     double elapsed_s;
     bool budget_hit;
+    /* the split count search (opts.source given and the graph declares a split): the parameter,
+     * the combine graph, each count tried in increasing order and the chosen one (the best
+     * candidate's); n_splits is 0 when the graph was scheduled as loaded */
+    char split_param[PT_NAME_MAX];
+    char split_combine[PT_NAME_MAX];
+    int n_splits;
+    pt_split_try splits[PT_MAX_SPLIT_TRIES];
+    int64_t split_chosen;
+    bool split_fixed;      /* the source's overrides set the count: only it was tried */
+    /* the graph instances (one per count) the candidates' sg.graph point to; owned */
+    pt_graph *graphs;
 } pt_schedule_result;
 
 bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,

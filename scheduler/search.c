@@ -24,6 +24,7 @@
 #include "propagate.h"
 #include "refusals.h"
 #include "scheduler.h"
+#include "search_internal.h"
 #include "splitk.h"
 #include "streamk.h"
 #include "validate.h"
@@ -212,7 +213,7 @@ static void offer(topk *t, pt_schedule_candidate *c)
 {
     pt_schedule_result *r = t->r;
     int pos = r->n;
-    while (pos > 0 && c->predicted_ns < r->best[pos - 1].predicted_ns)
+    while (pos > 0 && c->total_ns < r->best[pos - 1].total_ns)
         pos--;
     if (pos >= t->k) {
         pt_sprogram_free(&c->prog);
@@ -231,7 +232,7 @@ static void offer(topk *t, pt_schedule_candidate *c)
 
 static double kth_best(const topk *t)
 {
-    return t->r->n < t->k ? INFINITY : t->r->best[t->r->n - 1].predicted_ns;
+    return t->r->n < t->k ? INFINITY : t->r->best[t->r->n - 1].total_ns;
 }
 
 typedef struct {
@@ -366,7 +367,7 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     /* the saved program says what its kernel does: launch order and staging spelled out */
     pt_sprogram_resolve_choices(&c.prog, &c.sg, S->hw);
     c.opts = *io;
-    c.predicted_ns = tl.kernel_time_ns;
+    c.predicted_ns = c.total_ns = tl.kernel_time_ns;
     c.tflops = tl.tflops;
     pt_timeline_free(&tl);
     size_t n = 0;
@@ -420,7 +421,7 @@ static void offer_default(search *S)
     c.opts.raster = c.prog.partition.raster;
     c.opts.group = c.prog.partition.group;
     c.opts.split_k = 1;
-    c.predicted_ns = tl.kernel_time_ns;
+    c.predicted_ns = c.total_ns = tl.kernel_time_ns;
     c.tflops = tl.tflops;
     pt_timeline_free(&tl);
     snprintf(c.desc, sizeof c.desc, "the default sProgram (wg=%d stages=%d)", t.warpgroups,
@@ -466,8 +467,8 @@ static bool next_tiling(const search *S, int *idx)
     return false;
 }
 
-bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
-                 pt_schedule_result *r, pt_error *err)
+bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
+                       pt_schedule_result *r, pt_error *err)
 {
     memset(r, 0, sizeof *r);
     int k = o && o->top_k > 0 ? o->top_k : 1;
@@ -574,6 +575,8 @@ void pt_schedule_result_free(pt_schedule_result *r)
         pt_stask_graph_free(&r->best[i].sg);
     }
     free(r->best);
+    free(r->graphs);
     r->best = NULL;
+    r->graphs = NULL;
     r->n = 0;
 }

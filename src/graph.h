@@ -113,6 +113,12 @@ typedef struct {
     int64_t default_tile[PT_MAX_AXES];
     int default_warpgroups;
     int default_stages;
+    /* "split" (docs/FORMAT-graph.md): the parameter counting the pieces this kernel cuts the
+     * computation into (FlashDecoding's SPLITS), a choice of the scheduler's, and the graph of
+     * the kernel that combines the pieces (an example name, or NAME.json beside this file);
+     * both "" when the graph declares none */
+    char split_param[PT_NAME_MAX];
+    char split_combine[PT_NAME_MAX];
 } pt_graph;
 
 const char *pt_op_kind_name(pt_op_kind k);

@@ -890,6 +890,30 @@ static bool load_defaults(loader *L, const cJSON *root)
     return true;
 }
 
+/* ---- split ---- */
+
+/* "split": {"param": P, "combine": NAME}: P a parameter of this graph (the scheduler chooses its
+ * value), NAME the graph that combines the pieces (loaded only when the scheduler needs it). */
+static bool load_split(loader *L, const cJSON *root)
+{
+    bool ok;
+    const cJSON *s = pt_json_get_object(root, "split", false, L->file, "$", &ok, L->err);
+    if (!ok)
+        return false;
+    if (!s)
+        return true;
+    static const char *const keys[] = {"param", "combine", NULL};
+    if (!pt_json_check_keys(s, keys, L->file, "$.split", L->err) ||
+        !get_label(L, s, "param", true, "$.split", L->g->split_param) ||
+        !get_label(L, s, "combine", true, "$.split", L->g->split_combine))
+        return false;
+    if (pt_graph_find_param(L->g, L->g->split_param) < 0)
+        return pt_fail(L->err, "%s: $.split.param: \"%s\" is not a parameter in $.params; expected "
+                       "the parameter that counts the pieces (e.g. \"SPLITS\")", L->file,
+                       L->g->split_param);
+    return true;
+}
+
 static bool load_root(loader *L, const cJSON *root, const char *overrides)
 {
     if (!cJSON_IsObject(root))
@@ -898,7 +922,7 @@ static bool load_root(loader *L, const cJSON *root, const char *overrides)
     if (!pt_json_expect_kind(root, PT_FILE_GRAPH, L->file, L->err))
         return false;
     static const char *const keys[] = {"format", "version", "name", "description", "params",
-                                       "axes", "tensors", "ops", "defaults", NULL};
+                                       "axes", "tensors", "ops", "defaults", "split", NULL};
     const char *format = NULL, *desc = NULL;
     int64_t version = 1;
     if (!pt_json_check_keys(root, keys, L->file, "$", L->err) ||
@@ -912,7 +936,8 @@ static bool load_root(loader *L, const cJSON *root, const char *overrides)
     if (!get_label(L, root, "name", true, "$", L->g->name))
         return false;
     return load_params(L, root) && apply_overrides(L, overrides) && load_axes(L, root) &&
-           load_tensors(L, root) && load_ops(L, root) && load_defaults(L, root);
+           load_tensors(L, root) && load_ops(L, root) && load_defaults(L, root) &&
+           load_split(L, root);
 }
 
 bool pt_graph_load_text(pt_graph *g, const char *name, const char *text, size_t len,

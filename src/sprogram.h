@@ -70,9 +70,20 @@ typedef struct {
     int stream_k;
 } pt_partition_spec;
 
+/* A graph parameter the schedule chose (the scheduler's split count: graph.h split_param). */
+#define PT_SPROGRAM_MAX_PARAMS 4
+typedef struct {
+    char name[PT_NAME_MAX];
+    int64_t value;
+} pt_sprogram_param;
+
 typedef struct {
     char graph_name[PT_NAME_MAX];
     char hw_name[48];
+    /* "params": graph parameters this schedule was made for; the graph it is read against must
+     * have been loaded with these values (the CLI applies them: sprogram_params.h) */
+    int n_params;
+    pt_sprogram_param params[PT_SPROGRAM_MAX_PARAMS];
     pt_tiling tiling;              /* as given (unpropagated tiles are 0) */
     int stages[PT_MAX_TENSORS];    /* ring depth per buffered tensor, 0 = not buffered */
     int n_roles;

@@ -9,6 +9,7 @@
 #include "json_util.h"
 #include "strbuf.h"
 #include "sprogram.h"
+#include "sprogram_params.h"
 #include "splitk.h"
 #include "streamk.h"
 
@@ -81,6 +82,35 @@ static bool load_header(const loader *L, const cJSON *root)
     if (strcmp(graph, L->g->name) != 0)
         return fail_at(L, "$.graph", "the sProgram is for graph \"%s\" but the loaded graph is "
                                      "\"%s\"; expected the same graph", graph, L->g->name);
+    return true;
+}
+
+/* "params": graph parameters the schedule was made for. The graph must have been loaded with
+ * exactly these values (a caller applies them first: sprogram_params.h), since its sizes, and
+ * so the sTasks and the kernel, depend on them. */
+static bool load_params(const loader *L, const cJSON *root)
+{
+    pt_sprogram_param pp[PT_SPROGRAM_MAX_PARAMS];
+    int n = 0;
+    if (!pt_sprogram_params_parse(root, L->file, pp, &n, L->err))
+        return false;
+    for (int i = 0; i < n; i++) {
+        char path[PT_PATH_MAX];
+        pt_path_key(path, "$.params", pp[i].name);
+        int k = pt_graph_find_param(L->g, pp[i].name);
+        if (k < 0)
+            return fail_at(L, path, "graph \"%s\" has no parameter %s; expected one of its "
+                                    "$.params", L->g->name, pp[i].name);
+        if (L->g->params[k].value != pp[i].value)
+            return fail_at(L, path, "is %lld but graph \"%s\" was loaded with %s = %lld; expected "
+                                    "the graph instantiated with the sProgram's parameters "
+                                    "(--set %s=%lld, or leave %s out of --set)",
+                           (long long)pp[i].value, L->g->name, pp[i].name,
+                           (long long)L->g->params[k].value, pp[i].name, (long long)pp[i].value,
+                           pp[i].name);
+        L->p->params[i] = pp[i];
+    }
+    L->p->n_params = n;
     return true;
 }
 
@@ -451,7 +481,7 @@ static bool load_waits(const loader *L, const cJSON *root)
 
 static bool load_root(loader *L, const cJSON *root, bool *partitioned)
 {
-    static const char *const keys[] = {"format", "version", "graph", "hw", "tile",
+    static const char *const keys[] = {"format", "version", "graph", "hw", "params", "tile",
                                        "warpgroups", "stages", "roles", "partition", "lanes",
                                        "waits", NULL};
     if (!cJSON_IsObject(root))
@@ -482,7 +512,7 @@ static bool load_root(loader *L, const cJSON *root, bool *partitioned)
     L->p->tiling = given;
     snprintf(L->p->graph_name, sizeof L->p->graph_name, "%s", L->g->name);
     memcpy(L->p->hw_name, hw, sizeof hw);
-    return load_stages(L, root) && load_roles(L, root) && load_partition(L, root) &&
+    return load_params(L, root) && load_stages(L, root) && load_roles(L, root) && load_partition(L, root) &&
            load_lanes(L, root) && load_waits(L, root);
 }
 
@@ -563,6 +593,13 @@ static void write_header(strbuf *b, const pt_sprogram *p, const pt_stask_graph *
     if (p->hw_name[0]) {
         sb_printf(b, ",\n  \"hw\": ");
         sb_json_string(b, p->hw_name);
+    }
+    /* written only when the schedule chose some: an older file has none */
+    int np = clamp_count(p->n_params, PT_SPROGRAM_MAX_PARAMS);
+    for (int i = 0; i < np; i++) {
+        sb_printf(b, i ? ", " : ",\n  \"params\": {");
+        sb_json_string(b, p->params[i].name);
+        sb_printf(b, ": %lld%s", (long long)p->params[i].value, i + 1 == np ? "}" : "");
     }
     sb_printf(b, ",\n  \"tile\": {");
     int k = 0;

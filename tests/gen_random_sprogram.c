@@ -7,7 +7,8 @@
  *       draw until one is accepted (at most 400 draws) and write its bundle (kernel, reference,
  *       harness, Makefile) plus program.json and replay.txt into OUTDIR; print one line
  *       "seed SEED WORKLOAD: ...". Exit 0, or 1 when nothing was accepted. --small caps the
- *       problem (M, N, K <= 256; one head of S <= 200 keys, D <= 128) for compute-sanitizer.
+ *       problem (M, N, K <= 256; one head of S <= 200 keys, D <= 128; one Mamba2 batch of at
+ *       most 2 chunks and 2 heads; one decoding sequence of few splits) for compute-sanitizer.
  *   gen_random_sprogram --check WORKLOAD|all SEED0 COUNT
  *       for COUNT seeds: draw until accepted, then check the contract end to end (no files):
  *       the program's JSON reloads and is accepted again by the validator and the generator,
@@ -16,10 +17,16 @@
  *       broken property.
  *
  * WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16, gemm_w4a16,
- * gemm_wfp4a16 (low-bit weights dequantised by the producer's CUDA cores). The same seed always
- * gives the same sProgram (draw k of seed s uses its own generator state), so one command
- * replays a failure. Sizes are kept small (most kernels run well under 50 ms); about a third of
- * the GEMMs have unaligned N or K (rows not 16-byte multiples, staged by the launcher). */
+ * gemm_wfp4a16 (low-bit weights dequantised by the producer's CUDA cores), mamba2_chunk_state,
+ * mamba2_chunk_scan, flash_decoding, flash_decoding_combine (gen_random_more.c: random B, S, H,
+ * P, N, L, resp. batch, heads, group, keys, splits, head dim, among what the generator takes;
+ * a draw it refuses is drawn again). The same seed always gives the same sProgram (draw k of
+ * seed s uses its own generator state), so one command replays a failure; adding workloads left
+ * the draws of the first six unchanged seed for seed (only `--check all`'s seed -> workload
+ * assignment, seed mod 10, moved). Sizes are kept small (most kernels run well under 50 ms);
+ * about a third of the GEMMs have unaligned N or K (rows not 16-byte multiples, staged by the
+ * launcher). The GEMM-specific contract checks (a wgmma group in flight, stuck rings deadlock
+ * in the simulator) apply to the GEMM workloads only. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,38 +45,9 @@
 #include "streamk.h"
 #include "validate.h"
 
+#include "gen_random.h"
+
 #define MAX_DRAWS 400
-
-static bool small_sizes; /* --small: problems compute-sanitizer gets through quickly */
-
-/* ---- a small seeded generator (splitmix64) ------------------------------------------------ */
-
-typedef struct {
-    uint64_t s;
-} rng;
-
-static uint64_t next_u64(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static int uni(rng *r, int lo, int hi) /* [lo, hi] */
-{
-    return lo + (int)(next_u64(r) % (uint64_t)(hi - lo + 1));
-}
-
-static bool chance(rng *r, int percent)
-{
-    return uni(r, 0, 99) < percent;
-}
-
-static int pick(rng *r, const int *v, int n)
-{
-    return v[uni(r, 0, n - 1)];
-}
 
 /* Unaligned rows (issue 14, src/staging.h: such tensors are staged through 16-byte-pitched
  * copies): about a third of the time, *n and/or *k (NULL: none) move off the multiples of 8
@@ -89,41 +67,6 @@ static void draw_unaligned(const rng *r, int *n, int *k)
 
 /* ---- one draw -------------------------------------------------------------------------------- */
 
-typedef struct {
-    char workload[32];
-    char set[160];          /* graph overrides, P=V,... */
-    char tile[96];          /* --tile spec */
-    char edits[512];        /* what was changed from the default sProgram, for people */
-    pt_graph g;
-    pt_hw hw;
-    pt_stask_graph sg;
-    pt_sprogram p;
-    bool have_sg, have_p;
-} draw;
-
-static void draw_free(draw *d)
-{
-    if (d->have_p)
-        pt_sprogram_free(&d->p);
-    if (d->have_sg)
-        pt_stask_graph_free(&d->sg);
-    d->have_p = d->have_sg = false;
-}
-
-static void note(draw *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(draw *d, const char *fmt, ...)
-{
-    size_t n = strlen(d->edits);
-    if (n + 8 >= sizeof d->edits)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    if (n)
-        d->edits[n++] = ';', d->edits[n++] = ' ', d->edits[n] = 0;
-    vsnprintf(d->edits + n, sizeof d->edits - n, fmt, ap);
-    va_end(ap);
-}
-
 static bool is_attention(const char *w)
 {
     return strncmp(w, "flash_attention", 15) == 0;
@@ -134,83 +77,31 @@ static bool is_lowbit(const char *w)
     return strcmp(w, "gemm_w4a16") == 0 || strcmp(w, "gemm_wfp4a16") == 0;
 }
 
-/* Sizes with a bias to the small and the ragged: half the time a few tiles, sometimes one. */
-static int draw_extent(rng *r, int multiple, int max)
+/* The GEMM kernels (plain and low-bit), which the GEMM-specific contract checks apply to. */
+static bool is_gemm(const char *w)
 {
-    int v;
-    switch (uni(r, 0, 5)) {
-    case 0:
-        v = uni(r, 1, 64);
-        break;
-    case 1:
-        v = uni(r, 1, 4) * 64;
-        break;
-    case 2:
-        v = uni(r, 65, 400);
-        break;
-    default:
-        v = uni(r, 1, max);
-        break;
-    }
-    v = (v + multiple - 1) / multiple * multiple;
-    return v < multiple ? multiple : v > max ? max / multiple * multiple : v;
+    return strncmp(w, "gemm_", 5) == 0;
 }
 
-static int stask(const draw *d, const char *id)
+/* The workloads of gen_random_more.c and their draws. */
+static const struct {
+    const char *name;
+    bool (*draw)(draw *d, rng *r, pt_error *err);
+} more[] = {{"mamba2_chunk_state", draw_ssd_state},
+            {"mamba2_chunk_scan", draw_ssd_scan},
+            {"flash_decoding", draw_decoding},
+            {"flash_decoding_combine", draw_combine}};
+#define N_MORE (int)(sizeof more / sizeof more[0])
+
+static int more_index(const char *w)
 {
-    return pt_stask_find(&d->sg, id);
+    for (int i = 0; i < N_MORE; i++)
+        if (!strcmp(w, more[i].name))
+            return i;
+    return -1;
 }
 
-/* Re-append an sTask on its own lane at a new position and/or offset. */
-static bool move_to(draw *d, int s, int pos, int offset, pt_error *err)
-{
-    int lane, cur;
-    if (s < 0 || !pt_sprogram_placement(&d->p, s, &lane, &cur))
-        return false;
-    return pt_append(&d->p, &d->sg, s, lane, pos, offset, err);
-}
 
-static int entry_offset(const draw *d, int s)
-{
-    int lane, pos;
-    if (s < 0 || !pt_sprogram_placement(&d->p, s, &lane, &pos))
-        return 0;
-    return d->p.lanes[lane].entries[pos].offset;
-}
-
-static bool set_offset(draw *d, const char *id, int offset, pt_error *err)
-{
-    int s = stask(d, id), lane, pos;
-    if (s < 0 || !pt_sprogram_placement(&d->p, s, &lane, &pos))
-        return false;
-    if (!move_to(d, s, pos, offset, err))
-        return false;
-    note(d, "%s offset %+d", id, offset);
-    return true;
-}
-
-static void store_role(draw *d, rng *r, int wgs, pt_error *err)
-{
-    if (!chance(r, 30))
-        return;
-    int w = uni(r, 0, wgs - 1);
-    char role[16], lane[PT_LANE_NAME_MAX];
-    snprintf(role, sizeof role, "wg%d", w);
-    int ri = -1;
-    for (int i = 0; i < d->p.n_roles; i++)
-        if (!strcmp(d->p.roles[i].name, role))
-            ri = i;
-    if (ri < 0)
-        return;
-    snprintf(lane, sizeof lane, "tma.%s", role);
-    int L = pt_sprogram_add_lane(&d->p, lane, PT_SEU_TMA, ri);
-    if (L < 0)
-        return;
-    for (int s = 0; s < d->sg.n; s++)
-        if (d->sg.tasks[s].kind == PT_ST_STORE)
-            pt_append(&d->p, &d->sg, s, L, -1, 0, err);
-    note(d, "stores by %s", role);
-}
 
 static void draw_partition(draw *d, rng *r)
 {
@@ -235,27 +126,6 @@ static void draw_partition(draw *d, rng *r)
     }
 }
 
-static bool load_graph(draw *d, pt_error *err)
-{
-    const char *text = pt_embedded_find(pt_embedded_examples, d->workload);
-    if (!text)
-        return pt_fail(err, "no built-in example %s", d->workload);
-    return pt_graph_load_text(&d->g, d->workload, text, strlen(text), d->set, err) &&
-           pt_hw_load(&d->hw, "H200", err);
-}
-
-static bool partition_default(draw *d, pt_error *err)
-{
-    pt_tiling t;
-    pt_tiling_defaults(&d->g, &t);
-    if (!pt_tiling_parse(&d->g, d->tile, "--tile", &t, err) || !pt_partition(&d->sg, &d->g, &t, err))
-        return false;
-    d->have_sg = true;
-    if (!pt_sprogram_default(&d->p, &d->sg, &d->hw, err))
-        return false;
-    d->have_p = true;
-    return true;
-}
 
 static bool draw_gemm(draw *d, rng *r, pt_error *err)
 {
@@ -442,7 +312,9 @@ static int draw_one(draw *d, const char *workload, uint64_t seed, int k, pt_erro
     rng r = {seed * 0x100000001b3ULL + (uint64_t)k * 0x9e3779b97f4a7c15ULL + 17};
     for (int i = 0; i < 3; i++)
         next_u64(&r);
-    bool ok = is_attention(workload) ? draw_attention(d, &r, err)
+    int mi = more_index(workload);
+    bool ok = mi >= 0                ? more[mi].draw(d, &r, err)
+              : is_attention(workload) ? draw_attention(d, &r, err)
               : is_lowbit(workload)  ? draw_lowbit(d, &r, err)
                                      : draw_gemm(d, &r, err);
     if (!ok)
@@ -552,7 +424,7 @@ static void check_accepted(draw *d, uint64_t seed)
         else {
             /* the kernel keeps a group in flight exactly when the contract says so */
             bool late = out.kernel_cu && strstr(out.kernel_cu, "wgmma_wait<1>();\n            if (i > 0)");
-            if (!is_attention(d->workload) && late != (h.mma_in_flight == 1))
+            if (is_gemm(d->workload) && late != (h.mma_in_flight == 1))
                 fail("seed %llu %s: the kernel %s a wgmma group in flight but the contract says "
                      "%d", (unsigned long long)seed, d->workload, late ? "keeps" : "does not keep",
                      h.mma_in_flight);
@@ -567,7 +439,7 @@ static void check_accepted(draw *d, uint64_t seed)
 /* A GEMM draw the validator refused as a stuck ring: the simulator must not finish it. */
 static void check_refused(draw *d, uint64_t seed, int k, const char *why, int *n_stuck)
 {
-    if (is_attention(d->workload) || !d->have_p)
+    if (!is_gemm(d->workload) || !d->have_p)
         return;
     pt_stage_hold h;
     pt_stage_hold_decide(&d->p, &d->sg, &h);
@@ -580,8 +452,11 @@ static void check_refused(draw *d, uint64_t seed, int k, const char *why, int *n
              "finishes", (unsigned long long)seed, k, d->workload, why);
 }
 
+/* `--check all` and differential.sh take seed s's workload as workloads[s mod 10] */
 static const char *const workloads[] = {"gemm_f16",   "gemm_bf16",       "flash_attention",
-                                        "flash_attention_bf16", "gemm_w4a16", "gemm_wfp4a16"};
+                                        "flash_attention_bf16", "gemm_w4a16", "gemm_wfp4a16",
+                                        "mamba2_chunk_state", "mamba2_chunk_scan",
+                                        "flash_decoding", "flash_decoding_combine"};
 #define N_WORKLOADS (int)(sizeof workloads / sizeof workloads[0])
 
 static int check_mode(const char *which, uint64_t seed0, int count)
@@ -686,6 +561,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: gen_random_sprogram WORKLOAD SEED OUTDIR [--small]\n"
                     "       gen_random_sprogram --check WORKLOAD|all SEED0 COUNT\n"
                     "WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16,\n"
-                    "          gemm_w4a16, gemm_wfp4a16\n");
+                    "          gemm_w4a16, gemm_wfp4a16, mamba2_chunk_state, mamba2_chunk_scan,\n"
+                    "          flash_decoding, flash_decoding_combine\n");
     return 2;
 }

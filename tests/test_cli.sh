@@ -381,5 +381,28 @@ done
 expect 1 "pack: a file of the wrong size" "$cli" pack "$tmp/w.bin" --rows 9 --cols 96 --group 32 -o "$tmp/wp"
 stderr_has "expected exactly 9 x 96 bf16 elements" "pack: the size refusal names the shape"
 
+# FlashDecoding's split count is the scheduler's: it is searched with the combine it implies,
+# printed, and written as the sProgram's "params", which codegen and simulate apply to the graph
+# (an --set that disagrees is refused, naming both).
+dset="B=1,HKV=8,G=4,S=65536,D=128"
+expect 0 "schedule flash_decoding: split count searched" "$cli" schedule flash_decoding --set "$dset" --target sm90a -q -o "$tmp/dec.json"
+if grep -q '^split count SPLITS, chosen by the search (each with the flash_decoding_combine kernel it implies)' "$tmp/out" && grep -qE '^ +[0-9]+ .* <- chosen$' "$tmp/out" &&
+   grep -qE '^best predicted: .* with SPLITS=[0-9]+ ' "$tmp/out"; then ok "schedule prints the split counts and the choice"
+else bad "split counts in the schedule output: $(head -c 900 "$tmp/out")"; fi
+sp=$(sed -n 's/.*"params": {"SPLITS": \([0-9]*\)}.*/\1/p' "$tmp/dec.json")
+if [ -n "$sp" ] && grep -q "with SPLITS=$sp " "$tmp/out"; then ok "the written sProgram carries SPLITS=$sp"
+else bad "params in the written sProgram: $(head -8 "$tmp/dec.json")"; fi
+expect 0 "codegen takes SPLITS from the sProgram" "$cli" codegen flash_decoding --set "$dset" --program "$tmp/dec.json" --target sm90a -o "$tmp/dec.bundle"
+if grep -q "constexpr int QSHARE = $sp;" "$tmp/dec.bundle/kernel.cu"; then ok "the kernel is generated for SPLITS=$sp"
+else bad "kernel for SPLITS=$sp: $(grep -n 'QSHARE' "$tmp/dec.bundle/kernel.cu" | head -3)"; fi
+[ "$sp" = 4 ] && other=8 || other=4
+expect 1 "--set disagreeing with the sProgram's SPLITS" "$cli" simulate flash_decoding --set "$dset,SPLITS=$other" --program "$tmp/dec.json"
+stderr_has "--set SPLITS=$other disagrees with $tmp/dec.json: \$.params.SPLITS = $sp" "the disagreement names the option, the file and the field"
+one_line_err "SPLITS disagreement"
+expect 0 "schedule flash_decoding with SPLITS fixed" "$cli" schedule flash_decoding --set "$dset,SPLITS=4" -q --top 1
+if grep -q '^split count SPLITS, as --set gives it' "$tmp/out" && grep -qE '^ +4 .* <- chosen$' "$tmp/out" &&
+   [ "$(grep -cE '^ +[0-9]+ +[0-9.]+ us +[0-9.]+ us +[0-9.]+ us' "$tmp/out")" -eq 1 ]; then ok "--set SPLITS fixes the count"
+else bad "--set SPLITS=4 fixes the count: $(head -c 600 "$tmp/out")"; fi
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

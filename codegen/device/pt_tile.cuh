@@ -213,6 +213,19 @@ __device__ __forceinline__ void store_rows_global(float *dst, const uint8_t *sta
 // shared memory, unswizzled. A thread owns one row and the columns c = j + TPR·k (k < COLS,
 // c < DT): consecutive threads read consecutive words, so a warp's reads hit distinct banks.
 
+// X read by the warpgroup's 128 threads from global memory into its [S][GT] tile, when its rows
+// (G f32 per split) are not a TMA stride (G not a multiple of 4). src is the tile's first row of
+// the first split; rows past the group's end (rows <= r) read as 0 and are never stored.
+template <int S, int GT, int G>
+__device__ __forceinline__ void split_load_x(uint8_t *x, const float *src, int rows, int tid)
+{
+    float *v = reinterpret_cast<float *>(x);
+    for (int i = tid; i < S * GT; i += 128) {
+        const int s = i / GT, r = i % GT;
+        v[i] = r < rows ? src[(int64_t)s * G + r] : 0.f;
+    }
+}
+
 // reduce_max over the splits: the row's largest log-sum-exp.
 template <int S, int GT> __device__ __forceinline__ float split_max(const uint8_t *x, int row)
 {

@@ -5,7 +5,14 @@
  * combine_plan.c checks the graph is that pattern (reduce_max, sub, exp, reduce_sum, mul,
  * reduce_sum, div over the split axis s) and what the instructions need; combine_emit.c prints
  * the producer (X and Y of a tile by TMA, unswizzled, then the store of O) and the warpgroup's
- * tasks once per tile, one device call each. */
+ * tasks once per tile, one device call each.
+ *
+ * Any group count G >= 1: X's rows (G f32 along g, one per split) are a TMA stride only when G
+ * is a multiple of 4 (16 bytes); otherwise (MHA's G = 1, G = 3, 5, 7 ...) the warpgroup reads
+ * the tile's S x GT log-sum-exps itself with plain loads into X's buffer (x_plain), a few
+ * hundred bytes that would not pay for a staging copy's launch. Tiles of any row count up to
+ * 128 work: a row is TPR = 128 / GT threads, and the threads past GT rows (128 % GT of them)
+ * only join the barriers (idle). */
 #ifndef PT_SM90A_COMBINE_H
 #define PT_SM90A_COMBINE_H
 
@@ -23,6 +30,8 @@ typedef struct {
     int64_t GT, DT;             /* tile rows and columns */
     int64_t tiles_g, tiles_d;
     int tpr;                    /* threads of the warpgroup per tile row: 128 / GT */
+    bool idle;                  /* 128 % GT != 0: threads past the tile's rows skip the tasks */
+    bool x_plain;               /* X read by the warpgroup with plain loads (G % 4 != 0) */
     pt_dtype out_dt;
     sm90a_shape sh;
 } sm90a_combine;

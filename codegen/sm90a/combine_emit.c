@@ -32,7 +32,15 @@ static void emit_constants(strbuf *sb, const sm90a_combine *c)
               sm90a_cuda_type(c->out_dt), (long long)c->B, (long long)c->G, (long long)c->D,
               (long long)c->S, (long long)c->S, (long long)c->GT, (long long)c->DT, c->tpr, cols,
               (long long)kp->tiles, (long long)c->tiles_g, (long long)c->tiles_d, kp->trace_cap);
+    if (c->x_plain)
+        sb_printf(sb, "// X's rows per split: %lld f32, not a 16-byte TMA stride, so the warpgroup reads X itself.\n"
+                      "constexpr int XROWS = %lld;\n", (long long)c->G, (long long)c->G);
+    if (c->idle)
+        sb_printf(sb, "// 128 threads hold %lld rows of %d: the last %d threads have no row and only join the barriers.\n",
+                  (long long)c->GT, c->tpr, (int)(128 - c->GT * c->tpr));
     sm90a_emit_buffer_constants(sb, &c->sh);
+    if (c->x_plain)
+        sb_puts(sb, "static_assert(X_BYTES >= S * GT * 4, \"X's buffer holds the tile the warpgroup reads\");\n");
     sb_puts(sb, "}\n\n"
                 "#ifdef PT_TRACE\n#define PT_REC(...) tracer.rec(__VA_ARGS__)\n#else\n"
                 "#define PT_REC(...) ((void)0)\n#endif\n\n"
@@ -49,6 +57,10 @@ static void emit_producer_entry(strbuf *sb, const sm90a_combine *c, int stask)
 {
     const pt_kprog *kp = c->kp;
     bool over = kp->bufs[kp->staging].over >= 0;
+    if (c->x_plain && stask == kp->bufs[c->buf_x].stask) {
+        sb_puts(sb, IND "    // read by the warpgroup itself at the tile's start (XROWS is no TMA stride)\n");
+        return;
+    }
     if (stask == kp->store_stask) {
         sb_printf(sb, IND "    pt::mbar_wait(o_full, n_tile & 1);  // Wait: the warpgroup staged O\n"
                       IND "    PT_REC(%d, %d, n_tile, 0, 0);\n"
@@ -58,7 +70,8 @@ static void emit_producer_entry(strbuf *sb, const sm90a_combine *c, int stask)
                       IND "    PT_REC(%d, %d, n_tile, 0, 1);\n", stask, kp->store_lane, stask,
                   kp->store_lane);
         if (over) /* O sat over Y's bytes: both tiles may be reloaded now */
-            sb_puts(sb, IND "    pt::mbar_arrive(x_empty);\n" IND "    pt::mbar_arrive(y_empty);\n");
+            sb_puts(sb, c->x_plain ? IND "    pt::mbar_arrive(y_empty);\n"
+                                   : IND "    pt::mbar_arrive(x_empty);\n" IND "    pt::mbar_arrive(y_empty);\n");
         else
             sb_puts(sb, IND "    pt::mbar_arrive(o_empty);\n");
         return;
@@ -120,11 +133,12 @@ static void emit_call(strbuf *sb, const sm90a_combine *c, const pt_ktask *t)
         "pt::split_div_store<out_t, DT, TPR, COLS>(acc, l, smem + OFF_O, row, j);",
     };
     char expr[sizeof c->kp->sg->tasks[0].expr];
-    sb_printf(sb, IND "    // %s: %s\n" IND "    PT_REC(%d, %d, n_tile, 0, 0);\n" IND "    %s\n"
+    sb_printf(sb, IND "    // %s: %s\n" IND "    PT_REC(%d, %d, n_tile, 0, 0);\n" IND "    %s%s\n"
                   IND "    PT_REC(%d, %d, n_tile, 0, 1);\n",
               c->kp->sg->tasks[t->stask].id,
               pt_codegen_comment_safe(c->kp->sg->tasks[t->stask].expr, expr, sizeof expr), t->stask,
-              t->lane, calls[t->op], t->stask, t->lane);
+              t->lane, c->idle ? "if (row < GT)  // a thread with a row\n" IND "        " : "",
+              calls[t->op], t->stask, t->lane);
 }
 
 /* Before a task: the Wait on each loaded tile it reads, the first time this tile. */
@@ -135,8 +149,15 @@ static void emit_waits(strbuf *sb, const sm90a_combine *c, const pt_ktask *t, bo
             continue;
         int b = t->in[i].index;
         waited[b] = true;
-        sb_printf(sb, IND "    pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n",
-                  b == c->buf_x ? "x" : "y", c->kp->sg->tasks[c->kp->bufs[b].stask].id);
+        if (c->x_plain && b == c->buf_x) /* after the last tile's sync: nobody reads X now */
+            sb_printf(sb, IND "    // %s, read here: the tile's rows of every split\n"
+                          IND "    pt::split_load_x<S, GT, XROWS>(smem + OFF_X, x + ((int64_t)bh * S * XROWS + gi * GT),\n"
+                          IND "                                   XROWS - gi * GT, tid);\n"
+                          IND "    pt::named_sync(1, 128);  // every thread's part of X is in\n",
+                      c->kp->sg->tasks[c->kp->bufs[b].stask].id);
+        else
+            sb_printf(sb, IND "    pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n",
+                      b == c->buf_x ? "x" : "y", c->kp->sg->tasks[c->kp->bufs[b].stask].id);
     }
 }
 
@@ -156,22 +177,29 @@ static void emit_consumer(strbuf *sb, const sm90a_combine *c)
                   "#endif\n"
                   "    uint32_t n_tile = 0;\n"
                   "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
-                  "        float mx, l, w[S], acc[COLS];  // the row's max, sum, split weights; column sums\n"
-                  "        {\n",
+                  "        float mx, l, w[S], acc[COLS];  // the row's max, sum, split weights; column sums\n",
               R->regs);
+    if (c->x_plain)
+        sb_puts(sb, "        int bh, gi, di;  // where this tile's X lies\n"
+                    "        tile_coords(t, bh, gi, di);\n"
+                    "        (void)di;\n");
+    sb_puts(sb, "        {\n");
     for (int i = 0; i < R->n_tasks; i++) {
         emit_waits(sb, c, &R->tasks[i], waited);
         emit_call(sb, c, &R->tasks[i]);
     }
     if (over)
         sb_puts(sb, IND "    pt::named_sync(1, 128);  // every thread read Y: O is staged over it\n");
-    else
-        sb_puts(sb, IND "    if (warp_lane == 0) {  // this warp is done with X and Y\n"
-                    IND "        pt::mbar_arrive(x_empty);\n"
-                    IND "        pt::mbar_arrive(y_empty);\n"
-                    IND "    }\n"
-                    IND "    if (n_tile > 0)\n"
+    else {
+        sb_puts(sb, c->x_plain ? IND "    if (warp_lane == 0)  // this warp is done with Y\n"
+                                 IND "        pt::mbar_arrive(y_empty);\n"
+                               : IND "    if (warp_lane == 0) {  // this warp is done with X and Y\n"
+                                 IND "        pt::mbar_arrive(x_empty);\n"
+                                 IND "        pt::mbar_arrive(y_empty);\n"
+                                 IND "    }\n");
+        sb_puts(sb, IND "    if (n_tile > 0)\n"
                     IND "        pt::mbar_wait(o_empty, (n_tile - 1) & 1);  // Wait: the last store read O\n");
+    }
     emit_call(sb, c, &R->epilogue);
     sb_puts(sb, IND "    pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                 IND "    pt::named_sync(1, 128);\n"
@@ -196,9 +224,10 @@ bool sm90a_combine_emit(const sm90a_combine *c, pt_codegen_result *out, pt_error
     sb_puts(&k, "#include <math.h>\n\n");
     emit_constants(&k, c);
     sb_printf(&k, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
-                  "%s(const __grid_constant__ CUtensorMap tm_x, const __grid_constant__ CUtensorMap tm_y,\n"
+                  "%s(%s, const __grid_constant__ CUtensorMap tm_y,\n"
                   "   const __grid_constant__ CUtensorMap tm_o, uint8_t *pt_trace)\n{\n",
-              kp->threads, kp->kernel_name);
+              kp->threads, kp->kernel_name,
+              c->x_plain ? "const float *__restrict__ x" : "const __grid_constant__ CUtensorMap tm_x");
     sm90a_emit_kernel_head(&k, &c->sh);
     emit_producer(&k, c);
     emit_consumer(&k, c);

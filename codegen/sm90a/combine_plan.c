@@ -1,8 +1,8 @@
 /* combine_plan.c — what the Hopper instructions need of FlashDecoding's combine (combine.h):
- * X [batch..., s, g] and Y [batch..., s, g, d] in f32, each tile's splits whole, its rows a power
- * of two that divides the warpgroup's 128 threads (a row's threads split its columns), boxes
- * TMA can move (16-byte multiples: g and the tile's rows in fours, columns in 32s). Refuses,
- * in one line, what they cannot do. */
+ * X [batch..., s, g] and Y [batch..., s, g, d] in f32, each tile's splits whole, its rows at
+ * most 128 (a row's threads split its columns), boxes TMA can move (16-byte multiples: columns
+ * in 32s; X's rows in fours when TMA loads X, i.e. when G is a multiple of 4 — otherwise the
+ * warpgroup reads X itself). Refuses, in one line, what they cannot do. */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,10 +37,8 @@ static bool plan_graph(sm90a_combine *c, pt_error *err)
     c->out_dt = r.out_dt;
     const pt_tensor *O = &g->tensors[c->O], *X = &g->tensors[c->X];
     int esz = pt_dtype_bits(c->out_dt) / 8;
-    if (c->G % 4)
-        REFUSE("%s = %lld rows of \"%s\" are %lld bytes; TMA needs strides of 16-byte multiples "
-               "(%s a multiple of 4)", g->axes[c->ax_g].name, (long long)c->G, X->name,
-               (long long)(c->G * 4), g->axes[c->ax_g].name);
+    /* X's rows along s are G x 4 bytes: a TMA stride only in 16-byte multiples */
+    c->x_plain = c->G % 4 != 0;
     if ((c->D * esz) % 16)
         REFUSE("%s = %lld: rows of \"%s\" must be a multiple of 16 bytes (TMA strides)",
                g->axes[c->ax_d].name, (long long)c->D, O->name);
@@ -65,15 +63,20 @@ static bool plan_tile(sm90a_combine *c, pt_error *err)
                g->axes[c->ax_s].name, (long long)c->S);
     c->GT = t->tile[c->ax_g];
     c->DT = t->tile[c->ax_d];
-    if (c->GT < 4 || c->GT > 128 || (c->GT & (c->GT - 1)) || c->GT > c->G)
-        REFUSE("tile %s = %lld; expected a power of two from 4 to 128, at most %s = %lld (a row's "
-               "threads split its columns; the box of \"%s\" is the tile's rows, 16-byte "
-               "multiples)", g->axes[c->ax_g].name, (long long)c->GT, g->axes[c->ax_g].name,
-               (long long)c->G, g->tensors[c->X].name);
+    int64_t gmax = c->G < 128 ? c->G : 128;
+    if (c->GT < 1 || c->GT > gmax)
+        REFUSE("tile %s = %lld; expected 1 to %lld (at most %s = %lld rows, and 128: a row is at "
+               "least one of the warpgroup's threads)", g->axes[c->ax_g].name, (long long)c->GT,
+               (long long)gmax, g->axes[c->ax_g].name, (long long)c->G);
+    if (!c->x_plain && c->GT % 4)
+        REFUSE("tile %s = %lld; expected a multiple of 4 (the TMA box of \"%s\" is the tile's rows "
+               "of 4 bytes, 16-byte multiples)", g->axes[c->ax_g].name, (long long)c->GT,
+               g->tensors[c->X].name);
     if (c->DT % 32 || c->DT > 256)
         REFUSE("tile %s = %lld; expected a multiple of 32 up to 256 (f32 rows of whole 128 bytes, "
                "a TMA box at most 256 wide)", g->axes[c->ax_d].name, (long long)c->DT);
     c->tpr = (int)(128 / c->GT);
+    c->idle = 128 % c->GT != 0;
     c->tiles_g = kp->sg->tile_grid[c->ax_g];
     c->tiles_d = kp->sg->tile_grid[c->ax_d];
     return true;
@@ -95,6 +98,13 @@ static bool plan_program(sm90a_combine *c, pt_error *err)
     if (c->buf_x < 0 || c->buf_y < 0 || kp->bufs[c->buf_x].kind != PT_KBUF_RESIDENT ||
         kp->bufs[c->buf_y].kind != PT_KBUF_RESIDENT)
         REFUSE("expected %s and %s loaded once per tile", c->g->tensors[c->X].name,
+               c->g->tensors[c->Y].name);
+    /* X read by the warpgroup is rewritten by it at every tile, while the store may still read
+     * a tile staged over it */
+    if (c->x_plain && kp->bufs[kp->staging].over == c->buf_x)
+        REFUSE("the output is staged over \"%s\", which the warpgroup reads itself (%s = %lld is "
+               "not a multiple of 4); stage it apart or over \"%s\" (partition.staging)",
+               c->g->tensors[c->X].name, c->g->axes[c->ax_g].name, (long long)c->G,
                c->g->tensors[c->Y].name);
     const pt_krole *R = &kp->consumer[0];
     bool seen[7] = {false};
@@ -128,5 +138,6 @@ bool sm90a_combine_plan(sm90a_combine *c, const pt_kprog *kp, pt_error *err)
     snprintf(sh->name[c->buf_x], sizeof sh->name[0], "x");
     snprintf(sh->name[c->buf_y], sizeof sh->name[0], "y");
     snprintf(sh->name[kp->staging], sizeof sh->name[0], "o");
+    sh->by_pointer[c->buf_x] = c->x_plain;
     return true;
 }

@@ -139,7 +139,7 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
             continue;
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
         size_t n = strlen(args);
-        if (kp->bufs[b].kind == PT_KBUF_ROWS) { /* a plain pointer: no tensor map */
+        if (kp->bufs[b].kind == PT_KBUF_ROWS || sh->by_pointer[b]) { /* a pointer, no map */
             snprintf(args + n, sizeof args - n, "%s(void *)&slots[%d]", n ? ", " : "",
                      kp->bufs[b].tensor);
             continue;
@@ -151,7 +151,7 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
     sb_puts(sb, ";\n");
     sm90a_emit_staging_in(sb, kp);
     for (int b = 0; b < kp->n_bufs; b++)
-        if (kp->bufs[b].kind != PT_KBUF_ROWS)
+        if (kp->bufs[b].kind != PT_KBUF_ROWS && !sh->by_pointer[b])
             emit_map(sb, sh, b);
     strbuf after = {0};
     sm90a_emit_staging_out(&after, kp);

@@ -49,6 +49,9 @@ typedef struct {
     bool warp_release[PT_KP_MAX_BUFS];
     bool plain_buf[PT_KP_MAX_BUFS];
     const char *flat[PT_KP_MAX_BUFS];
+    /* a buffer the kernel fills from global memory with plain loads, passed as a pointer rather
+     * than a tensor map (the combine's log-sum-exps when their rows are not 16-byte strides) */
+    bool by_pointer[PT_KP_MAX_BUFS];
 } sm90a_shape;
 
 /* The buffer's name in the kernel (sh->name: "a", "q"), and upper case for its constants

@@ -2,10 +2,11 @@
 # differential.sh CLI_OR_BUILD [N] [SEED0] [OUTDIR] — the stage contract on the GPU (issue 12):
 # N random sPrograms that the validator and the sm90a generator accept (tests/gen_random_sprogram,
 # seeds SEED0 .. SEED0+N-1, workloads gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16,
-# gemm_w4a16, gemm_wfp4a16 by seed mod 6) are written as bundles, built in parallel, and each harness is run with
+# gemm_w4a16, gemm_wfp4a16, mamba2_chunk_state, mamba2_chunk_scan, flash_decoding,
+# flash_decoding_combine by seed mod 10) are written as bundles, built in parallel, and each harness is run with
 # --check-only (every output element checked against the f32 reference) under `timeout`: a hang
-# is a failure, reported with its seed. Every SAN_EVERY-th seed is also generated small
-# (--small) and run under compute-sanitizer memcheck and racecheck. Prints a table and the line
+# is a failure, reported with its seed. One seed in every SAN_EVERY (a different workload each
+# time) is also generated small (--small) and run under compute-sanitizer memcheck and racecheck. Prints a table and the line
 #     differential: N run, P correct, F failed, H hung, S sanitizer reports
 # and exits 1 on any failure, hang or sanitizer report; 77 (skipped) without a GPU, nvcc or make.
 #
@@ -46,9 +47,10 @@ CS=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/b
 make_vars=""
 [ -n "${NVCC:-}" ] && make_vars="$make_vars NVCC=$NVCC"
 [ -n "${CUDA_PATH:-}" ] && make_vars="$make_vars CUDA_PATH=$CUDA_PATH"
-workloads="gemm_f16 gemm_bf16 flash_attention flash_attention_bf16 gemm_w4a16 gemm_wfp4a16"
-workload_of() { # seed -> workload (seed mod 6, as gen_random_sprogram --check all)
-    i=$(($1 % 6))
+workloads="gemm_f16 gemm_bf16 flash_attention flash_attention_bf16 gemm_w4a16 gemm_wfp4a16
+mamba2_chunk_state mamba2_chunk_scan flash_decoding flash_decoding_combine"
+workload_of() { # seed -> workload (seed mod 10, as gen_random_sprogram --check all)
+    i=$(($1 % 10))
     # shellcheck disable=SC2086
     set -- $workloads
     shift "$i"
@@ -69,7 +71,10 @@ while [ "$i" -lt "$n" ]; do
     else
         mkdir -p "$d"; echo generate >"$d/FAILED"; cp "$out/s$seed.gen.log" "$d/generate.log"
     fi
-    if [ "$san_every" -gt 0 ] && [ $((i % san_every)) -eq 0 ]; then
+    # one seed of each block of SAN_EVERY, shifted by one a block, so that the sample rotates
+    # over the ten workloads (seed mod 10) rather than always hitting the same one
+    if [ "$san_every" -gt 0 ] &&
+       [ $((i % san_every)) -eq $(((i / san_every) % (san_every < 10 ? san_every : 10))) ]; then
         "$gen" "$w" "$seed" "$out/san$seed" --small >"$out/san$seed.gen.log" 2>&1 &&
             echo "san$seed" >>"$list"
     fi
@@ -117,7 +122,7 @@ ran=$(date +%s)
 # 5. Table and summary.
 field() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1" 2>/dev/null | head -1; }
 total=0 correct=0 failed=0 hung=0 san=0
-printf '%-7s %-21s %-8s %s\n' seed workload status "sProgram (see DIR/replay.txt)"
+printf '%-7s %-22s %-8s %s\n' seed workload status "sProgram (see DIR/replay.txt)"
 i=0
 while [ "$i" -lt "$n" ]; do
     seed=$((seed0 + i)); d=$out/s$seed; w=$(workload_of "$seed")
@@ -126,7 +131,7 @@ while [ "$i" -lt "$n" ]; do
     if [ -e "$d/FAILED" ]; then
         st=$(cat "$d/FAILED")
         failed=$((failed + 1))
-        printf '%-7s %-21s %-8s %s\n' "$seed" "$w" "FAIL:$st" "$what"
+        printf '%-7s %-22s %-8s %s\n' "$seed" "$w" "FAIL:$st" "$what"
         tail -n 5 "$d/$st.log" 2>/dev/null | sed 's/^/        /'
         continue
     fi
@@ -134,14 +139,14 @@ while [ "$i" -lt "$n" ]; do
     ok=$(field "$d/result.json" correct)
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
         hung=$((hung + 1))
-        printf '%-7s %-21s %-8s %s\n' "$seed" "$w" "HUNG" "$what"
+        printf '%-7s %-22s %-8s %s\n' "$seed" "$w" "HUNG" "$what"
         echo "        killed after ${run_timeout}s; replay: $gen $w $seed DIR && make -C DIR run"
     elif [ "$rc" = 0 ] && [ "$ok" = true ]; then
         correct=$((correct + 1))
-        [ -n "${VERBOSE:-}" ] && printf '%-7s %-21s %-8s %s\n' "$seed" "$w" "ok" "$what"
+        [ -n "${VERBOSE:-}" ] && printf '%-7s %-22s %-8s %s\n' "$seed" "$w" "ok" "$what"
     else
         failed=$((failed + 1))
-        printf '%-7s %-21s %-8s %s\n' "$seed" "$w" "WRONG" "$what"
+        printf '%-7s %-22s %-8s %s\n' "$seed" "$w" "WRONG" "$what"
         echo "        exit $rc, correct=$ok mismatches=$(field "$d/result.json" mismatches) max_abs_err=$(field "$d/result.json" max_abs_err): $(head -c 200 "$d/run.log")"
         echo "        replay: $gen $w $seed DIR && make -C DIR run"
     fi

@@ -1,0 +1,266 @@
+/* split_search.c — the scheduler's choice of a graph's split count (graph.h split_param:
+ * FlashDecoding's SPLITS, the pieces each sequence's keys are cut into, each piece on its own
+ * EU) and pt_schedule, which takes that path where it applies.
+ *
+ * The count changes the graph itself (its axes' sizes, so its tiles, trip counts and grid): it
+ * cannot be one more value of the joint search over one graph. Every count tried is a fresh
+ * instance of the graph loaded from its source with that count and searched as any graph is
+ * (search.c); the combine kernel the count implies (the graph named by split_combine, given the
+ * parameter values the two graphs share) is searched the same way, with the same acceptance
+ * test. Candidates are ranked by their own kernel plus that combine: more pieces put more EUs
+ * on a few long sequences but add partial outputs for the combine to read and a prologue and
+ * epilogue per piece; many short sequences fill the EUs with few pieces.
+ *
+ * Counts tried: the powers of two from 1 to 256 within the parameter's declared range, and the
+ * value the graph was loaded with, in increasing order (ties in the ranking keep the smaller
+ * count). A count whose graph does not instantiate (a size that does not divide) or for which
+ * no schedule of either kernel fits is recorded with the reason. Overrides that set the
+ * parameter (--set SPLITS=8) fix it: that count alone is tried, still with its combine. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "search_internal.h"
+
+#define MAX_SPLIT 256
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The counts to try, increasing; their number. */
+static int split_counts(const pt_graph *g, const pt_graph_source *src, int64_t *v)
+{
+    const pt_param *p = &g->params[pt_graph_find_param(g, g->split_param)];
+    if (pt_graph_source_sets(src, g->split_param)) {
+        v[0] = p->value;
+        return 1;
+    }
+    int n = 0;
+    for (int64_t c = 1; c <= MAX_SPLIT && n < PT_MAX_SPLIT_TRIES - 1; c *= 2)
+        if (c >= p->min && c <= p->max && c != p->value)
+            v[n++] = c;
+    int i = n++;
+    for (; i > 0 && v[i - 1] > p->value; i--)
+        v[i] = v[i - 1];
+    v[i] = p->value;
+    return n;
+}
+
+/* What the searches of one count share with the caller's options: progress and the candidate
+ * budget count over all of them; the acceptance test is the caller's. */
+typedef struct {
+    const pt_schedule_opts *o;
+    int64_t seen0, total0;
+} wrap;
+
+static void wrap_progress(void *ctx, int64_t seen, int64_t total, double best_ns)
+{
+    const wrap *w = ctx;
+    w->o->progress(w->o->ctx, w->seen0 + seen, w->total0 + total, best_ns);
+}
+
+static bool wrap_accept(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
+                        const pt_hw *hw, pt_error *why)
+{
+    const wrap *w = ctx;
+    return w->o->accept(w->o->ctx, p, sg, hw, why);
+}
+
+static bool wrap_stop(void *ctx, int64_t seen)
+{
+    const wrap *w = ctx;
+    return w->o->stop(w->o->ctx, w->seen0 + seen);
+}
+
+/* The caller's options for one count's searches: k best, the budget left, no split search. */
+static pt_schedule_opts sub_opts(const pt_schedule_opts *o, wrap *w, int k, double t0)
+{
+    pt_schedule_opts s = {.top_k = k, .accept_what = o->accept_what, .ctx = w};
+    s.progress = o->progress ? wrap_progress : NULL;
+    s.accept = o->accept ? wrap_accept : NULL;
+    s.stop = o->stop ? wrap_stop : NULL;
+    if (o->budget_s > 0) /* at least a little: a search of no time returns nothing */
+        s.budget_s = fmax(o->budget_s - (now_s() - t0), 1e-3);
+    return s;
+}
+
+/* The combine graph for instance g: the graph g names, with every parameter both declare set to
+ * g's value. */
+static bool load_combine(const pt_graph *g, const pt_graph_source *src, pt_graph *c,
+                         pt_error *err)
+{
+    if (!pt_graph_source_load_named(src, g->split_combine, NULL, c, err))
+        return false;
+    char ov[1024] = "";
+    size_t n = 0;
+    for (int i = 0; i < c->n_params && n < sizeof ov; i++) {
+        int k = pt_graph_find_param(g, c->params[i].name);
+        if (k >= 0)
+            n += (size_t)snprintf(ov + n, sizeof ov - n, "%s%s=%lld", n ? "," : "",
+                                  c->params[i].name, (long long)g->params[k].value);
+    }
+    return pt_graph_source_load_named(src, g->split_combine, ov, c, err);
+}
+
+/* The best combine kernel's predicted time for instance g, or INFINITY with why. */
+static double best_combine(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
+                           double t0, char *why, size_t cap)
+{
+    pt_graph *c = malloc(sizeof *c);
+    pt_error e = {{0}};
+    double ns = INFINITY;
+    wrap w = {.o = o};
+    pt_schedule_opts co = sub_opts(o, &w, 1, t0);
+    co.progress = NULL; /* its candidates are not the ones counted */
+    co.stop = NULL;
+    pt_schedule_result cr;
+    if (!c)
+        snprintf(why, cap, "out of memory");
+    else if (!load_combine(g, o->source, c, &e) || !pt_schedule_graph(c, hw, &co, &cr, &e))
+        snprintf(why, cap, "the combine (%s): %.900s", g->split_combine, e.msg);
+    else {
+        ns = cr.best[0].predicted_ns;
+        pt_schedule_result_free(&cr);
+    }
+    free(c);
+    return ns;
+}
+
+/* Keep the k best by total time, best first; ties keep the earlier (the smaller count). */
+static void offer_total(pt_schedule_result *r, int k, pt_schedule_candidate *c)
+{
+    int pos = r->n;
+    while (pos > 0 && c->total_ns < r->best[pos - 1].total_ns)
+        pos--;
+    if (pos >= k) {
+        pt_sprogram_free(&c->prog);
+        pt_stask_graph_free(&c->sg);
+        return;
+    }
+    if (r->n == k) {
+        pt_sprogram_free(&r->best[r->n - 1].prog);
+        pt_stask_graph_free(&r->best[r->n - 1].sg);
+        r->n--;
+    }
+    memmove(&r->best[pos + 1], &r->best[pos], (size_t)(r->n - pos) * sizeof *r->best);
+    r->best[pos] = *c;
+    r->n++;
+}
+
+/* Count v's candidates, marked with the count and their combine, into r's ranking. */
+static void take_candidates(pt_schedule_result *r, int k, pt_schedule_result *sr, int64_t v,
+                            double combine_ns)
+{
+    for (int i = 0; i < sr->n; i++) {
+        pt_schedule_candidate *c = &sr->best[i];
+        c->split = v;
+        c->combine_ns = combine_ns;
+        c->total_ns = c->predicted_ns + combine_ns;
+        c->prog.n_params = 1;
+        snprintf(c->prog.params[0].name, sizeof c->prog.params[0].name, "%s", r->split_param);
+        c->prog.params[0].value = v;
+        size_t n = strlen(c->desc);
+        snprintf(c->desc + n, sizeof c->desc - n, " %s=%lld", r->split_param, (long long)v);
+        offer_total(r, k, c);
+    }
+    sr->n = 0; /* moved */
+}
+
+static void add_stats(pt_schedule_result *r, const pt_schedule_result *s)
+{
+    r->total += s->total;
+    r->seen += s->seen;
+    r->pruned_invalid += s->pruned_invalid;
+    r->pruned_bound += s->pruned_bound;
+    r->pruned_split_k += s->pruned_split_k;
+    r->refused += s->refused;
+    r->simulated += s->simulated;
+    r->budget_hit |= s->budget_hit;
+}
+
+/* One count: its graph instance in r->graphs[i], its search and its combine's. */
+static void try_count(pt_schedule_result *r, int i, int k, const pt_hw *hw,
+                      const pt_schedule_opts *o, double t0)
+{
+    pt_split_try *t = &r->splits[i];
+    t->partial_ns = t->combine_ns = INFINITY;
+    char more[PT_NAME_MAX + 24];
+    snprintf(more, sizeof more, "%s=%lld", r->split_param, (long long)t->value);
+    pt_error e = {{0}};
+    if (!pt_graph_source_load(o->source, more, &r->graphs[i], &e)) {
+        snprintf(t->why, sizeof t->why, "%s", e.msg);
+        return;
+    }
+    wrap w = {.o = o, .seen0 = r->seen, .total0 = r->total};
+    pt_schedule_opts so = sub_opts(o, &w, k, t0);
+    pt_schedule_result sr;
+    bool ok = pt_schedule_graph(&r->graphs[i], hw, &so, &sr, &e);
+    if (!ok) { /* its counts are lost with it: the attempt is named in the table instead */
+        snprintf(t->why, sizeof t->why, "%s", e.msg);
+        return;
+    }
+    add_stats(r, &sr);
+    t->partial_ns = sr.best[0].predicted_ns;
+    t->combine_ns = best_combine(&r->graphs[i], hw, o, t0, t->why, sizeof t->why);
+    if (isfinite(t->combine_ns))
+        take_candidates(r, k, &sr, t->value, t->combine_ns);
+    pt_schedule_result_free(&sr);
+}
+
+/* Nothing fits for any count: the reasons, count by count, as far as they go. */
+static void no_count_fits(const pt_graph *g, const pt_hw *hw, const pt_schedule_result *r,
+                          pt_error *err)
+{
+    char list[PT_ERROR_MAX] = "";
+    size_t n = 0;
+    for (int i = 0; i < r->n_splits && n + 8 < sizeof list; i++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s=%lld: %.200s", i ? "; " : "",
+                              r->split_param, (long long)r->splits[i].value, r->splits[i].why);
+    pt_fail(err, "scheduler: no split count %s of %s fits %s; %s", r->split_param, g->name,
+            hw->name, list);
+}
+
+bool pt_schedule_split(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
+                       pt_schedule_result *r, pt_error *err)
+{
+    memset(r, 0, sizeof *r);
+    double t0 = now_s();
+    int k = o->top_k > 0 ? (o->top_k > 1024 ? 1024 : o->top_k) : 1;
+    int64_t counts[PT_MAX_SPLIT_TRIES];
+    int nc = split_counts(g, o->source, counts);
+    r->best = calloc((size_t)k + 1, sizeof *r->best);
+    r->graphs = calloc((size_t)nc, sizeof *r->graphs);
+    if (!r->best || !r->graphs) {
+        pt_schedule_result_free(r);
+        return pt_fail(err, "scheduler: out of memory");
+    }
+    snprintf(r->split_param, sizeof r->split_param, "%s", g->split_param);
+    snprintf(r->split_combine, sizeof r->split_combine, "%s", g->split_combine);
+    r->split_fixed = pt_graph_source_sets(o->source, g->split_param);
+    for (int i = 0; i < nc && !r->budget_hit; i++) {
+        r->splits[r->n_splits++].value = counts[i];
+        try_count(r, i, k, hw, o, t0);
+    }
+    r->elapsed_s = now_s() - t0;
+    if (r->n == 0) {
+        no_count_fits(g, hw, r, err);
+        pt_schedule_result_free(r);
+        return false;
+    }
+    r->split_chosen = r->best[0].split;
+    return true;
+}
+
+bool pt_schedule(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
+                 pt_schedule_result *r, pt_error *err)
+{
+    if (o && o->source && g->split_param[0] && pt_graph_find_param(g, g->split_param) >= 0)
+        return pt_schedule_split(g, hw, o, r, err);
+    return pt_schedule_graph(g, hw, o, r, err);
+}

@@ -1,0 +1,203 @@
+/* gen_random_more.c — random draws of Mamba2's ChunkState and ChunkScan and FlashDecoding's
+ * split-KV partial and combine, for gen_random_sprogram (gen_random.h). Sizes and tiles are drawn
+ * from what the sm90a generator takes (codegen/sm90a/ssd_plan.c, attn_plan.c, combine_plan.c):
+ * most draws are accepted, and the few it refuses (shared memory, registers, a tile the
+ * instructions cannot take) are drawn again by the caller, never counted as tests. Problems stay
+ * small enough for the naive reference of the bundle's harness. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gen_random.h"
+
+/* An sTask of the whole EU ("sub.diff") or its copy in every consumer warpgroup ("mul.xs.wg1"):
+ * run `offset` iterations ahead. */
+static void ahead(draw *d, const char *id, int wgs, int offset, pt_error *err)
+{
+    char one[64];
+    if (stask(d, id) >= 0) {
+        set_offset(d, id, offset, err);
+        return;
+    }
+    for (int w = 0; w < wgs; w++) {
+        snprintf(one, sizeof one, "%s.wg%d", id, w);
+        set_offset(d, one, offset, err);
+    }
+}
+
+/* Persistent or one CTA a tile, a raster and its group: the partitions every generator here
+ * takes (split-K and stream-K are GEMM-only). */
+static void draw_grid(draw *d, rng *r)
+{
+    d->p.partition.persistent = chance(r, 40);
+    d->p.partition.raster = (pt_raster)uni(r, 0, 2);
+    d->p.partition.group = uni(r, 1, 8);
+    note(d, "partition %s raster %s group %d", d->p.partition.persistent ? "persistent" : "per-tile",
+         pt_raster_name(d->p.partition.raster), d->p.partition.group);
+}
+
+static void draw_stages(draw *d, rng *r, const char *const *names, int n, int hi)
+{
+    char what[128] = "stages";
+    for (int i = 0; i < n; i++) {
+        int t = pt_graph_find_tensor(&d->g, names[i]);
+        if (t < 0)
+            continue;
+        d->p.stages[t] = uni(r, 1, hi);
+        size_t k = strlen(what);
+        snprintf(what + k, sizeof what - k, "%s %s %d", i ? " /" : "", names[i], d->p.stages[t]);
+    }
+    note(d, "%s", what);
+}
+
+/* ChunkState: states (P x N) of a chunk = x^T, decay-weighted, times B over its L positions.
+ * One consumer warpgroup of 64 rows of P (the decay weights, shared by a tile's rows, are made
+ * in one warpgroup's registers), N in 64-column wgmma blocks, the loop over l. */
+bool draw_ssd_state(draw *d, rng *r, pt_error *err)
+{
+    const int wgs = 1;
+    int L = pick(r, (const int[]){64, 128, 128, 256}, 4), C = uni(r, 1, 4);
+    int Bt = uni(r, 1, 2), H = uni(r, 1, 6);
+    int P = pick(r, (const int[]){64, 64, 128}, 3), N = pick(r, (const int[]){64, 128, 256}, 3);
+    int bn = N == 64 ? 64 : pick(r, (const int[]){64, 128, 256}, N == 128 ? 2 : 3);
+    int bk = L == 64 ? 64 : pick(r, (const int[]){64, 128}, 2);
+    if (small_sizes) {
+        Bt = 1;
+        C = C > 2 ? 2 : C;
+        H = H > 2 ? 2 : H;
+        L = L > 128 ? 128 : L;
+        bk = bk > L ? L : bk;
+    }
+    snprintf(d->set, sizeof d->set, "B=%d,S=%d,H=%d,P=%d,N=%d,L=%d", Bt, L * C, H, P, N, L);
+    snprintf(d->tile, sizeof d->tile, "p=%d,n=%d,l=%d,wg=%d", 64 * wgs, bn, bk, wgs);
+    if (!load_graph(d, err) || !partition_default(d, err))
+        return false;
+    static const char *const rings[] = {"x", "Bm", "dt", "dA_cs"};
+    draw_stages(d, r, rings, 4, 4);
+    if (chance(r, 35)) { /* the CUDA cores' weights of the next block while this one multiplies */
+        static const char *const prep[] = {"sub.diff", "exp.decay", "mul.w", "mul.xs"};
+        for (int i = 0; i < 4; i++)
+            ahead(d, prep[i], wgs, 1, err);
+    }
+    if (chance(r, 25))
+        set_offset(d, "load.x", pick(r, (const int[]){1, 2}, 2), err);
+    store_role(d, r, wgs, err);
+    draw_grid(d, r);
+    return true;
+}
+
+/* ChunkScan: out (L x P) = (C . states) scaled + the causal decay-weighted CB times x. 64 rows
+ * of l a consumer warpgroup, p in 64-column blocks, the causal loop over s in 64-wide blocks
+ * (l and s tiles divide L, and s's is shorter: a loop of one block is not generated), N whole
+ * (the prologue product). */
+bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
+{
+    int wgs = uni(r, 1, 2), bm = 64 * wgs;
+    int L = pick(r, (const int[]){128, 256}, 2);
+    int bk = L == 128 ? 64 : pick(r, (const int[]){64, 128}, 2);
+    int C = uni(r, 1, 3), Bt = uni(r, 1, 2), H = uni(r, 1, 4);
+    int P = pick(r, (const int[]){64, 64, 128}, 3), N = pick(r, (const int[]){64, 128, 128, 256}, 4);
+    int bn = P == 64 ? 64 : pick(r, (const int[]){64, 128}, 2);
+    if (small_sizes) {
+        Bt = 1;
+        C = C > 2 ? 2 : C;
+        H = H > 2 ? 2 : H;
+    }
+    snprintf(d->set, sizeof d->set, "B=%d,S=%d,H=%d,P=%d,N=%d,L=%d", Bt, L * C, H, P, N, L);
+    snprintf(d->tile, sizeof d->tile, "l=%d,s=%d,p=%d,n=%d,wg=%d", bm, bk, bn, N, wgs);
+    if (!load_graph(d, err) || !partition_default(d, err))
+        return false;
+    static const char *const rings[] = {"CB", "x", "dt", "dA_s"};
+    draw_stages(d, r, rings, 4, 3);
+    if (chance(r, 35)) { /* the next block's decay-weighted CB made while this one multiplies */
+        static const char *const prep[] = {"exp_decay.decay", "mul.Pw", "mul.Pdt"};
+        for (int i = 0; i < 3; i++)
+            ahead(d, prep[i], wgs, 1, err);
+    }
+    if (chance(r, 20))
+        set_offset(d, "load.CB", 1, err);
+    store_role(d, r, wgs, err);
+    draw_grid(d, r);
+    if (d->p.partition.persistent && chance(r, 50)) {
+        d->p.partition.staging = chance(r, 50) ? PT_STAGING_APART : PT_STAGING_OVER_RESIDENT;
+        note(d, "output staged %s", pt_staging_name(d->p.partition.staging));
+    }
+    return true;
+}
+
+/* FlashDecoding's partial: one query token per sequence, the G query heads of a K/V head the
+ * rows of a tile (64 a warpgroup), the keys cut into SPLITS pieces of n each, any n. */
+bool draw_decoding(draw *d, rng *r, pt_error *err)
+{
+    int wgs = chance(r, 80) ? 1 : 2;
+    int G = pick(r, (const int[]){1, 2, 4, 4, 8, 8, 16, 32}, 8);
+    int D = pick(r, (const int[]){64, 128, 128, 256}, 4);
+    /* K and V blocks of bn x D in bf16/f16 rings: the wide head dim with short blocks */
+    int bn = D == 256 ? pick(r, (const int[]){32, 64, 96}, 3)
+                      : pick(r, (const int[]){32, 64, 96, 128, 128, 176, 192, 256}, 8);
+    int splits = pick(r, (const int[]){1, 2, 3, 4, 8, 16, 5, 7}, 8);
+    int keys = draw_extent(r, 1, 2000); /* per split */
+    int Bt = uni(r, 1, 3), HKV = uni(r, 1, 4);
+    if (small_sizes) {
+        Bt = HKV = 1;
+        keys = keys > 200 ? 1 + keys % 200 : keys;
+        splits = splits > 4 ? 4 : splits;
+        D = D > 128 ? 128 : D;
+    }
+    snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,S=%d,SPLITS=%d,D=%d", Bt, HKV, G,
+             keys * splits, splits, D);
+    snprintf(d->tile, sizeof d->tile, "g=%d,n=%d,d=%d,wg=%d", 64 * wgs, bn, D, wgs);
+    if (!load_graph(d, err) || !partition_default(d, err))
+        return false;
+    static const char *const rings[] = {"K", "V"};
+    int hi = 150 * 1024 / (2 * 2 * bn * D); /* both rings of 16-bit blocks in ~150 KB */
+    draw_stages(d, r, rings, 2, hi < 1 ? 1 : hi > 4 ? 4 : hi);
+    /* plain; S of the next block issued before this block's softmax (the mma alone, or with the
+     * softmax and rescale it feeds: look-ahead); FlashAttention-3's order (the rescale first on
+     * its lane, in its own iteration) */
+    static const char *const next[] = {"mma.Sc", "softmax_max.P", "softmax_exp.P",
+                                       "softmax_sum.P", "rescale.Opart"};
+    int sched = uni(r, 0, 3), n = sched == 1 ? 1 : sched == 2 ? 5 : sched == 3 ? 4 : 0;
+    for (int i = 0; i < n; i++)
+        ahead(d, next[i], wgs, 1, err);
+    for (int w = 0; sched == 3 && w < wgs; w++) {
+        char id[64];
+        snprintf(id, sizeof id, wgs > 1 ? "rescale.Opart.wg%d" : "rescale.Opart", w);
+        int s = stask(d, id);
+        if (s >= 0 && move_to(d, s, 0, entry_offset(d, s), err))
+            note(d, "%s first on its CUDA-core lane", id);
+    }
+    if (chance(r, 25))
+        set_offset(d, "load.K", pick(r, (const int[]){1, 2}, 2), err);
+    store_role(d, r, wgs, err);
+    draw_grid(d, r);
+    return true;
+}
+
+/* FlashDecoding's combine: any group count, any split count up to 128, tiles of any rows (a
+ * multiple of 4 where X comes by TMA, G % 4 == 0) and 32-column multiples. */
+bool draw_combine(draw *d, rng *r, pt_error *err)
+{
+    int G = chance(r, 50) ? uni(r, 1, 9) : pick(r, (const int[]){12, 16, 32, 64}, 4);
+    int splits = chance(r, 70) ? uni(r, 1, 16) : pick(r, (const int[]){32, 50, 64, 128}, 4);
+    int D = pick(r, (const int[]){32, 64, 96, 128, 128, 256}, 6);
+    int Bt = uni(r, 1, 4), HKV = uni(r, 1, 8);
+    int gt = G % 4 ? uni(r, 1, G) : 4 * uni(r, 1, G / 4);
+    int dt = 32 * uni(r, 1, (D > 256 ? 256 : D) / 32);
+    if (small_sizes) {
+        Bt = HKV = 1;
+        splits = splits > 16 ? 16 : splits;
+    }
+    /* Y's tile (every split of gt rows x dt columns, f32) stays in shared memory */
+    while ((int64_t)splits * gt * dt * 4 > 160 * 1024 && dt > 32)
+        dt -= 32;
+    snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,SPLITS=%d,D=%d", Bt, HKV, G, splits, D);
+    snprintf(d->tile, sizeof d->tile, "g=%d,d=%d,s=%d", gt, dt, splits);
+    if (!load_graph(d, err) || !partition_default(d, err))
+        return false;
+    draw_grid(d, r);
+    if (d->p.partition.persistent && chance(r, 50)) {
+        d->p.partition.staging = PT_STAGING_APART;
+        note(d, "output staged apart");
+    }
+    return true;
+}
