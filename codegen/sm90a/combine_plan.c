@@ -35,7 +35,7 @@ static bool plan_graph(sm90a_combine *c, pt_error *err)
     c->G = r.G;
     c->D = r.D;
     c->out_dt = r.out_dt;
-    const pt_tensor *O = &g->tensors[c->O], *X = &g->tensors[c->X];
+    const pt_tensor *O = &g->tensors[c->O];
     int esz = pt_dtype_bits(c->out_dt) / 8;
     /* X's rows along s are G x 4 bytes: a TMA stride only in 16-byte multiples */
     c->x_plain = c->G % 4 != 0;
