@@ -88,7 +88,11 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
     int64_t stride = B->staged ? pt_staged_pitch(kp->g, B->tensor) : row;
     char base[32];
     snprintf(base, sizeof base, B->staged ? "st_%d" : "slots[%d]", B->tensor);
-    int64_t box_in = plain ? B->row_bytes / map_elem : 128 / B->elem_bytes;
+    /* a plain kernel (the combine) lays every box out dense, rows of the tile's own extent,
+     * while the buffer's row_bytes may be padded to whole atoms (192 bytes to 256) */
+    int64_t box_in = sh->plain ? kp->sg->tasks[B->stask].tile[kp->sg->tasks[B->stask].rank - 1]
+                     : plain   ? B->row_bytes / map_elem
+                               : 128 / B->elem_bytes;
     const char *sw = plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B";
     const char *type = packed ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : tmap_type(T->dtype);
     char lo[8], up[8];
