@@ -99,12 +99,12 @@ __device__ __forceinline__ uint4 dequant8(uint32_t packed, T scale)
             const __nv_bfloat162 r = __hmul2(__hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits), m), s2);
             o[j] = *reinterpret_cast<const uint32_t *>(&r);
         }
-        return make_uint4(o[0], o[1], o[2], o[3]);
-    }
+    } else {
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-        o[j] = QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x[j]), scale)
-                                 : M::scale_pair(M::fp4_pair(x[j]), scale);
+        for (int j = 0; j < 4; ++j)
+            o[j] = QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x[j]), scale)
+                                     : M::scale_pair(M::fp4_pair(x[j]), scale);
+    }
     return make_uint4(o[0], o[1], o[2], o[3]);
 }
 

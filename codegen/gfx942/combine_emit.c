@@ -77,8 +77,8 @@ static void emit_call(strbuf *sb, const gfx942_combine *cb, const pt_ktask *t)
         "l = pt::split_sum<S>(w);",
         "pt::split_scale<S, COLS>(y, w);",
         "pt::split_reduce<S, COLS>(y, acc);",
-        "if (g < G)  // rows past the tensor are not stored\n"
-        "            pt::split_div_store<OutT, D, TPR, COLS, CHUNKS>(acc, l, O + ((size_t)bh * G + g) * D, d0, j);",
+        ("if (g < G)  // rows past the tensor are not stored\n"
+         "            pt::split_div_store<OutT, D, TPR, COLS, CHUNKS>(acc, l, O + ((size_t)bh * G + g) * D, d0, j);"),
     };
     const pt_stask *s = &cb->kp->sg->tasks[t->stask];
     char expr[sizeof s->expr];
