@@ -72,19 +72,7 @@ static bool plan_program(gfx942_combine *cb, pt_error *err)
     if (kp->lane_load < 0 || kp->store_wg >= 0)
         REFUSE("%s sits on a consumer's lane; gfx942 prints the producer lane's order (loads, "
                "then the store)", kp->sg->tasks[kp->store_stask].id);
-    const pt_krole *R = &kp->consumer[0];
-    bool seen[6] = {false};
-    for (int i = 0; i < R->n_tasks; i++) {
-        int op = R->tasks[i].op;
-        if (op < 0 || op > 5 || seen[op])
-            REFUSE("%s: expected one sTask of each combine op before the output's",
-                   kp->sg->tasks[R->tasks[i].stask].id);
-        seen[op] = true;
-    }
-    if (R->n_tasks != 6 || R->epilogue.op != 6)
-        REFUSE("role wg0 must run the six combine sTasks, then the one writing \"%s\"",
-               g->tensors[cb->c.O].name);
-    return true;
+    return pt_kcombine_check_role(kp, cb->c.O, "gfx942", "role wg0", err);
 }
 
 /* VGPRs per lane: the work-item's chunks of every split (4 per chunk), the weights, the column

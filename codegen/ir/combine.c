@@ -72,3 +72,21 @@ bool pt_kcombine_read(pt_kcombine *c, const pt_graph *g, const char *who, pt_err
     c->D = g->axes[c->ax_d].extent;
     return true;
 }
+
+bool pt_kcombine_check_role(const pt_kprog *kp, int O, const char *who, const char *role,
+                            pt_error *err)
+{
+    const pt_krole *R = &kp->consumer[0];
+    bool seen[6] = {false};
+    for (int i = 0; i < R->n_tasks; i++) {
+        int op = R->tasks[i].op;
+        if (op < 0 || op > 5 || seen[op])
+            KREFUSE("%s: %s: expected one sTask of each combine op before the output's", who,
+                    kp->sg->tasks[R->tasks[i].stask].id);
+        seen[op] = true;
+    }
+    if (R->n_tasks != 6 || R->epilogue.op != 6)
+        KREFUSE("%s: %s must run the six combine sTasks, then the one writing \"%s\"", who, role,
+                kp->g->tensors[O].name);
+    return true;
+}

@@ -9,6 +9,7 @@
 #define PT_KCOMBINE_H
 
 #include "graph.h"
+#include "kprog.h"
 #include "pt_error.h"
 
 typedef struct {
@@ -23,5 +24,11 @@ bool pt_kcombine_matches(const pt_graph *g);
 
 /* Reads a matching graph; false with "codegen <who>: ..." naming the tensor at fault. */
 bool pt_kcombine_read(pt_kcombine *c, const pt_graph *g, const char *who, pt_error *err);
+
+/* The kernel program's first consumer role runs the six combine ops (reduce_max .. reduce_sum,
+ * kprog op 0..5) once each, in the sProgram's order, then the one writing O (op 6, tensor O): what every
+ * target's combine printer prints. `role` names that role in the message ("warpgroup 0"). */
+bool pt_kcombine_check_role(const pt_kprog *kp, int O, const char *who, const char *role,
+                            pt_error *err);
 
 #endif

@@ -106,18 +106,9 @@ static bool plan_program(sm90a_combine *c, pt_error *err)
                "not a multiple of 4); stage it apart or over \"%s\" (partition.staging)",
                c->g->tensors[c->X].name, c->g->axes[c->ax_g].name, (long long)c->G,
                c->g->tensors[c->Y].name);
+    if (!pt_kcombine_check_role(kp, c->O, "sm90a", "warpgroup 0", err))
+        return false;
     const pt_krole *R = &kp->consumer[0];
-    bool seen[7] = {false};
-    for (int i = 0; i < R->n_tasks; i++) {
-        int op = R->tasks[i].op;
-        if (op < 0 || op > 5 || seen[op])
-            REFUSE("%s: expected one sTask of each combine op before the output's",
-                   kp->sg->tasks[R->tasks[i].stask].id);
-        seen[op] = true;
-    }
-    if (R->n_tasks != 6 || R->epilogue.op != 6)
-        REFUSE("warpgroup 0 must run the six combine sTasks, then the one writing \"%s\"",
-               c->g->tensors[c->O].name);
     int cols = (int)((c->DT + c->tpr - 1) / c->tpr), need = (int)c->S + cols + 40;
     if (R->regs < need)
         REFUSE("consumer warpgroup 0 has %d registers per thread; %lld split weights and %d "
