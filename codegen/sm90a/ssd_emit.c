@@ -418,42 +418,34 @@ static void emit_tile_residents(strbuf *sb, const sm90a_ssd *sd, int w)
         }
 }
 
-/* The tile's k blocks past this warpgroup's rows: each stage its loop reads is waited for
- * (warpgroup 0 also stamps the load's end, as in the loop) and handed back as the loop would
- * hand it back, so the rings' phases stay those of the warpgroup that computes them. */
-static void emit_skipped_blocks(strbuf *sb, const sm90a_ssd *sd, int w)
+/* The tile's k blocks past this warpgroup's rows: each loop task's stages are waited for as in
+ * the loop (emit_stage_waits, with warpgroup 0's load records) and handed back as the loop
+ * hands them back (an asynchronous task's by the warpgroup, a CUDA-core task's by each warp),
+ * so the rings' phases stay those of the warpgroup that computes them. */
+static void emit_skipped_blocks(strbuf *sb, const sm90a_steps *st, int w)
 {
+    const sm90a_ssd *sd = st->view;
     const pt_kprog *kp = sd->kp;
     const pt_krole *W = &kp->consumer[w];
-    bool seen[PT_KP_MAX_BUFS] = {false};
+    const step_ctx c = {.st = st, .w = w};
     sb_puts(sb, "            for (int i = n_iter; i < n_iter_tile; ++i) {  // all zero for these rows\n");
     for (int k = 0; k < W->n_tasks; k++) {
-        int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, &W->tasks[k], rings);
+        const pt_ktask *e = &W->tasks[k];
+        int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, e, rings);
+        if (!n)
+            continue;
+        sb_printf(sb, "            {   // %s: skipped\n", kp->sg->tasks[e->stask].id);
+        emit_stage_waits(sb, &c, e);
+        if (!e->async)
+            sb_puts(sb, "                __syncwarp();\n");
         for (int r = 0; r < n; r++) {
-            int b = rings[r];
-            if (seen[b])
-                continue;
-            seen[b] = true;
             char lo[8], up[8];
-            sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
-            sb_printf(sb, "                {\n"
-                          "                    const uint32_t c_%s = %sbase + (uint32_t)i, s_%s = c_%s %% STAGES_%s;\n"
-                          "                    pt::mbar_wait(&full_%s[s_%s], (c_%s / STAGES_%s) & 1);  // Wait: %s landed\n",
-                      lo, lo, lo, lo, up, lo, lo, lo, up, kp->sg->tasks[kp->bufs[b].stask].id);
-            if (w == 0)
-                sb_printf(sb, "                    PT_REC(%d, %d, n_tile, i, 1);\n", kp->bufs[b].stask,
-                          kp->lane_load);
-            if (kp->bufs[b].readers == 4 * kp->wgs)
-                sb_printf(sb, "                    __syncwarp();\n"
-                              "                    if (lane == 0)\n"
-                              "                        pt::mbar_arrive(&empty_%s[s_%s]);  // this warp's share\n",
-                          lo, lo);
-            else
-                sb_printf(sb, "                    if (lead)\n"
-                              "                        pt::mbar_arrive(&empty_%s[s_%s]);  // this warpgroup's share\n",
-                          lo, lo);
-            sb_puts(sb, "                }\n");
+            sm90a_buf_name(&sd->sh, rings[r], lo, up, sizeof lo);
+            sb_printf(sb, "                if (%s)\n"
+                          "                    pt::mbar_arrive(&empty_%s[s_%s]);\n",
+                      e->async ? "lead" : "lane == 0", lo, lo);
         }
+        sb_puts(sb, "            }\n");
     }
     sb_puts(sb, "            }\n");
 }
@@ -531,7 +523,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
         emit_prologue_task(sb, &st, w, &W->pro[i]);
     sm90a_emit_steps(sb, &st, w);
     if (per_wg_trips(sd))
-        emit_skipped_blocks(sb, sd, w);
+        emit_skipped_blocks(sb, &st, w);
     for (int b = 0; b < kp->n_bufs; b++)
         if (kp->bufs[b].kind == PT_KBUF_RING) {
             sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
