@@ -6,25 +6,11 @@
 #include <string.h>
 
 #include "ptest.h"
+#include "ptest_example.h"
 #include "embedded.h"
 #include "lds_read.h"
 #include "propagate.h"
 #include "sim.h"
-
-static bool part(pt_graph *g, pt_stask_graph *sg, const char *ex, const char *set,
-                 const char *tile)
-{
-    const char *text = pt_embedded_find(pt_embedded_examples, ex);
-    pt_error err = {{0}};
-    pt_tiling t;
-    bool ok = text && pt_graph_load_text(g, ex, text, strlen(text), set, &err);
-    if (ok) {
-        pt_tiling_defaults(g, &t);
-        ok = pt_tiling_parse(g, tile, "--tile", &t, &err) && pt_partition(sg, g, &t, &err);
-    }
-    CHECK_MSG(ok, "%s: %s", ex, err.msg);
-    return ok;
-}
 
 static int task(const pt_stask_graph *sg, const char *id)
 {
