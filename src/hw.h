@@ -52,6 +52,14 @@ typedef struct {
                                     ds_read first (AMD CDNA3) is charged those bytes at this rate
                                     times clock_ghz (lds_read.h). 0 = not modelled (H100, H200:
                                     wgmma reads shared memory itself) */
+    int simds_per_eu;            /* SIMDs of one EU, each with its own matrix core and vector ALU
+                                    at 1 / simds_per_eu of the EU's mma and cuda-core rates; a
+                                    wave runs on one SIMD (AMD CDNA3: 4). The simulator then
+                                    serves a role's tensor-core and CUDA-core work on the SIMDs
+                                    its waves sit on (simd_serve.h), and the validator deals the
+                                    waves over this many SIMDs (regfile.h). 0 = not modelled:
+                                    one tensor-core stream per EU shared by all roles, one
+                                    CUDA-core server (H100, H200) */
     double cuda_core_power;      /* power-capped clock: CUDA-core work draws this much power per
                                     busy ns relative to the tensor cores' (whose sustained mma
                                     rates hold at the capped clock of a GEMM); a kernel keeping

@@ -51,9 +51,10 @@ void pt_regfile_use_of(const pt_sprogram *p, const pt_hw *hw, pt_regfile_use *u)
             waves += ((int64_t)p->roles[r].threads + warp - 1) / warp;
     }
     u->waves = waves > INT32_MAX ? INT32_MAX : (int)waves;
-    /* The SIMD count is not a field of the model: the register file is simds x 512 x 64. */
+    /* The model's SIMD count where it states one (simd_serve.h deals the waves the same way),
+     * else what the register file implies: simds x 512 x 64. */
     int64_t per_simd = (int64_t)(hw->max_regs_per_thread > 0 ? hw->max_regs_per_thread : 1) * warp;
-    int64_t simds = hw->regs_per_eu / per_simd;
+    int64_t simds = hw->simds_per_eu > 0 ? hw->simds_per_eu : hw->regs_per_eu / per_simd;
     u->simds = simds < 1 ? 1 : simds > 64 ? 64 : (int)simds;
     u->waves_per_simd = (int)((waves + u->simds - 1) / u->simds);
     u->claim = sat_mul(sat_mul(sat_mul(u->budget, u->waves_per_simd), warp), u->simds);

@@ -4,8 +4,8 @@
  * One EU: every lane is a cursor over its expanded instance list (prologue entries, the
  * software-pipelined loop steps, epilogue entries). At each step the ready lane head with the
  * earliest possible issue time is committed; because committed issue times never decrease,
- * the per-EU unit queues (TMA bandwidth server, the one tensor-core stream) are served FIFO
- * in time order. Everything is precomputed per call (instance slots, dependency rules) so the
+ * the per-EU unit queues (TMA bandwidth server, the one tensor-core stream, or the SIMDs'
+ * matrix cores and vector ALUs on a model with simds_per_eu) are served FIFO in time order. Everything is precomputed per call (instance slots, dependency rules) so the
  * main loop allocates nothing. */
 #include "sim.h"
 
@@ -21,6 +21,7 @@
 #include "graph.h"
 #include "stage_hold.h"
 #include "sim_check.h"
+#include "simd_serve.h"
 #include "splitk.h"
 #include "validate.h"
 
@@ -101,6 +102,10 @@ typedef struct {
     double role_free[PT_MAX_ROLES + PT_MAX_LANES]; /* per instruction stream (stream_of) */
     double tma_free, tc_free, cc_free; /* when the TMA, tensor-core and CUDA-core servers free */
     double lds_free;         /* when the EU's LDS read port frees (lds_ns) */
+    int simds;               /* hw->simds_per_eu: > 0 serves tensor-core and CUDA-core work on
+                                the SIMDs of the issuing role's waves (simd_serve.h) instead of
+                                tc_free / cc_free */
+    double simd_tc_free[PT_MAX_SIMDS], simd_cc_free[PT_MAX_SIMDS];
     double *inflight;        /* ends of outstanding TMA copies (bounded set) */
     int n_inflight, max_inflight;
     double tma_last_admit;
@@ -759,6 +764,7 @@ static void commit(sim_state *S, int L, double t, double reach)
         end = S->tma_free + latency;
         if (S->max_inflight > 0)
             S->inflight[S->n_inflight++] = end;
+        async = S->hw->seu[PT_SEU_TMA].async;
         break;
     case PT_SEU_TENSOR_CORE:
         if (S->lds_ns && S->lds_ns[ls->stask] > 0) {
@@ -768,20 +774,34 @@ static void commit(sim_state *S, int L, double t, double reach)
             S->lds_free = r0 + S->lds_ns[ls->stask] * S->clock_slow;
             ready = S->lds_free;
         }
-        start = ready > S->tc_free ? ready : S->tc_free;
-        S->tc_free = start + work;
-        unit_end = S->tc_free;
-        end = S->tc_free + latency;
+        if (S->simds > 0) {
+            int first, n = pt_simd_role_waves(S->p, R, S->hw, &first);
+            unit_end = pt_simd_serve(S->simd_tc_free, S->simds, first, n, ready, work, &start);
+        } else {
+            start = ready > S->tc_free ? ready : S->tc_free;
+            S->tc_free = start + work;
+            unit_end = S->tc_free;
+        }
+        end = unit_end + latency;
+        /* a synchronous matrix unit (MI300X: each wave executes its own v_mfma) keeps the
+         * issuing role until the result is there */
+        async = S->hw->seu[PT_SEU_TENSOR_CORE].async;
         break;
     default:
         /* The SM's CUDA cores are one server for all warp roles: measured, two warpgroups
          * running the same piece together each get about half the rate one gets alone (exp2
          * 14.8 vs 28.1 elements/ns, row max 59.1 vs 109.7), so their work queues FIFO; the
          * latency (shuffles) overlaps. The role itself is busy until its piece ends. */
-        start = t > S->cc_free ? t : S->cc_free;
-        S->cc_free = start + work;
-        unit_end = S->cc_free;
-        end = S->cc_free + latency;
+        if (S->simds > 0) {
+            /* a SIMD's vector ALU serves only the waves on it (simd_serve.h) */
+            int first, n = pt_simd_role_waves(S->p, R, S->hw, &first);
+            unit_end = pt_simd_serve(S->simd_cc_free, S->simds, first, n, t, work, &start);
+        } else {
+            start = t > S->cc_free ? t : S->cc_free;
+            S->cc_free = start + work;
+            unit_end = S->cc_free;
+        }
+        end = unit_end + latency;
         async = false;
         break;
     }
@@ -980,6 +1000,7 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     if (!place_tasks(S, n_inst, err) || !build_deps(S, err) || !build_lanes(S, err))
         return false;
     S->clock_slow = power_capped_slowdown(S);
+    S->simds = S->hw->simds_per_eu > PT_MAX_SIMDS ? PT_MAX_SIMDS : S->hw->simds_per_eu;
     if (slots > (int64_t)PT_SIM_MAX_INSTANCES + n)
         return pt_fail(err, "simulate: %lld iterations x %d sTasks is over the limit of %d "
                        "instances; use a larger reduction tile", (long long)S->iters, n,

@@ -5,7 +5,10 @@
  * sEUs), its warp role is free to issue, every data dependency and Wait has completed (plus
  * a barrier hand-off when it crosses warp roles), its buffer stage is free, and its physical
  * unit has room: TMA copies share the EU's bandwidth with a bounded number in flight, one
- * tensor-core stream per EU is shared by all warpgroups, CUDA cores are per warpgroup.
+ * tensor-core stream per EU is shared by all warpgroups, CUDA cores are per warpgroup (on a
+ * model with simds_per_eu, both are per SIMD, served on the SIMDs of the issuing role's waves:
+ * simd_serve.h). A synchronous sEU (the model's "async": false) holds its role until the
+ * instance completes.
  * The kernel time spreads the output tiles over the EUs in raster order (waves and tail),
  * with per-tile trip counts for causal masks; a split-K program spreads tiles x split_k work
  * items, each a chunk of its tile's loop ending in a partial store or the fix-up (splitk.h).
