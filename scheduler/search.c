@@ -20,9 +20,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache_reuse.h"
 #include "default_tiling.h"
 #include "propagate.h"
 #include "refusals.h"
+#include "smem_layout.h"
 #include "scheduler.h"
 #include "search_internal.h"
 #include "splitk.h"
@@ -136,8 +138,16 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
             if (ext < 256)
                 add_value(s, ext);
         } else if (red && innermost_input(g, a)) {
-            /* reduction tiles are whole 128-byte swizzle atoms of 16-bit data */
-            static const int64_t opts[] = {64, 128, 256};
+            /* reduction tiles are whole 128-byte swizzle atoms of 16-bit data; a layout without
+             * swizzle atoms (AMD: padded LDS rows, smem_layout.h) also takes 16 and 32, whole
+             * k steps of the MFMA (16 bytes of K), which buy a 64 KB LDS the stages that wide
+             * tiles at k 64 leave no room for */
+            static const int64_t opts[] = {64, 128, 256}, small[] = {16, 32};
+            pt_smem_layout lay;
+            pt_smem_layout_of(hw, &lay);
+            for (int i = 0; i < 2 && !lay.atoms; i++)
+                if (small[i] <= ext)
+                    add_value(s, small[i]);
             for (int i = 0; i < 3; i++)
                 if (opts[i] <= ext)
                     add_value(s, opts[i]);
@@ -164,7 +174,9 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
 }
 
 /* Lower bound of the kernel time: per EU and iteration, the tensor core and the loads cannot
- * go faster than their rates; iterations and waves multiply. Split-K: waves of work items,
+ * go faster than their rates (a load's as the simulator charges it, cache reuse included: a
+ * bound above the simulated time would prune candidates better than those kept); iterations
+ * and waves multiply. Split-K: waves of work items,
  * each at least the shortest chunk (the fix-up's traffic only adds). */
 static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool persistent,
                              int split_k, int stream_k)
@@ -179,8 +191,10 @@ static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool per
             continue;
         if (s->kind == PT_ST_MMA)
             mma += (double)s->flops / c->rate;
-        else if (s->kind == PT_ST_LOAD)
-            load += (double)s->bytes / c->rate;
+        else if (s->kind == PT_ST_LOAD) /* at the rate the simulator charges: re-reads
+                                            served by the cache where the model has one */
+            load += (double)s->bytes / c->rate *
+                    (hw->reuse_bytes_per_ns > 0 ? pt_cache_reuse_scale(sg, s, hw) : 1);
     }
     double per_iter = mma > load ? mma : load;
     double iters = (double)sg->iterations * (sg->causal_op >= 0 ? 0.5 : 1.0);
