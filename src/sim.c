@@ -20,6 +20,7 @@
 #include "lds_read.h"
 #include "graph.h"
 #include "stage_hold.h"
+#include "tma_box.h"
 #include "sim_check.h"
 #include "splitk.h"
 #include "validate.h"
@@ -87,6 +88,10 @@ typedef struct {
     int *lane_of;            /* lane holding each sTask, -1 = unplaced */
     double *load_scale;      /* per sTask: re-reads served by the cache (cache_reuse.h); NULL
                                 when the model has no such cache */
+    double *box_frac;        /* per sTask: the part of its tile bytes a load's TMA box brings
+                                (tma_box.h); NULL when the model has no boxes */
+    double *box_oob_ns;      /* per sTask: TMA time of the rows its box zero-fills (edge tile) */
+    bool edge;               /* the work item is an edge tile (tma_box.h) */
     double *lds_ns;          /* per sTask: an mma's operand reads from LDS (lds_read.h); NULL
                                 when the model has no LDS read rate */
     int *dep_off;            /* per sTask: [dep_off[s], dep_off[s+1]) in deps */
@@ -740,6 +745,8 @@ static void commit(sim_state *S, int L, double t, double reach)
         work *= S->clock_slow;
     if (S->load_scale)
         work *= S->load_scale[ls->stask];
+    if (S->box_frac)
+        work = work * S->box_frac[ls->stask] + S->box_oob_ns[ls->stask];
     if (S->chunk_end != PT_CHUNK_WHOLE && task->region == PT_REGION_EPILOGUE)
         chunk_epilogue(S, task, c, &work, &latency);
     int R = ln->role;
@@ -935,6 +942,8 @@ static void sim_free(sim_state *S)
     free(S->base);
     free(S->lane_of);
     free(S->load_scale);
+    free(S->box_frac);
+    free(S->box_oob_ns);
     free(S->lds_ns);
     free(S->dep_off);
     free(S->deps);
@@ -969,6 +978,17 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
             return pt_fail(err, "simulate: out of memory");
         for (int s = 0; s < n; s++)
             S->load_scale[s] = pt_cache_reuse_scale(sg, &sg->tasks[s], S->hw);
+    }
+    if (S->hw->tma_oob_row_ns > 0) {
+        S->box_frac = malloc(((size_t)n + 1) * sizeof *S->box_frac);
+        S->box_oob_ns = malloc(((size_t)n + 1) * sizeof *S->box_oob_ns);
+        if (!S->box_frac || !S->box_oob_ns)
+            return pt_fail(err, "simulate: out of memory");
+        for (int s = 0; s < n; s++) {
+            const pt_stask *t = &sg->tasks[s];
+            S->box_frac[s] = pt_box_bytes_fraction(sg, t, S->hw, S->edge);
+            S->box_oob_ns[s] = S->edge ? pt_box_oob_ns(sg, t, S->hw) : 0;
+        }
     }
     if (S->hw->lds_read_bytes_per_clk > 0) {
         S->lds_ns = malloc(((size_t)n + 1) * sizeof *S->lds_ns);
@@ -1088,6 +1108,13 @@ bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const 
                           int64_t iters, pt_chunk_end end, int others, pt_timeline *tl,
                           pt_error *err)
 {
+    return pt_simulate_item(p, sg, hw, iters, end, others, false, tl, err);
+}
+
+bool pt_simulate_item(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      int64_t iters, pt_chunk_end end, int others, bool edge, pt_timeline *tl,
+                      pt_error *err)
+{
     tl->spans = NULL;
     tl->n_spans = 0;
     if (!p || !sg || !hw || (sg->n > 0 && !sg->tasks) || sg->n < 0)
@@ -1105,6 +1132,7 @@ bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const 
     S.iters = iters;
     S.chunk_end = end;
     S.split_k = (others > 0 ? others : 0) + 1;
+    S.edge = edge;
     int64_t n_inst = 0;
     bool ok = sim_setup(&S, &n_inst, err) && sim_run(&S, n_inst, err);
     if (ok)
