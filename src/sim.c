@@ -112,6 +112,8 @@ typedef struct {
     pt_span *spans;
     int64_t n_spans;
     double clock_slow;       /* on-SM work (tensor and CUDA cores) lengthened by the power cap */
+    int mma_in_flight;       /* wgmma groups a consumer keeps in flight across a step
+                                (stage_hold.h) */
     double *seen;            /* per slot: when a dependant's warp role first reached it */
     role_stream rs[PT_MAX_ROLES];
 } sim_state;
@@ -350,6 +352,7 @@ static bool build_deps(sim_state *S, pt_error *err)
         return pt_fail(err, "simulate: out of memory");
     pt_stage_hold hold; /* when the kernel releases a stage: the contract of stage_hold.h */
     pt_stage_hold_lags(p, sg, &hold);
+    S->mma_in_flight = hold.mma_in_flight;
     int m = 0;
     for (int s = 0; s < n; s++) {
         const pt_stask *t = &sg->tasks[s];
@@ -1055,17 +1058,32 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
 /* A span of an asynchronous unit ends when the issuing side sees its result (busy.h): the
  * completion, or later, when the first dependant's warp role only then came to wait for it
  * (a wgmma group retired by a wait_group after more CUDA-core work, a stage's full barrier
- * waited on after the copy landed) — what the instrumented kernel stamps. Dependencies were
- * resolved with the completion itself; this changes only the reported spans. */
+ * waited on after the copy landed) — what the instrumented kernel stamps. A consumer that keeps
+ * one wgmma group in flight (stage_hold.h) waits for group i only after issuing group i + 1
+ * (wait_group<1>): a tensor-core span ends no earlier than the lane's next issue is done, as
+ * the kernel stamps it. Dependencies were resolved with the completion itself; this changes
+ * only the reported spans. */
 static void observed_ends(sim_state *S)
 {
-    for (int64_t k = 0; k < S->n_spans; k++) {
+    double next_issue[PT_MAX_LANES];
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        next_issue[L] = -HUGE_VAL;
+    const double tc_issue = S->hw->seu[PT_SEU_TENSOR_CORE].issue_ns;
+    /* backwards over the commit order, which is each lane's issue order */
+    for (int64_t k = S->n_spans - 1; k >= 0; k--) {
         pt_span *sp = &S->spans[k];
-        if (!S->hw->seu[S->p->lanes[sp->lane].seu].async)
+        pt_seu_kind seu = S->p->lanes[sp->lane].seu;
+        if (!S->hw->seu[seu].async)
             continue;
         double seen = S->seen[slot_of(S, sp->stask, sp->iter)];
         if (isfinite(seen) && seen > sp->end_ns)
             sp->end_ns = seen;
+        if (seu != PT_SEU_TENSOR_CORE || S->mma_in_flight <= 0 || sp->lane >= PT_MAX_LANES)
+            continue;
+        double retire = next_issue[sp->lane] + tc_issue;
+        if (retire > sp->end_ns)
+            sp->end_ns = retire;
+        next_issue[sp->lane] = sp->issue_ns;
     }
 }
 
