@@ -2,7 +2,8 @@
  * (pt_simulate_eu, sim.c). Tiles are spread over the EUs in launch order (the raster walk of
  * raster.h and partition.order), either greedily onto the earliest free EU or, for persistent
  * kernels, round-robin over a fixed grid, less what a follow-on tile overlaps; causal tiles
- * interpolate between one and all iterations; the DRAM floor bounds the result. A split-K
+ * interpolate between one and all iterations; an edge tile whose TMA boxes zero-fill rows
+ * (tma_box.h) takes its own simulated time; the DRAM floor bounds the result. A split-K
  * program's work items are chunks of tiles with epilogues of their own: splitk_waves.c. */
 #include "sim.h"
 

@@ -1,7 +1,7 @@
 /* test_tma_box.c — the rows a load's TMA box brings (src/tma_box.h): clamped boxes charge the
  * rows that exist, the edge tile of an axis the tile does not divide pays tma_oob_row_ns per
- * zero-filled row and atom, a model without the field charges whole tiles, and the wave model
- * times a kernel by its slower edge tiles. */
+ * zero-filled row and atom, a model without the field charges whole tiles, and the wave models
+ * (plain, split-K, stream-K) time a kernel by its slower edge tiles. */
 #include <string.h>
 
 #include "ptest.h"
@@ -114,11 +114,42 @@ static void kernel_time(void)
     pt_stask_graph_free(&sg);
 }
 
+/* Split-K and stream-K hand out the edge tiles' work items with the edge tiles' costs too. */
+static void split_and_stream_k(void)
+{
+    pt_graph g;
+    pt_stask_graph sg;
+    pt_hw on, off;
+    pt_error err;
+    pt_sprogram p;
+    CHECK(pt_hw_load(&on, "H200", &err));
+    off = on;
+    off.tma_oob_row_ns = 0;
+    if (!part(&g, &sg, "gemm_bf16", "M=257,N=4096,K=8192", "m=192,n=128,k=64,wg=3"))
+        return;
+    CHECK_MSG(pt_sprogram_default(&p, &sg, &on, &err), "%s", err.msg);
+    for (int v = 0; v < 2; v++) {
+        p.partition.split_k = v == 0 ? 2 : 1;
+        p.partition.stream_k = v == 0 ? 0 : 132;
+        p.partition.persistent = v == 1;
+        pt_timeline a, b;
+        CHECK_MSG(pt_simulate(&p, &sg, &on, &a, &err), "%s", err.msg);
+        CHECK_MSG(pt_simulate(&p, &sg, &off, &b, &err), "%s", err.msg);
+        CHECK_MSG(a.kernel_time_ns > 1.05 * b.kernel_time_ns, "%s: %g vs %g ns",
+                  v == 0 ? "split-K" : "stream-K", a.kernel_time_ns, b.kernel_time_ns);
+        pt_timeline_free(&a);
+        pt_timeline_free(&b);
+    }
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
 int main(void)
 {
     PTEST_RUN(edge_rows);
     PTEST_RUN(clamped_rows);
     PTEST_RUN(edge_atoms);
     PTEST_RUN(kernel_time);
+    PTEST_RUN(split_and_stream_k);
     PTEST_END();
 }
