@@ -72,6 +72,10 @@ typedef struct {
     int mma_n_max, mma_n_step;   /* allowed N: step..max by step */
     int mma_k_bytes;             /* K-extent of one instruction, bytes (32: k16 for f16) */
     int64_t tma_box_max;         /* largest box dim, elements (256) */
+    double tma_oob_row_ns;       /* TMA unit time per box row (of one atom, <= 128 bytes) that
+                                    lies past the tensor's end and is zero-filled; a model with
+                                    it also charges clamped boxes their rows only (tma_box.h).
+                                    0 = boxes not modelled: every load costs its whole tile */
     pt_seu_model seu[PT_SEU_COUNT];
     pt_cost cost[PT_ST_KIND_COUNT][PT_DTYPE_COUNT];
     char file[256];        /* where it was loaded from ("builtin H200" or the path), for

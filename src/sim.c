@@ -20,6 +20,7 @@
 #include "lds_read.h"
 #include "graph.h"
 #include "stage_hold.h"
+#include "tma_box.h"
 #include "sim_check.h"
 #include "simd_serve.h"
 #include "splitk.h"
@@ -88,6 +89,10 @@ typedef struct {
     int *lane_of;            /* lane holding each sTask, -1 = unplaced */
     double *load_scale;      /* per sTask: re-reads served by the cache (cache_reuse.h); NULL
                                 when the model has no such cache */
+    double *box_frac;        /* per sTask: the part of its tile bytes a load's TMA box brings
+                                (tma_box.h); NULL when the model has no boxes */
+    double *box_oob_ns;      /* per sTask: TMA time of the rows its box zero-fills (edge tile) */
+    bool edge;               /* the work item is an edge tile (tma_box.h) */
     double *lds_ns;          /* per sTask: an mma's operand reads from LDS (lds_read.h); NULL
                                 when the model has no LDS read rate */
     int *dep_off;            /* per sTask: [dep_off[s], dep_off[s+1]) in deps */
@@ -112,6 +117,8 @@ typedef struct {
     pt_span *spans;
     int64_t n_spans;
     double clock_slow;       /* on-SM work (tensor and CUDA cores) lengthened by the power cap */
+    int mma_in_flight;       /* wgmma groups a consumer keeps in flight across a step
+                                (stage_hold.h) */
     double *seen;            /* per slot: when a dependant's warp role first reached it */
     role_stream rs[PT_MAX_ROLES];
 } sim_state;
@@ -350,6 +357,7 @@ static bool build_deps(sim_state *S, pt_error *err)
         return pt_fail(err, "simulate: out of memory");
     pt_stage_hold hold; /* when the kernel releases a stage: the contract of stage_hold.h */
     pt_stage_hold_lags(p, sg, &hold);
+    S->mma_in_flight = hold.mma_in_flight;
     int m = 0;
     for (int s = 0; s < n; s++) {
         const pt_stask *t = &sg->tasks[s];
@@ -745,6 +753,8 @@ static void commit(sim_state *S, int L, double t, double reach)
         work *= S->clock_slow;
     if (S->load_scale)
         work *= S->load_scale[ls->stask];
+    if (S->box_frac)
+        work = work * S->box_frac[ls->stask] + S->box_oob_ns[ls->stask];
     if (S->chunk_end != PT_CHUNK_WHOLE && task->region == PT_REGION_EPILOGUE)
         chunk_epilogue(S, task, c, &work, &latency);
     int R = ln->role;
@@ -955,6 +965,8 @@ static void sim_free(sim_state *S)
     free(S->base);
     free(S->lane_of);
     free(S->load_scale);
+    free(S->box_frac);
+    free(S->box_oob_ns);
     free(S->lds_ns);
     free(S->dep_off);
     free(S->deps);
@@ -989,6 +1001,17 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
             return pt_fail(err, "simulate: out of memory");
         for (int s = 0; s < n; s++)
             S->load_scale[s] = pt_cache_reuse_scale(sg, &sg->tasks[s], S->hw);
+    }
+    if (S->hw->tma_oob_row_ns > 0) {
+        S->box_frac = malloc(((size_t)n + 1) * sizeof *S->box_frac);
+        S->box_oob_ns = malloc(((size_t)n + 1) * sizeof *S->box_oob_ns);
+        if (!S->box_frac || !S->box_oob_ns)
+            return pt_fail(err, "simulate: out of memory");
+        for (int s = 0; s < n; s++) {
+            const pt_stask *t = &sg->tasks[s];
+            S->box_frac[s] = pt_box_bytes_fraction(sg, t, S->hw, S->edge);
+            S->box_oob_ns[s] = S->edge ? pt_box_oob_ns(sg, t, S->hw) : 0;
+        }
     }
     if (S->hw->lds_read_bytes_per_clk > 0) {
         S->lds_ns = malloc(((size_t)n + 1) * sizeof *S->lds_ns);
@@ -1056,17 +1079,32 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
 /* A span of an asynchronous unit ends when the issuing side sees its result (busy.h): the
  * completion, or later, when the first dependant's warp role only then came to wait for it
  * (a wgmma group retired by a wait_group after more CUDA-core work, a stage's full barrier
- * waited on after the copy landed) — what the instrumented kernel stamps. Dependencies were
- * resolved with the completion itself; this changes only the reported spans. */
+ * waited on after the copy landed) — what the instrumented kernel stamps. A consumer that keeps
+ * one wgmma group in flight (stage_hold.h) waits for group i only after issuing group i + 1
+ * (wait_group<1>): a tensor-core span ends no earlier than the lane's next issue is done, as
+ * the kernel stamps it. Dependencies were resolved with the completion itself; this changes
+ * only the reported spans. */
 static void observed_ends(sim_state *S)
 {
-    for (int64_t k = 0; k < S->n_spans; k++) {
+    double next_issue[PT_MAX_LANES];
+    for (int L = 0; L < PT_MAX_LANES; L++)
+        next_issue[L] = -HUGE_VAL;
+    const double tc_issue = S->hw->seu[PT_SEU_TENSOR_CORE].issue_ns;
+    /* backwards over the commit order, which is each lane's issue order */
+    for (int64_t k = S->n_spans - 1; k >= 0; k--) {
         pt_span *sp = &S->spans[k];
-        if (!S->hw->seu[S->p->lanes[sp->lane].seu].async)
+        pt_seu_kind seu = S->p->lanes[sp->lane].seu;
+        if (!S->hw->seu[seu].async)
             continue;
         double seen = S->seen[slot_of(S, sp->stask, sp->iter)];
         if (isfinite(seen) && seen > sp->end_ns)
             sp->end_ns = seen;
+        if (seu != PT_SEU_TENSOR_CORE || S->mma_in_flight <= 0 || sp->lane >= PT_MAX_LANES)
+            continue;
+        double retire = next_issue[sp->lane] + tc_issue;
+        if (retire > sp->end_ns)
+            sp->end_ns = retire;
+        next_issue[sp->lane] = sp->issue_ns;
     }
 }
 
@@ -1109,6 +1147,13 @@ bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const 
                           int64_t iters, pt_chunk_end end, int others, pt_timeline *tl,
                           pt_error *err)
 {
+    return pt_simulate_item(p, sg, hw, iters, end, others, false, tl, err);
+}
+
+bool pt_simulate_item(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      int64_t iters, pt_chunk_end end, int others, bool edge, pt_timeline *tl,
+                      pt_error *err)
+{
     tl->spans = NULL;
     tl->n_spans = 0;
     if (!p || !sg || !hw || (sg->n > 0 && !sg->tasks) || sg->n < 0)
@@ -1126,6 +1171,7 @@ bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const 
     S.iters = iters;
     S.chunk_end = end;
     S.split_k = (others > 0 ? others : 0) + 1;
+    S.edge = edge;
     int64_t n_inst = 0;
     bool ok = sim_setup(&S, &n_inst, err) && sim_run(&S, n_inst, err);
     if (ok)

@@ -99,6 +99,11 @@ bool pt_simulate_chunk(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
 bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                           int64_t iters, pt_chunk_end end, int others, pt_timeline *tl,
                           pt_error *err);
+/* The same for an edge tile (tma_box.h: its loads bring the rows before the axis' end and
+ * zero-fill the others) when `edge`. */
+bool pt_simulate_item(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      int64_t iters, pt_chunk_end end, int others, bool edge, pt_timeline *tl,
+                      pt_error *err);
 /* Chunk `chunk` of the first tile of a split-K kernel (stream-K: of the first tile its CTAs
  * share) as `kernel` (its pt_simulate) dispatched it: its iterations, ending with a partial store or the fix-up, on the hardware model as
  * shared by the kernel's work items. Spans from 0 (add kernel->chunks[chunk].start_ns). */

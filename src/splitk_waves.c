@@ -12,6 +12,7 @@
 
 #include "sim_check.h"
 #include "splitk.h"
+#include "tma_box.h"
 #include "waves.h"
 
 /* Above this many work items the kernel time comes from the closed form (as waves.c's). */
@@ -28,7 +29,7 @@ typedef struct {
     const pt_stask_graph *sg;
     const pt_hw *hw;
     int64_t max_iters;
-    item_cost *memo;   /* [iters * 2 + fixup] */
+    item_cost *memo;   /* [(iters * 2 + fixup) * 2 + edge] */
 } cost_memo;
 
 /* When the loop of a simulated work item is done: its last body (else non-epilogue) sTask. */
@@ -51,19 +52,22 @@ static double arrival(const pt_timeline *tl, const pt_stask_graph *sg)
     return at > first ? at - first : 0;
 }
 
-static const item_cost *cost_of(cost_memo *m, int64_t iters, bool fixup, pt_error *err)
+/* A work item's cost: `iters` iterations ending in a partial store or the fix-up, of an edge
+ * tile (tma_box.h) or not. */
+static const item_cost *cost_of(cost_memo *m, int64_t iters, bool fixup, bool edge,
+                                pt_error *err)
 {
     if (iters < 0 || iters > m->max_iters) {
         pt_fail(err, "simulate: split-K chunk of %lld iterations; expected 0 to %lld",
                 (long long)iters, (long long)m->max_iters);
         return NULL;
     }
-    item_cost *c = &m->memo[iters * 2 + (fixup ? 1 : 0)];
+    item_cost *c = &m->memo[(iters * 2 + (fixup ? 1 : 0)) * 2 + (edge ? 1 : 0)];
     if (c->done)
         return c;
     pt_timeline tl = {0};
-    if (!pt_simulate_chunk(m->p, m->sg, m->hw, iters, fixup ? PT_CHUNK_FIXUP : PT_CHUNK_PARTIAL,
-                           &tl, err))
+    if (!pt_simulate_item(m->p, m->sg, m->hw, iters, fixup ? PT_CHUNK_FIXUP : PT_CHUNK_PARTIAL,
+                          pt_sprogram_split_k(m->p) - 1, edge, &tl, err))
         return NULL;
     c->time_ns = tl.eu_time_ns;
     c->arrive_ns = arrival(&tl, m->sg);
@@ -121,6 +125,7 @@ typedef struct {
     bool round_robin;
     pt_launch_order order;
     double saving;     /* persistent: per follow-on work item */
+    uint32_t edge_axes; /* tma_box.h: the last tile along these axes zero-fills rows */
     cost_memo memo;
     eu_heap h;         /* key: EU free times (round-robin: the heap order is unused) */
     bool *ran;         /* the EU has run a work item before */
@@ -131,6 +136,7 @@ static bool dispatch_tile(dispatch *d, int64_t q, pt_chunk_info *info, pt_error 
 {
     const int S = d->S;
     int64_t tile = pt_launch_order_tile(&d->order, d->sg, q);
+    bool edge = pt_box_tile_is_edge(d->sg, d->edge_axes, tile);
     int64_t iters = d->sg->causal_op >= 0 ? pt_stask_graph_tile_iterations(d->sg, tile)
                                           : d->sg->iterations;
     int64_t eu[PT_MAX_SPLIT_K];
@@ -143,7 +149,7 @@ static bool dispatch_tile(dispatch *d, int64_t q, pt_chunk_info *info, pt_error 
         double s0 = d->h.key[eu[c]] - (d->p->partition.persistent && d->ran[eu[c]] ? d->saving : 0);
         d->ran[eu[c]] = true;
         pt_split_k_chunk(iters, S, c, &first, &count);
-        const item_cost *part = cost_of(&d->memo, count, false, err);
+        const item_cost *part = cost_of(&d->memo, count, false, edge, err);
         if (!part)
             return false;
         start[c] = s0;
@@ -166,8 +172,8 @@ static bool dispatch_tile(dispatch *d, int64_t q, pt_chunk_info *info, pt_error 
             last = c;
     int64_t first, count;
     pt_split_k_chunk(iters, S, last, &first, &count);
-    const item_cost *part = cost_of(&d->memo, count, false, err);
-    const item_cost *fix = part ? cost_of(&d->memo, count, true, err) : NULL;
+    const item_cost *part = cost_of(&d->memo, count, false, edge, err);
+    const item_cost *fix = part ? cost_of(&d->memo, count, true, edge, err) : NULL;
     if (!fix)
         return false;
     /* that EU's free time is still this chunk's end: nothing of this tile came after it */
@@ -202,14 +208,15 @@ static bool run_dispatch(dispatch *d, pt_timeline *tl, pt_error *err)
 }
 
 /* Beyond MAX_DISPATCH_ITEMS: every EU runs its share of an average tile's chunks (equal
- * tiles; chunk S-1, the longest, does the fix-up). */
+ * tiles, an edge tile's zero-filled rows left out; chunk S-1, the longest, does the
+ * fix-up). */
 static bool closed_form(dispatch *d, double *span, pt_error *err)
 {
     double tile_sum = 0;
     for (int c = 0; c < d->S; c++) {
         int64_t first, count;
         pt_split_k_chunk(d->sg->iterations, d->S, c, &first, &count);
-        const item_cost *k = cost_of(&d->memo, count, c == d->S - 1, err);
+        const item_cost *k = cost_of(&d->memo, count, c == d->S - 1, false, err);
         if (!k)
             return false;
         tile_sum += k->time_ns + d->hw->tile_overhead_ns;
@@ -279,7 +286,8 @@ bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
     pt_launch_order_init(&d.order, p, sg);
     int64_t iters = sg->iterations > 0 ? sg->iterations : 0;
     d.memo = (cost_memo){.p = p, .sg = sg, .hw = d.hw, .max_iters = (iters + d.S - 1) / d.S};
-    d.memo.memo = calloc((size_t)(d.memo.max_iters + 1) * 2, sizeof *d.memo.memo);
+    d.memo.memo = calloc((size_t)(d.memo.max_iters + 1) * 4, sizeof *d.memo.memo);
+    d.edge_axes = pt_box_edge_axes(sg, d.hw);
     bool ok = d.memo.memo != NULL;
     if (!ok)
         pt_fail(err, "simulate: out of memory");

@@ -17,14 +17,19 @@
 #include "sim_check.h"
 #include "splitk.h"
 #include "streamk.h"
+#include "tma_box.h"
 #include "waves.h"
 
 #define EXACT_ITERS 4
 
-typedef struct {
+typedef struct sk_costs {
     const pt_sprogram *p;
     const pt_stask_graph *sg;
     const pt_hw *hw;
+    bool edge;                       /* these are an edge tile's costs (tma_box.h) */
+    const struct sk_costs *edge_costs; /* the edge tiles' costs; NULL when none is slower */
+    uint32_t edge_axes;
+    pt_launch_order order;
     pt_stream_k s;
     double arrive[EXACT_ITERS + 1];  /* loop end of n iterations, n <= EXACT_ITERS */
     double arrive_full;              /* ... of the full trip count */
@@ -37,7 +42,7 @@ static bool sim_item(const sk_costs *k, int64_t iters, pt_chunk_end end, int oth
                      double *arrive, double *time, pt_error *err)
 {
     pt_timeline tl = {0};
-    if (!pt_simulate_chunk_of(k->p, k->sg, k->hw, iters, end, others, &tl, err))
+    if (!pt_simulate_item(k->p, k->sg, k->hw, iters, end, others, k->edge, &tl, err))
         return false;
     double first = 0, body = -1, before = -1;
     for (int64_t i = 0; i < tl.n_spans; i++) {
@@ -80,7 +85,7 @@ static bool costs_init(sk_costs *k, pt_error *err)
     k->epi_fix2 = t - a;
     pt_timeline tl = {0};
     if (k->p->partition.persistent) {
-        if (!pt_simulate_chunk_of(k->p, k->sg, k->hw, I, PT_CHUNK_WHOLE, 0, &tl, err))
+        if (!pt_simulate_item(k->p, k->sg, k->hw, I, PT_CHUNK_WHOLE, 0, k->edge, &tl, err))
             return false;
         k->saving = pt_waves_persistent_saving(k->p, k->sg, &tl, k->hw);
         pt_timeline_free(&tl);
@@ -96,6 +101,15 @@ static double loop_time(const sk_costs *k, int64_t n)
     if (n >= I)
         return k->arrive_full;
     return k->arrive[a] + (k->arrive_full - k->arrive[a]) * (double)(n - a) / (double)(I - a);
+}
+
+/* The costs of the tile at launch position `pos`: an edge tile's where it zero-fills rows. */
+static const sk_costs *costs_of(const sk_costs *k, int64_t pos)
+{
+    if (!k->edge_costs || !pt_box_tile_is_edge(k->sg, k->edge_axes,
+                                               pt_launch_order_tile(&k->order, k->sg, pos)))
+        return k;
+    return k->edge_costs;
 }
 
 static double fix_epilogue(const sk_costs *k, int others)
@@ -148,6 +162,7 @@ static void set_key(sk_run *r, const sk_costs *k, int64_t g)
         return;
     }
     pt_stream_k_segment(&k->s, g, r->next[g], &seg);
+    k = costs_of(k, seg.tile);
     double start = r->clock[g] - (r->next[g] > 0 ? k->saving : 0);
     r->key[g] = start + k->hw->tile_overhead_ns + loop_time(k, seg.iters);
 }
@@ -160,18 +175,19 @@ static void step(sk_run *r, const sk_costs *k, int64_t g, pt_timeline *tl, int64
     const double arrive = r->key[g];
     pt_sk_segment seg;
     pt_stream_k_segment(&k->s, g, r->next[g], &seg);
-    double start = r->clock[g] - (r->next[g] > 0 ? k->saving : 0), end;
+    const sk_costs *c = costs_of(k, seg.tile);
+    double start = r->clock[g] - (r->next[g] > 0 ? c->saving : 0), end;
     bool fixer = false;
     if (seg.parts == 1) {
-        end = arrive + k->epi_whole;
+        end = arrive + c->epi_whole;
     } else if (r->tickets[seg.sk]++ < seg.parts - 1) {
-        end = arrive + k->epi_part;
+        end = arrive + c->epi_part;
         if (end > r->published[seg.sk])
             r->published[seg.sk] = end;
         *ws += 2 * elems * 4; /* written, and read back by the fix-up */
     } else {
         fixer = true;
-        double e = fix_epilogue(k, seg.parts - 1);
+        double e = fix_epilogue(c, seg.parts - 1);
         end = arrive + e;
         if (r->published[seg.sk] + e > end)
             end = r->published[seg.sk] + e;
@@ -274,6 +290,15 @@ bool pt_waves_stream_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
     if (!ok)
         pt_fail(err, "simulate: out of memory for a stream-K grid of %lld", (long long)r.n);
     ok = ok && costs_init(&k, err);
+    /* the edge tiles (tma_box.h) zero-fill rows: their own loop and ending costs */
+    sk_costs ke = k;
+    k.edge_axes = pt_box_edge_axes(sg, k.hw);
+    if (ok && k.edge_axes) {
+        ke.edge = true;
+        ok = costs_init(&ke, err);
+        pt_launch_order_init(&k.order, p, sg);
+        k.edge_costs = &ke;
+    }
     double span = 0, ws = 0;
     if (ok) {
         tl->n_chunks = 0;

@@ -2,7 +2,8 @@
  * (pt_simulate_eu, sim.c). Tiles are spread over the EUs in launch order (the raster walk of
  * raster.h and partition.order), either greedily onto the earliest free EU or, for persistent
  * kernels, round-robin over a fixed grid, less what a follow-on tile overlaps; causal tiles
- * interpolate between one and all iterations; the DRAM floor bounds the result. A split-K
+ * interpolate between one and all iterations; an edge tile whose TMA boxes zero-fill rows
+ * (tma_box.h) takes its own simulated time; the DRAM floor bounds the result. A split-K
  * program's work items are chunks of tiles with epilogues of their own: splitk_waves.c. */
 #include "sim.h"
 
@@ -17,6 +18,7 @@
 #include "splitk.h"
 #include "streamk.h"
 #include "staging.h"
+#include "tma_box.h"
 #include "validate.h"
 #include "waves.h"
 
@@ -72,16 +74,20 @@ typedef struct {
     const pt_stask_graph *sg;
     bool interp;
     double t_one, t_full, overhead;
+    uint32_t edge_axes;     /* tma_box.h: the last tile along these axes zero-fills rows */
+    double e_one, e_full;   /* ... and takes this long (1 and all iterations) */
     double persist_saving;  /* per follow-on tile of a persistent CTA */
     int64_t iters_full;
 } tile_model;
 
 static double tile_time(const tile_model *tm, int64_t tile)
 {
-    double t = tm->t_full;
+    bool edge = pt_box_tile_is_edge(tm->sg, tm->edge_axes, tile);
+    double full = edge ? tm->e_full : tm->t_full, one = edge ? tm->e_one : tm->t_one;
+    double t = full;
     if (tm->interp) {
         int64_t i = pt_stask_graph_tile_iterations(tm->sg, tile);
-        t = tm->t_one + (double)(i - 1) * (tm->t_full - tm->t_one) / (double)(tm->iters_full - 1);
+        t = one + (double)(i - 1) * (full - one) / (double)(tm->iters_full - 1);
         if (t < 0)
             t = 0;
     }
@@ -137,8 +143,9 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     if (!h)
         return false;
     if (p->partition.persistent && !tm->interp) {
-        /* CTA c owns launch positions c, c + grid, ...: its time is their sum, less what a
-         * follow-on tile overlaps with the one before it */
+        /* CTA c owns launch positions c, c + grid, ... (a static schedule, whatever an edge
+         * tile costs): its time is their sum, less what a follow-on tile overlaps with the one
+         * before it */
         for (int64_t j = 0; j < tiles; j++)
             h[j % slots] += tile_time(tm, pt_launch_order_tile(&ro, sg, j)) - (j >= slots ? tm->persist_saving : 0);
         for (int64_t c = 0; c < slots; c++)
@@ -258,6 +265,24 @@ const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
     return local;
 }
 
+/* The edge tile's time (tma_box.h), at 1 and all iterations as the interior tile's. */
+static bool edge_times(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       tile_model *tm, pt_error *err)
+{
+    pt_timeline e = {0};
+    if (!pt_simulate_item(p, sg, hw, sg->iterations, PT_CHUNK_WHOLE, 0, true, &e, err))
+        return false;
+    tm->e_full = tm->e_one = e.eu_time_ns;
+    pt_timeline_free(&e);
+    if (tm->interp) {
+        if (!pt_simulate_item(p, sg, hw, 1, PT_CHUNK_WHOLE, 0, true, &e, err))
+            return false;
+        tm->e_one = e.eu_time_ns;
+        pt_timeline_free(&e);
+    }
+    return true;
+}
+
 /* The kernel alone (pt_simulate adds the staging copies around it). */
 static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
                             pt_timeline *tl, pt_error *err)
@@ -289,17 +314,26 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
         tm.t_one = one.eu_time_ns;
         pt_timeline_free(&one);
     }
+    tm.e_full = tm.t_full;
+    tm.e_one = tm.t_one;
+    tm.edge_axes = pt_box_edge_axes(sg, hw);
+    if (tm.edge_axes && !edge_times(p, sg, hw, &tm, err)) {
+        pt_timeline_free(tl);
+        return false;
+    }
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
     if (p->partition.persistent)
         tm.persist_saving = pt_waves_persistent_saving(p, sg, tl, hw);
     double span = 0;
-    /* equal tiles (no causal mask) fill whole waves: the dispatch would give exactly this */
-    if ((tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp) && p->partition.persistent) {
+    /* equal tiles (no causal mask, no slower edge tile) fill whole waves: the dispatch would
+     * give exactly this */
+    bool equal = !tm.interp && !tm.edge_axes;
+    if ((tiles > PT_SIM_MAX_DISPATCH_TILES || equal) && p->partition.persistent) {
         int64_t per_cta = (tiles + eus - 1) / eus;
         span = per_cta > 0 ? (double)per_cta * (tm.t_full + tm.overhead) -
                                  (double)(per_cta - 1) * tm.persist_saving
                            : 0;
-    } else if (tiles > PT_SIM_MAX_DISPATCH_TILES || !tm.interp)
+    } else if (tiles > PT_SIM_MAX_DISPATCH_TILES || equal)
         span = (double)((tiles + eus - 1) / eus) * (tm.t_full + tm.overhead);
     else if (tiles > 0 && !makespan(p, sg, &tm, tiles, eus, &span)) {
         pt_timeline_free(tl);

@@ -255,13 +255,15 @@ static void test_stages(void)
     expect_span(&tl, f, "load.A", 0, 0, 0, 0, 200);
     /* issued 2 ns later, queued behind load[0]'s transfer on the TMA (100..200) */
     expect_span(&tl, f, "load.A", 1, 0, 2, 100, 300);
-    /* mma[0]: 1e6 flop = 1000 ns + 10 */
-    expect_span(&tl, f, "mma.C", 0, 1, 205, 205, 1215);
-    /* mma[1]: waits for mma[0] (same lane, no barrier) */
-    expect_span(&tl, f, "mma.C", 1, 1, 1215, 1215, 2225);
+    /* mma[0]: 1e6 flop = 1000 ns + 10, completing at 1215; the consumer keeps one group in
+     * flight (stage_hold.h), so its wait_group retires mma[0] only after issuing mma[1]
+     * (1215 + issue 2): the span ends at 1217, as the kernel stamps it (busy.h) */
+    expect_span(&tl, f, "mma.C", 0, 1, 205, 205, 1217);
+    /* mma[1]: waits for mma[0]'s completion (same lane, no barrier) */
+    expect_span(&tl, f, "mma.C", 1, 1, 1215, 1215, 2227);
     /* load[2] reuses stage 0: waits for mma[0] end 1215 + barrier 5, not just lane issue */
     expect_span(&tl, f, "load.A", 2, 0, 1220, 1220, 1420);
-    expect_span(&tl, f, "mma.C", 2, 1, 2225, 2225, 3235);
+    expect_span(&tl, f, "mma.C", 2, 1, 2225, 2225, 3237);
     expect_span(&tl, f, "load.A", 3, 0, 2230, 2230, 2430);
     expect_span(&tl, f, "mma.C", 3, 1, 3235, 3235, 4245);
     /* epilogue store takes the last iteration's mma: 4245 + 5 */
