@@ -142,6 +142,18 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
               batched ? sh->batch : "");
 }
 
+/* The bytes a buffer's loads bring (its expect_tx). A swizzled box is whole 128-byte atoms, so
+ * a row brings the buffer's padded row; a plain kernel's box is the tile's own innermost
+ * extent (host.c), so its rows bring only that, whatever the buffer's padded footprint. */
+static long long tx_bytes(const sm90a_shape *sh, const pt_kbuf *B)
+{
+    if (!sh->plain || B->row_bytes <= 0)
+        return (long long)B->tx_bytes;
+    const pt_stask *t = &sh->kp->sg->tasks[B->stask];
+    int64_t rows = B->tx_bytes / B->row_bytes;
+    return (long long)(rows * t->tile[t->rank - 1] * B->elem_bytes);
+}
+
 void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;
@@ -157,11 +169,11 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
                       up, B->stages, up, (long long)B->pitch, up, (long long)B->offset);
         else if (B->kind == PT_KBUF_RING)
             sb_printf(sb, "constexpr int STAGES_%s = %d, %s_BYTES = %lld, %s_PITCH = %lld, OFF_%s = %lld;  // ring\n",
-                      up, B->stages, up, (long long)B->tx_bytes, up, (long long)B->pitch, up,
+                      up, B->stages, up, tx_bytes(sh, B), up, (long long)B->pitch, up,
                       (long long)B->offset);
         else if (B->kind == PT_KBUF_RESIDENT)
             sb_printf(sb, "constexpr int %s_BYTES = %lld, OFF_%s = %lld;  // resident: one tile per output tile\n",
-                      up, (long long)B->tx_bytes, up, (long long)B->offset);
+                      up, tx_bytes(sh, B), up, (long long)B->offset);
         else if (B->kind == PT_KBUF_STAGING && sh->plain)
             sb_printf(sb, "constexpr int OFF_%s = %lld;  // %lld bytes staged %s, unswizzled: one store box\n",
                       up, (long long)B->offset, (long long)B->bytes,
