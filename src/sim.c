@@ -742,6 +742,22 @@ static void note_seen(sim_state *S, const lane_state *ls, double reach)
     }
 }
 
+/* Role R's piece of `work` ns on a compute unit ready at `ready`: on the EU's one server
+ * (`one`, when it frees), or, on a model with simds_per_eu, as shares on the SIMDs of R's waves,
+ * each SIMD's matrix core or vector ALU serving only the waves on it (simd_serve.h). Returns when
+ * the piece ends; *start is when it began. */
+static double serve(sim_state *S, int R, double *one, double *simd_free, double ready,
+                    double work, double *start)
+{
+    if (S->simds > 0) {
+        int first, n = pt_simd_role_waves(S->p, R, S->hw, &first);
+        return pt_simd_serve(simd_free, S->simds, first, n, ready, work, start);
+    }
+    *start = ready > *one ? ready : *one;
+    *one = *start + work;
+    return *one;
+}
+
 static void commit(sim_state *S, int L, double t, double reach)
 {
     lane_state *ls = &S->ls[L];
@@ -784,14 +800,7 @@ static void commit(sim_state *S, int L, double t, double reach)
             S->lds_free = r0 + S->lds_ns[ls->stask] * S->clock_slow;
             ready = S->lds_free;
         }
-        if (S->simds > 0) {
-            int first, n = pt_simd_role_waves(S->p, R, S->hw, &first);
-            unit_end = pt_simd_serve(S->simd_tc_free, S->simds, first, n, ready, work, &start);
-        } else {
-            start = ready > S->tc_free ? ready : S->tc_free;
-            S->tc_free = start + work;
-            unit_end = S->tc_free;
-        }
+        unit_end = serve(S, R, &S->tc_free, S->simd_tc_free, ready, work, &start);
         end = unit_end + latency;
         /* a synchronous matrix unit (MI300X: each wave executes its own v_mfma) keeps the
          * issuing role until the result is there */
@@ -802,15 +811,7 @@ static void commit(sim_state *S, int L, double t, double reach)
          * running the same piece together each get about half the rate one gets alone (exp2
          * 14.8 vs 28.1 elements/ns, row max 59.1 vs 109.7), so their work queues FIFO; the
          * latency (shuffles) overlaps. The role itself is busy until its piece ends. */
-        if (S->simds > 0) {
-            /* a SIMD's vector ALU serves only the waves on it (simd_serve.h) */
-            int first, n = pt_simd_role_waves(S->p, R, S->hw, &first);
-            unit_end = pt_simd_serve(S->simd_cc_free, S->simds, first, n, t, work, &start);
-        } else {
-            start = t > S->cc_free ? t : S->cc_free;
-            S->cc_free = start + work;
-            unit_end = S->cc_free;
-        }
+        unit_end = serve(S, R, &S->cc_free, S->simd_cc_free, t, work, &start);
         end = unit_end + latency;
         async = false;
         break;
