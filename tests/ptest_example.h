@@ -1,6 +1,7 @@
 /* ptest_example.h — for unit tests: an embedded example loaded with --set style parameters,
  * tiled with --tile style overrides over its defaults, and partitioned into an sTask-graph; a
- * failure is counted as a check that names the example and the message. */
+ * failure is counted as a check that names the example and the message. task() and task_index() find
+ * an sTask of it by id. */
 #ifndef PTEST_EXAMPLE_H
 #define PTEST_EXAMPLE_H
 
@@ -23,6 +24,20 @@ static bool part(pt_graph *g, pt_stask_graph *sg, const char *ex, const char *se
     }
     CHECK_MSG(ok, "%s: %s", ex, err.msg);
     return ok;
+}
+
+/* The index of the sTask named id, and the sTask itself (a failed check, and the first sTask,
+ * when there is none). */
+static inline int task_index(const pt_stask_graph *sg, const char *id)
+{
+    int s = pt_stask_find(sg, id);
+    CHECK_MSG(s >= 0, "no sTask %s", id);
+    return s < 0 ? 0 : s;
+}
+
+static inline const pt_stask *task(const pt_stask_graph *sg, const char *id)
+{
+    return &sg->tasks[task_index(sg, id)];
 }
 
 #endif

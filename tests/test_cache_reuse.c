@@ -13,15 +13,6 @@
 #include "sim.h"
 #include "validate.h"
 
-static const pt_stask *task(const pt_stask_graph *sg, const char *id)
-{
-    for (int s = 0; s < sg->n; s++)
-        if (strcmp(sg->tasks[s].id, id) == 0)
-            return &sg->tasks[s];
-    CHECK_MSG(false, "no sTask %s", id);
-    return &sg->tasks[0];
-}
-
 /* 8192^3 in 128 x 128 tiles: 64 CTAs read each A tile and each B tile; the 268 MB of operands
  * are a little over the 256 MB Infinity Cache. */
 static void gemm_readers_and_scale(void)

@@ -12,13 +12,6 @@
 #include "propagate.h"
 #include "sim.h"
 
-static int task(const pt_stask_graph *sg, const char *id)
-{
-    int s = pt_stask_find(sg, id);
-    CHECK_MSG(s >= 0, "no sTask %s", id);
-    return s < 0 ? 0 : s;
-}
-
 /* 128x256x32 tiles, 2 roles (64 rows each), 2 waves a role splitting the 256 columns: A's 64x32
  * rows are read by both waves, B's 256x32 once; B stored K x N is gathered (4-byte slots). */
 static void gemm_bytes(void)
@@ -37,13 +30,13 @@ static void gemm_bytes(void)
         pt_stask_graph sg;
         if (!part(&g, &sg, cases[i].graph, "M=8192,N=8192,K=8192", "m=128,n=256,k=32,wg=2"))
             continue;
-        int mma = task(&sg, "mma.C.wg1");
+        int mma = task_index(&sg, "mma.C.wg1");
         double want = 64.0 * 32 * 2 * 2 + cases[i].b_bytes;
         CHECK_NEAR(pt_lds_read_bytes(&sg, mma, &mi), want, 1e-9);
         CHECK_NEAR(pt_lds_read_ns(&sg, mma, &mi), want / (128 * 2.1), 1e-9);
         CHECK(pt_lds_read_bytes(&sg, mma, &h200) == 0);
-        CHECK(pt_lds_read_ns(&sg, task(&sg, "load.A"), &mi) == 0);
-        CHECK(pt_lds_read_ns(&sg, task(&sg, "convert.C.wg0"), &mi) == 0);
+        CHECK(pt_lds_read_ns(&sg, task_index(&sg, "load.A"), &mi) == 0);
+        CHECK(pt_lds_read_ns(&sg, task_index(&sg, "convert.C.wg0"), &mi) == 0);
         pt_stask_graph_free(&sg);
     }
 }
@@ -60,9 +53,9 @@ static void attention_bytes(void)
     CHECK(pt_hw_load(&mi, "MI300X", &err));
     if (!part(&g, &sg, "flash_attention_bf16", "B=2,H=16,S=8192,D=128", "m=128,n=32,wg=2"))
         return;
-    CHECK_NEAR(pt_lds_read_bytes(&sg, task(&sg, "mma.S.wg0"), &mi), 32.0 * 128 * 2 * 2, 1e-9);
-    CHECK_NEAR(pt_lds_read_bytes(&sg, task(&sg, "mma.O.wg1"), &mi), 32.0 * 128 * 4 * 2, 1e-9);
-    CHECK(pt_lds_read_bytes(&sg, task(&sg, "softmax_exp.P.wg0"), &mi) == 0);
+    CHECK_NEAR(pt_lds_read_bytes(&sg, task_index(&sg, "mma.S.wg0"), &mi), 32.0 * 128 * 2 * 2, 1e-9);
+    CHECK_NEAR(pt_lds_read_bytes(&sg, task_index(&sg, "mma.O.wg1"), &mi), 32.0 * 128 * 4 * 2, 1e-9);
+    CHECK(pt_lds_read_bytes(&sg, task_index(&sg, "softmax_exp.P.wg0"), &mi) == 0);
     pt_stask_graph_free(&sg);
 }
 

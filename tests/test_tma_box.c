@@ -9,15 +9,6 @@
 #include "sim.h"
 #include "tma_box.h"
 
-static const pt_stask *task(const pt_stask_graph *sg, const char *id)
-{
-    for (int s = 0; s < sg->n; s++)
-        if (strcmp(sg->tasks[s].id, id) == 0)
-            return &sg->tasks[s];
-    CHECK_MSG(false, "no sTask %s", id);
-    return &sg->tasks[0];
-}
-
 /* M = 257 in 192-row tiles: the second tile row's A box has 65 rows and zero-fills 127. */
 static void edge_rows(void)
 {
