@@ -102,6 +102,29 @@ static int split_axis(const pt_graph *g)
     return -1;
 }
 
+/* The output axis a single matmul's tensor-core rows may run along instead of the default
+ * (its N: "swap A and B", so that a small M becomes the instruction's N, cut in multiples of 8
+ * rather than 64), or -1. */
+static int swap_axis(const pt_graph *g)
+{
+    int n_mm = 0;
+    for (int i = 0; i < g->n_ops; i++)
+        n_mm += g->ops[i].kind == PT_OP_MATMUL;
+    int split = split_axis(g);
+    if (n_mm != 1 || split < 0)
+        return -1;
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *x = &g->tensors[t];
+        if (x->role != PT_ROLE_OUTPUT || x->view_of >= 0)
+            continue;
+        for (int i = 0; i < x->rank; i++)
+            if (x->axes[i] != split && !g->axes[x->axes[i]].batch && !contracted(g, x->axes[i]))
+                return x->axes[i];
+        return -1;
+    }
+    return -1;
+}
+
 /* Rows of one tensor-core instruction per warpgroup, or 1 for graphs without a matmul (their
  * warpgroups split rows freely). */
 static int64_t mma_rows(const pt_graph *g, const pt_hw *hw)
@@ -171,6 +194,29 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
             add_value(s, ext);
         }
     }
+}
+
+/* The values of a swapped tiling (rows on axis `rows`): the rows axis takes whole mma rows per
+ * warpgroup, as the split axis does; the former split axis `cols` takes tiles of whole mma N
+ * steps that cut it evenly into 1 to 4 tiles, only those that are not multiples of the mma
+ * rows (those tilings the unswapped pass has, at the same predicted time). Returns false when
+ * none is left: the swap adds nothing. */
+static bool swap_values(const pt_graph *g, const pt_hw *hw, int rows, int cols, value_set *vals)
+{
+    int64_t mrow = mma_rows(g, hw), step = hw->mma_n_step > 0 ? hw->mma_n_step : 8;
+    int64_t max = hw->mma_n_max > 0 ? hw->mma_n_max : 256, ext = g->axes[cols].extent;
+    value_set *c = &vals[cols], *r = &vals[rows];
+    c->n = r->n = 0;
+    for (int64_t k = 1; k <= 4; k++) {
+        int64_t v = (ext + k - 1) / k;
+        v = (v + step - 1) / step * step;
+        if (v <= max && v % mrow != 0)
+            add_value(c, v);
+    }
+    for (int64_t v = mrow; v <= 4 * mrow; v += mrow)
+        if (v < g->axes[rows].extent + mrow)
+            add_value(r, v);
+    return c->n > 0 && r->n > 0;
 }
 
 /* Lower bound of the kernel time: per EU and iteration, the tensor core and the loads cannot
@@ -390,6 +436,9 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
             n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "%s=%lld ", S->g->axes[a].name,
                                   (long long)c.sg.tiling.tile[a]);
     static const char *const la_name[] = {"", " look-ahead", " fa3-order"};
+    if (tiling->wg_axis > 0 && n < sizeof c.desc)
+        n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "wg_axis=%s ",
+                              S->g->axes[tiling->wg_axis - 1].name);
     n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s%s",
                           tiling->warpgroups, io->stages, la_name[io->lookahead],
                           io->pingpong ? " ping-pong" : "", io->persistent ? "persistent " : "",
@@ -519,53 +568,71 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)
         r->total *= S.vals[a].n;
-    int idx[PT_MAX_AXES] = {0};
-    bool more = true;
-    while (more && !r->budget_hit) {
-        pt_tiling t = {0};
+    /* a second pass with the tensor-core rows on a single matmul's other output axis */
+    value_set swapped[PT_MAX_AXES];
+    memcpy(swapped, S.vals, sizeof swapped);
+    int rows_swap = swap_axis(g);
+    bool swap_pass = rows_swap >= 0 && swap_values(g, hw, rows_swap, split, swapped);
+    if (swap_pass) {
+        int64_t n = per_tiling;
         for (int a = 0; a < g->n_axes; a++)
-            t.tile[a] = S.vals[a].v[idx[a]];
-        for (int wgs = 1; wgs <= 3 && !r->budget_hit; wgs++) {
-            t.warpgroups = wgs;
-            bool split_ok = split < 0 ? wgs == 1 : t.tile[split] % (wgs * mma_rows(g, hw)) == 0;
-            bool pays[N_SPLIT_OPTS];
-            split_gates(&S, &t, split_ok ? n_split : 1, pays);
-            for (int si = 0; si < 3; si++)
-                for (int la = 0; la < 3; la++)
-                    for (int pp = 0; pp < 2; pp++)
-                        for (int pi = 0; pi < 3; pi++)
-                            for (int ki = 0; ki < n_split; ki++) {
-                                if (!split_ok || (pp && wgs < 2)) {
-                                    r->seen++;
-                                    r->pruned_invalid++;
-                                    continue;
-                                }
-
-                                pt_intra_opts io = {
-                                    .lookahead = (pt_lookahead)la, .pingpong = pp,
-                                    .stages = stages_opts[si], .persistent = parts[pi].persistent,
-                                    .raster = parts[pi].raster, .group = 8,
-                                    .store_by_consumer = parts[pi].store_by_consumer,
-                                    .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
-                                    .stream_k = split_opts[ki] == STREAM_K ? hw->eu_count : 0};
-                                /* a stream-K grid is persistent: one raster of it is enough */
-                                bool sk_ok = split_opts[ki] != STREAM_K ||
-                                             (parts[pi].persistent && !parts[pi].store_by_consumer);
-                                if (pays[ki] && sk_ok) {
-                                    try_candidate(&S, &t, &io);
-                                } else {
-                                    r->seen++;
-                                    r->pruned_split_k++;
-                                }
-                                if (o && o->progress && r->seen % 500 == 0)
-                                    o->progress(o->ctx, r->seen, r->total,
-                                                r->n ? r->best[0].predicted_ns : 0);
-                                if (o && ((o->budget_s > 0 && now_s() - S.t0 > o->budget_s) ||
-                                          (o->stop && o->stop(o->ctx, r->seen))))
-                                    r->budget_hit = true;
-                            }
+            n *= swapped[a].n;
+        r->total += n;
+    }
+    for (int pass = 0; pass < (swap_pass ? 2 : 1) && !r->budget_hit; pass++) {
+        if (pass == 1) {
+            memcpy(S.vals, swapped, sizeof swapped);
+            split = rows_swap;
         }
-        more = next_tiling(&S, idx);
+        int idx[PT_MAX_AXES] = {0};
+        bool more = true;
+        while (more && !r->budget_hit) {
+            pt_tiling t = {0};
+            t.wg_axis = pass == 1 ? rows_swap + 1 : 0;
+            for (int a = 0; a < g->n_axes; a++)
+                t.tile[a] = S.vals[a].v[idx[a]];
+            for (int wgs = 1; wgs <= 3 && !r->budget_hit; wgs++) {
+                t.warpgroups = wgs;
+                bool split_ok = split < 0 ? wgs == 1 : t.tile[split] % (wgs * mma_rows(g, hw)) == 0;
+                bool pays[N_SPLIT_OPTS];
+                split_gates(&S, &t, split_ok ? n_split : 1, pays);
+                for (int si = 0; si < 3; si++)
+                    for (int la = 0; la < 3; la++)
+                        for (int pp = 0; pp < 2; pp++)
+                            for (int pi = 0; pi < 3; pi++)
+                                for (int ki = 0; ki < n_split; ki++) {
+                                    if (!split_ok || (pp && wgs < 2)) {
+                                        r->seen++;
+                                        r->pruned_invalid++;
+                                        continue;
+                                    }
+
+                                    pt_intra_opts io = {
+                                        .lookahead = (pt_lookahead)la, .pingpong = pp,
+                                        .stages = stages_opts[si], .persistent = parts[pi].persistent,
+                                        .raster = parts[pi].raster, .group = 8,
+                                        .store_by_consumer = parts[pi].store_by_consumer,
+                                        .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
+                                        .stream_k = split_opts[ki] == STREAM_K ? hw->eu_count : 0};
+                                    /* a stream-K grid is persistent: one raster of it is enough */
+                                    bool sk_ok = split_opts[ki] != STREAM_K ||
+                                                 (parts[pi].persistent && !parts[pi].store_by_consumer);
+                                    if (pays[ki] && sk_ok) {
+                                        try_candidate(&S, &t, &io);
+                                    } else {
+                                        r->seen++;
+                                        r->pruned_split_k++;
+                                    }
+                                    if (o && o->progress && r->seen % 500 == 0)
+                                        o->progress(o->ctx, r->seen, r->total,
+                                                    r->n ? r->best[0].predicted_ns : 0);
+                                    if (o && ((o->budget_s > 0 && now_s() - S.t0 > o->budget_s) ||
+                                              (o->stop && o->stop(o->ctx, r->seen))))
+                                        r->budget_hit = true;
+                                }
+            }
+            more = next_tiling(&S, idx);
+        }
     }
     offer_default(&S);
     r->elapsed_s = now_s() - S.t0;

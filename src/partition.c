@@ -577,6 +577,20 @@ static bool find_loop_axis(builder *b)
     return true;
 }
 
+int pt_default_rows_axis(const pt_graph *g, const pt_tiling *t)
+{
+    /* the first non-batch axis of the first output, as FA3 and GEMM split rows (M) */
+    for (int i = 0; i < g->n_tensors; i++) {
+        const pt_tensor *x = &g->tensors[i];
+        if (x->role != PT_ROLE_OUTPUT || x->view_of >= 0)
+            continue;
+        for (int k = 0; k < x->rank; k++)
+            if (!g->axes[x->axes[k]].batch && t->tile[x->axes[k]] > 1)
+                return x->axes[k];
+    }
+    return NONE;
+}
+
 static bool setup_grid(builder *b)
 {
     const pt_graph *g = b->g;
@@ -596,18 +610,28 @@ static bool setup_grid(builder *b)
         return pt_fail(b->err, "%s: tiling: the loop over \"%s\" has %lld iterations; expected at "
                                "most %lld (use a larger tile)", g->file, g->axes[sg->loop_axis].name,
                        (long long)sg->iterations, (long long)PT_MAX_ITERATIONS);
-    sg->split_axis = NONE;
+    sg->split_axis = sg->rows_axis = NONE;
+    if (sg->tiling.wg_axis > 0) {
+        /* chosen: any non-batch axis of an output (a GEMM's N: "swap A and B") */
+        int a = sg->tiling.wg_axis - 1;
+        if (a >= g->n_axes || g->axes[a].batch || !in_some_output(g, a)) {
+            char names[PT_MAX_AXES * (PT_NAME_MAX + 2)] = "";
+            for (int i = 0; i < g->n_axes; i++)
+                if (!g->axes[i].batch && in_some_output(g, i)) {
+                    strcat(names, names[0] ? ", " : "");
+                    strcat(names, g->axes[i].name);
+                }
+            return pt_fail(b->err, "%s: tiling: wg_axis \"%s\" is not an output axis the "
+                                   "warpgroups can split; expected one of: %s", g->file,
+                           a < g->n_axes ? g->axes[a].name : "?", names);
+        }
+        sg->rows_axis = a;
+    }
+    if (sg->rows_axis == NONE)
+        sg->rows_axis = pt_default_rows_axis(g, &sg->tiling);
     if (b->wgs == 1)
         return true;
-    /* The first non-batch axis of the first output, as FA3 and GEMM split rows (M). */
-    for (int t = 0; t < g->n_tensors && sg->split_axis == NONE; t++) {
-        const pt_tensor *x = &g->tensors[t];
-        if (x->role != PT_ROLE_OUTPUT || x->view_of >= 0)
-            continue;
-        for (int i = 0; i < x->rank && sg->split_axis == NONE; i++)
-            if (!g->axes[x->axes[i]].batch && sg->tiling.tile[x->axes[i]] > 1)
-                sg->split_axis = x->axes[i];
-    }
+    sg->split_axis = sg->rows_axis;
     if (sg->split_axis == NONE)
         return pt_fail(b->err, "%s: tiling: %d warpgroups but the output tile has no axis to split "
                                "between them; expected wg=1", g->file, b->wgs);

@@ -25,6 +25,17 @@ bool pt_tiling_parse(const pt_graph *g, const char *spec, const char *what, pt_t
             return pt_fail(err, "%s: \"%.40s...\" is too long; expected axis=N", what, s);
         memcpy(item, s, n);
         item[n] = 0;
+        if (strncmp(item, "wg_axis=", 8) == 0) { /* the axis the warpgroups split, by name */
+            int a = pt_graph_find_axis(g, item + 8);
+            if (a < 0)
+                return pt_fail(err, "%s: \"%s\": \"%s\" is not an axis of %s", what, item,
+                               item + 8, g->name);
+            t->wg_axis = a + 1;
+            s += n;
+            if (*s == ',')
+                s++;
+            continue;
+        }
         char *eq = strchr(item, '=');
         char *end = NULL;
         long v = eq ? strtol(eq + 1, &end, 10) : 0;
@@ -44,7 +55,8 @@ bool pt_tiling_parse(const pt_graph *g, const char *spec, const char *what, pt_t
                     strcat(names, i ? ", " : "");
                     strcat(names, g->axes[i].name);
                 }
-                return pt_fail(err, "%s: \"%s\" is not an axis of %s; expected one of: %s, wg",
+                return pt_fail(err, "%s: \"%s\" is not an axis of %s; expected one of: %s, wg, "
+                               "wg_axis",
                                what, item, g->name, names);
             }
             if (v < 1 || v > PT_MAX_TILE)

@@ -143,6 +143,16 @@ static bool load_tiling(const loader *L, const cJSON *root, pt_tiling *t)
                          L->err))
         return false;
     t->warpgroups = (int)wg;
+    char axis[PT_NAME_MAX] = "";
+    if (!pt_json_get_name(root, "wg_axis", false, L->file, "$", axis, sizeof axis, L->err))
+        return false;
+    if (axis[0]) {
+        int a = pt_graph_find_axis(L->g, axis);
+        if (a < 0)
+            return fail_at(L, "$.wg_axis", "unknown axis \"%s\"; expected an output axis of %s",
+                           axis, L->g->name);
+        t->wg_axis = a + 1;
+    }
     return true;
 }
 
@@ -482,7 +492,7 @@ static bool load_waits(const loader *L, const cJSON *root)
 static bool load_root(loader *L, const cJSON *root, bool *partitioned)
 {
     static const char *const keys[] = {"format", "version", "graph", "hw", "params", "tile",
-                                       "warpgroups", "stages", "roles", "partition", "lanes",
+                                       "warpgroups", "wg_axis", "stages", "roles", "partition", "lanes",
                                        "waits", NULL};
     if (!cJSON_IsObject(root))
         return fail_at(L, "$", "is %s; expected an sProgram object", pt_json_type(root));
@@ -612,6 +622,10 @@ static void write_header(strbuf *b, const pt_sprogram *p, const pt_stask_graph *
     sb_printf(b, "}");
     if (p->tiling.warpgroups > 0)
         sb_printf(b, ",\n  \"warpgroups\": %d", p->tiling.warpgroups);
+    if (p->tiling.wg_axis > 0 && g && p->tiling.wg_axis <= g->n_axes) {
+        sb_printf(b, ",\n  \"wg_axis\": ");
+        sb_json_string(b, g->axes[p->tiling.wg_axis - 1].name);
+    }
     sb_printf(b, ",\n  \"stages\": {");
     k = 0;
     for (int t = 0; g && t < g->n_tensors && t < PT_MAX_TENSORS; t++)

@@ -63,10 +63,15 @@ typedef struct {
 } pt_stask;
 
 /* The tiling: one tile size per graph axis (0 = untiled, i.e. the whole extent) plus the
- * number of consumer warpgroups that split the first spatial axis between them. */
+ * number of consumer warpgroups and the output axis they split between them. That axis is
+ * also the one a matmul's tensor-core rows run along (wgmma's M, in multiples of 64 per
+ * warpgroup); the other output axis is the instruction's N, in multiples of 8. Putting the rows
+ * on N (a GEMM with few rows of M: "swap A and B") lets a small M be cut into tiles of any
+ * multiple of 8 instead of 64. */
 typedef struct {
     int64_t tile[PT_MAX_AXES];
     int warpgroups;
+    int wg_axis;        /* 1 + that axis; 0 = the default, the output's first non-batch axis */
 } pt_tiling;
 
 typedef struct {
@@ -79,8 +84,15 @@ typedef struct {
     int64_t tiles;              /* output tiles = EU work items */
     int64_t tile_grid[PT_MAX_AXES]; /* tiles along each axis (1 for reduced/untiled axes) */
     int split_axis;             /* axis split between consumer warpgroups, -1 if one wg */
+    int rows_axis;              /* the output axis of the tensor-core rows (the split axis
+                                   with several warpgroups), -1 where no output has one */
     int causal_op;              /* op index whose causal mask shortens loops, or -1 */
 } pt_stask_graph;
+
+/* The output axis the warpgroups split (and a matmul's tensor-core rows run along) when the
+ * tiling does not choose one: the first non-batch axis of the first output whose tile under
+ * the propagated tiling t is more than 1; -1 if none. */
+int pt_default_rows_axis(const pt_graph *g, const pt_tiling *t);
 
 const char *pt_seu_name(pt_seu_kind k);          /* "tma", "tensor_core", "cuda_core" */
 bool pt_seu_parse(const char *s, pt_seu_kind *out);

@@ -78,6 +78,27 @@ static void gemm_tiles(void)
     CHECK(depends(&sg, "store.C", "convert.C.wg0", 0) && depends(&sg, "store.C", "convert.C.wg1", 0));
     pt_stask_graph_free(&sg);
 
+    /* The tensor-core rows on N (wg_axis: A and B swapped): the warpgroups split N, and M's
+     * tile needs no multiple of 64 (the model sees tile sizes; the target checks wgmma's N). */
+    CHECK(pt_tiling_parse(&g, "m=136,n=128,wg_axis=n", "--tile", &t, &e));
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    CHECK(sg.rows_axis == pt_graph_find_axis(&g, "n") && sg.split_axis == sg.rows_axis);
+    CHECK(tile_is(find(&sg, "mma.C.wg1"), 2, (int64_t[]){136, 64}));
+    CHECK(sg.tiles == 8 * 16); /* ceil(1000/136) * ceil(2000/128) */
+    pt_stask_graph_free(&sg);
+    t.wg_axis = 0;
+    CHECK(pt_tiling_parse(&g, "m=128,n=64", "--tile", &t, &e));
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    CHECK(sg.rows_axis == pt_graph_find_axis(&g, "m"));
+    pt_stask_graph_free(&sg);
+    CHECK(pt_tiling_parse(&g, "wg_axis=k", "--tile", &t, &e));
+    CHECK(!pt_partition(&sg, &g, &t, &e));
+    CHECK_CONTAINS(e.msg, "wg_axis \"k\" is not an output axis");
+    CHECK_CONTAINS(e.msg, "expected one of: m, n");
+    CHECK(!pt_tiling_parse(&g, "wg_axis=q", "--tile", &t, &e));
+    CHECK_CONTAINS(e.msg, "\"q\" is not an axis");
+    t.wg_axis = 0;
+
     /* Refusals. */
     CHECK(pt_tiling_parse(&g, "m=90,wg=4", "--tile", &t, &e));
     CHECK(!pt_partition(&sg, &g, &t, &e));

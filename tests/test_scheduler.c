@@ -63,9 +63,10 @@ static void greedy_gemm(void)
     pt_stask_graph_free(&sg);
 }
 
-/* A GEMM of 128x128x64 is 4 tiles of 64x64 at most: with one wave available, the best
- * schedule spreads it over as many EUs as the smallest legal tile gives (m=64 needs one
- * warpgroup), not one CTA doing it all. */
+/* A GEMM of 128x128x64 is 4 tiles of 64x64 with the tensor-core rows on M, more with them on
+ * N (M's tile is then wgmma's N: 32 cuts it in 4): with one wave available, the best schedule
+ * spreads it over as many EUs as the smallest legal tile gives (64 rows need one warpgroup),
+ * not one CTA doing it all. */
 static void tiny_gemm_spreads(void)
 {
     pt_graph g;
@@ -79,7 +80,7 @@ static void tiny_gemm_spreads(void)
     CHECK(r.n >= 1);
     if (r.n) {
         const pt_stask_graph *sg = &r.best[0].sg;
-        CHECK_MSG(sg->tiles == 4 && sg->tiling.warpgroups == 1, "best: %s", r.best[0].desc);
+        CHECK_MSG(sg->tiles >= 4 && sg->tiling.warpgroups == 1, "best: %s", r.best[0].desc);
     }
     pt_schedule_result_free(&r);
 }

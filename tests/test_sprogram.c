@@ -413,6 +413,48 @@ static bool load_real(pt_stask_graph *sg, pt_sprogram *p)
     return true;
 }
 
+/* wg_axis (the tensor-core rows on another output axis) reads back, re-partitions with the
+ * warpgroups splitting that axis and is written again; a wrong one names the field. */
+static void test_json_wg_axis(void)
+{
+    pt_stask_graph sg, sg2;
+    pt_sprogram p, q;
+    pt_error err = {{0}};
+    if (!load_real(&sg, &p)) {
+        CHECK(!"the GEMM graph loads and partitions");
+        return;
+    }
+    char *text = pt_sprogram_to_json(&p, &sg);
+    CHECK(text && !strstr(text, "wg_axis"));
+    char *at = text ? strstr(text, "\"stages\"") : NULL;
+    CHECK(at != NULL);
+    if (at) {
+        size_t n = (size_t)(at - text);
+        char with[8192], bad[8192];
+        snprintf(with, sizeof with, "%.*s\"wg_axis\": \"n\",\n  %s", (int)n, text, at);
+        snprintf(bad, sizeof bad, "%.*s\"wg_axis\": \"k\",\n  %s", (int)n, text, at);
+        bool ok = pt_sprogram_load_text(&q, &sg2, &real_g, "wg.json", with, strlen(with), &err);
+        CHECK_MSG(ok, "%s", err.msg);
+        if (ok) {
+            int nax = pt_graph_find_axis(&real_g, "n");
+            CHECK(q.tiling.wg_axis == nax + 1 && sg2.rows_axis == nax);
+            CHECK(sg2.tiling.warpgroups < 2 || sg2.split_axis == nax);
+            char *again = pt_sprogram_to_json(&q, &sg2);
+            CHECK(again && strstr(again, "\"wg_axis\": \"n\""));
+            free(again);
+            pt_sprogram_free(&q);
+            pt_stask_graph_free(&sg2);
+        }
+        ok = pt_sprogram_load_text(&q, &sg2, &real_g, "wg.json", bad, strlen(bad), &err);
+        CHECK(!ok);
+        CHECK_CONTAINS(err.msg, "wg.json");
+        CHECK_CONTAINS(err.msg, "wg_axis \"k\" is not an output axis");
+    }
+    free(text);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
 static void test_json_roundtrip(void)
 {
     pt_stask_graph sg, sg2;
@@ -634,6 +676,7 @@ int main(void)
     PTEST_RUN(test_default);
     PTEST_RUN(test_json_write);
     PTEST_RUN(test_json_roundtrip);
+    PTEST_RUN(test_json_wg_axis);
     PTEST_RUN(test_json_errors);
     PTEST_RUN(test_json_mutations);
     PTEST_END();

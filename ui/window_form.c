@@ -1,5 +1,5 @@
 /* window_form.c — the inspector's form in PtWindow: tile sizes per graph axis (Propagate on
- * Apply), stages of the buffered tensors, the inter-EU partition's split-K and stream-K grid
+ * Apply) and the axis of the tensor-core rows, stages of the buffered tensors, the inter-EU partition's split-K and stream-K grid
  * and the selected loop-body sTask's iteration offset. Its widgets only send win.tile /
  * win.stages / win.split-k / win.stream-k / win.offset; the form is rebuilt from the model after every load and edit. */
 #include "window_private.h"
@@ -47,6 +47,67 @@ static void on_apply_tile(GtkWidget *w, gpointer data)
 {
     (void)w;
     apply_tile_form(PT_WINDOW(data));
+}
+
+/* The tensor-core rows' axis (the tiling's wg_axis): re-tile with the chosen one. */
+static void on_rows_axis_changed(GObject *dd, GParamSpec *pspec, gpointer data)
+{
+    (void)pspec;
+    PtWindow *self = data;
+    GtkStringObject *o = gtk_drop_down_get_selected_item(GTK_DROP_DOWN(dd));
+    if (!o || g_object_get_data(dd, "pt-building"))
+        return;
+    char *spec = g_strdup_printf("wg_axis=%s", gtk_string_object_get_string(o));
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.tile", "s", spec);
+    g_free(spec);
+}
+
+/* A drop-down of the output axes the warpgroups may split (and a matmul's tensor-core rows
+ * run along), or NULL when there is no choice (one such axis). */
+static GtkWidget *rows_axis_drop_down(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    GtkStringList *list = gtk_string_list_new(NULL);
+    guint sel = 0, n = 0;
+    for (int a = 0; a < m->graph.n_axes; a++) {
+        bool out = false;
+        for (int t = 0; t < m->graph.n_tensors && !out; t++)
+            out = m->graph.tensors[t].role == PT_ROLE_OUTPUT && m->graph.tensors[t].view_of < 0 &&
+                  pt_tensor_has_axis(&m->graph.tensors[t], a);
+        if (!out || m->graph.axes[a].batch)
+            continue;
+        if (a == m->sg.rows_axis)
+            sel = n;
+        gtk_string_list_append(list, m->graph.axes[a].name);
+        n++;
+    }
+    if (n < 2) {
+        g_object_unref(list);
+        return NULL;
+    }
+    GtkWidget *dd = gtk_drop_down_new(G_LIST_MODEL(list), NULL);
+    g_object_set_data(G_OBJECT(dd), "pt-building", GINT_TO_POINTER(1));
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(dd), sel);
+    g_object_set_data(G_OBJECT(dd), "pt-building", NULL);
+    g_object_set_data(G_OBJECT(dd), "pt-rows-axis", GINT_TO_POINTER(1));
+    gtk_widget_set_tooltip_text(dd, "The output axis the consumer warpgroups split, along which a "
+                                    "matmul's tensor-core rows (wgmma's M, 64 per warpgroup) run; "
+                                    "the other axis is the instruction's N, in multiples of 8. Rows "
+                                    "on a GEMM's N swap A and B: a small M is then cut finely");
+    gtk_accessible_update_property(GTK_ACCESSIBLE(dd), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Tensor-core rows along axis", -1);
+    g_signal_connect(dd, "notify::selected", G_CALLBACK(on_rows_axis_changed), self);
+    return dd;
+}
+
+GtkWidget *pt_window_get_rows_axis_drop_down(PtWindow *self)
+{
+    for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
+         c = gtk_widget_get_next_sibling(c))
+        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k))
+            if (GTK_IS_DROP_DOWN(k) && g_object_get_data(G_OBJECT(k), "pt-rows-axis"))
+                return k;
+    return NULL;
 }
 
 static void on_stages_changed(GtkSpinButton *spin, gpointer data)
@@ -246,6 +307,12 @@ static void build_form_now(PtWindow *self)
             col = 0;
             row++;
         }
+    }
+    GtkWidget *rows_dd = rows_axis_drop_down(self);
+    if (rows_dd) {
+        row++;
+        gtk_grid_attach(GTK_GRID(tile), form_label("rows on"), 0, row, 1, 1);
+        gtk_grid_attach(GTK_GRID(tile), rows_dd, 1, row, 3, 1);
     }
     GtkWidget *apply = gtk_button_new_with_mnemonic("Apply _Tile");
     gtk_widget_set_tooltip_text(apply, "Re-tile: Propagate the changed sizes through the graph "

@@ -170,6 +170,32 @@ __device__ __forceinline__ void store_rows_sw128(const float (&acc)[N / 2], uint
     store_rows_sw128_impl<T, N, CHUNK, true>(acc, stage, box_bytes, row, lane, scale);
 }
 
+// convert, transposed: the same accumulator block when its rows are the staging tile's
+// columns (a matmul computed as C^T = B . A^T, the tensor-core rows on N): this thread's rows
+// `col` and col + 8 are output columns, its N accumulator columns output rows. The quad pairs
+// of rows col, col + 1 (lanes 4 apart) swap one value each, so that every thread holds two
+// values adjacent along an output row and stores them as one pair: 8 distinct rows of a
+// 128B-swizzled tile per instruction, no bank conflicts.
+template <typename T, int N, int CHUNK>
+__device__ __forceinline__ void store_cols_sw128(const float (&acc)[N / 2], uint8_t *stage, int box_bytes,
+                                                 int col, int lane)
+{
+    const int odd = (lane / 4) & 1;
+#pragma unroll
+    for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float v0 = acc[4 * j + 2 * h], v1 = acc[4 * j + 2 * h + 1];
+            // an even row gives its second value and takes its odd neighbour's first
+            const float got = __shfl_xor_sync(0xffffffffu, odd ? v0 : v1, 4);
+            const int row = j * 8 + (lane % 4) * 2 + odd;     // the output row (M)
+            const int c = col + 8 * h - odd;                  // the pair's first column (even)
+            uint8_t *chunk = stage + (c / CHUNK) * box_bytes;
+            store_pair<T>(chunk + sw128_offset(row, (c % CHUNK) * sizeof(T)), odd ? got : v0,
+                          odd ? v1 : got);
+        }
+}
+
 // normalize, first half: 1 / l of this thread's two rows (the four lanes of a row add their
 // partial sums first); 0 for a row that saw no key.
 __device__ __forceinline__ void inverse_row_sums(float (&l_run)[2])

@@ -51,6 +51,10 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         return pt_fail(err, "codegen gfx942: graph \"%s\" has %d ops; this backend generates "
                             "single matmuls, attention (matmul -> online_softmax -> matmul) and "
                             "FlashDecoding's combine", g->name, g->n_ops);
+    if (sg->rows_axis != pt_default_rows_axis(g, &sg->tiling))
+        return pt_fail(err, "codegen gfx942: wg_axis \"%s\": the MFMA rows run along the "
+                            "output's first axis only (A and B are not swapped on this target)",
+                       g->axes[sg->rows_axis].name);
     pt_kprog *kp = malloc(sizeof *kp);
     if (!kp)
         return pt_fail(err, "codegen gfx942: out of memory");

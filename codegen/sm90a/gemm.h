@@ -20,6 +20,11 @@ typedef struct {
     int wgs;                     /* consumer warpgroups */
     int m_wg;                    /* rows per consumer warpgroup (64 or 128) */
     int mrep;                    /* m64 instructions per k16 step per warpgroup */
+    /* The tensor-core rows on N (the tiling's wg_axis: "A and B swapped"): each warpgroup
+     * computes C^T's rows, B's tile is wgmma's A operand and A's tile its B operand, and the
+     * accumulators are stored transposed. acc_n is wgmma's N: BM when swapped, else BN. */
+    bool swap;
+    int64_t acc_n;
     bool a_kmajor;               /* A stored M x K (else K x M: M-major, transposed wgmma) */
     bool b_kmajor;               /* B stored N x K (else K x N: N-major, transposed wgmma) */
     pt_dtype in_dt, out_dt;

@@ -17,17 +17,27 @@
 #include "strbuf.h"
 #include "trace_abi.h"
 
-/* wgmma m64nNk16 with A and B from shared memory; B transposed (N-major) when trans_b. */
+/* wgmma m64nNk16 with both operands from shared memory, either transposed (MN-major) where
+ * its tile is stored so. Swapped, B's tile is the instruction's A operand and A's its B. */
 static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
 {
-    int n = (int)gm->BN;
-    sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += A[64 x 16] . B[16 x %d], A and B read from\n"
-                  "// shared memory through descriptors%s%s (pt_wgmma.cuh).\n"
-                  "__device__ __forceinline__ void wgmma_step(float (&d)[BN / 2], uint64_t da, uint64_t db)\n{\n"
-                  "    pt::wgmma_ss<BN, %s, %d, %d>::mma(d, da, db);\n}\n\n",
-              n, n, n, gm->a_kmajor ? "" : " (A M-major: the transposed form)",
-              gm->b_kmajor ? "" : " (B N-major: the transposed form)", sm90a_cuda_type(gm->in_dt),
-              gm->a_kmajor ? 0 : 1, gm->b_kmajor ? 0 : 1);
+    int n = (int)gm->acc_n;
+    bool rows_kmajor = gm->swap ? gm->b_kmajor : gm->a_kmajor;
+    bool cols_kmajor = gm->swap ? gm->a_kmajor : gm->b_kmajor;
+    if (gm->swap)
+        sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += B[64 x 16] . A^T[16 x %d] (the tensor-core rows on\n"
+                      "// N: D is a block of C^T), both read from shared memory through descriptors%s%s\n"
+                      "// (pt_wgmma.cuh).\n", n, n, n,
+                  rows_kmajor ? "" : " (B N-major: the transposed form)",
+                  cols_kmajor ? "" : " (A M-major: the transposed form)");
+    else
+        sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += A[64 x 16] . B[16 x %d], A and B read from\n"
+                      "// shared memory through descriptors%s%s (pt_wgmma.cuh).\n", n, n, n,
+                  rows_kmajor ? "" : " (A M-major: the transposed form)",
+                  cols_kmajor ? "" : " (B N-major: the transposed form)");
+    sb_printf(sb, "__device__ __forceinline__ void wgmma_step(float (&d)[ACC_N / 2], uint64_t da, uint64_t db)\n{\n"
+                  "    pt::wgmma_ss<ACC_N, %s, %d, %d>::mma(d, da, db);\n}\n\n",
+              sm90a_cuda_type(gm->in_dt), rows_kmajor ? 0 : 1, cols_kmajor ? 0 : 1);
 }
 
 /* Record regions of the instrumented build: the TMA thread, each consumer warpgroup, and the
@@ -44,6 +54,7 @@ static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
                   "// M = %lld, N = %lld, K = %lld: ragged edges are zero-filled by TMA loads and clipped by TMA stores.\n"
                   "constexpr int BM = %lld, BN = %lld, BK = %lld;\n"
                   "constexpr int WGS = %d, M_WG = %d, MREP = %d;  // consumer warpgroups, rows each, m64 blocks each\n"
+                  "constexpr int ACC_N = %s;  // wgmma's N: %s\n"
                   "constexpr int TILES_M = %lld, TILES_N = %lld, TILES = %lld, K_ITERS = %lld;\n"
                   "constexpr int GROUP = %d;\n"
                   "#ifdef PT_TRACE\n"
@@ -51,7 +62,9 @@ static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
                   "#endif\n",
               (long long)gm->M, (long long)gm->N, (long long)gm->K, (long long)gm->BM,
               (long long)gm->BN, (long long)gm->BK, gm->wgs, gm->m_wg, gm->mrep,
-              (long long)gm->tiles_m, (long long)gm->tiles_n, (long long)gm->kp->tiles,
+              gm->swap ? "BM" : "BN",
+              gm->swap ? "the tensor-core rows are on N (A and B swapped), each warpgroup's M_WG rows of C^T"
+                       : "C's columns", (long long)gm->tiles_m, (long long)gm->tiles_n, (long long)gm->kp->tiles,
               (long long)gm->k_iters, gm->kp->group, sm90a_gemm_trace_roles(gm), gm->kp->trace_cap);
     if (gm->deq)
         sm90a_gemm_emit_dequant_constants(sb, gm);
@@ -109,27 +122,35 @@ static void emit_mma_tile(strbuf *sb, const sm90a_gemm *gm)
 {
     sb_puts(sb, "// mma.C: acc += A . B over BK as one wgmma group (committed, not waited for). a and b are\n"
                 "// stages of A's and B's rings; warpgroup cw multiplies its M_WG rows of A.\n"
-                "__device__ __forceinline__ void mma_tile(float (&acc)[MREP][BN / 2], uint8_t *a, uint8_t *b, int cw)\n{\n"
+                "__device__ __forceinline__ void mma_tile(float (&acc)[MREP][ACC_N / 2], uint8_t *a, uint8_t *b, int cw)\n{\n"
                 "    #pragma unroll\n"
                 "    for (int r = 0; r < MREP; ++r)\n"
                 "        pt::keep_all(acc[r]);\n"
                 "    pt::wgmma_fence();\n"
                 "    #pragma unroll\n"
                 "    for (int kk = 0; kk < BK / 16; ++kk) {\n");
-    if (gm->b_kmajor)
-        sb_puts(sb, "        const uint64_t db = pt::desc_sw128(b + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);\n");
+    /* the instruction's B operand (A's tile when swapped) and A operand (the warpgroup's rows) */
+    const char *cols = gm->swap ? "a" : "b", *rows = gm->swap ? "b" : "a";
+    const char *cols_ext = gm->swap ? "BM" : "BN", *rows_ext = gm->swap ? "BN" : "BM";
+    bool rows_kmajor = gm->swap ? gm->b_kmajor : gm->a_kmajor;
+    bool cols_kmajor = gm->swap ? gm->a_kmajor : gm->b_kmajor;
+    if (gm->swap)
+        sb_puts(sb, "        // swapped: B's tile (b) gives the rows, A's tile (a) the columns\n");
+    if (cols_kmajor)
+        sb_printf(sb, "        const uint64_t db = pt::desc_sw128(%s + (kk / 4) * (%s * 128) + (kk %% 4) * 32, 16, 1024);\n",
+                  cols, cols_ext);
     else
-        sb_puts(sb, "        // N-major B: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
-                    "        const uint64_t db = pt::desc_sw128(b + kk * 16 * 128, BK * 128, 1024);\n");
+        sb_printf(sb, "        // MN-major operand: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
+                      "        const uint64_t db = pt::desc_sw128(%s + kk * 16 * 128, BK * 128, 1024);\n", cols);
     sb_puts(sb, "        #pragma unroll\n"
                 "        for (int r = 0; r < MREP; ++r) {\n");
-    if (gm->a_kmajor)
-        sb_puts(sb, "            const uint64_t da = pt::desc_sw128(a + (kk / 4) * (BM * 128) + (cw * M_WG + r * 64) * 128\n"
-                    "                                               + (kk % 4) * 32, 16, 1024);\n");
+    if (rows_kmajor)
+        sb_printf(sb, "            const uint64_t da = pt::desc_sw128(%s + (kk / 4) * (%s * 128) + (cw * M_WG + r * 64) * 128\n"
+                      "                                               + (kk %% 4) * 32, 16, 1024);\n", rows, rows_ext);
     else
-        sb_puts(sb, "            // M-major A: the block's 64 rows are one atom (BK*128 bytes), 16 k rows per step\n"
-                    "            const uint64_t da = pt::desc_sw128(a + (cw * M_WG + r * 64) / 64 * (BK * 128) + kk * 16 * 128,\n"
-                    "                                               BK * 128, 1024);\n");
+        sb_printf(sb, "            // MN-major rows: the block's 64 rows are one atom (BK*128 bytes), 16 k rows per step\n"
+                      "            const uint64_t da = pt::desc_sw128(%s + (cw * M_WG + r * 64) / 64 * (BK * 128) + kk * 16 * 128,\n"
+                      "                                               BK * 128, 1024);\n", rows);
     sb_puts(sb, "            wgmma_step(acc[r], da, db);\n"
                 "        }\n"
                 "    }\n"
@@ -191,7 +212,7 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
         sb_puts(sb, "        #pragma unroll\n"
                     "        for (int r = 0; r < MREP; ++r)\n"
                     "            #pragma unroll\n"
-                    "            for (int j = 0; j < BN / 2; ++j)\n"
+                    "            for (int j = 0; j < ACC_N / 2; ++j)\n"
                     "                pt::keep(acc[r][j]);\n"
                     "        if (threadIdx.x % 128 == 0) {\n"
                     "            pt::mbar_arrive(&empty_a[prev_a]);\n"
@@ -206,7 +227,7 @@ static void emit_consumer_release(strbuf *sb, const sm90a_gemm *gm)
                     "            #pragma unroll\n"
                     "            for (int r = 0; r < MREP; ++r)\n"
                     "                #pragma unroll\n"
-                    "                for (int j = 0; j < BN / 2; ++j)\n"
+                    "                for (int j = 0; j < ACC_N / 2; ++j)\n"
                     "                    pt::keep(acc[r][j]);\n"
                     "            if (lead) {\n"
                     "                pt::mbar_arrive(&empty_a[sa]);\n"
@@ -236,11 +257,12 @@ static void emit_consumer_convert(strbuf *sb, const sm90a_gemm *gm, const char *
                   "%s"
                   "%s        #pragma unroll\n"
                   "%s        for (int r = 0; r < MREP; ++r)\n"
-                  "%s            pt::store_rows_sw128<%s, BN, C_CHUNK>(acc[r], stage_c, BM * 128,\n"
+                  "%s            pt::%s<%s, ACC_N, C_CHUNK>(acc[r], stage_c, BM * 128,\n"
                   "%s                                                cw * M_WG + r * 64 + warp * 16 + lane / 4, lane);\n",
               C, pt_dtype_name(gm->out_dt),
               cond,
-              split ? "    " : "", split ? "    " : "", split ? "    " : "", sm90a_cuda_type(gm->out_dt),
+              split ? "    " : "", split ? "    " : "", split ? "    " : "",
+              gm->swap ? "store_cols_sw128" : "store_rows_sw128", sm90a_cuda_type(gm->out_dt),
               split ? "    " : "");
     if (split)
         sb_puts(sb, "        }\n");
@@ -276,7 +298,7 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "        tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
               "#endif\n"
               "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
-              "    float acc[MREP][BN / 2];\n");
+              "    float acc[MREP][ACC_N / 2];\n");
     sm90a_emit_work_loop(sb, &gm->sh, "    ");
     sb_printf(sb,
               "        int tm, tn;\n"
@@ -285,7 +307,7 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "        #pragma unroll\n"
               "        for (int r = 0; r < MREP; ++r)\n"
               "            #pragma unroll\n"
-              "            for (int j = 0; j < BN / 2; ++j)\n"
+              "            for (int j = 0; j < ACC_N / 2; ++j)\n"
               "                acc[r][j] = 0.f;\n"
               "%s",
               gm->kp->stream_k ? "        const int n_iter = it.n_iter;\n"

@@ -55,6 +55,14 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
                    g->axes[inner].name, 128 / bits);
     }
     const pt_tiling *t = &gm->kp->sg->tiling;
+    gm->swap = gm->kp->sg->rows_axis == n;
+    if (gm->kp->sg->rows_axis >= 0 && gm->kp->sg->rows_axis != m && !gm->swap)
+        REFUSE("wg_axis \"%s\": a matmul's tensor-core rows run along C's rows (%s) or columns "
+               "(%s)", g->axes[gm->kp->sg->rows_axis].name, g->axes[m].name, g->axes[n].name);
+    if (gm->swap && gm->deq)
+        REFUSE("wg_axis \"%s\" (the tensor-core rows on B's rows) with a dequantised B is not "
+               "generated: the dequantising warps write B's tile as wgmma's B operand; use the "
+               "default wg_axis (%s)", g->axes[n].name, g->axes[m].name);
     gm->BM = t->tile[m];
     gm->BN = t->tile[n];
     gm->BK = t->tile[k];
@@ -65,16 +73,26 @@ static bool plan_tiles(sm90a_gemm *gm, pt_error *err)
 {
     const pt_hw *hw = gm->kp->hw;
     gm->wgs = gm->kp->wgs;
-    if (gm->BM % gm->wgs)
-        REFUSE("tile m=%lld does not split between %d warpgroups", (long long)gm->BM, gm->wgs);
-    gm->m_wg = (int)(gm->BM / gm->wgs);
+    /* the rows of the tensor-core instructions: M's tile, or N's when swapped */
+    int64_t rows = gm->swap ? gm->BN : gm->BM;
+    const char r = gm->swap ? 'n' : 'm';
+    if (rows % gm->wgs)
+        REFUSE("tile %c=%lld does not split between %d warpgroups", r, (long long)rows, gm->wgs);
+    gm->m_wg = (int)(rows / gm->wgs);
     if (gm->m_wg != 64 && gm->m_wg != 128)
-        REFUSE("each consumer warpgroup gets %d rows (m=%lld / %d); wgmma needs 64 or 128",
-               gm->m_wg, (long long)gm->BM, gm->wgs);
+        REFUSE("each consumer warpgroup gets %d rows (%c=%lld / %d); wgmma needs 64 or 128",
+               gm->m_wg, r, (long long)rows, gm->wgs);
     gm->mrep = gm->m_wg / 64;
-    if (gm->BN % 64 || gm->BN > 256)
+    gm->acc_n = gm->swap ? gm->BM : gm->BN;
+    if (!gm->swap && (gm->BN % 64 || gm->BN > 256))
         REFUSE("tile n=%lld; expected a multiple of 64 up to 256 (wgmma N and 128-byte TMA boxes)",
                (long long)gm->BN);
+    /* swapped, M's tile is wgmma's N: any multiple of 8 where A's rows are K-major (a box of
+     * that many 128-byte rows); M-major A is loaded in 64-column swizzle atoms */
+    if (gm->swap && (gm->BM % (gm->a_kmajor ? 8 : 64) || gm->BM > 256))
+        REFUSE("tile m=%lld with the tensor-core rows on N: m is wgmma's N, expected a multiple "
+               "of %d up to 256%s", (long long)gm->BM, gm->a_kmajor ? 8 : 64,
+               gm->a_kmajor ? "" : " (A stored K x M loads in 64-column swizzle atoms)");
     if (gm->BK % 64 || gm->BK > 256)
         REFUSE("tile k=%lld; expected 64, 128, 192 or 256 (whole 128-byte swizzle atoms)",
                (long long)gm->BK);
@@ -145,7 +163,7 @@ static bool plan_roles(sm90a_gemm *gm, pt_error *err)
  * f32 in a 512-thread CTA: "register target of 154 or higher"). */
 static bool plan_registers(const sm90a_gemm *gm, pt_error *err)
 {
-    int acc_regs = gm->mrep * (int)gm->BN / 2;
+    int acc_regs = gm->mrep * (int)gm->acc_n / 2;
     int cap = 65536 / (128 * (1 + gm->wgs));
     if (acc_regs + 26 > cap)
         REFUSE("%d consumer warpgroups with %d accumulator registers per thread (tile %lldx%lld): "

@@ -87,14 +87,14 @@ static void emit_tile_io(strbuf *sb, bool add, const char *in)
                   "%s                for (int r = 0; r < MREP; ++r)\n"
                   "%s                    #pragma unroll\n", in, in, in);
     if (!add) {
-        sb_printf(sb, "%s                    for (int j = 0; j < BN / 2; j += 4)\n"
-                      "%s                        slot[(r * (BN / 8) + j / 4) * (128 * WGS) + me] =\n"
+        sb_printf(sb, "%s                    for (int j = 0; j < ACC_N / 2; j += 4)\n"
+                      "%s                        slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me] =\n"
                       "%s                            make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]);\n",
                   in, in, in);
         return;
     }
-    sb_printf(sb, "%s                    for (int j = 0; j < BN / 2; j += 4) {\n"
-                  "%s                        const float4 q = __ldcg(&slot[(r * (BN / 8) + j / 4) * (128 * WGS) + me]);\n"
+    sb_printf(sb, "%s                    for (int j = 0; j < ACC_N / 2; j += 4) {\n"
+                  "%s                        const float4 q = __ldcg(&slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me]);\n"
                   "%s                        acc[r][j] += q.x;\n"
                   "%s                        acc[r][j + 1] += q.y;\n"
                   "%s                        acc[r][j + 2] += q.z;\n"

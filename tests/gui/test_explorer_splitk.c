@@ -2,7 +2,8 @@
  * inspector's split-K spin button edits the sProgram, the prediction and the summary change
  * (tiles x split-K work items), the Several CTAs view shows the first tile's chunks labelled
  * "tile 0 · k 2/4 · iterations ...", undo restores the EU classes, and a graph whose loop cannot
- * be split gets an insensitive control and a refused edit with the validator's reason. */
+ * be split gets an insensitive control and a refused edit with the validator's reason; the
+ * tile form's "rows on" choice swaps a GEMM's A and B. */
 #include "explorer_test.h"
 
 static GtkWidget *split_spin(void)
@@ -94,10 +95,46 @@ static void test_split_k_refused(void)
     g_assert_nonnull(strstr(e, "partition.split_k"));
 }
 
+/* The tile form's "rows on" drop-down: choosing N swaps A and B (the tiling's wg_axis), the
+ * program says so, a tile of M that is no multiple of 64 becomes legal, and undo returns. */
+static void test_rows_axis(void)
+{
+    explorer_open("gemm_f16");
+    spin(100);
+    pt_explorer_model *m = pt_window_get_model(win);
+    int n_axis = pt_graph_find_axis(&m->graph, "n"), m_axis = pt_graph_find_axis(&m->graph, "m");
+    g_assert_cmpint(m->sg.rows_axis, ==, m_axis);
+    GtkWidget *dd = pt_window_get_rows_axis_drop_down(win);
+    g_assert_nonnull(dd);
+    g_assert_cmpuint(gtk_drop_down_get_selected(GTK_DROP_DOWN(dd)), ==, 0);
+    gtk_drop_down_set_selected(GTK_DROP_DOWN(dd), 1); /* "n" */
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->sg.rows_axis, ==, n_axis);
+    g_assert_cmpint(m->sg.split_axis, ==, m->sg.tiling.warpgroups > 1 ? n_axis : -1);
+    char *j = prog_json();
+    g_assert_nonnull(strstr(j, "\"wg_axis\": \"n\""));
+    g_free(j);
+    /* rebuilt from the model: the drop-down shows the choice */
+    dd = pt_window_get_rows_axis_drop_down(win);
+    g_assert_cmpuint(gtk_drop_down_get_selected(GTK_DROP_DOWN(dd)), ==, 1);
+    /* 136 rows of M: wgmma's N now, so the tiling takes them */
+    explorer_activate("tile", g_variant_new_string("m=136,n=128,wg=1"));
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->sg.tiling.tile[m_axis], ==, 136);
+    g_assert_cmpint(m->sg.rows_axis, ==, n_axis);
+    explorer_activate("undo", NULL);
+    explorer_activate("undo", NULL);
+    spin(100);
+    g_assert_cmpint(pt_window_get_model(win)->sg.rows_axis, ==, m_axis);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
     g_test_add_func("/splitk/edit-view-undo", test_split_k_edit);
     g_test_add_func("/splitk/refused", test_split_k_refused);
+    g_test_add_func("/splitk/rows-axis", test_rows_axis);
     return explorer_test_run("org.pipethreader.TestSplitK");
 }
