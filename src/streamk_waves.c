@@ -238,6 +238,31 @@ static bool representative(const sk_costs *k, pt_timeline *tl, pt_error *err)
     return true;
 }
 
+/* The stream-K tiles' HBM bytes. Their CTAs stand at unrelated k positions of different tiles,
+ * so a tile's panel of a tensor that the L2 cannot hold (more than half of it) is fetched from
+ * HBM by that tile alone, where whole tiles in a raster share it at the same k (the EU model's
+ * calibrated load rate has those L2 hits in it). On 1024 x 8192 x 28672 with 128 x 256 tiles,
+ * 124 stream-K tiles fetch 2.7 GB: about 630 us of HBM, after the data-parallel wave. A tensor
+ * the L2 holds is fetched once (pt_waves_dram_bytes). */
+static double sk_panel_bytes(const sk_costs *k)
+{
+    const pt_stask_graph *sg = k->sg;
+    const pt_graph *g = sg->graph;
+    if (!g || k->s.sk_tiles <= 0 || !(k->hw->l2_bytes > 0))
+        return 0;
+    double per_tile = 0;
+    for (int i = 0; i < sg->n; i++) {
+        const pt_stask *t = &sg->tasks[i];
+        if (t->kind != PT_ST_LOAD || t->region != PT_REGION_BODY || t->tensor < 0)
+            continue;
+        const pt_tensor *x = &g->tensors[t->tensor];
+        double bytes = (double)((pt_tensor_elems(g, x) * pt_dtype_bits(x->dtype) + 7) / 8);
+        if (bytes > 0.5 * (double)k->hw->l2_bytes)
+            per_tile += (double)t->bytes * (double)sg->iterations;
+    }
+    return per_tile * (double)k->s.sk_tiles;
+}
+
 static void kernel_fields(const sk_costs *k, const sk_run *r, double span, double ws,
                           pt_timeline *tl)
 {
@@ -253,6 +278,17 @@ static void kernel_fields(const sk_costs *k, const sk_run *r, double span, doubl
     tl->dram_bytes = pt_waves_dram_bytes(k->sg);
     tl->workspace_bytes = ws;
     tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
+    /* the stream-K phase starts after the CTAs' whole tiles and cannot fetch its panels
+     * faster than HBM gives them (sk_panel_bytes) */
+    double sk_bytes = sk_panel_bytes(k);
+    if (sk_bytes > 0 && hw->hbm_bytes_per_ns > 0) {
+        double dp = (double)k->s.dp_per_cta *
+                    (k->arrive_full + k->epi_whole + hw->tile_overhead_ns);
+        double sk_floor = dp + sk_bytes / hw->hbm_bytes_per_ns;
+        tl->dram_bytes += sk_bytes;
+        if (sk_floor > tl->dram_floor_ns)
+            tl->dram_floor_ns = sk_floor;
+    }
     tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
     tl->flops = pt_stask_graph_total_flops(k->sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;

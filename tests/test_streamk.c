@@ -4,6 +4,7 @@
  * the workspace slot a fixer computes for each other CTA); the validator's and the file
  * loader's refusals; and the simulator's charge on the shipped GEMM (fix-ups and workspace
  * traffic where tiles are shared, none where the grid divides the tiles). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "sim.h"
 #include "streamk.h"
 #include "validate.h"
+#include "waves.h"
 
 /* ---- the partition ---------------------------------------------------------------------- */
 
@@ -204,6 +206,44 @@ static void test_simulate(void)
     gemm_free(&x);
 }
 
+/* The stream-K tiles fetch the panels of a tensor the L2 cannot hold from HBM each (their CTAs
+ * stand at unrelated k): 1024 x 8192 x 28672 with 128 x 256 tiles (256 tiles: 132 whole, 124
+ * streamed) is bound by that after its data-parallel wave, where the same tiles in a grouped
+ * raster are not; 257 x 2048 x 2048 (A and B fit in the L2) gets no such term. */
+static void test_hbm_floor(void)
+{
+    const char *set = "M=1024,N=8192,K=28672", *tile = "m=128,n=256,k=64,wg=2";
+    gemm x, y;
+    pt_timeline sk, dp;
+    gemm_load(&x, "gemm_f16", set, tile, 132);
+    gemm_load(&y, "gemm_f16", set, tile, 0);
+    if (x.ok && y.ok) {
+        y.p.partition.persistent = true;
+        y.p.partition.raster = PT_RASTER_GROUPED;
+    }
+    if (gemm_sim(&x, &sk) && gemm_sim(&y, &dp)) {
+        /* 124 tiles x (128 + 256) rows x 28672 x 2 bytes on top of every tensor once */
+        double panels = 124.0 * (128 + 256) * 28672 * 2;
+        fprintf(stderr, "1024x8192x28672: grouped %.1f us, stream-K %.1f us (floor %.1f us)\n",
+                dp.kernel_time_ns / 1e3, sk.kernel_time_ns / 1e3, sk.dram_floor_ns / 1e3);
+        CHECK_MSG(fabs(sk.dram_bytes - dp.dram_bytes - panels) < 1e6, "%g %g", sk.dram_bytes,
+                  dp.dram_bytes);
+        CHECK(sk.dram_floor_ns > panels / x.hw.hbm_bytes_per_ns);
+        CHECK(sk.kernel_time_ns >= sk.dram_floor_ns);
+        CHECK(sk.kernel_time_ns > dp.kernel_time_ns);
+        pt_timeline_free(&sk);
+        pt_timeline_free(&dp);
+    }
+    gemm_free(&x);
+    gemm_free(&y);
+    gemm_load(&x, "gemm_f16", "M=257,N=2048,K=2048", "m=128,n=128,k=64,wg=1", 132);
+    if (gemm_sim(&x, &sk)) {
+        CHECK(sk.stream_k == 132 && sk.dram_bytes == pt_waves_dram_bytes(&x.sg));
+        pt_timeline_free(&sk);
+    }
+    gemm_free(&x);
+}
+
 /* ---- validation and files --------------------------------------------------------------- */
 
 static void test_validate(void)
@@ -267,6 +307,7 @@ int main(void)
 {
     PTEST_RUN(test_partition);
     PTEST_RUN(test_simulate);
+    PTEST_RUN(test_hbm_floor);
     PTEST_RUN(test_validate);
     PTEST_END();
 }
