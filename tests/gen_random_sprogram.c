@@ -143,7 +143,15 @@ static bool draw_gemm(draw *d, rng *r, pt_error *err)
     }
     draw_unaligned(r, &N, &K);
     snprintf(d->set, sizeof d->set, "M=%d,N=%d,K=%d", M, N, K);
-    snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d", m_wg * wgs, bn, bk, wgs);
+    if (chance(r, 25)) {
+        /* the tensor-core rows on N (A and B swapped): N's tile is the warpgroups' rows, M's is
+         * wgmma's N, any multiple of 8 */
+        snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d,wg_axis=n", 8 * uni(r, 1, 32),
+                 m_wg * wgs, bk, wgs);
+        note(d, "tensor-core rows on n (A and B swapped)");
+    } else {
+        snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d", m_wg * wgs, bn, bk, wgs);
+    }
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;
     int A = pt_graph_find_tensor(&d->g, "A"), B = pt_graph_find_tensor(&d->g, "B");
