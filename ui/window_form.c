@@ -62,11 +62,14 @@ static void on_rows_axis_changed(GObject *dd, GParamSpec *pspec, gpointer data)
     g_free(spec);
 }
 
-/* A drop-down of the output axes the warpgroups may split (and a matmul's tensor-core rows
- * run along), or NULL when there is no choice (one such axis). */
+/* A drop-down of the output axes the warpgroups may split (and the tensor-core rows run
+ * along), or NULL when there is no choice: offered for a graph of a single matmul, the one
+ * kind whose kernel is generated either way (other graphs keep their first output axis). */
 static GtkWidget *rows_axis_drop_down(PtWindow *self)
 {
     const pt_explorer_model *m = self->model;
+    if (m->graph.n_ops != 1 || m->graph.ops[0].kind != PT_OP_MATMUL)
+        return NULL;
     GtkStringList *list = gtk_string_list_new(NULL);
     guint sel = 0, n = 0;
     for (int a = 0; a < m->graph.n_axes; a++) {
@@ -309,10 +312,14 @@ static void build_form_now(PtWindow *self)
         }
     }
     GtkWidget *rows_dd = rows_axis_drop_down(self);
-    if (rows_dd) {
-        row++;
-        gtk_grid_attach(GTK_GRID(tile), form_label("rows on"), 0, row, 1, 1);
-        gtk_grid_attach(GTK_GRID(tile), rows_dd, 1, row, 3, 1);
+    if (rows_dd) { /* beside the last fields where there is room: the form keeps its height */
+        if (col > 4) {
+            col = 0;
+            row++;
+        }
+        gtk_grid_attach(GTK_GRID(tile), form_label("rows on"), col, row, 1, 1);
+        gtk_grid_attach(GTK_GRID(tile), rows_dd, col + 1, row, 1, 1);
+        col += 2;
     }
     GtkWidget *apply = gtk_button_new_with_mnemonic("Apply _Tile");
     gtk_widget_set_tooltip_text(apply, "Re-tile: Propagate the changed sizes through the graph "
