@@ -54,15 +54,6 @@ static void add_value(value_set *s, int64_t v)
         s->v[s->n++] = v;
 }
 
-static bool in_output(const pt_graph *g, int a)
-{
-    for (int t = 0; t < g->n_tensors; t++)
-        if (g->tensors[t].role == PT_ROLE_OUTPUT && g->tensors[t].view_of < 0 &&
-            pt_tensor_has_axis(&g->tensors[t], a))
-            return true;
-    return false;
-}
-
 static bool contracted(const pt_graph *g, int a)
 {
     for (int i = 0; i < g->n_ops; i++) {
@@ -135,6 +126,15 @@ static int64_t mma_rows(const pt_graph *g, const pt_hw *hw)
     return 1;
 }
 
+/* The tiles of the axis the warpgroups split: 1 to 4 warpgroups' worth of mma rows, none
+ * entirely past the extent. */
+static void row_values(value_set *s, int64_t mrow, int64_t ext)
+{
+    for (int64_t v = mrow; v <= 4 * mrow; v += mrow)
+        if (v < ext + mrow)
+            add_value(s, v);
+}
+
 /* Candidate tiles of every axis (a single value where the axis is not searched). */
 static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
 {
@@ -144,15 +144,13 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
         value_set *s = &vals[a];
         s->n = 0;
         int64_t ext = g->axes[a].extent;
-        bool out = in_output(g, a), red = contracted(g, a);
+        bool out = pt_graph_axis_in_output(g, a), red = contracted(g, a);
         if (g->axes[a].batch) {
             add_value(s, 1);
         } else if (out && red) {
             add_value(s, ext); /* summed over elsewhere: whole */
         } else if (out && a == split && mrow > 1) {
-            for (int64_t v = mrow; v <= 4 * mrow; v += mrow)
-                if (v < ext + mrow) /* no tile entirely past the extent */
-                    add_value(s, v);
+            row_values(s, mrow, ext);
         } else if (out) {
             static const int64_t opts[] = {64, 128, 192, 256};
             for (int i = 0; i < 4; i++)
@@ -213,9 +211,7 @@ static bool swap_values(const pt_graph *g, const pt_hw *hw, int rows, int cols, 
         if (v <= max && v % mrow != 0)
             add_value(c, v);
     }
-    for (int64_t v = mrow; v <= 4 * mrow; v += mrow)
-        if (v < g->axes[rows].extent + mrow)
-            add_value(r, v);
+    row_values(r, mrow, g->axes[rows].extent);
     return c->n > 0 && r->n > 0;
 }
 

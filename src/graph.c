@@ -105,6 +105,15 @@ bool pt_tensor_has_axis(const pt_tensor *t, int axis)
     return false;
 }
 
+bool pt_graph_axis_in_output(const pt_graph *g, int a)
+{
+    for (int t = 0; t < g->n_tensors; t++)
+        if (g->tensors[t].role == PT_ROLE_OUTPUT && g->tensors[t].view_of < 0 &&
+            pt_tensor_has_axis(&g->tensors[t], a))
+            return true;
+    return false;
+}
+
 double pt_op_flops(const pt_graph *g, int op_index)
 {
     const pt_op *op = &g->ops[op_index];

@@ -136,6 +136,8 @@ int pt_graph_producer(const pt_graph *g, int t);
 /* Elements of a whole tensor. */
 int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t);
 bool pt_tensor_has_axis(const pt_tensor *t, int axis);
+/* Does axis a index some output tensor (not a view of another)? */
+bool pt_graph_axis_in_output(const pt_graph *g, int a);
 
 /* Load from a file, or from text (name is used in messages). On failure returns false with
  * err filled as "<file>: <json path>: <reason>". `overrides` is "P=V,Q=W" or NULL: replaces

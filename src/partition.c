@@ -497,15 +497,6 @@ static bool emit_store(builder *b, int t)
 
 /* ---- loop axis, grid, warpgroup split ---- */
 
-static bool in_some_output(const pt_graph *g, int a)
-{
-    for (int t = 0; t < g->n_tensors; t++)
-        if (g->tensors[t].role == PT_ROLE_OUTPUT && g->tensors[t].view_of < 0 &&
-            pt_tensor_has_axis(&g->tensors[t], a))
-            return true;
-    return false;
-}
-
 static bool op_reduces(const pt_op *op, int a)
 {
     if (op->kind == PT_OP_ONLINE_SOFTMAX || op->kind == PT_OP_CUMSUM)
@@ -519,7 +510,7 @@ static bool find_loop_axis(builder *b)
     pt_stask_graph *sg = b->sg;
     sg->loop_axis = NONE;
     for (int a = 0; a < g->n_axes; a++) {
-        if (in_some_output(g, a) || sg->tiling.tile[a] >= g->axes[a].extent)
+        if (pt_graph_axis_in_output(g, a) || sg->tiling.tile[a] >= g->axes[a].extent)
             continue;
         bool reduced = false;
         for (int i = 0; i < g->n_ops; i++)
@@ -544,7 +535,7 @@ static bool find_loop_axis(builder *b)
     if (sg->loop_axis == NONE) {
         int cand = NONE, n_cand = 0;
         for (int a = 0; a < g->n_axes; a++) {
-            if (in_some_output(g, a))
+            if (pt_graph_axis_in_output(g, a))
                 continue;
             bool loopable = false;
             for (int i = 0; i < g->n_ops; i++) {
@@ -597,7 +588,8 @@ static bool setup_grid(builder *b)
     pt_stask_graph *sg = b->sg;
     double tiles = 1;
     for (int a = 0; a < g->n_axes; a++) {
-        sg->tile_grid[a] = in_some_output(g, a) ? ceil_div(g->axes[a].extent, sg->tiling.tile[a]) : 1;
+        sg->tile_grid[a] =
+            pt_graph_axis_in_output(g, a) ? ceil_div(g->axes[a].extent, sg->tiling.tile[a]) : 1;
         tiles *= (double)sg->tile_grid[a];
     }
     if (tiles > 1e15)
@@ -614,10 +606,10 @@ static bool setup_grid(builder *b)
     if (sg->tiling.wg_axis > 0) {
         /* chosen: any non-batch axis of an output (a GEMM's N: "swap A and B") */
         int a = sg->tiling.wg_axis - 1;
-        if (a >= g->n_axes || g->axes[a].batch || !in_some_output(g, a)) {
+        if (a >= g->n_axes || g->axes[a].batch || !pt_graph_axis_in_output(g, a)) {
             char names[PT_MAX_AXES * (PT_NAME_MAX + 2)] = "";
             for (int i = 0; i < g->n_axes; i++)
-                if (!g->axes[i].batch && in_some_output(g, i)) {
+                if (!g->axes[i].batch && pt_graph_axis_in_output(g, i)) {
                     strcat(names, names[0] ? ", " : "");
                     strcat(names, g->axes[i].name);
                 }

@@ -73,11 +73,7 @@ static GtkWidget *rows_axis_drop_down(PtWindow *self)
     GtkStringList *list = gtk_string_list_new(NULL);
     guint sel = 0, n = 0;
     for (int a = 0; a < m->graph.n_axes; a++) {
-        bool out = false;
-        for (int t = 0; t < m->graph.n_tensors && !out; t++)
-            out = m->graph.tensors[t].role == PT_ROLE_OUTPUT && m->graph.tensors[t].view_of < 0 &&
-                  pt_tensor_has_axis(&m->graph.tensors[t], a);
-        if (!out || m->graph.axes[a].batch)
+        if (!pt_graph_axis_in_output(&m->graph, a) || m->graph.axes[a].batch)
             continue;
         if (a == m->sg.rows_axis)
             sel = n;

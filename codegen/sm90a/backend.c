@@ -31,12 +31,11 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
                             "is made by pointwise ops (Mamba2's ChunkState, and ChunkScan with its "
                             "prologue product and epilogue sum)",
                        g->name, g->n_ops);
-    if (!gemm && sg->rows_axis != pt_default_rows_axis(g, &sg->tiling))
+    int rows = pt_default_rows_axis(g, &sg->tiling);
+    if (!gemm && sg->rows_axis != rows)
         return pt_fail(err, "codegen sm90a: wg_axis \"%s\": only a single matmul's tensor-core "
                             "rows run along another axis than the output's first (\"%s\")",
-                       g->axes[sg->rows_axis].name,
-                       pt_default_rows_axis(g, &sg->tiling) >= 0
-                           ? g->axes[pt_default_rows_axis(g, &sg->tiling)].name : "none");
+                       g->axes[sg->rows_axis].name, rows >= 0 ? g->axes[rows].name : "none");
     pt_kprog *kp = malloc(sizeof *kp);
     bool ok = kp ? pt_kprog_build(kp, p, sg, hw, "sm90a", err)
                  : pt_fail(err, "codegen sm90a: out of memory");

@@ -55,10 +55,7 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
                    g->axes[inner].name, 128 / bits);
     }
     const pt_tiling *t = &gm->kp->sg->tiling;
-    gm->swap = gm->kp->sg->rows_axis == n;
-    if (gm->kp->sg->rows_axis >= 0 && gm->kp->sg->rows_axis != m && !gm->swap)
-        REFUSE("wg_axis \"%s\": a matmul's tensor-core rows run along C's rows (%s) or columns "
-               "(%s)", g->axes[gm->kp->sg->rows_axis].name, g->axes[m].name, g->axes[n].name);
+    gm->swap = gm->kp->sg->rows_axis == n; /* C is [m, n]: its rows run along one of them */
     if (gm->swap && gm->deq)
         REFUSE("wg_axis \"%s\" (the tensor-core rows on B's rows) with a dequantised B is not "
                "generated: the dequantising warps write B's tile as wgmma's B operand; use the "
