@@ -71,12 +71,26 @@ const char *pt_region_name(pt_region r)
     return "?";
 }
 
+bool pt_stask_dequant_rows(const pt_stask_graph *sg, int s)
+{
+    if (!sg || !sg->tasks || s < 0 || s >= sg->n)
+        return false;
+    const pt_stask *t = &sg->tasks[s];
+    if (t->kind != PT_ST_DEQUANT || sg->rows_axis < 0)
+        return false;
+    for (int i = 0; i < t->rank && i < PT_MAX_RANK; i++)
+        if (t->axes[i] == sg->rows_axis)
+            return true;
+    return false;
+}
+
 bool pt_stask_writes_ring(const pt_stask_graph *sg, int s)
 {
     if (!sg || !sg->tasks || s < 0 || s >= sg->n)
         return false;
     const pt_stask *t = &sg->tasks[s];
-    if (t->kind != PT_ST_DEQUANT || t->region != PT_REGION_BODY || t->tensor < 0)
+    if (t->kind != PT_ST_DEQUANT || t->region != PT_REGION_BODY || t->tensor < 0 ||
+        pt_stask_dequant_rows(sg, s))
         return false;
     for (int r = 0; r < sg->n; r++) {
         const pt_stask *u = &sg->tasks[r];

@@ -101,10 +101,15 @@ bool pt_stask_kind_parse(const char *s, pt_stask_kind *out);
 pt_seu_kind pt_stask_kind_seu(pt_stask_kind k);  /* the sEU kind an sTask kind runs on */
 const char *pt_region_name(pt_region r);
 /* Does sTask s write its tile into a shared-memory ring that a tensor-core sTask reads (a
- * dequantised weight tile: the mma takes its operands from shared memory)? Such a ring has
- * stages like a load's, is written on the CUDA cores of the role that issues s, and is
- * released by its mma readers. */
+ * dequantised weight tile on the mma's column side: the tensor cores take that operand from
+ * shared memory)? Such a ring has stages like a load's, is written on the CUDA cores of the
+ * role that issues s, and is released by its mma readers. A dequantised tile along the
+ * tensor-core rows (the tiling's rows axis is one of its axes) is not: it is the mma's row
+ * operand, which each warpgroup dequantises into its own registers (pt_stask_dequant_rows). */
 bool pt_stask_writes_ring(const pt_stask_graph *sg, int s);
+/* Is sTask s a dequantisation whose tile runs along the tensor-core rows, so a warpgroup
+ * dequantises its own rows into the registers its mma reads (no shared-memory stage)? */
+bool pt_stask_dequant_rows(const pt_stask_graph *sg, int s);
 /* Does sTask s fill a ring of stages: a buffered load, or a tile written into a ring
  * (pt_stask_writes_ring)? Such a tensor has stages in the sProgram. */
 bool pt_stask_fills_ring(const pt_stask_graph *sg, int s);

@@ -13,6 +13,10 @@
 // A chunk is 8 elements (4 packed bytes in, 16 bytes out, one scale); a thread takes four
 // chunks of a row with one 16-byte load. The dequantising warps are few (the producer
 // warpgroup's three) and latency-bound, so instructions per element are what counts.
+//
+// With the tensor-core rows on the weights' rows (the sProgram's wg_axis on N), the weights are
+// wgmma's A operand and each consumer warpgroup dequantises its own rows straight into the A
+// fragments (dequant_frag): no shared-memory tile, and every consumer warp converts.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -106,6 +110,51 @@ __device__ __forceinline__ uint4 dequant8(uint32_t packed, T scale)
                                      : M::scale_pair(M::fp4_pair(x[j]), scale);
     }
     return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
+// One element pair (2 nibbles in bits 0..3 and 16..19 of x, the rest zero) times the scale:
+// the pair as the 32-bit register a wgmma fragment holds (the lower k in the low half).
+template <typename T, Quant QK>
+__device__ __forceinline__ uint32_t dequant_pair(uint32_t x, T scale)
+{
+    using M = dequant_math<T>;
+    if constexpr (QK == Quant::INT4 && std::is_same<T, __nv_bfloat16>::value) {
+        // as dequant8: (n - 136) exact in bf16, one rounding of the product
+        const uint32_t bits = x ^ 0x43084308u;
+        const __nv_bfloat162 r = __hmul2(__hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits),
+                                                 __float2bfloat162_rn(136.f)),
+                                         __bfloat162bfloat162(scale));
+        return *reinterpret_cast<const uint32_t *>(&r);
+    } else {
+        return QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x), scale)
+                                 : M::scale_pair(M::fp4_pair(x), scale);
+    }
+}
+
+// dequant.W into wgmma's A fragments (m64 x k16, as mma.m16n8k16's A per warp): one chunk of 32
+// k of the thread's rows r (row0: 16 packed bytes) and r + 8 (row1), for two k16 steps t.
+// Register f[t][j] holds the pair (k 16t + 2q, +1) of row r (j = 0) or r + 8 (j = 1), and the
+// pair (k 16t + 2q + 8, +9) of row r (j = 2) or r + 8 (j = 3), q = lane % 4. The pair is byte
+// q of the chunk's 4-byte word 2t (j 0, 1) or 2t + 1 (j 2, 3): the four lanes of a row read the
+// same 16 bytes (one broadcast load) and each keeps its byte of every word. The 32 k share one
+// scale per row (a group is a multiple of 32).
+template <typename T, Quant QK>
+__device__ __forceinline__ void dequant_frag(const uint8_t *row0, const uint8_t *row1, int q,
+                                             T s0, T s1, uint32_t (&f)[2][4])
+{
+    const uint4 a = *reinterpret_cast<const uint4 *>(row0);
+    const uint4 b = *reinterpret_cast<const uint4 *>(row1);
+    // byte q of w to bits 0..7 and byte q of w >> 4 to bits 16..23: the low nibble (the even
+    // element) in the low half, the high one in the high half, once masked
+    const uint32_t sel = q | ((q + 4) << 8);
+    const uint32_t wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+        const uint32_t xa = __byte_perm(wa[w], wa[w] >> 4, sel) & 0x000F000Fu;
+        const uint32_t xb = __byte_perm(wb[w], wb[w] >> 4, sel) & 0x000F000Fu;
+        f[w / 2][(w % 2) * 2] = dequant_pair<T, QK>(xa, s0);
+        f[w / 2][(w % 2) * 2 + 1] = dequant_pair<T, QK>(xb, s1);
+    }
 }
 
 // The first group column of a scales stage: TMA's innermost box coordinate must be a multiple

@@ -8,7 +8,8 @@
 //                                                    TA / TB: operand stored M- / N-major (1)
 //   wgmma_ss_zero<N, T>::mma(d, da, db, accumulate)  the same, K-major, D = A.B when
 //                                                    accumulate is 0 (a fresh score tile)
-//   wgmma_rs<N, T>::mma(d, a, db)                    A from registers (4 per thread), B N-major
+//   wgmma_rs<N, T, TB = 1>::mma(d, a, db)            A from registers (4 per thread), B N-major
+//                                                    (TB 1, attention's V) or K-major (TB 0)
 // T is __half or __nv_bfloat16.
 #pragma once
 
@@ -183,7 +184,7 @@ namespace pt {
 
 template <int N, typename T, int TA, int TB> struct wgmma_ss;
 template <int N, typename T> struct wgmma_ss_zero;
-template <int N, typename T> struct wgmma_rs;
+template <int N, typename T, int TB = 1> struct wgmma_rs;
 
 #define PT_WG_SS(N, R, I0, I1, I2, I3, I4, T, S)                                                   \
     template <int TA, int TB> struct wgmma_ss<N, T, TA, TB> {                                     \
@@ -207,12 +208,12 @@ template <int N, typename T> struct wgmma_rs;
                          : "l"(da), "l"(db), "r"(accumulate));                                    \
         }                                                                                         \
     };
-#define PT_WG_RS(N, R, I0, I1, I2, I3, I4, T, S)                                                   \
-    template <> struct wgmma_rs<N, T> {                                                           \
+#define PT_WG_RS(N, R, I0, I1, I2, I3, I4, T, S, TB, TBS)                                          \
+    template <> struct wgmma_rs<N, T, TB> {                                                       \
         static __device__ __forceinline__ void mma(float (&d)[R], const uint32_t (&a)[4], uint64_t db) \
         {                                                                                         \
             asm volatile("wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." S "." S " "            \
-                         "{" PT_WG_REGS##R "}, {" I0 ", " I1 ", " I2 ", " I3 "}, " I4 ", 1, 1, 1, 1;" \
+                         "{" PT_WG_REGS##R "}, {" I0 ", " I1 ", " I2 ", " I3 "}, " I4 ", 1, 1, 1, " TBS ";" \
                          : PT_WG_OUTS##R(d)                                                      \
                          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db));                  \
         }                                                                                         \
@@ -222,8 +223,10 @@ template <int N, typename T> struct wgmma_rs;
     PT_WG_SS(N, R, I0, I1, I2, I3, I4, __nv_bfloat16, "bf16")                                     \
     PT_WG_SS_ZERO(N, R, I0, I1, I2, I3, I4, __half, "f16")                                        \
     PT_WG_SS_ZERO(N, R, I0, I1, I2, I3, I4, __nv_bfloat16, "bf16")                                \
-    PT_WG_RS(N, R, I0, I1, I2, I3, I4, __half, "f16")                                             \
-    PT_WG_RS(N, R, I0, I1, I2, I3, I4, __nv_bfloat16, "bf16")
+    PT_WG_RS(N, R, I0, I1, I2, I3, I4, __half, "f16", 1, "1")                                     \
+    PT_WG_RS(N, R, I0, I1, I2, I3, I4, __nv_bfloat16, "bf16", 1, "1")                             \
+    PT_WG_RS(N, R, I0, I1, I2, I3, I4, __half, "f16", 0, "0")                                     \
+    PT_WG_RS(N, R, I0, I1, I2, I3, I4, __nv_bfloat16, "bf16", 0, "0")
 PT_WG_SHAPES(PT_WG_ALL)
 
 } // namespace pt

@@ -177,6 +177,18 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
         IN(source(kp, op->in[1]));
         t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
         break;
+    case PT_ST_DEQUANT: {
+        /* a dequantised tile along the tensor-core rows (pt_stask_dequant_rows): the
+         * warpgroup turns its rows of the packed and scale stages into the registers its mma
+         * reads as the row operand */
+        const pt_tensor *q = &g->tensors[op->in[0]];
+        t->body = PT_KB_DEQUANT;
+        IN(source(kp, op->in[0]));
+        if (q->scales >= 0)
+            IN(source(kp, q->scales));
+        t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
+        break;
+    }
     case PT_ST_ELEMENTWISE:
         if (sm < 0) {
             /* loop-free (a combine), a loop body's pointwise piece (Mamba2's decay and dt

@@ -35,6 +35,11 @@ typedef struct {
     /* B dequantised by the producer's CUDA cores (pt_stask_writes_ring): its packed tensor and
      * group scales, their rings, the group length, the scale columns of a stage */
     bool deq;
+    /* ... and with the tensor-core rows on N (swap), dequantised by each consumer warpgroup
+     * into wgmma's A fragments (pt_stask_dequant_rows): no ring of B, A's the only wgmma
+     * operand in shared memory. mma_i, deq_i: the consumer tasks (the same in every role). */
+    bool deq_regs;
+    int mma_i, deq_i;
     int Bq, Bs, ring_q, ring_s, deq_task;
     int64_t group, s_cols;
     pt_dtype q_dt;
@@ -49,6 +54,10 @@ bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err
 bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err);
 void sm90a_gemm_emit_dequant(strbuf *sb, const void *gemm);
 void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm);
+/* The consumers' k loop when they dequantise their own rows (deq_regs), and the descriptor of
+ * wgmma's B operand for step kk that it shares with the shared-memory form (gemm_emit.c). */
+void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm);
+void sm90a_gemm_emit_cols_desc(strbuf *sb, const sm90a_gemm *gm, const char *indent);
 /* Split-K (gemm_splitk.c): the counters and workspace before the kernel, the epilogue that
  * publishes or adds the partial tiles after the loop. */
 void sm90a_gemm_emit_splitk_globals(strbuf *sb, const sm90a_gemm *gm);

@@ -24,10 +24,18 @@ bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
 {
     const pt_kprog *kp = gm->kp;
     const pt_graph *g = gm->g;
-    if (kp->producer.n_tasks != 1 || kp->producer.tasks[0].body != PT_KB_DEQUANT)
-        REFUSE("B (\"%s\") is dequantised in the kernel; expected one dequant sTask on the "
-               "producer role", g->tensors[gm->B].name);
-    gm->deq_task = kp->producer.tasks[0].stask;
+    if (gm->deq_regs) {
+        if (kp->producer.n_tasks != 0)
+            REFUSE("B (\"%s\") runs along the tensor-core rows; each consumer warpgroup "
+                   "dequantises its own rows, so the producer role has no dequant sTask",
+                   g->tensors[gm->B].name);
+        gm->deq_task = kp->consumer[0].tasks[gm->deq_i].stask;
+    } else {
+        if (kp->producer.n_tasks != 1 || kp->producer.tasks[0].body != PT_KB_DEQUANT)
+            REFUSE("B (\"%s\") is dequantised in the kernel; expected one dequant sTask on the "
+                   "producer role", g->tensors[gm->B].name);
+        gm->deq_task = kp->producer.tasks[0].stask;
+    }
     if (!gm->b_kmajor)
         REFUSE("the dequantised B (\"%s\") must be stored [n, k] (its packed rows run along k)",
                g->tensors[gm->B].name);
@@ -39,6 +47,10 @@ bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
     if (gm->group % 8)
         REFUSE("group size %lld of \"%s\"; expected a multiple of 8 (a chunk of 8 weights shares "
                "one scale)", (long long)gm->group, q->name);
+    if (gm->deq_regs && gm->group % 32)
+        REFUSE("group size %lld of \"%s\" with the tensor-core rows on its rows; expected a "
+               "multiple of 32 (a thread's A fragments of two k16 steps share one scale per row)",
+               (long long)gm->group, q->name);
     if (sc->rank != 2 || sc->axes[0] != g->tensors[gm->B].axes[0] || sc->dtype != gm->in_dt)
         REFUSE("scales \"%s\" must be [%s, %s/%lld] of %s, the activations' type", sc->name,
                g->axes[g->tensors[gm->B].axes[0]].name, g->axes[q->group_axis].name,
@@ -66,7 +78,7 @@ bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
                "starting at a multiple of 8 groups); a scale stage holds %lld: use a k tile that "
                "divides into whole groups or larger groups", (long long)gm->BK, (long long)span,
                sc->name, (long long)gm->group, (long long)gm->s_cols);
-    if (gm->kp->producer.regs < 56)
+    if (!gm->deq_regs && gm->kp->producer.regs < 56)
         REFUSE("the producer role has %d registers per thread; its dequantising warps need at "
                "least 56", gm->kp->producer.regs);
     const char *k0 = sm90a_k_ranged(kp) ? "(k0 + i)" : "i";
@@ -145,9 +157,124 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
     sb_printf(sb, "using elem_t = %s;\n"
                   "// B = dequantize(%s): %s, one %s scale per group of QGROUP along k.\n"
                   "constexpr int QGROUP = %lld, BQ_ROW = %lld, BS_COLS = %lld;  // packed bytes and scale columns of a stage row\n"
-                  "constexpr int DEQ_THREADS = %d, DEQ_BARRIER = %d;  // the dequantising warps and their named barrier\n",
+                  "constexpr pt::Quant QKIND = pt::Quant::%s;\n",
               sm90a_cuda_type(gm->in_dt), gm->g->tensors[gm->Bq].name, pt_dtype_name(gm->q_dt),
               pt_dtype_name(gm->in_dt), (long long)gm->group,
-              (long long)kp->bufs[gm->ring_q].row_bytes, (long long)gm->s_cols, DEQ_THREADS,
-              DEQ_BARRIER);
+              (long long)kp->bufs[gm->ring_q].row_bytes, (long long)gm->s_cols,
+              gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1");
+    if (gm->deq_regs)
+        sb_puts(sb, "// Each consumer warpgroup dequantises its own M_WG rows of B into wgmma's A fragments.\n");
+    else
+        sb_printf(sb, "constexpr int DEQ_THREADS = %d, DEQ_BARRIER = %d;  // the dequantising warps and their named barrier\n",
+                  DEQ_THREADS, DEQ_BARRIER);
+}
+
+/* The consumers' k loop with B along the tensor-core rows: dequant.W of the warpgroup's rows
+ * into A fragments and mma.C, interleaved 32 k at a time.
+ *
+ * Design: a chunk of 32 k is two k16 wgmmas, committed as one group. Two sets of fragment
+ * registers alternate, so the conversion of chunk c + 1 runs while chunk c's group is in the
+ * tensor cores; before a chunk overwrites its set, wgmma_wait<1> lets the group that read the
+ * set (two chunks back) finish. The packed and scale stages are handed back by every warp once
+ * it has read them (their empty barriers count 4 x WGS); A's stage once the groups that read it
+ * are done: at the second chunk of the next k block (its wait leaves only that block's first
+ * group in flight), or right after the block where A has a single stage. */
+void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
+{
+    const pt_kprog *kp = gm->kp;
+    const char *k0 = sm90a_k_ranged(kp) ? "(k0 + i)" : "i";
+    const char *n_iter = sm90a_k_ranged(kp) ? "n_iter" : "K_ITERS";
+    bool late = kp->bufs[gm->ring_a].stages > 1;
+    sb_printf(sb,
+              "        for (int i = 0; i < %s; ++i) {\n"
+              "            // dequant.%s: Waits on load.%s and load.%s; mma.%s: Wait on load.%s and on\n"
+              "            // dequant.%s (the same warpgroup's registers).\n"
+              "            const uint32_t sa = cnt_a %% STAGES_A, sq = cnt_bq %% STAGES_BQ, ss = cnt_bs %% STAGES_BS;\n"
+              "            pt::mbar_wait(&full_bq[sq], (cnt_bq / STAGES_BQ) & 1);\n"
+              "            pt::mbar_wait(&full_bs[ss], (cnt_bs / STAGES_BS) & 1);\n"
+              "            if (cw == 0 && lead) {\n"
+              "                PT_REC(ST_LOAD_BQ, LANE_LOAD, n_tile, i, 1);  // the loads' bytes have landed\n"
+              "                PT_REC(ST_LOAD_BS, LANE_LOAD, n_tile, i, 1);\n"
+              "            }\n"
+              "            if (lead)\n"
+              "                PT_REC(ST_DEQ[cw], LANE_DEQ[cw], n_tile, i, 0);\n"
+              "            const uint8_t *q = ring_bq + sq * BQ_PITCH;\n"
+              "            const elem_t *s = reinterpret_cast<const elem_t *>(ring_bs + ss * BS_PITCH);\n"
+              "            const int kbase = %s * BK, g0 = pt::scale_col0<QGROUP>(kbase);\n"
+              "            #pragma unroll\n"
+              "            for (int c = 0; c < BK / 32; ++c) {\n"
+              "                uint32_t (&f)[MREP][2][4] = frag[c & 1];\n"
+              "                pt::wgmma_wait<1>();  // the group that read this set is done\n",
+              n_iter, gm->g->tensors[gm->B].name, gm->g->tensors[gm->Bq].name,
+              gm->g->tensors[gm->Bs].name, gm->g->tensors[gm->C].name, gm->g->tensors[gm->A].name,
+              gm->g->tensors[gm->B].name, k0);
+    if (late)
+        sb_puts(sb, "                if (c == 1 && i > 0) {  // the previous k block's groups are all done\n"
+                    "                    if (lead) {\n"
+                    "                        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i - 1, 1);\n"
+                    "                        pt::mbar_arrive(&empty_a[prev_a]);\n"
+                    "                    }\n"
+                    "                }\n");
+    sb_puts(sb, "                const int col = (kbase + c * 32) / QGROUP - g0;\n"
+                "                #pragma unroll\n"
+                "                for (int r = 0; r < MREP; ++r) {\n"
+                "                    const int row = cw * M_WG + r * 64 + warp * 16 + lane / 4;\n"
+                "                    pt::dequant_frag<elem_t, QKIND>(q + row * BQ_ROW + c * 16, q + (row + 8) * BQ_ROW + c * 16,\n"
+                "                                                    lane % 4, s[row * BS_COLS + col],\n"
+                "                                                    s[(row + 8) * BS_COLS + col], f[r]);\n"
+                "                }\n"
+                "                if (c == BK / 32 - 1) {  // this warp has read its rows of both stages\n"
+                "                    __syncwarp();\n"
+                "                    if (lane == 0) {\n"
+                "                        pt::mbar_arrive(&empty_bq[sq]);\n"
+                "                        pt::mbar_arrive(&empty_bs[ss]);\n"
+                "                    }\n"
+                "                    if (lead)\n"
+                "                        PT_REC(ST_DEQ[cw], LANE_DEQ[cw], n_tile, i, 1);\n"
+                "                }\n"
+                "                if (c == 0) {\n"
+                "                    pt::mbar_wait(&full_a[sa], (cnt_a / STAGES_A) & 1);\n"
+                "                    if (cw == 0 && lead)\n"
+                "                        PT_REC(ST_LOAD_A, LANE_LOAD, n_tile, i, 1);\n"
+                "                    if (lead)\n"
+                "                        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 0);\n"
+                "                }\n"
+                "                #pragma unroll\n"
+                "                for (int r = 0; r < MREP; ++r)\n"
+                "                    pt::keep_all(acc[r]);\n"
+                "                pt::wgmma_fence();  // the fragments were written by ordinary instructions\n"
+                "                const uint8_t *a = ring_a + sa * A_PITCH;\n"
+                "                #pragma unroll\n"
+                "                for (int t = 0; t < 2; ++t) {\n"
+                "                    const int kk = 2 * c + t;\n");
+    sm90a_gemm_emit_cols_desc(sb, gm, "                    ");
+    sb_puts(sb, "                    #pragma unroll\n"
+                "                    for (int r = 0; r < MREP; ++r)\n"
+                "                        wgmma_step(acc[r], f[r][t], db);\n"
+                "                }\n"
+                "                pt::wgmma_commit();\n"
+                "            }\n");
+    if (!late)
+        sb_puts(sb, "            pt::wgmma_wait<0>();  // A has one stage: hand it back before the next load\n"
+                    "            if (lead) {\n"
+                    "                PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 1);\n"
+                    "                pt::mbar_arrive(&empty_a[sa]);\n"
+                    "            }\n");
+    if (late)
+        sb_puts(sb, "            prev_a = sa;\n");
+    sb_puts(sb, "            ++cnt_a;\n"
+                "            ++cnt_bq;\n"
+                "            ++cnt_bs;\n"
+                "        }\n"
+                "        pt::wgmma_wait<0>();\n");
+    if (late)
+        sb_printf(sb, "        if (lead && %s > 0) {\n"
+                      "            PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, %s - 1, 1);\n"
+                      "            pt::mbar_arrive(&empty_a[prev_a]);\n"
+                      "        }\n", n_iter, n_iter);
+    sb_puts(sb, "        #pragma unroll\n"
+                "        for (int r = 0; r < MREP; ++r)\n"
+                "            #pragma unroll\n"
+                "            for (int j = 0; j < ACC_N / 2; ++j)\n"
+                "                pt::keep(acc[r][j]);\n");
 }

@@ -35,16 +35,36 @@ static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
                       "// shared memory through descriptors%s%s (pt_wgmma.cuh).\n", n, n, n,
                   rows_kmajor ? "" : " (A M-major: the transposed form)",
                   cols_kmajor ? "" : " (B N-major: the transposed form)");
+    if (gm->deq_regs) {
+        sb_printf(sb, "// The rows' operand (B's dequantised rows) is in registers: wgmma's A fragments.\n"
+                      "__device__ __forceinline__ void wgmma_step(float (&d)[ACC_N / 2], const uint32_t (&a)[4], uint64_t db)\n{\n"
+                      "    pt::wgmma_rs<ACC_N, %s, %d>::mma(d, a, db);\n}\n\n",
+                  sm90a_cuda_type(gm->in_dt), cols_kmajor ? 0 : 1);
+        return;
+    }
     sb_printf(sb, "__device__ __forceinline__ void wgmma_step(float (&d)[ACC_N / 2], uint64_t da, uint64_t db)\n{\n"
                   "    pt::wgmma_ss<ACC_N, %s, %d, %d>::mma(d, da, db);\n}\n\n",
               sm90a_cuda_type(gm->in_dt), rows_kmajor ? 0 : 1, cols_kmajor ? 0 : 1);
+}
+
+/* The descriptor db of wgmma's B operand (B's tile, or A's when swapped) at k16 step kk. */
+void sm90a_gemm_emit_cols_desc(strbuf *sb, const sm90a_gemm *gm, const char *indent)
+{
+    const char *cols = gm->swap ? "a" : "b", *cols_ext = gm->swap ? "BM" : "BN";
+    if (gm->swap ? gm->a_kmajor : gm->b_kmajor)
+        sb_printf(sb, "%sconst uint64_t db = pt::desc_sw128(%s + (kk / 4) * (%s * 128) + (kk %% 4) * 32, 16, 1024);\n",
+                  indent, cols, cols_ext);
+    else
+        sb_printf(sb, "%s// MN-major operand: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
+                      "%sconst uint64_t db = pt::desc_sw128(%s + kk * 16 * 128, BK * 128, 1024);\n",
+                  indent, indent, cols);
 }
 
 /* Record regions of the instrumented build: the TMA thread, each consumer warpgroup, and the
  * dequantising warps where the producer has them. */
 int sm90a_gemm_trace_roles(const sm90a_gemm *gm)
 {
-    return 1 + gm->wgs + (gm->deq ? 1 : 0);
+    return 1 + gm->wgs + (gm->deq && !gm->deq_regs ? 1 : 0);
 }
 
 static void emit_constants(strbuf *sb, const sm90a_gemm *gm)
@@ -86,16 +106,18 @@ static void emit_trace_ids(strbuf *sb, const sm90a_gemm *gm)
                   "// Instrumented build: sTask and lane indices of the records (codegen/trace_abi.h).\n"
                   "namespace {\n"
                   "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, LANE_LOAD = %d;\n",
-              gm->kp->bufs[gm->ring_a].stask, gm->kp->bufs[gm->ring_b].stask, gm->kp->lane_load);
+              gm->kp->bufs[gm->ring_a].stask,
+              gm->ring_b >= 0 ? gm->kp->bufs[gm->ring_b].stask : -1, gm->kp->lane_load);
     if (gm->deq)
         sb_printf(sb, "constexpr int ST_LOAD_BQ = %d, ST_LOAD_BS = %d;\n",
                   gm->kp->bufs[gm->ring_q].stask, gm->kp->bufs[gm->ring_s].stask);
-    const char *names[4] = {"ST_MMA", "LANE_MMA", "ST_CVT", "LANE_CVT"};
-    for (int k = 0; k < 4; k++) {
+    const char *names[6] = {"ST_MMA", "LANE_MMA", "ST_CVT", "LANE_CVT", "ST_DEQ", "LANE_DEQ"};
+    for (int k = 0; k < (gm->deq_regs ? 6 : 4); k++) {
         sb_printf(sb, "__device__ constexpr int %s[WGS] = {", names[k]);
         for (int w = 0; w < gm->wgs; w++) {
             const pt_krole *R = &gm->kp->consumer[w];
-            const pt_ktask *t = k < 2 ? &R->tasks[0] : &R->epilogue;
+            const pt_ktask *t = k < 2 ? &R->tasks[gm->mma_i] : k < 4 ? &R->epilogue
+                                                                    : &R->tasks[gm->deq_i];
             sb_printf(sb, "%s%d", w ? ", " : "", k % 2 ? t->lane : t->stask);
         }
         sb_puts(sb, "};\n");
@@ -130,18 +152,11 @@ static void emit_mma_tile(strbuf *sb, const sm90a_gemm *gm)
                 "    #pragma unroll\n"
                 "    for (int kk = 0; kk < BK / 16; ++kk) {\n");
     /* the instruction's B operand (A's tile when swapped) and A operand (the warpgroup's rows) */
-    const char *cols = gm->swap ? "a" : "b", *rows = gm->swap ? "b" : "a";
-    const char *cols_ext = gm->swap ? "BM" : "BN", *rows_ext = gm->swap ? "BN" : "BM";
+    const char *rows = gm->swap ? "b" : "a", *rows_ext = gm->swap ? "BN" : "BM";
     bool rows_kmajor = gm->swap ? gm->b_kmajor : gm->a_kmajor;
-    bool cols_kmajor = gm->swap ? gm->a_kmajor : gm->b_kmajor;
     if (gm->swap)
         sb_puts(sb, "        // swapped: B's tile (b) gives the rows, A's tile (a) the columns\n");
-    if (cols_kmajor)
-        sb_printf(sb, "        const uint64_t db = pt::desc_sw128(%s + (kk / 4) * (%s * 128) + (kk %% 4) * 32, 16, 1024);\n",
-                  cols, cols_ext);
-    else
-        sb_printf(sb, "        // MN-major operand: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
-                      "        const uint64_t db = pt::desc_sw128(%s + kk * 16 * 128, BK * 128, 1024);\n", cols);
+    sm90a_gemm_emit_cols_desc(sb, gm, "        ");
     sb_puts(sb, "        #pragma unroll\n"
                 "        for (int r = 0; r < MREP; ++r) {\n");
     if (rows_kmajor)
@@ -279,9 +294,10 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
 {
     const char *C = gm->g->tensors[gm->C].name;
     bool split = gm->kp->split_k > 1;
-    sb_puts(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
-                "    const int cw = wg - 1;\n"
-                "    uint8_t *ring_a = smem + OFF_A, *ring_b = smem + OFF_B, *stage_c = smem + OFF_C;\n");
+    sb_printf(sb, "    // Consumer roles: warpgroup cw runs lanes tc.wg<cw> and cuda.wg<cw>.\n"
+                  "    const int cw = wg - 1;\n"
+                  "    uint8_t *ring_a = smem + OFF_A, *%s, *stage_c = smem + OFF_C;\n",
+              gm->deq_regs ? "ring_bq = smem + OFF_BQ, *ring_bs = smem + OFF_BS" : "ring_b = smem + OFF_B");
     bool same = true;
     for (int w = 1; w < gm->wgs; w++)
         same &= gm->kp->consumer[w].regs == gm->kp->consumer[0].regs;
@@ -297,8 +313,10 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "    if (lead)\n"
               "        tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
               "#endif\n"
-              "    uint32_t cnt_a = 0, cnt_b = 0, n_tile = 0;\n"
-              "    float acc[MREP][ACC_N / 2];\n");
+              "    uint32_t cnt_a = 0, %s, n_tile = 0;\n"
+              "    float acc[MREP][ACC_N / 2];\n%s",
+              gm->deq_regs ? "cnt_bq = 0, cnt_bs = 0" : "cnt_b = 0",
+              gm->deq_regs ? "    uint32_t frag[2][MREP][2][4];  // two chunks of A fragments (32 k each)\n" : "");
     sm90a_emit_work_loop(sb, &gm->sh, "    ");
     sb_printf(sb,
               "        int tm, tn;\n"
@@ -310,13 +328,19 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "            for (int j = 0; j < ACC_N / 2; ++j)\n"
               "                acc[r][j] = 0.f;\n"
               "%s",
-              gm->kp->stream_k ? "        const int n_iter = it.n_iter;\n"
+              gm->kp->stream_k ? "        const int k0 = it.k0, n_iter = it.n_iter;\n"
+                                 "        (void)k0;\n"
               : split ? "        const int k0 = kc * K_ITERS / SPLIT_K, n_iter = (kc + 1) * K_ITERS / SPLIT_K - k0;\n"
                         "        (void)k0;\n"
                       : "",
-              gm->kp->carry ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
-    emit_consumer_mma(sb, gm, C);
-    emit_consumer_release(sb, gm);
+              gm->deq_regs ? (gm->kp->bufs[gm->ring_a].stages > 1 ? "        uint32_t prev_a = 0;\n" : "")
+              : gm->kp->carry ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
+    if (gm->deq_regs) {
+        sm90a_gemm_emit_dequant_rows_loop(sb, gm);
+    } else {
+        emit_consumer_mma(sb, gm, C);
+        emit_consumer_release(sb, gm);
+    }
     if (split)
         sm90a_gemm_emit_splitk_fixup(sb, gm);
     if (gm->kp->stream_k)
@@ -350,7 +374,8 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
     emit_constants(sb, gm);
     emit_trace_ids(sb, gm);
     emit_wgmma(sb, gm);
-    emit_mma_tile(sb, gm);
+    if (!gm->deq_regs)
+        emit_mma_tile(sb, gm);
     emit_raster(sb, gm);
     if (gm->kp->split_k > 1)
         sm90a_gemm_emit_splitk_globals(sb, gm);
@@ -385,7 +410,7 @@ bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err
     for (int e = 0; e < gm->kp->n_loads; e++) {
         size_t n = strlen(loads);
         snprintf(loads + n, sizeof loads - n, "%sload.%s%+d", e ? ", " : "",
-                 gm->g->tensors[(gm->kp->load_buf[e] == gm->ring_b) ? gm->B : gm->A].name, gm->kp->load_offset[e]);
+                 gm->g->tensors[gm->kp->bufs[gm->kp->load_buf[e]].tensor].name, gm->kp->load_offset[e]);
     }
     snprintf(out->summary, sizeof out->summary,
              "%s: tile %lldx%lldx%lld, %d consumer warpgroup%s (%d rows each), stages A %d / B %d "
@@ -393,7 +418,8 @@ bool sm90a_gemm_emit(const sm90a_gemm *gm, pt_codegen_result *out, pt_error *err
              "producer order [%s], A %s, B %s, store issued by %s, %s grid of %lld CTAs (%lld tiles, %s "
              "raster), %lld bytes of shared memory, registers %d/%d",
              gm->kp->kernel_name, (long long)gm->BM, (long long)gm->BN, (long long)gm->BK, gm->wgs,
-             gm->wgs > 1 ? "s" : "", gm->m_wg, gm->kp->bufs[gm->ring_a].stages, gm->kp->bufs[gm->ring_b].stages, gm->kp->carry,
+             gm->wgs > 1 ? "s" : "", gm->m_wg, gm->kp->bufs[gm->ring_a].stages,
+             gm->kp->bufs[gm->deq_regs ? gm->ring_q : gm->ring_b].stages, gm->kp->carry,
              1 + gm->kp->carry, gm->kp->carry ? "s" : "", loads,
              gm->a_kmajor ? "K-major" : "M-major", gm->b_kmajor ? "K-major" : "N-major",
              (gm->kp->store_wg < 0) ? "the producer" : "a consumer",

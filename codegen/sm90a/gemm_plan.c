@@ -56,10 +56,9 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
     }
     const pt_tiling *t = &gm->kp->sg->tiling;
     gm->swap = gm->kp->sg->rows_axis == n; /* C is [m, n]: its rows run along one of them */
-    if (gm->swap && gm->deq)
-        REFUSE("wg_axis \"%s\" (the tensor-core rows on B's rows) with a dequantised B is not "
-               "generated: the dequantising warps write B's tile as wgmma's B operand; use the "
-               "default wg_axis (%s)", g->axes[n].name, g->axes[m].name);
+    /* the weights on the tensor-core rows: each warpgroup dequantises its own (gemm_dequant.c) */
+    gm->deq_regs = gm->swap && gm->deq;
+    (void)m;
     gm->BM = t->tile[m];
     gm->BN = t->tile[n];
     gm->BK = t->tile[k];
@@ -121,14 +120,17 @@ static void plan_shape(sm90a_gemm *gm)
     sh->iters = "K_ITERS";
     const int bufs[3] = {gm->ring_a, gm->ring_b, gm->kp->staging};
     for (int i = 0; i < 3; i++)
-        snprintf(sh->name[bufs[i]], sizeof sh->name[0], "%c", "abc"[i]);
+        if (bufs[i] >= 0)
+            snprintf(sh->name[bufs[i]], sizeof sh->name[0], "%c", "abc"[i]);
     if (gm->deq) {
         snprintf(sh->name[gm->ring_q], sizeof sh->name[0], "bq");
         snprintf(sh->name[gm->ring_s], sizeof sh->name[0], "bs");
         sh->plain_inner[gm->ring_q] = gm->coord_q;
         sh->plain_inner[gm->ring_s] = gm->coord_s;
-        sh->producer_tasks = sm90a_gemm_emit_dequant;
-        sh->view = gm;
+        if (!gm->deq_regs) {
+            sh->producer_tasks = sm90a_gemm_emit_dequant;
+            sh->view = gm;
+        }
     }
 }
 
@@ -137,19 +139,36 @@ static bool plan_roles(sm90a_gemm *gm, pt_error *err)
 {
     const pt_kprog *kp = gm->kp;
     gm->ring_a = pt_kprog_buf_of(kp, gm->A);
-    gm->ring_b = pt_kprog_buf_of(kp, gm->B);
-    if (gm->ring_a < 0 || gm->ring_b < 0 || kp->bufs[gm->ring_a].kind != PT_KBUF_RING ||
-        kp->bufs[gm->ring_b].kind != PT_KBUF_RING)
+    gm->ring_b = gm->deq_regs ? -1 : pt_kprog_buf_of(kp, gm->B);
+    if (gm->ring_a < 0 || kp->bufs[gm->ring_a].kind != PT_KBUF_RING ||
+        (!gm->deq_regs && (gm->ring_b < 0 || kp->bufs[gm->ring_b].kind != PT_KBUF_RING)))
         REFUSE("A and B must be loaded per k block into rings of stages");
     for (int w = 0; w < kp->wgs; w++) {
         const pt_krole *R = &kp->consumer[w];
-        for (int i = 0; i < R->n_tasks; i++)
+        int mma = -1, deq = -1;
+        for (int i = 0; i < R->n_tasks; i++) {
             if (R->tasks[i].offset != 0)
                 REFUSE("%s has iteration offset %d; offsets are generated on loads only so far",
                        kp->sg->tasks[R->tasks[i].stask].id, R->tasks[i].offset);
-        if (kp->loop != PT_KLOOP_GUARDED || R->tasks[0].body != PT_KB_MMA ||
-            R->epilogue.body != PT_KB_CONVERT)
+            if (R->tasks[i].body == PT_KB_MMA)
+                mma = i;
+            else if (R->tasks[i].body == PT_KB_DEQUANT)
+                deq = i;
+        }
+        if (gm->deq_regs) {
+            if (R->n_tasks != 2 || mma < 0 || deq < 0 || R->epilogue.body != PT_KB_CONVERT)
+                REFUSE("warpgroup %d's loop must be the dequantisation of its rows of %s and its "
+                       "mma, and its epilogue the convert", w, gm->g->tensors[gm->B].name);
+        } else if (kp->loop != PT_KLOOP_GUARDED || R->n_tasks != 1 || mma != 0 ||
+                   R->epilogue.body != PT_KB_CONVERT) {
             REFUSE("warpgroup %d's loop must be its mma alone and its epilogue the convert", w);
+        }
+        if (w == 0) {
+            gm->mma_i = mma;
+            gm->deq_i = deq;
+        } else if (mma != gm->mma_i || deq != gm->deq_i) {
+            REFUSE("warpgroup %d issues its loop's sTasks in another order than warpgroup 0", w);
+        }
     }
     return true;
 }
@@ -168,10 +187,14 @@ static bool plan_registers(const sm90a_gemm *gm, pt_error *err)
                "needs about %d; use a narrower n tile or fewer consumer warpgroups",
                gm->wgs, acc_regs, (long long)gm->BM, (long long)gm->BN, 128 * (1 + gm->wgs), cap,
                acc_regs + 26);
+    /* dequantising its rows, a warpgroup also holds two chunks of A fragments (8 registers
+     * per 64 rows each) and the unpacking's temporaries */
+    int need = acc_regs + 24 + (gm->deq_regs ? 16 * gm->mrep + 24 : 0);
     for (int w = 0; w < gm->wgs; w++)
-        if (gm->kp->consumer[w].regs < acc_regs + 24)
-            REFUSE("consumer warpgroup %d has %d registers per thread; its %d accumulators need "
-                   "at least %d", w, gm->kp->consumer[w].regs, acc_regs, acc_regs + 24);
+        if (gm->kp->consumer[w].regs < need)
+            REFUSE("consumer warpgroup %d has %d registers per thread; its %d accumulators%s "
+                   "need at least %d", w, gm->kp->consumer[w].regs, acc_regs,
+                   gm->deq_regs ? " and A fragments" : "", need);
     return true;
 }
 
