@@ -194,23 +194,38 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
     }
 }
 
+/* Is an operand of the graph's matmul dequantised in the kernel? */
+static bool dequantises(const pt_graph *g)
+{
+    for (int i = 0; i < g->n_ops; i++)
+        if (g->ops[i].kind == PT_OP_DEQUANTIZE)
+            return true;
+    return false;
+}
+
 /* The values of a swapped tiling (rows on axis `rows`): the rows axis takes whole mma rows per
  * warpgroup, as the split axis does; the former split axis `cols` takes tiles of whole mma N
  * steps that cut it evenly into 1 to 4 tiles, only those that are not multiples of the mma
- * rows (those tilings the unswapped pass has, at the same predicted time). Returns false when
- * none is left: the swap adds nothing. */
+ * rows (those tilings the unswapped pass has, at the same predicted time) — unless the rows'
+ * operand is dequantised: swapped, each warpgroup dequantises its own rows into registers
+ * (pt_stask_dequant_rows), another kernel at every tile, so the usual tiles of 64 to 256 are
+ * searched as well. Returns false when none is left: the swap adds nothing. */
 static bool swap_values(const pt_graph *g, const pt_hw *hw, int rows, int cols, value_set *vals)
 {
     int64_t mrow = mma_rows(g, hw), step = hw->mma_n_step > 0 ? hw->mma_n_step : 8;
     int64_t max = hw->mma_n_max > 0 ? hw->mma_n_max : 256, ext = g->axes[cols].extent;
     value_set *c = &vals[cols], *r = &vals[rows];
+    bool deq = dequantises(g);
     c->n = r->n = 0;
     for (int64_t k = 1; k <= 4; k++) {
         int64_t v = (ext + k - 1) / k;
         v = (v + step - 1) / step * step;
-        if (v <= max && v % mrow != 0)
+        if (v <= max && (v % mrow != 0 || deq))
             add_value(c, v);
     }
+    for (int64_t v = mrow; deq && v <= max; v += mrow)
+        if (v < ext + mrow)
+            add_value(c, v);
     row_values(r, mrow, g->axes[rows].extent);
     return c->n > 0 && r->n > 0;
 }

@@ -125,6 +125,15 @@ __device__ __forceinline__ uint32_t dequant_pair(uint32_t x, T scale)
                                                  __float2bfloat162_rn(136.f)),
                                          __bfloat162bfloat162(scale));
         return *reinterpret_cast<const uint32_t *>(&r);
+    } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
+        // fp4 in bf16 without f32: the 3 magnitude bits at bf16 bits 6..8 read as the e2m1
+        // value times 2^-126 (E = 0 a bf16 subnormal, as e2m1's is); times 2^126 is exact, and
+        // the scale's product rounds once (a 2-bit by 8-bit significand), as the reference's
+        const uint32_t bits = ((x & 0x00070007u) << 6) | ((x & 0x00080008u) << 12);
+        const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162 *>(&bits),
+                                         __float2bfloat162_rn(0x1p126f));
+        const __nv_bfloat162 r = __hmul2(v, __bfloat162bfloat162(scale));
+        return *reinterpret_cast<const uint32_t *>(&r);
     } else {
         return QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x), scale)
                                  : M::scale_pair(M::fp4_pair(x), scale);
@@ -132,18 +141,28 @@ __device__ __forceinline__ uint32_t dequant_pair(uint32_t x, T scale)
 }
 
 // dequant.W into wgmma's A fragments (m64 x k16, as mma.m16n8k16's A per warp): one chunk of 32
-// k of the thread's rows r (row0: 16 packed bytes) and r + 8 (row1), for two k16 steps t.
+// k of the thread's rows r and r + 8 (16 packed bytes each, frag_load), for two k16 steps t.
 // Register f[t][j] holds the pair (k 16t + 2q, +1) of row r (j = 0) or r + 8 (j = 1), and the
 // pair (k 16t + 2q + 8, +9) of row r (j = 2) or r + 8 (j = 3), q = lane % 4. The pair is byte
 // q of the chunk's 4-byte word 2t (j 0, 1) or 2t + 1 (j 2, 3): the four lanes of a row read the
 // same 16 bytes (one broadcast load) and each keeps its byte of every word. The 32 k share one
 // scale per row (a group is a multiple of 32).
-template <typename T, Quant QK>
-__device__ __forceinline__ void dequant_frag(const uint8_t *row0, const uint8_t *row1, int q,
-                                             T s0, T s1, uint32_t (&f)[2][4])
+// The packed bytes of one chunk are loaded apart (frag_load), so a block's loads can all be in
+// flight before the first conversion.
+struct frag_words {
+    uint4 r0, r1;  // 32 k of rows r and r + 8
+};
+
+__device__ __forceinline__ frag_words frag_load(const uint8_t *row0, const uint8_t *row1)
 {
-    const uint4 a = *reinterpret_cast<const uint4 *>(row0);
-    const uint4 b = *reinterpret_cast<const uint4 *>(row1);
+    return {*reinterpret_cast<const uint4 *>(row0), *reinterpret_cast<const uint4 *>(row1)};
+}
+
+template <typename T, Quant QK>
+__device__ __forceinline__ void dequant_frag(const frag_words &pk, int q, T s0, T s1,
+                                             uint32_t (&f)[2][4])
+{
+    const uint4 a = pk.r0, b = pk.r1;
     // byte q of w to bits 0..7 and byte q of w >> 4 to bits 16..23: the low nibble (the even
     // element) in the low half, the high one in the high half, once masked
     const uint32_t sel = q | ((q + 4) << 8);

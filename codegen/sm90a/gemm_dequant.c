@@ -163,7 +163,9 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
               (long long)kp->bufs[gm->ring_q].row_bytes, (long long)gm->s_cols,
               gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1");
     if (gm->deq_regs)
-        sb_puts(sb, "// Each consumer warpgroup dequantises its own M_WG rows of B into wgmma's A fragments.\n");
+        sb_puts(sb, "// Each consumer warpgroup dequantises its own M_WG rows of B into wgmma's A fragments,\n"
+                    "// loading the packed bytes of LOOK chunks of 32 k at once (8 registers per chunk and 64 rows).\n"
+                    "constexpr int LOOK = 4 / MREP < BK / 32 ? 4 / MREP : BK / 32;\n");
     else
         sb_printf(sb, "constexpr int DEQ_THREADS = %d, DEQ_BARRIER = %d;  // the dequantising warps and their named barrier\n",
                   DEQ_THREADS, DEQ_BARRIER);
@@ -201,9 +203,23 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
               "            const uint8_t *q = ring_bq + sq * BQ_PITCH;\n"
               "            const elem_t *s = reinterpret_cast<const elem_t *>(ring_bs + ss * BS_PITCH);\n"
               "            const int kbase = %s * BK, g0 = pt::scale_col0<QGROUP>(kbase);\n"
+              "            pt::frag_words pk[LOOK][MREP];  // packed bytes of LOOK chunks, loaded together\n"
+              "            elem_t sc[LOOK][MREP][2];\n"
               "            #pragma unroll\n"
               "            for (int c = 0; c < BK / 32; ++c) {\n"
               "                uint32_t (&f)[MREP][2][4] = frag[c & 1];\n"
+              "                if (c %% LOOK == 0) {\n"
+              "                    #pragma unroll\n"
+              "                    for (int j = 0; j < LOOK; ++j)\n"
+              "                        #pragma unroll\n"
+              "                        for (int r = 0; r < MREP; ++r) {\n"
+              "                            const int row = cw * M_WG + r * 64 + warp * 16 + lane / 4;\n"
+              "                            const int col = (kbase + (c + j) * 32) / QGROUP - g0;\n"
+              "                            pk[j][r] = pt::frag_load(q + row * BQ_ROW + (c + j) * 16, q + (row + 8) * BQ_ROW + (c + j) * 16);\n"
+              "                            sc[j][r][0] = s[row * BS_COLS + col];\n"
+              "                            sc[j][r][1] = s[(row + 8) * BS_COLS + col];\n"
+              "                        }\n"
+              "                }\n"
               "                pt::wgmma_wait<1>();  // the group that read this set is done\n",
               n_iter, gm->g->tensors[gm->B].name, gm->g->tensors[gm->Bq].name,
               gm->g->tensors[gm->Bs].name, gm->g->tensors[gm->C].name, gm->g->tensors[gm->A].name,
@@ -215,14 +231,10 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
                     "                        pt::mbar_arrive(&empty_a[prev_a]);\n"
                     "                    }\n"
                     "                }\n");
-    sb_puts(sb, "                const int col = (kbase + c * 32) / QGROUP - g0;\n"
-                "                #pragma unroll\n"
-                "                for (int r = 0; r < MREP; ++r) {\n"
-                "                    const int row = cw * M_WG + r * 64 + warp * 16 + lane / 4;\n"
-                "                    pt::dequant_frag<elem_t, QKIND>(q + row * BQ_ROW + c * 16, q + (row + 8) * BQ_ROW + c * 16,\n"
-                "                                                    lane % 4, s[row * BS_COLS + col],\n"
-                "                                                    s[(row + 8) * BS_COLS + col], f[r]);\n"
-                "                }\n"
+    sb_puts(sb, "                #pragma unroll\n"
+                "                for (int r = 0; r < MREP; ++r)\n"
+                "                    pt::dequant_frag<elem_t, QKIND>(pk[c % LOOK][r], lane % 4, sc[c % LOOK][r][0],\n"
+                "                                                    sc[c % LOOK][r][1], f[r]);\n"
                 "                if (c == BK / 32 - 1) {  // this warp has read its rows of both stages\n"
                 "                    __syncwarp();\n"
                 "                    if (lane == 0) {\n"
