@@ -47,6 +47,15 @@ typedef struct {
                                     operand tile other EUs already read (cache_reuse.h; MI300X's
                                     Infinity Cache). 0 = not modelled: every load at the load
                                     rate (H100, H200: calibrated with L2 hits included) */
+    double dequant_rows_rate;    /* elements/ns of one EU dequantising into the mma's row
+                                    operand (each consumer warpgroup its own rows into wgmma's A
+                                    fragments, pt_stask_dequant_rows), for all its warpgroups
+                                    together: fitted on generated kernels, whose conversions
+                                    wait on shared-memory loads and the wgmma groups they feed.
+                                    0 = the cost table's dequant rate */
+    double dequant_tile_rate;    /* the same for the producer's warps dequantising a tile into a
+                                    shared-memory ring that the consumers' wgmma reads
+                                    (pt_stask_writes_ring); 0 = the cost table's */
     double lds_read_bytes_per_clk; /* one EU's shared-memory read bandwidth into registers, per
                                     clock: an mma whose operands the kernel reads from LDS with
                                     ds_read first (AMD CDNA3) is charged those bytes at this rate

@@ -765,6 +765,12 @@ static void commit(sim_state *S, int L, double t, double reach)
     const pt_lane *ln = &S->p->lanes[L];
     const pt_cost *c = &S->hw->cost[task->kind][task->dtype];
     double work = amount_of(task) / c->rate, latency = c->latency_ns, start, end, unit_end, ready = t;
+    if (task->kind == PT_ST_DEQUANT) { /* the rates fitted on generated kernels, where known */
+        bool rows = pt_stask_dequant_rows(S->sg, ls->stask);
+        double r = rows ? S->hw->dequant_rows_rate : S->hw->dequant_tile_rate;
+        if (r > 0 && (rows || pt_stask_writes_ring(S->sg, ls->stask)))
+            work = amount_of(task) / r;
+    }
     if (ln->seu == PT_SEU_TENSOR_CORE || ln->seu == PT_SEU_CUDA_CORE)
         work *= S->clock_slow;
     if (S->load_scale)

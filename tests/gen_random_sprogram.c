@@ -200,11 +200,20 @@ static bool draw_lowbit(draw *d, rng *r, pt_error *err)
     }
     draw_unaligned(r, &N, NULL); /* C staged; K stays whole groups (packed rows are not) */
     snprintf(d->set, sizeof d->set, "M=%d,N=%d,K=%d,G=%d", M, N, K, G);
-    snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d", m_wg * wgs, bn, bk, wgs);
+    /* the tensor-core rows on the weights' rows: each consumer warpgroup dequantises its own
+     * rows into registers (W has no ring then) */
+    bool rows = chance(r, 35);
+    if (rows) {
+        snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d,wg_axis=n", 8 * uni(r, 1, 32),
+                 m_wg * wgs, bk, wgs);
+        note(d, "tensor-core rows on n (the consumers dequantise into registers)");
+    } else {
+        snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d", m_wg * wgs, bn, bk, wgs);
+    }
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;
     static const char *const rings[4] = {"A", "Wq", "Ws", "W"};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < (rows ? 3 : 4); i++) {
         int t = pt_graph_find_tensor(&d->g, rings[i]);
         d->p.stages[t] = uni(r, 1, i == 3 ? 4 : 6);
     }

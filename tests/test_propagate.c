@@ -1,7 +1,10 @@
 /* test_propagate.c — Propagate and sTask-partition against hand-derived tiles and structure. */
 #include "embedded.h"
+#include "hw.h"
 #include "propagate.h"
 #include "ptest.h"
+#include "sim.h"
+#include "sprogram.h"
 
 static bool load(pt_graph *g, const char *name, const char *set)
 {
@@ -186,6 +189,74 @@ static void low_bit_refusal(void)
     CHECK_CONTAINS(e.msg, "expected a dequantize op");
 }
 
+/* Predicted kernel time of the default sProgram of sg on hw, or -1. */
+static double predict(const pt_stask_graph *sg, const pt_hw *hw)
+{
+    pt_sprogram p;
+    pt_timeline tl;
+    pt_error e;
+    double t = -1;
+    if (pt_sprogram_default(&p, sg, hw, &e)) {
+        if (pt_simulate(&p, sg, hw, &tl, &e)) {
+            t = tl.kernel_time_ns;
+            pt_timeline_free(&tl);
+        }
+        pt_sprogram_free(&p);
+    }
+    CHECK_MSG(t > 0, "%s", e.msg);
+    return t;
+}
+
+/* Dequantised weights along the tensor-core rows (wg_axis n): each consumer warpgroup
+ * dequantises its own rows into registers (no ring, its own CUDA-core lane, the fitted rows
+ * rate); along the columns (the default) the producer writes a shared-memory ring. */
+static void dequant_on_rows(void)
+{
+    pt_graph g;
+    pt_error e;
+    pt_hw hw;
+    if (!load(&g, "gemm_w4a16", "M=16,N=2048,K=4096") || !pt_hw_load(&hw, "H200", &e)) {
+        CHECK(!"the low-bit example and the H200 model load");
+        return;
+    }
+    pt_tiling t;
+    pt_stask_graph sg;
+    pt_tiling_defaults(&g, &t);
+    CHECK(pt_tiling_parse(&g, "m=16,n=128,k=128,wg=2,wg_axis=n", "--tile", &t, &e));
+    if (!pt_partition(&sg, &g, &t, &e)) {
+        CHECK_MSG(false, "%s", e.msg);
+        return;
+    }
+    int d0 = pt_stask_find(&sg, "dequant.W.wg0"), d1 = pt_stask_find(&sg, "dequant.W.wg1");
+    CHECK(d0 >= 0 && d1 >= 0);
+    CHECK(pt_stask_dequant_rows(&sg, d1) && !pt_stask_writes_ring(&sg, d1));
+    CHECK(sg.tasks[d1].tile[0] == 64 && sg.tasks[d1].wg == 1);
+    pt_sprogram p;
+    if (pt_sprogram_default(&p, &sg, &hw, &e)) {
+        CHECK(pt_sprogram_find_lane(&p, "cuda.producer") < 0);
+        CHECK(pt_sprogram_natural_lane(&p, &sg.tasks[d1]) == pt_sprogram_find_lane(&p, "cuda.wg1"));
+        CHECK(p.stages[pt_graph_find_tensor(&g, "W")] == 0);
+        pt_sprogram_free(&p);
+    }
+    /* the dequant is charged at the fitted rows rate: a slower one is a slower kernel */
+    double fast = predict(&sg, &hw);
+    hw.dequant_rows_rate /= 4;
+    double slow = predict(&sg, &hw);
+    CHECK_MSG(slow > fast * 1.2, "%.0f ns at a quarter of the rate, %.0f ns", slow, fast);
+    pt_stask_graph_free(&sg);
+
+    pt_tiling_defaults(&g, &t);
+    CHECK(pt_partition(&sg, &g, &t, &e));
+    int d = pt_stask_find(&sg, "dequant.W");
+    CHECK(d >= 0 && !pt_stask_dequant_rows(&sg, d) && pt_stask_writes_ring(&sg, d));
+    if (pt_sprogram_default(&p, &sg, &hw, &e)) {
+        CHECK(pt_sprogram_natural_lane(&p, &sg.tasks[d]) == pt_sprogram_find_lane(&p, "cuda.producer"));
+        CHECK(p.stages[pt_graph_find_tensor(&g, "W")] >= 2);
+        pt_sprogram_free(&p);
+    }
+    pt_stask_graph_free(&sg);
+}
+
 /* One limit for consumer warpgroups (PT_MAX_WARPGROUPS = 7): --tile, Propagate, graph
  * defaults and sProgram files all accept 7 and refuse 8 with the same range. */
 static void warpgroup_limit(void)
@@ -266,6 +337,7 @@ int main(void)
     PTEST_RUN(fa_tiles);
     PTEST_RUN(every_example_partitions);
     PTEST_RUN(low_bit_refusal);
+    PTEST_RUN(dequant_on_rows);
     PTEST_RUN(warpgroup_limit);
     PTEST_RUN(tile_product_limit);
     PTEST_END();

@@ -62,13 +62,27 @@ static void on_rows_axis_changed(GObject *dd, GParamSpec *pspec, gpointer data)
     g_free(spec);
 }
 
+/* Is the graph one matmul, optionally of dequantised weights: the kinds whose kernel is
+ * generated with the tensor-core rows on either output axis? */
+static bool single_matmul(const pt_graph *g)
+{
+    int mm = 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        if (g->ops[i].kind == PT_OP_MATMUL)
+            mm++;
+        else if (g->ops[i].kind != PT_OP_DEQUANTIZE)
+            return false;
+    }
+    return mm == 1;
+}
+
 /* A drop-down of the output axes the warpgroups may split (and the tensor-core rows run
- * along), or NULL when there is no choice: offered for a graph of a single matmul, the one
- * kind whose kernel is generated either way (other graphs keep their first output axis). */
+ * along), or NULL when there is no choice: offered for a single matmul (single_matmul; other
+ * graphs keep their first output axis). */
 static GtkWidget *rows_axis_drop_down(PtWindow *self)
 {
     const pt_explorer_model *m = self->model;
-    if (m->graph.n_ops != 1 || m->graph.ops[0].kind != PT_OP_MATMUL)
+    if (!single_matmul(&m->graph))
         return NULL;
     GtkStringList *list = gtk_string_list_new(NULL);
     guint sel = 0, n = 0;
@@ -92,7 +106,9 @@ static GtkWidget *rows_axis_drop_down(PtWindow *self)
     gtk_widget_set_tooltip_text(dd, "The output axis the consumer warpgroups split, along which a "
                                     "matmul's tensor-core rows (wgmma's M, 64 per warpgroup) run; "
                                     "the other axis is the instruction's N, in multiples of 8. Rows "
-                                    "on a GEMM's N swap A and B: a small M is then cut finely");
+                                    "on a GEMM's N swap A and B: a small M is then cut finely, and "
+                                    "dequantised weights are converted by each warpgroup into its "
+                                    "own registers rather than by the producer into shared memory");
     gtk_accessible_update_property(GTK_ACCESSIBLE(dd), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    "Tensor-core rows along axis", -1);
     g_signal_connect(dd, "notify::selected", G_CALLBACK(on_rows_axis_changed), self);
