@@ -40,6 +40,7 @@ typedef struct {
      * operand in shared memory. mma_i, deq_i: the consumer tasks (the same in every role). */
     bool deq_regs;
     int mma_i, deq_i;
+    bool a_late;                 /* deq_regs: A's stage handed back during the next k block */
     int Bq, Bs, ring_q, ring_s, deq_task;
     int64_t group, s_cols;
     pt_dtype q_dt;

@@ -20,6 +20,29 @@
 #define DEQ_THREADS 96
 #define DEQ_BARRIER 15
 
+/* Can the consumers hand A's stage of k block j back during block j + 1 (after its first
+ * chunk's wgmma group) rather than right after block j? That release needs block j + 1's
+ * packed, scale and A loads issued; the producer must not be waiting for the stage first. Its
+ * load into that stage (A of block j + S) is issued at step j + S - off_A, the others at
+ * j + 1 - off (in lane order within a step), so each must come first. */
+static bool a_release_late(const pt_kprog *kp, int ring_a, int ring_q, int ring_s)
+{
+    int S = kp->bufs[ring_a].stages, ea = -1;
+    for (int e = 0; e < kp->n_loads; e++)
+        if (kp->load_buf[e] == ring_a)
+            ea = e;
+    if (S < 2 || ea < 0)
+        return false;
+    for (int e = 0; e < kp->n_loads; e++) {
+        if (kp->load_buf[e] != ring_q && kp->load_buf[e] != ring_s)
+            continue;
+        int mine = 1 - kp->load_offset[e], a_refill = S - kp->load_offset[ea];
+        if (mine > a_refill || (mine == a_refill && e > ea))
+            return false;
+    }
+    return true;
+}
+
 bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
 {
     const pt_kprog *kp = gm->kp;
@@ -81,6 +104,7 @@ bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
     if (!gm->deq_regs && gm->kp->producer.regs < 56)
         REFUSE("the producer role has %d registers per thread; its dequantising warps need at "
                "least 56", gm->kp->producer.regs);
+    gm->a_late = gm->deq_regs && a_release_late(kp, gm->ring_a, gm->ring_q, gm->ring_s);
     const char *k0 = sm90a_k_ranged(kp) ? "(k0 + i)" : "i";
     snprintf(gm->coord_q, sizeof gm->coord_q, "%s * (BK / 2)", k0);
     snprintf(gm->coord_s, sizeof gm->coord_s, "pt::scale_col0<QGROUP>(%s * BK)", k0);
@@ -180,13 +204,14 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
  * set (two chunks back) finish. The packed and scale stages are handed back by every warp once
  * it has read them (their empty barriers count 4 x WGS); A's stage once the groups that read it
  * are done: at the second chunk of the next k block (its wait leaves only that block's first
- * group in flight), or right after the block where A has a single stage. */
+ * group in flight) where the program carries a group across steps, else right after the
+ * block. */
 void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
 {
     const pt_kprog *kp = gm->kp;
     const char *k0 = sm90a_k_ranged(kp) ? "(k0 + i)" : "i";
     const char *n_iter = sm90a_k_ranged(kp) ? "n_iter" : "K_ITERS";
-    bool late = kp->bufs[gm->ring_a].stages > 1;
+    bool late = gm->a_late;
     sb_printf(sb,
               "        for (int i = 0; i < %s; ++i) {\n"
               "            // dequant.%s: Waits on load.%s and load.%s; mma.%s: Wait on load.%s and on\n"
@@ -267,7 +292,7 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
                 "                pt::wgmma_commit();\n"
                 "            }\n");
     if (!late)
-        sb_puts(sb, "            pt::wgmma_wait<0>();  // A has one stage: hand it back before the next load\n"
+        sb_puts(sb, "            pt::wgmma_wait<0>();  // the rings are sized exactly: hand A's stage back now\n"
                     "            if (lead) {\n"
                     "                PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 1);\n"
                     "                pt::mbar_arrive(&empty_a[sa]);\n"

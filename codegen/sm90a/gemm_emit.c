@@ -333,7 +333,7 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               : split ? "        const int k0 = kc * K_ITERS / SPLIT_K, n_iter = (kc + 1) * K_ITERS / SPLIT_K - k0;\n"
                         "        (void)k0;\n"
                       : "",
-              gm->deq_regs ? (gm->kp->bufs[gm->ring_a].stages > 1 ? "        uint32_t prev_a = 0;\n" : "")
+              gm->deq_regs ? (gm->a_late ? "        uint32_t prev_a = 0;\n" : "")
               : gm->kp->carry ? "        uint32_t prev_a = 0, prev_b = 0;\n" : "");
     if (gm->deq_regs) {
         sm90a_gemm_emit_dequant_rows_loop(sb, gm);
