@@ -53,6 +53,10 @@ typedef struct {
                                     together: fitted on generated kernels, whose conversions
                                     wait on shared-memory loads and the wgmma groups they feed.
                                     0 = the cost table's dequant rate */
+    double dequant_rows_block_ns; /* and each such dequant sTask's fixed time per k block on its
+                                    warpgroup (its barrier waits, its first shared-memory loads, the
+                                    wgmma groups it waits for), during which the other roles may
+                                    use the CUDA cores: a latency, not a rate */
     double dequant_tile_rate;    /* the same for the producer's warps dequantising a tile into a
                                     shared-memory ring that the consumers' wgmma reads
                                     (pt_stask_writes_ring); 0 = the cost table's */

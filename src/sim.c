@@ -349,7 +349,7 @@ static bool build_deps(sim_state *S, pt_error *err)
     int n = S->n;
     size_t cap = 0;
     for (int s = 0; s < n; s++)
-        cap += (size_t)sg->tasks[s].n_deps + 2 * (size_t)n;
+        cap += (size_t)sg->tasks[s].n_deps + 3 * (size_t)n;
     cap += (size_t)p->n_waits + 1;
     S->deps = malloc(cap * sizeof *S->deps);
     S->dep_off = malloc(((size_t)n + 1) * sizeof *S->dep_off);
@@ -389,6 +389,12 @@ static bool build_deps(sim_state *S, pt_error *err)
                     S->deps[m++] = (dep_ent){.from = c, .mode = DM_STAGE, .k = k, .lag = 0};
                     if (lag > 0)
                         S->deps[m++] = (dep_ent){.from = c, .mode = DM_STAGE, .k = k, .lag = lag};
+                    /* a warpgroup dequantising its rows hands the packed stage back inside
+                     * the step that issues their mma, after its Waits (the validator's
+                     * release set, stage_hold.h): the mma's own loads hold it too */
+                    for (int r = 0; r < n && pt_stask_dequant_rows(sg, c); r++)
+                        if (sg->tasks[r].kind == PT_ST_MMA && pt_stage_reader(sg, c, r))
+                            S->deps[m++] = (dep_ent){.from = r, .mode = DM_STAGE, .k = k, .lag = 0};
                 }
         }
     }
@@ -770,6 +776,8 @@ static void commit(sim_state *S, int L, double t, double reach)
         double r = rows ? S->hw->dequant_rows_rate : S->hw->dequant_tile_rate;
         if (r > 0 && (rows || pt_stask_writes_ring(S->sg, ls->stask)))
             work = amount_of(task) / r;
+        if (rows && r > 0)
+            latency = S->hw->dequant_rows_block_ns;
     }
     if (ln->seu == PT_SEU_TENSOR_CORE || ln->seu == PT_SEU_CUDA_CORE)
         work *= S->clock_slow;

@@ -95,6 +95,18 @@ static int acc_after(pt_kprog *kp, int softmax_op)
     return o < 0 ? -1 : val_of(kp, PT_KVAL_CARRIED, kp->g->ops[o].out, -1);
 }
 
+/* A dequantised tile along the tensor-core rows (pt_stask_dequant_rows): the warpgroup turns
+ * its rows of the packed and scale stages into the registers its mma reads as the row operand. */
+static void rows_dequant_body(pt_kprog *kp, pt_ktask *t, const pt_op *op)
+{
+    const pt_tensor *q = &kp->g->tensors[op->in[0]];
+    t->body = PT_KB_DEQUANT;
+    t->in[t->n_in++] = source(kp, op->in[0]);
+    if (q->scales >= 0)
+        t->in[t->n_in++] = source(kp, q->scales);
+    t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
+}
+
 #define IN(src) t->in[t->n_in++] = (src)
 #define VAL(i) ((pt_ksrc){PT_KSRC_VAL, (i)})
 
@@ -177,18 +189,9 @@ static bool body(pt_kprog *kp, pt_ktask *t, const char *who, pt_error *err)
         IN(source(kp, op->in[1]));
         t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
         break;
-    case PT_ST_DEQUANT: {
-        /* a dequantised tile along the tensor-core rows (pt_stask_dequant_rows): the
-         * warpgroup turns its rows of the packed and scale stages into the registers its mma
-         * reads as the row operand */
-        const pt_tensor *q = &g->tensors[op->in[0]];
-        t->body = PT_KB_DEQUANT;
-        IN(source(kp, op->in[0]));
-        if (q->scales >= 0)
-            IN(source(kp, q->scales));
-        t->out = val_of(kp, PT_KVAL_ITER, op->out, -1);
+    case PT_ST_DEQUANT:
+        rows_dequant_body(kp, t, op);
         break;
-    }
     case PT_ST_ELEMENTWISE:
         if (sm < 0) {
             /* loop-free (a combine), a loop body's pointwise piece (Mamba2's decay and dt

@@ -112,8 +112,9 @@ if "$cli" codegen mamba2_chunk_scan --set B=1,S=512,H=2,N=96 --tile l=128,s=32,w
 elif ! grep -q "expected a multiple of 64" "$tmp/err"; then
     echo "FAIL refusal: mamba2_chunk_scan N = 96 does not name the rule: $(cat "$tmp/err")"; fails=$((fails + 1))
 else echo "ok   refusal: $(cat "$tmp/err")"; fi
-# The tensor-core rows on N (wg_axis=n): M's tile is wgmma's N, a multiple of 8; not for a
-# dequantised B, not for attention's head dim.
+# The tensor-core rows on N (wg_axis=n): M's tile is wgmma's N, a multiple of 8; a dequantised B
+# (each warpgroup dequantising its rows into A fragments) in groups of 32 k; not for attention's
+# head dim.
 refused() { # name pattern cli-args...: refused, one line, naming the rule
     name=$1 pat=$2; shift 2
     if "$cli" "$@" --target sm90a -o "$tmp/refused-$name" 2>"$tmp/err"; then
@@ -125,7 +126,7 @@ refused() { # name pattern cli-args...: refused, one line, naming the rule
 refused swap-m100 "expected a multiple of 8 up to 256" codegen gemm_f16 --set M=257 --tile m=100,n=128,k=64,wg=1,wg_axis=n
 refused swap-m264 "expected a multiple of 8 up to 256" codegen gemm_f16 --set M=264 --tile m=264,n=64,k=64,wg=1,wg_axis=n
 refused swap-acol "expected a multiple of 64 up to 256" codegen "$here/graphs/gemm_f16_acol.json" --set M=100 --tile m=104,n=128,k=64,wg=1,wg_axis=n
-refused swap-w4a16 "with a dequantised B is not generated" codegen gemm_w4a16 --set M=16 --tile m=16,n=128,k=64,wg=1,wg_axis=n
+refused swap-w4a16-g16 "group size 16 .* expected a multiple of 32" codegen gemm_w4a16 --set M=16,G=16 --tile m=16,n=128,k=64,wg=1,wg_axis=n
 refused swap-attention "only a single matmul.s tensor-core rows" codegen flash_attention --set S=1024 --tile m=64,n=64,wg=1,wg_axis=d
 echo "$fails failed"
 [ "$fails" -eq 0 ]
