@@ -32,8 +32,9 @@ typedef struct {
     int c_chunk_cols;            /* output columns per 128-byte swizzled store box */
     int64_t tiles_m, tiles_n, k_iters;
     sm90a_shape sh;              /* the tile walk and buffer names the shared printers use */
-    /* B dequantised by the producer's CUDA cores (pt_stask_writes_ring): its packed tensor and
-     * group scales, their rings, the group length, the scale columns of a stage */
+    /* B dequantised in the kernel (by the producer's CUDA cores into B's ring, or see deq_regs):
+     * its packed tensor and group scales, their rings, the group length, the scale columns of
+     * a stage */
     bool deq;
     /* ... and with the tensor-core rows on N (swap), dequantised by each consumer warpgroup
      * into wgmma's A fragments (pt_stask_dequant_rows): no ring of B, A's the only wgmma

@@ -1,13 +1,18 @@
 /* gemm_dequant.c — a matmul whose B is dequantised in the kernel (W4A16, WFP4A16): the packed
- * weights and their group scales are loaded by TMA into rings like any operand, and the
- * producer warpgroup's three warps beside the TMA thread turn each stage into the f16/bf16
- * tile of B's ring, which the consumers' wgmma reads as if TMA had loaded it.
+ * weights and their group scales are loaded by TMA into rings like any operand. Two forms, as
+ * the sProgram's rows axis says:
  *
- * So dequantising iteration i + 1 overlaps the mma of iteration i, as the sProgram's stages of
+ * B on wgmma's column side (the default): the producer warpgroup's three warps beside the TMA
+ * thread turn each stage into the f16/bf16 tile of B's ring, which the consumers' wgmma reads
+ * as if TMA had loaded it. So dequantising iteration i + 1 overlaps the mma of iteration i, as the sProgram's stages of
  * B say: the dequantising warps wait for a free stage of B (its empty barrier, released by the
  * consumers' wgmma groups), for the packed and scale stages (their full barriers), write the
  * tile, make it visible to the tensor cores' asynchronous proxy, and arrive on B's full
- * barrier; the packed and scale stages go back to the TMA thread right away. */
+ * barrier; the packed and scale stages go back to the TMA thread right away.
+ *
+ * B on the tensor-core rows (wg_axis n, A and B swapped): each consumer warpgroup converts its
+ * own rows straight into wgmma's A fragments (sm90a_gemm_emit_dequant_rows_loop), so there is
+ * no tile of B in shared memory and every consumer warp dequantises. */
 #include <stdio.h>
 
 #include "common.h"
@@ -206,8 +211,8 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
  * set (two chunks back) finish. The packed and scale stages are handed back by every warp once
  * it has read them (their empty barriers count 4 x WGS); A's stage once the groups that read it
  * are done: at the second chunk of the next k block (its wait leaves only that block's first
- * group in flight) where the program carries a group across steps, else right after the
- * block. */
+ * group in flight) where the producer's load offsets allow it (a_release_late), else right
+ * after the block. */
 void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
 {
     const pt_kprog *kp = gm->kp;
