@@ -57,7 +57,7 @@ bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err);
 void sm90a_gemm_emit_dequant(strbuf *sb, const void *gemm);
 void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm);
 /* The consumers' k loop when they dequantise their own rows (deq_regs), and the descriptor of
- * wgmma's B operand for step kk that it shares with the shared-memory form (gemm_emit.c). */
+ * wgmma's B operand for step kk that it shares with the shared-memory form (gemm_desc.c). */
 void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm);
 void sm90a_gemm_emit_cols_desc(strbuf *sb, const sm90a_gemm *gm, const char *indent);
 /* Split-K (gemm_splitk.c): the counters and workspace before the kernel, the epilogue that

@@ -47,19 +47,6 @@ static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
               sm90a_cuda_type(gm->in_dt), rows_kmajor ? 0 : 1, cols_kmajor ? 0 : 1);
 }
 
-/* The descriptor db of wgmma's B operand (B's tile, or A's when swapped) at k16 step kk. */
-void sm90a_gemm_emit_cols_desc(strbuf *sb, const sm90a_gemm *gm, const char *indent)
-{
-    const char *cols = gm->swap ? "a" : "b", *cols_ext = gm->swap ? "BM" : "BN";
-    if (gm->swap ? gm->a_kmajor : gm->b_kmajor)
-        sb_printf(sb, "%sconst uint64_t db = pt::desc_sw128(%s + (kk / 4) * (%s * 128) + (kk %% 4) * 32, 16, 1024);\n",
-                  indent, cols, cols_ext);
-    else
-        sb_printf(sb, "%s// MN-major operand: 64-column atoms BK*128 bytes apart, 8-row groups 1024 apart\n"
-                      "%sconst uint64_t db = pt::desc_sw128(%s + kk * 16 * 128, BK * 128, 1024);\n",
-                  indent, indent, cols);
-}
-
 /* Record regions of the instrumented build: the TMA thread, each consumer warpgroup, and the
  * dequantising warps where the producer has them. */
 int sm90a_gemm_trace_roles(const sm90a_gemm *gm)
