@@ -95,6 +95,8 @@ typedef struct {
     bool edge;               /* the work item is an edge tile (tma_box.h) */
     double *lds_ns;          /* per sTask: an mma's operand reads from LDS (lds_read.h); NULL
                                 when the model has no LDS read rate */
+    double *rate, *latency;  /* per sTask: its cost (the cost table's, or a dequant's rates
+                                fitted on generated kernels, stask_cost) */
     int *dep_off;            /* per sTask: [dep_off[s], dep_off[s+1]) in deps */
     dep_ent *deps;
     int64_t n_slots;
@@ -392,9 +394,10 @@ static bool build_deps(sim_state *S, pt_error *err)
                     /* a warpgroup dequantising its rows hands the packed stage back inside
                      * the step that issues their mma, after its Waits (the validator's
                      * release set, stage_hold.h): the mma's own loads hold it too */
-                    for (int r = 0; r < n && pt_stask_dequant_rows(sg, c); r++)
-                        if (sg->tasks[r].kind == PT_ST_MMA && pt_stage_reader(sg, c, r))
-                            S->deps[m++] = (dep_ent){.from = r, .mode = DM_STAGE, .k = k, .lag = 0};
+                    if (pt_stask_dequant_rows(sg, c))
+                        for (int r = 0; r < n; r++)
+                            if (sg->tasks[r].kind == PT_ST_MMA && pt_stage_reader(sg, c, r))
+                                S->deps[m++] = (dep_ent){.from = r, .mode = DM_STAGE, .k = k, .lag = 0};
                 }
         }
     }
@@ -770,15 +773,8 @@ static void commit(sim_state *S, int L, double t, double reach)
     const pt_stask *task = &S->sg->tasks[ls->stask];
     const pt_lane *ln = &S->p->lanes[L];
     const pt_cost *c = &S->hw->cost[task->kind][task->dtype];
-    double work = amount_of(task) / c->rate, latency = c->latency_ns, start, end, unit_end, ready = t;
-    if (task->kind == PT_ST_DEQUANT) { /* the rates fitted on generated kernels, where known */
-        bool rows = pt_stask_dequant_rows(S->sg, ls->stask);
-        double r = rows ? S->hw->dequant_rows_rate : S->hw->dequant_tile_rate;
-        if (r > 0 && (rows || pt_stask_writes_ring(S->sg, ls->stask)))
-            work = amount_of(task) / r;
-        if (rows && r > 0)
-            latency = S->hw->dequant_rows_block_ns;
-    }
+    double work = amount_of(task) / S->rate[ls->stask], latency = S->latency[ls->stask];
+    double start, end, unit_end, ready = t;
     if (ln->seu == PT_SEU_TENSOR_CORE || ln->seu == PT_SEU_CUDA_CORE)
         work *= S->clock_slow;
     if (S->load_scale)
@@ -980,6 +976,8 @@ static void sim_free(sim_state *S)
     free(S->base);
     free(S->lane_of);
     free(S->load_scale);
+    free(S->rate);
+    free(S->latency);
     free(S->box_frac);
     free(S->box_oob_ns);
     free(S->lds_ns);
@@ -992,6 +990,25 @@ static void sim_free(sim_state *S)
     free(S->inflight);
     free(S->spans);
     free(S->seen);
+}
+
+/* sTask s's rate and latency: the cost table's, except a dequantisation's where the model has
+ * rates fitted on generated kernels (into the mma's row fragments, or into a ring), the former
+ * with a fixed time per k block as its latency. */
+static void stask_cost(const sim_state *S, int s, double *rate, double *latency)
+{
+    const pt_stask *t = &S->sg->tasks[s];
+    const pt_cost *c = &S->hw->cost[t->kind][t->dtype];
+    *rate = c->rate;
+    *latency = c->latency_ns;
+    if (t->kind != PT_ST_DEQUANT)
+        return;
+    if (pt_stask_dequant_rows(S->sg, s) && S->hw->dequant_rows_rate > 0) {
+        *rate = S->hw->dequant_rows_rate;
+        *latency = S->hw->dequant_rows_block_ns;
+    } else if (pt_stask_writes_ring(S->sg, s) && S->hw->dequant_tile_rate > 0) {
+        *rate = S->hw->dequant_tile_rate;
+    }
 }
 
 static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
@@ -1010,6 +1027,12 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
         slots += is_body(sg, s) ? S->iters : 1;
     }
     S->n_slots = slots;
+    S->rate = malloc(((size_t)n + 1) * sizeof *S->rate);
+    S->latency = malloc(((size_t)n + 1) * sizeof *S->latency);
+    if (!S->rate || !S->latency)
+        return pt_fail(err, "simulate: out of memory");
+    for (int s = 0; s < n; s++)
+        stask_cost(S, s, &S->rate[s], &S->latency[s]);
     if (S->hw->reuse_bytes_per_ns > 0) {
         S->load_scale = malloc(((size_t)n + 1) * sizeof *S->load_scale);
         if (!S->load_scale)
