@@ -185,18 +185,16 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
     const pt_kprog *kp = gm->kp;
     sb_printf(sb, "using elem_t = %s;\n"
                   "// B = dequantize(%s): %s, one %s scale per group of QGROUP along k.\n"
-                  "constexpr int QGROUP = %lld, BQ_ROW = %lld, BS_COLS = %lld;  // packed bytes and scale columns of a stage row\n"
-                  "%s%s%s",
+                  "constexpr int QGROUP = %lld, BQ_ROW = %lld, BS_COLS = %lld;  // packed bytes and scale columns of a stage row\n",
               sm90a_cuda_type(gm->in_dt), gm->g->tensors[gm->Bq].name, pt_dtype_name(gm->q_dt),
               pt_dtype_name(gm->in_dt), (long long)gm->group,
-              (long long)kp->bufs[gm->ring_q].row_bytes, (long long)gm->s_cols,
-              gm->deq_regs ? "constexpr pt::Quant QKIND = pt::Quant::" : "",
-              gm->deq_regs ? (gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1") : "",
-              gm->deq_regs ? ";\n" : "");
+              (long long)kp->bufs[gm->ring_q].row_bytes, (long long)gm->s_cols);
     if (gm->deq_regs)
-        sb_puts(sb, "// Each consumer warpgroup dequantises its own M_WG rows of B into wgmma's A fragments,\n"
-                    "// loading the packed bytes of LOOK chunks of 32 k at once (8 registers per chunk and 64 rows).\n"
-                    "constexpr int LOOK = 4 / MREP < BK / 32 ? 4 / MREP : BK / 32;\n");
+        sb_printf(sb, "constexpr pt::Quant QKIND = pt::Quant::%s;\n"
+                      "// Each consumer warpgroup dequantises its own M_WG rows of B into wgmma's A fragments,\n"
+                      "// loading the packed bytes of LOOK chunks of 32 k at once (8 registers per chunk and 64 rows).\n"
+                      "constexpr int LOOK = 4 / MREP < BK / 32 ? 4 / MREP : BK / 32;\n",
+                  gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1");
     else
         sb_printf(sb, "constexpr int DEQ_THREADS = %d, DEQ_BARRIER = %d;  // the dequantising warps and their named barrier\n",
                   DEQ_THREADS, DEQ_BARRIER);

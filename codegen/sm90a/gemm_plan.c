@@ -58,7 +58,6 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
     gm->swap = gm->kp->sg->rows_axis == n; /* C is [m, n]: its rows run along one of them */
     /* the weights on the tensor-core rows: each warpgroup dequantises its own (gemm_dequant.c) */
     gm->deq_regs = gm->swap && gm->deq;
-    (void)m;
     gm->BM = t->tile[m];
     gm->BN = t->tile[n];
     gm->BK = t->tile[k];
