@@ -115,14 +115,23 @@ static GtkWidget *rows_axis_drop_down(PtWindow *self)
     return dd;
 }
 
-GtkWidget *pt_window_get_rows_axis_drop_down(PtWindow *self)
+/* The form's widget of `type` carrying data `key` (equal to the string `value` where given):
+ * the form is rows of fields, each field a child of a row. */
+static GtkWidget *form_widget(PtWindow *self, GType type, const char *key, const char *value)
 {
     for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
          c = gtk_widget_get_next_sibling(c))
-        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k))
-            if (GTK_IS_DROP_DOWN(k) && g_object_get_data(G_OBJECT(k), "pt-rows-axis"))
+        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k)) {
+            const char *d = g_object_get_data(G_OBJECT(k), key);
+            if (G_TYPE_CHECK_INSTANCE_TYPE(k, type) && (value ? g_strcmp0(d, value) == 0 : d != NULL))
                 return k;
+        }
     return NULL;
+}
+
+GtkWidget *pt_window_get_rows_axis_drop_down(PtWindow *self)
+{
+    return form_widget(self, GTK_TYPE_DROP_DOWN, "pt-rows-axis", NULL);
 }
 
 static void on_stages_changed(GtkSpinButton *spin, gpointer data)
@@ -135,13 +144,7 @@ static void on_stages_changed(GtkSpinButton *spin, gpointer data)
 
 GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor)
 {
-    for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
-         c = gtk_widget_get_next_sibling(c))
-        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k))
-            if (GTK_IS_SPIN_BUTTON(k) &&
-                g_strcmp0(g_object_get_data(G_OBJECT(k), "pt-tensor"), tensor) == 0)
-                return k;
-    return NULL;
+    return tensor ? form_widget(self, GTK_TYPE_SPIN_BUTTON, "pt-tensor", tensor) : NULL;
 }
 
 static void on_split_k_changed(GtkSpinButton *spin, gpointer data)
@@ -163,12 +166,7 @@ static void on_stream_k_changed(GtkSpinButton *spin, gpointer data)
 
 GtkWidget *pt_window_get_split_k_spin(PtWindow *self)
 {
-    for (GtkWidget *c = self->form_box ? gtk_widget_get_first_child(self->form_box) : NULL; c;
-         c = gtk_widget_get_next_sibling(c))
-        for (GtkWidget *k = gtk_widget_get_first_child(c); k; k = gtk_widget_get_next_sibling(k))
-            if (GTK_IS_SPIN_BUTTON(k) && g_object_get_data(G_OBJECT(k), "pt-split-k"))
-                return k;
-    return NULL;
+    return form_widget(self, GTK_TYPE_SPIN_BUTTON, "pt-split-k", NULL);
 }
 
 static void on_offset_changed(GtkSpinButton *spin, gpointer data)
