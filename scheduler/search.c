@@ -541,6 +541,61 @@ static bool next_tiling(const search *S, int *idx)
     return false;
 }
 
+/* Grid and pipelining choices of one tiling and warpgroup count: stages, look-ahead, ping-pong,
+ * the CTA walk (one tile per CTA; persistent grouped; persistent grouped with the store on a
+ * consumer) and the reduction split; the warpgroups must split the split axis in whole mma
+ * rows. Counts every combination seen, pruned or tried, and stops at the budget. */
+static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
+                          const int *stages_opts)
+{
+    static const struct {
+        bool persistent;
+        pt_raster raster;
+        bool store_by_consumer;
+    } parts[] = {{false, PT_RASTER_ROW, false},
+                 {true, PT_RASTER_GROUPED, false},
+                 {true, PT_RASTER_GROUPED, true}};
+    pt_schedule_result *r = S->top.r;
+    const pt_schedule_opts *o = S->o;
+    int wgs = t->warpgroups;
+    bool split_ok = split < 0 ? wgs == 1 : t->tile[split] % (wgs * mma_rows(S->g, S->hw)) == 0;
+    bool pays[N_SPLIT_OPTS];
+    split_gates(S, t, split_ok ? n_split : 1, pays);
+    for (int si = 0; si < 3; si++)
+        for (int la = 0; la < 3; la++)
+            for (int pp = 0; pp < 2; pp++)
+                for (int pi = 0; pi < 3; pi++)
+                    for (int ki = 0; ki < n_split; ki++) {
+                        if (!split_ok || (pp && wgs < 2)) {
+                            r->seen++;
+                            r->pruned_invalid++;
+                            continue;
+                        }
+                        pt_intra_opts io = {
+                            .lookahead = (pt_lookahead)la, .pingpong = pp,
+                            .stages = stages_opts[si], .persistent = parts[pi].persistent,
+                            .raster = parts[pi].raster, .group = 8,
+                            .store_by_consumer = parts[pi].store_by_consumer,
+                            .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
+                            .stream_k = split_opts[ki] == STREAM_K ? S->hw->eu_count : 0};
+                        /* a stream-K grid is persistent: one raster of it is enough */
+                        bool sk_ok = split_opts[ki] != STREAM_K ||
+                                     (parts[pi].persistent && !parts[pi].store_by_consumer);
+                        if (pays[ki] && sk_ok) {
+                            try_candidate(S, t, &io);
+                        } else {
+                            r->seen++;
+                            r->pruned_split_k++;
+                        }
+                        if (o && o->progress && r->seen % 500 == 0)
+                            o->progress(o->ctx, r->seen, r->total,
+                                        r->n ? r->best[0].predicted_ns : 0);
+                        if (o && ((o->budget_s > 0 && now_s() - S->t0 > o->budget_s) ||
+                                  (o->stop && o->stop(o->ctx, r->seen))))
+                            r->budget_hit = true;
+                    }
+}
+
 bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
                        pt_schedule_result *r, pt_error *err)
 {
@@ -567,13 +622,6 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
      * it tries a single stage (loaded, then computed on) instead */
     static const int stages_big[] = {2, 3, 4}, stages_small[] = {1, 2, 3};
     const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
-    struct {
-        bool persistent;
-        pt_raster raster;
-        bool store_by_consumer;
-    } parts[] = {{false, PT_RASTER_ROW, false},
-                 {true, PT_RASTER_GROUPED, false},
-                 {true, PT_RASTER_GROUPED, true}};
     int64_t per_tiling = 3 /* wgs */ * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * 3 *
                          n_split;
     r->total = per_tiling;
@@ -604,43 +652,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
                 t.tile[a] = S.vals[a].v[idx[a]];
             for (int wgs = 1; wgs <= 3 && !r->budget_hit; wgs++) {
                 t.warpgroups = wgs;
-                bool split_ok = split < 0 ? wgs == 1 : t.tile[split] % (wgs * mma_rows(g, hw)) == 0;
-                bool pays[N_SPLIT_OPTS];
-                split_gates(&S, &t, split_ok ? n_split : 1, pays);
-                for (int si = 0; si < 3; si++)
-                    for (int la = 0; la < 3; la++)
-                        for (int pp = 0; pp < 2; pp++)
-                            for (int pi = 0; pi < 3; pi++)
-                                for (int ki = 0; ki < n_split; ki++) {
-                                    if (!split_ok || (pp && wgs < 2)) {
-                                        r->seen++;
-                                        r->pruned_invalid++;
-                                        continue;
-                                    }
-
-                                    pt_intra_opts io = {
-                                        .lookahead = (pt_lookahead)la, .pingpong = pp,
-                                        .stages = stages_opts[si], .persistent = parts[pi].persistent,
-                                        .raster = parts[pi].raster, .group = 8,
-                                        .store_by_consumer = parts[pi].store_by_consumer,
-                                        .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
-                                        .stream_k = split_opts[ki] == STREAM_K ? hw->eu_count : 0};
-                                    /* a stream-K grid is persistent: one raster of it is enough */
-                                    bool sk_ok = split_opts[ki] != STREAM_K ||
-                                                 (parts[pi].persistent && !parts[pi].store_by_consumer);
-                                    if (pays[ki] && sk_ok) {
-                                        try_candidate(&S, &t, &io);
-                                    } else {
-                                        r->seen++;
-                                        r->pruned_split_k++;
-                                    }
-                                    if (o && o->progress && r->seen % 500 == 0)
-                                        o->progress(o->ctx, r->seen, r->total,
-                                                    r->n ? r->best[0].predicted_ns : 0);
-                                    if (o && ((o->budget_s > 0 && now_s() - S.t0 > o->budget_s) ||
-                                              (o->stop && o->stop(o->ctx, r->seen))))
-                                        r->budget_hit = true;
-                                }
+                search_tiling(&S, &t, split, n_split, stages_opts);
             }
             more = next_tiling(&S, idx);
         }
