@@ -25,6 +25,8 @@ typedef struct {
      * accumulators are stored transposed. acc_n is wgmma's N: BM when swapped, else BN. */
     bool swap;
     int64_t acc_n;
+    bool rows_kmajor, cols_kmajor; /* the instruction's A (rows) and B (columns) operand tiles
+                                      stored K-major (else the transposed form) */
     bool a_kmajor;               /* A stored M x K (else K x M: M-major, transposed wgmma) */
     bool b_kmajor;               /* B stored N x K (else K x N: N-major, transposed wgmma) */
     pt_dtype in_dt, out_dt;

@@ -9,7 +9,7 @@
 void sm90a_gemm_emit_cols_desc(strbuf *sb, const sm90a_gemm *gm, const char *indent)
 {
     const char *cols = gm->swap ? "a" : "b", *cols_ext = gm->swap ? "BM" : "BN";
-    if (gm->swap ? gm->a_kmajor : gm->b_kmajor)
+    if (gm->cols_kmajor)
         sb_printf(sb, "%sconst uint64_t db = pt::desc_sw128(%s + (kk / 4) * (%s * 128) + (kk %% 4) * 32, 16, 1024);\n",
                   indent, cols, cols_ext);
     else

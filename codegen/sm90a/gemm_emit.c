@@ -22,29 +22,27 @@
 static void emit_wgmma(strbuf *sb, const sm90a_gemm *gm)
 {
     int n = (int)gm->acc_n;
-    bool rows_kmajor = gm->swap ? gm->b_kmajor : gm->a_kmajor;
-    bool cols_kmajor = gm->swap ? gm->a_kmajor : gm->b_kmajor;
     if (gm->swap)
         sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += B[64 x 16] . A^T[16 x %d] (the tensor-core rows on\n"
                       "// N: D is a block of C^T), both read from shared memory through descriptors%s%s\n"
                       "// (pt_wgmma.cuh).\n", n, n, n,
-                  rows_kmajor ? "" : " (B N-major: the transposed form)",
-                  cols_kmajor ? "" : " (A M-major: the transposed form)");
+                  gm->rows_kmajor ? "" : " (B N-major: the transposed form)",
+                  gm->cols_kmajor ? "" : " (A M-major: the transposed form)");
     else
         sb_printf(sb, "// One wgmma.m64n%dk16: D[64 x %d] += A[64 x 16] . B[16 x %d], A and B read from\n"
                       "// shared memory through descriptors%s%s (pt_wgmma.cuh).\n", n, n, n,
-                  rows_kmajor ? "" : " (A M-major: the transposed form)",
-                  cols_kmajor ? "" : " (B N-major: the transposed form)");
+                  gm->rows_kmajor ? "" : " (A M-major: the transposed form)",
+                  gm->cols_kmajor ? "" : " (B N-major: the transposed form)");
     if (gm->deq_regs) {
         sb_printf(sb, "// The rows' operand (B's dequantised rows) is in registers: wgmma's A fragments.\n"
                       "__device__ __forceinline__ void wgmma_step(float (&d)[ACC_N / 2], const uint32_t (&a)[4], uint64_t db)\n{\n"
                       "    pt::wgmma_rs<ACC_N, %s, %d>::mma(d, a, db);\n}\n\n",
-                  sm90a_cuda_type(gm->in_dt), cols_kmajor ? 0 : 1);
+                  sm90a_cuda_type(gm->in_dt), gm->cols_kmajor ? 0 : 1);
         return;
     }
     sb_printf(sb, "__device__ __forceinline__ void wgmma_step(float (&d)[ACC_N / 2], uint64_t da, uint64_t db)\n{\n"
                   "    pt::wgmma_ss<ACC_N, %s, %d, %d>::mma(d, da, db);\n}\n\n",
-              sm90a_cuda_type(gm->in_dt), rows_kmajor ? 0 : 1, cols_kmajor ? 0 : 1);
+              sm90a_cuda_type(gm->in_dt), gm->rows_kmajor ? 0 : 1, gm->cols_kmajor ? 0 : 1);
 }
 
 /* Record regions of the instrumented build: the TMA thread, each consumer warpgroup, and the
@@ -140,13 +138,12 @@ static void emit_mma_tile(strbuf *sb, const sm90a_gemm *gm)
                 "    for (int kk = 0; kk < BK / 16; ++kk) {\n");
     /* the instruction's B operand (A's tile when swapped) and A operand (the warpgroup's rows) */
     const char *rows = gm->swap ? "b" : "a", *rows_ext = gm->swap ? "BN" : "BM";
-    bool rows_kmajor = gm->swap ? gm->b_kmajor : gm->a_kmajor;
     if (gm->swap)
         sb_puts(sb, "        // swapped: B's tile (b) gives the rows, A's tile (a) the columns\n");
     sm90a_gemm_emit_cols_desc(sb, gm, "        ");
     sb_puts(sb, "        #pragma unroll\n"
                 "        for (int r = 0; r < MREP; ++r) {\n");
-    if (rows_kmajor)
+    if (gm->rows_kmajor)
         sb_printf(sb, "            const uint64_t da = pt::desc_sw128(%s + (kk / 4) * (%s * 128) + (cw * M_WG + r * 64) * 128\n"
                       "                                               + (kk %% 4) * 32, 16, 1024);\n", rows, rows_ext);
     else

@@ -56,6 +56,8 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
     }
     const pt_tiling *t = &gm->kp->sg->tiling;
     gm->swap = gm->kp->sg->rows_axis == n; /* C is [m, n]: its rows run along one of them */
+    gm->rows_kmajor = gm->swap ? gm->b_kmajor : gm->a_kmajor;
+    gm->cols_kmajor = gm->swap ? gm->a_kmajor : gm->b_kmajor;
     /* the weights on the tensor-core rows: each warpgroup dequantises its own (gemm_dequant.c) */
     gm->deq_regs = gm->swap && gm->deq;
     gm->BM = t->tile[m];
