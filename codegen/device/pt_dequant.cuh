@@ -28,25 +28,43 @@ namespace pt {
 
 enum class Quant { INT4, FP4_E2M1 };
 
-// The four element pairs (2j, 2j+1) of 8 packed nibbles, each nibble in the low 4 bits of a
-// 16-bit half: even elements are the bytes' low nibbles, odd ones their high nibbles, and one
-// byte permute per pair takes byte j of each into its half (2 instructions a pair, not 5).
-__device__ __forceinline__ void nibble_pairs(uint32_t packed, uint32_t (&x)[4])
+// (a & b) ^ c in one LOP3: ptxas will not fuse a mask and an xor that both have immediate
+// operands (one immediate per LOP3), and the unpacking below is issue-bound.
+__device__ __forceinline__ uint32_t and_xor(uint32_t a, uint32_t b, uint32_t c)
 {
-    const uint32_t lo = packed & 0x0F0F0F0Fu, hi = (packed >> 4) & 0x0F0F0F0Fu;
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-        x[j] = __byte_perm(lo, hi, j | ((4 + j) << 8)) & 0x000F000Fu;
+    uint32_t d;
+    asm("lop3.b32 %0, %1, %2, %3, 0x6a;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+// The element pair of byte j of a packed word w (its low nibble the even element, its high
+// nibble the odd one) as the bits pair_value takes; w_hi is w >> 4, shifted once per word by
+// the caller where the form needs it.
+//  - int4 in f16: byte j in both halves; the low nibble read in the low half as 0x6400 | m
+//    (1024 + m) and the high nibble, at bits 4..7 of the high half, as 0x5400 | m << 4
+//    (64 + m): no shift. The xor turns two's complement n into m = n + 8.
+//  - int4 in bf16: bit 7 is bf16's lowest exponent bit, so the high nibble comes from w_hi
+//    into bits 0..3 of the high half; both halves read as 0x4300 | m (128 + m).
+//  - fp4: the two nibbles at bits 0..3 and 16..19, the rest zero.
+template <typename T, Quant QK>
+__device__ __forceinline__ uint32_t pair_bits(uint32_t w, uint32_t w_hi, int j)
+{
+    if constexpr (QK == Quant::INT4 && std::is_same<T, __half>::value)
+        return and_xor(__byte_perm(w, 0, j * 0x1111), 0x00F0000Fu, 0x54806408u);
+    else if constexpr (QK == Quant::INT4)
+        return and_xor(__byte_perm(w, w_hi, j | ((j + 4) << 8)), 0x000F000Fu, 0x43084308u);
+    else
+        return __byte_perm(w, w_hi, j | ((j + 4) << 8)) & 0x000F000Fu;
 }
 
 template <typename T> struct dequant_math;
 
 template <> struct dequant_math<__half> {
-    // int4: 1024 + (n ^ 8) as the f16 bit pattern 0x6400 | (n ^ 8), minus 1032, is n exactly.
-    __device__ static __forceinline__ __half2 int4_pair(uint32_t x)
+    using pair = __half2;
+    // int4 bits from pair_bits: (1024 + m, 64 + m) minus (1032, 72) is n exactly
+    __device__ static __forceinline__ __half2 int4_pair(uint32_t bits)
     {
-        const uint32_t bits = x ^ 0x64086408u;
-        return __hsub2(*reinterpret_cast<const __half2 *>(&bits), __float2half2_rn(1032.f));
+        return __hsub2(*reinterpret_cast<const __half2 *>(&bits), __floats2half2_rn(1032.f, 72.f));
     }
     // fp4: the 3 magnitude bits placed at f16 bits 9..11 read as 2^(E-15)(1 + M/2) (E > 0) or
     // M·2^-15 (E = 0, subnormal); times 2^14 (exact) that is the e2m1 value.
@@ -55,89 +73,56 @@ template <> struct dequant_math<__half> {
         const uint32_t bits = ((x & 0x00070007u) << 9) | ((x & 0x00080008u) << 12);
         return __hmul2(*reinterpret_cast<const __half2 *>(&bits), __float2half2_rn(16384.f));
     }
+    // the exact value times the scale, rounded once, as the reference rounds
     __device__ static __forceinline__ uint32_t scale_pair(__half2 v, __half s)
     {
-        const __half2 r = __hmul2(v, __half2half2(s));  // exact v times s, rounded once
+        const __half2 r = __hmul2(v, __half2half2(s));
         return *reinterpret_cast<const uint32_t *>(&r);
     }
 };
 
 template <> struct dequant_math<__nv_bfloat16> {
-    // int4: 128 + (n ^ 8) as the bf16 bit pattern 0x4300 | (n ^ 8), minus 136, is n exactly.
-    __device__ static __forceinline__ float2 int4_pair(uint32_t x)
+    // int4 bits from pair_bits: 128 + m minus 136 is n exactly
+    __device__ static __forceinline__ __nv_bfloat162 int4_pair(uint32_t bits)
     {
-        const uint32_t bits = x ^ 0x43084308u;
-        const __nv_bfloat162 h = __hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits),
-                                         __float2bfloat162_rn(136.f));
-        return __bfloat1622float2(h);
+        return __hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits), __float2bfloat162_rn(136.f));
     }
-    // fp4 through f16 (every e2m1 value is exact there), then f32.
-    __device__ static __forceinline__ float2 fp4_pair(uint32_t x)
+    // fp4 without f32: the 3 magnitude bits at bf16 bits 6..8 read as the e2m1 value times
+    // 2^-126 (E = 0 a bf16 subnormal, as e2m1's is); times 2^126 is exact
+    __device__ static __forceinline__ __nv_bfloat162 fp4_pair(uint32_t x)
     {
-        return __half22float2(dequant_math<__half>::fp4_pair(x));
+        const uint32_t bits = ((x & 0x00070007u) << 6) | ((x & 0x00080008u) << 12);
+        return __hmul2(*reinterpret_cast<const __nv_bfloat162 *>(&bits), __float2bfloat162_rn(0x1p126f));
     }
-    // the product of two bf16 values is exact in f32: one rounding, as the reference's
-    __device__ static __forceinline__ uint32_t scale_pair(float2 v, __nv_bfloat16 s)
+    // an exact value (at most 4 significant bits) times a bf16 scale rounds once, as the
+    // reference's f32 product of two bf16 values rounded to bf16 does
+    __device__ static __forceinline__ uint32_t scale_pair(__nv_bfloat162 v, __nv_bfloat16 s)
     {
-        const float f = __bfloat162float(s);
-        const __nv_bfloat162 r = __floats2bfloat162_rn(v.x * f, v.y * f);
+        const __nv_bfloat162 r = __hmul2(v, __bfloat162bfloat162(s));
         return *reinterpret_cast<const uint32_t *>(&r);
     }
 };
+
+// One element pair (bits from pair_bits) times the scale: the pair as the 32-bit register a
+// wgmma fragment holds (the lower k in the low half).
+template <typename T, Quant QK>
+__device__ __forceinline__ uint32_t pair_value(uint32_t bits, T scale)
+{
+    using M = dequant_math<T>;
+    return QK == Quant::INT4 ? M::scale_pair(M::int4_pair(bits), scale)
+                             : M::scale_pair(M::fp4_pair(bits), scale);
+}
 
 // 8 elements (one 32-bit word of nibbles) times their group's scale, as 16 bytes.
 template <typename T, Quant QK>
 __device__ __forceinline__ uint4 dequant8(uint32_t packed, T scale)
 {
-    using M = dequant_math<T>;
+    const uint32_t hi = packed >> 4;
     uint32_t o[4];
-    uint32_t x[4];
-    nibble_pairs(packed, x);
-    if constexpr (QK == Quant::INT4 && std::is_same<T, __nv_bfloat16>::value) {
-        // (n - 136) is exact in bf16 and a bf16 product rounds once, as the reference's f32
-        // product of two bf16 values rounded to bf16 does: no trip through f32
-        const __nv_bfloat162 s2 = __bfloat162bfloat162(scale), m = __float2bfloat162_rn(136.f);
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const uint32_t bits = x[j] ^ 0x43084308u;
-            const __nv_bfloat162 r = __hmul2(__hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits), m), s2);
-            o[j] = *reinterpret_cast<const uint32_t *>(&r);
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-            o[j] = QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x[j]), scale)
-                                     : M::scale_pair(M::fp4_pair(x[j]), scale);
-    }
+    for (int j = 0; j < 4; ++j)
+        o[j] = pair_value<T, QK>(pair_bits<T, QK>(packed, hi, j), scale);
     return make_uint4(o[0], o[1], o[2], o[3]);
-}
-
-// One element pair (2 nibbles in bits 0..3 and 16..19 of x, the rest zero) times the scale:
-// the pair as the 32-bit register a wgmma fragment holds (the lower k in the low half).
-template <typename T, Quant QK>
-__device__ __forceinline__ uint32_t dequant_pair(uint32_t x, T scale)
-{
-    using M = dequant_math<T>;
-    if constexpr (QK == Quant::INT4 && std::is_same<T, __nv_bfloat16>::value) {
-        // as dequant8: (n - 136) exact in bf16, one rounding of the product
-        const uint32_t bits = x ^ 0x43084308u;
-        const __nv_bfloat162 r = __hmul2(__hsub2(*reinterpret_cast<const __nv_bfloat162 *>(&bits),
-                                                 __float2bfloat162_rn(136.f)),
-                                         __bfloat162bfloat162(scale));
-        return *reinterpret_cast<const uint32_t *>(&r);
-    } else if constexpr (std::is_same<T, __nv_bfloat16>::value) {
-        // fp4 in bf16 without f32: the 3 magnitude bits at bf16 bits 6..8 read as the e2m1
-        // value times 2^-126 (E = 0 a bf16 subnormal, as e2m1's is); times 2^126 is exact, and
-        // the scale's product rounds once (a 2-bit by 8-bit significand), as the reference's
-        const uint32_t bits = ((x & 0x00070007u) << 6) | ((x & 0x00080008u) << 12);
-        const __nv_bfloat162 v = __hmul2(*reinterpret_cast<const __nv_bfloat162 *>(&bits),
-                                         __float2bfloat162_rn(0x1p126f));
-        const __nv_bfloat162 r = __hmul2(v, __bfloat162bfloat162(scale));
-        return *reinterpret_cast<const uint32_t *>(&r);
-    } else {
-        return QK == Quant::INT4 ? M::scale_pair(M::int4_pair(x), scale)
-                                 : M::scale_pair(M::fp4_pair(x), scale);
-    }
 }
 
 // dequant.W into wgmma's A fragments (m64 x k16, as mma.m16n8k16's A per warp): one chunk of 32
@@ -163,16 +148,11 @@ __device__ __forceinline__ void dequant_frag(const frag_words &pk, int q, T s0, 
                                              uint32_t (&f)[2][4])
 {
     const uint4 a = pk.r0, b = pk.r1;
-    // byte q of w to bits 0..7 and byte q of w >> 4 to bits 16..23: the low nibble (the even
-    // element) in the low half, the high one in the high half, once masked
-    const uint32_t sel = q | ((q + 4) << 8);
     const uint32_t wa[4] = {a.x, a.y, a.z, a.w}, wb[4] = {b.x, b.y, b.z, b.w};
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
-        const uint32_t xa = __byte_perm(wa[w], wa[w] >> 4, sel) & 0x000F000Fu;
-        const uint32_t xb = __byte_perm(wb[w], wb[w] >> 4, sel) & 0x000F000Fu;
-        f[w / 2][(w % 2) * 2] = dequant_pair<T, QK>(xa, s0);
-        f[w / 2][(w % 2) * 2 + 1] = dequant_pair<T, QK>(xb, s1);
+        f[w / 2][(w % 2) * 2] = pair_value<T, QK>(pair_bits<T, QK>(wa[w], wa[w] >> 4, q), s0);
+        f[w / 2][(w % 2) * 2 + 1] = pair_value<T, QK>(pair_bits<T, QK>(wb[w], wb[w] >> 4, q), s1);
     }
 }
 

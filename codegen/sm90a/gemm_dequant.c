@@ -193,7 +193,9 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
         sb_printf(sb, "constexpr pt::Quant QKIND = pt::Quant::%s;\n"
                       "// Each consumer warpgroup dequantises its own M_WG rows of B into wgmma's A fragments,\n"
                       "// loading the packed bytes of LOOK chunks of 32 k at once (8 registers per chunk and 64 rows).\n"
-                      "constexpr int LOOK = 4 / MREP < BK / 32 ? 4 / MREP : BK / 32;\n",
+                      "constexpr int LOOK = 4 / MREP < BK / 32 ? 4 / MREP : BK / 32;\n"
+                    "constexpr int CH = MREP == 1 && BK >= 128 ? 2 : 1;  // chunks committed as one wgmma group\n"
+                    "static_assert(LOOK %% CH == 0 && BK / 32 / CH >= 2, \"whole groups per batch, two groups per k block\");\n",
                   gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1");
     else
         sb_printf(sb, "constexpr int DEQ_THREADS = %d, DEQ_BARRIER = %d;  // the dequantising warps and their named barrier\n",
@@ -203,14 +205,15 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
 /* The consumers' k loop with B along the tensor-core rows: dequant.W of the warpgroup's rows
  * into A fragments and mma.C, interleaved 32 k at a time.
  *
- * Design: a chunk of 32 k is two k16 wgmmas, committed as one group. Two sets of fragment
- * registers alternate, so the conversion of chunk c + 1 runs while chunk c's group is in the
- * tensor cores; before a chunk overwrites its set, wgmma_wait<1> lets the group that read the
- * set (two chunks back) finish. The packed and scale stages are handed back by every warp once
- * it has read them (their empty barriers count 4 x WGS); A's stage once the groups that read it
- * are done: at the second chunk of the next k block (its wait leaves only that block's first
- * group in flight) where the producer's load offsets allow it (a_release_late), else right
- * after the block. */
+ * Design: a chunk of 32 k is two k16 wgmmas; CH chunks are committed as one group (two where
+ * one row block leaves registers for it and a k block holds two such groups: the group's fence,
+ * commit and wait then cover 64 k). Two sets of fragment registers alternate, so the conversion
+ * of group g + 1 runs while group g is in the tensor cores; before a group overwrites its set,
+ * wgmma_wait<1> lets the group that read the set (two groups back) finish. The packed and
+ * scale stages are handed back by every warp once it has read them (their empty barriers count
+ * 4 x WGS); A's stage once the groups that read it are done: at the second group of the next k
+ * block (its wait leaves only that block's first group in flight) where the producer's load
+ * offsets allow it (a_release_late), else right after the block. */
 void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
 {
     const pt_kprog *kp = gm->kp;
@@ -236,8 +239,9 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
               "            pt::frag_words pk[LOOK][MREP];  // packed bytes of LOOK chunks, loaded together\n"
               "            elem_t sc[LOOK][MREP][2];\n"
               "            #pragma unroll\n"
-              "            for (int c = 0; c < BK / 32; ++c) {\n"
-              "                uint32_t (&f)[MREP][2][4] = frag[c & 1];\n"
+              "            for (int g = 0; g < BK / 32 / CH; ++g) {\n"
+              "                uint32_t (&f)[MREP][CH][2][4] = frag[g & 1];\n"
+              "                const int c = g * CH;  // the group's first chunk\n"
               "                if (c %% LOOK == 0) {\n"
               "                    #pragma unroll\n"
               "                    for (int j = 0; j < LOOK; ++j)\n"
@@ -255,17 +259,19 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
               gm->g->tensors[gm->Bs].name, gm->g->tensors[gm->C].name, gm->g->tensors[gm->A].name,
               gm->g->tensors[gm->B].name, k0);
     if (late)
-        sb_puts(sb, "                if (c == 1 && i > 0) {  // the previous k block's groups are all done\n"
+        sb_puts(sb, "                if (g == 1 && i > 0) {  // the previous k block's groups are all done\n"
                     "                    if (lead) {\n"
                     "                        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i - 1, 1);\n"
                     "                        pt::mbar_arrive(&empty_a[prev_a]);\n"
                     "                    }\n"
                     "                }\n");
     sb_puts(sb, "                #pragma unroll\n"
-                "                for (int r = 0; r < MREP; ++r)\n"
-                "                    pt::dequant_frag<elem_t, QKIND>(pk[c % LOOK][r], lane % 4, sc[c % LOOK][r][0],\n"
-                "                                                    sc[c % LOOK][r][1], f[r]);\n"
-                "                if (c == BK / 32 - 1) {  // this warp has read its rows of both stages\n"
+                "                for (int h = 0; h < CH; ++h)\n"
+                "                    #pragma unroll\n"
+                "                    for (int r = 0; r < MREP; ++r)\n"
+                "                        pt::dequant_frag<elem_t, QKIND>(pk[(c + h) % LOOK][r], lane % 4, sc[(c + h) % LOOK][r][0],\n"
+                "                                                        sc[(c + h) % LOOK][r][1], f[r][h]);\n"
+                "                if (g == BK / 32 / CH - 1) {  // this warp has read its rows of both stages\n"
                 "                    __syncwarp();\n"
                 "                    if (lane == 0) {\n"
                 "                        pt::mbar_arrive(&empty_bq[sq]);\n"
@@ -274,7 +280,7 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
                 "                    if (lead)\n"
                 "                        PT_REC(ST_DEQ[cw], LANE_DEQ[cw], n_tile, i, 1);\n"
                 "                }\n"
-                "                if (c == 0) {\n"
+                "                if (g == 0) {\n"
                 "                    pt::mbar_wait(&full_a[sa], (cnt_a / STAGES_A) & 1);\n"
                 "                    if (cw == 0 && lead)\n"
                 "                        PT_REC(ST_LOAD_A, LANE_LOAD, n_tile, i, 1);\n"
@@ -287,12 +293,12 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
                 "                pt::wgmma_fence();  // the fragments were written by ordinary instructions\n"
                 "                const uint8_t *a = ring_a + sa * A_PITCH;\n"
                 "                #pragma unroll\n"
-                "                for (int t = 0; t < 2; ++t) {\n"
+                "                for (int t = 0; t < 2 * CH; ++t) {\n"
                 "                    const int kk = 2 * c + t;\n");
     sm90a_gemm_emit_cols_desc(sb, gm, "                    ");
     sb_puts(sb, "                    #pragma unroll\n"
                 "                    for (int r = 0; r < MREP; ++r)\n"
-                "                        wgmma_step(acc[r], f[r][t], db);\n"
+                "                        wgmma_step(acc[r], f[r][t / 2][t % 2], db);\n"
                 "                }\n"
                 "                pt::wgmma_commit();\n"
                 "            }\n");

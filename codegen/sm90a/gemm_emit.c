@@ -300,7 +300,7 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
               "    uint32_t cnt_a = 0, %s, n_tile = 0;\n"
               "    float acc[MREP][ACC_N / 2];\n%s",
               gm->deq_regs ? "cnt_bq = 0, cnt_bs = 0" : "cnt_b = 0",
-              gm->deq_regs ? "    uint32_t frag[2][MREP][2][4];  // two chunks of A fragments (32 k each)\n" : "");
+              gm->deq_regs ? "    uint32_t frag[2][MREP][CH][2][4];  // two groups of A fragments (CH chunks of 32 k each)\n" : "");
     sm90a_emit_work_loop(sb, &gm->sh, "    ");
     sb_printf(sb,
               "        int tm, tn;\n"
