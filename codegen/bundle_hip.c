@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle_hip.h"
 #include "bundle_parts.h"
+#include "reference_hip.h"
 #include "embedded.h"
 #include "strbuf.h"
 

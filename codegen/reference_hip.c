@@ -12,8 +12,9 @@
 #include <string.h>
 
 #include "attn_walk.h"
+#include "codegen.h"
 #include "ir/combine.h"
-#include "bundle_parts.h"
+#include "reference_hip.h"
 #include "strbuf.h"
 
 static const char *in_type(pt_dtype d)

@@ -29,45 +29,6 @@ bool sm90a_staging_release_deferred(const pt_kprog *kp)
     return sm90a_first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
 }
 
-bool sm90a_k_ranged(const pt_kprog *kp)
-{
-    return kp->split_k > 1 || kp->stream_k;
-}
-
-const char *sm90a_store_cond(const pt_kprog *kp)
-{
-    /* stream-K: a tile the CTA has alone, or its fix-up (the tile's last ticket) */
-    return kp->stream_k ? "it.parts == 1 || split_ticket[n_tile & 1]"
-                        : "split_ticket[n_tile & 1] == SPLIT_K - 1";
-}
-
-void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind)
-{
-    if (sh->kp->stream_k)
-        sb_printf(sb, "%ssk_item it;\n"
-                      "%sfor (int w = 0; sk_work(blockIdx.x, w, it); ++w, ++n_tile) {\n"
-                      "%s    const int t = it.t;  // launch position; iterations [it.k0, it.k0 + it.n_iter) of its loop\n",
-                  ind, ind, ind);
-    else if (sh->kp->split_k > 1)
-        sb_printf(sb, "%sfor (int w = blockIdx.x; w < WORK; w += gridDim.x, ++n_tile) {\n"
-                      "%s    const int t = w / SPLIT_K, kc = w %% SPLIT_K;  // tile and its chunk of the loop\n",
-                  ind, ind);
-    else
-        sb_printf(sb, "%sfor (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n", ind);
-}
-
-void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
-{
-    if (sh->kp->stream_k)  /* the segment's range of the loop (src/streamk.h) */
-        sb_printf(sb, "%sconst int k0 = it.k0, n_iter = it.n_iter;\n", ind);
-    else if (sh->kp->split_k > 1)  /* chunk kc runs iterations [kc*I/S, (kc+1)*I/S) (src/splitk.h) */
-        sb_printf(sb, "%sconst int k0 = kc * %s / SPLIT_K, n_iter = (kc + 1) * %s / SPLIT_K - k0;\n",
-                  ind, sh->iters, sh->iters);
-    else
-        sb_printf(sb, "%sconst int n_iter = %s;\n", ind, sh->iters);
-}
-
-
 static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;

@@ -2,8 +2,8 @@
  * program (codegen/ir/kprog.h): how the kernel names a tile's position (its coordinates after
  * tile_coords), each graph axis's tile origin and extent as kernel expressions, and the trip
  * count of a tile's loop. gemm_plan.c and attn_plan.c fill one each; the shared printers
- * (kernel.c: shared memory and barriers; producer.c: the producer role; host.c: the tensor
- * maps and the launch) walk the program with it. */
+ * (kernel.c: shared memory and barriers; producer.c: the producer role; work.c: a role's work
+ * items; host.c: the tensor maps and the launch) walk the program with it. */
 #ifndef PT_SM90A_SHAPE_H
 #define PT_SM90A_SHAPE_H
 
@@ -71,9 +71,9 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh);
 /* The kernel's start: the aligned shared-memory base, the barriers of every buffer and their
  * initialisation, the tracer. */
 void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh);
-/* The head of a role's loop over its work items, ind its indentation: the CTA's tiles from
- * blockIdx.x in steps of the grid, or with split-K its (tile, chunk) items (t and kc), or with
- * stream-K its segments (sk_work: t and the k range in `it`). */
+/* A role's work items (work.c). The head of a role's loop over them, ind its indentation: the
+ * CTA's tiles from blockIdx.x in steps of the grid, or with split-K its (tile, chunk) items (t
+ * and kc), or with stream-K its segments (sk_work: t and the k range in `it`). */
 void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* `const int n_iter = ...;` of a work item: the tile's trip count, or its split-K chunk's
  * (k0 and n_iter from t and kc). */
