@@ -53,6 +53,8 @@ typedef struct {
                                     together: fitted on generated kernels, whose conversions
                                     wait on shared-memory loads and the wgmma groups they feed.
                                     0 = the cost table's dequant rate */
+    double dequant_rows_fp4_rate; /* the same for fp4 (e2m1) weights, whose unpacking takes more
+                                    instructions per pair than int4's; 0 = dequant_rows_rate */
     double dequant_rows_block_ns; /* and each such dequant sTask's fixed time per k block on its
                                     warpgroup (its barrier waits, its first shared-memory loads, the
                                     wgmma groups it waits for), during which the other roles may

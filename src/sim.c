@@ -1004,7 +1004,9 @@ static void stask_cost(const sim_state *S, int s, double *rate, double *latency)
     if (t->kind != PT_ST_DEQUANT)
         return;
     if (pt_stask_dequant_rows(S->sg, s) && S->hw->dequant_rows_rate > 0) {
-        *rate = S->hw->dequant_rows_rate;
+        *rate = t->dtype == PT_FP4_E2M1 && S->hw->dequant_rows_fp4_rate > 0
+                    ? S->hw->dequant_rows_fp4_rate
+                    : S->hw->dequant_rows_rate;
         *latency = S->hw->dequant_rows_block_ns;
     } else if (pt_stask_writes_ring(S->sg, s) && S->hw->dequant_tile_rate > 0) {
         *rate = S->hw->dequant_tile_rate;
