@@ -16,7 +16,6 @@ char *pt_bundle_makefile(const pt_graph *g, const pt_backend *be, const char *tm
 char *pt_bundle_readme(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                        const pt_codegen_result *k, const pt_backend *be, const char *tmpl_name,
                        const char *tmpl, pt_error *err);
-bool pt_bundle_make_dirs(const char *dir, pt_error *err);
 /* DIR/FILE := text (NULL text: out of memory). */
 bool pt_bundle_write(const char *dir, const char *file, const char *text, pt_error *err);
 

@@ -61,6 +61,8 @@ const char *pt_codegen_c_ident(const char *prefix, const char *name, char *out, 
  * checked against the reference, timing replays CUDA graphs of batched launches over rotated
  * inputs, and the harness prints one JSON result line. `info` (may be NULL) receives the launch shape and summary of the kernel
  * (its text members are NULL). */
+/* mkdir -p DIR; false (naming the directory) if a part cannot be made or DIR is not a directory. */
+bool pt_bundle_make_dirs(const char *dir, pt_error *err);
 /* Every file a bundle holds, NULL-terminated, kernel.cu first: what a build depends on and what
  * profiling ships to the machine that builds it. */
 extern const char *const pt_bundle_files[];

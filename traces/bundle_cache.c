@@ -27,26 +27,6 @@ bool pt_runner_cache_root(char *out, size_t cap)
     return n > 0 && (size_t)n < cap;
 }
 
-static bool mkdirs(const char *dir, pt_error *err)
-{
-    char p[RUN_PATH_MAX];
-    size_t n = strlen(dir);
-    if (n == 0 || n >= sizeof p)
-        return pt_fail(err, "%.80s: bad directory name", dir);
-    memcpy(p, dir, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (p[i] != '/' && p[i] != 0)
-            continue;
-        char keep = p[i];
-        p[i] = 0;
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            return pt_fail(err, "%s: cannot create directory: %s", p, strerror(errno));
-        p[i] = keep;
-    }
-    return true;
-}
-
-
 /* FNV-1a 64 over each build input's name and contents. */
 static bool bundle_hash(const char *dir, uint64_t *h, pt_error *err)
 {
@@ -99,7 +79,7 @@ bool run_cached_bundle(const pt_run_request *rq, char *out, size_t cap, bool *re
     char bundles[RUN_PATH_MAX];
     if ((size_t)snprintf(bundles, sizeof bundles, "%s/bundles", root) >= sizeof bundles)
         return pt_fail(err, "%s: cache path too long", root);
-    if (!mkdirs(bundles, err))
+    if (!pt_bundle_make_dirs(bundles, err))
         return false;
     if ((size_t)snprintf(out, cap, "%s/%016llx", bundles, (unsigned long long)h) >= cap)
         return pt_fail(err, "%s: cache path too long", bundles);
