@@ -4,7 +4,13 @@ PyTorch calls it, written into a preallocated output) on the same torch tensors 
 with pt_bench.time_interleaved (the harness's method, alternating round by round), after
 checking every element of the kernel's output against an f32 product. Env PLACEMENTS (3): the
 timing is repeated on that many fresh sets of tensors (see pt_bench.time_interleaved). One JSON
-line per bundle."""
+line per configuration.
+
+Lines with two more columns, "RANK CONFIG" (bench/gemm/run with AUTO_N > 1), are the scheduler's
+candidates of one configuration: all of them (each checked first; a wrong one is not timed) and
+torch.matmul are timed interleaved in one process. The record is named after rank 1 (the
+model's pick, "ours"); the others time as "autoRANK", and "candidates" lists every rank with its
+bundle, predicted time and check."""
 import json
 import os
 import sys
@@ -18,23 +24,46 @@ import pt_bench  # noqa: E402
 TOL = {"f16": 1e-2, "bf16": 3e-2}
 
 
+def configurations(listing):
+    """[(config, [(rank, name, dtype, predicted_us)])] in list order; a line without RANK CONFIG
+    is a configuration of its own, rank 1."""
+    configs = {}
+    for line in open(listing):
+        f = line.split()
+        if not f:
+            continue
+        name, dt, pred = f[0], f[1], float(f[6])
+        rank, cfg = (int(f[7]), f[8]) if len(f) >= 9 else (1, name)
+        configs.setdefault(cfg, []).append((rank, name, dt, pred))
+    return [(c, sorted(v)) for c, v in configs.items()]
+
+
 def main():
     out_dir, listing = sys.argv[1], sys.argv[2]
     start, deadline = time.time(), float(os.environ.get("DEADLINE_S", "0") or 0)
     print(json.dumps({"info": pt_bench.gpu_info()}), flush=True)
-    for line in open(listing):
-        name, dt, shape, M, N, K, pred = line.split()
-        d = os.path.join(out_dir, name)
-        rec = {"name": name}
+    for cfg, cands in configurations(listing):
+        pick = next((n for r, n, _, _ in cands if r == 1), cands[0][1])
+        rec = {"name": pick, "config": cfg}
+        if len(cands) > 1 or cands[0][0] != 1:
+            rec["candidates"] = {f"auto{r}": {"name": n, "predicted_us": p} for r, n, _, p in cands}
         if deadline > 0 and time.time() - start > deadline:
             rec["error"] = "not run: DEADLINE_S reached"
             print(json.dumps(rec), flush=True)
             continue
         try:
-            if os.path.exists(os.path.join(d, "BUILD_FAILED")):
+            dt = cands[0][2]
+            bundles = {}
+            for r, n, _, p in cands:
+                d = os.path.join(out_dir, n)
+                if os.path.exists(os.path.join(d, "BUILD_FAILED")):
+                    rec.setdefault("candidates", {}).setdefault(f"auto{r}", {})["error"] = "build failed"
+                    continue
+                bundles["ours" if r == 1 else f"auto{r}"] = (pt_bench.Bundle(d), p)
+            if not bundles:
                 raise RuntimeError("build failed")
-            b = pt_bench.Bundle(d)
-            ta, tb = b.tensors[b.index("A")], b.tensors[b.index("B")]
+            b0 = next(iter(bundles.values()))[0]
+            ta, tb = b0.tensors[b0.index("A")], b0.tensors[b0.index("B")]
             dtype = pt_bench.DTYPES[ta["dtype"]]
             b_kn = tb["axes"] == ["k", "n"]
             in_bytes = sum(torch.Size(t["shape"]).numel() * 2 for t in (ta, tb))
@@ -42,42 +71,58 @@ def main():
             places = int(os.environ.get("PLACEMENTS", "3"))
             kept = []  # every placement's tensors stay allocated until the row is done
 
-            def make(p):
+            def make(p, which):
                 ins = [{"A": torch.rand(ta["shape"], device="cuda", dtype=dtype) * 2 - 1,
                         "B": torch.rand(tb["shape"], device="cuda", dtype=dtype) * 2 - 1}
                        for _ in range(rotate)]
-                outs = b.outputs()
-                slots = [b.slots(x, outs) for x in ins]
-                Ct = torch.empty_like(outs["C"])
-                kept.append((ins, outs, slots, Ct))
-
-                def ours(k):
-                    b.launch(slots[k])
+                subjects, outs_of = {}, {}
+                for sname in which:
+                    b = bundles[sname][0]
+                    outs = b.outputs()
+                    slots = [b.slots(x, outs) for x in ins]
+                    outs_of[sname] = outs
+                    kept.append((outs, slots))
+                    subjects[sname] = (lambda k, b=b, slots=slots: b.launch(slots[k]))
+                Ct = torch.empty_like(next(iter(outs_of.values()))["C"])
+                kept.append((ins, Ct))
 
                 def theirs(k):
                     x = ins[k]
                     torch.matmul(x["A"], x["B"] if b_kn else x["B"].t(), out=Ct)
-                return {"ours": ours, "torch": theirs}
+                subjects["torch"] = theirs
+                return subjects, ins, outs_of
 
-            subjects = make(0)
-            ins, outs = kept[0][0], kept[0][1]
-            C = outs["C"]
-            C.fill_(float("nan"))
-            subjects["ours"](0)
-            torch.cuda.synchronize()
+            subjects, ins, outs_of = make(0, list(bundles))
             ref = ins[0]["A"].float() @ (ins[0]["B"].float() if b_kn else ins[0]["B"].float().t())
-            bad, rel = pt_bench.close_enough(C, ref, TOL[dt], TOL[dt])
-            rec.update({"mismatches": bad, "elements": C.numel(), "rel_err": rel})
-            del ref, ins, outs, C
-            if bad:
-                raise RuntimeError(f"kernel output wrong: {bad} mismatches")
-            iters, batch = pt_bench.iters_for(float(pred) / 1000.0)
-            t = pt_bench.time_interleaved(lambda p: subjects if p == 0 else make(p), rotate,
-                                          iters, batch, placements=places)
+            for sname in list(bundles):
+                C = outs_of[sname]["C"]
+                C.fill_(float("nan"))
+                subjects[sname](0)
+                torch.cuda.synchronize()
+                bad, rel = pt_bench.close_enough(C, ref, TOL[dt], TOL[dt])
+                info = {"mismatches": bad, "elements": C.numel(), "rel_err": rel}
+                if sname == "ours":
+                    rec.update(info)
+                if "candidates" in rec:
+                    rank = 1 if sname == "ours" else int(sname[4:])
+                    rec["candidates"][f"auto{rank}"].update(info)
+                if bad:
+                    del subjects[sname], bundles[sname]
+                    if sname == "ours":
+                        rec["error"] = f"kernel output wrong: {bad} mismatches"
+            del ref, ins, outs_of
+            if "error" in rec:
+                raise RuntimeError(rec["error"])
+            est = min(p for _, p in bundles.values())
+            iters, batch = pt_bench.iters_for(est / 1000.0)
+            names = list(bundles)
+            t = pt_bench.time_interleaved(
+                lambda p: subjects if p == 0 else make(p, names)[0], rotate, iters, batch,
+                placements=places)
             rec.update(t)
-            rec["flops"] = b.flops
+            rec["flops"] = b0.flops
             del kept, subjects
-        except Exception as e:  # one bad bundle must not end the run
+        except Exception as e:  # one bad configuration must not end the run
             rec["error"] = str(e).splitlines()[0][:300] if str(e) else type(e).__name__
         print(json.dumps(rec), flush=True)
         torch.cuda.empty_cache()
