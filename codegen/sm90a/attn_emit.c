@@ -301,11 +301,8 @@ static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
                   "            if (lead)\n"
                   "                pt::mbar_arrive(o_full);\n",
               1 + w);
-    if (at->kp->store_wg == w) {
-        sb_puts(sb, "            if (lead) {\n");
-        sm90a_emit_consumer_store(sb, &at->sh, "                ");
-        sb_puts(sb, "            }\n");
-    }
+    if (at->kp->store_wg == w)
+        sm90a_emit_consumer_store(sb, &at->sh, "            ", "lead");
     sb_puts(sb, "        }\n");
     if (!(at->kp->store_wg < 0) && at->kp->store_wg == w)
         sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");

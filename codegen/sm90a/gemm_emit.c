@@ -331,8 +331,8 @@ static void emit_consumer(strbuf *sb, const sm90a_gemm *gm)
         sm90a_gemm_emit_streamk_fixup(sb, gm);
     emit_consumer_convert(sb, gm, C);
     if (gm->kp->store_wg >= 0) {
-        sb_printf(sb, "        if (cw == %d && threadIdx.x %% 128 == 0) {\n", gm->kp->store_wg);
-        sm90a_emit_consumer_store(sb, &gm->sh, "            ");
+        sb_printf(sb, "        if (cw == %d) {\n", gm->kp->store_wg);
+        sm90a_emit_consumer_store(sb, &gm->sh, "            ", "threadIdx.x % 128 == 0");
         sb_puts(sb, "        }\n");
     }
     sb_puts(sb, "    }\n");

@@ -207,7 +207,13 @@ void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh)
     sb_puts(sb, "        return;\n    }\n\n");
 }
 
-void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
+/* The store on a consumer warpgroup's lane. The whole warpgroup waits for the full barrier and
+ * only then does the issuing thread (`issuer`, a C condition) store: a spin-wait by one thread
+ * inside its branch left ptxas keeping more registers live across the divergent loop, and at 152
+ * per thread (three consumer warpgroups) the attention kernels spilled 400 bytes. The other
+ * threads lose nothing: the warpgroup's next wgmma waits for the issuing warp anyway. */
+void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *ind,
+                               const char *issuer)
 {
     const pt_kprog *kp = sh->kp;
     char lo[8], up[8], rl[8], ru[8];
@@ -215,13 +221,16 @@ void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *in
     int over = kp->bufs[kp->staging].over;
     bool deferred = sm90a_staging_release_deferred(kp);
     sb_printf(sb, "%s// %s sits on this warpgroup's lane: Wait for every warpgroup's %s.\n"
-                  "%spt::mbar_wait(%s_full, n_tile & 1);\n", ind, kp->sg->tasks[kp->store_stask].id,
-              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), ind, lo);
-    char in[40];
+                  "%spt::mbar_wait(%s_full, n_tile & 1);\n"
+                  "%sif (%s) {\n", ind, kp->sg->tasks[kp->store_stask].id,
+              pt_stask_kind_name(kp->sg->tasks[kp->consumer[0].epilogue.stask].kind), ind, lo,
+              ind, issuer);
+    char body[40], in[44];
+    snprintf(body, sizeof body, "%s    ", ind);
     bool ranged = sm90a_k_ranged(kp);
-    snprintf(in, sizeof in, "%s%s", ind, ranged ? "    " : "");
+    snprintf(in, sizeof in, "%s%s", body, ranged ? "    " : "");
     if (ranged)
-        sb_printf(sb, "%sif (%s) {  // the tile's last %s stores\n", ind, sm90a_store_cond(kp),
+        sb_printf(sb, "%sif (%s) {  // the tile's last %s stores\n", body, sm90a_store_cond(kp),
                   kp->stream_k ? "CTA" : "chunk");
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", in, kp->store_stask, kp->store_lane);
     sm90a_emit_tma_store(sb, sh, in);
@@ -231,12 +240,13 @@ void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *in
         sb_printf(sb, "%spt::tma_store_wait_read();\n", in);
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", in, kp->store_stask, kp->store_lane);
     if (ranged)
-        sb_printf(sb, "%s}\n", ind);
+        sb_printf(sb, "%s}\n", body);
     if (over >= 0) {
         sm90a_buf_name(sh, over, rl, ru, sizeof rl);
-        sb_printf(sb, "%spt::mbar_arrive(%s_empty);  // the next tile's %s may land\n", ind, rl,
+        sb_printf(sb, "%spt::mbar_arrive(%s_empty);  // the next tile's %s may land\n", body, rl,
                   kp->g->tensors[kp->bufs[over].tensor].name);
     } else if (!deferred) {
-        sb_printf(sb, "%spt::mbar_arrive(%s_empty);\n", ind, lo);
+        sb_printf(sb, "%spt::mbar_arrive(%s_empty);\n", body, lo);
     }
+    sb_printf(sb, "%s}\n", ind);
 }

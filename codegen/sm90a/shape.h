@@ -92,7 +92,8 @@ void sm90a_emit_dynamic_globals(strbuf *sb, const pt_kprog *kp);
 /* Is the staging tile's release deferred to the producer's next store (producer.c)? */
 bool sm90a_staging_release_deferred(const pt_kprog *kp);
 /* The store of the staging tile from the consumer role that issues it (kp->store_wg). */
-void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *ind);
+void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *ind,
+                               const char *issuer);
 /* launch.c: a tensor map per buffer, the dynamic shared-memory attribute, the launch and the
  * exported entry points. */
 void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh);

@@ -554,11 +554,8 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                   "            if (lead)\n"
                   "                pt::mbar_arrive(c_full);\n",
               W->epilogue.stask, W->epilogue.lane, w, W->epilogue.stask, W->epilogue.lane, 1 + w);
-    if (kp->store_wg == w) {
-        sb_puts(sb, "            if (lead) {\n");
-        sm90a_emit_consumer_store(sb, &sd->sh, "                ");
-        sb_puts(sb, "            }\n");
-    }
+    if (kp->store_wg == w)
+        sm90a_emit_consumer_store(sb, &sd->sh, "            ", "lead");
     sb_puts(sb, "        }\n");
     if (kp->store_wg == w)
         sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
