@@ -83,6 +83,9 @@ typedef struct {
     double barrier_ns;           /* one cross-warp barrier hand-off (arrive -> waiter wakes) */
     double launch_ns;            /* kernel launch overhead added to every kernel */
     double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */
+    double dram_blend_p;         /* kernel time = (span^p + floor^p)^(1/p) of the SM pipelines'
+                                    span and the DRAM floor: a kernel near its floor does not
+                                    overlap compute and HBM perfectly. 0 = max(span, floor) */
     int mma_m;                   /* tensor-core instruction rows per warpgroup (64) */
     int mma_n_max, mma_n_step;   /* allowed N: step..max by step */
     int mma_k_bytes;             /* K-extent of one instruction, bytes (32: k16 for f16) */

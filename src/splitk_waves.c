@@ -251,7 +251,7 @@ static void kernel_fields(const dispatch *d, double span, pt_timeline *tl)
     tl->workspace_bytes = 2.0 * (double)d->tiles * (double)(d->S - 1) *
                           (double)pt_split_k_tile_elems(d->sg) * 4;
     tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
-    tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
+    tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(d->sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
 }

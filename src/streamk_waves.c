@@ -289,7 +289,7 @@ static void kernel_fields(const sk_costs *k, const sk_run *r, double span, doubl
         if (sk_floor > tl->dram_floor_ns)
             tl->dram_floor_ns = sk_floor;
     }
-    tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
+    tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(k->sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
 }

@@ -166,6 +166,18 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     return true;
 }
 
+double pt_waves_kernel_ns(const pt_hw *hw, double span, double floor)
+{
+    double t = span > floor ? span : floor;
+    double p = hw->dram_blend_p;
+    if (p > 0 && floor > 0 && span > 0) {
+        /* scaled by the larger term so the powers cannot overflow */
+        double a = span / t, b = floor / t;
+        t *= pow(pow(a, p) + pow(b, p), 1 / p);
+    }
+    return t + hw->launch_ns;
+}
+
 double pt_waves_dram_bytes(const pt_stask_graph *sg)
 {
     const pt_graph *g = sg->graph;
@@ -346,7 +358,7 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     tl->waves = (tiles + eus - 1) / eus;
     tl->dram_bytes = pt_waves_dram_bytes(sg);
     tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
-    tl->kernel_time_ns = (span > tl->dram_floor_ns ? span : tl->dram_floor_ns) + hw->launch_ns;
+    tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;
     if (!pt_sim_timeline_finite(tl)) {

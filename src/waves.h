@@ -25,6 +25,10 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
                                   const pt_timeline *tl, const pt_hw *hw);
 /* Compulsory global traffic: every input read and output written once. */
 double pt_waves_dram_bytes(const pt_stask_graph *sg);
+
+/* The kernel time of an SM-pipeline span next to a DRAM floor (both ns), launch included:
+ * max(span, floor), or their p-norm where the model has dram_blend_p. */
+double pt_waves_kernel_ns(const pt_hw *hw, double span, double floor);
 /* The model to simulate one EU with when only `active` EUs stream (the L2 bandwidth shared
  * fewer ways); hw itself when nothing changes, else *local filled in. */
 const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local);
