@@ -55,6 +55,18 @@ run 0 "profile through a fake remote" "$cli" profile $G -o "$tmp/t.json" --chrom
     --remote "cat >/dev/null; cat '$fk/reply.txt'"
 out_has "kernel time: predicted" "summary: kernel time"
 out_has "overhead +7.8%" "summary: instrumentation overhead"
+if grep -qF "describe a kernel" "$tmp/out"; then bad "a 7.8% overhead is not flagged"; else ok "a 7.8% overhead is not flagged"; fi
+# the same reply with the instrumented build 40% slower than the plain one
+sed 's/"trace_time_ms_median": [0-9.e+-]*/"trace_time_ms_median": 0.0576916/' "$fk/reply.txt" >"$fk/reply_slow.txt"
+# shellcheck disable=SC2086
+run 0 "profile with a slow instrumented build" "$cli" profile $G -o "$tmp/t2.json" \
+    --remote "cat >/dev/null; cat '$fk/reply_slow.txt'"
+out_has "overhead +40.0%" "summary: a 40% instrumentation overhead"
+out_has "describe a kernel +40.0% slower than the plain one" "summary: a slow trace is flagged"
+rm -f "$tmp/t2.json"
+# the first run's output again, for the checks below
+# shellcheck disable=SC2086
+"$cli" profile $G -o "$tmp/t.json" --chrome "$tmp/c.json" --remote "cat >/dev/null; cat '$fk/reply.txt'" >"$tmp/out" 2>"$tmp/err"
 out_has "worst-predicted sTasks" "summary: worst sTasks"
 out_has "first record 15.00 us after its start" "summary: placed on the CUPTI span"
 out_has "tc.wg1" "summary: per-lane busy"
