@@ -416,6 +416,7 @@ static void test_trace_overlay(void)
     CHECK_MSG(pt_explorer_model_load_trace(m, "tests/fixtures/gemm_f16_2048.trace.json", "H200",
                                            &err), "%s", err.msg);
     CHECK(!m->trace_own_prediction && m->have_measured);
+    CHECK_NEAR(m->measured_overhead_pct, 14.924506387921014, 1e-9); /* from the trace */
     pt_explorer_model_free(m);
     unlink(path);
     free(json);

@@ -61,7 +61,7 @@ static void measured_clear(pt_explorer_model *m)
     m->stask_error_pct = m->stask_measured_ns = NULL;
     m->n_measured = 0;
     m->have_measured = false;
-    m->measured_kernel_ns = m->kernel_error_pct = NAN;
+    m->measured_kernel_ns = m->kernel_error_pct = m->measured_overhead_pct = NAN;
     m->measured_partial = false;
     m->measured_dropped = m->measured_unpaired = 0;
     m->measured_sample[0] = '\0';
@@ -1072,6 +1072,7 @@ static bool apply_measured(pt_explorer_model *m, const pt_trace *tr, pt_error *e
     m->measured_block = c->block;
     m->trace_iterations = tr->tl.eu_iterations;
     m->measured_kernel_ns = NAN;
+    m->measured_overhead_pct = tr->measured.kernel.overhead_pct; /* NaN where unknown */
     if (tr->measured.kernel.plain_ms_median > 0)
         m->measured_kernel_ns = tr->measured.kernel.plain_ms_median * 1e6;
     else if (tr->alignment.present && tr->alignment.measured_kernel_ns > 0)

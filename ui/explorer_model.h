@@ -67,6 +67,7 @@ typedef struct {
                                    (NaN: none) */
     double *stask_measured_ns;  /* per sTask: measured mean span, issue -> completion (NaN) */
     double measured_kernel_ns;  /* NaN when unknown */
+    double measured_overhead_pct; /* the instrumented build over the plain one; NaN unknown */
     double kernel_error_pct;    /* pt_error_pct(predicted kernel time shown, measured); NaN */
     int64_t trace_iterations;   /* the trace's own loop trip count (its shape may differ from
                                    the embedded example's) */
