@@ -3,7 +3,7 @@
 # sm_90a with no warnings, ptxas reports no spills and no serialised wgmma, the PTX holds
 # wgmma.mma_async, cp.async.bulk.tensor and mbarrier waits, and the host launcher compiles
 # with -Wall -Wextra -Werror. Attention variants (fa_*) also take P from registers, use
-# ex2.approx and are at most 1,200 lines. SASS (HGMMA, UTMALDG) is checked by test_sm90a_sass.sh where a
+# ex2.approx and are at most 1,200 lines (400 more per consumer warpgroup beyond two). SASS (HGMMA, UTMALDG) is checked by test_sm90a_sass.sh where a
 # cuobjdump able to read CUDA 13 cubins exists. Skips (77) without nvcc.
 set -u
 cli=$1
@@ -61,10 +61,14 @@ while read -r name graph set tile edits; do
             { echo "FAIL $name: PTX lacks the register-A (P from registers) wgmma"; fails=$((fails + 1)); }
         grep -qF "ex2.approx" "$d/kernel.ptx" ||
             { echo "FAIL $name: PTX lacks ex2.approx"; fails=$((fails + 1)); }
-        # one call per sTask through the tile library keeps a kernel readable (issue 13)
+        # one call per sTask through the tile library keeps a kernel readable (issue 13): at
+        # most 1,200 lines with two consumer warpgroups; each warpgroup's loop is written out
+        # on its own, so 400 more for a third
+        wgs=$(grep -c "pt::regs_increase<" "$d/kernel.cu")
+        most=$((400 + 400 * (wgs > 2 ? wgs : 2)))
         lines=$(wc -l <"$d/kernel.cu")
-        [ "$lines" -le 1200 ] ||
-            { echo "FAIL $name: kernel.cu has $lines lines (at most 1200)"; fails=$((fails + 1)); } ;;
+        [ "$lines" -le "$most" ] ||
+            { echo "FAIL $name: kernel.cu has $lines lines (at most $most for $wgs consumer warpgroups)"; fails=$((fails + 1)); } ;;
     esac
     if ! gcc -std=c11 -Wall -Wextra -Werror -I"$CUDA_INC" -fsyntax-only "$d/launch.c" 2>"$d/gcc.txt"; then
         echo "FAIL $name: launch.c: $(head -c 800 "$d/gcc.txt")"; fails=$((fails + 1)); continue
