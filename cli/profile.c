@@ -49,9 +49,7 @@ static void print_summary(const cli_inputs *in, const char *what, const pt_harne
     cli_fmt_ns(k->instr_ms_median * 1e6, t1, sizeof t1);
     cli_fmt_pct(k->overhead_pct, true, p1, sizeof p1);
     printf("  instrumented build: median %s, overhead %s over the plain build\n", t1, p1);
-    /* the spans come from that run: where it is much slower, busy % and span lengths describe
-     * a slower kernel than the one timed above, and users should read them that way */
-    if (k->overhead_pct > 10)
+    if (pt_mkernel_overhead_notable(k->overhead_pct))
         printf("    the trace below was recorded in that run: its spans and measured busy %% "
                "describe a kernel %s slower than the plain one\n", p1);
     printf("  trace spans");

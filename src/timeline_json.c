@@ -302,6 +302,11 @@ bool pt_measured_partial(const pt_measured *m)
     return pt_measured_dropped(m) > 0 || pt_measured_unpaired(m) > 0;
 }
 
+bool pt_mkernel_overhead_notable(double overhead_pct)
+{
+    return overhead_pct > 10; /* false for NaN */
+}
+
 bool pt_measured_lane_partial(const pt_measured *m, int lane)
 {
     if (pt_measured_dropped(m) > 0)

@@ -86,6 +86,10 @@ bool pt_measured_partial(const pt_measured *m);
 /* Whether lane L's measured figures are partial: any record dropped (the buffer does not say
  * of which lane), or an unpaired record on that lane. */
 bool pt_measured_lane_partial(const pt_measured *m, int lane);
+/* Whether the instrumented build ran so much slower than the plain one (overhead_pct, NaN
+ * unknown) that the spans and measured busy describe a different kernel than the one timed:
+ * above 10%, `profile` and the explorer say so. */
+bool pt_mkernel_overhead_notable(double overhead_pct);
 
 /* Predicted against measured, one sTask. Durations are means over instances; "first start"
  * is the start of the sTask's first instance relative to the EU start (predicted: the

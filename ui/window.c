@@ -306,7 +306,7 @@ char *pt_window_dup_summary(PtWindow *self)
                                    "measured)", m->kernel_error_pct);
         g_string_append_printf(s, "; measured bars: CTA %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
                                " spans", (gint64)m->measured_block, (gint64)m->n_measured);
-        if (isfinite(m->measured_overhead_pct) && m->measured_overhead_pct > 10)
+        if (pt_mkernel_overhead_notable(m->measured_overhead_pct))
             g_string_append_printf(s, " (recorded by the instrumented build, %.0f%% slower than "
                                    "the plain one: the bars and measured busy describe that "
                                    "slower kernel)", m->measured_overhead_pct);

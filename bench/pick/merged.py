@@ -2,8 +2,10 @@
 measured dataset (bench/measured-2026-12-02-s12): per configuration the candidates of its latest
 run (`round`), the model's pick (rank 1) against the fastest of them, and the pick's time as the
 current model predicts it (simulate) against measured."""
-import json,subprocess,math,concurrent.futures as cf
+import json,subprocess,concurrent.futures as cf
 import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
+from pt_report import geomean  # noqa: E402
 D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'measured-2026-12-02-s12')
 CLI = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'build', 'cli', 'pipethreader-cli')
 rows=[json.loads(l) for l in open(D+'/measured.jsonl')]
@@ -27,6 +29,6 @@ for S in ('GEMM','FA'):
         rat.append(p['measured_us']/best); e=pr/p['measured_us']-1; err.append(e)
         worst.append((p['measured_us']/best,c,p['round'])) 
     a=[abs(x) for x in err]
-    g=math.exp(sum(map(math.log,rat))/len(rat))
+    g=geomean(rat)
     print(f"{S}: {len(rat)} configs; pick/best geomean {g:.4f}, pick fastest in {sum(x==1 for x in rat)}, worst {sorted(worst)[-3:]}")
     print(f"{S}: picks predicted vs measured: mean|err| {100*sum(a)/len(a):.1f}%, mean {100*sum(err)/len(err):+.1f}%, max {100*max(a):.1f}%, >20%: {sum(x>.2 for x in a)}, >15%: {sum(x>.15 for x in a)}")

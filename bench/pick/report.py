@@ -11,29 +11,24 @@ with AUTO_N), every configuration's candidates timed interleaved in one process:
 Writes OUTDIR/measured/measured.jsonl with programs/NAME.json beside it (every timed
 candidate), the layout tools/model-score reads. Prints Markdown."""
 import json
-import math
 import os
 import shutil
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from pt_report import geomean, load  # noqa: E402
 
-def load(path):
-    rows = []
-    if os.path.exists(path):
-        for line in open(path):
-            line = line.strip()
-            if line.startswith("{"):
-                rows.append(json.loads(line))
-    return rows
+
+def list_lines(d):
+    """The split lines of d/list.txt (the bench script's bundle list) that carry RANK CONFIG."""
+    path = os.path.join(d, "list.txt")
+    return [f for f in (line.split() for line in open(path)) if len(f) >= 9] \
+        if os.path.exists(path) else []
 
 
 def gemm_rows(d):
     """[{set, config, graph, params, cands: {rank: (name, pred_us, meas_us, placements)}, base}]"""
-    lines = {}
-    for line in open(os.path.join(d, "list.txt")) if os.path.exists(os.path.join(d, "list.txt")) else []:
-        f = line.split()
-        if len(f) >= 9:
-            lines[f[0]] = f
+    lines = {f[0]: f for f in list_lines(d)}
     out = []
     for r in load(os.path.join(d, "torch.jsonl")):
         if "config" not in r:
@@ -56,11 +51,7 @@ def gemm_rows(d):
 
 
 def fa_rows(d):
-    sets = {}
-    for line in open(os.path.join(d, "list.txt")) if os.path.exists(os.path.join(d, "list.txt")) else []:
-        f = line.split()
-        if len(f) >= 9:
-            sets[f[1]] = f"B={f[2]},H={f[3]},S={f[4]},D={f[5]},CAUSAL={f[6]}"
+    sets = {f[1]: f"B={f[2]},H={f[3]},S={f[4]},D={f[5]},CAUSAL={f[6]}" for f in list_lines(d)}
     out = []
     for r in load(os.path.join(d, "times.jsonl")):
         if "config" not in r:
@@ -85,11 +76,6 @@ def stats(errs):
     a = [abs(e) for e in errs]
     return (f"mean \\|err\\| {100 * sum(a) / len(a):.1f}%, mean {100 * sum(errs) / len(errs):+.1f}%, "
             f"max {100 * max(a):.1f}%, beyond 20%: {sum(x > 0.2 for x in a)} of {len(a)}")
-
-
-def geomean(xs):
-    xs = [x for x in xs if x]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
 def main():
