@@ -44,7 +44,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         {"--build-timeout", "build-timeout", true},
         {"--from", "from", true},     {"--top", "top", true},
         {"--budget", "budget", true}, {"--measure", "measure", true},
-        {"--candidates", "candidates", true},
+        {"--candidates", "candidates", true}, {"--resimulate", "resimulate", false},
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -129,6 +129,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
                 o->build_timeout_s = s;
         }
         else if (!strcmp(n, "json")) o->json = true;
+        else if (!strcmp(n, "resimulate")) o->resimulate = true;
         else if (!strcmp(n, "q")) o->quiet = true;
         else if (!strcmp(n, "width")) {
             char *end;

@@ -35,6 +35,7 @@ typedef struct {
     int measure;               /* --measure N (schedule: profile the best N on a GPU) */
     const char *candidates;    /* --candidates DIR (schedule: write the N it would measure) */
     bool json;                 /* --json */
+    bool resimulate;           /* --resimulate (report: predict again with today's model) */
     bool quiet;                /* -q */
     int width;                 /* --width N for the text timeline */
 } cli_opts;

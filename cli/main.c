@@ -61,13 +61,16 @@ static const struct {
      "                   --build-timeout and signals as for profile\n"
      "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
      "                   each: rank, predicted ns, description) instead of measuring them\n"},
-    {"report", verb_report, "report TRACE [--json]",
+    {"report", verb_report, "report TRACE [--json] [--resimulate [--hw H]]",
      "Predicted against measured from a profiled trace (written by profile): the sample (CTAs,\n"
      "iterations, records dropped or unpaired; a partial sample is marked), busy % per lane\n"
      "(issue to completion, the unit's own occupancy beside it) and a per-sTask table (count,\n"
      "mean, spread, error = (predicted - measured) / measured, start offset), recomputed from\n"
      "the trace's spans.\n"
-     "  --json           print it as JSON\n"},
+     "  --json           print it as JSON\n"
+     "  --resimulate     predict again with the model as it is now (the trace's own graph,\n"
+     "                   parameters and sProgram; on --hw H, default the trace's hardware)\n"
+     "                   instead of the prediction stored when it was profiled\n"},
     {"profile", verb_profile,
      "profile GRAPH [--program PROG] [--hw H] [--tile SPEC] [--set P=V,...] -o TRACE [--chrome FILE] [--json] [--target sm90a] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
      "Validate and simulate an sProgram, generate its bundle, build and run it on a GPU: every\n"

@@ -218,10 +218,57 @@ void cli_names_free(cli_names *nm)
     memset(nm, 0, sizeof *nm);
 }
 
+/* The trace's own graph, parameters and sProgram simulated again on `hw` (default: the trace's
+ * hardware): the measured spans of an old profile against the model as it is now. The sTasks
+ * and lanes must come out as the trace names them, since the measured spans index those. */
+static bool resimulate(const pt_trace *tr, const char *path, const char *hw, pt_timeline *tl)
+{
+    if (!tr->sprogram_json || tr->n_params < 0) {
+        cli_error("%s: the trace holds no sProgram and parameters to simulate again (expected "
+                  "\"sprogram\" and \"params\", written by profile)", path);
+        return false;
+    }
+    strbuf set = {0};
+    for (int i = 0; i < tr->n_params; i++)
+        sb_printf(&set, "%s%s=%lld", i ? "," : "", tr->param_names[i],
+                  (long long)tr->param_values[i]);
+    cli_opts o = {.verb = "report", .graph_arg = tr->graph, .hw = hw ? hw : tr->hw,
+                  .set = set.len ? set.text : NULL};
+    cli_inputs in = {0};
+    bool ok = false;
+    pt_sprogram p;
+    pt_stask_graph sg;
+    pt_error err = {{0}};
+    if (!cli_load_graph(&o, &in))
+        goto out;
+    if (!pt_sprogram_load_text(&p, &sg, &in.graph, path, tr->sprogram_json,
+                               strlen(tr->sprogram_json), &err)) {
+        fprintf(stderr, "%s: the trace's sProgram: %s\n", path, err.msg);
+        goto out;
+    }
+    bool same = sg.n == tr->n_stasks && p.n_lanes == tr->n_lanes;
+    for (int s = 0; same && s < sg.n; s++)
+        same = !strcmp(sg.tasks[s].id, tr->stask_ids[s]);
+    for (int l = 0; same && l < p.n_lanes; l++)
+        same = !strcmp(p.lanes[l].name, tr->lane_names[l]);
+    if (!same)
+        cli_error("%s: simulated again, the sProgram's sTasks or lanes differ from those the "
+                  "trace names (expected the same %d sTasks and %d lanes)", path, tr->n_stasks,
+                  tr->n_lanes);
+    else if (!(ok = pt_simulate(&p, &sg, &in.hw, tl, &err)))
+        fprintf(stderr, "%s: simulate: %s\n", path, err.msg);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+out:
+    cli_inputs_free(&in);
+    sb_free(&set);
+    return ok;
+}
+
 int verb_report(int argc, char **argv)
 {
     cli_opts o = {.verb = "report"};
-    if (!cli_parse(argc, argv, "json", &o))
+    if (!cli_parse(argc, argv, "json,resimulate,hw", &o))
         return EXIT_USAGE;
     if (!o.graph_arg) {
         cli_error("report: missing TRACE (a profiled trace file); see report --help");
@@ -243,6 +290,19 @@ int verb_report(int argc, char **argv)
                   "pipethreader-cli profile)", o.graph_arg);
         goto out;
     }
+    if (o.hw && !o.resimulate) {
+        cli_error("report: --hw is for --resimulate (the trace's prediction was made on %s)",
+                  tr->hw);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    if (o.resimulate) {
+        pt_timeline now = {0};
+        if (!resimulate(tr, o.graph_arg, o.hw, &now))
+            goto out;
+        pt_timeline_free(&tr->tl);
+        tr->tl = now;
+    }
     /* Recomputed from the spans, so that every figure follows busy.h's definitions even
      * for a trace written before them. */
     if (!pt_align(&a, &tr->tl, &tr->measured, tr->n_stasks, tr->n_lanes, &err)) {
@@ -262,8 +322,9 @@ int verb_report(int argc, char **argv)
         cli_fmt_ns(a.predicted_kernel_ns, t1, sizeof t1);
         cli_fmt_ns(a.measured_kernel_ns, t2, sizeof t2);
         cli_fmt_pct(a.kernel_error_pct, true, p1, sizeof p1);
-        printf("%s: %s on %s: kernel time predicted %s, measured %s: prediction error %s\n",
-               o.graph_arg, tr->graph, tr->hw, t1, t2, p1);
+        printf("%s: %s on %s: kernel time predicted %s%s, measured %s: prediction error %s\n",
+               o.graph_arg, tr->graph, o.hw ? o.hw : tr->hw, t1,
+               o.resimulate ? " (simulated again now)" : "", t2, p1);
         cli_print_alignment(stdout, &nm, &tr->measured, &a);
     }
     rc = EXIT_OK;

@@ -343,6 +343,11 @@ __device__ __forceinline__ uint32_t sm_id()
     return s;
 }
 
+// rec() writes a record as two 64-bit words: the clock, then the fields packed in this order.
+static_assert(offsetof(pt_trace_record, stask) == 8 && offsetof(pt_trace_record, lane) == 10 &&
+                  offsetof(pt_trace_record, is_end) == 11 && offsetof(pt_trace_record, tile) == 12 &&
+                  offsetof(pt_trace_record, iter) == 14, "trace record layout");
+
 struct Tracer {
     pt_trace_role_header *h = nullptr;
     pt_trace_record *r = nullptr;
@@ -379,14 +384,22 @@ struct Tracer {
         h->clk0 = clock64();
     }
 
+    // Every thread of the role runs the same instructions: a clock read and one store predicated
+    // on being the writer. A branch around the store (only the writer inside) splits the warp
+    // role's code into basic blocks at every stamp, which keeps ptxas from interleaving the
+    // sTasks' instructions as it does in the plain build; a predicated store does not.
     __device__ __forceinline__ void rec(int stask, int lane, uint32_t tile, int iter, int is_end)
     {
-        if (!h)
-            return;
-        if (n < cap)
-            r[n] = pt_trace_record{(uint64_t)clock64(), (uint16_t)stask, (uint8_t)lane,
-                                   (uint8_t)is_end, (uint16_t)tile, (uint16_t)iter};
-        ++n;
+        const uint64_t t = clock64();
+        const uint64_t meta = (uint64_t)(uint16_t)stask | (uint64_t)(uint8_t)lane << 16 |
+                              (uint64_t)(uint8_t)is_end << 24 | (uint64_t)(uint16_t)tile << 32 |
+                              (uint64_t)(uint16_t)iter << 48;
+        const uint32_t write = h != nullptr && n < cap;
+        pt_trace_record *at = r + (write ? n : 0);
+        asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t"
+                     "@p st.global.v2.u64 [%1], {%2, %3};\n\t}"
+                     ::"r"(write), "l"(at), "l"(t), "l"(meta));
+        n += h != nullptr;
     }
 
     __device__ void end()
