@@ -43,6 +43,8 @@ typedef struct {
     dep_mode mode;
     int64_t k;
     int lag;     /* DM_STAGE: stage_hold.h's release lag */
+    bool issued; /* met at the issue of (from, ...), not its completion: a Wait between two
+                  * warpgroups' wgmma sTasks orders their issue (pass_xwaits.c) */
 } dep_ent;
 
 /* One lane's cursor over its expanded instance list, plus the cached readiness of its head. */
@@ -343,6 +345,13 @@ static double power_capped_slowdown(const sim_state *S)
     return slow > 1 ? slow : 1;
 }
 
+/* Lane L issues asynchronous wgmma groups (Hopper's tensor cores; not MI300X's MFMAs, which
+ * the issuing wave executes itself). */
+static bool tc_async_lane(const sim_state *S, int L)
+{
+    return S->p->lanes[L].seu == PT_SEU_TENSOR_CORE && S->hw->seu[PT_SEU_TENSOR_CORE].async;
+}
+
 /* Flattened dependency rules per sTask: data deps, Waits, then buffer-stage reuse. */
 static bool build_deps(sim_state *S, pt_error *err)
 {
@@ -372,8 +381,12 @@ static bool build_deps(sim_state *S, pt_error *err)
         for (int w = 0; w < p->n_waits; w++) {
             const pt_wait_entry *wt = &p->waits[w];
             dep_ent e = {.from = wt->on};
-            if (wt->stask == s && map_edge(sg, s, e.from, wt->distance, &e.mode, &e.k))
+            if (wt->stask == s && map_edge(sg, s, e.from, wt->distance, &e.mode, &e.k)) {
+                int la = S->lane_of[e.from], lb = S->lane_of[s];
+                e.issued = la >= 0 && lb >= 0 && tc_async_lane(S, la) && tc_async_lane(S, lb) &&
+                           p->lanes[la].role != p->lanes[lb].role;
                 S->deps[m++] = e;
+            }
         }
         /* A buffered load (or a dequantised tile written into a ring) may refill stage (i mod k)
          * only after every reader of the copy k iterations back has released it
@@ -663,6 +676,15 @@ static int stream_of(const sim_state *S, int L)
     return S->p->roles[R].wg >= 0 ? R : PT_MAX_ROLES + L;
 }
 
+/* Every lane of instruction stream `stream` has issued all its instances. */
+static bool stream_done(const sim_state *S, int stream)
+{
+    for (int L = 0; L < S->p->n_lanes; L++)
+        if (S->ls[L].has && stream_of(S, L) == stream)
+            return false;
+    return true;
+}
+
 /* Resumes the head's dependency scan; true when all its dependencies are simulated. */
 static bool head_ready(sim_state *S, int L)
 {
@@ -680,9 +702,24 @@ static bool head_ready(sim_state *S, int L)
             return false;
         /* a done slot is always placed; a hand-off between instruction streams costs a
          * barrier */
-        double t = d->mode == DM_STAGE && d->lag > 0 ? S->issue[slot] : S->end[slot];
-        if (stream_of(S, S->lane_of[d->from]) != stream)
+        bool at_issue = (d->mode == DM_STAGE && d->lag > 0) || d->issued;
+        double t = at_issue ? S->issue[slot] : S->end[slot];
+        int from_lane = S->lane_of[d->from];
+        if (stream_of(S, from_lane) != stream) {
+            /* a ring stage comes back from a barrier the reader's warpgroup arrives on after
+             * waiting for the wgmma group (wait_group): when that warpgroup first reaches an
+             * sTask that needs the group, or ends the step (note_seen, step_end_seen,
+             * lane_step_seen) */
+            if (!at_issue && d->mode == DM_STAGE && tc_async_lane(S, from_lane)) {
+                if (!isfinite(S->seen[slot]) && stream_done(S, stream_of(S, from_lane)))
+                    S->seen[slot] = S->role_free[stream_of(S, from_lane)]; /* its final wait */
+                if (!isfinite(S->seen[slot]))
+                    return false;
+                if (S->seen[slot] > t)
+                    t = S->seen[slot];
+            }
             t += S->hw->barrier_ns;
+        }
         if (t > ls->dep_t)
             ls->dep_t = t;
     }
@@ -742,12 +779,19 @@ static void chunk_epilogue(const sim_state *S, const pt_stask *task, const pt_co
 
 /* Each dependency of the committed head was first reached (its completion looked for) by the
  * head's warp role at `reach`: the end of an asynchronous span as the issuing side sees it. */
-static void note_seen(sim_state *S, const lane_state *ls, double reach)
+static void note_seen(sim_state *S, int L, const lane_state *ls, double reach)
 {
+    int stream = stream_of(S, L);
     for (int d = S->dep_off[ls->stask]; d < S->dep_off[ls->stask + 1]; d++) {
         int64_t slot = edge_slot(S, &S->deps[d], ls->iter);
-        if (slot >= 0 && reach < S->seen[slot])
-            S->seen[slot] = reach;
+        if (slot < 0 || reach >= S->seen[slot])
+            continue;
+        /* a wgmma group's end is stamped where its own warpgroup waits for it (wait_group);
+         * another role waiting on its barrier does not end it */
+        if (tc_async_lane(S, S->lane_of[S->deps[d].from]) &&
+            stream_of(S, S->lane_of[S->deps[d].from]) != stream)
+            continue;
+        S->seen[slot] = reach;
     }
 }
 
@@ -765,6 +809,36 @@ static double serve(sim_state *S, int R, double *one, double *simd_free, double 
     *start = ready > *one ? ready : *one;
     *one = *start + work;
     return *one;
+}
+
+/* The kernel ends each loop step of a consumer warpgroup by waiting for every wgmma group it
+ * issued (wait_group 0): from `t`, when the role has issued step v, those groups are seen done.
+ * That wait is not a dependency of the role's next step here (role_seek says why); it bounds
+ * when the role reports the groups done and hands their stages back. */
+static void step_end_seen(sim_state *S, int R, int64_t v, double t)
+{
+    const role_stream *rs = &S->rs[R];
+    for (int k = 0; k < rs->n; k++) {
+        int64_t i = v + rs->off[k];
+        if (i < 0 || i >= S->iters || !tc_async_lane(S, rs->lane[k]))
+            continue;
+        int64_t slot = slot_of(S, rs->stask[k], i);
+        if (t < S->seen[slot])
+            S->seen[slot] = t;
+    }
+}
+
+/* A warpgroup whose loop step is one wgmma sTask (GEMM's consumer) waits for it at the end of
+ * its step (wait_group 0), or, keeping mma_in_flight groups in flight, for the group that many
+ * steps back once the next is issued (wait_group 1): from `t`, when instance `iter` is issued. */
+static void lane_step_seen(sim_state *S, int stask, int64_t iter, double t)
+{
+    int64_t j = iter - (S->mma_in_flight > 0 ? S->mma_in_flight : 0);
+    if (j < 0)
+        return;
+    int64_t slot = slot_of(S, stask, j);
+    if (t < S->seen[slot])
+        S->seen[slot] = t;
 }
 
 static void commit(sim_state *S, int L, double t, double reach)
@@ -836,11 +910,21 @@ static void commit(sim_state *S, int L, double t, double reach)
         S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
                                            .issue_ns = t, .start_ns = start, .end_ns = end,
                                            .unit_end_ns = unit_end};
-    note_seen(S, ls, reach);
+    note_seen(S, L, ls, reach);
     role_stream *rs = &S->rs[R];
+    if (!skip && ls->phase != 1 && tc_async_lane(S, L)) {
+        /* outside the loop a wgmma group is waited for right after its issue */
+        if (next < S->seen[slot])
+            S->seen[slot] = next;
+    } else if (!rs->ordered && !skip && tc_async_lane(S, L)) {
+        lane_step_seen(S, ls->stask, ls->iter, next);
+    }
     if (rs->ordered && ls->phase == 1) {
+        int64_t v = rs->v;
         rs->pos++;
         role_seek(S, R);
+        if (rs->done || rs->v != v)
+            step_end_seen(S, R, v, S->role_free[stream_of(S, L)]);
     }
     lane_advance(S, L);
 }
@@ -1098,12 +1182,18 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
         int best = -1;
         double best_t = 0, best_reach = 0;
         for (int L = 0; L < p->n_lanes; L++) {
-            if (!S->ls[L].has || !role_allows(S, L) || !head_ready(S, L))
+            if (!S->ls[L].has || !role_allows(S, L))
                 continue;
             double t = S->lane_ready[L];
             if (S->role_free[stream_of(S, L)] > t)
                 t = S->role_free[stream_of(S, L)];
             double reach = t;
+            if (!head_ready(S, L)) {
+                /* its warp role is already waiting there: a wgmma group it needs is seen
+                 * done from then on, which may be what another role waits for */
+                note_seen(S, L, &S->ls[L], reach);
+                continue;
+            }
             if (S->ls[L].dep_t > t)
                 t = S->ls[L].dep_t;
             if (best < 0 || t < best_t)
@@ -1117,13 +1207,14 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
 }
 
 /* A span of an asynchronous unit ends when the issuing side sees its result (busy.h): the
- * completion, or later, when the first dependant's warp role only then came to wait for it
- * (a wgmma group retired by a wait_group after more CUDA-core work, a stage's full barrier
- * waited on after the copy landed) — what the instrumented kernel stamps. A consumer that keeps
- * one wgmma group in flight (stage_hold.h) waits for group i only after issuing group i + 1
- * (wait_group<1>): a tensor-core span ends no earlier than the lane's next issue is done, as
- * the kernel stamps it. Dependencies were resolved with the completion itself; this changes
- * only the reported spans. */
+ * completion, or later, when the side that stamps it only then came to wait for it — what the
+ * instrumented kernel stamps. A copy: the first dependant's warp role waiting on the full
+ * barrier. A wgmma group: its own warpgroup's wait_group (note_seen, step_end_seen,
+ * lane_step_seen), which may come after more CUDA-core work. A consumer that keeps one wgmma
+ * group in flight (stage_hold.h) waits for group i only after issuing group i + 1
+ * (wait_group<1>): a tensor-core span ends no earlier than the lane's next issue is done.
+ * Dependencies within a role were resolved with the completion itself (the wait_group returns
+ * then); a ring stage read by a wgmma came back at that wait (head_ready). */
 static void observed_ends(sim_state *S)
 {
     double next_issue[PT_MAX_LANES];

@@ -352,7 +352,7 @@ static void split_k_search(void)
 }
 
 /* Stream-K is one more value of the split axis, searched where the tiles leave a partial last
- * wave: 257 x 4096 x 4096 on H200 returns stream-K candidates among its 64 best, each a
+ * wave: 257 x 4096 x 4096 on H200 returns stream-K candidates among its 128 best, each a
  * persistent program over one CTA per EU whose description says so. */
 static void stream_k_search(void)
 {
@@ -360,7 +360,7 @@ static void stream_k_search(void)
     pt_hw hw;
     pt_error e;
     pt_schedule_result r;
-    pt_schedule_opts o = {.top_k = 64};
+    pt_schedule_opts o = {.top_k = 128};
     if (!load(&g, "gemm_f16", "M=257,N=4096,K=4096") || !pt_hw_load(&hw, "H200", &e))
         return;
     CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);

@@ -10,12 +10,12 @@ D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.a
 CLI = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'build', 'cli', 'pipethreader-cli')
 rows=[json.loads(l) for l in open(D+'/measured.jsonl')]
 def cfg_of(r):
-    n=r['name'].replace('-r67','')
+    n=r['name'].replace('-r67','').replace('-r70','')
     return n.rsplit('-auto',1)[0]
 groups={}
 for r in rows:
     groups.setdefault(cfg_of(r),{}).setdefault(r['round'],[]).append(r)
-sel={c:(g[67] if 67 in g else next(iter(g.values()))) for c,g in groups.items()}
+sel={c:g[max(g)] for c,g in groups.items()}  # each configuration's latest run
 def sim(r):
     o=subprocess.run([CLI,'simulate',r['graph'],'--set',r['set'],'--program',D+'/programs/%s.json'%r['name'],'--json'],capture_output=True,text=True).stdout
     return json.loads(o)['predicted_time_ns']/1e3
