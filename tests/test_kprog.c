@@ -274,6 +274,23 @@ static void test_refusals(void)
                   (F.kp.consumer[0].tasks[i].async ? PT_KB_MMA : PT_KB_EWISE));
     }
     teardown();
+    /* a ping-pong of ChunkScan's intra-chunk products (Waits across warpgroups) is refused: the
+     * causal product skips warpgroup 0's last k block, so the barrier rings would get fewer
+     * syncs than arrivals and hang (the kernel hung on the H200 once it compiled) */
+    if (setup("mamba2_chunk_scan", "B=1,S=1024,H=2", "l=128")) {
+        int a = pt_stask_find(&F.sg, "mma.y_intra.wg0"), b = pt_stask_find(&F.sg, "mma.y_intra.wg1");
+        int one = 1, zero = 0;
+        CHECK(a >= 0 && b >= 0);
+        if (a >= 0 && b >= 0 && pt_wait(&F.p, &F.sg, a, &b, &one, 1, &F.err) &&
+            pt_wait(&F.p, &F.sg, b, &a, &zero, 1, &F.err)) {
+            pt_validation v;
+            CHECK_MSG(pt_validate(&F.p, &F.sg, &F.hw, &v, &F.err), "%s", F.err.msg);
+            CHECK(!pt_kprog_build(&F.kp, &F.p, &F.sg, &F.hw, "test", &F.err));
+            CHECK_CONTAINS(F.err.msg, "crosses warpgroups that run different numbers of k blocks");
+            CHECK_CONTAINS(F.err.msg, "mma.y_intra.wg0");
+        }
+    }
+    teardown();
     /* scores computed two iterations ahead: three S tiles live, more than registers hold */
     if (setup("flash_attention", "S=1024", NULL)) {
         F.p.stages[pt_graph_find_tensor(&F.g, "K")] = 3;

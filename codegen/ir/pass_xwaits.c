@@ -27,6 +27,17 @@ bool pt_kpass_xwaits(pt_kprog *kp, const char *who, pt_error *err)
             !kp->consumer[b->wg].tasks[x.waiter].async)
             KREFUSE("%s: Wait %s on %s crosses warpgroups; only Waits between tensor-core sTasks "
                     "(ping-pong) are generated across warpgroups", who, b->id, a->id);
+        /* a barrier ring needs as many syncs as arrivals: both warpgroups must run the same k
+         * blocks, which a causal product that skips each warpgroup's blocks past its rows
+         * (ChunkScan) does not give */
+        for (int64_t it = 1; it <= sg->iterations; it++)
+            if (pt_stask_graph_wg_iterations(sg, a->wg, it) != pt_stask_graph_wg_iterations(sg, b->wg, it))
+                KREFUSE("%s: Wait %s on %s crosses warpgroups that run different numbers of k blocks "
+                        "(the causal product skips warpgroup %d's blocks past its rows: %lld of %lld); "
+                        "Waits between warpgroups are generated only where every warpgroup runs the "
+                        "tile's blocks", who, b->id, a->id, a->wg < b->wg ? a->wg : b->wg,
+                        (long long)pt_stask_graph_wg_iterations(sg, a->wg < b->wg ? a->wg : b->wg, it),
+                        (long long)it);
         if (kp->n_xwaits == PT_KP_MAX_XWAITS)
             KREFUSE("%s: more than %d Waits between warpgroups", who, PT_KP_MAX_XWAITS);
         kp->xw[kp->n_xwaits++] = x;

@@ -188,12 +188,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
         sb_printf(sb, "%s %s(v%+d)", k ? "," : "", at->kp->sg->tasks[W->tasks[k].stask].id, W->tasks[k].offset);
     sb_puts(sb, "\n");
     sb_printf(sb, "        pt::regs_increase<%d>();\n", W->regs);
-    for (int x = 0; x < at->kp->n_xwaits; x++) {
-        if (at->kp->xw[x].wb == w)
-            sb_printf(sb, "        uint32_t xs%d = 0;  // syncs done on cross Wait %d's barrier ring\n", x, x);
-        if (at->kp->xw[x].wa == w)
-            sb_printf(sb, "        uint32_t xa%d = 0;  // arrivals on cross Wait %d's barrier ring\n", x, x);
-    }
+    sm90a_emit_xwait_counters(sb, at->kp, w, "        ");
     sb_printf(sb, "#ifdef PT_TRACE\n"
                   "        if (lead)\n"
                   "            tracer.begin(pt_trace, 1 + cw, 1 + WGS, %u);\n"

@@ -155,9 +155,11 @@ static void emit_waits(strbuf *sb, const sm90a_combine *c, const pt_ktask *t, bo
                           IND "                                   XROWS - gi * GT, tid);\n"
                           IND "    pt::named_sync(1, 128);  // every thread's part of X is in\n",
                       c->kp->sg->tasks[c->kp->bufs[b].stask].id);
-        else
-            sb_printf(sb, IND "    pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n",
-                      b == c->buf_x ? "x" : "y", c->kp->sg->tasks[c->kp->bufs[b].stask].id);
+        else /* the load's span ends where its reader sees the bytes (as in every kernel) */
+            sb_printf(sb, IND "    pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n"
+                          IND "    PT_REC(%d, %d, n_tile, 0, 1);\n",
+                      b == c->buf_x ? "x" : "y", c->kp->sg->tasks[c->kp->bufs[b].stask].id,
+                      c->kp->bufs[b].stask, c->kp->lane_load);
     }
 }
 

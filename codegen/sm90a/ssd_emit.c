@@ -465,8 +465,9 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                   "#ifdef PT_TRACE\n"
                   "        if (lead)\n"
                   "            tracer.begin(pt_trace, 1 + cw, TRACE_ROLES, TRACE_CAP);\n"
-                  "#endif\n"
-                  "        uint32_t n_tile = 0", W->regs);
+                  "#endif\n", W->regs);
+    sm90a_emit_xwait_counters(sb, kp, w, "        ");
+    sb_puts(sb, "        uint32_t n_tile = 0");
     for (int b = 0; b < kp->n_bufs; b++)
         if (kp->bufs[b].kind == PT_KBUF_RING) {
             sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);

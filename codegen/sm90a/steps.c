@@ -240,3 +240,12 @@ void sm90a_emit_steps(strbuf *sb, const sm90a_steps *st, int w)
     }
 }
 
+void sm90a_emit_xwait_counters(strbuf *sb, const pt_kprog *kp, int w, const char *ind)
+{
+    for (int x = 0; x < kp->n_xwaits; x++) {
+        if (kp->xw[x].wb == w)
+            sb_printf(sb, "%suint32_t xs%d = 0;  // syncs done on cross Wait %d's barrier ring\n", ind, x, x);
+        if (kp->xw[x].wa == w)
+            sb_printf(sb, "%suint32_t xa%d = 0;  // arrivals on cross Wait %d's barrier ring\n", ind, x, x);
+    }
+}

@@ -36,4 +36,9 @@ int sm90a_step_slot(const sm90a_step_ctx *c, int offset, int slots);
 /* The loop of consumer role w over its tile's n_iter iterations. */
 void sm90a_emit_steps(strbuf *sb, const sm90a_steps *st, int w);
 
+/* Consumer role w's counters of the named-barrier rings of the Waits between warpgroups
+ * (pass_xwaits.c) that the steps sync on (xs) and arrive at (xa); declared once per role,
+ * before its tile loop. */
+void sm90a_emit_xwait_counters(strbuf *sb, const pt_kprog *kp, int w, const char *ind);
+
 #endif

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_sm90a_compile.sh CLI — every variant of variants.txt: the generated kernel compiles for
 # sm_90a with no warnings, ptxas reports no spills and no serialised wgmma, the PTX holds
-# wgmma.mma_async, cp.async.bulk.tensor and mbarrier waits, and the host launcher compiles
+# wgmma.mma_async, cp.async.bulk.tensor and mbarrier waits, the instrumented build (-DPT_TRACE)
+# of each graph's first variant compiles warning-free, and the host launcher compiles
 # with -Wall -Wextra -Werror. Attention variants (fa_*) also take P from registers, use
 # ex2.approx and are at most 1,200 lines (400 more per consumer warpgroup beyond two). SASS (HGMMA, UTMALDG) is checked by test_sm90a_sass.sh where a
 # cuobjdump able to read CUDA 13 cubins exists. Skips (77) without nvcc.
@@ -15,6 +16,7 @@ CUDA_INC=$(cuda_root "$NVCC")/include
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+traced=""
 while read -r name graph set tile edits; do
     case "$name" in ''|'#'*) continue ;; esac
     if ! "$here/make-variant.sh" "$cli" "$tmp" "$name" "$graph" "$set" "$tile" "$edits" >"$tmp/gen.log" 2>&1; then
@@ -25,6 +27,15 @@ while read -r name graph set tile edits; do
             -o "$d/kernel.cubin" "$d/kernel.cu" >"$d/ptxas.txt" 2>&1; then
         echo "FAIL $name: nvcc: $(head -c 1500 "$d/ptxas.txt")"; fails=$((fails + 1)); continue
     fi
+    # the instrumented build (-DPT_TRACE: the trace stamps, predicated stores in inline PTX)
+    # compiles warning-free too, for the first variant of each graph
+    case " $traced " in *" $graph "*) ;; *)
+        traced="$traced $graph"
+        if ! "$NVCC" -cubin -O3 -gencode=arch=compute_90a,code=sm_90a -DPT_TRACE -Werror all-warnings \
+                -o "$d/kernel_trace.cubin" "$d/kernel.cu" >"$d/ptxas_trace.txt" 2>&1; then
+            echo "FAIL $name: nvcc -DPT_TRACE: $(head -c 1500 "$d/ptxas_trace.txt")"; fails=$((fails + 1)); continue
+        fi ;;
+    esac
     if grep -E "spill (stores|loads)" "$d/ptxas.txt" | grep -vq "0 bytes spill stores, 0 bytes spill loads"; then
         echo "FAIL $name: spills: $(grep spill "$d/ptxas.txt")"; fails=$((fails + 1)); continue
     fi
