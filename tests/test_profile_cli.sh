@@ -149,6 +149,39 @@ PY
     else bad "partial: lane busy not marked: $(cat "$tmp/out")"; fi
     run 0 "report --json on a trace with dropped records" "$cli" report "$tmp/drop.json" --json
     out_has '"partial": true}' "partial: JSON"
+
+    # --resimulate: the trace's own graph, parameters and sProgram predicted again now. With
+    # the model unchanged it gives the stored prediction; on another model another one; a trace
+    # whose sProgram names other lanes, or one without an sProgram, is refused with the reason.
+    run 0 "report --resimulate" "$cli" report "$tmp/tj.json" --resimulate --json
+    cp "$tmp/out" "$tmp/resim.json"
+    run 0 "report --resimulate --hw H100" "$cli" report "$tmp/tj.json" --resimulate --hw H100 --json
+    cp "$tmp/out" "$tmp/resim100.json"
+    if python3 - "$tmp/profile.json" "$tmp/resim.json" "$tmp/resim100.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+p, r, h = (json.load(open(f)) for f in sys.argv[1:4])
+assert abs(r["kernel"]["predicted_ns"] - p["kernel"]["predicted_ns"]) < 1e-6 * p["kernel"]["predicted_ns"], (r["kernel"], p["kernel"])
+assert r["kernel"]["measured_ns"] == p["kernel"]["measured_ns"]
+assert [l["measured_busy_pct"] for l in r["lanes"]] == [l["measured_busy_pct"] for l in p["lanes"]]
+assert h["kernel"]["predicted_ns"] != p["kernel"]["predicted_ns"], h["kernel"]
+print("ok")
+PY
+    then ok "report --resimulate: same prediction on the same model, another on H100"; else bad "report --resimulate: $(cat "$tmp/py")"; fi
+    python3 - "$tmp/tj.json" "$tmp/nolane.json" "$tmp/noprog.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+u = json.loads(json.dumps(t))
+u["sprogram"]["lanes"][1]["name"] = "tc.renamed"
+json.dump(u, open(sys.argv[2], "w"))
+del t["sprogram"]
+json.dump(t, open(sys.argv[3], "w"))
+PY
+    run 1 "report --resimulate: other lanes" "$cli" report "$tmp/nolane.json" --resimulate
+    err_has "sTasks or lanes differ from those the trace names" "report --resimulate: lanes checked"
+    run 1 "report --resimulate: no sProgram" "$cli" report "$tmp/noprog.json" --resimulate
+    err_has "holds no sProgram and parameters to simulate again" "report --resimulate: needs the sProgram"
+    run 2 "report --hw without --resimulate" "$cli" report "$tmp/tj.json" --hw H100
+    err_has "--hw is for --resimulate" "report: --hw alone refused"
 fi
 
 # The tar stream follows the contract: a flat bundle with pt-run.sh, which sh can parse.
