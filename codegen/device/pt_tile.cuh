@@ -210,28 +210,29 @@ __device__ __forceinline__ void inverse_row_sums(float (&l_run)[2])
 }
 
 // lse: the log-sum-exp of this thread's two rows in natural-log units, (m + log2 l) · ln 2 (the
-// running max m is kept in log2 units; the four lanes of a row add their partial sums first),
-// -inf for a row that saw no key. The quad's first lane writes rows `row` and row + 8 as f32.
-__device__ __forceinline__ void lse_rows(const float (&m_run)[2], const float (&l_run)[2], uint8_t *stage,
-                                         int row, int lane)
+// running max m is kept in log2 units; the four lanes of a row add their partial sums first, so
+// every lane must call it), -inf for a row that saw no key.
+__device__ __forceinline__ void lse_rows(const float (&m_run)[2], const float (&l_run)[2], float (&v)[2])
 {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         float l = l_run[h];
         l += __shfl_xor_sync(0xffffffffu, l, 1);
         l += __shfl_xor_sync(0xffffffffu, l, 2);
-        const float v = l > 0.f ? (m_run[h] + log2f(l)) * 0.69314718055994531f : -INFINITY;
-        if (lane % 4 == 0)
-            reinterpret_cast<float *>(stage)[row + 8 * h] = v;
+        v[h] = l > 0.f ? (m_run[h] + log2f(l)) * 0.69314718055994531f : -INFINITY;
     }
 }
 
-// The storing thread's copy of n staged f32 rows to global memory (rows of 4 bytes are below
-// TMA's 16-byte rule for boxes and strides).
-__device__ __forceinline__ void store_rows_global(float *dst, const uint8_t *stage, int n)
+// The quad's first lane writes rows `row` and row + 8 of lse_rows' values straight to global
+// memory (dst: the tile's first row; rows from n on are past the sequence). Rows of 4 bytes are
+// below TMA's 16-byte rule, and a copy through shared memory by another thread would have to be
+// ordered after these writes by a barrier both take part in.
+__device__ __forceinline__ void store_lse_rows(float *dst, const float (&v)[2], int row, int lane, int n)
 {
-    for (int r = 0; r < n; ++r)
-        dst[r] = reinterpret_cast<const float *>(stage)[r];
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+        if (lane % 4 == 0 && row + 8 * h < n)
+            dst[row + 8 * h] = v[h];
 }
 
 // ---- FlashDecoding's combine: a tile of GT rows x DT columns over S splits ----

@@ -242,15 +242,27 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
     emit_consumer_epilogue(sb, at, w);
 }
 
-/* The log-sum-exp task: this warpgroup's rows of it, staged for the storing thread. */
+/* The log-sum-exp task: this warpgroup's rows of it, and their store by the threads that hold
+ * them (pt_tile.cuh says why not by the storing thread). The store's stamps come from the last
+ * warpgroup, so that the store is one span per tile, as predicted. */
 static void emit_lse(strbuf *sb, const sm90a_attn *at, int w)
 {
-    const pt_ktask *t = &at->kp->consumer[w].rows_task;
-    sb_printf(sb, "            // %s: m + log(l) per row (natural log), staged as f32 for the storing thread.\n"
+    const pt_kprog *kp = at->kp;
+    const pt_ktask *t = &kp->consumer[w].rows_task;
+    int st = kp->rows >= 0 ? kp->bufs[kp->rows].stask : -1, sl = kp->rows >= 0 ? kp->bufs[kp->rows].lane : -1;
+    bool stamp = st >= 0 && w == kp->wgs - 1;
+    sb_printf(sb, "            // %s: m + log(l) per row (natural log), as f32.\n"
                   "            PT_REC(%d, %d, n_tile, 0, 0);\n"
-                  "            pt::lse_rows(m_run, l_run, smem + OFF_L, %d * 64 + warp * 16 + lane / 4, lane);\n"
+                  "            float lse[2];\n"
+                  "            pt::lse_rows(m_run, l_run, lse);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n",
-              at->kp->sg->tasks[t->stask].id, t->stask, t->lane, w, t->stask, t->lane);
+              kp->sg->tasks[t->stask].id, t->stask, t->lane, t->stask, t->lane);
+    if (stamp)
+        sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);  // %s\n", st, sl, kp->sg->tasks[st].id);
+    sb_printf(sb, "            pt::store_lse_rows(lse_out + (size_t)bh * SEQ + mt * BM, lse, %d * 64 + warp * 16 + lane / 4,\n"
+                  "                               lane, SEQ - mt * BM < BM ? SEQ - mt * BM : BM);\n", w);
+    if (stamp)
+        sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", st, sl);
 }
 
 /* After a tile's loop: hand Q back, normalize O (and the log-sum-exp, in lane order) into the

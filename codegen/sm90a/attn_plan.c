@@ -143,11 +143,8 @@ static void plan_shape(sm90a_attn *at)
         sh->batch_buf[at->ring_k] = sh->batch_buf[at->ring_v] = "bh / GROUP";
     if (at->a.qshare > 1) /* Q: the sequence's one query, read by each of its KV splits */
         sh->batch_buf[at->buf_q] = "bh / QSHARE";
-    if (at->buf_l >= 0) {
+    if (at->buf_l >= 0)
         snprintf(sh->name[at->buf_l], sizeof sh->name[0], "l");
-        sh->rows_store = "pt::store_rows_global(lse_out + (size_t)bh * SEQ + mt * BM, smem + OFF_L, "
-                         "SEQ - mt * BM < BM ? SEQ - mt * BM : BM);";
-    }
     sh->coord_decl = "int bh, mt;";
     sh->coord_args = "bh, mt";
     sh->iters = "tile_iters(mt)";

@@ -120,19 +120,6 @@ static void emit_ring_loads(strbuf *sb, const sm90a_shape *sh)
     sb_puts(sb, "                }\n");
 }
 
-/* The ROWS buffer's store (a log-sum-exp), by the storing thread after the staging tile's: the
- * same barrier says every warpgroup wrote its rows, and these plain loads are done before the
- * thread releases the buffers. */
-static void emit_rows_store(strbuf *sb, const sm90a_shape *sh, const char *in)
-{
-    const pt_kprog *kp = sh->kp;
-    if (kp->rows < 0 || !sh->rows_store)
-        return;
-    sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n%s%s\n%sPT_REC(%d, %d, n_tile, 0, 1);\n", in,
-              kp->bufs[kp->rows].stask, kp->bufs[kp->rows].lane, in, sh->rows_store, in,
-              kp->bufs[kp->rows].stask, kp->bufs[kp->rows].lane);
-}
-
 static void emit_store(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;
@@ -156,7 +143,6 @@ static void emit_store(strbuf *sb, const sm90a_shape *sh)
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", in, kp->store_stask, kp->store_lane);
     sm90a_emit_tma_store(sb, sh, in);
     sb_printf(sb, "%spt::tma_store_commit();\n", in);
-    emit_rows_store(sb, sh, in);
     if (!deferred)
         sb_printf(sb, "%spt::tma_store_wait_read();  // %s\n", in,
                   kp->bufs[kp->staging].over >= 0 ? "the next tile's load may land on these rows"
@@ -235,7 +221,6 @@ void sm90a_emit_consumer_store(strbuf *sb, const sm90a_shape *sh, const char *in
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", in, kp->store_stask, kp->store_lane);
     sm90a_emit_tma_store(sb, sh, in);
     sb_printf(sb, "%spt::tma_store_commit();\n", in);
-    emit_rows_store(sb, sh, in);
     if (!deferred)
         sb_printf(sb, "%spt::tma_store_wait_read();\n", in);
     sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 1);\n", in, kp->store_stask, kp->store_lane);

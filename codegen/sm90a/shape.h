@@ -25,8 +25,6 @@ typedef struct {
     bool plain;                 /* buffers unswizzled, a TMA box the tile's whole innermost
                                    extent (the combine's f32 tiles, read by CUDA cores), rather
                                    than 128-byte swizzle atoms for wgmma */
-    const char *rows_store;     /* the statement storing the ROWS buffer (kp->rows) from shared
-                                   memory, printed after the staging tile's store; NULL: none */
     char name[PT_KP_MAX_BUFS][8]; /* each buffer's name in the kernel, by its part in the
                                      workload ("a", "b", "c"; "q", "k", "v", "o") */
     /* a buffer loaded as one unswizzled box per stage (packed 4-bit weights, group scales):

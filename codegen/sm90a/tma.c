@@ -179,7 +179,8 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
                       up, (long long)B->offset, (long long)B->bytes,
                       B->over >= 0 ? "over a resident tile" : "apart");
         else if (B->kind == PT_KBUF_ROWS)
-            sb_printf(sb, "constexpr int OFF_%s = %lld;  // %lld bytes: one f32 per row, stored with plain stores\n",
+            sb_printf(sb, "[[maybe_unused]] constexpr int OFF_%s = %lld;  // %lld bytes, one f32 per row, in the layout\n"
+                          "// the model counts; the rows go from the threads that hold them to global memory\n",
                       up, (long long)B->offset, (long long)B->bytes);
         else
             sb_printf(sb, "constexpr int OFF_%s = %lld, %s_CHUNK = %d;  // %lld bytes staged %s; %d elements per store box\n",
