@@ -90,9 +90,10 @@ static void emit_trace_ids(strbuf *sb, const sm90a_gemm *gm)
     sb_printf(sb, "#ifdef PT_TRACE\n"
                   "// Instrumented build: sTask and lane indices of the records (codegen/trace_abi.h).\n"
                   "namespace {\n"
-                  "constexpr int ST_LOAD_A = %d, ST_LOAD_B = %d, LANE_LOAD = %d;\n",
-              gm->kp->bufs[gm->ring_a].stask,
-              gm->ring_b >= 0 ? gm->kp->bufs[gm->ring_b].stask : -1, gm->kp->lane_load);
+                  "constexpr int ST_LOAD_A = %d, LANE_LOAD = %d;\n",
+              gm->kp->bufs[gm->ring_a].stask, gm->kp->lane_load);
+    if (gm->ring_b >= 0 && !gm->deq) /* a dequantised B: its packed data and scales (below) */
+        sb_printf(sb, "constexpr int ST_LOAD_B = %d;\n", gm->kp->bufs[gm->ring_b].stask);
     if (gm->deq)
         sb_printf(sb, "constexpr int ST_LOAD_BQ = %d, ST_LOAD_BS = %d;\n",
                   gm->kp->bufs[gm->ring_q].stask, gm->kp->bufs[gm->ring_s].stask);
