@@ -349,7 +349,8 @@ static double power_capped_slowdown(const sim_state *S)
  * the issuing wave executes itself). */
 static bool tc_async_lane(const sim_state *S, int L)
 {
-    return S->p->lanes[L].seu == PT_SEU_TENSOR_CORE && S->hw->seu[PT_SEU_TENSOR_CORE].async;
+    return L >= 0 && S->p->lanes[L].seu == PT_SEU_TENSOR_CORE &&
+           S->hw->seu[PT_SEU_TENSOR_CORE].async; /* L < 0: an unplaced sTask */
 }
 
 /* Flattened dependency rules per sTask: data deps, Waits, then buffer-stage reuse. */
