@@ -228,12 +228,10 @@ static bool resimulate(const pt_trace *tr, const char *path, const char *hw, pt_
                   "\"sprogram\" and \"params\", written by profile)", path);
         return false;
     }
-    strbuf set = {0};
-    for (int i = 0; i < tr->n_params; i++)
-        sb_printf(&set, "%s%s=%lld", i ? "," : "", tr->param_names[i],
-                  (long long)tr->param_values[i]);
+    char set[PT_MAX_PARAMS * (PT_NAME_MAX + 24)];
+    pt_trace_params_text(tr, set, sizeof set);
     cli_opts o = {.verb = "report", .graph_arg = tr->graph, .hw = hw ? hw : tr->hw,
-                  .set = set.len ? set.text : NULL};
+                  .set = set[0] ? set : NULL};
     cli_inputs in = {0};
     bool ok = false;
     pt_sprogram p;
@@ -261,7 +259,6 @@ static bool resimulate(const pt_trace *tr, const char *path, const char *hw, pt_
     pt_stask_graph_free(&sg);
 out:
     cli_inputs_free(&in);
-    sb_free(&set);
     return ok;
 }
 

@@ -778,6 +778,13 @@ static void chunk_epilogue(const sim_state *S, const pt_stask *task, const pt_co
     }
 }
 
+/* Slot `slot` is seen done by its issuing side from `t` on, if not earlier. */
+static void see_at(sim_state *S, int64_t slot, double t)
+{
+    if (t < S->seen[slot])
+        S->seen[slot] = t;
+}
+
 /* Each dependency of the committed head was first reached (its completion looked for) by the
  * head's warp role at `reach`: the end of an asynchronous span as the issuing side sees it. */
 static void note_seen(sim_state *S, int L, const lane_state *ls, double reach)
@@ -785,14 +792,14 @@ static void note_seen(sim_state *S, int L, const lane_state *ls, double reach)
     int stream = stream_of(S, L);
     for (int d = S->dep_off[ls->stask]; d < S->dep_off[ls->stask + 1]; d++) {
         int64_t slot = edge_slot(S, &S->deps[d], ls->iter);
-        if (slot < 0 || reach >= S->seen[slot])
+        if (slot < 0)
             continue;
         /* a wgmma group's end is stamped where its own warpgroup waits for it (wait_group);
          * another role waiting on its barrier does not end it */
         if (tc_async_lane(S, S->lane_of[S->deps[d].from]) &&
             stream_of(S, S->lane_of[S->deps[d].from]) != stream)
             continue;
-        S->seen[slot] = reach;
+        see_at(S, slot, reach);
     }
 }
 
@@ -823,9 +830,7 @@ static void step_end_seen(sim_state *S, int R, int64_t v, double t)
         int64_t i = v + rs->off[k];
         if (i < 0 || i >= S->iters || !tc_async_lane(S, rs->lane[k]))
             continue;
-        int64_t slot = slot_of(S, rs->stask[k], i);
-        if (t < S->seen[slot])
-            S->seen[slot] = t;
+        see_at(S, slot_of(S, rs->stask[k], i), t);
     }
 }
 
@@ -837,9 +842,7 @@ static void lane_step_seen(sim_state *S, int stask, int64_t iter, double t)
     int64_t j = iter - (S->mma_in_flight > 0 ? S->mma_in_flight : 0);
     if (j < 0)
         return;
-    int64_t slot = slot_of(S, stask, j);
-    if (t < S->seen[slot])
-        S->seen[slot] = t;
+    see_at(S, slot_of(S, stask, j), t);
 }
 
 static void commit(sim_state *S, int L, double t, double reach)
@@ -914,9 +917,7 @@ static void commit(sim_state *S, int L, double t, double reach)
     note_seen(S, L, ls, reach);
     role_stream *rs = &S->rs[R];
     if (!skip && ls->phase != 1 && tc_async_lane(S, L)) {
-        /* outside the loop a wgmma group is waited for right after its issue */
-        if (next < S->seen[slot])
-            S->seen[slot] = next;
+        see_at(S, slot, next); /* outside the loop a wgmma group is waited for right after its issue */
     } else if (!rs->ordered && !skip && tc_async_lane(S, L)) {
         lane_step_seen(S, ls->stask, ls->iter, next);
     }

@@ -327,6 +327,16 @@ void pt_alignment_free(pt_alignment *a)
     memset(a, 0, sizeof *a);
 }
 
+void pt_trace_params_text(const pt_trace *tr, char *out, size_t cap)
+{
+    size_t len = 0;
+    if (cap > 0)
+        out[0] = '\0';
+    for (int i = 0; i < tr->n_params && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s=%lld", i ? "," : "",
+                                tr->param_names[i], (long long)tr->param_values[i]);
+}
+
 void pt_trace_free(pt_trace *tr)
 {
     if (!tr)

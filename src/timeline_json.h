@@ -168,6 +168,9 @@ bool pt_trace_load_text(pt_trace *tr, const char *name, const char *text, size_t
                         pt_error *err);
 bool pt_trace_load_file(pt_trace *tr, const char *path, pt_error *err);
 void pt_trace_free(pt_trace *tr);
+/* The trace's graph parameters as --set takes them ("M=512,N=512"; "" when it names none),
+ * truncated to cap: what a reader re-simulating the trace's own graph passes as overrides. */
+void pt_trace_params_text(const pt_trace *tr, char *out, size_t cap);
 
 /* Convenience: only the timeline (caller frees with pt_timeline_free) and the lane names
  * (room for PT_MAX_LANES). */

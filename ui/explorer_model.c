@@ -890,12 +890,8 @@ static bool load_trace_prediction(pt_explorer_model *m, const pt_trace *tr, cons
     if (!ename || (!tr->sprogram_json && tr->n_params < 0))
         return false;
     char over[PT_MAX_PARAMS * (PT_NAME_MAX + 24)];
-    size_t len = 0;
-    over[0] = '\0';
-    for (int i = 0; i < tr->n_params && len < sizeof over; i++)
-        len += (size_t)snprintf(over + len, sizeof over - len, "%s%s=%lld", i ? "," : "",
-                                tr->param_names[i], (long long)tr->param_values[i]);
-    if (!load_graph_impl(m, ename, NULL, len ? over : NULL, hw, err))
+    pt_trace_params_text(tr, over, sizeof over);
+    if (!load_graph_impl(m, ename, NULL, over[0] ? over : NULL, hw, err))
         return false;
     if (!tr->sprogram_json) /* parameters only: the default sProgram of that shape */
         return true;

@@ -265,8 +265,8 @@ static void emit_lse(strbuf *sb, const sm90a_attn *at, int w)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", st, sl);
 }
 
-/* After a tile's loop: hand Q back, normalize O (and the log-sum-exp, in lane order) into the
- * staging tile and (on the store lane) store it; then the end of the role. */
+/* After a tile's loop: hand Q back, normalize O into the staging tile (the log-sum-exp, in lane
+ * order, straight to global memory) and (on the store lane) store it; then the end of the role. */
 static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
 {
     const pt_krole *W = &at->kp->consumer[w];
