@@ -116,6 +116,32 @@ static int swap_axis(const pt_graph *g)
     return -1;
 }
 
+/* The batch axis warpgroups may split instead of rows (each warpgroup one batch index, the
+ * operands without that axis loaded once for all of them: Mamba2 ChunkState's B, shared by a
+ * CTA's heads), or -1. Offered only where the rows cannot be split: the default split axis is
+ * one tensor-core block (ChunkState's P = 64), so a second warpgroup is otherwise impossible.
+ * The output's last batch axis is taken: its neighbouring tiles lie next to each other. */
+static int batch_split_axis(const pt_graph *g, const pt_hw *hw)
+{
+    int split = split_axis(g), n_mm = 0;
+    for (int i = 0; i < g->n_ops; i++)
+        n_mm += g->ops[i].kind == PT_OP_MATMUL;
+    int64_t mrow = hw->mma_m > 0 ? hw->mma_m : 64;
+    if (n_mm != 1 || split < 0 || g->axes[split].extent > mrow)
+        return -1;
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *x = &g->tensors[t];
+        if (x->role != PT_ROLE_OUTPUT || x->view_of >= 0)
+            continue;
+        int last = -1;
+        for (int i = 0; i < x->rank; i++)
+            if (g->axes[x->axes[i]].batch)
+                last = x->axes[i];
+        return last;
+    }
+    return -1;
+}
+
 /* Rows of one tensor-core instruction per warpgroup, or 1 for graphs without a matmul (their
  * warpgroups split rows freely). */
 static int64_t mma_rows(const pt_graph *g, const pt_hw *hw)
@@ -558,7 +584,10 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
     pt_schedule_result *r = S->top.r;
     const pt_schedule_opts *o = S->o;
     int wgs = t->warpgroups;
-    bool split_ok = split < 0 ? wgs == 1 : t->tile[split] % (wgs * mma_rows(S->g, S->hw)) == 0;
+    bool batch = split >= 0 && S->g->axes[split].batch;
+    bool split_ok = split < 0   ? wgs == 1
+                    : batch     ? t->tile[split] == wgs
+                                : t->tile[split] % (wgs * mma_rows(S->g, S->hw)) == 0;
     bool pays[N_SPLIT_OPTS];
     split_gates(S, t, split_ok ? n_split : 1, pays);
     for (int si = 0; si < 3; si++)
@@ -638,19 +667,46 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
             n *= swapped[a].n;
         r->total += n;
     }
-    for (int pass = 0; pass < (swap_pass ? 2 : 1) && !r->budget_hit; pass++) {
+    /* a third pass with the warpgroups on a batch axis, one batch index each */
+    value_set by_batch[PT_MAX_AXES];
+    memcpy(by_batch, S.vals, sizeof by_batch);
+    int bsplit = batch_split_axis(g, hw);
+    if (bsplit >= 0) {
+        value_set *bs = &by_batch[bsplit];
+        bs->n = 0;
+        for (int w = 2; w <= 3; w++)
+            if (g->axes[bsplit].extent % w == 0)
+                add_value(bs, w);
+        int64_t n = per_tiling / 3; /* one warpgroup count per batch tile */
+        for (int a = 0; a < g->n_axes; a++)
+            n *= by_batch[a].n;
+        if (bs->n == 0)
+            bsplit = -1;
+        else
+            r->total += n;
+    }
+    for (int pass = 0; pass < 3 && !r->budget_hit; pass++) {
         if (pass == 1) {
+            if (!swap_pass)
+                continue;
             memcpy(S.vals, swapped, sizeof swapped);
             split = rows_swap;
+        } else if (pass == 2) {
+            if (bsplit < 0)
+                continue;
+            memcpy(S.vals, by_batch, sizeof by_batch);
+            split = bsplit;
         }
         int idx[PT_MAX_AXES] = {0};
         bool more = true;
         while (more && !r->budget_hit) {
             pt_tiling t = {0};
-            t.wg_axis = pass == 1 ? rows_swap + 1 : 0;
+            t.wg_axis = pass == 1 ? rows_swap + 1 : pass == 2 ? bsplit + 1 : 0;
             for (int a = 0; a < g->n_axes; a++)
                 t.tile[a] = S.vals[a].v[idx[a]];
             for (int wgs = 1; wgs <= 3 && !r->budget_hit; wgs++) {
+                if (pass == 2 && t.tile[bsplit] != wgs)
+                    continue;
                 t.warpgroups = wgs;
                 search_tiling(&S, &t, split, n_split, stages_opts);
             }

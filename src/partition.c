@@ -603,13 +603,15 @@ static bool setup_grid(builder *b)
                                "most %lld (use a larger tile)", g->file, g->axes[sg->loop_axis].name,
                        (long long)sg->iterations, (long long)PT_MAX_ITERATIONS);
     sg->split_axis = sg->rows_axis = NONE;
+    int batch_split = NONE;
     if (sg->tiling.wg_axis > 0) {
-        /* chosen: any non-batch axis of an output (a GEMM's N: "swap A and B") */
+        /* chosen: any axis of an output (a GEMM's N: "swap A and B"; a batch axis: one batch
+         * index per warpgroup, as Mamba2 ChunkState's heads share B) */
         int a = sg->tiling.wg_axis - 1;
-        if (a >= g->n_axes || g->axes[a].batch || !pt_graph_axis_in_output(g, a)) {
+        if (a >= g->n_axes || !pt_graph_axis_in_output(g, a)) {
             char names[PT_MAX_AXES * (PT_NAME_MAX + 2)] = "";
             for (int i = 0; i < g->n_axes; i++)
-                if (!g->axes[i].batch && pt_graph_axis_in_output(g, i)) {
+                if (pt_graph_axis_in_output(g, i)) {
                     strcat(names, names[0] ? ", " : "");
                     strcat(names, g->axes[i].name);
                 }
@@ -617,13 +619,16 @@ static bool setup_grid(builder *b)
                                    "warpgroups can split; expected one of: %s", g->file,
                            a < g->n_axes ? g->axes[a].name : "?", names);
         }
-        sg->rows_axis = a;
+        if (!g->axes[a].batch)
+            sg->rows_axis = a;
+        else
+            batch_split = a; /* the tensor-core rows stay where they were */
     }
     if (sg->rows_axis == NONE)
         sg->rows_axis = pt_default_rows_axis(g, &sg->tiling);
     if (b->wgs == 1)
         return true;
-    sg->split_axis = sg->rows_axis;
+    sg->split_axis = batch_split != NONE ? batch_split : sg->rows_axis;
     if (sg->split_axis == NONE)
         return pt_fail(b->err, "%s: tiling: %d warpgroups but the output tile has no axis to split "
                                "between them; expected wg=1", g->file, b->wgs);

@@ -54,10 +54,16 @@ static void draw_stages(draw *d, rng *r, const char *const *names, int n, int hi
  * in one warpgroup's registers), N in 64-column wgmma blocks, the loop over l. */
 bool draw_ssd_state(draw *d, rng *r, pt_error *err)
 {
-    const int wgs = 1;
+    /* one consumer warpgroup, or two or three on the heads (one head each, B shared; H need not
+     * be a multiple: the last tile's extra heads are loaded as zeros and not stored) */
+    int wgs = chance(r, 30) ? uni(r, 2, 3) : 1;
     int L = pick(r, (const int[]){64, 128, 128, 256}, 4), C = uni(r, 1, 4);
     int Bt = uni(r, 1, 2), H = uni(r, 1, 6);
     int P = pick(r, (const int[]){64, 64, 128}, 3), N = pick(r, (const int[]){64, 128, 256}, 3);
+    if (wgs == 3 && N == 256)  /* three warpgroups' registers hold 64 x 128 accumulators */
+        N = 128;
+    if (H < wgs)
+        H = wgs;
     int bn = N == 64 ? 64 : pick(r, (const int[]){64, 128, 256}, N == 128 ? 2 : 3);
     int bk = L == 64 ? 64 : pick(r, (const int[]){64, 128}, 2);
     if (small_sizes) {
@@ -68,7 +74,10 @@ bool draw_ssd_state(draw *d, rng *r, pt_error *err)
         bk = bk > L ? L : bk;
     }
     snprintf(d->set, sizeof d->set, "B=%d,S=%d,H=%d,P=%d,N=%d,L=%d", Bt, L * C, H, P, N, L);
-    snprintf(d->tile, sizeof d->tile, "p=%d,n=%d,l=%d,wg=%d", 64 * wgs, bn, bk, wgs);
+    if (wgs > 1)
+        snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,h=%d,wg=%d,wg_axis=h", bn, bk, wgs, wgs);
+    else
+        snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,wg=1", bn, bk);
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;
     static const char *const rings[] = {"x", "Bm", "dt", "dA_cs"};

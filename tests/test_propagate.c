@@ -331,6 +331,36 @@ static void tile_product_limit(void)
     CHECK(!pt_partition(&sg, &g, &t, &e));
 }
 
+/* Warpgroups on a batch axis (Mamba2 ChunkState's heads): each warpgroup's sTasks take one
+ * head, B (no head axis) is loaded once for the CTA, the tensor-core rows stay on p. */
+static void heads_split(void)
+{
+    pt_graph g;
+    if (!load(&g, "mamba2_chunk_state", "B=1,S=1024,H=6"))
+        return;
+    pt_tiling t;
+    pt_error e;
+    pt_stask_graph sg;
+    pt_tiling_defaults(&g, &t);
+    CHECK(pt_tiling_parse(&g, "h=2,wg=2,wg_axis=h", "--tile", &t, &e));
+    CHECK_MSG(pt_partition(&sg, &g, &t, &e), "%s", e.msg);
+    int h = pt_graph_find_axis(&g, "h"), p = pt_graph_find_axis(&g, "p");
+    CHECK(sg.split_axis == h && sg.rows_axis == p);
+    CHECK(sg.tiles == 1 * 4 * 3); /* B x chunks x head pairs */
+    const pt_stask *xs1 = find(&sg, "mul.xs.wg1"), *bm = find(&sg, "load.Bm");
+    const pt_stask *x = find(&sg, "load.x"), *mma = find(&sg, "mma.states.wg1");
+    CHECK(xs1 && xs1->wg == 1 && bm && bm->wg == -1 && x && x->wg == -1);
+    /* x's load holds both heads; each warpgroup's product one head's 64 x 128 over l */
+    CHECK(x && x->bytes == 2LL * 64 * 64 * 2);
+    CHECK(mma && mma->flops == 2LL * 64 * 128 * 64);
+    CHECK(depends(&sg, "mma.states.wg0", "load.Bm", 0) && depends(&sg, "mma.states.wg1", "load.Bm", 0));
+    pt_stask_graph_free(&sg);
+    /* three warpgroups on a tile of two heads do not split evenly */
+    CHECK(pt_tiling_parse(&g, "h=2,wg=3,wg_axis=h", "--tile", &t, &e));
+    CHECK(!pt_partition(&sg, &g, &t, &e));
+    CHECK_CONTAINS(e.msg, "does not split evenly");
+}
+
 int main(void)
 {
     PTEST_RUN(gemm_tiles);
@@ -338,6 +368,7 @@ int main(void)
     PTEST_RUN(every_example_partitions);
     PTEST_RUN(low_bit_refusal);
     PTEST_RUN(dequant_on_rows);
+    PTEST_RUN(heads_split);
     PTEST_RUN(warpgroup_limit);
     PTEST_RUN(tile_product_limit);
     PTEST_END();

@@ -88,9 +88,13 @@ template <> __device__ __forceinline__ float2 unpack2<__half>(uint32_t v)
 // ChunkState) or m rows of k ([m][k], k innermost, 64-column atoms along k). ldmatrix moves
 // four 8x8 blocks per call: block q covers rows (m0 + 8 (q & 1)) and k (16 kk + 8 (q >> 1)),
 // which is register a_q of the fragment; .trans turns a stored [k][m] block into it.
+// When a tile holds several batch indices between its rows (x[.., l, h, p] with two heads per
+// tile, one per warpgroup), row coordinate j of this warpgroup's index lies at 128-byte row
+// j * rs + r0.
 template <typename T, int KS, bool MN_MAJOR, typename V>
 __device__ __forceinline__ void afrag_scaled(uint32_t (&a)[KS][4], const uint8_t *tile, int m0,
-                                             uint32_t atom_bytes, const V &scale, int lane)
+                                             uint32_t atom_bytes, const V &scale, int lane,
+                                             int rs = 1, int r0 = 0)
 {
     const int q = lane / 8, r = lane % 8, t = lane % 4;
 #pragma unroll
@@ -98,9 +102,9 @@ __device__ __forceinline__ void afrag_scaled(uint32_t (&a)[KS][4], const uint8_t
         const int m = m0 + 8 * (q & 1), k = 16 * kk + 8 * (q >> 1);
         uint32_t off;
         if constexpr (MN_MAJOR)  // row k + r of the stored tile, 8 elements from column m
-            off = (m / 64) * atom_bytes + sw128_offset(k + r, (m % 64) * 2);
+            off = (m / 64) * atom_bytes + sw128_offset((k + r) * rs + r0, (m % 64) * 2);
         else                     // row m + r, 8 elements from column k
-            off = (k / 64) * atom_bytes + sw128_offset(m + r, (k % 64) * 2);
+            off = (k / 64) * atom_bytes + sw128_offset((m + r) * rs + r0, (k % 64) * 2);
         const uint32_t addr = smem_addr(tile + off);
         if constexpr (MN_MAJOR)
             asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"

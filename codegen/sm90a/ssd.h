@@ -42,6 +42,15 @@ typedef struct {
     char row_tile[16];
     char iters[32];              /* the trip count's expression (sh.iters) */           /* the tile index along m in the kernel ("g3", or "0") */
     int ax_m, ax_n, ax_k;
+    /* Warpgroups on a batch axis (sProgram wg_axis; -1: they split the rows): warpgroup w takes
+     * batch index w of the tile, its own 64 x n product, while the operands without that axis
+     * (ChunkState's B, shared by heads) are loaded once for all of them. wg_off[b]: elements
+     * between consecutive batch indices in buffer b's box (0: the buffer lacks the axis);
+     * x_rows / x_wg_rows: 128-byte rows of the loaded tile A is made from per step of its row
+     * coordinate (k, or m when stored [m][k]) and per batch index. */
+    int ax_wg;
+    int64_t wg_off[PT_KP_MAX_BUFS];
+    int64_t x_rows, x_wg_rows;
     int src;                     /* the loaded tile A is made from (x) */
     bool src_mn_major;           /* src stored [k][m] (m innermost) rather than [m][k] */
     int ring_src, ring_b;

@@ -212,6 +212,9 @@ static void operand(char *out, size_t cap, const step_ctx *c, const pt_ktask *e,
     sm90a_buf_name(&sd->sh, s->index, lo, up, sizeof lo);
     if (kp->bufs[s->index].kind == PT_KBUF_RESIDENT)
         snprintf(out, cap, "r_%s", lo);
+    else if (sd->wg_off[s->index] && c->w)  /* this warpgroup's batch index in the box */
+        snprintf(out, cap, "reinterpret_cast<const float *>(smem + OFF_%s + s_%s * %s_PITCH) + %lld",
+                 up, lo, up, (long long)(sd->wg_off[s->index] * c->w));
     else
         snprintf(out, cap, "reinterpret_cast<const float *>(smem + OFF_%s + s_%s * %s_PITCH)", up,
                  lo, up);
@@ -270,7 +273,13 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
         /* the loaded tile with the other operand: the A fragment (times it) or an f32 tile */
         int other = 1 - reads_src(sd, e);
         operand(y, sizeof y, c, e, other);
-        if (sd->vkind[e->out] == SSD_AFRAG)
+        if (sd->vkind[e->out] == SSD_AFRAG && sd->ax_wg >= 0)
+            sb_printf(sb, "                pt::afrag_scaled<elem_t, KS, %s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
+                          "                                              warp * 16, X_ATOM, %s, lane, %lld, %lld);"
+                          "  // rows of batch index %d\n",
+                      sd->src_mn_major ? "true" : "false", out, y, (long long)sd->x_rows,
+                      (long long)(sd->x_wg_rows * c->w), c->w);
+        else if (sd->vkind[e->out] == SSD_AFRAG)
             sb_printf(sb, "                pt::afrag_scaled<elem_t, KS, %s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
                           "                                              %d * 64 + warp * 16, X_ATOM, %s, lane);\n",
                       sd->src_mn_major ? "true" : "false", out, c->w, y);
@@ -409,12 +418,17 @@ static void emit_tile_residents(strbuf *sb, const sm90a_ssd *sd, int w)
                           kp->lane_load);
             /* one scalar per tile: kept in a register, so the producer may load the next
              * tile's (and that tile's rings) while this tile's loop runs */
-            sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s)[(%s) & %d];\n"
-                          "            __syncwarp();\n"
+            if (sd->sh.flat_count[b] > 1)  /* this warpgroup's batch index: its own 16-byte box */
+                sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s + %d * 16)[(%s + (int64_t)%d * %lld) & %d];\n",
+                          lo, up, w, sd->sh.flat[b], w, (long long)sd->sh.flat_stride[b],
+                          16 / kp->bufs[b].elem_bytes - 1);
+            else
+                sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s)[(%s) & %d];\n",
+                          lo, up, sd->sh.flat[b], 16 / kp->bufs[b].elem_bytes - 1);
+            sb_printf(sb, "            __syncwarp();\n"
                           "            if (lane == 0)\n"
                           "                pt::mbar_arrive(%s_empty);  // this warp holds the tile's %s in a register\n",
-                      lo, up, sd->sh.flat[b], 16 / kp->bufs[b].elem_bytes - 1, lo,
-                      sd->g->tensors[kp->bufs[b].tensor].name);
+                      lo, sd->g->tensors[kp->bufs[b].tensor].name);
         }
 }
 
@@ -546,15 +560,18 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                       "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n"
                       "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n",
                       kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt));
+    /* the staging tile's 64-column boxes hold every warpgroup's rows: (batch index, m) when
+     * the warpgroups split a batch axis */
     sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);\n"
-                  "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, BM * 128,\n"
+                  "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, %s,\n"
                   "                                                    %d * 64 + warp * 16 + lane / 4, lane);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n"
                   "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                   "            pt::named_sync(%d, 128);\n"
                   "            if (lead)\n"
                   "                pt::mbar_arrive(c_full);\n",
-              W->epilogue.stask, W->epilogue.lane, w, W->epilogue.stask, W->epilogue.lane, 1 + w);
+              W->epilogue.stask, W->epilogue.lane, sd->ax_wg >= 0 ? "WGS * BM * 128" : "BM * 128", w,
+              W->epilogue.stask, W->epilogue.lane, 1 + w);
     if (kp->store_wg == w)
         sm90a_emit_consumer_store(sb, &sd->sh, "            ", "lead");
     sb_puts(sb, "        }\n");

@@ -238,7 +238,24 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
 {
     const pt_graph *g = sd->g;
     sd->wgs = sd->kp->wgs;
-    if (sd->BM != 64 * sd->wgs)
+    if (sd->ax_wg >= 0) {
+        const char *bn = g->axes[sd->ax_wg].name;
+        if (sd->scan || sd->op_decay >= 0 || sd->kp->causal)
+            REFUSE("warpgroups on batch axis %s: generated for a matmul without a prologue product "
+                   "or a causal decay (ChunkState); split %s between them (wg_axis) or use one "
+                   "warpgroup", bn, g->axes[sd->ax_m].name);
+        if (sd->BM != 64)
+            REFUSE("warpgroups on batch axis %s: tile %s=%lld; expected 64 rows (each warpgroup one "
+                   "m64 wgmma block of its own batch index)", bn, g->axes[sd->ax_m].name,
+                   (long long)sd->BM);
+        if (sd->kp->sg->tiling.tile[sd->ax_wg] != sd->wgs)
+            REFUSE("warpgroups on batch axis %s: tile %s=%lld with %d consumer warpgroups; expected "
+                   "one batch index per warpgroup", bn, bn,
+                   (long long)sd->kp->sg->tiling.tile[sd->ax_wg], sd->wgs);
+        if (pt_tensor_has_axis(&g->tensors[sd->B], sd->ax_wg))
+            REFUSE("warpgroups on batch axis %s: B (\"%s\") has that axis; expected a B the "
+                   "warpgroups share (loaded once per k block)", bn, g->tensors[sd->B].name);
+    } else if (sd->BM != 64 * sd->wgs)
         REFUSE("tile %s=%lld with %d consumer warpgroup(s); expected 64 rows per warpgroup (one "
                "m64 wgmma block)", g->axes[sd->ax_m].name, (long long)sd->BM, sd->wgs);
     if (sd->BN % 64 || sd->BN > 256)
@@ -259,11 +276,27 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
         REFUSE("the output \"%s\" must have %s and end in %s, at most 5 axes (TMA boxes)", C->name,
                g->axes[sd->ax_m].name, g->axes[sd->ax_n].name);
     for (int i = 0; i < C->rank; i++)
-        if (C->axes[i] != sd->ax_m && C->axes[i] != sd->ax_n &&
+        if (C->axes[i] != sd->ax_m && C->axes[i] != sd->ax_n && C->axes[i] != sd->ax_wg &&
             sd->kp->sg->tiling.tile[C->axes[i]] != 1)
             REFUSE("the output's batch axis %s has tile %lld; expected 1 (one batch index per "
                    "tile)", g->axes[C->axes[i]].name,
                    (long long)sd->kp->sg->tiling.tile[C->axes[i]]);
+    if (sd->ax_wg >= 0) {
+        /* the staging tile's rows are (batch index, m): each warpgroup stages 64 of them */
+        int64_t between = 1;
+        bool found = false;
+        for (int i = C->rank - 2; i >= 0 && !found; i--) {
+            if (C->axes[i] == sd->ax_wg)
+                found = true;
+            else
+                between *= sd->kp->sg->tiling.tile[C->axes[i]];
+        }
+        if (!found || between != sd->BM || C->axes[C->rank - 2] != sd->ax_m)
+            REFUSE("warpgroups on batch axis %s: the output \"%s\" must be [..., %s, %s, %s] with "
+                   "the axes between them of one element per tile (each warpgroup stages 64 whole "
+                   "rows)", g->axes[sd->ax_wg].name, C->name, g->axes[sd->ax_wg].name,
+                   g->axes[sd->ax_m].name, g->axes[sd->ax_n].name);
+    }
     if (sd->scan && (sd->M % sd->BM || sd->K % sd->BK))
         REFUSE("tiles %s=%lld, %s=%lld must divide %s=%lld and %s=%lld (the causal walk has no "
                "partial blocks)", g->axes[sd->ax_m].name, (long long)sd->BM,
@@ -319,6 +352,9 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
         int64_t one = 1, stride = B->elem_bytes;
         for (int i = 0; i < T->rank; i++)
             one *= st->tile[i];
+        /* one f32 per warpgroup's batch index: a 1-D map, 16-byte boxes around each */
+        bool per_wg = sd->ax_wg >= 0 && pt_tensor_has_axis(T, sd->ax_wg);
+        bool flat_wg = per_wg && one == sd->wgs && B->kind == PT_KBUF_RESIDENT;
         for (int i = T->rank - 1; i >= 0; i--)  /* TMA: strides below 2^40 bytes */
             if (__builtin_mul_overflow(stride, g->axes[T->axes[i]].extent, &stride) ||
                 stride >= (1LL << 40))
@@ -327,27 +363,41 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
         stride = B->elem_bytes;
         for (int i = T->rank - 1; i > 0; i--) {
             stride *= g->axes[T->axes[i]].extent;
-            if (one > 1 && stride % 16)
+            if (one > 1 && !flat_wg && stride % 16)
                 REFUSE("\"%s\": the stride of axis %s is %lld bytes; TMA needs a multiple of 16",
                        T->name, g->axes[T->axes[i - 1]].name, (long long)stride);
         }
-        if (one == 1) {
+        /* elements between the batch indices of the warpgroups in this buffer's box */
+        if (per_wg) {
+            int64_t e = 1;
+            for (int i = T->rank - 1; i >= 0 && T->axes[i] != sd->ax_wg; i--)
+                e *= st->tile[i];
+            sd->wg_off[b] = e;
+        }
+        if (one == 1 || flat_wg) {
             if (B->kind != PT_KBUF_RESIDENT || B->elem_bytes != 4)
                 REFUSE("\"%s\": a single element per tile is generated for f32 prologue loads "
                        "only", T->name);
+            if (per_wg && B->pitch < 16 * sd->wgs)
+                REFUSE("\"%s\": %lld bytes of shared memory for %d warpgroups' 16-byte boxes",
+                       T->name, (long long)B->pitch, sd->wgs);
             char *f = sd->origin_flat[b];
             int64_t s = 1;
             snprintf(f, sizeof sd->origin_flat[b], "0");
             for (int i = T->rank - 1; i >= 0; i--) {
                 int a = T->axes[i];
+                int64_t per_tile = a == sd->ax_wg && per_wg ? sd->wgs : 1;
+                if (a == sd->ax_wg && per_wg)
+                    sd->sh.flat_stride[b] = s;
                 if (sd->kp->sg->tile_grid[a] > 1) {
                     size_t n = strlen(f);
                     snprintf(f + n, sizeof sd->origin_flat[b] - n, " + (int64_t)g%d * %lld", a,
-                             (long long)s);
+                             (long long)(s * per_tile));
                 }
                 s *= g->axes[a].extent;
             }
             sd->sh.flat[b] = f;
+            sd->sh.flat_count[b] = per_wg ? sd->wgs : 1;
         } else if (sd->scan && B->kind == PT_KBUF_RESIDENT && T->dtype == PT_F32 &&
                    T->axes[T->rank - 1] == sd->ax_m && one == sd->BM) {
             /* a vector along m: each thread reads its two rows into registers */
@@ -356,12 +406,26 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
         } else if (b != sd->ring_src && b != sd->ring_b && b != kp->staging &&
                    !(sd->scan && (b == sd->res_a || b == sd->res_b))) {
             /* a vector along k for the CUDA cores: f32, every other axis a unit */
-            if (T->dtype != PT_F32 || T->axes[T->rank - 1] != sd->ax_k || one != sd->BK ||
-                B->kind != PT_KBUF_RING)
+            if (T->dtype != PT_F32 || T->axes[T->rank - 1] != sd->ax_k ||
+                one != sd->BK * (per_wg ? sd->wgs : 1) || B->kind != PT_KBUF_RING)
                 REFUSE("\"%s\": besides A's tile and B, loads must be f32 vectors along %s (one "
                        "per %s block)%s or one f32 per tile", T->name, g->axes[sd->ax_k].name,
                        g->axes[sd->ax_k].name, sd->scan ? ", f32 vectors along the rows (once per tile)" : "");
             sd->sh.plain_buf[b] = true;
+        }
+        if (b == sd->ring_src) {
+            /* 128-byte rows of the box per step of the row coordinate and per batch index: the
+             * tile's axes between its innermost and each (units when one batch index) */
+            int row_ax = sd->src_mn_major ? sd->ax_k : sd->ax_m;
+            int64_t e = 1;
+            sd->x_rows = sd->x_wg_rows = 0;
+            for (int i = T->rank - 2; i >= 0; i--) {
+                if (T->axes[i] == row_ax)
+                    sd->x_rows = e;
+                if (T->axes[i] == sd->ax_wg)
+                    sd->x_wg_rows = e;
+                e *= st->tile[i];
+            }
         }
     }
     return true;
@@ -391,7 +455,9 @@ static bool classify(sm90a_ssd *sd, int v, pt_error *err)
         m |= a == sd->ax_m;
         k |= a == sd->ax_k;
         n |= a == sd->ax_n;
-        if (a != sd->ax_m && a != sd->ax_k && a != sd->ax_n && kp->sg->tiling.tile[a] != 1)
+        /* a warpgroup holds one batch index of the axis the warpgroups split */
+        if (a != sd->ax_m && a != sd->ax_k && a != sd->ax_n && a != sd->ax_wg &&
+            kp->sg->tiling.tile[a] != 1)
             REFUSE("\"%s\" varies along %s inside a tile; pointwise values before the matmul are "
                    "vectors along %s", T->name, g->axes[a].name, g->axes[sd->ax_k].name);
     }
@@ -630,6 +696,8 @@ bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err)
     memset(sd, 0, sizeof *sd);
     sd->kp = kp;
     sd->g = kp->g;
+    int split = kp->sg->split_axis;
+    sd->ax_wg = kp->wgs > 1 && split >= 0 && kp->g->axes[split].batch ? split : -1;
     if (!plan_graph(sd, err) || !plan_tiles(sd, err) || (sd->scan && !plan_pro(sd, err)) ||
         !plan_buffers(sd, err) || !plan_tasks(sd, err))
         return false;

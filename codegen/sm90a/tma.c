@@ -52,6 +52,13 @@ static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char 
     const pt_tensor *T = &kp->g->tensors[B->tensor];
     char lo[8], up[8], o[48];
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
+    if (sh->flat[b] && sh->flat_count[b] > 1) {  /* one 16-byte box per warpgroup's element */
+        sb_printf(sb, "%sfor (int w = 0; w < %d; ++w)  // each consumer warpgroup's batch index\n"
+                      "%s    pt::tma_load_1d(%s + w * 16, &tm_%s, %s, (int)((%s + (int64_t)w * %lld) & ~%d));\n",
+                  ind, sh->flat_count[b], ind, dst, lo, bar, sh->flat[b],
+                  (long long)sh->flat_stride[b], 16 / B->elem_bytes - 1);
+        return;
+    }
     if (sh->flat[b]) {  /* the 16-byte box around the tile's one element */
         sb_printf(sb, "%spt::tma_load_1d(%s, &tm_%s, %s, (int)((%s) & ~%d));\n", ind, dst, lo, bar,
                   sh->flat[b], 16 / B->elem_bytes - 1);
@@ -147,6 +154,9 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
  * extent (host.c), so its rows bring only that, whatever the buffer's padded footprint. */
 static long long tx_bytes(const sm90a_shape *sh, const pt_kbuf *B)
 {
+    int b = (int)(B - sh->kp->bufs);
+    if (sh->flat[b] && sh->flat_count[b] > 1)
+        return 16LL * sh->flat_count[b];
     if (!sh->plain || B->row_bytes <= 0)
         return (long long)B->tx_bytes;
     const pt_stask *t = &sh->kp->sg->tasks[B->stask];
