@@ -48,8 +48,8 @@ typedef struct {
     bool plain_buf[PT_KP_MAX_BUFS];
     const char *flat[PT_KP_MAX_BUFS];
     /* a flat buffer holding one element per consumer warpgroup (warpgroups on a batch axis):
-     * that many 16-byte boxes, flat_stride elements apart in the tensor, 16 bytes apart in
-     * shared memory; 0 or 1: one box */
+     * that many 16-byte boxes, flat_stride elements apart in the tensor, 128 bytes apart in
+     * shared memory (a TMA destination's alignment); 0 or 1: one box */
     int flat_count[PT_KP_MAX_BUFS];
     int64_t flat_stride[PT_KP_MAX_BUFS];
     /* a buffer the kernel fills from global memory with plain loads, passed as a pointer rather

@@ -419,7 +419,7 @@ static void emit_tile_residents(strbuf *sb, const sm90a_ssd *sd, int w)
             /* one scalar per tile: kept in a register, so the producer may load the next
              * tile's (and that tile's rings) while this tile's loop runs */
             if (sd->sh.flat_count[b] > 1)  /* this warpgroup's batch index: its own 16-byte box */
-                sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s + %d * 16)[(%s + (int64_t)%d * %lld) & %d];\n",
+                sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s + %d * 128)[(%s + (int64_t)%d * %lld) & %d];\n",
                           lo, up, w, sd->sh.flat[b], w, (long long)sd->sh.flat_stride[b],
                           16 / kp->bufs[b].elem_bytes - 1);
             else

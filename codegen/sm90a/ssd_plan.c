@@ -378,8 +378,9 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
             if (B->kind != PT_KBUF_RESIDENT || B->elem_bytes != 4)
                 REFUSE("\"%s\": a single element per tile is generated for f32 prologue loads "
                        "only", T->name);
-            if (per_wg && B->pitch < 16 * sd->wgs)
-                REFUSE("\"%s\": %lld bytes of shared memory for %d warpgroups' 16-byte boxes",
+            if (flat_wg && B->pitch < 128 * sd->wgs)
+                REFUSE("\"%s\": %lld bytes of shared memory for %d warpgroups' boxes (128-byte "
+                       "aligned each)",
                        T->name, (long long)B->pitch, sd->wgs);
             char *f = sd->origin_flat[b];
             int64_t s = 1;

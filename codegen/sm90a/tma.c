@@ -52,9 +52,10 @@ static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char 
     const pt_tensor *T = &kp->g->tensors[B->tensor];
     char lo[8], up[8], o[48];
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
-    if (sh->flat[b] && sh->flat_count[b] > 1) {  /* one 16-byte box per warpgroup's element */
+    if (sh->flat[b] && sh->flat_count[b] > 1) {  /* one 16-byte box per warpgroup's element, each
+                                                    at a 128-byte aligned address (TMA's rule) */
         sb_printf(sb, "%sfor (int w = 0; w < %d; ++w)  // each consumer warpgroup's batch index\n"
-                      "%s    pt::tma_load_1d(%s + w * 16, &tm_%s, %s, (int)((%s + (int64_t)w * %lld) & ~%d));\n",
+                      "%s    pt::tma_load_1d(%s + w * 128, &tm_%s, %s, (int)((%s + (int64_t)w * %lld) & ~%d));\n",
                   ind, sh->flat_count[b], ind, dst, lo, bar, sh->flat[b],
                   (long long)sh->flat_stride[b], 16 / B->elem_bytes - 1);
         return;
