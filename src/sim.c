@@ -58,6 +58,8 @@ typedef struct {
     int stask;
     int64_t iter;
     bool ready;              /* every dependency of the head is simulated */
+    bool cross;              /* ... and one of them is another instruction stream's (a barrier
+                                wait, barrier_wait_ns) */
     int dep_pos;             /* next dependency to check (cache for blocked heads) */
     double dep_t;            /* latest dependency end (+ barrier) checked so far */
 } lane_state;
@@ -78,6 +80,19 @@ typedef struct {
     int64_t v;               /* current loop step */
     int pos;                 /* next entry of the step */
 } role_stream;
+
+/* The EU's CUDA cores as the committed pieces use them: segment j = [t[j], t[j + 1]) has
+ * used[j] of the unit in use (1 = all of it); from t[n] on nothing is. Pieces go in in commit
+ * order and a later one only takes what earlier ones leave (cc_serve), so a segment never
+ * changes once written except by adding; at most one piece per instruction stream is in
+ * flight, so few segments are ever open. */
+#define CC_SEGMENTS (4 * (PT_MAX_ROLES + PT_MAX_LANES) + 8)
+typedef struct {
+    int n;
+    double t[CC_SEGMENTS + 1], used[CC_SEGMENTS];
+    double floor; /* the latest start of a committed piece: none starts before it (FIFO
+                     order of commits, as the one server had) */
+} cc_timeline;
 
 typedef struct {
     const pt_sprogram *p;
@@ -109,7 +124,10 @@ typedef struct {
     int *entry_idx;          /* storage behind ls[].pro/body/epi */
     double lane_ready[PT_MAX_LANES];
     double role_free[PT_MAX_ROLES + PT_MAX_LANES]; /* per instruction stream (stream_of) */
-    double tma_free, tc_free, cc_free; /* when the TMA, tensor-core and CUDA-core servers free */
+    double tma_free, tc_free; /* when the TMA and tensor-core servers free */
+    cc_timeline cc;          /* the EU's CUDA cores: the part of them in use over time */
+    double *cc_share;        /* per sTask: the part of the CUDA cores its piece uses alone
+                                (rate / peak_rate; 1 without a peak rate) */
     double lds_free;         /* when the EU's LDS read port frees (lds_ns) */
     int simds;               /* hw->simds_per_eu: > 0 serves tensor-core and CUDA-core work on
                                 the SIMDs of the issuing role's waves (simd_serve.h) instead of
@@ -594,6 +612,7 @@ static void set_head(sim_state *S, lane_state *ls, int stask, int64_t iter)
     ls->stask = stask;
     ls->iter = iter;
     ls->ready = false;
+    ls->cross = false;
     ls->dep_pos = S->dep_off[stask];
     ls->dep_t = 0;
 }
@@ -707,6 +726,7 @@ static bool head_ready(sim_state *S, int L)
         double t = at_issue ? S->issue[slot] : S->end[slot];
         int from_lane = S->lane_of[d->from];
         if (stream_of(S, from_lane) != stream) {
+            ls->cross = true;
             /* a ring stage comes back from a barrier the reader's warpgroup arrives on after
              * waiting for the wgmma group (wait_group): when that warpgroup first reaches an
              * sTask that needs the group, or ends the step (note_seen, step_end_seen,
@@ -819,6 +839,122 @@ static double serve(sim_state *S, int R, double *one, double *simd_free, double 
     return *one;
 }
 
+/* ---- the shared CUDA cores ----------------------------------------------------------- */
+
+/* Index of a breakpoint at time x in the timeline (splitting the segment holding x); -1 when
+ * there is no room. x is never before c->t[0] (cc_serve starts at or after it). */
+static int cc_split(cc_timeline *c, double x)
+{
+    int j = 0;
+    while (j <= c->n && c->t[j] < x)
+        j++;
+    if (j <= c->n && c->t[j] == x)
+        return j;
+    if (c->n == CC_SEGMENTS)
+        return -1;
+    if (c->n == 0 && j == 0) {
+        c->t[0] = x; /* an empty timeline starts anywhere */
+        return 0;
+    }
+    for (int k = c->n + 1; k > j; k--) /* breakpoints j.. move up one */
+        c->t[k] = c->t[k - 1];
+    c->t[j] = x;
+    if (j == c->n + 1) {
+        c->used[c->n] = 0; /* past the old end: free */
+    } else if (j == 0) {
+        for (int k = c->n; k > 0; k--)
+            c->used[k] = c->used[k - 1];
+        c->used[0] = 0; /* before the old start: free */
+    } else {
+        for (int k = c->n; k > j; k--) /* segment j - 1 split in two with the same use */
+            c->used[k] = c->used[k - 1];
+        c->used[j] = c->used[j - 1];
+    }
+    c->n++;
+    return j;
+}
+
+/* Adds `use` of the unit over [a, b). */
+static void cc_add(cc_timeline *c, double a, double b, double use)
+{
+    int ja = cc_split(c, a), jb = cc_split(c, b);
+    if (ja < 0 || jb < 0) {
+        /* no room (not reached with one piece in flight per stream): merge equal neighbours
+         * and try once more, else leave the use out */
+        int w = 0;
+        for (int k = 1; k < c->n; k++)
+            if (c->used[k] == c->used[w])
+                continue;
+            else
+                c->t[++w] = c->t[k], c->used[w] = c->used[k];
+        c->t[w + 1] = c->t[c->n];
+        c->n = c->n > 0 ? w + 1 : 0;
+        ja = cc_split(c, a);
+        jb = cc_split(c, b);
+        if (ja < 0 || jb < 0)
+            return;
+    }
+    for (int k = ja; k < jb; k++)
+        c->used[k] += use;
+}
+
+/* A CUDA-core piece of `work` ns (alone) that uses `share` of the EU's CUDA cores when it runs
+ * alone, ready at `ready`: it runs as fast as what the pieces committed before it leave allows
+ * (min(1, left / share) of its own speed), so a latency-bound piece of one warpgroup overlaps
+ * another's (the SM's warp schedulers issue for several warps at once), and pieces that each
+ * use all of it (share 1) queue FIFO, as on one server. Earlier pieces keep their speed: the
+ * older warp's instructions are issued first, and the prediction stays a one-pass
+ * simulation. Returns when it ends; *start is when it first progresses. */
+static double cc_serve(cc_timeline *c, double ready, double work, double share, double *start)
+{
+    double pos = ready > c->floor ? ready : c->floor;
+    while (c->n > 0 && c->t[1] <= pos) { /* drop segments over before it */
+        for (int k = 0; k < c->n; k++)
+            c->t[k] = c->t[k + 1], c->used[k] = c->used[k + 1];
+        c->n--;
+    }
+    if (c->n == 0 && c->t[0] < pos)
+        c->t[0] = pos;
+    enum { MAXI = CC_SEGMENTS + 1 };
+    double ia[MAXI], ib[MAXI], iu[MAXI];
+    int ni = 0;
+    double rem = work, first = -1, end = pos;
+    for (int j = 0; j < c->n && rem > 0; j++) {
+        if (c->t[j + 1] <= pos)
+            continue;
+        double a = pos > c->t[j] ? pos : c->t[j], b = c->t[j + 1];
+        pos = b;
+        double left = 1 - c->used[j];
+        if (left < 1e-9)
+            continue;
+        double speed = left < share ? left / share : 1;
+        if (first < 0)
+            first = a;
+        if (rem <= speed * (b - a)) {
+            end = a + rem / speed;
+            rem = 0;
+        } else {
+            end = b;
+            rem -= speed * (b - a);
+        }
+        ia[ni] = a, ib[ni] = end, iu[ni] = speed * share, ni++;
+    }
+    if (rem > 0) { /* past every committed piece: the unit is free */
+        if (first < 0)
+            first = pos;
+        end = pos + rem;
+        ia[ni] = pos, ib[ni] = end, iu[ni] = share, ni++;
+    }
+    if (first < 0)
+        first = end = pos; /* no work */
+    for (int k = 0; k < ni; k++)
+        if (ib[k] > ia[k])
+            cc_add(c, ia[k], ib[k], iu[k]);
+    c->floor = first;
+    *start = first;
+    return end;
+}
+
 /* The kernel ends each loop step of a consumer warpgroup by waiting for every wgmma group it
  * issued (wait_group 0): from `t`, when the role has issued step v, those groups are seen done.
  * That wait is not a dependency of the role's next step here (role_seek says why); it bounds
@@ -895,11 +1031,15 @@ static void commit(sim_state *S, int L, double t, double reach)
         async = S->hw->seu[PT_SEU_TENSOR_CORE].async;
         break;
     default:
-        /* The SM's CUDA cores are one server for all warp roles: measured, two warpgroups
-         * running the same piece together each get about half the rate one gets alone (exp2
-         * 14.8 vs 28.1 elements/ns, row max 59.1 vs 109.7), so their work queues FIFO; the
-         * latency (shuffles) overlaps. The role itself is busy until its piece ends. */
-        unit_end = serve(S, R, &S->cc_free, S->simd_cc_free, t, work, &start);
+        /* The SM's CUDA cores are one unit for all warp roles (cc_serve): a piece that alone
+         * keeps them all busy (no peak_rate) queues FIFO behind the others' (microbenchmarked
+         * exp2: two warpgroups together each get about half the rate one gets alone), one that
+         * alone uses a part of their issue rate leaves the rest to the others. The latency
+         * (shuffles) overlaps. The role itself is busy until its piece ends. */
+        if (S->simds > 0)
+            unit_end = serve(S, R, NULL, S->simd_cc_free, t, work, &start);
+        else
+            unit_end = cc_serve(&S->cc, t, work, S->cc_share[ls->stask], &start);
         end = unit_end + latency;
         async = false;
         break;
@@ -1064,6 +1204,7 @@ static void sim_free(sim_state *S)
     free(S->load_scale);
     free(S->rate);
     free(S->latency);
+    free(S->cc_share);
     free(S->box_frac);
     free(S->box_oob_ns);
     free(S->lds_ns);
@@ -1119,8 +1260,15 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     S->latency = malloc(((size_t)n + 1) * sizeof *S->latency);
     if (!S->rate || !S->latency)
         return pt_fail(err, "simulate: out of memory");
-    for (int s = 0; s < n; s++)
+    S->cc_share = malloc(((size_t)n + 1) * sizeof *S->cc_share);
+    if (!S->cc_share)
+        return pt_fail(err, "simulate: out of memory");
+    for (int s = 0; s < n; s++) {
         stask_cost(S, s, &S->rate[s], &S->latency[s]);
+        const pt_stask *t = &sg->tasks[s];
+        double peak = S->hw->cost[t->kind][t->dtype].peak_rate;
+        S->cc_share[s] = peak > 0 && S->rate[s] < peak ? S->rate[s] / peak : 1;
+    }
     if (S->hw->reuse_bytes_per_ns > 0) {
         S->load_scale = malloc(((size_t)n + 1) * sizeof *S->load_scale);
         if (!S->load_scale)
@@ -1196,6 +1344,8 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
                 note_seen(S, L, &S->ls[L], reach);
                 continue;
             }
+            if (S->ls[L].cross)
+                t += S->hw->barrier_wait_ns;
             if (S->ls[L].dep_t > t)
                 t = S->ls[L].dep_t;
             if (best < 0 || t < best_t)
