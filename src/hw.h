@@ -85,6 +85,11 @@ typedef struct {
                                     rates hold at the capped clock of a GEMM); a kernel keeping
                                     both busy runs every on-SM unit at a clock lowered by
                                     1 / (u_tc + cuda_core_power * u_cc) (sim.c). 0: not modelled */
+    int cuda_core_fair;          /* 1: CUDA-core pieces of different warp roles that overlap share
+                                    the EU's CUDA cores max-min fairly, each piece in flight
+                                    slowed when another starts (processor sharing, sim.c cc_fair);
+                                    0: a piece only gets what the pieces committed before it
+                                    leave (cc_serve) */
     double barrier_ns;           /* one cross-warp barrier hand-off (arrive -> waiter wakes) */
     double barrier_wait_ns;      /* what a warp role's wait on another role's barrier costs it
                                     even when the phase has already completed (try_wait, and the

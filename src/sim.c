@@ -6,7 +6,9 @@
  * earliest possible issue time is committed; because committed issue times never decrease,
  * the per-EU unit queues (TMA bandwidth server, the one tensor-core stream, or the SIMDs'
  * matrix cores and vector ALUs on a model with simds_per_eu) are served FIFO in time order. Everything is precomputed per call (instance slots, dependency rules) so the
- * main loop allocates nothing. */
+ * main loop allocates nothing. With cuda_core_fair the CUDA cores are shared fairly instead: a
+ * piece that starts slows the pieces in flight, whose ends (later than the commit frontier, so
+ * read by nothing final yet) are moved (cc_fair). */
 #include "sim.h"
 
 #include <math.h>
@@ -59,7 +61,7 @@ typedef struct {
     int64_t iter;
     bool ready;              /* every dependency of the head is simulated */
     bool cross;              /* ... and one of them is another instruction stream's (a barrier
-                                wait, barrier_wait_ns) */
+                                wait: barrier_wait_ns where the role pays it, wait_pays) */
     int dep_pos;             /* next dependency to check (cache for blocked heads) */
     double dep_t;            /* latest dependency end (+ barrier) checked so far */
 } lane_state;
@@ -93,6 +95,32 @@ typedef struct {
     double floor; /* the latest start of a committed piece: none starts before it (FIFO
                      order of commits, as the one server had) */
 } cc_timeline;
+
+/* The EU's CUDA cores shared fairly (pt_hw.cuda_core_fair): the pieces in flight, each with the
+ * work it has left (ns at its own speed alone) at `now`. Each runs at min(1, its max-min fair
+ * part of the unit / its share) of that speed, so a new piece slows those already running;
+ * their ends move later (cc_fair_serve re-times them). At most one piece per instruction stream
+ * is in flight. */
+typedef struct {
+    int64_t slot, span;
+    int stream, lane;
+    double rem, share, latency;
+    double unit_end, end; /* as published (S->end, the span, the stream's free time) */
+} cc_piece;
+#define CC_FAIR_MAX (PT_MAX_ROLES + PT_MAX_LANES)
+typedef struct {
+    int n;
+    double now;
+    cc_piece p[CC_FAIR_MAX];
+} cc_fair;
+
+/* A seen[] time written ahead of the commit frontier from a warp role's free time, which a
+ * later CUDA-core piece may still move (cc_fair): re-timing that role's piece moves it too. */
+typedef struct {
+    int64_t slot;
+    double t;
+    int stream;
+} seen_note;
 
 typedef struct {
     const pt_sprogram *p;
@@ -142,7 +170,13 @@ typedef struct {
     int mma_in_flight;       /* wgmma groups a consumer keeps in flight across a step
                                 (stage_hold.h) */
     double *seen;            /* per slot: when a dependant's warp role first reached it */
+    bool fair;               /* hw->cuda_core_fair: the CUDA cores are shared fairly (cc_fair) */
+    cc_fair ccf;
+    double frontier;         /* issue time of the latest commit: nothing later is final */
+    seen_note *notes;        /* fair: seen[] times written past the frontier */
+    int64_t n_notes, cap_notes;
     role_stream rs[PT_MAX_ROLES];
+    bool wait_pays[PT_MAX_ROLES]; /* the warp role pays barrier_wait_ns (sim_setup says who) */
 } sim_state;
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -705,6 +739,8 @@ static bool stream_done(const sim_state *S, int stream)
     return true;
 }
 
+static void see_at(sim_state *S, int64_t slot, double t, int stream);
+
 /* Resumes the head's dependency scan; true when all its dependencies are simulated. */
 static bool head_ready(sim_state *S, int L)
 {
@@ -733,7 +769,8 @@ static bool head_ready(sim_state *S, int L)
              * lane_step_seen) */
             if (!at_issue && d->mode == DM_STAGE && tc_async_lane(S, from_lane)) {
                 if (!isfinite(S->seen[slot]) && stream_done(S, stream_of(S, from_lane)))
-                    S->seen[slot] = S->role_free[stream_of(S, from_lane)]; /* its final wait */
+                    see_at(S, slot, S->role_free[stream_of(S, from_lane)],
+                           stream_of(S, from_lane)); /* its final wait */
                 if (!isfinite(S->seen[slot]))
                     return false;
                 if (S->seen[slot] > t)
@@ -799,10 +836,28 @@ static void chunk_epilogue(const sim_state *S, const pt_stask *task, const pt_co
 }
 
 /* Slot `slot` is seen done by its issuing side from `t` on, if not earlier. */
-static void see_at(sim_state *S, int64_t slot, double t)
+static void see_at(sim_state *S, int64_t slot, double t, int stream)
 {
-    if (t < S->seen[slot])
-        S->seen[slot] = t;
+    if (!(t < S->seen[slot]))
+        return;
+    S->seen[slot] = t;
+    if (!S->fair || t <= S->frontier)
+        return;
+    if (S->n_notes == S->cap_notes) { /* drop the notes that are final by now, else grow */
+        int64_t w = 0;
+        for (int64_t k = 0; k < S->n_notes; k++)
+            if (S->notes[k].t > S->frontier)
+                S->notes[w++] = S->notes[k];
+        S->n_notes = w;
+        if (w * 2 >= S->cap_notes) {
+            int64_t cap = S->cap_notes ? 2 * S->cap_notes : 64;
+            seen_note *nn = realloc(S->notes, (size_t)cap * sizeof *nn);
+            if (!nn)
+                return; /* out of memory: the time is kept, only a later re-timing misses it */
+            S->notes = nn, S->cap_notes = cap;
+        }
+    }
+    S->notes[S->n_notes++] = (seen_note){slot, t, stream};
 }
 
 /* Each dependency of the committed head was first reached (its completion looked for) by the
@@ -819,7 +874,7 @@ static void note_seen(sim_state *S, int L, const lane_state *ls, double reach)
         if (tc_async_lane(S, S->lane_of[S->deps[d].from]) &&
             stream_of(S, S->lane_of[S->deps[d].from]) != stream)
             continue;
-        see_at(S, slot, reach);
+        see_at(S, slot, reach, stream);
     }
 }
 
@@ -955,6 +1010,129 @@ static double cc_serve(cc_timeline *c, double ready, double work, double share, 
     return end;
 }
 
+/* ---- the CUDA cores shared fairly (cc_fair) ----------------------------------------- */
+
+/* Each in-flight piece's speed (a part of its speed alone): the unit is dealt max-min fairly
+ * over the pieces' shares (a piece that alone uses less than an equal part gets all it uses,
+ * the rest is split among the others). */
+static void cc_fair_speeds(const cc_fair *f, double *speed)
+{
+    int order[CC_FAIR_MAX];
+    for (int i = 0; i < f->n; i++) {
+        int j = i;
+        for (; j > 0 && f->p[order[j - 1]].share > f->p[i].share; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    double left = 1;
+    for (int k = 0; k < f->n; k++) {
+        const cc_piece *pc = &f->p[order[k]];
+        double part = left / (f->n - k);
+        double use = pc->share < part ? pc->share : part;
+        speed[order[k]] = use / pc->share;
+        left -= use;
+    }
+}
+
+/* Runs the shared unit from f->now to t (no new piece in between), dropping the pieces that
+ * end by then; with t = HUGE_VAL, to the end, writing every piece's unit end to ends[] (by
+ * its index at the call). */
+static void cc_fair_run(cc_fair *f, double t, double *ends)
+{
+    int idx[CC_FAIR_MAX];
+    for (int i = 0; i < f->n; i++)
+        idx[i] = i;
+    while (f->n > 0) {
+        double speed[CC_FAIR_MAX], dt = HUGE_VAL;
+        cc_fair_speeds(f, speed);
+        int first = 0;
+        for (int i = 0; i < f->n; i++) {
+            double d = f->p[i].rem / speed[i];
+            if (d < dt)
+                dt = d, first = i;
+        }
+        if (f->now + dt > t) {
+            for (int i = 0; i < f->n; i++)
+                f->p[i].rem -= speed[i] * (t - f->now);
+            f->now = t;
+            return;
+        }
+        f->now += dt;
+        for (int i = 0; i < f->n; i++)
+            f->p[i].rem -= speed[i] * dt;
+        f->p[first].rem = 0;
+        for (int i = f->n - 1; i >= 0; i--) /* every piece done by now (ties end together) */
+            if (f->p[i].rem <= 1e-12 * (1 + f->now)) {
+                if (ends)
+                    ends[idx[i]] = f->now;
+                f->p[i] = f->p[f->n - 1];
+                idx[i] = idx[f->n - 1];
+                f->n--;
+            }
+    }
+    if (t > f->now && isfinite(t))
+        f->now = t;
+}
+
+/* A piece in flight ends later than published (a new piece slows it): its slot, span and warp
+ * role's free time move, and so do the seen[] times written from that free time; the lanes'
+ * cached readiness is dropped (a dependant's may have counted the old end). */
+static void cc_fair_retime(sim_state *S, cc_piece *pc, double unit_end)
+{
+    double old = pc->end, end = unit_end + pc->latency;
+    pc->unit_end = unit_end;
+    if (end == old)
+        return;
+    pc->end = end;
+    S->end[pc->slot] = end;
+    S->spans[pc->span].end_ns = end;
+    S->spans[pc->span].unit_end_ns = unit_end;
+    if (S->lane_ready[pc->lane] == old)
+        S->lane_ready[pc->lane] = end;
+    if (S->role_free[pc->stream] == old)
+        S->role_free[pc->stream] = end;
+    for (int64_t k = 0; k < S->n_notes; k++) {
+        seen_note *nt = &S->notes[k];
+        if (nt->stream != pc->stream || nt->t != old)
+            continue;
+        if (S->seen[nt->slot] == old)
+            S->seen[nt->slot] = end;
+        nt->t = end;
+    }
+    for (int L = 0; L < S->p->n_lanes; L++) {
+        lane_state *ls = &S->ls[L];
+        if (ls->has)
+            ls->ready = false, ls->cross = false, ls->dep_pos = S->dep_off[ls->stask],
+            ls->dep_t = 0;
+    }
+}
+
+/* Lane L's CUDA-core piece (slot, span) of `work` ns alone, using `share` of the unit alone,
+ * ready at `ready` (never before an earlier piece's): it starts at once and shares the unit with
+ * the pieces in flight, which are re-timed. Returns its unit end. */
+static double cc_fair_serve(sim_state *S, int L, int64_t slot, int64_t span, double ready,
+                            double work, double share, double latency)
+{
+    cc_fair *f = &S->ccf;
+    if (ready > f->now)
+        cc_fair_run(f, ready, NULL);
+    if (f->n == CC_FAIR_MAX) { /* not reached: one piece per stream */
+        double ends[CC_FAIR_MAX];
+        cc_fair_run(f, HUGE_VAL, ends);
+    }
+    f->p[f->n++] = (cc_piece){.slot = slot, .span = span, .stream = stream_of(S, L), .lane = L,
+                              .rem = work, .share = share, .latency = latency};
+    cc_fair copy = *f;
+    double ends[CC_FAIR_MAX];
+    cc_fair_run(&copy, HUGE_VAL, ends);
+    for (int i = 0; i < f->n - 1; i++)
+        cc_fair_retime(S, &f->p[i], ends[i]);
+    cc_piece *mine = &f->p[f->n - 1];
+    mine->unit_end = ends[f->n - 1];
+    mine->end = mine->unit_end + latency;
+    return mine->unit_end;
+}
+
 /* The kernel ends each loop step of a consumer warpgroup by waiting for every wgmma group it
  * issued (wait_group 0): from `t`, when the role has issued step v, those groups are seen done.
  * That wait is not a dependency of the role's next step here (role_seek says why); it bounds
@@ -966,19 +1144,19 @@ static void step_end_seen(sim_state *S, int R, int64_t v, double t)
         int64_t i = v + rs->off[k];
         if (i < 0 || i >= S->iters || !tc_async_lane(S, rs->lane[k]))
             continue;
-        see_at(S, slot_of(S, rs->stask[k], i), t);
+        see_at(S, slot_of(S, rs->stask[k], i), t, R);
     }
 }
 
 /* A warpgroup whose loop step is one wgmma sTask (GEMM's consumer) waits for it at the end of
  * its step (wait_group 0), or, keeping mma_in_flight groups in flight, for the group that many
  * steps back once the next is issued (wait_group 1): from `t`, when instance `iter` is issued. */
-static void lane_step_seen(sim_state *S, int stask, int64_t iter, double t)
+static void lane_step_seen(sim_state *S, int L, int stask, int64_t iter, double t)
 {
     int64_t j = iter - (S->mma_in_flight > 0 ? S->mma_in_flight : 0);
     if (j < 0)
         return;
-    see_at(S, slot_of(S, stask, j), t);
+    see_at(S, slot_of(S, stask, j), t, stream_of(S, L));
 }
 
 static void commit(sim_state *S, int L, double t, double reach)
@@ -1034,11 +1212,16 @@ static void commit(sim_state *S, int L, double t, double reach)
         /* The SM's CUDA cores are one unit for all warp roles (cc_serve): a piece that alone
          * keeps them all busy (no peak_rate) queues FIFO behind the others' (microbenchmarked
          * exp2: two warpgroups together each get about half the rate one gets alone), one that
-         * alone uses a part of their issue rate leaves the rest to the others. The latency
-         * (shuffles) overlaps. The role itself is busy until its piece ends. */
-        if (S->simds > 0)
+         * alone uses a part of their issue rate leaves the rest to the others. With
+         * cuda_core_fair the pieces in flight share the unit fairly (cc_fair_serve). The
+         * latency (shuffles) overlaps. The role itself is busy until its piece ends. */
+        if (S->simds > 0) {
             unit_end = serve(S, R, NULL, S->simd_cc_free, t, work, &start);
-        else
+        } else if (S->fair) {
+            unit_end = cc_fair_serve(S, L, slot_of(S, ls->stask, ls->iter), S->n_spans, t, work,
+                                     S->cc_share[ls->stask], latency);
+            start = t;
+        } else
             unit_end = cc_serve(&S->cc, t, work, S->cc_share[ls->stask], &start);
         end = unit_end + latency;
         async = false;
@@ -1057,9 +1240,9 @@ static void commit(sim_state *S, int L, double t, double reach)
     note_seen(S, L, ls, reach);
     role_stream *rs = &S->rs[R];
     if (!skip && ls->phase != 1 && tc_async_lane(S, L)) {
-        see_at(S, slot, next); /* outside the loop a wgmma group is waited for right after its issue */
+        see_at(S, slot, next, stream_of(S, L)); /* outside the loop a wgmma group is waited for right after its issue */
     } else if (!rs->ordered && !skip && tc_async_lane(S, L)) {
-        lane_step_seen(S, ls->stask, ls->iter, next);
+        lane_step_seen(S, L, ls->stask, ls->iter, next);
     }
     if (rs->ordered && ls->phase == 1) {
         int64_t v = rs->v;
@@ -1217,6 +1400,7 @@ static void sim_free(sim_state *S)
     free(S->inflight);
     free(S->spans);
     free(S->seen);
+    free(S->notes);
 }
 
 /* sTask s's rate and latency: the cost table's, except a dequantisation's where the model has
@@ -1298,6 +1482,7 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
         return false;
     S->clock_slow = power_capped_slowdown(S);
     S->simds = S->hw->simds_per_eu > PT_MAX_SIMDS ? PT_MAX_SIMDS : S->hw->simds_per_eu;
+    S->fair = S->hw->cuda_core_fair && S->simds == 0;
     if (slots > (int64_t)PT_SIM_MAX_INSTANCES + n)
         return pt_fail(err, "simulate: %lld iterations x %d sTasks is over the limit of %d "
                        "instances; use a larger reduction tile", (long long)S->iters, n,
@@ -1310,6 +1495,35 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     if (S->seen)
         for (int64_t k = 0; k <= slots; k++)
             S->seen[k] = HUGE_VAL;
+    /* barrier_wait_ns is paid by a consumer warpgroup whose loop step has a CUDA-core piece
+     * reading its own wgmma result (attention's softmax of S), when another warpgroup's has
+     * too: its 4 warps, kept apart by the other warpgroup's CUDA-core issue, meet again at the
+     * wgmma fence after the wait. GEMM's consumers (no CUDA-core loop work), warpgroups that
+     * only dequantise loaded tiles into wgmma operands, and a lone softmax warpgroup do not
+     * pay it. Session 19's fitted candidate (barrier_wait_ns 240): charging a lone warpgroup
+     * too took the FA rows of bench/measured-2026-12-02-s12 from mean |error| 6.7% (max 20.5%)
+     * to 8.1% (32.5%, the one-warpgroup d256 kernels); charging the dequantising warpgroups
+     * took the 40 low-bit picks of bench/lowbit/results-2026-12-02-s11 from 19% to 62%. */
+    int cc_roles = 0;
+    for (int L = 0; L < S->p->n_lanes; L++) {
+        int R = S->p->lanes[L].role;
+        if (S->p->lanes[L].seu != PT_SEU_CUDA_CORE || R < 0 || R >= PT_MAX_ROLES ||
+            S->p->roles[R].wg < 0 || S->wait_pays[R])
+            continue;
+        for (int b = 0; b < S->ls[L].n_body && !S->wait_pays[R]; b++) {
+            int s = S->p->lanes[L].entries[S->ls[L].body[b]].stask;
+            for (int d = S->dep_off[s]; d < S->dep_off[s + 1]; d++) {
+                int from = S->lane_of[S->deps[d].from];
+                if (from >= 0 && S->p->lanes[from].seu == PT_SEU_TENSOR_CORE &&
+                    S->p->lanes[from].role == R) {
+                    S->wait_pays[R] = true, cc_roles++;
+                    break;
+                }
+            }
+        }
+    }
+    if (cc_roles < 2)
+        memset(S->wait_pays, 0, sizeof S->wait_pays);
     for (int R = 0; R < S->p->n_roles; R++) {
         build_role_stream(S, R);
         if (S->rs[R].ordered)
@@ -1344,7 +1558,7 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
                 note_seen(S, L, &S->ls[L], reach);
                 continue;
             }
-            if (S->ls[L].cross)
+            if (S->ls[L].cross && S->wait_pays[role_of(S, L)])
                 t += S->hw->barrier_wait_ns;
             if (S->ls[L].dep_t > t)
                 t = S->ls[L].dep_t;
@@ -1353,6 +1567,7 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
         }
         if (best < 0)
             return report_deadlock(S, err);
+        S->frontier = best_t;
         commit(S, best, best_t, best_reach);
     }
     return true;

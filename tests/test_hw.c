@@ -33,6 +33,7 @@ static bool hw_equal(const pt_hw *a, const pt_hw *b)
               a->hbm_bytes_per_ns == b->hbm_bytes_per_ns &&
               a->l2_bytes_per_ns == b->l2_bytes_per_ns && a->barrier_ns == b->barrier_ns &&
               a->barrier_wait_ns == b->barrier_wait_ns &&
+              a->cuda_core_fair == b->cuda_core_fair &&
               a->launch_ns == b->launch_ns && a->tile_overhead_ns == b->tile_overhead_ns &&
               a->mma_m == b->mma_m && a->mma_n_max == b->mma_n_max &&
               a->mma_n_step == b->mma_n_step && a->mma_k_bytes == b->mma_k_bytes &&
@@ -164,12 +165,14 @@ static void test_round_trip(void)
 static void test_peak_and_wait(void)
 {
     const char *text = "{\"base\": \"H200\", \"name\": \"x\", \"barrier_wait_ns\": 120, "
+                       "\"cuda_core_fair\": 1, "
                        "\"costs\": [{\"kind\": \"softmax_exp\", \"peak_rate\": 41}]}";
     pt_hw a, b, base;
     pt_error err = {{0}};
     CHECK(pt_hw_load(&base, "H200", &err));
     CHECK_MSG(load_str(&a, text, &err), "%s", err.msg);
     CHECK(a.barrier_wait_ns == 120);
+    CHECK(a.cuda_core_fair == 1);
     CHECK(a.cost[PT_ST_SOFTMAX_EXP][PT_F16].peak_rate == 41);
     CHECK(a.cost[PT_ST_SOFTMAX_EXP][PT_F16].rate == base.cost[PT_ST_SOFTMAX_EXP][PT_F16].rate);
     CHECK(a.cost[PT_ST_SOFTMAX_MAX][PT_F16].peak_rate == base.cost[PT_ST_SOFTMAX_MAX][PT_F16].peak_rate);

@@ -261,6 +261,59 @@ static void test_cuda_cores_peak(void)
     fx_free(f);
 }
 
+/* Shared fairly (cuda_core_fair, sim.c cc_fair): two pieces that each take all of the unit,
+ * issued at 0, both run at half speed and end at 200 (the first was committed ending at 100
+ * and is re-timed); wg0's next piece starts when its first really ends, 200, and runs alone to
+ * 300. With a peak rate of 1.6 (each piece alone 0.625 of the unit) three pieces issued
+ * together each get a third: 0.533 of their speed, all ending at 187.5. */
+static void test_cuda_cores_fair(void)
+{
+    fixture *f = fx_new(1);
+    f->hw.cuda_core_fair = 1;
+    int e0 = task(f, "softmax_exp.P.wg0", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int e1 = task(f, "softmax_exp.P.wg1", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int e2 = task(f, "softmax_exp.Q.wg0", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int c0 = lane(f, "cuda.wg0", PT_SEU_CUDA_CORE, 1), c1 = lane(f, "cuda.wg1", PT_SEU_CUDA_CORE, 2);
+    put(f, c0, e0, 0);
+    put(f, c0, e2, 0);
+    put(f, c1, e1, 0);
+    pt_timeline tl = {0};
+    pt_error err = {""};
+    CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+    CHECK(tl.n_spans == 3);
+    for (int k = 0; k < tl.n_spans; k++) {
+        const pt_span *s = &tl.spans[k];
+        double want_start = s->stask == e2 ? 200 : 0, want_end = s->stask == e2 ? 300 : 200;
+        CHECK_NEAR(s->start_ns, want_start, 1e-9);
+        CHECK_NEAR(s->end_ns, want_end, 1e-9);
+    }
+    CHECK_NEAR(tl.eu_time_ns, 300, 1e-9);
+    pt_timeline_free(&tl);
+    fx_free(f);
+
+    f = fx_new(1);
+    f->hw.cuda_core_fair = 1;
+    f->hw.cost[PT_ST_SOFTMAX_EXP][PT_F32].peak_rate = 1.6;
+    strcpy(f->p.roles[3].name, "wg2");
+    f->p.roles[3].wg = 2;
+    f->p.n_roles = 4;
+    for (int w = 0; w < 3; w++) {
+        char name[32], ln[16];
+        snprintf(name, sizeof name, "softmax_exp.P.wg%d", w);
+        snprintf(ln, sizeof ln, "cuda.wg%d", w);
+        int e = task(f, name, PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+        put(f, lane(f, ln, PT_SEU_CUDA_CORE, w + 1), e, 0);
+    }
+    tl = (pt_timeline){0};
+    CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+    CHECK(tl.n_spans == 3);
+    for (int k = 0; k < tl.n_spans; k++)
+        CHECK_NEAR(tl.spans[k].end_ns, 187.5, 1e-9);
+    CHECK_NEAR(tl.eu_time_ns, 187.5, 1e-9);
+    pt_timeline_free(&tl);
+    fx_free(f);
+}
+
 /* (b) 4 iterations, A double-buffered: load[i] needs mma[i-2] to have released its stage. */
 static fixture *stage_fixture(int64_t iters)
 {
@@ -816,6 +869,7 @@ int main(void)
     PTEST_RUN(test_chain);
     PTEST_RUN(test_cuda_cores_shared);
     PTEST_RUN(test_cuda_cores_peak);
+    PTEST_RUN(test_cuda_cores_fair);
     PTEST_RUN(test_stages);
     PTEST_RUN(test_tc_contention);
     PTEST_RUN(test_offsets);
