@@ -88,6 +88,8 @@ typedef struct {
     int cuda_core_fair;          /* 1: CUDA-core pieces of different warp roles that overlap share
                                     the EU's CUDA cores max-min fairly, each piece in flight
                                     slowed when another starts (processor sharing, sim.c cc_fair);
+                                    only for programs whose loop-body CUDA-core pieces all
+                                    have a peak_rate (sim.c loop_cc_all_peaked);
                                     0: a piece only gets what the pieces committed before it
                                     leave (cc_serve) */
     double barrier_ns;           /* one cross-warp barrier hand-off (arrive -> waiter wakes) */

@@ -312,6 +312,32 @@ static void test_cuda_cores_fair(void)
     CHECK_NEAR(tl.eu_time_ns, 187.5, 1e-9);
     pt_timeline_free(&tl);
     fx_free(f);
+
+    /* Loop-body pieces: fair only when every loop-body CUDA-core piece's cost has a peak rate
+     * (sim.c loop_cc_all_peaked). Without one (a dequantising warpgroup's piece) the two
+     * warpgroups' pieces queue FIFO, 100 and 200; with peak 1.6 both get half of the unit,
+     * 0.8 of their speed, and end at 125. */
+    for (int peaked = 0; peaked < 2; peaked++) {
+        f = fx_new(1);
+        f->hw.cuda_core_fair = 1;
+        if (peaked)
+            f->hw.cost[PT_ST_SOFTMAX_EXP][PT_F32].peak_rate = 1.6;
+        int b0 = task(f, "softmax_exp.P.wg0", PT_ST_SOFTMAX_EXP, PT_REGION_BODY, 100);
+        int b1 = task(f, "softmax_exp.P.wg1", PT_ST_SOFTMAX_EXP, PT_REGION_BODY, 100);
+        put(f, lane(f, "cuda.wg0", PT_SEU_CUDA_CORE, 1), b0, 0);
+        put(f, lane(f, "cuda.wg1", PT_SEU_CUDA_CORE, 2), b1, 0);
+        tl = (pt_timeline){0};
+        CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+        CHECK(tl.n_spans == 2);
+        if (tl.n_spans == 2) {
+            double lo = fmin(tl.spans[0].end_ns, tl.spans[1].end_ns);
+            double hi = fmax(tl.spans[0].end_ns, tl.spans[1].end_ns);
+            CHECK_NEAR(lo, peaked ? 125 : 100, 1e-9);
+            CHECK_NEAR(hi, peaked ? 125 : 200, 1e-9);
+        }
+        pt_timeline_free(&tl);
+        fx_free(f);
+    }
 }
 
 /* (b) 4 iterations, A double-buffered: load[i] needs mma[i-2] to have released its stage. */
