@@ -112,7 +112,9 @@ static const field fields[] = {
     FLD_OPT("dequant_rows_block_ns", F_NUM, dequant_rows_block_ns, 0, 1e6),
     FLD_OPT("simds_per_eu", F_INT, simds_per_eu, 0, 64),
     FLD_OPT("cuda_core_power", F_NUM, cuda_core_power, 0, 100),
+    FLD_OPT("cuda_core_fair", F_INT, cuda_core_fair, 0, 1),
     FLD("barrier_ns", F_NUM, barrier_ns, 0, 1e6, false),
+    FLD_OPT("barrier_wait_ns", F_NUM, barrier_wait_ns, 0, 1e6),
     FLD("launch_ns", F_NUM, launch_ns, 0, 1e9, false),
     FLD("tile_overhead_ns", F_NUM, tile_overhead_ns, 0, 1e9, false),
     FLD("tma_box_max", F_I64, tma_box_max, 1, 1 << 20, false),
@@ -126,11 +128,12 @@ static const char *const top_keys[] = {
     "format", "version", "base", "name", "vendor", "arch", "source", "sources",
     "eu_count", "clock_ghz", "warp_size", "smem_per_eu", "smem_per_block", "regs_per_eu",
     "max_regs_per_thread", "min_regs_per_thread", "max_threads_per_block", "max_warps_per_eu",
-    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "simds_per_eu", "cuda_core_power", "barrier_ns", "launch_ns", "tile_overhead_ns", "mma",
+    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "tile_overhead_ns", "mma",
     "tma_box_max", "tma_oob_row_ns", "dram_blend_p", "seus", "costs", NULL};
 static const char *const mma_keys[] = {"m", "n_max", "n_step", "k_bytes", "source", NULL};
 static const char *const seu_keys[] = {"async", "max_in_flight", "issue_ns", "source", NULL};
-static const char *const cost_keys[] = {"kind", "dtype", "rate", "latency_ns", "source", NULL};
+static const char *const cost_keys[] = {"kind", "dtype", "rate", "latency_ns", "peak_rate", "source",
+                                        NULL};
 
 /* ---- loader --------------------------------------------------------------------------- */
 
@@ -368,8 +371,8 @@ static bool get_seus(ld *L, const cJSON *root, pt_hw *hw)
 /* One parsed "costs" entry before it is applied. dtype -1 means "*" (every dtype). */
 typedef struct {
     int kind, dtype, index;
-    bool has_rate, has_latency;
-    double rate, latency_ns;
+    bool has_rate, has_latency, has_peak;
+    double rate, latency_ns, peak_rate;
 } cost_entry;
 
 static void kind_list(char *out, size_t cap)
@@ -423,6 +426,8 @@ static bool parse_cost(ld *L, const cJSON *e, int index, cost_entry *c)
         !pt_json_get_number(e, "rate", req, 0, PT_HW_MAX_RATE, L->file, path, &c->rate, L->err) ||
         !pt_json_get_number(e, "latency_ns", req, 0, 1e9, L->file, path, &c->latency_ns,
                             L->err) ||
+        !pt_json_get_number(e, "peak_rate", false, 0, PT_HW_MAX_RATE, L->file, path,
+                            &c->peak_rate, L->err) ||
         !pt_json_get_string(e, "source", false, L->file, path, &src, L->err))
         return false;
     c->has_rate = has(e, "rate");
@@ -432,9 +437,10 @@ static bool parse_cost(ld *L, const cJSON *e, int index, cost_entry *c)
                        "(unsupported) or %g to %g", L->file, path, c->rate, PT_HW_MIN_RATE,
                        PT_HW_MAX_RATE);
     c->has_latency = has(e, "latency_ns");
-    if (!c->has_rate && !c->has_latency)
-        return pt_fail(L->err, "%s: %s: sets neither \"rate\" nor \"latency_ns\"; expected at "
-                       "least one of them", L->file, path);
+    c->has_peak = has(e, "peak_rate");
+    if (!c->has_rate && !c->has_latency && !c->has_peak)
+        return pt_fail(L->err, "%s: %s: sets none of \"rate\", \"latency_ns\" and "
+                       "\"peak_rate\"; expected at least one of them", L->file, path);
     return true;
 }
 
@@ -445,6 +451,8 @@ static void apply_cost(pt_hw *hw, const cost_entry *c, int dtype)
         dst->rate = c->rate;
     if (c->has_latency)
         dst->latency_ns = c->latency_ns;
+    if (c->has_peak)
+        dst->peak_rate = c->peak_rate;
 }
 
 /* "costs": a dtype-specific entry wins over "*" whatever the order; a repeated
@@ -515,7 +523,7 @@ static bool check_model(ld *L, pt_hw *hw)
             if (hw->cost[k][d].rate > 0)
                 any = true;
             else /* unsupported carries no latency: one canonical form */
-                hw->cost[k][d] = (pt_cost){0, 0};
+                hw->cost[k][d] = (pt_cost){.rate = 0};
         }
         if (!any)
             return pt_fail(L->err, "%s: $.costs: no positive rate for sTask kind \"%s\"; expected "
@@ -698,6 +706,8 @@ static void put_cost(cJSON *arr, int kind, const char *dtype, const pt_cost *c)
     cJSON_AddStringToObject(o, "dtype", dtype);
     add_num(o, "rate", c->rate);
     add_num(o, "latency_ns", c->latency_ns);
+    if (c->peak_rate > 0)
+        add_num(o, "peak_rate", c->peak_rate);
     if (!cJSON_AddItemToArray(arr, o))
         cJSON_Delete(o);
 }
@@ -710,7 +720,8 @@ static void put_costs(cJSON *root, const pt_hw *hw)
         const pt_cost *c = hw->cost[k];
         bool uniform = c[0].rate > 0;
         for (int d = 1; d < PT_DTYPE_COUNT && uniform; d++)
-            uniform = c[d].rate == c[0].rate && c[d].latency_ns == c[0].latency_ns;
+            uniform = c[d].rate == c[0].rate && c[d].latency_ns == c[0].latency_ns &&
+                      c[d].peak_rate == c[0].peak_rate;
         if (uniform) {
             put_cost(arr, k, "*", &c[0]);
             continue;

@@ -13,6 +13,11 @@
 typedef struct {
     double rate;
     double latency_ns;
+    double peak_rate;      /* CUDA-core pieces: the EU's rate for this kind with several warp
+                              roles running it at once (their issue-rate peak). One role's piece
+                              alone runs at `rate`, which a latency-bound piece keeps below the
+                              peak, and uses rate / peak_rate of the EU's CUDA cores; other roles'
+                              pieces use what is left (sim.c). 0: one piece takes all of them */
 } pt_cost;
 
 typedef struct {
@@ -80,7 +85,19 @@ typedef struct {
                                     rates hold at the capped clock of a GEMM); a kernel keeping
                                     both busy runs every on-SM unit at a clock lowered by
                                     1 / (u_tc + cuda_core_power * u_cc) (sim.c). 0: not modelled */
+    int cuda_core_fair;          /* 1: CUDA-core pieces of different warp roles that overlap share
+                                    the EU's CUDA cores max-min fairly, each piece in flight
+                                    slowed when another starts (processor sharing, sim.c cc_fair);
+                                    only for programs whose loop-body CUDA-core pieces all
+                                    have a peak_rate (sim.c loop_cc_all_peaked);
+                                    0: a piece only gets what the pieces committed before it
+                                    leave (cc_serve) */
     double barrier_ns;           /* one cross-warp barrier hand-off (arrive -> waiter wakes) */
+    double barrier_wait_ns;      /* what a warp role's wait on another role's barrier costs it
+                                    even when the phase has already completed (try_wait, and the
+                                    warpgroup's warps meeting again at the wgmma fence that
+                                    follows): paid before the sTask that waits is issued.
+                                    0 = free when the data is already there */
     double launch_ns;            /* kernel launch overhead added to every kernel */
     double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */
     double dram_blend_p;         /* kernel time = (span^p + floor^p)^(1/p) of the SM pipelines'

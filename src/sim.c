@@ -6,7 +6,9 @@
  * earliest possible issue time is committed; because committed issue times never decrease,
  * the per-EU unit queues (TMA bandwidth server, the one tensor-core stream, or the SIMDs'
  * matrix cores and vector ALUs on a model with simds_per_eu) are served FIFO in time order. Everything is precomputed per call (instance slots, dependency rules) so the
- * main loop allocates nothing. */
+ * main loop allocates nothing. With cuda_core_fair the CUDA cores are shared fairly instead: a
+ * piece that starts slows the pieces in flight, whose ends (later than the commit frontier, so
+ * read by nothing final yet) are moved (cc_fair). */
 #include "sim.h"
 
 #include <math.h>
@@ -58,6 +60,8 @@ typedef struct {
     int stask;
     int64_t iter;
     bool ready;              /* every dependency of the head is simulated */
+    bool cross;              /* ... and one of them is another instruction stream's (a barrier
+                                wait: barrier_wait_ns where the role pays it, wait_pays) */
     int dep_pos;             /* next dependency to check (cache for blocked heads) */
     double dep_t;            /* latest dependency end (+ barrier) checked so far */
 } lane_state;
@@ -78,6 +82,45 @@ typedef struct {
     int64_t v;               /* current loop step */
     int pos;                 /* next entry of the step */
 } role_stream;
+
+/* The EU's CUDA cores as the committed pieces use them: segment j = [t[j], t[j + 1]) has
+ * used[j] of the unit in use (1 = all of it); from t[n] on nothing is. Pieces go in in commit
+ * order and a later one only takes what earlier ones leave (cc_serve), so a segment never
+ * changes once written except by adding; at most one piece per instruction stream is in
+ * flight, so few segments are ever open. */
+#define CC_SEGMENTS (4 * (PT_MAX_ROLES + PT_MAX_LANES) + 8)
+typedef struct {
+    int n;
+    double t[CC_SEGMENTS + 1], used[CC_SEGMENTS];
+    double floor; /* the latest start of a committed piece: none starts before it (FIFO
+                     order of commits, as the one server had) */
+} cc_timeline;
+
+/* The EU's CUDA cores shared fairly (pt_hw.cuda_core_fair): the pieces in flight, each with the
+ * work it has left (ns at its own speed alone) at `now`. Each runs at min(1, its max-min fair
+ * part of the unit / its share) of that speed, so a new piece slows those already running;
+ * their ends move later (cc_fair_serve re-times them). At most one piece per instruction stream
+ * is in flight. */
+typedef struct {
+    int64_t slot, span;
+    int stream, lane;
+    double rem, share, latency;
+    double unit_end, end; /* as published (S->end, the span, the stream's free time) */
+} cc_piece;
+#define CC_FAIR_MAX (PT_MAX_ROLES + PT_MAX_LANES)
+typedef struct {
+    int n;
+    double now;
+    cc_piece p[CC_FAIR_MAX];
+} cc_fair;
+
+/* A seen[] time written ahead of the commit frontier from a warp role's free time, which a
+ * later CUDA-core piece may still move (cc_fair): re-timing that role's piece moves it too. */
+typedef struct {
+    int64_t slot;
+    double t;
+    int stream;
+} seen_note;
 
 typedef struct {
     const pt_sprogram *p;
@@ -109,7 +152,10 @@ typedef struct {
     int *entry_idx;          /* storage behind ls[].pro/body/epi */
     double lane_ready[PT_MAX_LANES];
     double role_free[PT_MAX_ROLES + PT_MAX_LANES]; /* per instruction stream (stream_of) */
-    double tma_free, tc_free, cc_free; /* when the TMA, tensor-core and CUDA-core servers free */
+    double tma_free, tc_free; /* when the TMA and tensor-core servers free */
+    cc_timeline cc;          /* the EU's CUDA cores: the part of them in use over time */
+    double *cc_share;        /* per sTask: the part of the CUDA cores its piece uses alone
+                                (rate / peak_rate; 1 without a peak rate) */
     double lds_free;         /* when the EU's LDS read port frees (lds_ns) */
     int simds;               /* hw->simds_per_eu: > 0 serves tensor-core and CUDA-core work on
                                 the SIMDs of the issuing role's waves (simd_serve.h) instead of
@@ -124,7 +170,13 @@ typedef struct {
     int mma_in_flight;       /* wgmma groups a consumer keeps in flight across a step
                                 (stage_hold.h) */
     double *seen;            /* per slot: when a dependant's warp role first reached it */
+    bool fair;               /* hw->cuda_core_fair: the CUDA cores are shared fairly (cc_fair) */
+    cc_fair ccf;
+    double frontier;         /* issue time of the latest commit: nothing later is final */
+    seen_note *notes;        /* fair: seen[] times written past the frontier */
+    int64_t n_notes, cap_notes;
     role_stream rs[PT_MAX_ROLES];
+    bool wait_pays[PT_MAX_ROLES]; /* the warp role pays barrier_wait_ns (sim_setup says who) */
 } sim_state;
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -320,6 +372,26 @@ static bool place_tasks(sim_state *S, int64_t *n_inst, pt_error *err)
  * the model's cuda_core_power and u the two units' duty over a loop iteration, estimated from
  * the loop body's work (the longer of the two is busy all the time). Never faster than the
  * reference: a CUDA-core-bound loop is left as calibrated. */
+/* cuda_core_fair applies unless a loop-body CUDA-core piece's cost has no peak_rate (the
+ * EU's rate with several warpgroups at it): such a piece (a dequantising warpgroup's) alone
+ * keeps the CUDA cores busy, and the unit stays the FIFO server (cc_serve) for the program.
+ * Sharing it fairly made two warpgroups' dequant pieces end together and took the 40 low-bit
+ * picks of bench/lowbit/results-2026-12-02-s11 (re-scheduled, re-simulated) from mean |error|
+ * 6.5% to 20.9% with session 19's fitted set; with this rule the set scores 6.1% there. */
+static bool loop_cc_all_peaked(const sim_state *S)
+{
+    for (int L = 0; L < S->p->n_lanes; L++) {
+        if (S->p->lanes[L].seu != PT_SEU_CUDA_CORE)
+            continue;
+        for (int b = 0; b < S->ls[L].n_body; b++) {
+            const pt_stask *t = &S->sg->tasks[S->p->lanes[L].entries[S->ls[L].body[b]].stask];
+            if (!(S->hw->cost[t->kind][t->dtype].peak_rate > 0))
+                return false;
+        }
+    }
+    return true;
+}
+
 static double power_capped_slowdown(const sim_state *S)
 {
     double k = S->hw->cuda_core_power, tc = 0, cc = 0;
@@ -594,6 +666,7 @@ static void set_head(sim_state *S, lane_state *ls, int stask, int64_t iter)
     ls->stask = stask;
     ls->iter = iter;
     ls->ready = false;
+    ls->cross = false;
     ls->dep_pos = S->dep_off[stask];
     ls->dep_t = 0;
 }
@@ -686,6 +759,8 @@ static bool stream_done(const sim_state *S, int stream)
     return true;
 }
 
+static void see_at(sim_state *S, int64_t slot, double t, int stream);
+
 /* Resumes the head's dependency scan; true when all its dependencies are simulated. */
 static bool head_ready(sim_state *S, int L)
 {
@@ -707,13 +782,15 @@ static bool head_ready(sim_state *S, int L)
         double t = at_issue ? S->issue[slot] : S->end[slot];
         int from_lane = S->lane_of[d->from];
         if (stream_of(S, from_lane) != stream) {
+            ls->cross = true;
             /* a ring stage comes back from a barrier the reader's warpgroup arrives on after
              * waiting for the wgmma group (wait_group): when that warpgroup first reaches an
              * sTask that needs the group, or ends the step (note_seen, step_end_seen,
              * lane_step_seen) */
             if (!at_issue && d->mode == DM_STAGE && tc_async_lane(S, from_lane)) {
                 if (!isfinite(S->seen[slot]) && stream_done(S, stream_of(S, from_lane)))
-                    S->seen[slot] = S->role_free[stream_of(S, from_lane)]; /* its final wait */
+                    see_at(S, slot, S->role_free[stream_of(S, from_lane)],
+                           stream_of(S, from_lane)); /* its final wait */
                 if (!isfinite(S->seen[slot]))
                     return false;
                 if (S->seen[slot] > t)
@@ -779,10 +856,28 @@ static void chunk_epilogue(const sim_state *S, const pt_stask *task, const pt_co
 }
 
 /* Slot `slot` is seen done by its issuing side from `t` on, if not earlier. */
-static void see_at(sim_state *S, int64_t slot, double t)
+static void see_at(sim_state *S, int64_t slot, double t, int stream)
 {
-    if (t < S->seen[slot])
-        S->seen[slot] = t;
+    if (!(t < S->seen[slot]))
+        return;
+    S->seen[slot] = t;
+    if (!S->fair || t <= S->frontier)
+        return;
+    if (S->n_notes == S->cap_notes) { /* drop the notes that are final by now, else grow */
+        int64_t w = 0;
+        for (int64_t k = 0; k < S->n_notes; k++)
+            if (S->notes[k].t > S->frontier)
+                S->notes[w++] = S->notes[k];
+        S->n_notes = w;
+        if (w * 2 >= S->cap_notes) {
+            int64_t cap = S->cap_notes ? 2 * S->cap_notes : 64;
+            seen_note *nn = realloc(S->notes, (size_t)cap * sizeof *nn);
+            if (!nn)
+                return; /* out of memory: the time is kept, only a later re-timing misses it */
+            S->notes = nn, S->cap_notes = cap;
+        }
+    }
+    S->notes[S->n_notes++] = (seen_note){slot, t, stream};
 }
 
 /* Each dependency of the committed head was first reached (its completion looked for) by the
@@ -799,7 +894,7 @@ static void note_seen(sim_state *S, int L, const lane_state *ls, double reach)
         if (tc_async_lane(S, S->lane_of[S->deps[d].from]) &&
             stream_of(S, S->lane_of[S->deps[d].from]) != stream)
             continue;
-        see_at(S, slot, reach);
+        see_at(S, slot, reach, stream);
     }
 }
 
@@ -819,6 +914,245 @@ static double serve(sim_state *S, int R, double *one, double *simd_free, double 
     return *one;
 }
 
+/* ---- the shared CUDA cores ----------------------------------------------------------- */
+
+/* Index of a breakpoint at time x in the timeline (splitting the segment holding x); -1 when
+ * there is no room. x is never before c->t[0] (cc_serve starts at or after it). */
+static int cc_split(cc_timeline *c, double x)
+{
+    int j = 0;
+    while (j <= c->n && c->t[j] < x)
+        j++;
+    if (j <= c->n && c->t[j] == x)
+        return j;
+    if (c->n == CC_SEGMENTS)
+        return -1;
+    if (c->n == 0 && j == 0) {
+        c->t[0] = x; /* an empty timeline starts anywhere */
+        return 0;
+    }
+    for (int k = c->n + 1; k > j; k--) /* breakpoints j.. move up one */
+        c->t[k] = c->t[k - 1];
+    c->t[j] = x;
+    if (j == c->n + 1) {
+        c->used[c->n] = 0; /* past the old end: free */
+    } else if (j == 0) {
+        for (int k = c->n; k > 0; k--)
+            c->used[k] = c->used[k - 1];
+        c->used[0] = 0; /* before the old start: free */
+    } else {
+        for (int k = c->n; k > j; k--) /* segment j - 1 split in two with the same use */
+            c->used[k] = c->used[k - 1];
+        c->used[j] = c->used[j - 1];
+    }
+    c->n++;
+    return j;
+}
+
+/* Adds `use` of the unit over [a, b). */
+static void cc_add(cc_timeline *c, double a, double b, double use)
+{
+    int ja = cc_split(c, a), jb = cc_split(c, b);
+    if (ja < 0 || jb < 0) {
+        /* no room (not reached with one piece in flight per stream): merge equal neighbours
+         * and try once more, else leave the use out */
+        int w = 0;
+        for (int k = 1; k < c->n; k++)
+            if (c->used[k] == c->used[w])
+                continue;
+            else
+                c->t[++w] = c->t[k], c->used[w] = c->used[k];
+        c->t[w + 1] = c->t[c->n];
+        c->n = c->n > 0 ? w + 1 : 0;
+        ja = cc_split(c, a);
+        jb = cc_split(c, b);
+        if (ja < 0 || jb < 0)
+            return;
+    }
+    for (int k = ja; k < jb; k++)
+        c->used[k] += use;
+}
+
+/* A CUDA-core piece of `work` ns (alone) that uses `share` of the EU's CUDA cores when it runs
+ * alone, ready at `ready`: it runs as fast as what the pieces committed before it leave allows
+ * (min(1, left / share) of its own speed), so a latency-bound piece of one warpgroup overlaps
+ * another's (the SM's warp schedulers issue for several warps at once), and pieces that each
+ * use all of it (share 1) queue FIFO, as on one server. Earlier pieces keep their speed: the
+ * older warp's instructions are issued first, and the prediction stays a one-pass
+ * simulation. Returns when it ends; *start is when it first progresses. */
+static double cc_serve(cc_timeline *c, double ready, double work, double share, double *start)
+{
+    double pos = ready > c->floor ? ready : c->floor;
+    while (c->n > 0 && c->t[1] <= pos) { /* drop segments over before it */
+        for (int k = 0; k < c->n; k++)
+            c->t[k] = c->t[k + 1], c->used[k] = c->used[k + 1];
+        c->n--;
+    }
+    if (c->n == 0 && c->t[0] < pos)
+        c->t[0] = pos;
+    enum { MAXI = CC_SEGMENTS + 1 };
+    double ia[MAXI], ib[MAXI], iu[MAXI];
+    int ni = 0;
+    double rem = work, first = -1, end = pos;
+    for (int j = 0; j < c->n && rem > 0; j++) {
+        if (c->t[j + 1] <= pos)
+            continue;
+        double a = pos > c->t[j] ? pos : c->t[j], b = c->t[j + 1];
+        pos = b;
+        double left = 1 - c->used[j];
+        if (left < 1e-9)
+            continue;
+        double speed = left < share ? left / share : 1;
+        if (first < 0)
+            first = a;
+        if (rem <= speed * (b - a)) {
+            end = a + rem / speed;
+            rem = 0;
+        } else {
+            end = b;
+            rem -= speed * (b - a);
+        }
+        ia[ni] = a, ib[ni] = end, iu[ni] = speed * share, ni++;
+    }
+    if (rem > 0) { /* past every committed piece: the unit is free */
+        if (first < 0)
+            first = pos;
+        end = pos + rem;
+        ia[ni] = pos, ib[ni] = end, iu[ni] = share, ni++;
+    }
+    if (first < 0)
+        first = end = pos; /* no work */
+    for (int k = 0; k < ni; k++)
+        if (ib[k] > ia[k])
+            cc_add(c, ia[k], ib[k], iu[k]);
+    c->floor = first;
+    *start = first;
+    return end;
+}
+
+/* ---- the CUDA cores shared fairly (cc_fair) ----------------------------------------- */
+
+/* Each in-flight piece's speed (a part of its speed alone): the unit is dealt max-min fairly
+ * over the pieces' shares (a piece that alone uses less than an equal part gets all it uses,
+ * the rest is split among the others). */
+static void cc_fair_speeds(const cc_fair *f, double *speed)
+{
+    int order[CC_FAIR_MAX];
+    for (int i = 0; i < f->n; i++) {
+        int j = i;
+        for (; j > 0 && f->p[order[j - 1]].share > f->p[i].share; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    double left = 1;
+    for (int k = 0; k < f->n; k++) {
+        const cc_piece *pc = &f->p[order[k]];
+        double part = left / (f->n - k);
+        double use = pc->share < part ? pc->share : part;
+        speed[order[k]] = use / pc->share;
+        left -= use;
+    }
+}
+
+/* Runs the shared unit from f->now to t (no new piece in between), dropping the pieces that
+ * end by then; with t = HUGE_VAL, to the end, writing every piece's unit end to ends[] (by
+ * its index at the call). */
+static void cc_fair_run(cc_fair *f, double t, double *ends)
+{
+    int idx[CC_FAIR_MAX];
+    for (int i = 0; i < f->n; i++)
+        idx[i] = i;
+    while (f->n > 0) {
+        double speed[CC_FAIR_MAX], dt = HUGE_VAL;
+        cc_fair_speeds(f, speed);
+        int first = 0;
+        for (int i = 0; i < f->n; i++) {
+            double d = f->p[i].rem / speed[i];
+            if (d < dt)
+                dt = d, first = i;
+        }
+        if (f->now + dt > t) {
+            for (int i = 0; i < f->n; i++)
+                f->p[i].rem -= speed[i] * (t - f->now);
+            f->now = t;
+            return;
+        }
+        f->now += dt;
+        for (int i = 0; i < f->n; i++)
+            f->p[i].rem -= speed[i] * dt;
+        f->p[first].rem = 0;
+        for (int i = f->n - 1; i >= 0; i--) /* every piece done by now (ties end together) */
+            if (f->p[i].rem <= 1e-12 * (1 + f->now)) {
+                if (ends)
+                    ends[idx[i]] = f->now;
+                f->p[i] = f->p[f->n - 1];
+                idx[i] = idx[f->n - 1];
+                f->n--;
+            }
+    }
+    if (t > f->now && isfinite(t))
+        f->now = t;
+}
+
+/* A piece in flight ends later than published (a new piece slows it): its slot, span and warp
+ * role's free time move, and so do the seen[] times written from that free time; the lanes'
+ * cached readiness is dropped (a dependant's may have counted the old end). */
+static void cc_fair_retime(sim_state *S, cc_piece *pc, double unit_end)
+{
+    double old = pc->end, end = unit_end + pc->latency;
+    pc->unit_end = unit_end;
+    if (end == old)
+        return;
+    pc->end = end;
+    S->end[pc->slot] = end;
+    S->spans[pc->span].end_ns = end;
+    S->spans[pc->span].unit_end_ns = unit_end;
+    if (S->lane_ready[pc->lane] == old)
+        S->lane_ready[pc->lane] = end;
+    if (S->role_free[pc->stream] == old)
+        S->role_free[pc->stream] = end;
+    for (int64_t k = 0; k < S->n_notes; k++) {
+        seen_note *nt = &S->notes[k];
+        if (nt->stream != pc->stream || nt->t != old)
+            continue;
+        if (S->seen[nt->slot] == old)
+            S->seen[nt->slot] = end;
+        nt->t = end;
+    }
+    for (int L = 0; L < S->p->n_lanes; L++) {
+        lane_state *ls = &S->ls[L];
+        if (ls->has)
+            ls->ready = false, ls->cross = false, ls->dep_pos = S->dep_off[ls->stask],
+            ls->dep_t = 0;
+    }
+}
+
+/* Lane L's CUDA-core piece (slot, span) of `work` ns alone, using `share` of the unit alone,
+ * ready at `ready` (never before an earlier piece's): it starts at once and shares the unit with
+ * the pieces in flight, which are re-timed. Returns its unit end. */
+static double cc_fair_serve(sim_state *S, int L, int64_t slot, int64_t span, double ready,
+                            double work, double share, double latency)
+{
+    cc_fair *f = &S->ccf;
+    if (ready > f->now)
+        cc_fair_run(f, ready, NULL);
+    if (f->n == CC_FAIR_MAX) { /* not reached: one piece per stream */
+        double ends[CC_FAIR_MAX];
+        cc_fair_run(f, HUGE_VAL, ends);
+    }
+    f->p[f->n++] = (cc_piece){.slot = slot, .span = span, .stream = stream_of(S, L), .lane = L,
+                              .rem = work, .share = share, .latency = latency};
+    cc_fair copy = *f;
+    double ends[CC_FAIR_MAX];
+    cc_fair_run(&copy, HUGE_VAL, ends);
+    for (int i = 0; i < f->n - 1; i++)
+        cc_fair_retime(S, &f->p[i], ends[i]);
+    cc_piece *mine = &f->p[f->n - 1];
+    mine->unit_end = ends[f->n - 1];
+    mine->end = mine->unit_end + latency;
+    return mine->unit_end;
+}
+
 /* The kernel ends each loop step of a consumer warpgroup by waiting for every wgmma group it
  * issued (wait_group 0): from `t`, when the role has issued step v, those groups are seen done.
  * That wait is not a dependency of the role's next step here (role_seek says why); it bounds
@@ -830,19 +1164,19 @@ static void step_end_seen(sim_state *S, int R, int64_t v, double t)
         int64_t i = v + rs->off[k];
         if (i < 0 || i >= S->iters || !tc_async_lane(S, rs->lane[k]))
             continue;
-        see_at(S, slot_of(S, rs->stask[k], i), t);
+        see_at(S, slot_of(S, rs->stask[k], i), t, R);
     }
 }
 
 /* A warpgroup whose loop step is one wgmma sTask (GEMM's consumer) waits for it at the end of
  * its step (wait_group 0), or, keeping mma_in_flight groups in flight, for the group that many
  * steps back once the next is issued (wait_group 1): from `t`, when instance `iter` is issued. */
-static void lane_step_seen(sim_state *S, int stask, int64_t iter, double t)
+static void lane_step_seen(sim_state *S, int L, int stask, int64_t iter, double t)
 {
     int64_t j = iter - (S->mma_in_flight > 0 ? S->mma_in_flight : 0);
     if (j < 0)
         return;
-    see_at(S, slot_of(S, stask, j), t);
+    see_at(S, slot_of(S, stask, j), t, stream_of(S, L));
 }
 
 static void commit(sim_state *S, int L, double t, double reach)
@@ -895,11 +1229,20 @@ static void commit(sim_state *S, int L, double t, double reach)
         async = S->hw->seu[PT_SEU_TENSOR_CORE].async;
         break;
     default:
-        /* The SM's CUDA cores are one server for all warp roles: measured, two warpgroups
-         * running the same piece together each get about half the rate one gets alone (exp2
-         * 14.8 vs 28.1 elements/ns, row max 59.1 vs 109.7), so their work queues FIFO; the
+        /* The SM's CUDA cores are one unit for all warp roles (cc_serve): a piece that alone
+         * keeps them all busy (no peak_rate) queues FIFO behind the others' (microbenchmarked
+         * exp2: two warpgroups together each get about half the rate one gets alone), one that
+         * alone uses a part of their issue rate leaves the rest to the others. With
+         * cuda_core_fair the pieces in flight share the unit fairly (cc_fair_serve). The
          * latency (shuffles) overlaps. The role itself is busy until its piece ends. */
-        unit_end = serve(S, R, &S->cc_free, S->simd_cc_free, t, work, &start);
+        if (S->simds > 0) {
+            unit_end = serve(S, R, NULL, S->simd_cc_free, t, work, &start);
+        } else if (S->fair) {
+            unit_end = cc_fair_serve(S, L, slot_of(S, ls->stask, ls->iter), S->n_spans, t, work,
+                                     S->cc_share[ls->stask], latency);
+            start = t;
+        } else
+            unit_end = cc_serve(&S->cc, t, work, S->cc_share[ls->stask], &start);
         end = unit_end + latency;
         async = false;
         break;
@@ -917,9 +1260,9 @@ static void commit(sim_state *S, int L, double t, double reach)
     note_seen(S, L, ls, reach);
     role_stream *rs = &S->rs[R];
     if (!skip && ls->phase != 1 && tc_async_lane(S, L)) {
-        see_at(S, slot, next); /* outside the loop a wgmma group is waited for right after its issue */
+        see_at(S, slot, next, stream_of(S, L)); /* outside the loop a wgmma group is waited for right after its issue */
     } else if (!rs->ordered && !skip && tc_async_lane(S, L)) {
-        lane_step_seen(S, ls->stask, ls->iter, next);
+        lane_step_seen(S, L, ls->stask, ls->iter, next);
     }
     if (rs->ordered && ls->phase == 1) {
         int64_t v = rs->v;
@@ -1064,6 +1407,7 @@ static void sim_free(sim_state *S)
     free(S->load_scale);
     free(S->rate);
     free(S->latency);
+    free(S->cc_share);
     free(S->box_frac);
     free(S->box_oob_ns);
     free(S->lds_ns);
@@ -1076,6 +1420,7 @@ static void sim_free(sim_state *S)
     free(S->inflight);
     free(S->spans);
     free(S->seen);
+    free(S->notes);
 }
 
 /* sTask s's rate and latency: the cost table's, except a dequantisation's where the model has
@@ -1119,8 +1464,15 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     S->latency = malloc(((size_t)n + 1) * sizeof *S->latency);
     if (!S->rate || !S->latency)
         return pt_fail(err, "simulate: out of memory");
-    for (int s = 0; s < n; s++)
+    S->cc_share = malloc(((size_t)n + 1) * sizeof *S->cc_share);
+    if (!S->cc_share)
+        return pt_fail(err, "simulate: out of memory");
+    for (int s = 0; s < n; s++) {
         stask_cost(S, s, &S->rate[s], &S->latency[s]);
+        const pt_stask *t = &sg->tasks[s];
+        double peak = S->hw->cost[t->kind][t->dtype].peak_rate;
+        S->cc_share[s] = peak > 0 && S->rate[s] < peak ? S->rate[s] / peak : 1;
+    }
     if (S->hw->reuse_bytes_per_ns > 0) {
         S->load_scale = malloc(((size_t)n + 1) * sizeof *S->load_scale);
         if (!S->load_scale)
@@ -1150,6 +1502,7 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
         return false;
     S->clock_slow = power_capped_slowdown(S);
     S->simds = S->hw->simds_per_eu > PT_MAX_SIMDS ? PT_MAX_SIMDS : S->hw->simds_per_eu;
+    S->fair = S->hw->cuda_core_fair && S->simds == 0 && loop_cc_all_peaked(S);
     if (slots > (int64_t)PT_SIM_MAX_INSTANCES + n)
         return pt_fail(err, "simulate: %lld iterations x %d sTasks is over the limit of %d "
                        "instances; use a larger reduction tile", (long long)S->iters, n,
@@ -1162,6 +1515,35 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     if (S->seen)
         for (int64_t k = 0; k <= slots; k++)
             S->seen[k] = HUGE_VAL;
+    /* barrier_wait_ns is paid by a consumer warpgroup whose loop step has a CUDA-core piece
+     * reading its own wgmma result (attention's softmax of S), when another warpgroup's has
+     * too: its 4 warps, kept apart by the other warpgroup's CUDA-core issue, meet again at the
+     * wgmma fence after the wait. GEMM's consumers (no CUDA-core loop work), warpgroups that
+     * only dequantise loaded tiles into wgmma operands, and a lone softmax warpgroup do not
+     * pay it. Session 19's fitted candidate (barrier_wait_ns 240): charging a lone warpgroup
+     * too took the FA rows of bench/measured-2026-12-02-s12 from mean |error| 6.7% (max 20.5%)
+     * to 8.1% (32.5%, the one-warpgroup d256 kernels); charging the dequantising warpgroups
+     * took the 40 low-bit picks of bench/lowbit/results-2026-12-02-s11 from 19% to 62%. */
+    int cc_roles = 0;
+    for (int L = 0; L < S->p->n_lanes; L++) {
+        int R = S->p->lanes[L].role;
+        if (S->p->lanes[L].seu != PT_SEU_CUDA_CORE || R < 0 || R >= PT_MAX_ROLES ||
+            S->p->roles[R].wg < 0 || S->wait_pays[R])
+            continue;
+        for (int b = 0; b < S->ls[L].n_body && !S->wait_pays[R]; b++) {
+            int s = S->p->lanes[L].entries[S->ls[L].body[b]].stask;
+            for (int d = S->dep_off[s]; d < S->dep_off[s + 1]; d++) {
+                int from = S->lane_of[S->deps[d].from];
+                if (from >= 0 && S->p->lanes[from].seu == PT_SEU_TENSOR_CORE &&
+                    S->p->lanes[from].role == R) {
+                    S->wait_pays[R] = true, cc_roles++;
+                    break;
+                }
+            }
+        }
+    }
+    if (cc_roles < 2)
+        memset(S->wait_pays, 0, sizeof S->wait_pays);
     for (int R = 0; R < S->p->n_roles; R++) {
         build_role_stream(S, R);
         if (S->rs[R].ordered)
@@ -1196,6 +1578,8 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
                 note_seen(S, L, &S->ls[L], reach);
                 continue;
             }
+            if (S->ls[L].cross && S->wait_pays[role_of(S, L)])
+                t += S->hw->barrier_wait_ns;
             if (S->ls[L].dep_t > t)
                 t = S->ls[L].dep_t;
             if (best < 0 || t < best_t)
@@ -1203,6 +1587,7 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
         }
         if (best < 0)
             return report_deadlock(S, err);
+        S->frontier = best_t;
         commit(S, best, best_t, best_reach);
     }
     return true;

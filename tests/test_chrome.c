@@ -79,9 +79,9 @@ static void build(fixture *f)
     f->hw.seu[PT_SEU_TMA] = (pt_seu_model){.present = true, .async = true, .issue_ns = 2};
     f->hw.seu[PT_SEU_TENSOR_CORE] = (pt_seu_model){.present = true, .async = true, .issue_ns = 2};
     f->hw.seu[PT_SEU_CUDA_CORE] = (pt_seu_model){.present = true};
-    f->hw.cost[PT_ST_LOAD][PT_F16] = (pt_cost){10, 100};
-    f->hw.cost[PT_ST_MMA][PT_F16] = (pt_cost){1000, 10};
-    f->hw.cost[PT_ST_SOFTMAX_EXP][PT_F32] = (pt_cost){1, 0};
+    f->hw.cost[PT_ST_LOAD][PT_F16] = (pt_cost){.rate = 10, .latency_ns = 100};
+    f->hw.cost[PT_ST_MMA][PT_F16] = (pt_cost){.rate = 1000, .latency_ns = 10};
+    f->hw.cost[PT_ST_SOFTMAX_EXP][PT_F32] = (pt_cost){.rate = 1, .latency_ns = 0};
 }
 
 static const char *str_of(const cJSON *o, const char *key)

@@ -32,6 +32,8 @@ static bool hw_equal(const pt_hw *a, const pt_hw *b)
               a->max_warps_per_eu == b->max_warps_per_eu && a->l2_bytes == b->l2_bytes &&
               a->hbm_bytes_per_ns == b->hbm_bytes_per_ns &&
               a->l2_bytes_per_ns == b->l2_bytes_per_ns && a->barrier_ns == b->barrier_ns &&
+              a->barrier_wait_ns == b->barrier_wait_ns &&
+              a->cuda_core_fair == b->cuda_core_fair &&
               a->launch_ns == b->launch_ns && a->tile_overhead_ns == b->tile_overhead_ns &&
               a->mma_m == b->mma_m && a->mma_n_max == b->mma_n_max &&
               a->mma_n_step == b->mma_n_step && a->mma_k_bytes == b->mma_k_bytes &&
@@ -43,7 +45,8 @@ static bool hw_equal(const pt_hw *a, const pt_hw *b)
     for (int k = 0; k < PT_ST_KIND_COUNT; k++)
         for (int d = 0; d < PT_DTYPE_COUNT; d++)
             eq = eq && a->cost[k][d].rate == b->cost[k][d].rate &&
-                 a->cost[k][d].latency_ns == b->cost[k][d].latency_ns;
+                 a->cost[k][d].latency_ns == b->cost[k][d].latency_ns &&
+                 a->cost[k][d].peak_rate == b->cost[k][d].peak_rate;
     return eq;
 }
 
@@ -155,6 +158,31 @@ static void test_round_trip(void)
         free(again);
         free(text);
     }
+}
+
+/* The shared CUDA cores' peak rate and the barrier wait: an override sets them (a cost entry
+ * may set only its peak), and they round-trip. */
+static void test_peak_and_wait(void)
+{
+    const char *text = "{\"base\": \"H200\", \"name\": \"x\", \"barrier_wait_ns\": 120, "
+                       "\"cuda_core_fair\": 1, "
+                       "\"costs\": [{\"kind\": \"softmax_exp\", \"peak_rate\": 41}]}";
+    pt_hw a, b, base;
+    pt_error err = {{0}};
+    CHECK(pt_hw_load(&base, "H200", &err));
+    CHECK_MSG(load_str(&a, text, &err), "%s", err.msg);
+    CHECK(a.barrier_wait_ns == 120);
+    CHECK(a.cuda_core_fair == 1);
+    CHECK(a.cost[PT_ST_SOFTMAX_EXP][PT_F16].peak_rate == 41);
+    CHECK(a.cost[PT_ST_SOFTMAX_EXP][PT_F16].rate == base.cost[PT_ST_SOFTMAX_EXP][PT_F16].rate);
+    CHECK(a.cost[PT_ST_SOFTMAX_MAX][PT_F16].peak_rate == base.cost[PT_ST_SOFTMAX_MAX][PT_F16].peak_rate);
+    char *json = pt_hw_to_json(&a);
+    CHECK(json != NULL);
+    if (json) {
+        CHECK_MSG(load_str(&b, json, &err), "%s", err.msg);
+        CHECK(hw_equal(&a, &b));
+    }
+    free(json);
 }
 
 /* Doubles that 15 digits do not represent must still come back bit for bit. */
@@ -349,7 +377,7 @@ static void test_bad_inputs(void)
         {"{\"name\": \"x\"", "ends early (truncated?)"},
         {"{\"base\": \"H200\"}", "t.json: $: missing \"name\"; expected a string"},
         {"{\"base\": \"H200\", \"name\": \"x\", \"costs\": [{\"kind\": \"mma\"}]}",
-         "$.costs[0]: sets neither \"rate\" nor \"latency_ns\""},
+         "$.costs[0]: sets none of \"rate\", \"latency_ns\" and \"peak_rate\""},
         {"{\"base\": \"H200\", \"name\": \"x\", \"smem_per_block\": 300000}",
          "$.smem_per_block: 300000 is more than smem_per_eu (233472)"},
         {"{} x", "unexpected text after the JSON value"},
@@ -476,6 +504,7 @@ int main(void)
     PTEST_RUN(test_builtins);
     PTEST_RUN(test_builtin_sources);
     PTEST_RUN(test_round_trip);
+    PTEST_RUN(test_peak_and_wait);
     PTEST_RUN(test_round_trip_exact);
     PTEST_RUN(test_override);
     PTEST_RUN(test_bad_inputs);

@@ -39,10 +39,10 @@ static void init_hw(pt_hw *hw)
     hw->seu[PT_SEU_TMA] = (pt_seu_model){.present = true, .async = true, .issue_ns = 2};
     hw->seu[PT_SEU_TENSOR_CORE] = (pt_seu_model){.present = true, .async = true, .issue_ns = 2};
     hw->seu[PT_SEU_CUDA_CORE] = (pt_seu_model){.present = true, .async = false};
-    hw->cost[PT_ST_LOAD][PT_F16] = (pt_cost){10, 100};
-    hw->cost[PT_ST_STORE][PT_F16] = (pt_cost){10, 100};
-    hw->cost[PT_ST_MMA][PT_F16] = (pt_cost){1000, 10};
-    hw->cost[PT_ST_SOFTMAX_EXP][PT_F32] = (pt_cost){1, 0};
+    hw->cost[PT_ST_LOAD][PT_F16] = (pt_cost){.rate = 10, .latency_ns = 100};
+    hw->cost[PT_ST_STORE][PT_F16] = (pt_cost){.rate = 10, .latency_ns = 100};
+    hw->cost[PT_ST_MMA][PT_F16] = (pt_cost){.rate = 1000, .latency_ns = 10};
+    hw->cost[PT_ST_SOFTMAX_EXP][PT_F32] = (pt_cost){.rate = 1, .latency_ns = 0};
 }
 
 static fixture *fx_new(int64_t iters)
@@ -222,6 +222,122 @@ static void test_cuda_cores_shared(void)
     CHECK(tl.eu_time_ns == 200);
     pt_timeline_free(&tl);
     fx_free(f);
+}
+
+/* With a peak rate the CUDA cores are shared by what they leave (sim.c cc_serve): rate 1,
+ * peak 1.6 gives each piece alone 0.625 of the unit. Three pieces of 100 elements issued at 0:
+ * the first runs at full speed (0 -> 100); the second gets the 0.375 left, 0.6 of its speed,
+ * until 100 (60 done), then the rest alone (-> 140); the third gets nothing until 100, then
+ * 0.375 (0.6 of its speed) until 140 (24 done), then 76 alone (-> 216). */
+static void test_cuda_cores_peak(void)
+{
+    fixture *f = fx_new(1);
+    f->hw.cost[PT_ST_SOFTMAX_EXP][PT_F32].peak_rate = 1.6;
+    strcpy(f->p.roles[3].name, "wg2");
+    f->p.roles[3].wg = 2;
+    f->p.n_roles = 4;
+    int c[3];
+    for (int w = 0; w < 3; w++) {
+        char name[32], ln[16];
+        snprintf(name, sizeof name, "softmax_exp.P.wg%d", w);
+        snprintf(ln, sizeof ln, "cuda.wg%d", w);
+        int e = task(f, name, PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+        c[w] = lane(f, ln, PT_SEU_CUDA_CORE, w + 1);
+        put(f, c[w], e, 0);
+    }
+    pt_timeline tl = {0};
+    pt_error err = {""};
+    CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+    CHECK(tl.n_spans == 3);
+    double ends[3];
+    for (int k = 0; k < 3; k++)
+        ends[k] = tl.spans[k].end_ns;
+    /* commit order is lane order at equal times */
+    CHECK_NEAR(ends[0], 100, 1e-9);
+    CHECK_NEAR(ends[1], 140, 1e-9);
+    CHECK_NEAR(ends[2], 216, 1e-9);
+    CHECK_NEAR(tl.eu_time_ns, 216, 1e-9);
+    pt_timeline_free(&tl);
+    fx_free(f);
+}
+
+/* Shared fairly (cuda_core_fair, sim.c cc_fair): two pieces that each take all of the unit,
+ * issued at 0, both run at half speed and end at 200 (the first was committed ending at 100
+ * and is re-timed); wg0's next piece starts when its first really ends, 200, and runs alone to
+ * 300. With a peak rate of 1.6 (each piece alone 0.625 of the unit) three pieces issued
+ * together each get a third: 0.533 of their speed, all ending at 187.5. */
+static void test_cuda_cores_fair(void)
+{
+    fixture *f = fx_new(1);
+    f->hw.cuda_core_fair = 1;
+    int e0 = task(f, "softmax_exp.P.wg0", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int e1 = task(f, "softmax_exp.P.wg1", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int e2 = task(f, "softmax_exp.Q.wg0", PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+    int c0 = lane(f, "cuda.wg0", PT_SEU_CUDA_CORE, 1), c1 = lane(f, "cuda.wg1", PT_SEU_CUDA_CORE, 2);
+    put(f, c0, e0, 0);
+    put(f, c0, e2, 0);
+    put(f, c1, e1, 0);
+    pt_timeline tl = {0};
+    pt_error err = {""};
+    CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+    CHECK(tl.n_spans == 3);
+    for (int k = 0; k < tl.n_spans; k++) {
+        const pt_span *s = &tl.spans[k];
+        double want_start = s->stask == e2 ? 200 : 0, want_end = s->stask == e2 ? 300 : 200;
+        CHECK_NEAR(s->start_ns, want_start, 1e-9);
+        CHECK_NEAR(s->end_ns, want_end, 1e-9);
+    }
+    CHECK_NEAR(tl.eu_time_ns, 300, 1e-9);
+    pt_timeline_free(&tl);
+    fx_free(f);
+
+    f = fx_new(1);
+    f->hw.cuda_core_fair = 1;
+    f->hw.cost[PT_ST_SOFTMAX_EXP][PT_F32].peak_rate = 1.6;
+    strcpy(f->p.roles[3].name, "wg2");
+    f->p.roles[3].wg = 2;
+    f->p.n_roles = 4;
+    for (int w = 0; w < 3; w++) {
+        char name[32], ln[16];
+        snprintf(name, sizeof name, "softmax_exp.P.wg%d", w);
+        snprintf(ln, sizeof ln, "cuda.wg%d", w);
+        int e = task(f, name, PT_ST_SOFTMAX_EXP, PT_REGION_PROLOGUE, 100);
+        put(f, lane(f, ln, PT_SEU_CUDA_CORE, w + 1), e, 0);
+    }
+    tl = (pt_timeline){0};
+    CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+    CHECK(tl.n_spans == 3);
+    for (int k = 0; k < tl.n_spans; k++)
+        CHECK_NEAR(tl.spans[k].end_ns, 187.5, 1e-9);
+    CHECK_NEAR(tl.eu_time_ns, 187.5, 1e-9);
+    pt_timeline_free(&tl);
+    fx_free(f);
+
+    /* Loop-body pieces: fair only when every loop-body CUDA-core piece's cost has a peak rate
+     * (sim.c loop_cc_all_peaked). Without one (a dequantising warpgroup's piece) the two
+     * warpgroups' pieces queue FIFO, 100 and 200; with peak 1.6 both get half of the unit,
+     * 0.8 of their speed, and end at 125. */
+    for (int peaked = 0; peaked < 2; peaked++) {
+        f = fx_new(1);
+        f->hw.cuda_core_fair = 1;
+        if (peaked)
+            f->hw.cost[PT_ST_SOFTMAX_EXP][PT_F32].peak_rate = 1.6;
+        int b0 = task(f, "softmax_exp.P.wg0", PT_ST_SOFTMAX_EXP, PT_REGION_BODY, 100);
+        int b1 = task(f, "softmax_exp.P.wg1", PT_ST_SOFTMAX_EXP, PT_REGION_BODY, 100);
+        put(f, lane(f, "cuda.wg0", PT_SEU_CUDA_CORE, 1), b0, 0);
+        put(f, lane(f, "cuda.wg1", PT_SEU_CUDA_CORE, 2), b1, 0);
+        tl = (pt_timeline){0};
+        CHECK_MSG(pt_simulate_eu(&f->p, &f->sg, &f->hw, 1, &tl, &err), "%s", err.msg);
+        CHECK(tl.n_spans == 2);
+        if (tl.n_spans == 2) {
+            double lo = fmin(tl.spans[0].end_ns, tl.spans[1].end_ns);
+            double hi = fmax(tl.spans[0].end_ns, tl.spans[1].end_ns);
+            CHECK_NEAR(lo, peaked ? 125 : 100, 1e-9);
+            CHECK_NEAR(hi, peaked ? 125 : 200, 1e-9);
+        }
+        pt_timeline_free(&tl);
+        fx_free(f);
+    }
 }
 
 /* (b) 4 iterations, A double-buffered: load[i] needs mma[i-2] to have released its stage. */
@@ -778,6 +894,8 @@ int main(void)
 {
     PTEST_RUN(test_chain);
     PTEST_RUN(test_cuda_cores_shared);
+    PTEST_RUN(test_cuda_cores_peak);
+    PTEST_RUN(test_cuda_cores_fair);
     PTEST_RUN(test_stages);
     PTEST_RUN(test_tc_contention);
     PTEST_RUN(test_offsets);

@@ -131,11 +131,11 @@ static void loop_init(loop_fixture *f, int64_t iters, int64_t tiles, int split_k
     hw->seu[PT_SEU_TENSOR_CORE] = (pt_seu_model){.present = true, .async = true, .issue_ns = 2};
     hw->seu[PT_SEU_CUDA_CORE] = (pt_seu_model){.present = true, .async = false};
     for (int d = 0; d < PT_DTYPE_COUNT; d++) {
-        hw->cost[PT_ST_LOAD][d] = (pt_cost){10, 100};
-        hw->cost[PT_ST_STORE][d] = (pt_cost){10, 100};
-        hw->cost[PT_ST_MMA][d] = (pt_cost){1000, 10};
-        hw->cost[PT_ST_CONVERT][d] = (pt_cost){1, 0};
-        hw->cost[PT_ST_ELEMENTWISE][d] = (pt_cost){1, 0};
+        hw->cost[PT_ST_LOAD][d] = (pt_cost){.rate = 10, .latency_ns = 100};
+        hw->cost[PT_ST_STORE][d] = (pt_cost){.rate = 10, .latency_ns = 100};
+        hw->cost[PT_ST_MMA][d] = (pt_cost){.rate = 1000, .latency_ns = 10};
+        hw->cost[PT_ST_CONVERT][d] = (pt_cost){.rate = 1, .latency_ns = 0};
+        hw->cost[PT_ST_ELEMENTWISE][d] = (pt_cost){.rate = 1, .latency_ns = 0};
     }
 }
 
