@@ -375,9 +375,8 @@ static bool place_tasks(sim_state *S, int64_t *n_inst, pt_error *err)
 /* cuda_core_fair applies unless a loop-body CUDA-core piece's cost has no peak_rate (the
  * EU's rate with several warpgroups at it): such a piece (a dequantising warpgroup's) alone
  * keeps the CUDA cores busy, and the unit stays the FIFO server (cc_serve) for the program.
- * Sharing it fairly made two warpgroups' dequant pieces end together and took the 40 low-bit
- * picks of bench/lowbit/results-2026-12-02-s11 (re-scheduled, re-simulated) from mean |error|
- * 6.5% to 20.9% with session 19's fitted set; with this rule the set scores 6.1% there. */
+ * Sharing it fairly makes two warpgroups' dequant pieces end together, where the low-bit
+ * kernels' measured times say they run one after the other (bench/model/README.md). */
 static bool loop_cc_all_peaked(const sim_state *S)
 {
     for (int L = 0; L < S->p->n_lanes; L++) {
