@@ -93,16 +93,22 @@ static int split_axis(const pt_graph *g)
     return -1;
 }
 
+/* How many matmuls the graph has. */
+static int matmuls(const pt_graph *g)
+{
+    int n = 0;
+    for (int i = 0; i < g->n_ops; i++)
+        n += g->ops[i].kind == PT_OP_MATMUL;
+    return n;
+}
+
 /* The output axis a single matmul's tensor-core rows may run along instead of the default
  * (its N: "swap A and B", so that a small M becomes the instruction's N, cut in multiples of 8
  * rather than 64), or -1. */
 static int swap_axis(const pt_graph *g)
 {
-    int n_mm = 0;
-    for (int i = 0; i < g->n_ops; i++)
-        n_mm += g->ops[i].kind == PT_OP_MATMUL;
     int split = split_axis(g);
-    if (n_mm != 1 || split < 0)
+    if (matmuls(g) != 1 || split < 0)
         return -1;
     for (int t = 0; t < g->n_tensors; t++) {
         const pt_tensor *x = &g->tensors[t];
@@ -116,6 +122,16 @@ static int swap_axis(const pt_graph *g)
     return -1;
 }
 
+/* Rows of one tensor-core instruction per warpgroup, or 1 for graphs without a matmul (their
+ * warpgroups split rows freely). */
+static int64_t mma_rows(const pt_graph *g, const pt_hw *hw)
+{
+    for (int i = 0; i < g->n_ops; i++)
+        if (g->ops[i].kind == PT_OP_MATMUL)
+            return hw->mma_m > 0 ? hw->mma_m : 64;
+    return 1;
+}
+
 /* The batch axis warpgroups may split instead of rows (each warpgroup one batch index, the
  * operands without that axis loaded once for all of them: Mamba2 ChunkState's B, shared by a
  * CTA's heads), or -1. Offered only where the rows cannot be split: the default split axis is
@@ -123,11 +139,8 @@ static int swap_axis(const pt_graph *g)
  * The output's last batch axis is taken: its neighbouring tiles lie next to each other. */
 static int batch_split_axis(const pt_graph *g, const pt_hw *hw)
 {
-    int split = split_axis(g), n_mm = 0;
-    for (int i = 0; i < g->n_ops; i++)
-        n_mm += g->ops[i].kind == PT_OP_MATMUL;
-    int64_t mrow = hw->mma_m > 0 ? hw->mma_m : 64;
-    if (n_mm != 1 || split < 0 || g->axes[split].extent > mrow)
+    int split = split_axis(g);
+    if (matmuls(g) != 1 || split < 0 || g->axes[split].extent > mma_rows(g, hw))
         return -1;
     for (int t = 0; t < g->n_tensors; t++) {
         const pt_tensor *x = &g->tensors[t];
@@ -140,16 +153,6 @@ static int batch_split_axis(const pt_graph *g, const pt_hw *hw)
         return last;
     }
     return -1;
-}
-
-/* Rows of one tensor-core instruction per warpgroup, or 1 for graphs without a matmul (their
- * warpgroups split rows freely). */
-static int64_t mma_rows(const pt_graph *g, const pt_hw *hw)
-{
-    for (int i = 0; i < g->n_ops; i++)
-        if (g->ops[i].kind == PT_OP_MATMUL)
-            return hw->mma_m > 0 ? hw->mma_m : 64;
-    return 1;
 }
 
 /* The tiles of the axis the warpgroups split: 1 to 4 warpgroups' worth of mma rows, none
