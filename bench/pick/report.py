@@ -7,7 +7,10 @@ with AUTO_N), every configuration's candidates timed interleaved in one process:
   - predicted against measured kernel time, predicted / measured - 1, for the picks and for
     every candidate: mean |error|, mean, max |error|, rows beyond 20% (the goal: mean <= 10%,
     none beyond 20%);
-  - the pick against the set's baseline timed in the same process (torch.matmul, cuDNN).
+  - the pick against the set's baseline timed in the same process (torch.matmul, cuDNN);
+  - with bench/fa/run's ALSO_HW, another model's pick (rank 1000, not one of the candidates)
+    against this model's pick: it is left out of "best", which is the best of the model's own
+    candidates, and shown as "other / pick".
 Writes OUTDIR/measured/measured.jsonl with programs/NAME.json beside it (every timed
 candidate), the layout tools/model-score reads. Prints Markdown."""
 import json
@@ -17,6 +20,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 from pt_report import geomean, load  # noqa: E402
+
+
+OTHER_RANK = 1000  # bench/fa/run's ALSO_HW: another model's pick, not one of the candidates
 
 
 def list_lines(d):
@@ -104,9 +110,10 @@ def main():
         print("| configuration | candidates timed | pick pred µs | pick meas µs | error | best (rank) µs "
               "| pick / best | baseline µs | baseline / pick | notes |")
         print("|---|---|---|---|---|---|---|---|---|---|")
-        ratios, pick_err, all_err, base_ratio, same = [], [], [], [], 0
+        ratios, pick_err, all_err, base_ratio, same, other = [], [], [], [], 0, []
         for r in rs:
-            c = r["cands"]
+            c = {k: v for k, v in r["cands"].items() if k < OTHER_RANK}
+            o = r["cands"].get(OTHER_RANK)
             if 1 not in c:
                 print(f"| {r['config']} | {len(c)} | | not run | | | | | | {r.get('error') or 'pick not timed'} |")
                 continue
@@ -125,6 +132,9 @@ def main():
             notes = []
             if len(pl) > 1 and max(pl) / min(pl) > 1.03:
                 notes.append(f"pick varies {100 * (max(pl) / min(pl) - 1):.0f}% over placements")
+            if o:
+                other.append(o[2] / c[1][2])
+                notes.append(f"other model's pick {o[2]:.1f} µs, {o[2] / c[1][2]:.3f} of the pick")
             if r.get("error"):
                 notes.append(r["error"])
             print(f"| {r['config']} | {len(c)} | {c[1][1]:.1f} | {c[1][2]:.1f} | {100 * e:+.1f}% | "
@@ -137,6 +147,9 @@ def main():
         print(f"{setname}: predicted vs measured, every candidate: {stats(all_err)}")
         if base_ratio:
             print(f"{setname}: baseline / pick geomean {geomean(base_ratio):.3f}")
+        if other:
+            print(f"{setname}: the other model's pick / this model's pick, geomean {geomean(other):.4f} "
+                  f"over the {len(other)} configurations where they differ")
 
 
 if __name__ == "__main__":
