@@ -121,8 +121,8 @@ int main(int argc, char **argv)
         int k = i % 5;
         double d = (k == 0 ? 250 : k % 2 ? 320 : 180) * (0.9 + 0.2 * rand() / (double)RAND_MAX);
         double start = t + (k == 0 ? 0 : 40 * k);
-        spans[i] = (pt_span){k, k, i / 5, start, start, start + d, start + d};
-        meas[i] = (pt_span){k, k, i / 5, start * 1.03, start * 1.03, start * 1.03 + d * 1.1, 0};
+        spans[i] = (pt_span){k, k, i / 5, start, start, start + d, start + d, 0};
+        meas[i] = (pt_span){k, k, i / 5, start * 1.03, start * 1.03, start * 1.03 + d * 1.1, 0, 0};
         if (k == 4)
             t += 400;
     }

@@ -50,6 +50,7 @@ bool pt_span_wait_reason(const pt_sprogram *p, const pt_stask_graph *sg, const p
         any = true;
     }
     out->gap_ns = any && me->issue_ns > busy_until ? me->issue_ns - busy_until : 0;
+    out->fence_ns = me->fence_ns > 0 ? me->fence_ns : 0;
     int64_t iters = tl->eu_iterations > 0 ? tl->eu_iterations : 1;
     int ds[64];
     int64_t di[64];
@@ -123,20 +124,31 @@ void pt_wait_reason_text(const pt_wait_reason *r, const pt_sprogram *p, const pt
     if (r->stask >= 0 && r->stask < sg->n && pt_sprogram_placement(p, r->stask, &lane, &pos))
         ln = p->lanes[lane].name;
     const char *who = r->stask >= 0 && r->stask < sg->n ? sg->tasks[r->stask].id : "?";
+    /* the barrier wait comes after the constraint below was met (sim.c adds it to the issue) */
+    char fence[96] = "";
+    if (r->fence_ns > 0)
+        snprintf(fence, sizeof fence, ", then %.0f ns at the barrier (barrier_wait_ns)",
+                 r->fence_ns);
     switch (r->kind) {
     case PT_WAIT_DATA:
     case PT_WAIT_WAIT:
-        snprintf(out, cap, "waits%s for %s[%lld] on %s (%s)", gap, who, (long long)r->iter, ln,
-                 r->kind == PT_WAIT_WAIT ? "Wait" : "data dependency");
+        snprintf(out, cap, "waits%s for %s[%lld] on %s (%s)%s", gap, who, (long long)r->iter, ln,
+                 r->kind == PT_WAIT_WAIT ? "Wait" : "data dependency", fence);
         break;
     case PT_WAIT_STAGE: {
         const char *tn = sg->graph && r->tensor >= 0 && r->tensor < sg->graph->n_tensors
                              ? sg->graph->tensors[r->tensor].name : "?";
         snprintf(out, cap, "waits%s for a free stage of ring %s (stage %d of %d, released by "
-                 "%s[%lld] on %s)", gap, tn, r->stage, r->stages, who, (long long)r->iter, ln);
+                 "%s[%lld] on %s)%s", gap, tn, r->stage, r->stages, who, (long long)r->iter, ln,
+                 fence);
         break;
     }
     default:
+        if (r->fence_ns > 0) {
+            snprintf(out, cap, "waits%s at the barrier of another warp role (barrier_wait_ns: "
+                     "its warps meet again at the wgmma fence)", gap);
+            break;
+        }
         snprintf(out, cap, "%s", r->gap_ns > 0 ? "idle: issued as soon as its lane reached it"
                                                 : "no wait: issued right after its lane's "
                                                   "previous instance");

@@ -23,13 +23,16 @@ typedef struct {
     int stage, stages; /* STAGE: the slot (iteration mod stages) and the ring's depth */
     double ready_ns;   /* when that constraint was met */
     double gap_ns;     /* idle time on the lane right before this instance (0: none) */
+    double fence_ns;   /* of it, the barrier wait its warp role paid after the constraint was
+                          met (pt_span.fence_ns: hw barrier_wait_ns) */
 } pt_wait_reason;
 
 /* The reason for span `span` of tl (simulated from p and sg). False when out of range. */
 bool pt_span_wait_reason(const pt_sprogram *p, const pt_stask_graph *sg, const pt_timeline *tl,
                          int64_t span, pt_wait_reason *out);
 /* One line, e.g. "waits 120 ns for load.B[3] on tma (Wait)" or "waits 80 ns for a free stage
- * of ring A (stage 1 of 3, released by mma.C.wg0[2] on tc.wg0)". */
+ * of ring A (stage 1 of 3, released by mma.C.wg0[2] on tc.wg0)"; a barrier wait is named
+ * after it ("..., then 240 ns at the barrier (barrier_wait_ns)"). */
 void pt_wait_reason_text(const pt_wait_reason *r, const pt_sprogram *p, const pt_stask_graph *sg,
                          char *out, size_t cap);
 

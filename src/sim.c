@@ -1178,7 +1178,7 @@ static void lane_step_seen(sim_state *S, int L, int stask, int64_t iter, double 
     see_at(S, slot_of(S, stask, j), t, stream_of(S, L));
 }
 
-static void commit(sim_state *S, int L, double t, double reach)
+static void commit(sim_state *S, int L, double t, double reach, double fence)
 {
     lane_state *ls = &S->ls[L];
     const pt_stask *task = &S->sg->tasks[ls->stask];
@@ -1255,7 +1255,7 @@ static void commit(sim_state *S, int L, double t, double reach)
     if (!skip) /* the kernel stamps nothing for a skipped block either */
         S->spans[S->n_spans++] = (pt_span){.stask = ls->stask, .lane = L, .iter = ls->iter,
                                            .issue_ns = t, .start_ns = start, .end_ns = end,
-                                           .unit_end_ns = unit_end};
+                                           .unit_end_ns = unit_end, .fence_ns = fence};
     note_seen(S, L, ls, reach);
     role_stream *rs = &S->rs[R];
     if (!skip && ls->phase != 1 && tc_async_lane(S, L)) {
@@ -1519,7 +1519,7 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
      * too: its 4 warps, kept apart by the other warpgroup's CUDA-core issue, meet again at the
      * wgmma fence after the wait. GEMM's consumers (no CUDA-core loop work), warpgroups that
      * only dequantise loaded tiles into wgmma operands, and a lone softmax warpgroup do not
-     * pay it. Session 19's fitted candidate (barrier_wait_ns 240): charging a lone warpgroup
+     * pay it. Fitting the H200 model (barrier_wait_ns 240), charging a lone warpgroup
      * too took the FA rows of bench/measured-2026-12-02-s12 from mean |error| 6.7% (max 20.5%)
      * to 8.1% (32.5%, the one-warpgroup d256 kernels); charging the dequantising warpgroups
      * took the 40 low-bit picks of bench/lowbit/results-2026-12-02-s11 from 19% to 62%. */
@@ -1563,7 +1563,7 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
         lane_advance(S, L);
     for (int64_t left = n_inst; left > 0; left--) {
         int best = -1;
-        double best_t = 0, best_reach = 0;
+        double best_t = 0, best_reach = 0, best_fence = 0;
         for (int L = 0; L < p->n_lanes; L++) {
             if (!S->ls[L].has || !role_allows(S, L))
                 continue;
@@ -1577,17 +1577,19 @@ static bool sim_run(sim_state *S, int64_t n_inst, pt_error *err)
                 note_seen(S, L, &S->ls[L], reach);
                 continue;
             }
+            /* without the barrier wait it would issue at max(t, dep_t): the rest is the fence */
+            double plain = S->ls[L].dep_t > t ? S->ls[L].dep_t : t;
             if (S->ls[L].cross && S->wait_pays[role_of(S, L)])
                 t += S->hw->barrier_wait_ns;
             if (S->ls[L].dep_t > t)
                 t = S->ls[L].dep_t;
             if (best < 0 || t < best_t)
-                best = L, best_t = t, best_reach = reach;
+                best = L, best_t = t, best_reach = reach, best_fence = t - plain;
         }
         if (best < 0)
             return report_deadlock(S, err);
         S->frontier = best_t;
-        commit(S, best, best_t, best_reach);
+        commit(S, best, best_t, best_reach, best_fence);
     }
     return true;
 }

@@ -29,6 +29,9 @@ typedef struct {
     double unit_end_ns;    /* the unit itself is busy from start_ns to here (its occupancy;
                               busy.h); an asynchronous unit's span issue_ns..end_ns is longer.
                               0 where unknown (measured spans): read with pt_span_unit_end() */
+    double fence_ns;       /* of the issue's delay, what the warp role paid at the barrier of
+                              another role beyond the data's arrival (hw barrier_wait_ns); 0 for
+                              measured spans and where it paid none */
 } pt_span;
 
 /* One work item of a split-K program (splitk.h): a chunk of the first tile launched, as the

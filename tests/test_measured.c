@@ -341,7 +341,7 @@ static void test_base64(void)
 
 static void test_align(void)
 {
-    pt_span ps[3] = {{0, 0, 0, 0, 0, 100, 100}, {0, 0, 1, 100, 100, 200, 200}, {1, 1, 0, 50, 50, 150, 150}};
+    pt_span ps[3] = {{0, 0, 0, 0, 0, 100, 100, 0}, {0, 0, 1, 100, 100, 200, 200, 0}, {1, 1, 0, 50, 50, 150, 150, 0}};
     pt_timeline tl = {0};
     tl.n_spans = 3;
     tl.spans = ps;

@@ -982,7 +982,7 @@ static bool keep_all_ctas(pt_explorer_model *m, const pt_trace *tr, double shift
                 continue;
             /* measured: issue -> completion, the unit's occupancy unknown (busy.h) */
             out[j] = (pt_span){s, lane, ms->iter, ms->start_ns + shift, ms->start_ns + shift,
-                               ms->end_ns + shift, 0};
+                               ms->end_ns + shift, 0, 0};
             j++;
         }
         qsort(out, (size_t)j, sizeof(pt_span), cmp_span_start);

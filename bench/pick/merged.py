@@ -2,7 +2,7 @@
 measured dataset (bench/measured-2026-12-02-s12): per configuration the candidates of its latest
 run (`round`), the model's pick (rank 1) against the fastest of them, and the pick's time as the
 current model predicts it (simulate) against measured."""
-import json,subprocess,concurrent.futures as cf
+import json,re,subprocess,concurrent.futures as cf
 import os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
 from pt_report import geomean  # noqa: E402
@@ -10,7 +10,7 @@ D = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.a
 CLI = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'build', 'cli', 'pipethreader-cli')
 rows=[json.loads(l) for l in open(D+'/measured.jsonl')]
 def cfg_of(r):
-    n=r['name'].replace('-r67','').replace('-r70','')
+    n=re.sub(r'-r[0-9]+$','',r['name'])
     return n.rsplit('-auto',1)[0]
 groups={}
 for r in rows:

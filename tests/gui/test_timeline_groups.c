@@ -35,9 +35,9 @@ static const pt_seu_kind seus[] = {PT_SEU_TMA, PT_SEU_TMA, PT_SEU_TENSOR_CORE};
  * load.K. The critical path is load.K -> mma. */
 static pt_tl_model model(pt_span *sp, uint8_t *sub)
 {
-    sp[0] = (pt_span){0, 0, 0, 0, 0, 200, 200};
-    sp[1] = (pt_span){1, 0, 0, 50, 50, 250, 250};
-    sp[2] = (pt_span){2, 1, 0, 250, 250, 350, 350};
+    sp[0] = (pt_span){0, 0, 0, 0, 0, 200, 200, 0};
+    sp[1] = (pt_span){1, 0, 0, 50, 50, 250, 250, 0};
+    sp[2] = (pt_span){2, 1, 0, 250, 250, 350, 350, 0};
     pt_tl_model m = {0};
     m.n_lanes = 2;
     m.lane_names[0] = "tma";
@@ -94,8 +94,8 @@ static void check_own_group(cairo_t *cr)
     pt_span sp[3], own[2];
     uint8_t sub[3];
     pt_tl_model m = model(sp, sub);
-    own[0] = (pt_span){1, 0, 0, 0, 0, 100, 100};
-    own[1] = (pt_span){2, 1, 0, 150, 150, 300, 300};
+    own[0] = (pt_span){1, 0, 0, 0, 0, 100, 100, 0};
+    own[1] = (pt_span){2, 1, 0, 150, 150, 300, 300, 0};
     int64_t off[3] = {0, 0, 1}, idx[1] = {0};
     unsigned char kind[1] = {PT_DEP_WAIT};
     pt_span_deps d = {2, off, idx, kind};
@@ -151,8 +151,8 @@ static void check_cta_pack(void)
     CHECK(pt_cta_classes(0, 132, first, n, tiles) == 0);
     /* A tile of 3 spans (the second waits on the first; the path 0 -> 1 -> 2 by lane order),
      * repeated 3 times with a period shorter than the tile (a persistent CTA's overlap). */
-    pt_span base[3] = {{0, 0, 0, 0, 0, 40, 40}, {1, 1, 0, 40, 40, 90, 90},
-                       {2, 1, 0, 90, 90, 100, 100}};
+    pt_span base[3] = {{0, 0, 0, 0, 0, 40, 40, 0}, {1, 1, 0, 40, 40, 90, 90, 0},
+                       {2, 1, 0, 90, 90, 100, 100, 0}};
     int64_t off[4] = {0, 0, 1, 1}, idx[1] = {0}, crit[3] = {0, 1, 2};
     unsigned char kind[1] = {PT_DEP_DATA};
     pt_span_deps d = {3, off, idx, kind};
@@ -195,8 +195,8 @@ static void check_cta_pack(void)
  * first-to-last rule tinted 90-400 (the issue's "lanes that can never be busy"). */
 static void check_cta_idle(cairo_surface_t *s, cairo_t *cr)
 {
-    pt_span base[3] = {{0, 0, 0, 0, 0, 90, 90}, {1, 1, 0, 90, 90, 95, 95},
-                       {2, 1, 0, 95, 95, 100, 100}};
+    pt_span base[3] = {{0, 0, 0, 0, 0, 90, 90, 0}, {1, 1, 0, 90, 90, 95, 95, 0},
+                       {2, 1, 0, 95, 95, 100, 100, 0}};
     pt_cta_run r;
     CHECK(pt_cta_run_build(&r, base, 3, 4, 100, NULL, NULL, 0));
     CHECK(r.idle_lanes == 2 && r.idle != NULL && r.period_ns == 100);

@@ -33,11 +33,11 @@ static const pt_seu_kind seus[] = {PT_SEU_TMA, PT_SEU_TENSOR_CORE, PT_SEU_TMA};
  * in busy time); lane 1 (tc): mma 100-200, 300-400; lane 2 (cuda): nothing. */
 static pt_tl_model model(pt_span *sp)
 {
-    sp[0] = (pt_span){0, 0, 0, 0, 0, 100, 0};
-    sp[1] = (pt_span){1, 1, 0, 100, 100, 200, 0};
-    sp[2] = (pt_span){0, 0, 1, 200, 200, 300, 0};
-    sp[3] = (pt_span){0, 0, 2, 250, 250, 350, 0};
-    sp[4] = (pt_span){1, 1, 1, 300, 300, 400, 0};
+    sp[0] = (pt_span){0, 0, 0, 0, 0, 100, 0, 0};
+    sp[1] = (pt_span){1, 1, 0, 100, 100, 200, 0, 0};
+    sp[2] = (pt_span){0, 0, 1, 200, 200, 300, 0, 0};
+    sp[3] = (pt_span){0, 0, 2, 250, 250, 350, 0, 0};
+    sp[4] = (pt_span){1, 1, 1, 300, 300, 400, 0, 0};
     pt_tl_model m = {0};
     m.n_lanes = 3;
     m.lane_names[0] = "tma";
@@ -192,7 +192,7 @@ static void check_tooltips(void)
     unsigned char kind[2] = {PT_DEP_DATA, PT_DEP_DATA};
     pt_span_deps d = {5, off, idx, kind};
     m.deps = &d;
-    pt_span meas[1] = {{1, 1, 0, 110, 110, 190, 0}};
+    pt_span meas[1] = {{1, 1, 0, 110, 110, 190, 0, 0}};
     m.n_measured = 1;
     m.measured = meas;
     pt_tl_viewport v = {.t0_ns = 0, .t1_ns = 500, .width = 596, .height = 160,
@@ -228,8 +228,8 @@ static void check_groups(void)
     /* 400 sub-pixel mma bars (0.5 ns every 2.5 ns) on the tc lane, TMA loads 0-100 on lane 0. */
     for (int i = 0; i < N; i++) {
         double t = 100 + 2.5 * i;
-        sp[2 * i] = (pt_span){1, 1, i, t, t, t + 0.5, 0};
-        sp[2 * i + 1] = (pt_span){0, 0, i, t - 100 + 0.1, t - 100 + 0.1, t - 100 + 0.2, 0};
+        sp[2 * i] = (pt_span){1, 1, i, t, t, t + 0.5, 0, 0};
+        sp[2 * i + 1] = (pt_span){0, 0, i, t - 100 + 0.1, t - 100 + 0.1, t - 100 + 0.2, 0, 0};
     }
     /* keep them sorted by start */
     for (int i = 0; i < 2 * N; i++)
@@ -296,7 +296,7 @@ static void check_label_contrast(void)
             CHECK_MSG(c >= 4.5, "kind %d dark %d: %.2f:1", k, dark, c);
         }
     /* And the drawn label is that colour: a bar wide enough for its label, dark text pixels. */
-    pt_span sp[1] = {{0, 0, 0, 0, 0, 400, 0}};
+    pt_span sp[1] = {{0, 0, 0, 0, 0, 400, 0, 0}};
     static const char *const names[] = {"softmax_exp.P.wg0"};
     static const pt_seu_kind kinds[] = {PT_SEU_CUDA_CORE};
     pt_tl_model m = {0};

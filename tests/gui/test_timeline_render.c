@@ -26,10 +26,10 @@ static pt_tl_model hand_model(pt_span *spans)
 {
     /* lane 0 (tma): load 0-100, load 200-300; lane 1 (tc): mma 100-200 and 300-400, idle
      * between; lane 2 (cuda): nothing at all. */
-    spans[0] = (pt_span){0, 0, 0, 0, 0, 100, 100};
-    spans[1] = (pt_span){1, 1, 0, 100, 100, 200, 200};
-    spans[2] = (pt_span){0, 0, 1, 200, 200, 300, 300};
-    spans[3] = (pt_span){1, 1, 1, 300, 300, 400, 400};
+    spans[0] = (pt_span){0, 0, 0, 0, 0, 100, 100, 0};
+    spans[1] = (pt_span){1, 1, 0, 100, 100, 200, 200, 0};
+    spans[2] = (pt_span){0, 0, 1, 200, 200, 300, 300, 0};
+    spans[3] = (pt_span){1, 1, 1, 300, 300, 400, 400, 0};
     pt_tl_model m = {0};
     m.n_lanes = 3;
     m.lane_names[0] = "tma";
@@ -55,8 +55,8 @@ static void check_subrows_labels_flag(void)
     /* Lane 0: load.Q 0-200 and load.K 50-250 overlap; then load.Q again 250-300 (back to back
      * with load.K, so it may reuse a sub-row); lane 1: one bar 300-330 whose label is longer
      * than the bar. */
-    pt_span sp[4] = {{0, 0, 0, 0, 0, 200, 200}, {1, 0, 0, 50, 50, 250, 250}, {0, 0, 1, 250, 250, 300, 300},
-                     {2, 1, 0, 300, 300, 330, 330}};
+    pt_span sp[4] = {{0, 0, 0, 0, 0, 200, 200, 0}, {1, 0, 0, 50, 50, 250, 250, 0}, {0, 0, 1, 250, 250, 300, 300, 0},
+                     {2, 1, 0, 300, 300, 330, 330, 0}};
     pt_tl_model m = {0};
     m.n_lanes = 2;
     m.lane_names[0] = "tma";
@@ -187,7 +187,7 @@ int main(void)
     CHECK(edge != tc_bar);
 
     /* Measured overlay: thinner magenta bars under the predicted ones, which move up. */
-    pt_span meas[1] = {{1, 1, 0, 120, 120, 180, 180}}; /* tc lane, 120-180 ns */
+    pt_span meas[1] = {{1, 1, 0, 120, 120, 180, 180, 0}}; /* tc lane, 120-180 ns */
     pt_tl_model mo = m;
     mo.n_measured = 1;
     mo.measured = meas;
@@ -210,7 +210,7 @@ int main(void)
     {
         pt_span sp2[4];
         memcpy(sp2, spans, sizeof sp2);
-        sp2[1] = (pt_span){1, 1, 0, 60, 100, 200, 150}; /* issued 60, unit 100-150, done 200 */
+        sp2[1] = (pt_span){1, 1, 0, 60, 100, 200, 150, 0}; /* issued 60, unit 100-150, done 200 */
         pt_tl_model mu = m;
         mu.spans = sp2;
         pt_tl_render(cr, &mu, &v, NULL);
@@ -276,7 +276,7 @@ int main(void)
     int n = 20000;
     pt_span *many = malloc(sizeof *many * (size_t)n);
     for (int i = 0; i < n; i++)
-        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 0.02, i * 0.02, i * 0.02 + 0.015, i * 0.02 + 0.015};
+        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 0.02, i * 0.02, i * 0.02 + 0.015, i * 0.02 + 0.015, 0};
     pt_tl_model mm = m;
     mm.n_spans = n;
     mm.spans = many;
@@ -357,7 +357,7 @@ int main(void)
     mg.group_offset_ns[1] = 50;
     mg.group_labels[0] = "wave 0";
     mg.group_labels[1] = "wave 1";
-    pt_span g1meas[1] = {{0, 0, 0, 10, 10, 40, 40}};
+    pt_span g1meas[1] = {{0, 0, 0, 10, 10, 40, 40, 0}};
     mg.group_measured[1] = g1meas;
     mg.group_n_measured[1] = 1;
     CHECK(pt_tl_rows(&mg) == 6 && pt_tl_rows(&m) == 3);
@@ -398,7 +398,7 @@ int main(void)
     /* Culling: zoomed into 1% of 20,000 spans, only those near the view are visited. */
     many = malloc(sizeof *many * (size_t)n);
     for (int i = 0; i < n; i++)
-        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 10.0, i * 10.0, i * 10.0 + 8, i * 10.0 + 8};
+        many[i] = (pt_span){i % 3, i % 2, i / 2, i * 10.0, i * 10.0, i * 10.0 + 8, i * 10.0 + 8, 0};
     mm.spans = many;
     vm.t0_ns = 100000;
     vm.t1_ns = 102000;
