@@ -78,6 +78,10 @@ static void write_spans(strbuf *b, const pt_timeline *tl)
         sb_json_number(b, sp->end_ns);
         sb_printf(b, ", ");
         sb_json_number(b, pt_span_unit_end(sp));
+        if (sp->fence_ns > 0) { /* only spans that paid a barrier wait carry an 8th element */
+            sb_printf(b, ", ");
+            sb_json_number(b, sp->fence_ns);
+        }
         sb_printf(b, "]");
     }
     sb_printf(b, "\n  ]},\n");
@@ -562,11 +566,12 @@ static bool read_span(pt_trace *tr, const cJSON *it, const char *name, const cha
                       pt_span *sp, pt_error *err)
 {
     int n_el = cJSON_IsArray(it) ? cJSON_GetArraySize(it) : 0;
-    if (n_el != 6 && n_el != 7)
+    if (n_el < 6 || n_el > 8)
         return pt_fail(err, "%s: %s: is %s; expected [stask, lane, iter, issue_ns, start_ns, "
-                       "end_ns, unit_end_ns]", name, path,
+                       "end_ns, unit_end_ns] (and fence_ns where the issue paid a barrier wait)",
+                       name, path,
                        cJSON_IsArray(it) ? "an array of another length" : pt_json_type(it));
-    const cJSON *v[7] = {NULL};
+    const cJSON *v[8] = {NULL};
     int k = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, it) v[k++] = e;
@@ -583,13 +588,22 @@ static bool read_span(pt_trace *tr, const cJSON *it, const char *name, const cha
                        "start_ns <= end_ns", name, path, sp->issue_ns, sp->start_ns,
                        sp->end_ns);
     sp->unit_end_ns = sp->end_ns; /* a trace without occupancy: the whole start..end */
-    if (n_el == 7) {
+    if (n_el >= 7) {
         if (!span_time(v[6], name, path, 6, "unit_end_ns", &sp->unit_end_ns, err))
             return false;
         if (!(sp->start_ns <= sp->unit_end_ns && sp->unit_end_ns <= sp->end_ns))
             return pt_fail(err, "%s: %s: unit_end_ns %g is outside [start_ns %g, end_ns %g]; "
                            "expected the unit's occupancy within the span", name, path,
                            sp->unit_end_ns, sp->start_ns, sp->end_ns);
+    }
+    sp->fence_ns = 0;
+    if (n_el == 8) {
+        if (!span_time(v[7], name, path, 7, "fence_ns", &sp->fence_ns, err))
+            return false;
+        if (sp->fence_ns > sp->issue_ns)
+            return pt_fail(err, "%s: %s: fence_ns %g is more than issue_ns %g; expected the "
+                           "part of the delay before the issue paid at a barrier", name, path,
+                           sp->fence_ns, sp->issue_ns);
     }
     sp->stask = (int)s;
     sp->lane = (int)lane;

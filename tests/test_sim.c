@@ -802,6 +802,14 @@ static void test_trace_round_trip(void)
     pt_timeline tl = {0};
     pt_error err = {""};
     CHECK_MSG(pt_simulate(&f->p, &f->sg, &f->hw, &tl, &err), "%s", err.msg);
+    /* a span that paid a barrier wait keeps it through the file (an 8th element) */
+    int64_t fenced = -1;
+    for (int64_t k = 0; k < tl.n_spans && fenced < 0; k++)
+        if (tl.spans[k].issue_ns > 0)
+            fenced = k;
+    CHECK(fenced >= 0);
+    if (fenced >= 0)
+        tl.spans[fenced].fence_ns = tl.spans[fenced].issue_ns / 2;
     strcpy(f->p.graph_name, "fa_test");
     f->sg.graph = NULL; /* graph name then comes from the program */
     char *text = pt_timeline_to_json(&tl, &f->p, &f->sg, &f->hw);
@@ -855,6 +863,9 @@ static void test_trace_round_trip(void)
         {"[0, 0, 0, 0, 0, 200, 100]", "[0, 0, 0, 0, 200]", "$.predicted.spans[0]"},
         {"[0, 0, 0, 0, 0, 200, 100]", "[0, 0, 0, 0, 0, 200, 300]", "$.predicted.spans[0]"},
         {"[0, 0, 0, 0, 0, 200, 100]", "[0, 0, 0, 0, 0, 200]", "__accepted__"},
+        /* a barrier wait longer than the time before the issue; a ninth element */
+        {"[0, 0, 0, 0, 0, 200, 100]", "[0, 0, 0, 0, 0, 200, 100, 5]", "fence_ns"},
+        {"[0, 0, 0, 0, 0, 200, 100]", "[0, 0, 0, 0, 0, 200, 100, 0, 0]", "$.predicted.spans[0]"},
         {"\"seu\": \"tma\"", "\"seu\": \"dma\"", "$.lanes[0].seu"},
         {"\"measured\": null", "\"measured\": 3", "$.measured"},
         {"\"measured\": null", "\"measurd\": null", "unknown key"},
