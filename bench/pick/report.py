@@ -149,7 +149,7 @@ def main():
             print(f"{setname}: baseline / pick geomean {geomean(base_ratio):.3f}")
         if other:
             print(f"{setname}: the other model's pick / this model's pick, geomean {geomean(other):.4f} "
-                  f"over the {len(other)} configurations where they differ")
+                  f"over the {len(other)} configurations where it is not one of the candidates")
 
 
 if __name__ == "__main__":
