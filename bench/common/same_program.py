@@ -6,10 +6,13 @@ import sys
 
 
 def canon(path):
+    """The sProgram at path as canonical JSON without the model's name (bench/model/picks.py
+    matches programs by it too)."""
     p = json.load(open(path))
     p.pop("hw", None)
     return json.dumps(p, sort_keys=True)
 
 
-a = canon(sys.argv[1])
-sys.exit(0 if any(canon(b) == a for b in sys.argv[2:]) else 1)
+if __name__ == "__main__":
+    a = canon(sys.argv[1])
+    sys.exit(0 if any(canon(b) == a for b in sys.argv[2:]) else 1)

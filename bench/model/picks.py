@@ -8,9 +8,12 @@ each of its N candidates to the dataset's timed sPrograms of that configuration 
 from the "hw" name) and prints per configuration the pick's measured time against the fastest
 timed sProgram, or "untimed". Ends with the geomean of pick / best over the configurations whose
 pick was timed, and the untimed candidates as a list (to time them with bench/pick/sets)."""
-import argparse, concurrent.futures as cf, json, math, os, subprocess, tempfile
+import argparse, concurrent.futures as cf, json, os, subprocess, sys, tempfile
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(root, "bench", "common"))
+from pt_report import geomean  # noqa: E402
+from same_program import canon  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("--hw")
 ap.add_argument("--data", default=os.path.join(root, "bench", "measured-2026-12-02-s12"))
@@ -18,12 +21,6 @@ ap.add_argument("--cli", default=os.path.join(root, "build", "cli", "pipethreade
 ap.add_argument("--set", default="FA", choices=["FA", "GEMM"])
 ap.add_argument("--top", type=int, default=3)
 a = ap.parse_args()
-
-
-def canon(path):
-    p = json.load(open(path))
-    p.pop("hw", None)
-    return json.dumps(p, sort_keys=True)
 
 
 rows = [json.loads(l) for l in open(os.path.join(a.data, "measured.jsonl"))]
@@ -80,7 +77,6 @@ for key, cands, err in results:
     else:
         print(f"{name:22s} pick untimed       best {best:.1f}  " + " | ".join(marks) + f"  ({cands[0][2]})")
 if ratios:
-    g = math.exp(sum(map(math.log, ratios)) / len(ratios))
-    print(f"{a.set}: pick timed in {len(ratios)} of {len(results)}; pick / best geomean {g:.4f}; "
+    print(f"{a.set}: pick timed in {len(ratios)} of {len(results)}; pick / best geomean {geomean(ratios):.4f}; "
           f"pick fastest in {sum(x == 1 for x in ratios)}")
 print(f"untimed candidates: {len(untimed)}")
