@@ -208,9 +208,11 @@ int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg
         if (pt_stask_fills_ring(sg, s) && tensor_ok(t->tensor))
             ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes_on(sg, t, hw));
         else if (t->kind == PT_ST_LOAD && L.resident_in_smem) {
-            /* resident tiles (Q in attention): one copy */
+            /* resident tiles (Q in attention): one copy, or two where the next tile's is
+             * loaded during this one (pt_sprogram_resident_stages) */
             int64_t b = tile_buffer_bytes_on(sg, t, hw);
-            total = sat_add(total, b);
+            int copies = tensor_ok(t->tensor) && p->stages[t->tensor] == 2 ? 2 : 1;
+            total = sat_add(total, copies * b);
             if (b > resident_max)
                 resident_max = b;
         }
@@ -517,6 +519,55 @@ static void check_stages(vctx *c)
         problem_at(c->r, sp, "tensor %s is %s a ring buffer by %s but has %d stages; "
                              "expected at least 1", name, writes ? "written into" : "loaded into",
                    t->id, c->p->stages[t->tensor]);
+    }
+}
+
+/* Stages of a tensor that no ring holds: a prologue (resident) load may have one copy or, in a
+ * persistent program with the output staged apart, two (the next tile's loaded during this
+ * one); any other tensor has none to set. */
+static void check_resident_stages(vctx *c)
+{
+    const pt_graph *g = c->sg->graph;
+    for (int x = 0; x < PT_MAX_TENSORS; x++) {
+        int st = c->p->stages[x];
+        if (st == 0)
+            continue;
+        int ring = -1, resident = -1;
+        for (int s = 0; s < c->sg->n; s++) {
+            const pt_stask *t = &c->sg->tasks[s];
+            if (t->tensor != x)
+                continue;
+            if (pt_stask_fills_ring(c->sg, s))
+                ring = s;
+            else if (t->kind == PT_ST_LOAD && !t->buffered)
+                resident = s;
+        }
+        if (ring >= 0)
+            continue; /* check_stages */
+        const char *name = g && x < g->n_tensors ? g->tensors[x].name : "?";
+        char sp[96];
+        snprintf(sp, sizeof sp, "$.stages.%s", name);
+        if (resident < 0) {
+            problem_at(c->r, sp, "tensor %s is not loaded into a ring of stages or a resident "
+                                 "tile, so it has no stages to set (remove the entry)", name);
+            continue;
+        }
+        const char *id = c->sg->tasks[resident].id;
+        pt_smem_layout L;
+        pt_smem_layout_of(c->hw, &L);
+        if (st == 2 && !L.resident_in_smem)
+            problem_at(c->r, sp, "is 2, but %s keeps resident tiles in registers: one copy (use "
+                                 "1)", c->hw ? c->hw->name : "this part");
+        else if (st < 1 || st > 2)
+            problem_at(c->r, sp, "is %d; %s loads %s once per tile: expected 1 (one copy) or 2 "
+                                 "(the next tile's loaded while this one is in use)", st, id, name);
+        else if (st == 2 && !c->p->partition.persistent)
+            problem_at(c->r, sp, "is 2, but a CTA that runs one tile has no next tile to load "
+                                 "%s for: set partition.persistent or use 1", name);
+        else if (st == 2 && !pt_sprogram_staging_apart(c->p, c->sg, c->hw))
+            problem_at(c->r, sp, "is 2, but the output is staged over %s (partition.staging "
+                                 "over_resident, or auto without room for both): stage it apart "
+                                 "or use 1", name);
     }
 }
 
@@ -1088,6 +1139,7 @@ bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
             check_placement(&c);
             check_waits(&c);
             check_stages(&c);
+            check_resident_stages(&c);
             check_partition(&c);
             check_deadlock(&c);
             check_smem(&c);

@@ -247,7 +247,10 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
         return hw->tile_overhead_ns;
     double tail = tl->eu_time_ns - last_compute;
     /* A resident tile (attention's Q) is reloaded only once the loop is done with it, so the
-     * next tile's fill overlaps no more than this tile's epilogue (normalize). */
+     * next tile's fill overlaps no more than this tile's epilogue (normalize). A second copy
+     * (stages 2: the next tile's loaded during this one) is credited nothing more: measured, it
+     * saved 0-6% where hiding the whole fill predicted 5-17% (BENCHMARKS.md, session 16), so
+     * what the consumers pay per tile is not the fill this model would hide. */
     double fill = first_compute;
     if (pt_stask_graph_has_resident_load(sg)) {
         double epilogue = last_compute - last_body;

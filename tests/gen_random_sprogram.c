@@ -316,6 +316,13 @@ static bool draw_attention(draw *d, rng *r, pt_error *err)
     }
     store_role(d, r, wgs, err);
     draw_partition(d, r);
+    /* two copies of Q (stages 2): a persistent producer loads the next tile's during this one */
+    int q = stask(d, "load.Q");
+    if (d->p.partition.persistent && q >= 0 && chance(r, 35)) {
+        d->p.stages[d->sg.tasks[q].tensor] = 2;
+        d->p.partition.staging = PT_STAGING_APART;
+        note(d, "two copies of Q (stages 2), the output staged apart");
+    }
     return true;
 }
 

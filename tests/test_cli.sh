@@ -339,6 +339,40 @@ if grep -q "OFF_O = 0" "$tmp/fa_over/kernel.cu" && ! grep -q "OFF_O = 0" "$tmp/f
     ok "staging: O over Q or in its own buffer, as the program says"
 else bad "staging: the kernel's O buffer does not follow partition.staging"; fi
 
+# Issue 15: stages on a resident tile (attention's Q): 2 = two copies, the next tile's loaded
+# during this one, only in a persistent program with the output staged apart; stages on a
+# tensor that no ring or resident tile holds are refused at their field.
+python3 - "$tmp/fa_apart.json" "$tmp" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+def put(name, q, **part):
+    d = json.loads(json.dumps(p)); d["stages"]["Q"] = q; d["partition"].update(part)
+    json.dump(d, open(sys.argv[2] + "/" + name, "w"))
+put("fa_q2.json", 2)
+put("fa_q3.json", 3)
+put("fa_q2_one.json", 2, persistent=False, staging="auto")
+put("fa_q2_over.json", 2, staging="over_resident")
+d = json.loads(json.dumps(p)); d["stages"]["O"] = 2
+json.dump(d, open(sys.argv[2] + "/fa_ostages.json", "w"))
+PY
+expect 0 "stages Q 2 (persistent, staged apart): codegen" "$cli" codegen flash_attention --set CAUSAL=1 --program "$tmp/fa_q2.json" --target sm90a -o "$tmp/fa_q2"
+if grep -q "STAGES_Q = 2" "$tmp/fa_q2/kernel.cu" && grep -q "mbar_wait(&q_full\[n_tile & 1\], (n_tile >> 1) & 1)" "$tmp/fa_q2/kernel.cu" &&
+   grep -q "OFF_Q + (n_tile & 1) \* Q_PITCH" "$tmp/fa_q2/kernel.cu"; then
+    ok "stages Q 2: two copies of Q, tile n_tile on copy n_tile & 1"
+else bad "stages Q 2: the kernel does not keep two copies of Q"; fi
+smem1=$("$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_apart.json" 2>&1 | sed -n 's/.*shared memory \([0-9]*\) .*/\1/p' | head -1)
+smem2=$("$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_q2.json" 2>&1 | sed -n 's/.*shared memory \([0-9]*\) .*/\1/p' | head -1)
+if [ -n "$smem1" ] && [ -n "$smem2" ] && [ "$smem2" -gt "$smem1" ]; then ok "stages Q 2: shared memory counts the second copy ($smem1 -> $smem2 bytes)"
+else bad "stages Q 2: shared memory $smem1 -> $smem2"; fi
+expect 1 "stages Q 3 refused" "$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_q3.json"
+stderr_has '$.stages.Q: is 3' "stages Q 3: the message names the field and the value"
+expect 1 "stages Q 2 without persistent refused" "$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_q2_one.json"
+stderr_has "partition.persistent" "stages Q 2 without persistent: the message says what to set"
+expect 1 "stages Q 2 with O staged over Q refused" "$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_q2_over.json"
+stderr_has "stage it apart" "stages Q 2 over resident: the message says what to do"
+expect 1 "stages on O (no ring, no resident tile) refused" "$cli" validate flash_attention --set CAUSAL=1 --program "$tmp/fa_ostages.json"
+stderr_has '$.stages.O' "stages on O: the message names the field"
+
 # Issue 18: the instrumented build's record regions are sized from the launch (every record of
 # the CTA's tiles), not a fixed 4096 that a long FlashAttention tile overflows.
 expect 0 "long FA bundle" "$cli" codegen flash_attention --set B=2,H=16,S=8192,D=128,CAUSAL=1 --target sm90a -o "$tmp/fa_long"

@@ -50,7 +50,8 @@ typedef struct {
     pt_kbuf_kind kind;
     int tensor;          /* graph tensor */
     int stask, lane;     /* its load (store for STAGING) and the lane issuing it */
-    int stages;          /* ring depth; 1 otherwise */
+    int stages;          /* ring depth; RESIDENT: 1, or 2 where a persistent CTA loads the next
+                            tile's copy while this tile uses the other (copy n_tile & 1) */
     int elem_bytes;      /* at least 1; elem_bits < 8: packed (two 4-bit elements a byte) */
     int elem_bits;
     bool written;        /* RING written by the producer role's CUDA cores (a dequantised

@@ -57,6 +57,17 @@ static bool add_buf(pt_kprog *kp, pt_kbuf_kind kind, int s, const char *who, pt_
         (kind == PT_KBUF_RESIDENT && !L.resident_in_smem))
         b->pitch = 0; /* in registers on this part */
     b->stages = 1;
+    if (kind == PT_KBUF_RESIDENT && kp->p->stages[t->tensor] > 1) {
+        /* a second copy: the next tile's loaded during this one (validate.c's rule) */
+        b->stages = kp->p->stages[t->tensor];
+        if (b->stages != 2 || !kp->p->partition.persistent)
+            KREFUSE("%s: stages of %s = %d%s; a resident tile has 1 copy, or 2 in a persistent "
+                    "program", who, kp->g->tensors[t->tensor].name, b->stages,
+                    kp->p->partition.persistent ? "" : " in a program that is not persistent");
+        if (b->pitch == 0)
+            KREFUSE("%s: stages of %s = 2, but this part keeps resident tiles in registers: one "
+                    "copy is generated", who, kp->g->tensors[t->tensor].name);
+    }
     if (kind == PT_KBUF_RING) {
         b->stages = kp->p->stages[t->tensor];
         if (b->stages < 1 || b->stages > 16)
@@ -154,6 +165,10 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
             (largest < 0 || kp->bufs[i].bytes > kp->bufs[largest].bytes))
             largest = i;
     if (largest >= 0 && L.staged_store && !pt_sprogram_staging_apart(kp->p, kp->sg, kp->hw)) {
+        if (kp->bufs[largest].stages > 1)
+            KREFUSE("%s: %s has 2 copies (stages 2) and the output would be staged over it; "
+                    "stage it apart (partition.staging)", who,
+                    kp->g->tensors[kp->bufs[largest].tensor].name);
         if (kp->bufs[largest].pitch < st->pitch)
             KREFUSE("%s: the output tile (%lld bytes) does not fit over %s's (%lld); stage it "
                     "apart (partition.staging)", who, (long long)st->bytes,

@@ -201,13 +201,17 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
         sb_printf(sb, "        float al%d[2], mr%d[2];    // rescale factor and row max (log2 units), slot %d\n", s, s, s);
     for (int s = 0; s < at->p_bufs; s++)
         sb_printf(sb, "        uint32_t p%d[BN / 16][4];  // P fragment of slot %d: A operand of the P.V wgmma\n", s, s);
+    char qfull[32], qcopy[40];
+    sm90a_resident_bar(&at->sh, at->buf_q, "full", qfull, sizeof qfull);
+    sm90a_resident_copy_offset(&at->sh, at->buf_q, qcopy, sizeof qcopy);
+    const char *qpar = sm90a_resident_full_parity(&at->sh, at->buf_q);
     if (at->kp->dynamic)
         sb_printf(sb, "        for (;; ++n_tile) {\n"
-                      "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed, or the end\n"
+                      "            pt::mbar_wait(%s, %s);  // Wait: load.%s landed, or the end\n"
                       "            const int t = tile_slot[n_tile & 1];\n"
                       "            if (t >= TILES)\n"
                       "                break;\n",
-                  at->g->tensors[at->a.Q].name);
+                  qfull, qpar, at->g->tensors[at->a.Q].name);
     else
         sm90a_emit_work_loop(sb, &at->sh, "        ");
     sb_printf(sb, "            int bh, mt;\n"
@@ -215,7 +219,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
                   "            const int n_iter = tile_iters(mt);\n"
                   "            const int row_lo = mt * BM + %d * 64;       // this warpgroup's first query row\n"
                   "            const int row0 = row_lo + warp * 16 + lane / 4;  // this thread's rows: row0, row0 + 8\n"
-                  "            const uint64_t desc_q = pt::desc_sw128(smem + OFF_Q + %d * 64 * 128, 16, 1024);  // this warpgroup's Q rows\n"
+                  "            const uint64_t desc_q = pt::desc_sw128(smem + OFF_Q%s + %d * 64 * 128, 16, 1024);  // this warpgroup's Q rows\n"
                   "            (void)desc_q;\n"
                   "            (void)row0;\n"
                   "            float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.f, 0.f};\n"
@@ -224,9 +228,9 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
                   "                o[r] = 0.f;\n"
                   "                pt::keep(o[r]);  // zeroed here, before a wgmma is in flight (else ptxas serialises)\n"
                   "            }\n",
-              w, w);
+              w, qcopy, w);
     if (!at->kp->dynamic)
-        sb_printf(sb, "            pt::mbar_wait(q_full, n_tile & 1);  // Wait: load.%s landed\n",
+        sb_printf(sb, "            pt::mbar_wait(%s, %s);  // Wait: load.%s landed\n", qfull, qpar,
                   at->g->tensors[at->a.Q].name);
     if (w == 0)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", at->kp->bufs[at->buf_q].stask, at->kp->lane_load);
@@ -273,8 +277,11 @@ static void emit_consumer_epilogue(strbuf *sb, const sm90a_attn *at, int w)
     sb_puts(sb, "            kbase += n_iter;\n            vbase += n_iter;\n");
     if ((at->kp->bufs[at->kp->staging].over < 0)) {
         /* every wgmma group retired inside the loop: this warp's reads of Q are done */
-        sb_puts(sb, "            if (lane == 0)\n"
-                    "                pt::mbar_arrive(q_empty);  // the producer may load the next tile's Q\n");
+        char qempty[32];
+        sm90a_resident_bar(&at->sh, at->buf_q, "empty", qempty, sizeof qempty);
+        sb_printf(sb, "            if (lane == 0)\n"
+                      "                pt::mbar_arrive(%s);  // the producer may load %s Q\n", qempty,
+                  at->kp->bufs[at->buf_q].stages > 1 ? "the tile after next's" : "the next tile's");
         if (!(at->kp->store_wg < 0) && at->kp->store_wg == w)
             sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
                         "                pt::tma_store_wait_read();\n"
@@ -374,6 +381,7 @@ bool sm90a_attn_emit(const sm90a_attn *at, pt_codegen_result *out, pt_error *err
              at->s_bufs > 1 ? "s" : "", at->p_bufs, at->p_bufs > 1 ? "s" : "", at->kp->n_xwaits, at->kp->n_xwaits == 1 ? "" : "s",
              at->kp->dynamic ? "persistent (dynamic tiles)" : at->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)at->kp->grid,
              (long long)at->kp->tiles, (long long)at->kp->smem_dynamic,
-             (at->kp->bufs[at->kp->staging].over < 0) ? " (O staged apart from Q)" : "", at->kp->producer.regs, at->kp->consumer[0].regs);
+             at->kp->bufs[at->buf_q].stages > 1 ? " (two copies of Q: the next tile's loads during this one; O staged apart)"
+             : (at->kp->bufs[at->kp->staging].over < 0) ? " (O staged apart from Q)" : "", at->kp->producer.regs, at->kp->consumer[0].regs);
     return true;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "combine.h"
+#include "common.h"
 #include "ir/combine.h"
 
 #define REFUSE(...) return pt_fail(err, "codegen sm90a: " __VA_ARGS__)
@@ -121,7 +122,7 @@ bool sm90a_combine_plan(sm90a_combine *c, const pt_kprog *kp, pt_error *err)
     memset(c, 0, sizeof *c);
     c->kp = kp;
     c->g = kp->g;
-    if (!plan_graph(c, err) || !plan_tile(c, err) || !plan_program(c, err))
+    if (!sm90a_one_resident_copy(kp, "combine", err) || !plan_graph(c, err) || !plan_tile(c, err) || !plan_program(c, err))
         return false;
     sm90a_shape *sh = &c->sh;
     sh->kp = kp;

@@ -88,3 +88,14 @@ bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, c
     out->smem_bytes = smem;
     return true;
 }
+
+bool sm90a_one_resident_copy(const pt_kprog *kp, const char *workload, pt_error *err)
+{
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kp->bufs[b].kind == PT_KBUF_RESIDENT && kp->bufs[b].stages > 1)
+            return pt_fail(err, "codegen sm90a: stages of %s = %d; %s kernels keep one copy of a "
+                                "resident tile (two copies, the next tile's loaded during this "
+                                "one, are generated for attention's Q)",
+                           kp->g->tensors[kp->bufs[b].tensor].name, kp->bufs[b].stages, workload);
+    return true;
+}

@@ -47,4 +47,8 @@ bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, c
  * trace roles. */
 void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles, unsigned cap);
 
+/* A second copy of a resident tile (stages 2: the next tile's loaded during this one) is
+ * generated for attention's Q only; the other workloads refuse it, naming the tensor. */
+bool sm90a_one_resident_copy(const pt_kprog *kp, const char *workload, pt_error *err);
+
 #endif

@@ -18,6 +18,31 @@ static const char *resident_empty_arrivals(const sm90a_shape *sh, int b)
     return sh->kp->bufs[sh->kp->staging].over < 0 || sh->warp_release[b] ? "4 * WGS" : "1";
 }
 
+void sm90a_resident_bar(const sm90a_shape *sh, int buf, const char *which, char *out, size_t cap)
+{
+    char lo[8], up[8];
+    sm90a_buf_name(sh, buf, lo, up, sizeof lo);
+    if (sh->kp->bufs[buf].stages > 1)
+        snprintf(out, cap, "&%s_%s[n_tile & 1]", lo, which);
+    else
+        snprintf(out, cap, "%s_%s", lo, which);
+}
+
+const char *sm90a_resident_full_parity(const sm90a_shape *sh, int buf)
+{
+    return sh->kp->bufs[buf].stages > 1 ? "(n_tile >> 1) & 1" : "n_tile & 1";
+}
+
+void sm90a_resident_copy_offset(const sm90a_shape *sh, int buf, char *out, size_t cap)
+{
+    char lo[8], up[8];
+    sm90a_buf_name(sh, buf, lo, up, sizeof lo);
+    if (sh->kp->bufs[buf].stages > 1)
+        snprintf(out, cap, " + (n_tile & 1) * %s_PITCH", up);
+    else
+        out[0] = 0;
+}
+
 void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;
@@ -40,14 +65,15 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
                                   "*empty_%s = full_%s + STAGES_%s;\n", lo, lo, lo, up);
                 snprintf(prev, sizeof prev, "empty_%s + STAGES_%s", lo, up);
             } else {
+                int n = B->stages > 1 ? B->stages : 1; /* a resident tile's copies */
                 if (prev[0])
-                    sb_printf(sb, "    uint64_t *%s_full = %s, *%s_empty = %s_full + 1;\n", lo, prev,
-                              lo, lo);
+                    sb_printf(sb, "    uint64_t *%s_full = %s, *%s_empty = %s_full + %d;\n", lo, prev,
+                              lo, lo, n);
                 else
                     sb_printf(sb, "    uint64_t *%s_full = reinterpret_cast<uint64_t *>(smem + OFF_BAR), "
-                                  "*%s_empty = %s_full + 1;\n", lo, lo, lo);
+                                  "*%s_empty = %s_full + %d;\n", lo, lo, lo, n);
                 sb_printf(sb, "    (void)%s_empty;\n", lo);
-                snprintf(prev, sizeof prev, "%s_empty + 1", lo);
+                snprintf(prev, sizeof prev, "%s_empty + %d", lo, n);
             }
         }
     if (kp->dynamic)
@@ -78,6 +104,11 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
                           B->written ? "the dequantising warps wrote the stage" : "producer's expect_tx arrival",
                           lo, empty);
             }
+            else if (B->kind == PT_KBUF_RESIDENT && B->stages > 1)
+                sb_printf(sb, "        for (int c = 0; c < STAGES_%s; ++c) {  // tile n_tile uses copy n_tile & 1\n"
+                              "            pt::mbar_init(&%s_full[c], 1);\n"
+                              "            pt::mbar_init(&%s_empty[c], %s);\n"
+                              "        }\n", up, lo, lo, resident_empty_arrivals(sh, b));
             else if (B->kind == PT_KBUF_RESIDENT)
                 sb_printf(sb, "        pt::mbar_init(%s_full, 1);\n"
                               "        pt::mbar_init(%s_empty, %s);\n", lo, lo,

@@ -1,7 +1,8 @@
 /* producer.c — the producer role of every sm90a kernel: one thread of warpgroup 0 issues the
  * program's TMA lane.
  *
- * Per tile: each resident tile once (after its readers released the last tile's), then the
+ * Per tile: each resident tile once (after its readers released the last tile's; with two
+ * copies, the tile's before it, so the next tile's loads overlap this one), then the
  * ring loads of every loop step in the lane's order and iteration offsets (an entry at offset
  * o loads iteration v + o in step v; steps run from -max offset so every iteration is loaded
  * once), each into the next stage of its ring once the consumers released it; then, where the
@@ -50,24 +51,29 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
                   apart ? "as soon as the consumers are done with the last one"
                         : "over the rows the last tile's output was staged in");
         /* a producer that stores over these rows waited for that store itself */
-        if (apart || kp->store_wg >= 0)
+        if (kp->bufs[b].stages > 1) /* two copies (staged apart): the one of two tiles ago */
+            sb_printf(sb, "%sif (n_tile > 1)\n"
+                          "%s    pt::mbar_wait(&%s_empty[n_tile & 1], ((n_tile - 2) >> 1) & 1);  // Wait: every consumer warp is done with the copy of two tiles ago\n",
+                      ind, ind, lo);
+        else if (apart || kp->store_wg >= 0)
             sb_printf(sb, "%sif (n_tile > 0)\n"
                           "%s    pt::mbar_wait(%s_empty, (n_tile - 1) & 1);  // Wait: %s\n", ind, ind,
                       lo, apart ? "every consumer warp is done with it" : "the last store read its rows");
     }
     int r = sm90a_first_resident(kp);
     if (kp->dynamic) {
-        sm90a_buf_name(sh, r, lo, up, sizeof lo);
+        char rbar[48];
+        sm90a_resident_bar(sh, r, "full", rbar, sizeof rbar);
         sb_printf(sb, "%s// hand the tile to the consumers with %s's barrier (past the last tile: a\n"
                       "%s// plain arrival, no load, and everyone stops)\n"
                       "%sif (n_tile > 0)  // claimed once ready for it: the next launch position nobody has\n"
                       "%s    t = gridDim.x + (int)atomicAdd(&pt_next_tile, 1u);\n"
                       "%stile_slot[n_tile & 1] = t;\n"
                       "%sif (t >= TILES) {\n"
-                      "%s    pt::mbar_arrive(%s_full);\n"
+                      "%s    pt::mbar_arrive(%s);\n"
                       "%s    break;\n"
                       "%s}\n", ind, kp->g->tensors[kp->bufs[r].tensor].name, ind, ind, ind, ind,
-                  ind, ind, lo, ind, ind);
+                  ind, ind, rbar, ind, ind);
     }
     sb_printf(sb, "%s%s\n%stile_coords(t, %s);\n", ind, sh->coord_decl, ind, sh->coord_args);
     sm90a_emit_iters(sb, sh, ind);
@@ -76,11 +82,11 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
             continue;
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
         char bar[48];
-        snprintf(bar, sizeof bar, "%s_full", lo);
+        sm90a_resident_bar(sh, b, "full", bar, sizeof bar);
         sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n"
-                      "%spt::mbar_arrive_expect_tx(%s_full, %s_BYTES);\n", ind, kp->bufs[b].stask,
-                  kp->lane_load, ind, lo, up);
-        sm90a_emit_tma_load(sb, sh, b, NULL, bar, ind);
+                      "%spt::mbar_arrive_expect_tx(%s, %s_BYTES);\n", ind, kp->bufs[b].stask,
+                  kp->lane_load, ind, bar, up);
+        sm90a_emit_tma_load(sb, sh, b, kp->bufs[b].stages > 1 ? "(n_tile & 1)" : NULL, bar, ind);
     }
 }
 

@@ -61,6 +61,15 @@ typedef struct {
  * (STAGES_A, OFF_Q). */
 void sm90a_buf_name(const sm90a_shape *sh, int buf, char *lower, char *upper, size_t cap);
 
+/* A resident tile with two copies (kprog.h: stages 2): tile n_tile uses copy n_tile & 1. Its
+ * barrier `which` ("full", "empty") as an mbarrier pointer for this tile ("q_full", or
+ * "&q_full[n_tile & 1]"), and the phase parity that tile n_tile waits for on it (the full
+ * barrier: "n_tile & 1" or "(n_tile >> 1) & 1"). */
+void sm90a_resident_bar(const sm90a_shape *sh, int buf, const char *which, char *out, size_t cap);
+const char *sm90a_resident_full_parity(const sm90a_shape *sh, int buf);
+/* "" for one copy, " + (n_tile & 1) * Q_PITCH" for two: added to OFF_Q. */
+void sm90a_resident_copy_offset(const sm90a_shape *sh, int buf, char *out, size_t cap);
+
 /* The device-library TMA call that loads stage `stage` (an expression; NULL: a one-stage
  * buffer) of buffer b at loop
  * iteration i, 64-element swizzle atoms along the innermost axis; `bar` is its full barrier. */

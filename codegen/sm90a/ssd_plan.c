@@ -699,7 +699,8 @@ bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err)
     sd->g = kp->g;
     int split = kp->sg->split_axis;
     sd->ax_wg = kp->wgs > 1 && split >= 0 && kp->g->axes[split].batch ? split : -1;
-    if (!plan_graph(sd, err) || !plan_tiles(sd, err) || (sd->scan && !plan_pro(sd, err)) ||
+    if (!sm90a_one_resident_copy(kp, "Mamba2", err) || !plan_graph(sd, err) || !plan_tiles(sd, err) ||
+        (sd->scan && !plan_pro(sd, err)) ||
         !plan_buffers(sd, err) || !plan_tasks(sd, err))
         return false;
     plan_shape(sd);

@@ -182,6 +182,10 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
             sb_printf(sb, "constexpr int STAGES_%s = %d, %s_BYTES = %lld, %s_PITCH = %lld, OFF_%s = %lld;  // ring\n",
                       up, B->stages, up, tx_bytes(sh, B), up, (long long)B->pitch, up,
                       (long long)B->offset);
+        else if (B->kind == PT_KBUF_RESIDENT && B->stages > 1)
+            sb_printf(sb, "constexpr int STAGES_%s = %d, %s_BYTES = %lld, %s_PITCH = %lld, OFF_%s = %lld;  // resident, two copies: the next tile's loads during this one\n",
+                      up, B->stages, up, tx_bytes(sh, B), up, (long long)B->pitch, up,
+                      (long long)B->offset);
         else if (B->kind == PT_KBUF_RESIDENT)
             sb_printf(sb, "constexpr int %s_BYTES = %lld, OFF_%s = %lld;  // resident: one tile per output tile\n",
                       up, tx_bytes(sh, B), up, (long long)B->offset);
