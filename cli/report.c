@@ -237,6 +237,15 @@ static bool resimulate(const pt_trace *tr, const char *path, const char *hw, pt_
     pt_sprogram p;
     pt_stask_graph sg;
     pt_error err = {{0}};
+    if (!hw) { /* the model the trace names may be a file of another machine or session */
+        pt_hw probe;
+        if (!pt_hw_load(&probe, tr->hw, &err)) {
+            cli_error("%s: the trace was predicted on hardware model \"%s\", which is not here "
+                      "(%s); give the model to simulate again with: --hw NAME|FILE", path,
+                      tr->hw, err.msg);
+            return false;
+        }
+    }
     if (!cli_load_graph(&o, &in))
         goto out;
     if (!pt_sprogram_load_text(&p, &sg, &in.graph, path, tr->sprogram_json,

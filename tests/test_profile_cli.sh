@@ -167,12 +167,15 @@ assert h["kernel"]["predicted_ns"] != p["kernel"]["predicted_ns"], h["kernel"]
 print("ok")
 PY
     then ok "report --resimulate: same prediction on the same model, another on H100"; else bad "report --resimulate: $(cat "$tmp/py")"; fi
-    python3 - "$tmp/tj.json" "$tmp/nolane.json" "$tmp/noprog.json" <<'PY'
+    python3 - "$tmp/tj.json" "$tmp/nolane.json" "$tmp/noprog.json" "$tmp/otherhw.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
 u = json.loads(json.dumps(t))
 u["sprogram"]["lanes"][1]["name"] = "tc.renamed"
 json.dump(u, open(sys.argv[2], "w"))
+w = json.loads(json.dumps(t))
+w["hw"] = "H200-from-another-machine"
+json.dump(w, open(sys.argv[4], "w"))
 del t["sprogram"]
 json.dump(t, open(sys.argv[3], "w"))
 PY
@@ -180,6 +183,9 @@ PY
     err_has "sTasks or lanes differ from those the trace names" "report --resimulate: lanes checked"
     run 1 "report --resimulate: no sProgram" "$cli" report "$tmp/noprog.json" --resimulate
     err_has "holds no sProgram and parameters to simulate again" "report --resimulate: needs the sProgram"
+    run 1 "report --resimulate: a model that is not here" "$cli" report "$tmp/otherhw.json" --resimulate
+    err_has "give the model to simulate again with: --hw" "report --resimulate: the message points to --hw"
+    run 0 "report --resimulate --hw: the model given" "$cli" report "$tmp/otherhw.json" --resimulate --hw H200
     run 2 "report --hw without --resimulate" "$cli" report "$tmp/tj.json" --hw H100
     err_has "--hw is for --resimulate" "report: --hw alone refused"
 fi
