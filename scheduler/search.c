@@ -33,6 +33,21 @@
 
 #define MAX_VALUES 8
 
+/* Consumer warpgroups a tile is split between: 1 to 3, and 4 (256 rows, each warpgroup with
+ * about 112 registers under the CTA's 640 threads) in causal attention. Short causal attention
+ * at head dim 64 is bound by the bytes each K/V block brings per query row, and there four
+ * warpgroups ran up to 21% faster than three, predicted within 3% at every sequence length;
+ * without the mask the model predicted them up to 7% too fast at long sequences, where they
+ * lost (BENCHMARKS.md, session 16). Four-warpgroup GEMMs are generated and checked but not
+ * timed, so the search leaves them out too. */
+static int max_warpgroups(const pt_graph *g)
+{
+    for (int o = 0; o < g->n_ops; o++)
+        if (g->ops[o].kind == PT_OP_ONLINE_SOFTMAX && g->ops[o].causal)
+            return 4;
+    return 3;
+}
+
 typedef struct {
     int n;
     int64_t v[MAX_VALUES];
@@ -654,7 +669,8 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
      * it tries a single stage (loaded, then computed on) instead */
     static const int stages_big[] = {2, 3, 4}, stages_small[] = {1, 2, 3};
     const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
-    int64_t per_tiling = 3 /* wgs */ * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * 3 *
+    const int max_wgs = max_warpgroups(g);
+    int64_t per_tiling = max_wgs * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * 3 *
                          n_split;
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)
@@ -680,7 +696,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
         for (int w = 2; w <= 3; w++)
             if (g->axes[bsplit].extent % w == 0)
                 add_value(bs, w);
-        int64_t n = per_tiling / 3; /* one warpgroup count per batch tile */
+        int64_t n = per_tiling / max_wgs; /* one warpgroup count per batch tile */
         for (int a = 0; a < g->n_axes; a++)
             n *= by_batch[a].n;
         if (bs->n == 0)
@@ -707,7 +723,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
             t.wg_axis = pass == 1 ? rows_swap + 1 : pass == 2 ? bsplit + 1 : 0;
             for (int a = 0; a < g->n_axes; a++)
                 t.tile[a] = S.vals[a].v[idx[a]];
-            for (int wgs = 1; wgs <= 3 && !r->budget_hit; wgs++) {
+            for (int wgs = 1; wgs <= max_wgs && !r->budget_hit; wgs++) {
                 if (pass == 2 && t.tile[bsplit] != wgs)
                     continue;
                 t.warpgroups = wgs;

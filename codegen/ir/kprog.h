@@ -25,7 +25,7 @@
 #include "sprogram.h"
 #include "streamk.h"
 
-#define PT_KP_MAX_WG 3           /* consumer warpgroups */
+#define PT_KP_MAX_WG 4           /* consumer warpgroups */
 #define PT_KP_MAX_BUFS 8
 #define PT_KP_MAX_VALS 8
 #define PT_KP_MAX_TASKS 16       /* tasks of one role's step */
