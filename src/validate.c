@@ -209,7 +209,7 @@ int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg
             ring[t->tensor] = sat_add(ring[t->tensor], tile_buffer_bytes_on(sg, t, hw));
         else if (t->kind == PT_ST_LOAD && L.resident_in_smem) {
             /* resident tiles (Q in attention): one copy, or two where the next tile's is
-             * loaded during this one (pt_sprogram_resident_stages) */
+             * loaded during this one (check_resident_stages) */
             int64_t b = tile_buffer_bytes_on(sg, t, hw);
             int copies = tensor_ok(t->tensor) && p->stages[t->tensor] == 2 ? 2 : 1;
             total = sat_add(total, copies * b);
