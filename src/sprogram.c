@@ -17,6 +17,7 @@
 
 /* Register budget defaults (setmaxnreg): the producer only issues TMA copies. */
 #define PRODUCER_REGS 40
+#define PRODUCER_TMA_ONLY_REGS 24 /* setmaxnreg's least: four consumer warpgroups need the rest */
 #define PRODUCER_DEQUANT_REGS 96 /* the producer also dequantises (pt_stask_writes_ring) */
 #define CONSUMER_REGS_CAP 240
 #define ROLE_THREADS 128
@@ -143,6 +144,11 @@ void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
     for (int i = 0; sg && sg->tasks && i < sg->n; i++)
         ring_writer |= pt_stask_writes_ring(sg, i);
     int producer_regs = ring_writer ? PRODUCER_DEQUANT_REGS : PRODUCER_REGS;
+    /* from four consumer warpgroups on, the CTA launches with at most 96 registers a thread:
+     * a producer that only issues TMA takes setmaxnreg's least (24), so each consumer gets 112
+     * rather than 104 (with 104, 256 x 64 attention tiles spill) */
+    if (!ring_writer && wgs >= 4)
+        producer_regs = PRODUCER_TMA_ONLY_REGS;
     add_role(p, "producer", producer_regs, -1);
     int regs = consumer_regs(hw, wgs, producer_regs);
     char name[PT_LANE_NAME_MAX];
