@@ -239,6 +239,13 @@ static bool draw_attention(draw *d, rng *r, pt_error *err)
     int wgs = uni(r, 1, 3);
     int D = pick(r, (const int[]){64, 128, 128, 256}, 4);
     int bn = pick(r, (const int[]){32, 64, 96, 128, 128, 176, 192, 256}, 8);
+    /* four consumer warpgroups (256-row tiles) are searched at head dim 64; with 112 registers
+     * a consumer holds one S tile of at most 64 keys and no look-ahead */
+    bool four = D == 64 && chance(r, 30);
+    if (four) {
+        wgs = 4;
+        bn = pick(r, (const int[]){32, 64, 64}, 3);
+    }
     int S;
     switch (uni(r, 0, 4)) {
     case 0:
@@ -271,9 +278,11 @@ static bool draw_attention(draw *d, rng *r, pt_error *err)
     note(d, "stages K %d / V %d", d->p.stages[K], d->p.stages[V]);
     char id[64];
     /* consumer schedules: plain, look-ahead, FA3 order (docs/CODEGEN-sm90a.md) */
-    int sched = uni(r, 0, 2);
+    int sched = four ? 2 * uni(r, 0, 1) : uni(r, 0, 2);
     for (int w = 0; w < wgs; w++) {
-        const char *sfx = wgs > 1 ? (w == 0 ? ".wg0" : w == 1 ? ".wg1" : ".wg2") : "";
+        char sfx[16] = "";
+        if (wgs > 1)
+            snprintf(sfx, sizeof sfx, ".wg%d", w);
         if (sched >= 1) {
             const char *ahead[] = {"mma.S", "softmax_max.P", "softmax_exp.P", "softmax_sum.P"};
             for (int k = 0; k < 4; k++) {
