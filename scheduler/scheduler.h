@@ -43,6 +43,9 @@ typedef struct {
     /* partition.stream_k (streamk.h): a persistent grid of this many CTAs that splits the
      * remainder wave's loops evenly; 0 = off */
     int stream_k;
+    /* partition.run (persistent): runs of this many launch positions a CTA, searched where a
+     * ring is then kept across tiles (src/ring_reuse.h); 0 or 1 = one at a time */
+    int run;
 } pt_intra_opts;
 
 /* Does sg have a tensor-core sTask that look-ahead would issue one iteration early? */

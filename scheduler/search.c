@@ -23,6 +23,7 @@
 #include "cache_reuse.h"
 #include "default_tiling.h"
 #include "propagate.h"
+#include "ring_reuse.h"
 #include "refusals.h"
 #include "smem_layout.h"
 #include "scheduler.h"
@@ -459,6 +460,12 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         pt_stask_graph_free(&c.sg);
         return;
     }
+    if (io->run > 1 && !pt_ring_reuse_tensors(&c.prog, &c.sg)) {
+        r->pruned_invalid++; /* keeps no ring: the strided walks are searched */
+        pt_sprogram_free(&c.prog);
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
     pt_timeline tl = {0};
     bool valid = pt_validate(&c.prog, &c.sg, S->hw, &v, &err), refused = false;
     if (valid && S->o && S->o->accept) {
@@ -494,10 +501,13 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     if (tiling->wg_axis > 0 && n < sizeof c.desc)
         n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "wg_axis=%s ",
                               S->g->axes[tiling->wg_axis - 1].name);
-    n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s%s",
+    char run_desc[24] = "";
+    if (io->run > 1)
+        snprintf(run_desc, sizeof run_desc, " run=%d", io->run);
+    n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "wg=%d stages=%d%s%s %s%s%s%s",
                           tiling->warpgroups, io->stages, la_name[io->lookahead],
                           io->pingpong ? " ping-pong" : "", io->persistent ? "persistent " : "",
-                          pt_raster_name(io->raster),
+                          pt_raster_name(io->raster), run_desc,
                           io->store_by_consumer ? " store-by-consumer" : "");
     if (io->split_k > 1 && n < sizeof c.desc)
         snprintf(c.desc + n, sizeof c.desc - n, " split-k=%d", io->split_k);
@@ -585,20 +595,28 @@ static bool next_tiling(const search *S, int *idx)
     return false;
 }
 
+/* The CTA walks searched: one tile per CTA; persistent grouped; persistent grouped with the
+ * store on a consumer; and a persistent row walk in runs of 2 launch positions a CTA (the
+ * fastest axis innermost) with either store, tried only where it keeps a ring across tiles
+ * (src/ring_reuse.h: Mamba2 ChunkState's B, shared by a chunk's heads). */
+static const struct {
+    bool persistent;
+    pt_raster raster;
+    bool store_by_consumer;
+    int run;
+} parts[] = {{false, PT_RASTER_ROW, false, 1},
+             {true, PT_RASTER_GROUPED, false, 1},
+             {true, PT_RASTER_GROUPED, true, 1},
+             {true, PT_RASTER_ROW, false, 2},
+             {true, PT_RASTER_ROW, true, 2}};
+#define N_PARTS ((int)(sizeof parts / sizeof parts[0]))
+
 /* Grid and pipelining choices of one tiling and warpgroup count: stages, look-ahead, ping-pong,
- * the CTA walk (one tile per CTA; persistent grouped; persistent grouped with the store on a
- * consumer) and the reduction split; the warpgroups must split the split axis in whole mma
- * rows. Counts every combination seen, pruned or tried, and stops at the budget. */
+ * the CTA walk (parts) and the reduction split; the warpgroups must split the split axis in
+ * whole mma rows. Counts every combination seen, pruned or tried, and stops at the budget. */
 static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                           const int *stages_opts)
 {
-    static const struct {
-        bool persistent;
-        pt_raster raster;
-        bool store_by_consumer;
-    } parts[] = {{false, PT_RASTER_ROW, false},
-                 {true, PT_RASTER_GROUPED, false},
-                 {true, PT_RASTER_GROUPED, true}};
     pt_schedule_result *r = S->top.r;
     const pt_schedule_opts *o = S->o;
     int wgs = t->warpgroups;
@@ -611,7 +629,7 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
     for (int si = 0; si < 3; si++)
         for (int la = 0; la < 3; la++)
             for (int pp = 0; pp < 2; pp++)
-                for (int pi = 0; pi < 3; pi++)
+                for (int pi = 0; pi < N_PARTS; pi++)
                     for (int ki = 0; ki < n_split; ki++) {
                         if (!split_ok || (pp && wgs < 2)) {
                             r->seen++;
@@ -624,10 +642,14 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                             .raster = parts[pi].raster, .group = 8,
                             .store_by_consumer = parts[pi].store_by_consumer,
                             .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
-                            .stream_k = split_opts[ki] == STREAM_K ? S->hw->eu_count : 0};
-                        /* a stream-K grid is persistent: one raster of it is enough */
+                            .stream_k = split_opts[ki] == STREAM_K ? S->hw->eu_count : 0,
+                            .run = parts[pi].run};
+                        /* a stream-K grid is persistent: one raster of it is enough; runs are
+                         * of whole tiles */
                         bool sk_ok = split_opts[ki] != STREAM_K ||
-                                     (parts[pi].persistent && !parts[pi].store_by_consumer);
+                                     (parts[pi].persistent && !parts[pi].store_by_consumer &&
+                                      parts[pi].run == 1);
+                        sk_ok &= parts[pi].run == 1 || split_opts[ki] == 1;
                         if (pays[ki] && sk_ok) {
                             try_candidate(S, t, &io);
                         } else {
@@ -670,7 +692,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     static const int stages_big[] = {2, 3, 4}, stages_small[] = {1, 2, 3};
     const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
     const int max_wgs = max_warpgroups(g);
-    int64_t per_tiling = max_wgs * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * 3 *
+    int64_t per_tiling = max_wgs * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * N_PARTS *
                          n_split;
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)

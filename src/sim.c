@@ -177,6 +177,7 @@ typedef struct {
     int64_t n_notes, cap_notes;
     role_stream rs[PT_MAX_ROLES];
     bool wait_pays[PT_MAX_ROLES]; /* the warp role pays barrier_wait_ns (sim_setup says who) */
+    uint32_t kept;           /* tensors whose ring loads the last tile left in place */
 } sim_state;
 
 /* ---- small helpers ----------------------------------------------------------------- */
@@ -1199,6 +1200,9 @@ static void commit(sim_state *S, int L, double t, double reach, double fence)
     /* a warpgroup's k block past its rows: it waits for the stages and hands them back */
     bool skip = task->region == PT_REGION_BODY &&
                 ls->iter >= pt_stask_graph_wg_iterations(S->sg, task->wg, S->iters);
+    /* a ring the CTA's last tile left in place (ring_reuse.h): the stage is handed over again */
+    skip |= task->kind == PT_ST_LOAD && task->region == PT_REGION_BODY && task->tensor >= 0 &&
+            task->tensor < 32 && (S->kept >> task->tensor & 1u);
     if (skip) {
         start = unit_end = end = t;
         async = false;
@@ -1673,6 +1677,13 @@ bool pt_simulate_item(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
                       int64_t iters, pt_chunk_end end, int others, bool edge, pt_timeline *tl,
                       pt_error *err)
 {
+    return pt_simulate_kept(p, sg, hw, iters, end, others, edge, 0, tl, err);
+}
+
+bool pt_simulate_kept(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      int64_t iters, pt_chunk_end end, int others, bool edge, uint32_t kept,
+                      pt_timeline *tl, pt_error *err)
+{
     tl->spans = NULL;
     tl->n_spans = 0;
     if (!p || !sg || !hw || (sg->n > 0 && !sg->tasks) || sg->n < 0)
@@ -1691,6 +1702,7 @@ bool pt_simulate_item(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
     S.chunk_end = end;
     S.split_k = (others > 0 ? others : 0) + 1;
     S.edge = edge;
+    S.kept = kept;
     int64_t n_inst = 0;
     bool ok = sim_setup(&S, &n_inst, err) && sim_run(&S, n_inst, err);
     if (ok)

@@ -107,6 +107,11 @@ bool pt_simulate_chunk_of(const pt_sprogram *p, const pt_stask_graph *sg, const 
 bool pt_simulate_item(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                       int64_t iters, pt_chunk_end end, int others, bool edge, pt_timeline *tl,
                       pt_error *err);
+/* The same where the loads of the tensors in `kept` (bit t for tensor t) find their ring
+ * stages filled by the CTA's last tile (ring_reuse.h): they take no time. */
+bool pt_simulate_kept(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                      int64_t iters, pt_chunk_end end, int others, bool edge, uint32_t kept,
+                      pt_timeline *tl, pt_error *err);
 /* Chunk `chunk` of the first tile of a split-K kernel (stream-K: of the first tile its CTAs
  * share) as `kernel` (its pt_simulate) dispatched it: its iterations, ending with a partial store or the fix-up, on the hardware model as
  * shared by the kernel's work items. Spans from 0 (add kernel->chunks[chunk].start_ns). */

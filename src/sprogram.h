@@ -54,6 +54,8 @@ typedef enum { PT_ORDER_AUTO, PT_ORDER_RASTER, PT_ORDER_LONGEST_FIRST } pt_tile_
  * persistent program where both fit (the next tile's Q then loads during this tile's store). */
 typedef enum { PT_STAGING_AUTO, PT_STAGING_APART, PT_STAGING_OVER_RESIDENT } pt_staging;
 
+#define PT_MAX_RUN 4096 /* partition.run: launch positions a persistent CTA takes in a row */
+
 typedef struct {
     pt_raster raster;
     int group;             /* grouped rasterisation: tiles per group along the slow axis */
@@ -68,6 +70,12 @@ typedef struct {
      * wave have their (tile, k-iteration) work split evenly over the CTAs, tiles shared by
      * several CTAs fixed up by the last to finish; 0 = off. */
     int stream_k;
+    /* how a persistent CTA walks the launch positions: in runs of `run` consecutive ones, the
+     * runs strided over the grid (CTA i takes run i, i + grid, ...); 0 or 1 = one position at a
+     * time. Within a run a ring that holds all of a tile's iterations keeps them for the next
+     * tile when their coordinates are the same (ring_reuse.h): Mamba2's B, shared by a
+     * chunk's heads. */
+    int run;
 } pt_partition_spec;
 
 /* A graph parameter the schedule chose (the scheduler's split count: graph.h split_param). */

@@ -264,7 +264,7 @@ static int find_role(const pt_sprogram *p, const char *name)
 static bool load_partition(const loader *L, const cJSON *root)
 {
     static const char *const keys[] = {"raster", "group", "persistent", "order", "staging",
-                                       "split_k", "stream_k", NULL};
+                                       "split_k", "stream_k", "run", NULL};
     bool ok;
     const cJSON *o = pt_json_get_object(root, "partition", false, L->file, "$", &ok, L->err);
     if (!ok)
@@ -302,6 +302,11 @@ static bool load_partition(const loader *L, const cJSON *root)
         return fail_at(L, "$.partition.stream_k", "is 1; expected 0 (off) or a grid of 2 to %d "
                                                   "CTAs", PT_MAX_STREAM_K);
     ps->stream_k = (int)stream_k;
+    /* absent: 1, one launch position at a time */
+    int64_t run = 1;
+    if (!pt_json_get_int(o, "run", false, 1, PT_MAX_RUN, L->file, "$.partition", &run, L->err))
+        return false;
+    ps->run = (int)run;
     const char *order = NULL, *staging = NULL;
     if (!pt_json_get_string(o, "order", false, L->file, "$.partition", &order, L->err) ||
         !pt_json_get_string(o, "staging", false, L->file, "$.partition", &staging, L->err))
@@ -664,6 +669,8 @@ static void write_roles(strbuf *b, const pt_sprogram *p)
         sb_printf(b, ", \"split_k\": %d", pt_sprogram_split_k(p));
     if (p->partition.stream_k > 0) /* written only when on */
         sb_printf(b, ", \"stream_k\": %d", p->partition.stream_k);
+    if (p->partition.run > 1) /* written only when > 1: a file without it means 1 */
+        sb_printf(b, ", \"run\": %d", p->partition.run);
     sb_puts(b, "}");
 }
 

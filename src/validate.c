@@ -629,6 +629,18 @@ static void check_partition(vctx *c)
     check_split_k(c);
     check_stream_k(c);
     const pt_partition_spec *ps = &c->p->partition;
+    if (ps->run > 1 && !ps->persistent)
+        problem_at(c->r, "$.partition.run", "is %d, but partition.persistent is false; only a "
+                                            "persistent CTA runs several tiles: set persistent "
+                                            "or use 1", ps->run);
+    else if (ps->run > 1 && (c->sg->causal_op >= 0 || pt_sprogram_split_k(c->p) > 1 ||
+                             pt_sprogram_stream_k(c->p) > 1))
+        problem_at(c->r, "$.partition.run", "is %d, but %s; runs of launch positions need "
+                                            "whole tiles of equal length: use 1", ps->run,
+                   c->sg->causal_op >= 0 ? "the causal mask gives tiles of unequal length "
+                                            "(they are handed out one by one)"
+                   : pt_sprogram_split_k(c->p) > 1 ? "split_k cuts tiles into chunks"
+                                                   : "stream_k splits the tiles' loops");
     if (ps->order == PT_ORDER_LONGEST_FIRST && c->sg->causal_op < 0)
         problem_at(c->r, "$.partition.order", "longest_first orders tiles of unequal length, "
                                               "which only a causal mask makes; this graph has "

@@ -14,6 +14,7 @@
 
 #include "graph.h"
 #include "raster.h"
+#include "ring_reuse.h"
 #include "sim_check.h"
 #include "splitk.h"
 #include "streamk.h"
@@ -144,10 +145,13 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
         return false;
     if (p->partition.persistent && !tm->interp) {
         /* CTA c owns launch positions c, c + grid, ... (a static schedule, whatever an edge
-         * tile costs): its time is their sum, less what a follow-on tile overlaps with the one
-         * before it */
-        for (int64_t j = 0; j < tiles; j++)
-            h[j % slots] += tile_time(tm, pt_launch_order_tile(&ro, sg, j)) - (j >= slots ? tm->persist_saving : 0);
+         * tile costs), or with runs of R positions runs c, c + grid, ...: its time is their
+         * sum, less what a follow-on tile overlaps with the one before it */
+        int64_t R = pt_sprogram_run(p);
+        for (int64_t j = 0; j < tiles; j++) {
+            int64_t c = (j / R) % slots;
+            h[c] += tile_time(tm, pt_launch_order_tile(&ro, sg, j)) - (h[c] > 0 ? tm->persist_saving : 0);
+        }
         for (int64_t c = 0; c < slots; c++)
             best = h[c] > best ? h[c] : best;
     } else {
@@ -298,6 +302,31 @@ static bool edge_times(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
     return true;
 }
 
+/* Runs of launch positions that keep rings across tiles (ring_reuse.h): the tiles that find
+ * them kept run without those loads, so a tile's time is the mean of the two by how many do.
+ * What the order does to DRAM (which tiles run at once) is not modelled. */
+static bool kept_rings(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                       int64_t grid, tile_model *tm, pt_error *err)
+{
+    uint32_t kept = pt_ring_reuse_tensors(p, sg);
+    double f = kept ? pt_ring_reuse_fraction(p, sg, grid, kept) : 0;
+    if (!(f > 0))
+        return true;
+    pt_timeline k;
+    if (!pt_simulate_kept(p, sg, hw, sg->iterations, PT_CHUNK_WHOLE, pt_sprogram_split_k(p) - 1,
+                          false, kept, &k, err))
+        return false;
+    double t = k.eu_time_ns;
+    pt_timeline_free(&k);
+    if (t < tm->t_full && tm->t_full > 0) {
+        double mean = tm->t_full - f * (tm->t_full - t), r = mean / tm->t_full;
+        tm->e_full *= r;
+        tm->e_one *= r;
+        tm->t_full = tm->t_one = mean;
+    }
+    return true;
+}
+
 /* The kernel alone (pt_simulate adds the staging copies around it). */
 static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw_in,
                             pt_timeline *tl, pt_error *err)
@@ -339,12 +368,20 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
     if (p->partition.persistent)
         tm.persist_saving = pt_waves_persistent_saving(p, sg, tl, hw);
+    if (!kept_rings(p, sg, hw, tiles < eus ? tiles : eus, &tm, err)) {
+        pt_timeline_free(tl);
+        return false;
+    }
     double span = 0;
     /* equal tiles (no causal mask, no slower edge tile) fill whole waves: the dispatch would
      * give exactly this */
     bool equal = !tm.interp && !tm.edge_axes;
     if ((tiles > PT_SIM_MAX_DISPATCH_TILES || equal) && p->partition.persistent) {
-        int64_t per_cta = (tiles + eus - 1) / eus;
+        /* the busiest CTA's tiles: runs of R positions dealt round-robin (R = 1: positions) */
+        int64_t R = pt_sprogram_run(p), runs = (tiles + R - 1) / R;
+        int64_t per_cta = (runs + eus - 1) / eus * R;
+        if (per_cta > tiles)
+            per_cta = tiles;
         span = per_cta > 0 ? (double)per_cta * (tm.t_full + tm.overhead) -
                                  (double)(per_cta - 1) * tm.persist_saving
                            : 0;

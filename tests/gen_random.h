@@ -37,6 +37,10 @@ typedef struct {
     bool have_sg, have_p;
 } draw;
 
+/* Sometimes (30%) a persistent program of whole equal tiles runs its tiles in runs
+ * (partition.run), and then often with every ring one stage per iteration, which a run keeps
+ * across tiles (src/ring_reuse.h). */
+void draw_run(draw *d, rng *r);
 void draw_free(draw *d);
 /* Add "what changed" to d->edits, for people (replay.txt). */
 void note(draw *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -352,6 +352,7 @@ static int draw_one(draw *d, const char *workload, uint64_t seed, int k, pt_erro
                                      : draw_gemm(d, &r, err);
     if (!ok)
         return 1;
+    draw_run(d, &r);
     if (!pt_validate(&d->p, &d->sg, &d->hw, NULL, err))
         return 2;
     if (!pt_codegen_sm90a_check(&d->p, &d->sg, &d->hw, err))

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "splitk.h"
 #include "gen_random.h"
 
 bool small_sizes;
@@ -32,6 +33,22 @@ bool chance(rng *r, int percent)
 int pick(rng *r, const int *v, int n)
 {
     return v[uni(r, 0, n - 1)];
+}
+
+void draw_run(draw *d, rng *r)
+{
+    const pt_partition_spec *ps = &d->p.partition;
+    if (!ps->persistent || pt_sprogram_split_k(&d->p) > 1 || ps->stream_k > 0 ||
+        d->sg.causal_op >= 0 || !chance(r, 30))
+        return;
+    d->p.partition.run = pick(r, (const int[]){2, 2, 3, 4, 8, 64}, 6);
+    /* a ring of one stage per iteration is what the walk keeps across tiles */
+    bool keep = d->sg.iterations >= 1 && d->sg.iterations <= 8 && chance(r, 60);
+    for (int s = 0; keep && s < d->sg.n; s++)
+        if (d->sg.tasks[s].kind == PT_ST_LOAD && pt_stask_fills_ring(&d->sg, s))
+            d->p.stages[d->sg.tasks[s].tensor] = (int)d->sg.iterations;
+    note(d, "runs of %d tiles%s", d->p.partition.run,
+         keep ? ", every ring one stage per iteration" : "");
 }
 
 void draw_free(draw *d)

@@ -368,7 +368,8 @@ static bool same_program(const pt_sprogram *a, const pt_sprogram *b)
                 a->partition.order == b->partition.order &&
                 a->partition.staging == b->partition.staging &&
                 a->partition.split_k == b->partition.split_k &&
-                a->partition.stream_k == b->partition.stream_k;
+                a->partition.stream_k == b->partition.stream_k &&
+                a->partition.run == b->partition.run;
     for (int r = 0; same && r < a->n_roles; r++)
         same = strcmp(a->roles[r].name, b->roles[r].name) == 0 &&
                a->roles[r].threads == b->roles[r].threads &&
@@ -471,7 +472,7 @@ static void test_json_roundtrip(void)
             CHECK_MSG(pt_append(&p, &sg, s, tma, 0, 2, &err), "%s", err.msg);
             break;
         }
-    p.partition = (pt_partition_spec){PT_RASTER_GROUPED, 16, true, PT_ORDER_RASTER, PT_STAGING_OVER_RESIDENT, 4, 0};
+    p.partition = (pt_partition_spec){PT_RASTER_GROUPED, 16, true, PT_ORDER_RASTER, PT_STAGING_OVER_RESIDENT, 4, 0, 3};
     p.roles[0].regs = 24;
     p.roles[1].threads = 256;
     p.roles[2].wg = 5;
@@ -602,6 +603,8 @@ static void test_json_errors(void)
                  "$.partition", "staging");
     expect_error(HEAD TILE "\"partition\": {\"group\": 0}, \"lanes\": []}", "$.partition.group",
                  NULL);
+    expect_error(HEAD TILE "\"partition\": {\"run\": 0}, \"lanes\": []}",
+                 "$.partition.run", NULL);
     expect_error(HEAD TILE "\"lanes\": [], \"waits\": [{\"stask\": \"load.A\", \"on\": "
                  "\"nope\"}]}",
                  "$.waits[0].on", "\"nope\"");

@@ -233,6 +233,9 @@ typedef struct pt_kprog {
     int stream_k;                /* partition.stream_k (0: off): the CTAs asked for */
     pt_stream_k sk;              /* stream-K: the partition (grid, DP and SK tiles, src/streamk.h) */
     bool persistent, dynamic, longest_first, causal;
+    int run;                     /* partition.run: a CTA takes runs of this many positions */
+    uint32_t kept;               /* tensors whose rings a run keeps across tiles
+                                    (src/ring_reuse.h), bit t for tensor t */
     pt_raster raster;
     int group;
     int threads;

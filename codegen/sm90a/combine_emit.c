@@ -105,10 +105,10 @@ static void emit_producer(strbuf *sb, const sm90a_combine *c)
                   "            tracer.begin(pt_trace, 0, TRACE_ROLES, TRACE_CAP);\n"
                   "#endif\n"
                   "            uint32_t n_tile = 0;\n"
-                  "            for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+                  "            %s {\n"
                   "                int bh, gi, di;\n"
                   "                tile_coords(t, bh, gi, di);\n",
-              L->name, kp->producer.regs);
+              L->name, kp->producer.regs, sm90a_tile_for(kp));
     for (int e = 0; e < L->n; e++) {
         sb_printf(sb, "                {   // %s\n", kp->sg->tasks[L->entries[e].stask].id);
         emit_producer_entry(sb, c, L->entries[e].stask);
@@ -178,9 +178,9 @@ static void emit_consumer(strbuf *sb, const sm90a_combine *c)
                   "        tracer.begin(pt_trace, 1, TRACE_ROLES, TRACE_CAP);\n"
                   "#endif\n"
                   "    uint32_t n_tile = 0;\n"
-                  "    for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n"
+                  "    %s {\n"
                   "        float mx, l, w[S], acc[COLS];  // the row's max, sum, split weights; column sums\n",
-              R->regs);
+              R->regs, sm90a_tile_for(kp));
     if (c->x_plain)
         sb_puts(sb, "        int bh, gi, di;  // where this tile's X lies\n"
                     "        tile_coords(t, bh, gi, di);\n"

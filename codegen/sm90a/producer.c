@@ -30,6 +30,62 @@ bool sm90a_staging_release_deferred(const pt_kprog *kp)
     return sm90a_first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
 }
 
+/* Is buffer b a ring that runs of tiles keep across them (src/ring_reuse.h)? */
+static bool kept_ring(const pt_kprog *kp, int b)
+{
+    const pt_kbuf *B = &kp->bufs[b];
+    return B->kind == PT_KBUF_RING && !B->written && B->tensor >= 0 && B->tensor < 32 &&
+           (kp->kept >> B->tensor & 1u);
+}
+
+/* A kept ring's key: the coordinates of its tile that the next tile may repeat, as its TMA
+ * transfers compute them (tma.c): the origin of each split axis but the loop's, and the batch
+ * coordinate. Written to keys[], their count returned. */
+static int kept_key(const sm90a_shape *sh, int b, const char **keys, int cap)
+{
+    const pt_kprog *kp = sh->kp;
+    const pt_tensor *T = &kp->g->tensors[kp->bufs[b].tensor];
+    int n = 0;
+    bool batch = false;
+    for (int k = 0; k < T->rank; k++) {
+        int a = T->axes[k];
+        if (a == kp->sg->loop_axis)
+            continue;
+        if (!sh->full_rank && kp->g->axes[a].batch)
+            batch = true;
+        else if (sh->origin[a][0] && n < cap)
+            keys[n++] = sh->origin[a];
+    }
+    const char *bb = sh->batch_buf[b] ? sh->batch_buf[b] : sh->batch;
+    if (batch && bb && n < cap)
+        keys[n++] = bb;
+    return n;
+}
+
+/* Per tile, before its ring loads: whether each kept ring's coordinates repeat the last tile's
+ * (keep_x), and this tile's for the next. */
+static void emit_kept_keys(strbuf *sb, const sm90a_shape *sh, const char *ind)
+{
+    const pt_kprog *kp = sh->kp;
+    char lo[8], up[8];
+    for (int b = 0; b < kp->n_bufs; b++) {
+        if (!kept_ring(kp, b))
+            continue;
+        sm90a_buf_name(sh, b, lo, up, sizeof lo);
+        const char *keys[PT_MAX_RANK + 1];
+        int n = kept_key(sh, b, keys, PT_MAX_RANK + 1);
+        sb_printf(sb, "%s// %s: its ring holds all %lld iterations; when the last tile had the same\n"
+                      "%s// coordinates, every stage still holds the block it would load\n"
+                      "%sconst bool keep_%s = n_tile > 0", ind,
+                  kp->sg->tasks[kp->bufs[b].stask].id, (long long)kp->iters, ind, ind, lo);
+        for (int k = 0; k < n; k++)
+            sb_printf(sb, " && key_%s[%d] == (int64_t)(%s)", lo, k, keys[k]);
+        sb_puts(sb, ";\n");
+        for (int k = 0; k < n; k++)
+            sb_printf(sb, "%skey_%s[%d] = (int64_t)(%s);\n", ind, lo, k, keys[k]);
+    }
+}
+
 static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;
@@ -77,6 +133,7 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
     }
     sb_printf(sb, "%s%s\n%stile_coords(t, %s);\n", ind, sh->coord_decl, ind, sh->coord_args);
     sm90a_emit_iters(sb, sh, ind);
+    emit_kept_keys(sb, sh, ind);
     for (int b = 0; b < kp->n_bufs; b++) {
         if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
             continue;
@@ -114,11 +171,19 @@ static void emit_ring_loads(strbuf *sb, const sm90a_shape *sh)
                       "                        if (i >= 0 && i < n_iter) {\n"
                       "                            const uint32_t s = cnt_%s %% STAGES_%s, ph = (cnt_%s / STAGES_%s) & 1;\n"
                       "                            pt::mbar_wait(&empty_%s[s], ph ^ 1);  // Wait: every warpgroup released the stage\n"
-                      "                            PT_REC(%d, %d, n_tile, i, 0);\n"
-                      "                            pt::mbar_arrive_expect_tx(&full_%s[s], %s_BYTES);\n",
+                      "                            PT_REC(%d, %d, n_tile, i, 0);\n",
                   kp->sg->tasks[kp->bufs[b].stask].id, kp->load_offset[e], kp->load_offset[e], lo,
-                  up, lo, up, lo, kp->bufs[b].stask, kp->lane_load, lo, up);
-        sm90a_emit_tma_load(sb, sh, b, "s", bar, "                            ");
+                  up, lo, up, lo, kp->bufs[b].stask, kp->lane_load);
+        bool kept = kept_ring(kp, b);
+        if (kept)
+            sb_printf(sb, "                            if (keep_%s) {  // handed over again, no transfer\n"
+                          "                                pt::mbar_arrive(&full_%s[s]);\n"
+                          "                            } else {\n", lo, lo);
+        const char *in = kept ? "                                " : "                            ";
+        sb_printf(sb, "%spt::mbar_arrive_expect_tx(&full_%s[s], %s_BYTES);\n", in, lo, up);
+        sm90a_emit_tma_load(sb, sh, b, "s", bar, in);
+        if (kept)
+            sb_puts(sb, "                            }\n");
         sb_printf(sb, "                            ++cnt_%s;\n"
                       "                        }\n"
                       "                    }\n", lo);
@@ -180,6 +245,12 @@ void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh)
             sb_printf(sb, "cnt_%s = 0, ", lo);
         }
     sb_puts(sb, "n_tile = 0;\n");
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kept_ring(kp, b)) {
+            sm90a_buf_name(sh, b, lo, up, sizeof lo);
+            sb_printf(sb, "            int64_t key_%s[%d] = {};  // the last tile's coordinates of %s\n",
+                      lo, PT_MAX_RANK + 1, kp->g->tensors[kp->bufs[b].tensor].name);
+        }
     emit_tile_loop(sb, sh);
     emit_ring_loads(sb, sh);
     if (kp->store_wg < 0)

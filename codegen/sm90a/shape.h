@@ -87,6 +87,9 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh);
  * CTA's tiles from blockIdx.x in steps of the grid, or with split-K its (tile, chunk) items (t
  * and kc), or with stream-K its segments (sk_work: t and the k range in `it`). */
 void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind);
+/* The head of a loop over the CTA's whole tiles, one line without its `{`: strided by the
+ * grid, or in runs of RUN positions (partition.run; the kernel defines RUN). */
+const char *sm90a_tile_for(const pt_kprog *kp);
 /* `const int n_iter = ...;` of a work item: the tile's trip count, or its split-K chunk's
  * (k0 and n_iter from t and kc). */
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind);

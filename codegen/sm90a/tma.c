@@ -168,6 +168,9 @@ static long long tx_bytes(const sm90a_shape *sh, const pt_kbuf *B)
 void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
 {
     const pt_kprog *kp = sh->kp;
+    if (kp->run > 1)
+        sb_printf(sb, "constexpr int RUN = %d;  // launch positions a CTA takes in a row (partition.run)\n",
+                  kp->run);
     sb_puts(sb, "// Shared memory (bytes from the 1024-aligned base): each buffer's stages, the bytes a\n"
                 "// stage's loads bring, its pitch (1024-aligned for the 128-byte swizzle) and offset;\n"
                 "// the barriers after them.\n");

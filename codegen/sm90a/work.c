@@ -29,7 +29,16 @@ void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind)
                       "%s    const int t = w / SPLIT_K, kc = w %% SPLIT_K;  // tile and its chunk of the loop\n",
                   ind, ind);
     else
-        sb_printf(sb, "%sfor (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile) {\n", ind);
+        sb_printf(sb, "%s%s {\n", ind, sm90a_tile_for(sh->kp));
+}
+
+const char *sm90a_tile_for(const pt_kprog *kp)
+{
+    /* runs of RUN positions: CTA i takes runs i, i + grid, ..., so that consecutive tiles
+     * share the coordinates a kept ring needs (src/ring_reuse.h); t grows with q */
+    return kp->run > 1 ? "for (int q = 0, t = blockIdx.x * RUN; t < TILES; ++q, ++n_tile, "
+                         "t = (int)(((int64_t)blockIdx.x + (int64_t)(q / RUN) * gridDim.x) * RUN + q % RUN))"
+                       : "for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile)";
 }
 
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
