@@ -5,23 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-int pt_cta_classes(int64_t tiles, int64_t eus, int64_t first_eu[2], int64_t n_eus[2],
-                   int64_t tiles_each[2])
+int pt_cta_classes(int64_t tiles, int64_t eus, int64_t run, int64_t first_eu[PT_CTA_MAX_CLASSES],
+                   int64_t n_eus[PT_CTA_MAX_CLASSES], int64_t tiles_each[PT_CTA_MAX_CLASSES])
 {
     if (tiles <= 0 || eus <= 0)
         return 0;
-    int64_t busy = tiles < eus ? tiles : eus; /* EUs that get a tile at all */
-    int64_t full = (tiles + busy - 1) / busy; /* tiles of the busiest EU */
-    int64_t extra = tiles - (full - 1) * busy; /* EUs that run `full` (1 .. busy) */
-    first_eu[0] = 0;
-    n_eus[0] = extra;
-    tiles_each[0] = full;
-    if (extra == busy)
-        return 1;
-    first_eu[1] = extra;
-    n_eus[1] = busy - extra;
-    tiles_each[1] = full - 1;
-    return 2;
+    int64_t R = run > 1 ? run : 1, runs = (tiles + R - 1) / R;
+    int64_t busy = runs < eus ? runs : eus; /* EUs that get a run at all */
+    int64_t q = runs / busy, rem = runs % busy, short_by = runs * R - tiles;
+    int64_t last = (runs - 1) % busy; /* the EU of the last (maybe partial) run */
+    /* EU c runs q runs (one more below rem), the last EU's last run short: ranges of EUs with
+     * equal counts, in EU order, which is busiest first */
+    int k = 0;
+    for (int64_t c = 0; c < busy;) {
+        int64_t cnt = (q + (c < rem)) * R - (c == last ? short_by : 0), e = c + 1;
+        while (e < busy && (q + (e < rem)) * R - (e == last ? short_by : 0) == cnt)
+            e++;
+        if (k == PT_CTA_MAX_CLASSES)
+            break;
+        first_eu[k] = c;
+        n_eus[k] = e - c;
+        tiles_each[k] = cnt;
+        k++;
+        c = e;
+    }
+    return k;
 }
 
 void pt_cta_run_free(pt_cta_run *r)

@@ -25,10 +25,14 @@
 /* Spans kept at most per tile run: a long run draws its first tiles only (the label says so). */
 #define PT_CTA_MAX_SPANS 200000
 
+#define PT_CTA_MAX_CLASSES 3
+
 /* EUs grouped by tile count: class k has n_eus[k] EUs (first_eu[k] ..) running tiles[k] tiles
- * each. Returns the number of classes (1 or 2; 0 when there is no tile or no EU). */
-int pt_cta_classes(int64_t tiles, int64_t eus, int64_t first_eu[2], int64_t n_eus[2],
-                   int64_t tiles_each[2]);
+ * each, the busiest first. Tiles are dealt round-robin in runs of `run` consecutive ones
+ * (partition.run; 1 = one at a time); a partial last run makes a third class. Returns the
+ * number of classes (1 to 3; 0 when there is no tile or no EU). */
+int pt_cta_classes(int64_t tiles, int64_t eus, int64_t run, int64_t first_eu[PT_CTA_MAX_CLASSES],
+                   int64_t n_eus[PT_CTA_MAX_CLASSES], int64_t tiles_each[PT_CTA_MAX_CLASSES]);
 
 typedef struct {
     int64_t n_spans;

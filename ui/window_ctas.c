@@ -10,8 +10,8 @@
 
 void win_ctas_clear(PtWindow *self)
 {
-    pt_cta_run_free(&self->cta_run[0]);
-    pt_cta_run_free(&self->cta_run[1]);
+    for (int k = 0; k < PT_CTA_MAX_CLASSES; k++)
+        pt_cta_run_free(&self->cta_run[k]);
     win_splitk_clear(self);
 }
 
@@ -46,8 +46,9 @@ void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm)
         return;
     bool persistent = m->prog.partition.persistent;
     int64_t eus = persistent ? m->tl.grid : m->hw.eu_count;
-    int64_t first[2], n[2], tiles[2];
-    int classes = pt_cta_classes(m->tl.tiles, eus, first, n, tiles);
+    int64_t first[PT_CTA_MAX_CLASSES], n[PT_CTA_MAX_CLASSES], tiles[PT_CTA_MAX_CLASSES];
+    int classes = pt_cta_classes(m->tl.tiles, eus, persistent ? m->prog.partition.run : 1,
+                                 first, n, tiles);
     if (classes <= 0 || tm->n_spans <= 0)
         return;
     /* The mean time between an EU's successive tiles: the kernel (less its launch) over the
@@ -63,7 +64,7 @@ void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm)
             win_ctas_clear(self);
             return; /* out of memory: the plain lanes */
         }
-        self->group_labels[k] = class_label(m, first[k], n[k], tiles[k], r, k == 1);
+        self->group_labels[k] = class_label(m, first[k], n[k], tiles[k], r, k >= 1);
     }
     /* Group 0 (the EUs with the most tiles, the representative tile first) replaces the lanes'
      * spans, so hover, selection, search and the red path work there as on one tile; group 1
@@ -83,12 +84,12 @@ void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm)
         tm->group_idle_lanes[k] = self->cta_run[k].idle_lanes;
         tm->group_n_idle[k] = self->cta_run[k].tiles * self->cta_run[k].idle_lanes;
     }
-    if (classes == 2) {
-        pt_cta_run *r1 = &self->cta_run[1];
-        tm->group_spans[1] = r1->spans;
-        tm->group_n_spans[1] = r1->n_spans;
-        tm->group_deps[1] = r1->deps.off ? &r1->deps : NULL;
-        tm->group_critical[1] = r1->critical; /* its red path too, not group 0's alone */
-        tm->group_n_critical[1] = r1->n_critical;
+    for (int k = 1; k < classes; k++) {
+        pt_cta_run *rk = &self->cta_run[k];
+        tm->group_spans[k] = rk->spans;
+        tm->group_n_spans[k] = rk->n_spans;
+        tm->group_deps[k] = rk->deps.off ? &rk->deps : NULL;
+        tm->group_critical[k] = rk->critical; /* its red path too, not group 0's alone */
+        tm->group_n_critical[k] = rk->n_critical;
     }
 }

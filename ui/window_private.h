@@ -48,7 +48,8 @@ struct _PtWindow {
     int64_t n_critical, *critical;
     char *group_labels[PT_TL_MAX_GROUPS];
     gboolean show_ctas;        /* several CTAs / waves as lane groups */
-    pt_cta_run cta_run[2];     /* several CTAs: each EU class's tiles back to back (cta_pack.h) */
+    pt_cta_run cta_run[PT_CTA_MAX_CLASSES]; /* several CTAs: each EU class's tiles back to back
+                                               (cta_pack.h) */
     /* several CTAs of a split-K program (window_splitk.c): per lane group, its chunk's spans,
      * dependencies and critical path (group 0 is the main timeline's) */
     pt_timeline chunk_tl[PT_MAX_SPLIT_K];

@@ -143,12 +143,21 @@ static void check_own_group(cairo_t *cr)
 
 static void check_cta_pack(void)
 {
-    int64_t first[2], n[2], tiles[2];
-    CHECK(pt_cta_classes(2048, 132, first, n, tiles) == 2);
+    int64_t first[PT_CTA_MAX_CLASSES], n[PT_CTA_MAX_CLASSES], tiles[PT_CTA_MAX_CLASSES];
+    CHECK(pt_cta_classes(2048, 132, 1, first, n, tiles) == 2);
     CHECK(n[0] == 68 && tiles[0] == 16 && first[1] == 68 && n[1] == 64 && tiles[1] == 15);
-    CHECK(pt_cta_classes(264, 132, first, n, tiles) == 1 && n[0] == 132 && tiles[0] == 2);
-    CHECK(pt_cta_classes(5, 132, first, n, tiles) == 1 && n[0] == 5 && tiles[0] == 1);
-    CHECK(pt_cta_classes(0, 132, first, n, tiles) == 0);
+    CHECK(pt_cta_classes(264, 132, 1, first, n, tiles) == 1 && n[0] == 132 && tiles[0] == 2);
+    CHECK(pt_cta_classes(5, 132, 1, first, n, tiles) == 1 && n[0] == 5 && tiles[0] == 1);
+    CHECK(pt_cta_classes(0, 132, 1, first, n, tiles) == 0);
+    /* runs of 4: 1001 tiles are 251 runs (the last of 1 tile), 119 EUs with 2 runs, CTA 118
+     * running the short one, 13 EUs with 1 */
+    CHECK(pt_cta_classes(1001, 132, 4, first, n, tiles) == 3);
+    CHECK(first[0] == 0 && n[0] == 118 && tiles[0] == 8);
+    CHECK(first[1] == 118 && n[1] == 1 && tiles[1] == 5);
+    CHECK(first[2] == 119 && n[2] == 13 && tiles[2] == 4);
+    /* 10 tiles in runs of 4: 3 CTAs, the last with 2 */
+    CHECK(pt_cta_classes(10, 132, 4, first, n, tiles) == 2 && n[0] == 2 && tiles[0] == 4 &&
+          n[1] == 1 && tiles[1] == 2);
     /* A tile of 3 spans (the second waits on the first; the path 0 -> 1 -> 2 by lane order),
      * repeated 3 times with a period shorter than the tile (a persistent CTA's overlap). */
     pt_span base[3] = {{0, 0, 0, 0, 0, 40, 40, 0}, {1, 1, 0, 40, 40, 90, 90, 0},
