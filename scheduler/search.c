@@ -598,7 +598,8 @@ static bool next_tiling(const search *S, int *idx)
 /* The CTA walks searched: one tile per CTA; persistent grouped; persistent grouped with the
  * store on a consumer; and a persistent row walk in runs of 2 launch positions a CTA (the
  * fastest axis innermost) with either store, tried only where it keeps a ring across tiles
- * (src/ring_reuse.h: Mamba2 ChunkState's B, shared by a chunk's heads). */
+ * (src/ring_reuse.h: Mamba2 ChunkState's B, shared by a chunk's heads) and not in attention
+ * (runs_searched). */
 static const struct {
     bool persistent;
     pt_raster raster;
@@ -614,6 +615,17 @@ static const struct {
 /* Grid and pipelining choices of one tiling and warpgroup count: stages, look-ahead, ping-pong,
  * the CTA walk (parts) and the reduction split; the warpgroups must split the split axis in
  * whole mma rows. Counts every combination seen, pruned or tried, and stops at the budget. */
+/* Runs keep K and V in attention without a mask, where the scheduler's run pick at d64,
+ * S = 512 measured 2% slower than its strided one (it predicted 1% faster); in ChunkState the
+ * run picks measured 3-8% faster than the strided ones (BENCHMARKS.md, session 17). */
+static bool runs_searched(const pt_graph *g)
+{
+    for (int o = 0; o < g->n_ops; o++)
+        if (g->ops[o].kind == PT_OP_ONLINE_SOFTMAX)
+            return false;
+    return true;
+}
+
 static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                           const int *stages_opts)
 {
@@ -644,13 +656,16 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                             .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
                             .stream_k = split_opts[ki] == STREAM_K ? S->hw->eu_count : 0,
                             .run = parts[pi].run};
-                        /* a stream-K grid is persistent: one raster of it is enough; runs are
-                         * of whole tiles */
+                        /* a stream-K grid is persistent: one raster of it is enough */
                         bool sk_ok = split_opts[ki] != STREAM_K ||
-                                     (parts[pi].persistent && !parts[pi].store_by_consumer &&
-                                      parts[pi].run == 1);
-                        sk_ok &= parts[pi].run == 1 || split_opts[ki] == 1;
-                        if (pays[ki] && sk_ok) {
+                                     (parts[pi].persistent && !parts[pi].store_by_consumer);
+                        /* runs are of whole tiles, and searched where they paid */
+                        bool run_ok = parts[pi].run == 1 ||
+                                      (split_opts[ki] == 1 && runs_searched(S->g));
+                        if (!run_ok) {
+                            r->seen++;
+                            r->pruned_invalid++;
+                        } else if (pays[ki] && sk_ok) {
                             try_candidate(S, t, &io);
                         } else {
                             r->seen++;

@@ -7,6 +7,7 @@
 #include "sim.h"
 #include "propagate.h"
 #include "ptest.h"
+#include "ring_reuse.h"
 #include "scheduler.h"
 #include "splitk.h"
 #include "validate.h"
@@ -380,6 +381,39 @@ static void stream_k_search(void)
     pt_schedule_result_free(&r);
 }
 
+/* Runs of launch positions (partition.run): searched in ChunkState, where a run keeps B across
+ * a chunk's heads (every run candidate keeps a ring, says so, and validates), never in
+ * attention. */
+static void runs_search(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    pt_schedule_result r;
+    pt_schedule_opts o = {.top_k = 64};
+    if (!load(&g, "mamba2_chunk_state", "B=8,S=8192") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    int runs = 0;
+    for (int i = 0; i < r.n; i++) {
+        const pt_schedule_candidate *c = &r.best[i];
+        if (c->prog.partition.run <= 1)
+            continue;
+        runs++;
+        CHECK(c->prog.partition.persistent && pt_ring_reuse_tensors(&c->prog, &c->sg) != 0);
+        CHECK_MSG(strstr(c->desc, " run=2") != NULL, "%s", c->desc);
+        CHECK_MSG(pt_validate(&c->prog, &c->sg, &hw, NULL, &e), "%s: %s", c->desc, e.msg);
+    }
+    CHECK(runs > 0);
+    pt_schedule_result_free(&r);
+    if (!load(&g, "flash_attention", "B=32,H=32,S=512,D=64,CAUSAL=0"))
+        return;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    for (int i = 0; i < r.n; i++)
+        CHECK_MSG(r.best[i].prog.partition.run <= 1, "%s", r.best[i].desc);
+    pt_schedule_result_free(&r);
+}
+
 /* An acceptance test that refuses: the search's failure names the reason it gave most often
  * (and who gave it), not a generic list. */
 static bool refuse_by_tile(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
@@ -450,6 +484,7 @@ int main(void)
     PTEST_RUN(never_worse_than_default);
     PTEST_RUN(split_k_search);
     PTEST_RUN(stream_k_search);
+    PTEST_RUN(runs_search);
     PTEST_RUN(refusal_reason);
     PTEST_RUN(greedy_gemm);
     PTEST_RUN(tiny_gemm_spreads);
