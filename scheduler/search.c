@@ -460,14 +460,22 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         pt_stask_graph_free(&c.sg);
         return;
     }
-    if (io->run > 1 && !pt_ring_reuse_tensors(&c.prog, &c.sg)) {
-        r->pruned_invalid++; /* keeps no ring: the strided walks are searched */
+    if (io->run > 1 && !pt_ring_reuse_tensors(&c.prog, &c.sg, S->hw)) {
+        r->pruned_invalid++; /* keeps nothing: the strided walks are searched */
         pt_sprogram_free(&c.prog);
         pt_stask_graph_free(&c.sg);
         return;
     }
     pt_timeline tl = {0};
     bool valid = pt_validate(&c.prog, &c.sg, S->hw, &v, &err), refused = false;
+    double kept_frac = 0;
+    if (valid && io->run > 1 &&
+        !pt_ring_reuse_best(&c.prog, &c.sg, S->hw, S->hw->eu_count, &kept_frac)) {
+        r->pruned_invalid++; /* no tile finds anything kept in this walk */
+        pt_sprogram_free(&c.prog);
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
     if (valid && S->o && S->o->accept) {
         pt_error why = {{0}};
         refused = !S->o->accept(S->o->ctx, &c.prog, &c.sg, S->hw, &why);
@@ -596,9 +604,9 @@ static bool next_tiling(const search *S, int *idx)
 }
 
 /* The CTA walks searched: one tile per CTA; persistent grouped; persistent grouped with the
- * store on a consumer; and a persistent row walk in runs of 2 launch positions a CTA (the
- * fastest axis innermost) with either store, tried only where it keeps a ring across tiles
- * (src/ring_reuse.h: Mamba2 ChunkState's B, shared by a chunk's heads) and not in attention
+ * store on a consumer; and persistent row and column walks in runs of 2 launch positions a
+ * CTA with either store, tried only where a run keeps a ring or resident tile across tiles
+ * (src/ring_reuse.h: Mamba2's B and C, shared by a chunk's heads) and not in attention
  * (runs_searched). */
 static const struct {
     bool persistent;
@@ -609,7 +617,9 @@ static const struct {
              {true, PT_RASTER_GROUPED, false, 1},
              {true, PT_RASTER_GROUPED, true, 1},
              {true, PT_RASTER_ROW, false, 2},
-             {true, PT_RASTER_ROW, true, 2}};
+             {true, PT_RASTER_ROW, true, 2},
+             {true, PT_RASTER_COLUMN, false, 2},
+             {true, PT_RASTER_COLUMN, true, 2}};
 #define N_PARTS ((int)(sizeof parts / sizeof parts[0]))
 
 /* Grid and pipelining choices of one tiling and warpgroup count: stages, look-ahead, ping-pong,

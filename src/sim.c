@@ -1200,9 +1200,10 @@ static void commit(sim_state *S, int L, double t, double reach, double fence)
     /* a warpgroup's k block past its rows: it waits for the stages and hands them back */
     bool skip = task->region == PT_REGION_BODY &&
                 ls->iter >= pt_stask_graph_wg_iterations(S->sg, task->wg, S->iters);
-    /* a ring the CTA's last tile left in place (ring_reuse.h): the stage is handed over again */
-    skip |= task->kind == PT_ST_LOAD && task->region == PT_REGION_BODY && task->tensor >= 0 &&
-            task->tensor < 32 && (S->kept >> task->tensor & 1u);
+    /* a ring's stages or a resident tile the CTA's last tile left in place (ring_reuse.h):
+     * handed over again */
+    skip |= task->kind == PT_ST_LOAD && task->tensor >= 0 && task->tensor < 32 &&
+            (S->kept >> task->tensor & 1u);
     if (skip) {
         start = unit_end = end = t;
         async = false;

@@ -633,14 +633,11 @@ static void check_partition(vctx *c)
         problem_at(c->r, "$.partition.run", "is %d, but partition.persistent is false; only a "
                                             "persistent CTA runs several tiles: set persistent "
                                             "or use 1", ps->run);
-    else if (ps->run > 1 && (c->sg->causal_op >= 0 || pt_sprogram_split_k(c->p) > 1 ||
-                             pt_sprogram_stream_k(c->p) > 1))
-        problem_at(c->r, "$.partition.run", "is %d, but %s; runs of launch positions need "
-                                            "whole tiles of equal length: use 1", ps->run,
-                   c->sg->causal_op >= 0 ? "the causal mask gives tiles of unequal length "
-                                            "(they are handed out one by one)"
-                   : pt_sprogram_split_k(c->p) > 1 ? "split_k cuts tiles into chunks"
-                                                   : "stream_k splits the tiles' loops");
+    else if (ps->run > 1 && (pt_sprogram_split_k(c->p) > 1 || pt_sprogram_stream_k(c->p) > 1))
+        problem_at(c->r, "$.partition.run", "is %d, but %s; runs of launch positions are of "
+                                            "whole tiles: use 1", ps->run,
+                   pt_sprogram_split_k(c->p) > 1 ? "split_k cuts tiles into chunks"
+                                                 : "stream_k splits the tiles' loops");
     if (ps->order == PT_ORDER_LONGEST_FIRST && c->sg->causal_op < 0)
         problem_at(c->r, "$.partition.order", "longest_first orders tiles of unequal length, "
                                               "which only a causal mask makes; this graph has "

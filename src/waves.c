@@ -143,10 +143,11 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     double *h = calloc((size_t)slots + 1, sizeof *h), best = 0;
     if (!h)
         return false;
-    if (p->partition.persistent && !tm->interp) {
+    if (p->partition.persistent && (!tm->interp || pt_sprogram_run(p) > 1)) {
         /* CTA c owns launch positions c, c + grid, ... (a static schedule, whatever an edge
-         * tile costs), or with runs of R positions runs c, c + grid, ...: its time is their
-         * sum, less what a follow-on tile overlaps with the one before it */
+         * tile costs), or with runs of R positions runs c, c + grid, ... (causal tiles too:
+         * runs are not handed out): its time is their sum, less what a follow-on tile overlaps
+         * with the one before it */
         int64_t R = pt_sprogram_run(p);
         for (int64_t j = 0; j < tiles; j++) {
             int64_t c = (j / R) % slots;
@@ -308,7 +309,7 @@ static bool edge_times(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
 static bool kept_rings(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                        int64_t grid, tile_model *tm, pt_error *err)
 {
-    uint32_t kept = pt_ring_reuse_tensors(p, sg);
+    uint32_t kept = pt_ring_reuse_best(p, sg, hw, grid, &(double){0});
     double f = kept ? pt_ring_reuse_fraction(p, sg, grid, kept) : 0;
     if (!(f > 0))
         return true;
@@ -319,10 +320,14 @@ static bool kept_rings(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
     double t = k.eu_time_ns;
     pt_timeline_free(&k);
     if (t < tm->t_full && tm->t_full > 0) {
+        /* under a causal mask the fraction is of the full tiles, whose time this is */
         double mean = tm->t_full - f * (tm->t_full - t), r = mean / tm->t_full;
         tm->e_full *= r;
-        tm->e_one *= r;
-        tm->t_full = tm->t_one = mean;
+        tm->t_full = mean;
+        if (!tm->interp) {
+            tm->e_one *= r;
+            tm->t_one = mean;
+        }
     }
     return true;
 }
@@ -368,7 +373,8 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
     if (p->partition.persistent)
         tm.persist_saving = pt_waves_persistent_saving(p, sg, tl, hw);
-    if (!kept_rings(p, sg, hw, tiles < eus ? tiles : eus, &tm, err)) {
+    int64_t runs = (tiles + pt_sprogram_run(p) - 1) / pt_sprogram_run(p);
+    if (!kept_rings(p, sg, hw, runs < eus ? runs : eus, &tm, err)) {
         pt_timeline_free(tl);
         return false;
     }

@@ -37,9 +37,9 @@ typedef struct {
     bool have_sg, have_p;
 } draw;
 
-/* Sometimes (30%) a persistent program of whole equal tiles runs its tiles in runs
+/* Sometimes (30%) a persistent program of whole tiles (causal ones too) runs its tiles in runs
  * (partition.run), and then often with every ring one stage per iteration, which a run keeps
- * across tiles (src/ring_reuse.h). */
+ * across full tiles (src/ring_reuse.h). */
 void draw_run(draw *d, rng *r);
 void draw_free(draw *d);
 /* Add "what changed" to d->edits, for people (replay.txt). */

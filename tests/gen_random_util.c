@@ -39,7 +39,7 @@ void draw_run(draw *d, rng *r)
 {
     const pt_partition_spec *ps = &d->p.partition;
     if (!ps->persistent || pt_sprogram_split_k(&d->p) > 1 || ps->stream_k > 0 ||
-        d->sg.causal_op >= 0 || !chance(r, 30))
+        !chance(r, 30))
         return;
     d->p.partition.run = pick(r, (const int[]){2, 2, 3, 4, 8, 64}, 6);
     /* a ring of one stage per iteration is what the walk keeps across tiles */

@@ -40,9 +40,9 @@ static void chunk_state_keeps_b(void)
     CHECK_MSG(pt_sprogram_default(&p, &sg, &hw, &err), "%s", err.msg);
     int x = task(&sg, "load.x")->tensor, b = task(&sg, "load.Bm")->tensor;
     set_stages(&p, 4); /* L = 256 in l = 64 blocks: 4 iterations */
-    CHECK(pt_ring_reuse_tensors(&p, &sg) == 0); /* one position at a time: nothing kept */
+    CHECK(pt_ring_reuse_tensors(&p, &sg, &hw) == 0); /* one position at a time: nothing kept */
     runs_of(&p, 4);
-    uint32_t m = pt_ring_reuse_tensors(&p, &sg);
+    uint32_t m = pt_ring_reuse_tensors(&p, &sg, &hw);
     CHECK_MSG(m == 1u << b, "mask %#x, B is tensor %d, x %d", m, b, x);
     double f = pt_ring_reuse_fraction(&p, &sg, 132, m);
     CHECK_MSG(fabs(f - 0.75) < 1e-9, "kept fraction %g", f);
@@ -60,7 +60,7 @@ static void chunk_state_keeps_b(void)
     /* a ring shorter than the loop holds other blocks by the next tile */
     p.partition.run = 4;
     set_stages(&p, 3);
-    CHECK(pt_ring_reuse_tensors(&p, &sg) == 0);
+    CHECK(pt_ring_reuse_tensors(&p, &sg, &hw) == 0);
     /* a grid of a CTA per run: no tile after a run's last */
     set_stages(&p, 4);
     CHECK_NEAR(pt_ring_reuse_fraction(&p, &sg, sg.tiles / 4, m), 0.75, 1e-9);
@@ -71,7 +71,8 @@ static void chunk_state_keeps_b(void)
 }
 
 /* Attention without the mask keeps K and V for the next query tile of the same head; with it
- * the validator refuses runs (tiles of unequal length), and so without persistence. */
+ * only a full tile after a full tile does; the validator refuses runs without persistence or
+ * with split-K. */
 static void attention_and_refusals(void)
 {
     pt_graph g;
@@ -86,9 +87,9 @@ static void attention_and_refusals(void)
     set_stages(&p, 5);
     runs_of(&p, 3);
     int k = task(&sg, "load.K")->tensor, v = task(&sg, "load.V")->tensor;
-    CHECK(pt_ring_reuse_tensors(&p, &sg) == ((1u << k) | (1u << v)));
+    CHECK(pt_ring_reuse_tensors(&p, &sg, &hw) == ((1u << k) | (1u << v)));
     /* 3 query tiles a head, runs of 3: a run is one head */
-    double f = pt_ring_reuse_fraction(&p, &sg, 132, pt_ring_reuse_tensors(&p, &sg));
+    double f = pt_ring_reuse_fraction(&p, &sg, 132, pt_ring_reuse_tensors(&p, &sg, &hw));
     CHECK_MSG(fabs(f - 2.0 / 3) < 1e-9, "kept fraction %g", f);
     p.partition.persistent = false;
     pt_validation r;
@@ -100,10 +101,29 @@ static void attention_and_refusals(void)
     if (!part(&g, &sg, "flash_attention", "B=4,H=16,S=300,D=64,CAUSAL=1", "m=128,n=64,wg=2"))
         return;
     CHECK_MSG(pt_sprogram_default(&p, &sg, &hw, &err), "%s", err.msg);
+    set_stages(&p, 5);
+    runs_of(&p, 3);
+    k = task(&sg, "load.K")->tensor, v = task(&sg, "load.V")->tensor;
+    CHECK(pt_ring_reuse_tensors(&p, &sg, &hw) == ((1u << k) | (1u << v)));
+    /* query tiles of 2, 4 and 5 key blocks: the full one follows a shorter one */
+    f = pt_ring_reuse_fraction(&p, &sg, 132, pt_ring_reuse_tensors(&p, &sg, &hw));
+    CHECK_MSG(f == 0, "kept fraction %g", f);
+    /* 5 heads' tiles a run: still each full tile follows its head's 4-block one */
+    runs_of(&p, 15);
+    f = pt_ring_reuse_fraction(&p, &sg, 132, pt_ring_reuse_tensors(&p, &sg, &hw));
+    CHECK_MSG(f == 0, "kept fraction %g", f);
+    CHECK_MSG(pt_validate(&p, &sg, &hw, &r, &err), "%s", err.msg);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+
+    if (!part(&g, &sg, "gemm_f16", "M=1024,N=1024,K=256", "m=128,n=128,k=64,wg=2"))
+        return;
+    CHECK_MSG(pt_sprogram_default(&p, &sg, &hw, &err), "%s", err.msg);
     runs_of(&p, 2);
-    CHECK(pt_ring_reuse_tensors(&p, &sg) == 0);
+    p.partition.split_k = 2;
+    CHECK(pt_ring_reuse_tensors(&p, &sg, &hw) == 0);
     CHECK(!pt_validate(&p, &sg, &hw, &r, &err));
-    CHECK_MSG(strstr(err.msg, "$.partition.run") && strstr(err.msg, "causal"), "%s", err.msg);
+    CHECK_MSG(strstr(err.msg, "$.partition.run") && strstr(err.msg, "split_k"), "%s", err.msg);
     pt_sprogram_free(&p);
     pt_stask_graph_free(&sg);
 }

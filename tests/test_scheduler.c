@@ -400,7 +400,7 @@ static void runs_search(void)
         if (c->prog.partition.run <= 1)
             continue;
         runs++;
-        CHECK(c->prog.partition.persistent && pt_ring_reuse_tensors(&c->prog, &c->sg) != 0);
+        CHECK(c->prog.partition.persistent && pt_ring_reuse_tensors(&c->prog, &c->sg, &hw) != 0);
         CHECK_MSG(strstr(c->desc, " run=2") != NULL, "%s", c->desc);
         CHECK_MSG(pt_validate(&c->prog, &c->sg, &hw, NULL, &e), "%s: %s", c->desc, e.msg);
     }

@@ -87,16 +87,17 @@ bool pt_kpass_grid(pt_kprog *kp, const char *who, pt_error *err)
     kp->grid = kp->persistent && kp->items > kp->hw->eu_count ? kp->hw->eu_count : kp->items;
     if (!stream_k_grid(kp, who, err))
         return false;
-    kp->dynamic = kp->persistent && kp->causal && kp->grid < kp->tiles;
     kp->run = pt_sprogram_run(p);
-    if (kp->run > 1 && (!kp->persistent || kp->causal || kp->split_k > 1 || kp->stream_k))
-        KREFUSE("%s: partition.run = %d needs a persistent grid of whole tiles of equal length "
-                "(no causal mask, split-K or stream-K)", who, kp->run);
+    /* causal tiles are handed out one by one, except in runs (a static walk) */
+    kp->dynamic = kp->persistent && kp->causal && kp->grid < kp->tiles && kp->run == 1;
+    if (kp->run > 1 && (!kp->persistent || kp->split_k > 1 || kp->stream_k))
+        KREFUSE("%s: partition.run = %d needs a persistent grid of whole tiles (no split-K or "
+                "stream-K)", who, kp->run);
     if (kp->run > 1) { /* a CTA per run at most */
         int64_t runs = (kp->tiles + kp->run - 1) / kp->run;
         kp->grid = runs < kp->grid ? runs : kp->grid;
     }
-    kp->kept = pt_ring_reuse_tensors(p, kp->sg);
+    kp->kept = pt_ring_reuse_tensors(p, kp->sg, kp->hw);
     kp->trace_cap = trace_cap(kp->sg, kp->items, kp->grid);
     kp->threads = 128 * (1 + kp->wgs); /* a role is one warpgroup */
     pt_codegen_c_ident("pt_", kp->g->name, kp->kernel_name, sizeof kp->kernel_name);

@@ -30,12 +30,24 @@ bool sm90a_staging_release_deferred(const pt_kprog *kp)
     return sm90a_first_resident(kp) >= 0 && kp->bufs[kp->staging].over < 0;
 }
 
-/* Is buffer b a ring that runs of tiles keep across them (src/ring_reuse.h)? */
-static bool kept_ring(const pt_kprog *kp, int b)
+/* Is buffer b a ring or resident tile that runs of tiles keep across them
+ * (src/ring_reuse.h)? Not a resident tile the output is staged over, nor one of two copies. */
+static bool kept_buf(const pt_kprog *kp, int b)
 {
     const pt_kbuf *B = &kp->bufs[b];
-    return B->kind == PT_KBUF_RING && !B->written && B->tensor >= 0 && B->tensor < 32 &&
-           (kp->kept >> B->tensor & 1u);
+    if (B->tensor < 0 || B->tensor >= 32 || !(kp->kept >> B->tensor & 1u))
+        return false;
+    if (B->kind == PT_KBUF_RING)
+        return !B->written;
+    return B->kind == PT_KBUF_RESIDENT && B->stages <= 1 && kp->bufs[kp->staging].over != b;
+}
+
+static bool kept_ring_any(const pt_kprog *kp)
+{
+    for (int b = 0; b < kp->n_bufs; b++)
+        if (kept_buf(kp, b) && kp->bufs[b].kind == PT_KBUF_RING)
+            return true;
+    return false;
 }
 
 /* A kept ring's key: the coordinates of its tile that the next tile may repeat, as its TMA
@@ -69,21 +81,31 @@ static void emit_kept_keys(strbuf *sb, const sm90a_shape *sh, const char *ind)
     const pt_kprog *kp = sh->kp;
     char lo[8], up[8];
     for (int b = 0; b < kp->n_bufs; b++) {
-        if (!kept_ring(kp, b))
+        if (!kept_buf(kp, b))
             continue;
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
         const char *keys[PT_MAX_RANK + 1];
         int n = kept_key(sh, b, keys, PT_MAX_RANK + 1);
-        sb_printf(sb, "%s// %s: its ring holds all %lld iterations; when the last tile had the same\n"
-                      "%s// coordinates, every stage still holds the block it would load\n"
-                      "%sconst bool keep_%s = n_tile > 0", ind,
-                  kp->sg->tasks[kp->bufs[b].stask].id, (long long)kp->iters, ind, ind, lo);
+        bool ring = kp->bufs[b].kind == PT_KBUF_RING;
+        if (ring)
+            sb_printf(sb, "%s// %s: its ring holds all %lld iterations; when the last tile had the same\n"
+                          "%s// coordinates and ran all of them, every stage still holds the block it\n"
+                          "%s// would load\n", ind, kp->sg->tasks[kp->bufs[b].stask].id,
+                      (long long)kp->iters, ind, ind);
+        else
+            sb_printf(sb, "%s// %s: when the last tile had the same coordinates, the tile is still there\n",
+                      ind, kp->sg->tasks[kp->bufs[b].stask].id);
+        sb_printf(sb, "%sconst bool keep_%s = n_tile > 0", ind, lo);
+        if (ring) /* a shorter (causal) tile before this one left the stages shifted */
+            sb_printf(sb, " && last_iters == STAGES_%s", up);
         for (int k = 0; k < n; k++)
             sb_printf(sb, " && key_%s[%d] == (int64_t)(%s)", lo, k, keys[k]);
         sb_puts(sb, ";\n");
         for (int k = 0; k < n; k++)
             sb_printf(sb, "%skey_%s[%d] = (int64_t)(%s);\n", ind, lo, k, keys[k]);
     }
+    if (kept_ring_any(kp))
+        sb_printf(sb, "%slast_iters = n_iter;\n", ind);
 }
 
 static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
@@ -140,10 +162,18 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
         char bar[48];
         sm90a_resident_bar(sh, b, "full", bar, sizeof bar);
-        sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n"
-                      "%spt::mbar_arrive_expect_tx(%s, %s_BYTES);\n", ind, kp->bufs[b].stask,
-                  kp->lane_load, ind, bar, up);
-        sm90a_emit_tma_load(sb, sh, b, kp->bufs[b].stages > 1 ? "(n_tile & 1)" : NULL, bar, ind);
+        sb_printf(sb, "%sPT_REC(%d, %d, n_tile, 0, 0);\n", ind, kp->bufs[b].stask, kp->lane_load);
+        bool kept = kept_buf(kp, b);
+        char in[40];
+        snprintf(in, sizeof in, "%s%s", ind, kept ? "    " : "");
+        if (kept)
+            sb_printf(sb, "%sif (keep_%s) {  // handed over again, no transfer\n"
+                          "%s    pt::mbar_arrive(%s);\n"
+                          "%s} else {\n", ind, lo, ind, bar, ind);
+        sb_printf(sb, "%spt::mbar_arrive_expect_tx(%s, %s_BYTES);\n", in, bar, up);
+        sm90a_emit_tma_load(sb, sh, b, kp->bufs[b].stages > 1 ? "(n_tile & 1)" : NULL, bar, in);
+        if (kept)
+            sb_printf(sb, "%s}\n", ind);
     }
 }
 
@@ -174,7 +204,7 @@ static void emit_ring_loads(strbuf *sb, const sm90a_shape *sh)
                       "                            PT_REC(%d, %d, n_tile, i, 0);\n",
                   kp->sg->tasks[kp->bufs[b].stask].id, kp->load_offset[e], kp->load_offset[e], lo,
                   up, lo, up, lo, kp->bufs[b].stask, kp->lane_load);
-        bool kept = kept_ring(kp, b);
+        bool kept = kept_buf(kp, b);
         if (kept)
             sb_printf(sb, "                            if (keep_%s) {  // handed over again, no transfer\n"
                           "                                pt::mbar_arrive(&full_%s[s]);\n"
@@ -246,11 +276,13 @@ void sm90a_emit_producer(strbuf *sb, const sm90a_shape *sh)
         }
     sb_puts(sb, "n_tile = 0;\n");
     for (int b = 0; b < kp->n_bufs; b++)
-        if (kept_ring(kp, b)) {
+        if (kept_buf(kp, b)) {
             sm90a_buf_name(sh, b, lo, up, sizeof lo);
             sb_printf(sb, "            int64_t key_%s[%d] = {};  // the last tile's coordinates of %s\n",
                       lo, PT_MAX_RANK + 1, kp->g->tensors[kp->bufs[b].tensor].name);
         }
+    if (kept_ring_any(kp))
+        sb_puts(sb, "            int last_iters = 0;  // the last tile's trip count\n");
     emit_tile_loop(sb, sh);
     emit_ring_loads(sb, sh);
     if (kp->store_wg < 0)
