@@ -627,9 +627,12 @@ static const struct {
  * whole mma rows. Counts every combination seen, pruned or tried, and stops at the budget. */
 /* Runs keep K and V in attention without a mask, where the scheduler's run pick at d64,
  * S = 512 measured 2% slower than its strided one (it predicted 1% faster); in ChunkState the
- * run picks measured 3-8% faster than the strided ones (BENCHMARKS.md, session 17). */
-static bool runs_searched(const pt_graph *g)
+ * run picks measured 3-8% faster than the strided ones (BENCHMARKS.md, session 17). Only the
+ * sm90a generator emits runs (kept tiles are TMA transfers it skips). */
+static bool runs_searched(const pt_graph *g, const pt_hw *hw)
 {
+    if (strcmp(hw->vendor, "amd") == 0)
+        return false;
     for (int o = 0; o < g->n_ops; o++)
         if (g->ops[o].kind == PT_OP_ONLINE_SOFTMAX)
             return false;
@@ -671,7 +674,7 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                                      (parts[pi].persistent && !parts[pi].store_by_consumer);
                         /* runs are of whole tiles, and searched where they paid */
                         bool run_ok = parts[pi].run == 1 ||
-                                      (split_opts[ki] == 1 && runs_searched(S->g));
+                                      (split_opts[ki] == 1 && runs_searched(S->g, S->hw));
                         if (!run_ok) {
                             r->seen++;
                             r->pruned_invalid++;

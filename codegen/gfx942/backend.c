@@ -55,6 +55,10 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         return pt_fail(err, "codegen gfx942: wg_axis \"%s\": the MFMA rows run along the "
                             "output's first axis only (A and B are not swapped on this target)",
                        g->axes[sg->rows_axis].name);
+    if (p->partition.run > 1)
+        return pt_fail(err, "codegen gfx942: partition.run = %d: runs of launch positions (and "
+                            "the tiles they keep in shared memory) are generated for sm90a only; "
+                            "expected 1", p->partition.run);
     pt_kprog *kp = malloc(sizeof *kp);
     if (!kp)
         return pt_fail(err, "codegen gfx942: out of memory");
