@@ -461,6 +461,27 @@ static void test_retile_keeps_partition(void)
     pt_explorer_model_free(m);
 }
 
+/* Runs from the explorer: persistent set with them; refused with split-K on, naming the field. */
+static void test_runs(void)
+{
+    pt_error err = {{0}};
+    pt_explorer_model *m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "mamba2_chunk_state", "H200", &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_set_run(m, 4, &err), "%s", err.msg);
+    CHECK(m->prog.partition.run == 4 && m->prog.partition.persistent);
+    CHECK(!pt_explorer_model_set_run(m, 4, &err) && strstr(err.msg, "already"));
+    CHECK(!pt_explorer_model_set_run(m, 0, &err) && strstr(err.msg, "out of range"));
+    CHECK_MSG(pt_explorer_model_set_run(m, 1, &err), "%s", err.msg);
+    pt_explorer_model_free(m);
+    m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "gemm_f16", "H200", &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_set_split_k(m, 2, &err), "%s", err.msg);
+    CHECK(!pt_explorer_model_set_run(m, 2, &err));
+    CHECK_MSG(strstr(err.msg, "partition.run") != NULL, "%s", err.msg);
+    CHECK(m->prog.partition.run <= 1);
+    pt_explorer_model_free(m);
+}
+
 int main(void)
 {
     PTEST_RUN(test_chain);
@@ -470,5 +491,6 @@ int main(void)
     PTEST_RUN(test_unsaved);
     PTEST_RUN(test_trace_overlay);
     PTEST_RUN(test_retile_keeps_partition);
+    PTEST_RUN(test_runs);
     PTEST_END();
 }

@@ -14,6 +14,7 @@
 #include "json_util.h"
 #include "measured.h"
 #include "propagate.h"
+#include "ring_reuse.h"
 #include "streamk.h"
 #include "timeline_json.h"
 #include "validate.h"
@@ -497,6 +498,24 @@ bool pt_explorer_model_set_stream_k(pt_explorer_model *m, int stream_k, pt_error
     c.partition.stream_k = stream_k; /* validated on commit */
     if (stream_k > 0)
         c.partition.persistent = true; /* a stream-K grid is persistent */
+    return commit(m, &c, NULL, NULL, err);
+}
+
+bool pt_explorer_model_set_run(pt_explorer_model *m, int run, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    if (run < 1 || run > PT_MAX_RUN)
+        return pt_fail(err, "runs of %d tiles are out of range; expected 1 to %d", run,
+                       PT_MAX_RUN);
+    if (pt_sprogram_run(&m->prog) == run)
+        return pt_fail(err, "runs are already of %d tile%s", run, run == 1 ? "" : "s");
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    c.partition.run = run; /* validated on commit */
+    if (run > 1)
+        c.partition.persistent = true; /* only a persistent CTA runs several tiles */
     return commit(m, &c, NULL, NULL, err);
 }
 

@@ -191,6 +191,10 @@ bool pt_explorer_model_set_split_k(pt_explorer_model *m, int split_k, pt_error *
  * the last partial wave evenly (persistent set with it), 0 = off; refused where the validator
  * refuses it (a loop that cannot be split, split-K on, more CTAs than EUs). */
 bool pt_explorer_model_set_stream_k(pt_explorer_model *m, int stream_k, pt_error *err);
+/* partition.run (ring_reuse.h): a persistent CTA takes runs of that many consecutive tiles,
+ * keeping the tiles that repeat (persistent set with it), 1 = one at a time; refused where the
+ * validator refuses it (split-K or stream-K on). */
+bool pt_explorer_model_set_run(pt_explorer_model *m, int run, pt_error *err);
 /* Re-tile with a spec like "m=128,n=128,k=64,wg=2" applied over the current tiling: Propagate
  * and re-partition; the placement and waits are kept where every sTask id survives, else the
  * default sProgram of the new sTask-graph. */

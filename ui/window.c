@@ -377,7 +377,7 @@ void win_update_title_and_actions(PtWindow *self)
     enable(self, "undo", pt_explorer_model_can_undo(m));
     enable(self, "redo", pt_explorer_model_can_redo(m));
     static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "split-k",
-                                        "stream-k", "tile",
+                                        "stream-k", "run", "tile",
                                         "save", "save-as", "wait-add-dialog", "wait-remove-last",
                                         "show-critical", "show-ctas", "unroll-loop"};
     for (guint i = 0; i < G_N_ELEMENTS(edits); i++)
@@ -629,6 +629,14 @@ static void action_stream_k(GSimpleAction *a, GVariant *p, gpointer data)
                &err);
 }
 
+static void action_run(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    pt_error err = {{0}};
+    win_edited(self, pt_explorer_model_set_run(self->model, g_variant_get_int32(p), &err), &err);
+}
+
 static void action_split_k(GSimpleAction *a, GVariant *p, gpointer data)
 {
     PtWindow *self = data;
@@ -809,6 +817,7 @@ static const GActionEntry win_actions[] = {
     {"stages", action_stages, "(si)", NULL, NULL, {0}},
     {"split-k", action_split_k, "i", NULL, NULL, {0}},
     {"stream-k", action_stream_k, "i", NULL, NULL, {0}},
+    {"run", action_run, "i", NULL, NULL, {0}},
     {"offset", action_offset, "(si)", NULL, NULL, {0}},
     {"tile", action_tile, "s", NULL, NULL, {0}},
     {"undo", action_undo, NULL, NULL, NULL, {0}},

@@ -1,9 +1,12 @@
 /* window_form.c — the inspector's form in PtWindow: tile sizes per graph axis (Propagate on
- * Apply) and the axis of the tensor-core rows, stages of the buffered tensors, the inter-EU partition's split-K and stream-K grid
- * and the selected loop-body sTask's iteration offset. Its widgets only send win.tile /
- * win.stages / win.split-k / win.stream-k / win.offset; the form is rebuilt from the model after every load and edit. */
+ * Apply) and the axis of the tensor-core rows, stages of the buffered tensors, the inter-EU
+ * partition's split-K, stream-K grid and tiles per run, and the selected loop-body sTask's
+ * iteration offset. Its widgets only send win.tile / win.stages / win.split-k /
+ * win.stream-k / win.run / win.offset; the form is rebuilt from the model after every load
+ * and edit. */
 #include "window_private.h"
 
+#include "ring_reuse.h"
 #include "streamk.h"
 
 static void apply_tile_form(PtWindow *self)
@@ -164,6 +167,13 @@ static void on_stream_k_changed(GtkSpinButton *spin, gpointer data)
     gtk_widget_activate_action(GTK_WIDGET(self), "win.stream-k", "i", v);
 }
 
+static void on_run_changed(GtkSpinButton *spin, gpointer data)
+{
+    PtWindow *self = data;
+    gtk_widget_activate_action(GTK_WIDGET(self), "win.run", "i",
+                               gtk_spin_button_get_value_as_int(spin));
+}
+
 GtkWidget *pt_window_get_split_k_spin(PtWindow *self)
 {
     return form_widget(self, GTK_TYPE_SPIN_BUTTON, "pt-split-k", NULL);
@@ -245,6 +255,32 @@ static void build_stream_k(PtWindow *self, GtkWidget *grid, gboolean possible)
     gtk_grid_attach(GTK_GRID(grid), spin, 3, 1, 1, 1);
 }
 
+/* Runs (ring_reuse.h): a persistent CTA takes this many consecutive tiles in a row; the
+ * tooltip says what the current program keeps across them. */
+static void build_run(PtWindow *self, GtkWidget *grid)
+{
+    const pt_explorer_model *m = self->model;
+    GtkWidget *spin = gtk_spin_button_new_with_range(1, 64, 1);
+    gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), pt_sprogram_run(&m->prog));
+    g_object_set_data(G_OBJECT(spin), "pt-run", GINT_TO_POINTER(1));
+    gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                   "Tiles per run", -1);
+    GString *tip = g_string_new("Runs: a persistent CTA takes this many consecutive tiles in a "
+                                "row (1: one at a time); a ring with one stage per iteration, "
+                                "or a resident tile, whose coordinates repeat is not loaded "
+                                "again (win.run)");
+    uint32_t kept = pt_ring_reuse_tensors(&m->prog, &m->sg, &m->hw);
+    for (int x = 0, n = 0; x < m->graph.n_tensors && x < 32; x++)
+        if (kept >> x & 1u)
+            g_string_append_printf(tip, "%s%s", n++ ? ", " : ". Kept now: ",
+                                   m->graph.tensors[x].name);
+    gtk_widget_set_tooltip_text(spin, tip->str);
+    g_string_free(tip, TRUE);
+    g_signal_connect(spin, "value-changed", G_CALLBACK(on_run_changed), self);
+    gtk_grid_attach(GTK_GRID(grid), form_label("tiles per run"), 0, 2, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), spin, 1, 2, 1, 1);
+}
+
 /* The inter-EU partition: split-K, a spin button like the stages' (splitk.h: the loop of each
  * output tile in chunks run by separate work items, the last to finish adding them up). Only
  * where the loop can be split; otherwise the reason is the tooltip. */
@@ -279,6 +315,7 @@ static void build_partition(PtWindow *self)
     gtk_grid_attach(GTK_GRID(grid), form_label("split-K"), 0, 1, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), spin, 1, 1, 1, 1);
     build_stream_k(self, grid, pt_split_k_possible(&m->sg, why, sizeof why) && max > 1);
+    build_run(self, grid);
     gtk_box_append(GTK_BOX(self->form_box), grid);
 }
 
