@@ -277,8 +277,8 @@ static void build_run(PtWindow *self, GtkWidget *grid)
     gtk_widget_set_tooltip_text(spin, tip->str);
     g_string_free(tip, TRUE);
     g_signal_connect(spin, "value-changed", G_CALLBACK(on_run_changed), self);
-    gtk_grid_attach(GTK_GRID(grid), form_label("tiles per run"), 0, 2, 1, 1);
-    gtk_grid_attach(GTK_GRID(grid), spin, 1, 2, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), form_label("tiles per run"), 2, 2, 1, 1);
+    gtk_grid_attach(GTK_GRID(grid), spin, 3, 2, 1, 1);
 }
 
 /* The inter-EU partition: split-K, a spin button like the stages' (splitk.h: the loop of each

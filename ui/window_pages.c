@@ -240,7 +240,8 @@ static GtkWidget *build_side_panel(PtWindow *self)
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(iscroll), GTK_POLICY_NEVER,
                                    GTK_POLICY_AUTOMATIC);
     gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(iscroll), self->inspector);
-    gtk_widget_set_size_request(iscroll, -1, 220);
+    /* with the form below, the sidebar fits a 700-px-high window */
+    gtk_widget_set_size_request(iscroll, -1, 180);
     gtk_box_append(GTK_BOX(box), iscroll);
     self->form_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8);
     gtk_box_append(GTK_BOX(box), self->form_box);
