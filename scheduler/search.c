@@ -622,9 +622,6 @@ static const struct {
              {true, PT_RASTER_COLUMN, true, 2}};
 #define N_PARTS ((int)(sizeof parts / sizeof parts[0]))
 
-/* Grid and pipelining choices of one tiling and warpgroup count: stages, look-ahead, ping-pong,
- * the CTA walk (parts) and the reduction split; the warpgroups must split the split axis in
- * whole mma rows. Counts every combination seen, pruned or tried, and stops at the budget. */
 /* Runs keep K and V in attention without a mask, where the scheduler's run pick at d64,
  * S = 512 measured 2% slower than its strided one (it predicted 1% faster); in ChunkState the
  * run picks measured 3-8% faster than the strided ones (BENCHMARKS.md, session 17). Only the
@@ -639,6 +636,9 @@ static bool runs_searched(const pt_graph *g, const pt_hw *hw)
     return true;
 }
 
+/* Grid and pipelining choices of one tiling and warpgroup count: stages, look-ahead, ping-pong,
+ * the CTA walk (parts) and the reduction split; the warpgroups must split the split axis in
+ * whole mma rows. Counts every combination seen, pruned or tried, and stops at the budget. */
 static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                           const int *stages_opts)
 {

@@ -18,16 +18,9 @@ int pt_sprogram_run(const pt_sprogram *p)
 static bool moves_with_all(const pt_stask_graph *sg, int x)
 {
     const pt_graph *g = sg->graph;
-    const pt_tensor *T = &g->tensors[x];
-    for (int a = 0; a < g->n_axes && a < PT_MAX_AXES; a++) {
-        if (sg->tile_grid[a] <= 1)
-            continue;
-        bool has = false;
-        for (int k = 0; k < T->rank; k++)
-            has |= T->axes[k] == a;
-        if (!has)
+    for (int a = 0; a < g->n_axes && a < PT_MAX_AXES; a++)
+        if (sg->tile_grid[a] > 1 && !pt_tensor_has_axis(&g->tensors[x], a))
             return false;
-    }
     return true;
 }
 
@@ -37,13 +30,7 @@ uint32_t pt_ring_reuse_tensors(const pt_sprogram *p, const pt_stask_graph *sg, c
         pt_sprogram_run(p) < 2 || pt_sprogram_split_k(p) > 1 || pt_sprogram_stream_k(p) > 1)
         return 0;
     const pt_graph *g = sg->graph;
-    /* where the output is staged over the largest resident tile, that tile is overwritten */
-    bool apart = pt_sprogram_staging_apart(p, sg, hw);
-    int64_t largest = 0;
-    for (int s = 0; s < sg->n; s++)
-        if (sg->tasks[s].kind == PT_ST_LOAD && !sg->tasks[s].buffered &&
-            sg->tasks[s].bytes > largest)
-            largest = sg->tasks[s].bytes;
+    int over = pt_sprogram_staged_over(p, sg, hw); /* overwritten by the output each tile */
     uint32_t mask = 0;
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
@@ -55,8 +42,7 @@ uint32_t pt_ring_reuse_tensors(const pt_sprogram *p, const pt_stask_graph *sg, c
             ok = sg->loop_axis >= 0 && sg->iterations >= 1 &&
                  (int64_t)p->stages[t->tensor] == sg->iterations;
         else
-            ok = t->region == PT_REGION_PROLOGUE && p->stages[t->tensor] <= 1 &&
-                 (apart || t->bytes < largest);
+            ok = t->region == PT_REGION_PROLOGUE && p->stages[t->tensor] <= 1 && s != over;
         if (ok)
             mask |= 1u << t->tensor;
     }
@@ -139,9 +125,11 @@ uint32_t pt_ring_reuse_best(const pt_sprogram *p, const pt_stask_graph *sg, cons
             fx[x] = pt_ring_reuse_fraction(p, sg, grid, 1u << x);
             fb = fx[x] > fb ? fx[x] : fb;
         }
+    int n = 0;
     for (int x = 0; x < 32 && fb > 0; x++)
         if ((all >> x & 1u) && fabs(fx[x] - fb) < 1e-12)
-            best |= 1u << x;
-    *f = fb;
+            best |= 1u << x, n++;
+    /* several tensors: kept together only where the axes of all of them stand still */
+    *f = n > 1 ? pt_ring_reuse_fraction(p, sg, grid, best) : fb;
     return best;
 }

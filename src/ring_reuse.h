@@ -40,7 +40,8 @@ double pt_ring_reuse_fraction(const pt_sprogram *p, const pt_stask_graph *sg, in
 
 /* The tensors that keep their tiles most often together: of those pt_ring_reuse_tensors
  * names, the ones whose own fraction (pt_ring_reuse_fraction of that tensor alone) is the
- * largest, that fraction in *f (0 and no tensor when none is ever kept). Tensors that lack
+ * largest, and in *f the fraction of tiles that find all of them kept (0 and no tensor when
+ * none is ever kept). Tensors that lack
  * different axes keep at different times (ChunkScan's C and CB lack the head axis, x and
  * states the row tile's): the model credits the commonest group only. */
 uint32_t pt_ring_reuse_best(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,

@@ -279,6 +279,20 @@ bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, c
            pt_sprogram_smem_bytes_on(p, sg, hw) + staging + 1024 <= hw->smem_per_block;
 }
 
+int pt_sprogram_staged_over(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+{
+    if (!sg || !sg->tasks || pt_sprogram_staging_apart(p, sg, hw))
+        return -1;
+    int largest = -1;
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        if (t->kind == PT_ST_LOAD && !t->buffered &&
+            (largest < 0 || tile_buffer_bytes(sg, t) > tile_buffer_bytes(sg, &sg->tasks[largest])))
+            largest = s;
+    }
+    return largest;
+}
+
 bool pt_sprogram_longest_first(const pt_sprogram *p, const pt_stask_graph *sg)
 {
     return p && sg && sg->causal_op >= 0 && p->partition.order != PT_ORDER_RASTER;

@@ -53,6 +53,9 @@ int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg
  * it once the loop is done, unless the program is persistent and both still fit (then the
  * next tile's resident load need not wait for this tile's store). No staging: true. */
 bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
+/* The resident load whose tile the output is staged over (the largest, the first of equals, as
+ * the generators choose it), -1 when the output is staged apart. */
+int pt_sprogram_staged_over(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
 /* Are the tiles launched longest first (partition.order; auto: under a causal mask)? The one
  * answer the simulator's launch order and the generators' tile walk both read. */
 bool pt_sprogram_longest_first(const pt_sprogram *p, const pt_stask_graph *sg);

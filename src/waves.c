@@ -309,9 +309,9 @@ static bool edge_times(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
 static bool kept_rings(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                        int64_t grid, tile_model *tm, pt_error *err)
 {
-    uint32_t kept = pt_ring_reuse_best(p, sg, hw, grid, &(double){0});
-    double f = kept ? pt_ring_reuse_fraction(p, sg, grid, kept) : 0;
-    if (!(f > 0))
+    double f = 0;
+    uint32_t kept = pt_ring_reuse_best(p, sg, hw, grid, &f);
+    if (!kept || !(f > 0))
         return true;
     pt_timeline k;
     if (!pt_simulate_kept(p, sg, hw, sg->iterations, PT_CHUNK_WHOLE, pt_sprogram_split_k(p) - 1,
@@ -373,7 +373,8 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     int64_t tiles = sg->tiles > 0 ? sg->tiles : 0, eus = hw->eu_count;
     if (p->partition.persistent)
         tm.persist_saving = pt_waves_persistent_saving(p, sg, tl, hw);
-    int64_t runs = (tiles + pt_sprogram_run(p) - 1) / pt_sprogram_run(p);
+    /* runs of R launch positions are dealt round-robin (R = 1: positions) */
+    int64_t R = pt_sprogram_run(p), runs = (tiles + R - 1) / R;
     if (!kept_rings(p, sg, hw, runs < eus ? runs : eus, &tm, err)) {
         pt_timeline_free(tl);
         return false;
@@ -383,9 +384,7 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
      * give exactly this */
     bool equal = !tm.interp && !tm.edge_axes;
     if ((tiles > PT_SIM_MAX_DISPATCH_TILES || equal) && p->partition.persistent) {
-        /* the busiest CTA's tiles: runs of R positions dealt round-robin (R = 1: positions) */
-        int64_t R = pt_sprogram_run(p), runs = (tiles + R - 1) / R;
-        int64_t per_cta = (runs + eus - 1) / eus * R;
+        int64_t per_cta = (runs + eus - 1) / eus * R; /* the busiest CTA's tiles */
         if (per_cta > tiles)
             per_cta = tiles;
         span = per_cta > 0 ? (double)per_cta * (tm.t_full + tm.overhead) -

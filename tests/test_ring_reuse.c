@@ -25,6 +25,21 @@ static void runs_of(pt_sprogram *p, int run)
     p->partition.run = run;
 }
 
+/* The example partitioned as asked, with its default sProgram on hw; false (a failed check)
+ * when it does not load. */
+static bool program(pt_graph *g, pt_stask_graph *sg, pt_sprogram *p, const pt_hw *hw,
+                    const char *ex, const char *set, const char *tile)
+{
+    pt_error err = {{0}};
+    if (!part(g, sg, ex, set, tile))
+        return false;
+    bool ok = pt_sprogram_default(p, sg, hw, &err);
+    CHECK_MSG(ok, "%s", err.msg);
+    if (!ok)
+        pt_stask_graph_free(sg);
+    return ok;
+}
+
 /* ChunkState, two heads a CTA: B (no head axis) is kept, x (per head) is not; in runs of 4
  * (32 head pairs a chunk) 3 of 4 tiles find it kept, in runs of 64 all but about one in 32. */
 static void chunk_state_keeps_b(void)
@@ -35,9 +50,8 @@ static void chunk_state_keeps_b(void)
     pt_error err = {{0}};
     pt_sprogram p;
     CHECK(pt_hw_load(&hw, "H200", &err));
-    if (!part(&g, &sg, "mamba2_chunk_state", "B=8,S=8192", "h=2,wg=2,wg_axis=h,l=64"))
+    if (!program(&g, &sg, &p, &hw, "mamba2_chunk_state", "B=8,S=8192", "h=2,wg=2,wg_axis=h,l=64"))
         return;
-    CHECK_MSG(pt_sprogram_default(&p, &sg, &hw, &err), "%s", err.msg);
     int x = task(&sg, "load.x")->tensor, b = task(&sg, "load.Bm")->tensor;
     set_stages(&p, 4); /* L = 256 in l = 64 blocks: 4 iterations */
     CHECK(pt_ring_reuse_tensors(&p, &sg, &hw) == 0); /* one position at a time: nothing kept */
@@ -81,9 +95,8 @@ static void attention_and_refusals(void)
     pt_error err = {{0}};
     pt_sprogram p;
     CHECK(pt_hw_load(&hw, "H200", &err));
-    if (!part(&g, &sg, "flash_attention", "B=4,H=16,S=300,D=64,CAUSAL=0", "m=128,n=64,wg=2"))
+    if (!program(&g, &sg, &p, &hw, "flash_attention", "B=4,H=16,S=300,D=64,CAUSAL=0", "m=128,n=64,wg=2"))
         return;
-    CHECK_MSG(pt_sprogram_default(&p, &sg, &hw, &err), "%s", err.msg);
     set_stages(&p, 5);
     runs_of(&p, 3);
     int k = task(&sg, "load.K")->tensor, v = task(&sg, "load.V")->tensor;
@@ -98,9 +111,8 @@ static void attention_and_refusals(void)
     pt_sprogram_free(&p);
     pt_stask_graph_free(&sg);
 
-    if (!part(&g, &sg, "flash_attention", "B=4,H=16,S=300,D=64,CAUSAL=1", "m=128,n=64,wg=2"))
+    if (!program(&g, &sg, &p, &hw, "flash_attention", "B=4,H=16,S=300,D=64,CAUSAL=1", "m=128,n=64,wg=2"))
         return;
-    CHECK_MSG(pt_sprogram_default(&p, &sg, &hw, &err), "%s", err.msg);
     set_stages(&p, 5);
     runs_of(&p, 3);
     k = task(&sg, "load.K")->tensor, v = task(&sg, "load.V")->tensor;
@@ -116,9 +128,8 @@ static void attention_and_refusals(void)
     pt_sprogram_free(&p);
     pt_stask_graph_free(&sg);
 
-    if (!part(&g, &sg, "gemm_f16", "M=1024,N=1024,K=256", "m=128,n=128,k=64,wg=2"))
+    if (!program(&g, &sg, &p, &hw, "gemm_f16", "M=1024,N=1024,K=256", "m=128,n=128,k=64,wg=2"))
         return;
-    CHECK_MSG(pt_sprogram_default(&p, &sg, &hw, &err), "%s", err.msg);
     runs_of(&p, 2);
     p.partition.split_k = 2;
     CHECK(pt_ring_reuse_tensors(&p, &sg, &hw) == 0);
