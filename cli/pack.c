@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "dtype.h"
+#include "packing.h"
 
 static float bf16_to_f32(uint16_t h)
 {
@@ -101,7 +102,7 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
 
 int verb_pack(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL, *format = "int4", *dtype = "bf16";
+    const char *in = NULL, *out = NULL, *format = "int4", *dtype = "bf16", *packing = "rows";
     long long n = 0, k = 0, group = 128;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -116,6 +117,8 @@ int verb_pack(int argc, char **argv)
             format = v, i++;
         else if (!strcmp(a, "--dtype") && v)
             dtype = v, i++;
+        else if (!strcmp(a, "--packing") && v)
+            packing = v, i++;
         else if (!strcmp(a, "-o") && v)
             out = v, i++;
         else if (a[0] != '-' && !in)
@@ -143,6 +146,16 @@ int verb_pack(int argc, char **argv)
         cli_error("pack: --dtype %s; expected bf16 or f16", dtype);
         return EXIT_USAGE;
     }
+    pt_packing pk;
+    if (!pt_packing_parse(packing, &pk)) {
+        cli_error("pack: --packing %s; expected rows or fragments", packing);
+        return EXIT_USAGE;
+    }
+    pt_error perr = {{0}};
+    if (!pt_packing_fits(pk, n, k, "pack: --rows/--cols", &perr)) {
+        cli_error("%s", perr.msg);
+        return EXIT_INVALID;
+    }
     if (k % 2 || k % group) {
         cli_error("pack: --cols %lld must be even and a multiple of --group %lld", k, group);
         return EXIT_INVALID;
@@ -154,7 +167,7 @@ int verb_pack(int argc, char **argv)
     }
     size_t count = (size_t)n * (size_t)k;
     uint16_t *w = malloc(count * 2);
-    uint8_t *q = malloc(count / 2);
+    uint8_t *q = calloc(count / 2 + 1, 1);
     uint16_t *s = malloc((size_t)n * (size_t)(k / group) * 2);
     if (!w || !q || !s) {
         fclose(f);
@@ -199,8 +212,8 @@ int verb_pack(int argc, char **argv)
             for (long long j = 0; j < group; j++) {
                 float x = f16 ? f16_to_f32(row[j]) : bf16_to_f32(row[j]);
                 unsigned v = quantise(x / sc, fp4);
-                size_t e = (size_t)(r * k + g * group + j);
-                q[e / 2] = (uint8_t)(e % 2 ? (q[e / 2] & 0x0f) | (v << 4) : v);
+                size_t e = (size_t)pt_packed_nibble(pk, r, g * group + j, k);
+                q[e / 2] = (uint8_t)(e % 2 ? (q[e / 2] & 0x0f) | (v << 4) : (q[e / 2] & 0xf0) | v);
                 double d = nibble_value(v, fp4) * sc - x;
                 err2 += d * d;
                 ref2 += (double)x * x;
@@ -221,9 +234,9 @@ int verb_pack(int argc, char **argv)
         }
     }
     if (rc == EXIT_OK)
-        printf("packed %lld x %lld %s weights as %s with one %s scale per %lld along k: %s.wq "
-               "(%zu bytes, Wq [%lld, %lld]), %s.ws (%zu bytes, Ws [%lld, %lld]); relative RMS "
-               "error of the dequantised weights %.4f\n", n, k, dtype, format, dtype, group, out,
+        printf("packed %lld x %lld %s weights as %s (%s packing) with one %s scale per %lld along k: "
+               "%s.wq (%zu bytes, Wq [%lld, %lld]), %s.ws (%zu bytes, Ws [%lld, %lld]); relative RMS "
+               "error of the dequantised weights %.4f\n", n, k, dtype, format, pt_packing_name(pk), dtype, group, out,
                count / 2, n, k, out, (size_t)n * (size_t)(k / group) * 2, n, k / group,
                ref2 > 0 ? sqrt(err2 / ref2) : 0.0);
     free(w);

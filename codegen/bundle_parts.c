@@ -162,7 +162,10 @@ char *pt_bundle_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *
             sb_printf(&b, "%s", i ? ", " : "");
             sb_cstr(&b, g->axes[x->axes[i]].name);
         }
-        sb_printf(&b, "]}%s\n", t + 1 < g->n_tensors ? "," : "");
+        sb_printf(&b, "]");
+        if (pt_dtype_is_4bit(x->dtype) && x->packing != PT_PACK_ROWS)  /* src/packing.h */
+            sb_printf(&b, ", \"packing\": \"%s\"", pt_packing_name(x->packing));
+        sb_printf(&b, "}%s\n", t + 1 < g->n_tensors ? "," : "");
     }
     sb_printf(&b, "],\n \"ops\": [\n");
     for (int i = 0; i < g->n_ops; i++) {

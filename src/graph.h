@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "packing.h"
 #include "pt_error.h"
 
 #define PT_NAME_MAX 48
@@ -60,6 +61,7 @@ typedef struct {
     int scales;            /* 4-bit types: tensor index of the group scales, else -1 */
     int group_axis;        /* axis index the scale groups run along, or -1 */
     int64_t group_size;    /* elements per scale group along group_axis, or 0 */
+    pt_packing packing;    /* 4-bit types: the nibble order (packing.h) */
 } pt_tensor;
 
 typedef enum {

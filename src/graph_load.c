@@ -350,6 +350,29 @@ static bool check_scales_shape(loader *L, const pt_tensor *t, const char *path)
     return true;
 }
 
+/* "packing": the nibble order of a 4-bit tensor (packing.h); "fragments" re-orders blocks of a
+ * rank-2 tensor's rows and innermost axis. */
+static bool load_packing(loader *L, pt_tensor *t, const char *path, const char *name)
+{
+    char pp[PT_PATH_MAX];
+    pt_path_key(pp, path, "packing");
+    if (!pt_packing_parse(name, &t->packing))
+        return pt_fail(L->err, "%s: %s: \"%.20s\" is not a packing; expected \"rows\" or "
+                               "\"fragments\"", L->file, pp, name);
+    if (t->packing == PT_PACK_ROWS)
+        return true;
+    if (!pt_dtype_is_4bit(t->dtype))
+        return pt_fail(L->err, "%s: %s: the tensor is %s; only 4-bit tensors (int4, fp4-e2m1) have "
+                               "a packing", L->file, pp, pt_dtype_name(t->dtype));
+    if (t->rank != 2)
+        return pt_fail(L->err, "%s: %s: \"fragments\" needs a rank-2 tensor [rows, k]; this one "
+                               "has rank %d", L->file, pp, t->rank);
+    char what[PT_PATH_MAX + 64];
+    snprintf(what, sizeof what, "%s: %s", L->file, pp);
+    return pt_packing_fits(t->packing, L->g->axes[t->axes[0]].extent,
+                           L->g->axes[t->axes[1]].extent, what, L->err);
+}
+
 static bool check_view(loader *L, pt_tensor *t, const char *path)
 {
     char vp[PT_PATH_MAX];
@@ -362,6 +385,9 @@ static bool check_view(loader *L, pt_tensor *t, const char *path)
         return pt_fail(L->err, "%s: %s: view of \"%s\" must have its rank (%d) and dtype "
                "(%s)", L->file, vp, base->name, base->rank,
                pt_dtype_name(base->dtype));
+    if (base->packing != PT_PACK_ROWS || t->packing != PT_PACK_ROWS)
+        return pt_fail(L->err, "%s: %s: \"%s\" is packed as \"%s\"; a view re-indexes rows-packed "
+               "tensors only", L->file, vp, base->name, pt_packing_name(base->packing));
     for (int i = 0; i < t->rank; i++)
         if (L->g->axes[base->axes[i]].extent != L->g->axes[t->axes[i]].extent)
             return pt_fail(L->err, "%s: %s: axis %d of the view (\"%s\") and of \"%s\" "
@@ -404,14 +430,15 @@ static bool load_tensors(loader *L, const cJSON *root)
         char path[PT_PATH_MAX];
         pt_path_key(path, "$.tensors", it->string);
         static const char *const keys[] = {"axes", "dtype", "role", "view_of", "scales",
-                                           "description", NULL};
+                                           "packing", "description", NULL};
         if (!pt_json_check_keys(it, keys, L->file, path, L->err) ||
             !load_tensor_axes(L, it, path, t))
             return false;
-        const char *dt = NULL, *role = "intermediate", *view = NULL;
+        const char *dt = NULL, *role = "intermediate", *view = NULL, *packing = NULL;
         if (!pt_json_get_string(it, "dtype", true, L->file, path, &dt, L->err) ||
             !pt_json_get_string(it, "role", false, L->file, path, &role, L->err) ||
-            !pt_json_get_string(it, "view_of", false, L->file, path, &view, L->err))
+            !pt_json_get_string(it, "view_of", false, L->file, path, &view, L->err) ||
+            !pt_json_get_string(it, "packing", false, L->file, path, &packing, L->err))
             return false;
         if (!pt_dtype_parse(dt, &t->dtype))
             return pt_fail(L->err, "%s: %s.dtype: \"%.20s\" is not a dtype; expected one of: %s",
@@ -431,6 +458,8 @@ static bool load_tensors(loader *L, const cJSON *root)
             if (!resolve_tensor(L, view, vp, &t->view_of))
                 return false;
         }
+        if (packing && !load_packing(L, t, path, packing))
+            return false;
         const cJSON *sc = cJSON_GetObjectItemCaseSensitive(it, "scales");
         if (sc) {
             char sp[PT_PATH_MAX];

@@ -412,6 +412,44 @@ for i in range(8 * 96):
 PY
     then ok "pack $fmt: every weight within half a step of its input"; else bad "pack $fmt: decoded weights"; fi
 done
+# --packing fragments: the same weights in the order of wgmma's A fragments (src/packing.h),
+# decoded here by the layout's own rule
+python3 - "$tmp/w16.bin" <<'PY'
+import random, struct, sys
+random.seed(8)
+def bf16(x):
+    u = struct.unpack('<I', struct.pack('<f', x))[0]
+    return (u + 0x7fff + ((u >> 16) & 1)) >> 16
+open(sys.argv[1], 'wb').write(b''.join(struct.pack('<H', bf16(random.gauss(0, 0.05))) for _ in range(32 * 128)))
+PY
+expect 0 "pack --packing fragments" "$cli" pack "$tmp/w16.bin" --rows 32 --cols 128 --group 64 --packing fragments -o "$tmp/wf"
+if python3 - "$tmp/w16.bin" "$tmp/wf" <<'PY'
+import struct, sys
+w = open(sys.argv[1], 'rb').read(); q = open(sys.argv[2] + '.wq', 'rb').read(); s = open(sys.argv[2] + '.ws', 'rb').read()
+f = lambda h: struct.unpack('<f', struct.pack('<I', h << 16))[0]
+N, K = 32, 128
+def nibble(n, k):
+    rr, kk = n % 16, k % 64
+    kc = kk % 32; kt = kc % 16
+    lane = 4 * (rr % 8) + (kt % 8) // 2
+    word = 2 * (kk // 32) + rr // 8
+    nib = 2 * (kc // 16) + kt // 8 + 4 * (kt % 2)
+    byte = ((n // 16) * 16 + lane % 16) * (K // 2) + (k // 64) * 32 + 16 * (lane // 16) + 4 * word + nib // 2
+    return byte * 2 + nib % 2
+seen = set()
+for n in range(N):
+    for k in range(K):
+        e = nibble(n, k); seen.add(e)
+        v = (q[e // 2] >> 4) if e % 2 else (q[e // 2] & 15)
+        val = v - 16 if v >= 8 else v
+        sc = f(struct.unpack_from('<H', s, 2 * (n * 2 + k // 64))[0])
+        x = f(struct.unpack_from('<H', w, 2 * (n * K + k))[0])
+        assert abs(val * sc - x) <= sc / 2 + 1e-6, (n, k, val, sc, x)
+assert len(seen) == N * K
+PY
+then ok "pack --packing fragments: every weight where the layout puts it"; else bad "pack --packing fragments: decoded weights"; fi
+expect 1 "pack: fragments need rows of 16" "$cli" pack "$tmp/w.bin" --rows 8 --cols 96 --group 32 --packing fragments -o "$tmp/wp"
+stderr_has "8 rows; the \"fragments\" packing needs a multiple of 16" "pack: the fragments refusal names the rule"
 expect 1 "pack: a file of the wrong size" "$cli" pack "$tmp/w.bin" --rows 9 --cols 96 --group 32 -o "$tmp/wp"
 stderr_has "expected exactly 9 x 96 bf16 elements" "pack: the size refusal names the shape"
 

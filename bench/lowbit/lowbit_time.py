@@ -21,10 +21,29 @@ FP4 = torch.tensor([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1
                     -4.0, -6.0])
 
 
-def unpack(wq, fmt):
-    """Packed [N, K/2] uint8 -> [N, K] f32 values (even element in the low nibble)."""
+def frag_order(N, K, device):
+    """For the "fragments" packing (src/packing.h): the nibble index of each element (n, k), as
+    an [N, K] tensor, so that element (n, k) is nibble order[n, k] of the packed bytes."""
+    n = torch.arange(N, device=device).view(-1, 1)
+    k = torch.arange(K, device=device).view(1, -1)
+    rr, kk = n % 16, k % 64
+    kc = kk % 32
+    kt = kc % 16
+    lane = 4 * (rr % 8) + (kt % 8) // 2
+    word = 2 * (kk // 32) + rr // 8
+    nib = 2 * (kc // 16) + kt // 8 + 4 * (kt % 2)
+    byte = ((n // 16) * 16 + lane % 16) * (K // 2) + (k // 64) * 32 + 16 * (lane // 16) + 4 * word + nib // 2
+    return byte * 2 + nib % 2
+
+
+def unpack(wq, fmt, packing="rows"):
+    """Packed [N, K/2] uint8 -> [N, K] f32 values (rows: even element in the low nibble;
+    fragments: src/packing.h)."""
     lo, hi = (wq & 0xF).long(), (wq >> 4).long()
     nib = torch.stack([lo, hi], dim=-1).reshape(wq.shape[0], -1)
+    if packing == "fragments":
+        N, K = nib.shape
+        nib = nib.reshape(-1)[frag_order(N, K, nib.device)]
     if fmt == "int4":
         return torch.where(nib >= 8, nib - 16, nib).float()
     return FP4.to(wq.device)[nib]
@@ -63,9 +82,11 @@ def main():
             M, K = t["A"]["shape"]
             N = t["C"]["shape"][1]
             fmt = "int4" if t["Wq"]["dtype"] == "int4" else "fp4"
+            packing = t["Wq"].get("packing", "rows")
             dt = pt_bench.DTYPES[t["A"]["dtype"]]
             G = K // t["Ws"]["shape"][1]
-            rec.update({"M": M, "N": N, "K": K, "G": G, "weights": fmt, "act": t["A"]["dtype"],
+            rec.update({"M": M, "N": N, "K": K, "G": G, "weights": fmt, "packing": packing,
+                        "act": t["A"]["dtype"],
                         "flops": 2.0 * M * N * K})
             in_bytes = M * K * 2 + N * K // 2 + N * (K // G) * 2
             rotate = pt_bench.rotation(in_bytes)
@@ -81,13 +102,13 @@ def main():
                 outs = b.outputs()
                 slots = [b.slots(x, outs) for x in ins]
                 # the dequantised weights each baseline multiplies (rounded as the reference)
-                Wd = [(unpack(x["Wq"], fmt) * x["Ws"].float().repeat_interleave(G, dim=1)).to(dt)
+                Wd = [(unpack(x["Wq"], fmt, packing) * x["Ws"].float().repeat_interleave(G, dim=1)).to(dt)
                       for x in ins]
                 Ct = torch.empty(M, N, device="cuda", dtype=dt)
                 subj = {"ours": lambda k: b.launch(slots[k]),
                         "cublas": lambda k: torch.matmul(ins[k]["A"], Wd[k].t(), out=Ct)}
                 if fmt == "int4" and dt == torch.bfloat16:
-                    nibs = [unpack(x["Wq"], "int4").to(torch.int32) for x in ins]
+                    nibs = [unpack(x["Wq"], "int4", packing).to(torch.int32) for x in ins]
                     fns = [torch_int4(x["A"], n, x["Ws"], G) for x, n in zip(ins, nibs)]
                     if fns[0][0] is not None:
                         subj["torch_int4"] = lambda k: fns[k][0](ins[k]["A"])

@@ -156,6 +156,60 @@ __device__ __forceinline__ void dequant_frag(const frag_words &pk, int q, T s0, 
     }
 }
 
+// dequant.W from the "fragments" packing (src/packing.h): a lane's 16 bytes hold its rows r and
+// r + 8 for two chunks of 32 k (word 2 * chunk + row slot), pair j of a word at nibbles j and
+// j + 4. So a pair is one shift and one mask (int4: the mask and the exponent bits in one LOP3)
+// from its word, with no byte permute, and every lane loads only its own bytes.
+//  - int4 in f16: both halves read as 0x6400 | m (1024 + m), m = n + 8;
+//  - int4 in bf16: both halves 0x4300 | m (128 + m);
+//  - fp4: the two nibbles at bits 0..3 and 16..19, as pair_bits gives them.
+template <typename T, Quant QK>
+__device__ __forceinline__ uint32_t frag_pair_bits(uint32_t w, int j)
+{
+    const uint32_t x = w >> (4 * j);
+    if constexpr (QK == Quant::INT4 && std::is_same<T, __half>::value)
+        return and_xor(x, 0x000F000Fu, 0x64086408u);
+    else if constexpr (QK == Quant::INT4)
+        return and_xor(x, 0x000F000Fu, 0x43084308u);
+    else
+        return x & 0x000F000Fu;
+}
+
+template <typename T, Quant QK>
+__device__ __forceinline__ uint32_t frag_pair_value(uint32_t bits, T scale)
+{
+    using M = dequant_math<T>;
+    if constexpr (QK == Quant::FP4_E2M1)
+        return M::scale_pair(M::fp4_pair(bits), scale);
+    else if constexpr (std::is_same<T, __half>::value)  // (1024 + m) - 1032 in both halves
+        return M::scale_pair(__hsub2(*reinterpret_cast<const __half2 *>(&bits), __float2half2_rn(1032.f)), scale);
+    else
+        return M::scale_pair(M::int4_pair(bits), scale);
+}
+
+// The 16 bytes of lane unit `unit` (2 per 64 k) of stage row `row`, P bytes a row, where TMA's
+// P-byte swizzle put them: 16-byte unit u of a row sits at u ^ (address bits 7.. of the row).
+template <int P>
+__device__ __forceinline__ uint4 frag_packed_load(const uint8_t *q, int row, int unit)
+{
+    static_assert(P == 32 || P == 64 || P == 128, "a swizzle span: k tiles of 64, 128 or 256");
+    uint32_t a = row * P + unit * 16;
+    a ^= ((a >> 7) & (P / 16 - 1)) << 4;
+    return *reinterpret_cast<const uint4 *>(q + a);
+}
+
+// A fragments (as dequant_frag fills them) of chunk `odd` (0 or 1) of a lane's 16 bytes v.
+template <typename T, Quant QK>
+__device__ __forceinline__ void dequant_frag_packed(const uint4 &v, int odd, T s0, T s1, uint32_t (&f)[2][4])
+{
+    const uint32_t w0 = odd ? v.z : v.x, w1 = odd ? v.w : v.y;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        f[j / 2][(j % 2) * 2] = frag_pair_value<T, QK>(frag_pair_bits<T, QK>(w0, j), s0);
+        f[j / 2][(j % 2) * 2 + 1] = frag_pair_value<T, QK>(frag_pair_bits<T, QK>(w1, j), s1);
+    }
+}
+
 // The first group column of a scales stage: TMA's innermost box coordinate must be a multiple
 // of 16 bytes, so the box starts at the group of kbase rounded down to 8 groups.
 template <int G> __device__ __forceinline__ int scale_col0(int kbase)

@@ -44,6 +44,7 @@ typedef struct {
     bool deq_regs;
     int mma_i, deq_i;
     bool a_late;                 /* deq_regs: A's stage handed back during the next k block */
+    bool frag;                   /* deq_regs with Wq in the "fragments" packing (src/packing.h) */
     int Bq, Bs, ring_q, ring_s, deq_task;
     int64_t group, s_cols;
     pt_dtype q_dt;

@@ -79,6 +79,13 @@ bool sm90a_gemm_plan_dequant(sm90a_gemm *gm, pt_error *err)
         REFUSE("group size %lld of \"%s\" with the tensor-core rows on its rows; expected a "
                "multiple of 32 (a thread's A fragments of two k16 steps share one scale per row)",
                (long long)gm->group, q->name);
+    gm->frag = q->packing == PT_PACK_FRAGMENTS;
+    if (gm->frag && !gm->deq_regs)
+        REFUSE("\"%s\" is packed as \"fragments\", the order of wgmma's A fragments: only a "
+               "tiling with the tensor-core rows on its rows (wg_axis n) reads it", q->name);
+    if (gm->frag && gm->BK != 64 && gm->BK != 128 && gm->BK != 256)
+        REFUSE("tile k=%lld with \"%s\" packed as \"fragments\"; expected 64, 128 or 256 (a "
+               "stage row of 32, 64 or 128 bytes, which TMA swizzles)", (long long)gm->BK, q->name);
     if (sc->rank != 2 || sc->axes[0] != g->tensors[gm->B].axes[0] || sc->dtype != gm->in_dt)
         REFUSE("scales \"%s\" must be [%s, %s/%lld] of %s, the activations' type", sc->name,
                g->axes[g->tensors[gm->B].axes[0]].name, g->axes[q->group_axis].name,
@@ -193,10 +200,14 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
         sb_printf(sb, "constexpr pt::Quant QKIND = pt::Quant::%s;\n"
                       "// Each consumer warpgroup dequantises its own M_WG rows of B into wgmma's A fragments,\n"
                       "// loading the packed bytes of LOOK chunks of 32 k at once (8 registers per chunk and 64 rows).\n"
-                      "constexpr int LOOK = 4 / MREP < BK / 32 ? 4 / MREP : BK / 32;\n"
+                      "%s"
                     "constexpr int CH = MREP == 1 && BK >= 128 ? 2 : 1;  // chunks committed as one wgmma group\n"
                     "static_assert(LOOK %% CH == 0 && BK / 32 / CH >= 2, \"whole groups per batch, two groups per k block\");\n",
-                  gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1");
+                  gm->q_dt == PT_INT4 ? "INT4" : "FP4_E2M1",
+                  gm->frag ? "// Wq in the \"fragments\" packing: a lane's 16 bytes are its two rows of two chunks, so\n"
+                             "// chunks are loaded in pairs, half the registers a chunk of the rows packing takes.\n"
+                             "constexpr int LOOK = 8 / MREP < BK / 32 ? (8 / MREP) & ~1 : BK / 32;\n"
+                           : "constexpr int LOOK = 4 / MREP < BK / 32 ? 4 / MREP : BK / 32;\n");
     else
         sb_printf(sb, "constexpr int DEQ_THREADS = %d, DEQ_BARRIER = %d;  // the dequantising warps and their named barrier\n",
                   DEQ_THREADS, DEQ_BARRIER);
@@ -220,6 +231,8 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
     const char *k0 = sm90a_k_ranged(kp) ? "(k0 + i)" : "i";
     const char *n_iter = sm90a_k_ranged(kp) ? "n_iter" : "K_ITERS";
     bool late = gm->a_late;
+    if (gm->frag)
+        sb_puts(sb, "        static_assert(OFF_BQ % 1024 == 0 && BQ_PITCH % 1024 == 0, \"Wq's stages start whole swizzle patterns\");\n");
     sb_printf(sb,
               "        for (int i = 0; i < %s; ++i) {\n"
               "            // dequant.%s: Waits on load.%s and load.%s; mma.%s: Wait on load.%s and on\n"
@@ -236,7 +249,11 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
               "            const uint8_t *q = ring_bq + sq * BQ_PITCH;\n"
               "            const elem_t *s = reinterpret_cast<const elem_t *>(ring_bs + ss * BS_PITCH);\n"
               "            const int kbase = %s * BK, g0 = pt::scale_col0<QGROUP>(kbase);\n"
-              "            pt::frag_words pk[LOOK][MREP];  // packed bytes of LOOK chunks, loaded together\n"
+              "            // a chunk's scale column: where k blocks and groups nest, the block's column plus\n"
+              "            // the chunk's whole groups, so chunks of one group load the same scales once\n"
+              "            constexpr bool NESTED = QGROUP %% BK == 0 || BK %% QGROUP == 0;\n"
+              "            const int bcol = kbase / QGROUP - g0;\n"
+              "%s"
               "            elem_t sc[LOOK][MREP][2];\n"
               "            #pragma unroll\n"
               "            for (int g = 0; g < BK / 32 / CH; ++g) {\n"
@@ -248,8 +265,9 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
               "                        #pragma unroll\n"
               "                        for (int r = 0; r < MREP; ++r) {\n"
               "                            const int row = cw * M_WG + r * 64 + warp * 16 + lane / 4;\n"
-              "                            const int col = (kbase + (c + j) * 32) / QGROUP - g0;\n"
-              "                            pk[j][r] = pt::frag_load(q + row * BQ_ROW + (c + j) * 16, q + (row + 8) * BQ_ROW + (c + j) * 16);\n"
+              "                            const int col = NESTED ? bcol + (QGROUP %% BK == 0 ? 0 : (c + j) * 32 / QGROUP)\n"
+              "                                                   : (kbase + (c + j) * 32) / QGROUP - g0;\n"
+              "%s"
               "                            sc[j][r][0] = s[row * BS_COLS + col];\n"
               "                            sc[j][r][1] = s[(row + 8) * BS_COLS + col];\n"
               "                        }\n"
@@ -257,7 +275,13 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
               "                pt::wgmma_wait<1>();  // the group that read this set is done\n",
               n_iter, gm->g->tensors[gm->B].name, gm->g->tensors[gm->Bq].name,
               gm->g->tensors[gm->Bs].name, gm->g->tensors[gm->C].name, gm->g->tensors[gm->A].name,
-              gm->g->tensors[gm->B].name, k0);
+              gm->g->tensors[gm->B].name, k0,
+              gm->frag ? "            uint4 pk[LOOK / 2][MREP];  // a lane's packed bytes of LOOK chunks, loaded together\n"
+                       : "            pt::frag_words pk[LOOK][MREP];  // packed bytes of LOOK chunks, loaded together\n",
+              gm->frag ? "                            if (j % 2 == 0)  // the lane's 16 bytes of this chunk and the next\n"
+                         "                                pk[j / 2][r] = pt::frag_packed_load<BQ_ROW>(q, cw * M_WG + r * 64 + warp * 16 + lane % 16,\n"
+                         "                                                                            (c + j) / 2 * 2 + lane / 16);\n"
+                       : "                            pk[j][r] = pt::frag_load(q + row * BQ_ROW + (c + j) * 16, q + (row + 8) * BQ_ROW + (c + j) * 16);\n");
     if (late)
         sb_puts(sb, "                if (g == 1 && i > 0) {  // the previous k block's groups are all done\n"
                     "                    if (lead) {\n"
@@ -268,9 +292,13 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
     sb_puts(sb, "                #pragma unroll\n"
                 "                for (int h = 0; h < CH; ++h)\n"
                 "                    #pragma unroll\n"
-                "                    for (int r = 0; r < MREP; ++r)\n"
-                "                        pt::dequant_frag<elem_t, QKIND>(pk[(c + h) % LOOK][r], lane % 4, sc[(c + h) % LOOK][r][0],\n"
-                "                                                        sc[(c + h) % LOOK][r][1], f[r][h]);\n"
+                "                    for (int r = 0; r < MREP; ++r)\n");
+    sb_puts(sb, gm->frag
+                ? "                        pt::dequant_frag_packed<elem_t, QKIND>(pk[(c + h) % LOOK / 2][r], (c + h) % 2,\n"
+                  "                                                               sc[(c + h) % LOOK][r][0], sc[(c + h) % LOOK][r][1], f[r][h]);\n"
+                : "                        pt::dequant_frag<elem_t, QKIND>(pk[(c + h) % LOOK][r], lane % 4, sc[(c + h) % LOOK][r][0],\n"
+                  "                                                        sc[(c + h) % LOOK][r][1], f[r][h]);\n");
+    sb_puts(sb, 
                 "                if (g == BK / 32 / CH - 1) {  // this warp has read its rows of both stages\n"
                 "                    __syncwarp();\n"
                 "                    if (lane == 0) {\n"
@@ -290,12 +318,20 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
                 "                #pragma unroll\n"
                 "                for (int r = 0; r < MREP; ++r)\n"
                 "                    pt::keep_all(acc[r]);\n"
-                "                pt::wgmma_fence();  // the fragments were written by ordinary instructions\n"
-                "                const uint8_t *a = ring_a + sa * A_PITCH;\n"
-                "                #pragma unroll\n"
-                "                for (int t = 0; t < 2 * CH; ++t) {\n"
-                "                    const int kk = 2 * c + t;\n");
-    sm90a_gemm_emit_cols_desc(sb, gm, "                    ");
+                "                pt::wgmma_fence();  // the fragments were written by ordinary instructions\n");
+    if (gm->cols_kmajor)  /* one descriptor a stage; a k16 step adds its offset (>> 4, no carry) */
+        sb_puts(sb, "                const uint64_t da0 = pt::desc_sw128(ring_a + sa * A_PITCH, 16, 1024);\n"
+                    "                #pragma unroll\n"
+                    "                for (int t = 0; t < 2 * CH; ++t) {\n"
+                    "                    const int kk = 2 * c + t;\n"
+                    "                    const uint64_t db = da0 + (uint64_t)(((kk / 4) * (BM * 128) + (kk % 4) * 32) >> 4);\n");
+    else {
+        sb_puts(sb, "                const uint8_t *a = ring_a + sa * A_PITCH;\n"
+                    "                #pragma unroll\n"
+                    "                for (int t = 0; t < 2 * CH; ++t) {\n"
+                    "                    const int kk = 2 * c + t;\n");
+        sm90a_gemm_emit_cols_desc(sb, gm, "                    ");
+    }
     sb_puts(sb, "                    #pragma unroll\n"
                 "                    for (int r = 0; r < MREP; ++r)\n"
                 "                        wgmma_step(acc[r], f[r][t / 2][t % 2], db);\n"

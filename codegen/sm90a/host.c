@@ -94,6 +94,12 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
                      : plain   ? B->row_bytes / map_elem
                                : 128 / B->elem_bytes;
     const char *sw = plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B";
+    /* the "fragments" packing: a lane reads one 16-byte column of 8 rows, which the swizzle of
+     * the stage row's width spreads over the banks (pt_dequant.cuh frag_packed_load) */
+    if (packed && T->packing == PT_PACK_FRAGMENTS && plain)
+        sw = B->row_bytes == 32   ? "CU_TENSOR_MAP_SWIZZLE_32B"
+             : B->row_bytes == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B"
+                                  : "CU_TENSOR_MAP_SWIZZLE_128B";
     const char *type = packed ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : tmap_type(T->dtype);
     char lo[8], up[8];
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
