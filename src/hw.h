@@ -60,6 +60,10 @@ typedef struct {
                                     0 = the cost table's dequant rate */
     double dequant_rows_fp4_rate; /* the same for fp4 (e2m1) weights, whose unpacking takes more
                                     instructions per pair than int4's; 0 = dequant_rows_rate */
+    double dequant_frag_rate;    /* dequant_rows_rate where the weights are packed in the order
+                                    of the fragments (packing.h "fragments": a pair is a shift and
+                                    a mask, no byte permute); 0 = dequant_rows_rate */
+    double dequant_frag_fp4_rate; /* the same for fp4 weights; 0 = dequant_frag_rate */
     double dequant_rows_block_ns; /* and each such dequant sTask's fixed time per k block on its
                                     warpgroup (its barrier waits, its first shared-memory loads, the
                                     wgmma groups it waits for), during which the other roles may

@@ -1427,6 +1427,15 @@ static void sim_free(sim_state *S)
     free(S->notes);
 }
 
+/* The packing of the 4-bit tensor a dequant sTask reads (its op's input). */
+static pt_packing dequant_packing(const pt_stask_graph *sg, int s)
+{
+    int op = sg->tasks[s].op;
+    if (op < 0 || sg->graph->ops[op].n_in < 1)
+        return PT_PACK_ROWS;
+    return sg->graph->tensors[sg->graph->ops[op].in[0]].packing;
+}
+
 /* sTask s's rate and latency: the cost table's, except a dequantisation's where the model has
  * rates fitted on generated kernels (into the mma's row fragments, or into a ring), the former
  * with a fixed time per k block as its latency. */
@@ -1439,9 +1448,12 @@ static void stask_cost(const sim_state *S, int s, double *rate, double *latency)
     if (t->kind != PT_ST_DEQUANT)
         return;
     if (pt_stask_dequant_rows(S->sg, s) && S->hw->dequant_rows_rate > 0) {
-        *rate = t->dtype == PT_FP4_E2M1 && S->hw->dequant_rows_fp4_rate > 0
-                    ? S->hw->dequant_rows_fp4_rate
-                    : S->hw->dequant_rows_rate;
+        bool fp4 = t->dtype == PT_FP4_E2M1;
+        *rate = fp4 && S->hw->dequant_rows_fp4_rate > 0 ? S->hw->dequant_rows_fp4_rate
+                                                        : S->hw->dequant_rows_rate;
+        if (dequant_packing(S->sg, s) == PT_PACK_FRAGMENTS && S->hw->dequant_frag_rate > 0)
+            *rate = fp4 && S->hw->dequant_frag_fp4_rate > 0 ? S->hw->dequant_frag_fp4_rate
+                                                           : S->hw->dequant_frag_rate;
         *latency = S->hw->dequant_rows_block_ns;
     } else if (pt_stask_writes_ring(S->sg, s) && S->hw->dequant_tile_rate > 0) {
         *rate = S->hw->dequant_tile_rate;

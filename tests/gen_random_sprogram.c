@@ -210,7 +210,15 @@ static bool draw_lowbit(draw *d, rng *r, pt_error *err)
     } else {
         snprintf(d->tile, sizeof d->tile, "m=%d,n=%d,k=%d,wg=%d", m_wg * wgs, bn, bk, wgs);
     }
-    if (!load_graph(d, err) || !partition_default(d, err))
+    if (!load_graph(d, err))
+        return false;
+    /* half the register-form draws whose sizes allow it read Wq packed as "fragments" */
+    int wq = pt_graph_find_tensor(&d->g, "Wq");
+    if (rows && N % 16 == 0 && K % 64 == 0 && chance(r, 50)) {
+        d->g.tensors[wq].packing = PT_PACK_FRAGMENTS;
+        note(d, "Wq packed as fragments");
+    }
+    if (!partition_default(d, err))
         return false;
     static const char *const rings[4] = {"A", "Wq", "Ws", "W"};
     for (int i = 0; i < (rows ? 3 : 4); i++) {
@@ -553,13 +561,16 @@ static int write_mode(const char *w, uint64_t seed, const char *dir)
         bool ok = json && pt_write_file(path, json, &err);
         free(json);
         char replay[2048];
+        int wq = pt_graph_find_tensor(&d.g, "Wq");
+        bool frag = wq >= 0 && d.g.tensors[wq].packing == PT_PACK_FRAGMENTS;
         snprintf(replay, sizeof replay,
                  "seed %llu %s draw %d: set %s; tile %s; %s\n"
                  "replay: gen_random_sprogram %s %llu DIR%s\n"
-                 "   or: pipethreader-cli codegen %s --set %s --program program.json --target sm90a -o DIR\n"
+                 "   or: pipethreader-cli codegen %s%s --set %s --program program.json --target sm90a -o DIR\n"
                  "kernel: %s\n",
                  (unsigned long long)seed, w, k, d.set, d.tile, d.edits, w,
-                 (unsigned long long)seed, small_sizes ? " --small" : "", w, d.set, info.summary);
+                 (unsigned long long)seed, small_sizes ? " --small" : "", w,
+                 frag ? " (with \"packing\": \"fragments\" on Wq)" : "", d.set, info.summary);
         snprintf(path, sizeof path, "%s/replay.txt", dir);
         ok = ok && pt_write_file(path, replay, &err);
         fputs(replay, stdout);

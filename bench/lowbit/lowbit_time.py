@@ -55,7 +55,9 @@ def torch_int4(A, wq_signed_nib, scales, group):
     try:
         N, K = wq_signed_nib.shape
         u = (wq_signed_nib + 8).to(torch.int32)
-        packed_u8 = (u[:, 0::2] | (u[:, 1::2] << 4)).to(torch.uint8)
+        # torch's packing keeps the even element in the high nibble (gpt-fast's
+        # `w[:, ::2] << 4 | w[:, 1::2]`); the low-nibble order computed a different product
+        packed_u8 = ((u[:, 0::2] << 4) | u[:, 1::2]).to(torch.uint8)
         try:
             w = torch.ops.aten._convert_weight_to_int4pack(packed_u8.contiguous(), 8)
         except Exception:
