@@ -570,6 +570,14 @@ static bool find_loop_axis(builder *b)
 
 int pt_default_rows_axis(const pt_graph *g, const pt_tiling *t)
 {
+    /* weights packed as wgmma's A fragments (packing.h) are read only with the tensor-core
+     * rows on their rows: those rows, where they are an output axis */
+    for (int i = 0; i < g->n_tensors; i++) {
+        const pt_tensor *x = &g->tensors[i];
+        if (pt_dtype_is_4bit(x->dtype) && x->packing == PT_PACK_FRAGMENTS &&
+            pt_graph_axis_in_output(g, x->axes[0]) && t->tile[x->axes[0]] > 1)
+            return x->axes[0];
+    }
     /* the first non-batch axis of the first output, as FA3 and GEMM split rows (M) */
     for (int i = 0; i < g->n_tensors; i++) {
         const pt_tensor *x = &g->tensors[i];

@@ -450,6 +450,15 @@ PY
 then ok "pack --packing fragments: every weight where the layout puts it"; else bad "pack --packing fragments: decoded weights"; fi
 expect 1 "pack: fragments need rows of 16" "$cli" pack "$tmp/w.bin" --rows 8 --cols 96 --group 32 --packing fragments -o "$tmp/wp"
 stderr_has "8 rows; the \"fragments\" packing needs a multiple of 16" "pack: the fragments refusal names the rule"
+# a graph whose weights are packed as fragments: its default sProgram puts the tensor-core rows
+# on the weights' rows (the only form that reads them); another tiling is refused by name
+fg=tests/codegen/graphs/gemm_w4a16_bf16_frag.json
+expect 0 "codegen fragments-packed weights, default sProgram" "$cli" codegen "$fg" --target sm90a -o "$tmp/fragk"
+if grep -q "frag_packed_load" "$tmp/fragk/kernel.cu" && grep -q "CU_TENSOR_MAP_SWIZZLE_32B" "$tmp/fragk/launch.c"; then
+    ok "fragments: the kernel loads a lane's bytes through the stage's swizzle"
+else bad "fragments: kernel or tensor map"; fi
+expect 1 "codegen fragments-packed weights with the rows on m" "$cli" codegen "$fg" --target sm90a --tile wg_axis=m -o "$tmp/fragm"
+stderr_has "packed as \"fragments\", the order of wgmma's A fragments: only a tiling with the tensor-core rows on its rows (wg_axis n) reads it" "fragments: the refusal names the packing and the tiling"
 expect 1 "pack: a file of the wrong size" "$cli" pack "$tmp/w.bin" --rows 9 --cols 96 --group 32 -o "$tmp/wp"
 stderr_has "expected exactly 9 x 96 bf16 elements" "pack: the size refusal names the shape"
 
