@@ -16,7 +16,8 @@
 //
 // With the tensor-core rows on the weights' rows (the sProgram's wg_axis on N), the weights are
 // wgmma's A operand and each consumer warpgroup dequantises its own rows straight into the A
-// fragments (dequant_frag): no shared-memory tile, and every consumer warp converts.
+// fragments (dequant_frag): no shared-memory tile, and every consumer warp converts. Weights
+// packed as "fragments" (src/packing.h) take dequant_frag_packed instead.
 #pragma once
 
 #include <cuda_bf16.h>

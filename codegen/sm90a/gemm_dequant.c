@@ -224,7 +224,13 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
  * scale stages are handed back by every warp once it has read them (their empty barriers count
  * 4 x WGS); A's stage once the groups that read it are done: at the second group of the next k
  * block (its wait leaves only that block's first group in flight) where the producer's load
- * offsets allow it (a_release_late), else right after the block. */
+ * offsets allow it (a_release_late), else right after the block.
+ *
+ * The loop is issue-bound (about half its instructions unpack), so the rest is kept lean: the
+ * chunks of one scale group share their scale loads (one address), and the wgmma descriptors of
+ * a stage are one descriptor plus each k16 step's offset. With Wq packed as "fragments"
+ * (src/packing.h) a lane loads only its own 16 bytes for two chunks (through the stage row's TMA
+ * swizzle) and unpacks a pair with a shift and a mask instead of a byte permute. */
 void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
 {
     const pt_kprog *kp = gm->kp;
@@ -298,8 +304,7 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
                   "                                                               sc[(c + h) % LOOK][r][0], sc[(c + h) % LOOK][r][1], f[r][h]);\n"
                 : "                        pt::dequant_frag<elem_t, QKIND>(pk[(c + h) % LOOK][r], lane % 4, sc[(c + h) % LOOK][r][0],\n"
                   "                                                        sc[(c + h) % LOOK][r][1], f[r][h]);\n");
-    sb_puts(sb, 
-                "                if (g == BK / 32 / CH - 1) {  // this warp has read its rows of both stages\n"
+    sb_puts(sb, "                if (g == BK / 32 / CH - 1) {  // this warp has read its rows of both stages\n"
                 "                    __syncwarp();\n"
                 "                    if (lane == 0) {\n"
                 "                        pt::mbar_arrive(&empty_bq[sq]);\n"
