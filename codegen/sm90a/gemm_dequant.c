@@ -213,6 +213,62 @@ void sm90a_gemm_emit_dequant_constants(strbuf *sb, const sm90a_gemm *gm)
                   DEQ_THREADS, DEQ_BARRIER);
 }
 
+/* One wgmma group of the rows loop: dequant.W of its chunks into the group's fragment set, the
+ * packed and scale stages handed back after the block's last group, the Wait on A's stage
+ * before the block's first, and the group's wgmmas (one descriptor a stage, a k16 step adding
+ * its offset >> 4, which cannot carry out of the address field). */
+static void emit_rows_group(strbuf *sb, const sm90a_gemm *gm)
+{
+    sb_puts(sb, "                #pragma unroll\n"
+                "                for (int h = 0; h < CH; ++h)\n"
+                "                    #pragma unroll\n"
+                "                    for (int r = 0; r < MREP; ++r)\n");
+    sb_puts(sb, gm->frag
+                ? "                        pt::dequant_frag_packed<elem_t, QKIND>(pk[(c + h) % LOOK / 2][r], (c + h) % 2,\n"
+                  "                                                               sc[(c + h) % LOOK][r][0], sc[(c + h) % LOOK][r][1], f[r][h]);\n"
+                : "                        pt::dequant_frag<elem_t, QKIND>(pk[(c + h) % LOOK][r], lane % 4, sc[(c + h) % LOOK][r][0],\n"
+                  "                                                        sc[(c + h) % LOOK][r][1], f[r][h]);\n");
+    sb_puts(sb, "                if (g == BK / 32 / CH - 1) {  // this warp has read its rows of both stages\n"
+                "                    __syncwarp();\n"
+                "                    if (lane == 0) {\n"
+                "                        pt::mbar_arrive(&empty_bq[sq]);\n"
+                "                        pt::mbar_arrive(&empty_bs[ss]);\n"
+                "                    }\n"
+                "                    if (lead)\n"
+                "                        PT_REC(ST_DEQ[cw], LANE_DEQ[cw], n_tile, i, 1);\n"
+                "                }\n"
+                "                if (g == 0) {\n"
+                "                    pt::mbar_wait(&full_a[sa], (cnt_a / STAGES_A) & 1);\n"
+                "                    if (cw == 0 && lead)\n"
+                "                        PT_REC(ST_LOAD_A, LANE_LOAD, n_tile, i, 1);\n"
+                "                    if (lead)\n"
+                "                        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 0);\n"
+                "                }\n"
+                "                #pragma unroll\n"
+                "                for (int r = 0; r < MREP; ++r)\n"
+                "                    pt::keep_all(acc[r]);\n"
+                "                pt::wgmma_fence();  // the fragments were written by ordinary instructions\n");
+    if (gm->cols_kmajor)
+        sb_puts(sb, "                const uint64_t da0 = pt::desc_sw128(ring_a + sa * A_PITCH, 16, 1024);\n"
+                    "                #pragma unroll\n"
+                    "                for (int t = 0; t < 2 * CH; ++t) {\n"
+                    "                    const int kk = 2 * c + t;\n"
+                    "                    const uint64_t db = da0 + (uint64_t)(((kk / 4) * (BM * 128) + (kk % 4) * 32) >> 4);\n");
+    else {
+        sb_puts(sb, "                const uint8_t *a = ring_a + sa * A_PITCH;\n"
+                    "                #pragma unroll\n"
+                    "                for (int t = 0; t < 2 * CH; ++t) {\n"
+                    "                    const int kk = 2 * c + t;\n");
+        sm90a_gemm_emit_cols_desc(sb, gm, "                    ");
+    }
+    sb_puts(sb, "                    #pragma unroll\n"
+                "                    for (int r = 0; r < MREP; ++r)\n"
+                "                        wgmma_step(acc[r], f[r][t / 2][t % 2], db);\n"
+                "                }\n"
+                "                pt::wgmma_commit();\n"
+                "            }\n");
+}
+
 /* The consumers' k loop with B along the tensor-core rows: dequant.W of the warpgroup's rows
  * into A fragments and mma.C, interleaved 32 k at a time.
  *
@@ -295,54 +351,7 @@ void sm90a_gemm_emit_dequant_rows_loop(strbuf *sb, const sm90a_gemm *gm)
                     "                        pt::mbar_arrive(&empty_a[prev_a]);\n"
                     "                    }\n"
                     "                }\n");
-    sb_puts(sb, "                #pragma unroll\n"
-                "                for (int h = 0; h < CH; ++h)\n"
-                "                    #pragma unroll\n"
-                "                    for (int r = 0; r < MREP; ++r)\n");
-    sb_puts(sb, gm->frag
-                ? "                        pt::dequant_frag_packed<elem_t, QKIND>(pk[(c + h) % LOOK / 2][r], (c + h) % 2,\n"
-                  "                                                               sc[(c + h) % LOOK][r][0], sc[(c + h) % LOOK][r][1], f[r][h]);\n"
-                : "                        pt::dequant_frag<elem_t, QKIND>(pk[(c + h) % LOOK][r], lane % 4, sc[(c + h) % LOOK][r][0],\n"
-                  "                                                        sc[(c + h) % LOOK][r][1], f[r][h]);\n");
-    sb_puts(sb, "                if (g == BK / 32 / CH - 1) {  // this warp has read its rows of both stages\n"
-                "                    __syncwarp();\n"
-                "                    if (lane == 0) {\n"
-                "                        pt::mbar_arrive(&empty_bq[sq]);\n"
-                "                        pt::mbar_arrive(&empty_bs[ss]);\n"
-                "                    }\n"
-                "                    if (lead)\n"
-                "                        PT_REC(ST_DEQ[cw], LANE_DEQ[cw], n_tile, i, 1);\n"
-                "                }\n"
-                "                if (g == 0) {\n"
-                "                    pt::mbar_wait(&full_a[sa], (cnt_a / STAGES_A) & 1);\n"
-                "                    if (cw == 0 && lead)\n"
-                "                        PT_REC(ST_LOAD_A, LANE_LOAD, n_tile, i, 1);\n"
-                "                    if (lead)\n"
-                "                        PT_REC(ST_MMA[cw], LANE_MMA[cw], n_tile, i, 0);\n"
-                "                }\n"
-                "                #pragma unroll\n"
-                "                for (int r = 0; r < MREP; ++r)\n"
-                "                    pt::keep_all(acc[r]);\n"
-                "                pt::wgmma_fence();  // the fragments were written by ordinary instructions\n");
-    if (gm->cols_kmajor)  /* one descriptor a stage; a k16 step adds its offset (>> 4, no carry) */
-        sb_puts(sb, "                const uint64_t da0 = pt::desc_sw128(ring_a + sa * A_PITCH, 16, 1024);\n"
-                    "                #pragma unroll\n"
-                    "                for (int t = 0; t < 2 * CH; ++t) {\n"
-                    "                    const int kk = 2 * c + t;\n"
-                    "                    const uint64_t db = da0 + (uint64_t)(((kk / 4) * (BM * 128) + (kk % 4) * 32) >> 4);\n");
-    else {
-        sb_puts(sb, "                const uint8_t *a = ring_a + sa * A_PITCH;\n"
-                    "                #pragma unroll\n"
-                    "                for (int t = 0; t < 2 * CH; ++t) {\n"
-                    "                    const int kk = 2 * c + t;\n");
-        sm90a_gemm_emit_cols_desc(sb, gm, "                    ");
-    }
-    sb_puts(sb, "                    #pragma unroll\n"
-                "                    for (int r = 0; r < MREP; ++r)\n"
-                "                        wgmma_step(acc[r], f[r][t / 2][t % 2], db);\n"
-                "                }\n"
-                "                pt::wgmma_commit();\n"
-                "            }\n");
+    emit_rows_group(sb, gm);
     if (!late)
         sb_puts(sb, "            pt::wgmma_wait<0>();  // the rings are sized exactly: hand A's stage back now\n"
                     "            if (lead) {\n"
