@@ -457,6 +457,32 @@ expect 0 "codegen fragments-packed weights, default sProgram" "$cli" codegen "$f
 if grep -q "frag_packed_load" "$tmp/fragk/kernel.cu" && grep -q "CU_TENSOR_MAP_SWIZZLE_32B" "$tmp/fragk/launch.c"; then
     ok "fragments: the kernel loads a lane's bytes through the stage's swizzle"
 else bad "fragments: kernel or tensor map"; fi
+# the reference's own decoder (pt_frag_nibble in reference.cu) puts every element where the
+# pack tool does: compiled here as C and compared with the order the pack check above decoded
+if command -v cc >/dev/null 2>&1; then
+    { echo '#include <stdio.h>'
+      sed -n '/^__device__ __forceinline__ long long pt_frag_nibble/,/^}/p' "$tmp/fragk/reference.cu" |
+          sed 's/__device__ __forceinline__/static/'
+      echo 'int main(void) { for (long long i = 0; i < 32 * 128; i++) printf("%lld\n", pt_frag_nibble(i, 128)); return 0; }'
+    } > "$tmp/fragnib.c"
+    if cc -o "$tmp/fragnib" "$tmp/fragnib.c" 2>"$tmp/fragnib.err" && "$tmp/fragnib" > "$tmp/fragnib.txt" &&
+       python3 - "$tmp/fragnib.txt" <<'PY'
+import sys
+got = [int(x) for x in open(sys.argv[1])]
+N, K = 32, 128
+def nibble(n, k):
+    rr, kk = n % 16, k % 64
+    kc = kk % 32; kt = kc % 16
+    lane = 4 * (rr % 8) + (kt % 8) // 2
+    word = 2 * (kk // 32) + rr // 8
+    nib = 2 * (kc // 16) + kt // 8 + 4 * (kt % 2)
+    byte = ((n // 16) * 16 + lane % 16) * (K // 2) + (k // 64) * 32 + 16 * (lane // 16) + 4 * word + nib // 2
+    return byte * 2 + nib % 2
+assert got == [nibble(i // K, i % K) for i in range(N * K)]
+PY
+    then ok "fragments: the reference's decoder agrees with the pack tool's order"
+    else bad "fragments: reference decoder ($(head -c 200 "$tmp/fragnib.err"))"; fi
+fi
 expect 1 "codegen fragments-packed weights with the rows on m" "$cli" codegen "$fg" --target sm90a --tile wg_axis=m -o "$tmp/fragm"
 stderr_has "packed as \"fragments\", the order of wgmma's A fragments: only a tiling with the tensor-core rows on its rows (wg_axis n) reads it" "fragments: the refusal names the packing and the tiling"
 expect 1 "pack: a file of the wrong size" "$cli" pack "$tmp/w.bin" --rows 9 --cols 96 --group 32 -o "$tmp/wp"
