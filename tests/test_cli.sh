@@ -460,10 +460,11 @@ else bad "fragments: kernel or tensor map"; fi
 # the reference's own decoder (pt_frag_nibble in reference.cu) puts every element where the
 # pack tool does: compiled here as C and compared with the order the pack check above decoded
 if command -v cc >/dev/null 2>&1; then
-    { echo '#include <stdio.h>'
+    { printf '%s\n' '#include <stdio.h>'
       sed -n '/^__device__ __forceinline__ long long pt_frag_nibble/,/^}/p' "$tmp/fragk/reference.cu" |
           sed 's/__device__ __forceinline__/static/'
-      echo 'int main(void) { for (long long i = 0; i < 32 * 128; i++) printf("%lld\n", pt_frag_nibble(i, 128)); return 0; }'
+      # printf, not echo: dash's echo would turn the \n into a line break inside the string
+      printf '%s\n' 'int main(void) { for (long long i = 0; i < 32 * 128; i++) printf("%lld\n", pt_frag_nibble(i, 128)); return 0; }'
     } > "$tmp/fragnib.c"
     if cc -o "$tmp/fragnib" "$tmp/fragnib.c" 2>"$tmp/fragnib.err" && "$tmp/fragnib" > "$tmp/fragnib.txt" &&
        python3 - "$tmp/fragnib.txt" <<'PY'
