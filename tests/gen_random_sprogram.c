@@ -214,7 +214,8 @@ static bool draw_lowbit(draw *d, rng *r, pt_error *err)
         return false;
     /* half the register-form draws whose sizes allow it read Wq packed as "fragments" */
     int wq = pt_graph_find_tensor(&d->g, "Wq");
-    if (rows && N % 16 == 0 && K % 64 == 0 && chance(r, 50)) {
+    pt_error fit;
+    if (rows && pt_packing_fits(PT_PACK_FRAGMENTS, N, K, "Wq", &fit) && chance(r, 50)) {
         d->g.tensors[wq].packing = PT_PACK_FRAGMENTS;
         note(d, "Wq packed as fragments");
     }
