@@ -112,6 +112,7 @@ static const field fields[] = {
     FLD_OPT("dequant_frag_fp4_rate", F_NUM, dequant_frag_fp4_rate, 0, 1e6),
     FLD_OPT("dequant_tile_rate", F_NUM, dequant_tile_rate, 0, 1e6),
     FLD_OPT("dequant_rows_block_ns", F_NUM, dequant_rows_block_ns, 0, 1e6),
+    FLD_OPT("dequant_frag_block_ns", F_NUM, dequant_frag_block_ns, 0, 1e6),
     FLD_OPT("simds_per_eu", F_INT, simds_per_eu, 0, 64),
     FLD_OPT("cuda_core_power", F_NUM, cuda_core_power, 0, 100),
     FLD_OPT("cuda_core_fair", F_INT, cuda_core_fair, 0, 1),
@@ -130,7 +131,7 @@ static const char *const top_keys[] = {
     "format", "version", "base", "name", "vendor", "arch", "source", "sources",
     "eu_count", "clock_ghz", "warp_size", "smem_per_eu", "smem_per_block", "regs_per_eu",
     "max_regs_per_thread", "min_regs_per_thread", "max_threads_per_block", "max_warps_per_eu",
-    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_frag_rate", "dequant_frag_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "tile_overhead_ns", "mma",
+    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_frag_rate", "dequant_frag_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "dequant_frag_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "tile_overhead_ns", "mma",
     "tma_box_max", "tma_oob_row_ns", "dram_blend_p", "seus", "costs", NULL};
 static const char *const mma_keys[] = {"m", "n_max", "n_step", "k_bytes", "source", NULL};
 static const char *const seu_keys[] = {"async", "max_in_flight", "issue_ns", "source", NULL};

@@ -68,6 +68,9 @@ typedef struct {
                                     warpgroup (its barrier waits, its first shared-memory loads, the
                                     wgmma groups it waits for), during which the other roles may
                                     use the CUDA cores: a latency, not a rate */
+    double dequant_frag_block_ns; /* dequant_rows_block_ns where the weights are packed as
+                                    fragments (fewer, wider shared-memory loads before the first
+                                    conversion); 0 = dequant_rows_block_ns */
     double dequant_tile_rate;    /* the same for the producer's warps dequantising a tile into a
                                     shared-memory ring that the consumers' wgmma reads
                                     (pt_stask_writes_ring); 0 = the cost table's */

@@ -1451,10 +1451,14 @@ static void stask_cost(const sim_state *S, int s, double *rate, double *latency)
         bool fp4 = t->dtype == PT_FP4_E2M1;
         *rate = fp4 && S->hw->dequant_rows_fp4_rate > 0 ? S->hw->dequant_rows_fp4_rate
                                                         : S->hw->dequant_rows_rate;
-        if (dequant_packing(S->sg, s) == PT_PACK_FRAGMENTS && S->hw->dequant_frag_rate > 0)
-            *rate = fp4 && S->hw->dequant_frag_fp4_rate > 0 ? S->hw->dequant_frag_fp4_rate
-                                                           : S->hw->dequant_frag_rate;
         *latency = S->hw->dequant_rows_block_ns;
+        if (dequant_packing(S->sg, s) == PT_PACK_FRAGMENTS) {
+            if (S->hw->dequant_frag_rate > 0)
+                *rate = fp4 && S->hw->dequant_frag_fp4_rate > 0 ? S->hw->dequant_frag_fp4_rate
+                                                               : S->hw->dequant_frag_rate;
+            if (S->hw->dequant_frag_block_ns > 0)
+                *latency = S->hw->dequant_frag_block_ns;
+        }
     } else if (pt_stask_writes_ring(S->sg, s) && S->hw->dequant_tile_rate > 0) {
         *rate = S->hw->dequant_tile_rate;
     }

@@ -78,6 +78,13 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
 }
 
 // ---- TMA: bulk tensor copies (coordinates in elements, innermost first) ----
+// The descriptor into the TMA unit's cache before the first copy needs it, so its fetch overlaps
+// the barrier set-up rather than delaying the first load (a __grid_constant__ parameter).
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap *map)
+{
+    asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
+
 __device__ __forceinline__ void tma_load_2d(void *dst, const CUtensorMap *map, uint64_t *bar,
                                             int c0, int c1)
 {

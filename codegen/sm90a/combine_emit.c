@@ -230,7 +230,7 @@ bool sm90a_combine_emit(const sm90a_combine *c, pt_codegen_result *out, pt_error
                   "   const __grid_constant__ CUtensorMap tm_o, uint8_t *pt_trace)\n{\n",
               kp->threads, kp->kernel_name,
               c->x_plain ? "const float *__restrict__ x" : "const __grid_constant__ CUtensorMap tm_x");
-    sm90a_emit_kernel_head(&k, &c->sh);
+    sm90a_emit_kernel_head(&k, &c->sh, NULL, 0);
     emit_producer(&k, c);
     emit_consumer(&k, c);
     sm90a_emit_staging_device(&k, kp);

@@ -368,15 +368,20 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
         sm90a_gemm_emit_streamk_globals(sb, gm);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", gm->kp->threads,
               gm->kp->kernel_name);
+    char names[PT_KP_MAX_BUFS][8];
+    const char *maps[PT_KP_MAX_BUFS];
+    int n_maps = 0;
     for (int b = 0; b < gm->kp->n_bufs; b++) {  /* a tensor map per loaded or stored buffer */
-        char lo[8], up[8];
+        char up[8];
         if (gm->kp->bufs[b].written)
             continue;
-        sm90a_buf_name(&gm->sh, b, lo, up, sizeof lo);
-        sb_printf(sb, "const __grid_constant__ CUtensorMap tm_%s,\n   ", lo);
+        sm90a_buf_name(&gm->sh, b, names[n_maps], up, sizeof names[n_maps]);
+        sb_printf(sb, "const __grid_constant__ CUtensorMap tm_%s,\n   ", names[n_maps]);
+        maps[n_maps] = names[n_maps];
+        n_maps++;
     }
     sb_puts(sb, "uint8_t *pt_trace)\n{\n");
-    sm90a_emit_kernel_head(sb, &gm->sh);
+    sm90a_emit_kernel_head(sb, &gm->sh, maps, n_maps);
     sm90a_emit_producer(sb, &gm->sh);
     emit_consumer(sb, gm);
     sb_puts(sb, "}\n");

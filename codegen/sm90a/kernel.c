@@ -43,7 +43,7 @@ void sm90a_resident_copy_offset(const sm90a_shape *sh, int buf, char *out, size_
         out[0] = 0;
 }
 
-void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
+void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const *maps, int n_maps)
 {
     const pt_kprog *kp = sh->kp;
     char lo[8], up[8], prev[64] = "";
@@ -83,6 +83,8 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh)
                   kp->stream_k ? "stream-K: this CTA fixes the tile up" : "split-K: the chunk's arrival");
     sb_puts(sb, "    const int wg = threadIdx.x / 128;\n"
                 "    if (threadIdx.x == 0) {\n");
+    for (int i = 0; i < n_maps; i++)
+        sb_printf(sb, "        pt::prefetch_tensormap(&tm_%s);\n", maps[i]);
     for (int pass = 0; pass < 3; pass++)
         for (int b = 0; b < kp->n_bufs; b++) {
             const pt_kbuf *B = &kp->bufs[b];

@@ -81,8 +81,8 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* The constants of the buffers: STAGES_X, X_BYTES, X_PITCH, OFF_X, X_CHUNK (staging), OFF_BAR. */
 void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh);
 /* The kernel's start: the aligned shared-memory base, the barriers of every buffer and their
- * initialisation, the tracer. */
-void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh);
+ * initialisation (after prefetching the n_maps tensor maps named tm_<maps[i]>), the tracer. */
+void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const *maps, int n_maps);
 /* A role's work items (work.c). The head of a role's loop over them, ind its indentation: the
  * CTA's tiles from blockIdx.x in steps of the grid, or with split-K its (tile, chunk) items (t
  * and kc), or with stream-K its segments (sk_work: t and the k range in `it`). */
