@@ -4,11 +4,10 @@
  * w / S (in launch order) over chunk c = w % S of its reduction loop: iterations
  * [c*I/S, (c+1)*I/S) with integer division (I = that tile's trip count), so the chunks of one
  * tile are adjacent in launch order and differ in length by at most one iteration. Every chunk
- * ends with a partial f32 output tile. A chunk that is not the last of its tile to finish
- * writes it to a global workspace (tile elements x 4 bytes) and bumps the tile's arrival
- * counter; the chunk that arrives last reads the other S - 1 partial tiles, adds them into its
- * accumulators, then converts and stores the output as usual. Nobody waits for anybody, so no
- * launch order can deadlock. The validator, the simulator, the scheduler and the code
+ * ends with a partial f32 output tile. Every chunk writes it to its slot of a global workspace
+ * (tile elements x 4 bytes) and then bumps the tile's arrival counter; the chunk that arrives
+ * last reads the other S - 1 partial tiles, adds them into its accumulators, then converts and
+ * stores the output as usual. Nobody waits for anybody, so no launch order can deadlock. The validator, the simulator, the scheduler and the code
  * generators all read these same definitions (docs/FORMAT-sprogram.md, partition.split_k). */
 #ifndef PT_SPLITK_H
 #define PT_SPLITK_H
