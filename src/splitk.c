@@ -57,3 +57,13 @@ int64_t pt_split_k_tile_elems(const pt_stask_graph *sg)
             elems += sg->tasks[s].elems;
     return elems;
 }
+
+bool pt_split_k_publish_first(int64_t tile_elems)
+{
+    return tile_elems > 0 && tile_elems * 4 <= PT_SPLIT_K_PUBLISH_FIRST_BYTES;
+}
+
+int pt_split_k_ws_slots(int split_k, int64_t tile_elems)
+{
+    return pt_split_k_publish_first(tile_elems) ? split_k : split_k - 1;
+}

@@ -4,10 +4,13 @@
  * w / S (in launch order) over chunk c = w % S of its reduction loop: iterations
  * [c*I/S, (c+1)*I/S) with integer division (I = that tile's trip count), so the chunks of one
  * tile are adjacent in launch order and differ in length by at most one iteration. Every chunk
- * ends with a partial f32 output tile. Every chunk writes it to its slot of a global workspace
- * (tile elements x 4 bytes) and then bumps the tile's arrival counter; the chunk that arrives
- * last reads the other S - 1 partial tiles, adds them into its accumulators, then converts and
- * stores the output as usual. Nobody waits for anybody, so no launch order can deadlock. The validator, the simulator, the scheduler and the code
+ * ends with a partial f32 output tile. A chunk that is not the last of its tile to finish
+ * writes it to a global workspace (tile elements x 4 bytes); the chunk that arrives last (the
+ * tile's arrival counter tells it) reads the other S - 1 partial tiles, adds them into its
+ * accumulators, then converts and stores the output as usual. Small partial tiles
+ * (pt_split_k_publish_first) are written by every chunk before it counts itself, so the last
+ * one never waits on another's write. Nobody waits for a chunk that has not finished its loop,
+ * so no launch order can deadlock. The validator, the simulator, the scheduler and the code
  * generators all read these same definitions (docs/FORMAT-sprogram.md, partition.split_k). */
 #ifndef PT_SPLITK_H
 #define PT_SPLITK_H
@@ -34,5 +37,15 @@ bool pt_split_k_possible(const pt_stask_graph *sg, char *why, size_t cap);
 
 /* Elements of the output tile(s) one work item stores: the partial tile is this many f32. */
 int64_t pt_split_k_tile_elems(const pt_stask_graph *sg);
+
+/* Does every chunk publish its partial tile before it takes its ticket (one workspace slot per
+ * chunk), rather than take the ticket first so that the last chunk skips its own write (S - 1
+ * slots)? Publishing first takes a round trip off the last chunk's path but adds its write:
+ * measured faster for 4 KB partial tiles (2-8% at M = 1), slower for 16 and 32 KB ones (0.5%,
+ * 1.4%; bench/lowbit/results-2026-12-03-s19), so up to 8 KB. */
+#define PT_SPLIT_K_PUBLISH_FIRST_BYTES 8192
+bool pt_split_k_publish_first(int64_t tile_elems);
+/* Partial tiles a tile's chunks write to the workspace: S or S - 1. */
+int pt_split_k_ws_slots(int split_k, int64_t tile_elems);
 
 #endif

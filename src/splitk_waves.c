@@ -247,10 +247,11 @@ static void kernel_fields(const dispatch *d, double span, pt_timeline *tl)
     tl->grid = d->p->partition.persistent ? d->slots : d->items;
     tl->waves = (d->items + eus - 1) / eus;
     tl->dram_bytes = pt_waves_dram_bytes(d->sg);
-    /* each tile: S partial tiles written (every chunk publishes before its ticket tells it
-     * whether it is the last), S - 1 of them read back by the fix-up */
-    tl->workspace_bytes = (double)d->tiles * (double)(2 * d->S - 1) *
-                          (double)pt_split_k_tile_elems(d->sg) * 4;
+    /* each tile: S - 1 partial tiles read back by the fix-up, written by the other chunks, and
+     * where every chunk publishes first (pt_split_k_publish_first) by the last one too */
+    int64_t elems = pt_split_k_tile_elems(d->sg);
+    tl->workspace_bytes = (double)d->tiles *
+                          (double)(pt_split_k_ws_slots(d->S, elems) + d->S - 1) * (double)elems * 4;
     tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
     tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(d->sg);

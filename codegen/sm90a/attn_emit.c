@@ -345,8 +345,7 @@ static void emit_kernel(strbuf *sb, const sm90a_attn *at)
                   "   uint8_t *pt_trace)\n{\n",
               at->kp->threads, at->kp->kernel_name,
               at->buf_l >= 0 ? "\n   float *__restrict__ lse_out," : "");
-    static const char *const maps[] = {"q", "k", "v", "o"};
-    sm90a_emit_kernel_head(sb, &at->sh, maps, 4);
+    sm90a_emit_kernel_head(sb, &at->sh, NULL, 0);
     sm90a_emit_producer(sb, &at->sh);
     sb_puts(sb, "    // Consumer roles: warpgroup 1 + cw runs role cw's lanes.\n"
                 "    const int cw = wg - 1;\n"

@@ -381,6 +381,8 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
         n_maps++;
     }
     sb_puts(sb, "uint8_t *pt_trace)\n{\n");
+    /* the tensor maps prefetched: at M = 1 the first loads are on a short kernel's critical
+     * path (0.3-1.2% measured; attention and Mamba2 kernels gained nothing measurable) */
     sm90a_emit_kernel_head(sb, &gm->sh, maps, n_maps);
     sm90a_emit_producer(sb, &gm->sh);
     emit_consumer(sb, gm);

@@ -1,59 +1,65 @@
 /* gemm_splitk.c — the split-K epilogue of a GEMM (partition.split_k, src/splitk.h).
  *
- * A work item is (tile t, chunk kc). After its loop, every chunk publishes its partial f32 tile
- * to the tile's workspace slot kc, makes it visible (a fence), and only then takes a ticket
- * from the tile's counter. The chunk that draws ticket S-1 knows the other S-1 partial tiles
- * are written: it resets the counter for the next launch, adds them into its accumulators and
- * converts and stores the output. One atomic per chunk and no waiting: the last chunk's path is
- * its own write, fence and atomic, where taking the ticket first (and having the others count
- * themselves done after their writes) puts another chunk's write, fence and atomic on it
- * (bench/lowbit/results-2026-12-03-s19). Nothing waits for a chunk that has not finished its
- * loop, so no launch order can deadlock.
- * The partial tiles are written in the accumulators' register order, four registers per
- * thread per 16-byte access, thread-major (every access coalesced); the last chunk reads them
- * back the same way, a few loads in flight at a time so its accumulators stay in registers. */
+ * A work item is (tile t, chunk kc). After its loop, the chunks of a tile meet through the
+ * tile's ticket counter; the one that draws ticket S-1 adds the others' partial f32 tiles into
+ * its accumulators, resets the counters for the next launch, and converts and stores the
+ * output. Two orders, by the partial tile's size (pt_split_k_publish_first):
+ *  - small tiles (M = 1 … 16 with the tensor-core rows on N): every chunk writes its partial
+ *    tile to its slot kc, fences, and only then takes its ticket, so the last chunk's path is
+ *    its own write, fence and atomic;
+ *  - larger tiles: a chunk takes its ticket first; tickets 0 … S-2 write to the slot of their
+ *    ticket, fence and count themselves done, and ticket S-1 skips its own write but waits
+ *    until the others are counted.
+ * Either way only a chunk that already finished its loop is ever waited for, so no launch order
+ * can deadlock. The partial tiles are written in the accumulators' register order, four
+ * registers per thread per 16-byte access, thread-major (every access coalesced); the last
+ * chunk reads them back the same way, a few loads in flight at a time so its accumulators stay
+ * in registers. */
 #include "gemm.h"
+#include "splitk.h"
+
+static bool publish_first(const sm90a_gemm *gm)
+{
+    return pt_split_k_publish_first(pt_split_k_tile_elems(gm->kp->sg));
+}
 
 void sm90a_gemm_emit_splitk_globals(strbuf *sb, const sm90a_gemm *gm)
 {
-    sb_printf(sb, "// Split-K: per tile a ticket counter (zero at module load; the last chunk resets it), and\n"
-                  "// the workspace of the S partial tiles of every tile (%lld bytes).\n"
-                  "__device__ unsigned int pt_splitk_ticket[TILES];\n"
-                  "__device__ float pt_splitk_ws[(size_t)TILES * SPLIT_K * BM * BN];\n\n",
-              (long long)gm->kp->workspace_bytes);
+    if (publish_first(gm))
+        sb_printf(sb, "// Split-K: per tile a ticket counter (zero at module load; the last chunk resets it), and\n"
+                      "// the workspace of the S partial tiles of every tile (%lld bytes).\n"
+                      "__device__ unsigned int pt_splitk_ticket[TILES];\n"
+                      "__device__ float pt_splitk_ws[(size_t)TILES * SPLIT_K * BM * BN];\n\n",
+                  (long long)gm->kp->workspace_bytes);
+    else
+        sb_printf(sb, "// Split-K: per tile a ticket counter and a count of the chunks whose partial tile is\n"
+                      "// written (zero at module load; the last chunk resets them), and the workspace of the\n"
+                      "// S - 1 partial tiles of every tile (%lld bytes).\n"
+                      "__device__ unsigned int pt_splitk_ticket[TILES], pt_splitk_done[TILES];\n"
+                      "__device__ float pt_splitk_ws[(size_t)TILES * (SPLIT_K - 1) * BM * BN];\n\n",
+                  (long long)gm->kp->workspace_bytes);
 }
 
-void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm)
+/* The write of this chunk's partial tile into `slot` (a float4 pointer), at `ind`. */
+static void emit_write(strbuf *sb, const char *ind)
 {
-    (void)gm;
-    sb_puts(sb, "        // Split-K (gemm_splitk.c): publish this chunk's partial tile, then take a ticket; the\n"
-                "        // tile's last chunk adds the others' into the accumulators.\n"
-                "        {\n"
-                "            float *ws = pt_splitk_ws + (size_t)t * SPLIT_K * (BM * BN);\n"
-                "            const int me = cw * 128 + threadIdx.x % 128;  // this consumer thread\n"
-                "            float4 *mine = reinterpret_cast<float4 *>(ws + (size_t)kc * (BM * BN));\n"
-                "            #pragma unroll\n"
-                "            for (int r = 0; r < MREP; ++r)\n"
-                "                #pragma unroll\n"
-                "                for (int j = 0; j < ACC_N / 2; j += 4)\n"
-                "                    mine[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me] =\n"
-                "                        make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]);\n"
-                "            __threadfence();  // the partial tile is visible before the ticket counts it\n"
-                "            pt::named_sync(1 + WGS, 128 * WGS);  // every consumer warpgroup has written\n"
-                "            if (cw == 0 && lead) {\n"
-                "                const int ticket = (int)atomicAdd(&pt_splitk_ticket[t], 1u);\n"
-                "                if (ticket == SPLIT_K - 1) {\n"
-                "                    pt_splitk_ticket[t] = 0;  // every chunk of this tile has its ticket: reset\n"
-                "                    __threadfence();  // the others' partial tiles are read after their tickets\n"
-                "                }\n"
-                "                split_ticket[n_tile & 1] = ticket;\n"
-                "            }\n"
-                "            pt::named_sync(1 + WGS, 128 * WGS);\n");
-    sb_puts(sb, "            if (split_ticket[n_tile & 1] == SPLIT_K - 1) {\n"
-                "                for (int c = 0; c < SPLIT_K; ++c) {\n"
-                "                    if (c == kc)\n"
-                "                        continue;\n"
-                "                    const float4 *slot = reinterpret_cast<const float4 *>(ws + (size_t)c * (BM * BN));\n"
+    sb_printf(sb, "%s#pragma unroll\n"
+                  "%sfor (int r = 0; r < MREP; ++r)\n"
+                  "%s    #pragma unroll\n"
+                  "%s    for (int j = 0; j < ACC_N / 2; j += 4)\n"
+                  "%s        slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me] =\n"
+                  "%s            make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]);\n",
+              ind, ind, ind, ind, ind, ind);
+}
+
+/* The last chunk's adds of the other partial tiles: slots 0 … S-1 but its own (`skip`, or -1). */
+static void emit_adds(strbuf *sb, int slots_expr_s, const char *skip)
+{
+    sb_printf(sb, "                for (int c = 0; c < %s; ++c) {\n", slots_expr_s ? "SPLIT_K" : "SPLIT_K - 1");
+    if (skip)
+        sb_printf(sb, "                    if (c == %s)\n"
+                      "                        continue;\n", skip);
+    sb_puts(sb, "                    const float4 *slot = reinterpret_cast<const float4 *>(ws + (size_t)c * (BM * BN));\n"
                 "                    #pragma unroll\n"
                 "                    for (int r = 0; r < MREP; ++r)\n"
                 "                        #pragma unroll\n"
@@ -66,7 +72,72 @@ void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm)
                 "                            if (j % 32 == 28)  // at most 8 loads in flight: no registers spilled\n"
                 "                                asm volatile(\"\" ::: \"memory\");\n"
                 "                        }\n"
+                "                }\n");
+}
+
+static void emit_publish_first(strbuf *sb)
+{
+    sb_puts(sb, "        // Split-K (gemm_splitk.c): publish this chunk's partial tile, then take a ticket; the\n"
+                "        // tile's last chunk adds the others' into the accumulators.\n"
+                "        {\n"
+                "            float *ws = pt_splitk_ws + (size_t)t * SPLIT_K * (BM * BN);\n"
+                "            const int me = cw * 128 + threadIdx.x % 128;  // this consumer thread\n"
+                "            float4 *slot = reinterpret_cast<float4 *>(ws + (size_t)kc * (BM * BN));\n");
+    emit_write(sb, "            ");
+    sb_puts(sb, "            __threadfence();  // the partial tile is visible before the ticket counts it\n"
+                "            pt::named_sync(1 + WGS, 128 * WGS);  // every consumer warpgroup has written\n"
+                "            if (cw == 0 && lead) {\n"
+                "                const int ticket = (int)atomicAdd(&pt_splitk_ticket[t], 1u);\n"
+                "                if (ticket == SPLIT_K - 1) {\n"
+                "                    pt_splitk_ticket[t] = 0;  // every chunk of this tile has its ticket: reset\n"
+                "                    __threadfence();  // the others' partial tiles are read after their tickets\n"
                 "                }\n"
+                "                split_ticket[n_tile & 1] = ticket;\n"
                 "            }\n"
+                "            pt::named_sync(1 + WGS, 128 * WGS);\n"
+                "            if (split_ticket[n_tile & 1] == SPLIT_K - 1) {\n");
+    emit_adds(sb, 1, "kc");
+    sb_puts(sb, "            }\n"
                 "        }\n");
+}
+
+static void emit_ticket_first(strbuf *sb)
+{
+    sb_puts(sb, "        // Split-K (gemm_splitk.c): publish this chunk's partial tile, or, as the tile's last\n"
+                "        // chunk, add the others' into the accumulators.\n"
+                "        pt::named_sync(1 + WGS, 128 * WGS);  // every consumer warpgroup is past its loop\n"
+                "        if (cw == 0 && lead)\n"
+                "            split_ticket[n_tile & 1] = (int)atomicAdd(&pt_splitk_ticket[t], 1u);\n"
+                "        pt::named_sync(1 + WGS, 128 * WGS);\n"
+                "        {\n"
+                "            const int ticket = split_ticket[n_tile & 1];\n"
+                "            float *ws = pt_splitk_ws + (size_t)t * (SPLIT_K - 1) * (BM * BN);\n"
+                "            const int me = cw * 128 + threadIdx.x % 128;  // this consumer thread\n"
+                "            if (ticket < SPLIT_K - 1) {\n"
+                "                float4 *slot = reinterpret_cast<float4 *>(ws + (size_t)ticket * (BM * BN));\n");
+    emit_write(sb, "                ");
+    sb_puts(sb, "                __threadfence();  // the partial tile is visible before it is counted\n"
+                "                pt::named_sync(1 + WGS, 128 * WGS);\n"
+                "                if (cw == 0 && lead)\n"
+                "                    atomicAdd(&pt_splitk_done[t], 1u);\n"
+                "            } else {\n"
+                "                if (cw == 0 && lead) {\n"
+                "                    while (atomicAdd(&pt_splitk_done[t], 0u) < SPLIT_K - 1) {\n"
+                "                    }\n"
+                "                    __threadfence();\n"
+                "                    pt_splitk_done[t] = 0;  // every chunk of this tile has its ticket: reset\n"
+                "                    pt_splitk_ticket[t] = 0;\n"
+                "                }\n"
+                "                pt::named_sync(1 + WGS, 128 * WGS);\n");
+    emit_adds(sb, 0, NULL);
+    sb_puts(sb, "            }\n"
+                "        }\n");
+}
+
+void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm)
+{
+    if (publish_first(gm))
+        emit_publish_first(sb);
+    else
+        emit_ticket_first(sb);
 }

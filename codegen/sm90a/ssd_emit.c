@@ -599,15 +599,13 @@ static void emit_kernel(strbuf *sb, const sm90a_ssd *sd)
     sm90a_emit_dynamic_globals(sb, kp);
     sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", kp->threads,
               kp->kernel_name);
-    char names[PT_KP_MAX_BUFS][8];
-    const char *maps[PT_KP_MAX_BUFS];
     for (int b = 0; b < kp->n_bufs; b++) {
-        sm90a_buf_name(&sd->sh, b, names[b], up, sizeof names[b]);
-        sb_printf(sb, "const __grid_constant__ CUtensorMap tm_%s,\n   ", names[b]);
-        maps[b] = names[b];
+        char lo[8];
+        sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
+        sb_printf(sb, "const __grid_constant__ CUtensorMap tm_%s,\n   ", lo);
     }
     sb_puts(sb, "uint8_t *pt_trace)\n{\n");
-    sm90a_emit_kernel_head(sb, &sd->sh, maps, kp->n_bufs);
+    sm90a_emit_kernel_head(sb, &sd->sh, NULL, 0);
     sm90a_emit_producer(sb, &sd->sh);
     sb_puts(sb, "    // Consumer roles: warpgroup 1 + cw runs role cw's lanes.\n"
                 "    const int cw = wg - 1;\n"
