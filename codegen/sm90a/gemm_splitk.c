@@ -40,16 +40,16 @@ void sm90a_gemm_emit_splitk_globals(strbuf *sb, const sm90a_gemm *gm)
                   (long long)gm->kp->workspace_bytes);
 }
 
-/* The write of this chunk's partial tile into `slot` (a float4 pointer), at `ind`. */
-static void emit_write(strbuf *sb, const char *ind)
+/* The write of this chunk's partial tile through the float4 pointer `dst`, at `ind`. */
+static void emit_write(strbuf *sb, const char *dst, const char *ind)
 {
     sb_printf(sb, "%s#pragma unroll\n"
                   "%sfor (int r = 0; r < MREP; ++r)\n"
                   "%s    #pragma unroll\n"
                   "%s    for (int j = 0; j < ACC_N / 2; j += 4)\n"
-                  "%s        slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me] =\n"
+                  "%s        %s[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me] =\n"
                   "%s            make_float4(acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]);\n",
-              ind, ind, ind, ind, ind, ind);
+              ind, ind, ind, ind, ind, dst, ind);
 }
 
 /* The last chunk's adds of the other partial tiles: slots 0 … S-1 but its own (`skip`, or -1). */
@@ -82,8 +82,8 @@ static void emit_publish_first(strbuf *sb)
                 "        {\n"
                 "            float *ws = pt_splitk_ws + (size_t)t * SPLIT_K * (BM * BN);\n"
                 "            const int me = cw * 128 + threadIdx.x % 128;  // this consumer thread\n"
-                "            float4 *slot = reinterpret_cast<float4 *>(ws + (size_t)kc * (BM * BN));\n");
-    emit_write(sb, "            ");
+                "            float4 *mine = reinterpret_cast<float4 *>(ws + (size_t)kc * (BM * BN));\n");
+    emit_write(sb, "mine", "            ");
     sb_puts(sb, "            __threadfence();  // the partial tile is visible before the ticket counts it\n"
                 "            pt::named_sync(1 + WGS, 128 * WGS);  // every consumer warpgroup has written\n"
                 "            if (cw == 0 && lead) {\n"
@@ -115,7 +115,7 @@ static void emit_ticket_first(strbuf *sb)
                 "            const int me = cw * 128 + threadIdx.x % 128;  // this consumer thread\n"
                 "            if (ticket < SPLIT_K - 1) {\n"
                 "                float4 *slot = reinterpret_cast<float4 *>(ws + (size_t)ticket * (BM * BN));\n");
-    emit_write(sb, "                ");
+    emit_write(sb, "slot", "                ");
     sb_puts(sb, "                __threadfence();  // the partial tile is visible before it is counted\n"
                 "                pt::named_sync(1 + WGS, 128 * WGS);\n"
                 "                if (cw == 0 && lead)\n"
