@@ -52,10 +52,11 @@ static void emit_write(strbuf *sb, const char *dst, const char *ind)
               ind, ind, ind, ind, ind, dst, ind);
 }
 
-/* The last chunk's adds of the other partial tiles: slots 0 … S-1 but its own (`skip`, or -1). */
-static void emit_adds(strbuf *sb, int slots_expr_s, const char *skip)
+/* The last chunk's adds of the other partial tiles: the S slots but its own (`skip`, the
+ * expression of its slot), or with skip NULL the S - 1 slots of the others. */
+static void emit_adds(strbuf *sb, const char *skip)
 {
-    sb_printf(sb, "                for (int c = 0; c < %s; ++c) {\n", slots_expr_s ? "SPLIT_K" : "SPLIT_K - 1");
+    sb_printf(sb, "                for (int c = 0; c < %s; ++c) {\n", skip ? "SPLIT_K" : "SPLIT_K - 1");
     if (skip)
         sb_printf(sb, "                    if (c == %s)\n"
                       "                        continue;\n", skip);
@@ -96,7 +97,7 @@ static void emit_publish_first(strbuf *sb)
                 "            }\n"
                 "            pt::named_sync(1 + WGS, 128 * WGS);\n"
                 "            if (split_ticket[n_tile & 1] == SPLIT_K - 1) {\n");
-    emit_adds(sb, 1, "kc");
+    emit_adds(sb, "kc");
     sb_puts(sb, "            }\n"
                 "        }\n");
 }
@@ -129,7 +130,7 @@ static void emit_ticket_first(strbuf *sb)
                 "                    pt_splitk_ticket[t] = 0;\n"
                 "                }\n"
                 "                pt::named_sync(1 + WGS, 128 * WGS);\n");
-    emit_adds(sb, 0, NULL);
+    emit_adds(sb, NULL);
     sb_puts(sb, "            }\n"
                 "        }\n");
 }
