@@ -160,6 +160,18 @@ static double span_ns(const pt_timeline *tl, const pt_stask_graph *sg, const cha
 }
 
 /* The three endings of a work item, derived by hand. */
+/* The two orders of the fix-up by partial-tile size, and the workspace slots each needs. */
+static void test_publish_first(void)
+{
+    CHECK(pt_split_k_publish_first(1024));              /* M = 1: 8 x 128 f32, 4 KB */
+    CHECK(pt_split_k_publish_first(2048));              /* 8 KB, the bound */
+    CHECK(!pt_split_k_publish_first(2049));
+    CHECK(!pt_split_k_publish_first(64 * 128));         /* 32 KB: the ticket first */
+    CHECK(!pt_split_k_publish_first(0));
+    CHECK(pt_split_k_ws_slots(4, 1024) == 4);
+    CHECK(pt_split_k_ws_slots(4, 64 * 128) == 3);
+}
+
 static void test_epilogues(void)
 {
     loop_fixture f;
@@ -451,6 +463,7 @@ static void test_validate(void)
 int main(void)
 {
     PTEST_RUN(test_chunks);
+    PTEST_RUN(test_publish_first);
     PTEST_RUN(test_epilogues);
     PTEST_RUN(test_one_tile);
     PTEST_RUN(test_many_tiles);
