@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "splitk.h"
 #include "busy.h"
 #include "idle.h"
 #include "cli.h"
@@ -183,8 +184,13 @@ void cli_print_timeline(FILE *f, const cli_inputs *in, const pt_timeline *tl, in
     }
     if (tl->split_k > 1) {
         /* the chunks of the first tile, as dispatched: who stored a partial, who fixed up */
-        fprintf(f, "split-K: %.2f MB of f32 partial tiles written and read back; first tile:",
-                tl->workspace_bytes / 1e6);
+        if (pt_split_k_cluster(&in->prog))
+            fprintf(f, "split-K through each tile's cluster of %d CTAs: %.1f KB of f32 partial "
+                       "tiles in the leader's shared memory; first tile:", tl->split_k,
+                    (double)pt_split_k_cluster_smem(&in->prog, &in->sg) / 1024);
+        else
+            fprintf(f, "split-K: %.2f MB of f32 partial tiles written and read back; first tile:",
+                    tl->workspace_bytes / 1e6);
         for (int c = 0; c < tl->n_chunks; c++)
             fprintf(f, "%s k %d/%d iterations %lld-%lld %s", c ? "," : "", c + 1, tl->n_chunks,
                     (long long)tl->chunks[c].first_iter,

@@ -224,6 +224,8 @@ bool pt_schedule_intra(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
     p->partition.raster = o->raster;
     p->partition.group = o->group > 0 ? o->group : 8;
     p->partition.split_k = o->split_k > 1 ? o->split_k : 1;
+    p->partition.split_reduce = o->split_k > 1 && o->split_cluster ? PT_SPLIT_REDUCE_CLUSTER
+                                                                   : PT_SPLIT_REDUCE_WORKSPACE;
     p->partition.stream_k = o->stream_k > 1 ? o->stream_k : 0;
     p->partition.run = o->run > 1 ? o->run : 1;
     if (!place_all(p, sg, o, err) || !add_waits(p, sg, o, err)) {

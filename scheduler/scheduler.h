@@ -40,6 +40,9 @@ typedef struct {
     /* partition.split_k (splitk.h): chunks of the reduction loop per output tile; 0 or 1 =
      * no split */
     int split_k;
+    /* partition.split_k_reduce cluster: the chunks' partial tiles meet in a thread-block
+     * cluster's shared memory instead of the global workspace */
+    bool split_cluster;
     /* partition.stream_k (streamk.h): a persistent grid of this many CTAs that splits the
      * remainder wave's loops evenly; 0 = off */
     int stream_k;

@@ -367,8 +367,12 @@ typedef struct {
 
 /* The split values searched: a handful up to the depth where a chunk's partial-tile traffic
  * starts to rival its loop. */
-static const int split_opts[] = {1, 2, 3, 4, 6, 8, STREAM_K};
-#define N_SPLIT_OPTS 7
+/* CLUSTER_K(s): split-K s ways with the partial tiles reduced in the tile's cluster */
+#define CLUSTER_K(s) (-100 - (s))
+#define CLUSTER_S(o) (-100 - (o))
+static const int split_opts[] = {1, 2, 3, 4, 6, 8, STREAM_K,
+                                 CLUSTER_K(2), CLUSTER_K(3), CLUSTER_K(4), CLUSTER_K(6), CLUSTER_K(8)};
+#define N_SPLIT_OPTS 12
 
 /* Split-K is simulated only where it can pay: fewer tiles than EUs (the rest would idle), at
  * most two waves of work items (tiles x S <= 2 x EUs: deeper splits only add fix-up traffic
@@ -386,6 +390,14 @@ static bool split_k_may_pay(const pt_stask_graph *sg, const pt_hw *hw, int split
         return eus >= 2 && eus <= PT_MAX_STREAM_K && sg->tiles % eus != 0 &&
                sg->tiles < 2 * eus && sg->iterations >= 2 &&
                pt_split_k_possible(sg, why, sizeof why);
+    /* through a cluster: where every tile's cluster is resident at once (else a second wave
+     * of clusters costs more than the workspace's round trips save) */
+    if (split_k <= CLUSTER_K(1)) {
+        int s = CLUSTER_S(split_k);
+        return s <= PT_HW_MAX_CLUSTER && hw->cluster_capacity[s] > 0 &&
+               sg->tiles <= hw->cluster_capacity[s] && s <= sg->iterations &&
+               pt_split_k_possible(sg, why, sizeof why);
+    }
     return split_k <= 1 ||
            (sg->tiles < eus && sg->tiles * split_k <= 2 * eus && split_k <= sg->iterations &&
             pt_split_k_possible(sg, why, sizeof why));
@@ -518,7 +530,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
                           pt_raster_name(io->raster), run_desc,
                           io->store_by_consumer ? " store-by-consumer" : "");
     if (io->split_k > 1 && n < sizeof c.desc)
-        snprintf(c.desc + n, sizeof c.desc - n, " split-k=%d", io->split_k);
+        snprintf(c.desc + n, sizeof c.desc - n, " split-k=%d%s", io->split_k,
+                 io->split_cluster ? " cluster" : "");
     else if (io->stream_k > 1 && n < sizeof c.desc)
         snprintf(c.desc + n, sizeof c.desc - n, " stream-k=%d", io->stream_k);
     offer(&S->top, &c);
@@ -666,12 +679,17 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                             .stages = stages_opts[si], .persistent = parts[pi].persistent,
                             .raster = parts[pi].raster, .group = 8,
                             .store_by_consumer = parts[pi].store_by_consumer,
-                            .split_k = split_opts[ki] > 1 ? split_opts[ki] : 1,
+                            .split_k = split_opts[ki] > 1                  ? split_opts[ki]
+                                       : split_opts[ki] <= CLUSTER_K(1) ? CLUSTER_S(split_opts[ki])
+                                                                         : 1,
+                            .split_cluster = split_opts[ki] <= CLUSTER_K(1),
                             .stream_k = split_opts[ki] == STREAM_K ? S->hw->eu_count : 0,
                             .run = parts[pi].run};
                         /* a stream-K grid is persistent: one raster of it is enough */
                         bool sk_ok = split_opts[ki] != STREAM_K ||
                                      (parts[pi].persistent && !parts[pi].store_by_consumer);
+                        /* a cluster's leader takes one tile: one tile per CTA */
+                        sk_ok = sk_ok && (split_opts[ki] > CLUSTER_K(1) || !parts[pi].persistent);
                         /* runs are of whole tiles, and searched where they paid */
                         bool run_ok = parts[pi].run == 1 ||
                                       (split_opts[ki] == 1 && runs_searched(S->g, S->hw));

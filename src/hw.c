@@ -132,7 +132,8 @@ static const char *const top_keys[] = {
     "eu_count", "clock_ghz", "warp_size", "smem_per_eu", "smem_per_block", "regs_per_eu",
     "max_regs_per_thread", "min_regs_per_thread", "max_threads_per_block", "max_warps_per_eu",
     "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_frag_rate", "dequant_frag_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "dequant_frag_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "tile_overhead_ns", "mma",
-    "tma_box_max", "tma_oob_row_ns", "dram_blend_p", "seus", "costs", NULL};
+    "tma_box_max", "tma_oob_row_ns", "dram_blend_p", "clusters", "seus", "costs", NULL};
+static const char *const cluster_keys[] = {"capacity", "sync_ns", "source", NULL};
 static const char *const mma_keys[] = {"m", "n_max", "n_step", "k_bytes", "source", NULL};
 static const char *const seu_keys[] = {"async", "max_in_flight", "issue_ns", "source", NULL};
 static const char *const cost_keys[] = {"kind", "dtype", "rate", "latency_ns", "peak_rate", "source",
@@ -328,6 +329,39 @@ static bool get_mma(ld *L, const cJSON *root, pt_hw *hw)
            get_int_into(L, m, "n_step", 1, 4096, p, req, &hw->mma_n_step) &&
            get_int_into(L, m, "k_bytes", 1, 4096, p, req, &hw->mma_k_bytes) &&
            pt_json_get_string(m, "source", false, L->file, p, &src, L->err);
+}
+
+/* "clusters" (optional): capacity[i] is how many clusters of i + 1 CTAs fit at once. */
+static bool get_clusters(ld *L, const cJSON *root, pt_hw *hw)
+{
+    bool ok;
+    const cJSON *c = pt_json_get_object(root, "clusters", false, L->file, "$", &ok, L->err);
+    if (!ok || !c)
+        return ok;
+    const char *p = "$.clusters", *src = NULL;
+    if (!pt_json_check_keys(c, cluster_keys, L->file, p, L->err) ||
+        !pt_json_get_number(c, "sync_ns", true, 0, 1e6, L->file, p, &hw->cluster_sync_ns,
+                            L->err) ||
+        !pt_json_get_string(c, "source", false, L->file, p, &src, L->err))
+        return false;
+    const cJSON *cap = cJSON_GetObjectItemCaseSensitive(c, "capacity");
+    int n = cJSON_IsArray(cap) ? cJSON_GetArraySize(cap) : -1;
+    if (n < 1 || n > PT_HW_MAX_CLUSTER)
+        return pt_fail(L->err, "%s: $.clusters.capacity: is %s; expected an array of 1 to %d "
+                       "counts (clusters of 1, 2, ... CTAs resident at once)", L->file,
+                       cap ? (cJSON_IsArray(cap) ? "an array of the wrong length" : pt_json_type(cap))
+                           : "missing", PT_HW_MAX_CLUSTER);
+    memset(hw->cluster_capacity, 0, sizeof hw->cluster_capacity);
+    for (int i = 0; i < n; i++) {
+        const cJSON *v = cJSON_GetArrayItem(cap, i);
+        if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e6 ||
+            v->valuedouble != (double)(int)v->valuedouble)
+            return pt_fail(L->err, "%s: $.clusters.capacity[%d]: is %s; expected a whole number "
+                           "0 to 1000000 (0: clusters of %d CTAs not modelled)", L->file, i,
+                           pt_json_type(v), i + 1);
+        hw->cluster_capacity[i + 1] = (int)v->valuedouble;
+    }
+    return true;
 }
 
 /* One sEU entry. Fields are required unless the base already defines this sEU. */
@@ -559,7 +593,8 @@ static bool load_object(ld *L, const cJSON *root, pt_hw *hw, int depth)
     for (size_t i = 0; i < N_FIELDS; i++)
         if (!get_field(L, root, &fields[i], hw))
             return false;
-    return get_mma(L, root, hw) && get_seus(L, root, hw) && get_costs(L, root, hw) &&
+    return get_mma(L, root, hw) && get_clusters(L, root, hw) && get_seus(L, root, hw) &&
+           get_costs(L, root, hw) &&
            check_model(L, hw);
 }
 
@@ -756,6 +791,17 @@ char *pt_hw_to_json(const pt_hw *hw)
     add_num(mma, "n_max", hw->mma_n_max);
     add_num(mma, "n_step", hw->mma_n_step);
     add_num(mma, "k_bytes", hw->mma_k_bytes);
+    int n_cap = 0;
+    for (int c = 1; c <= PT_HW_MAX_CLUSTER; c++)
+        if (hw->cluster_capacity[c] > 0)
+            n_cap = c;
+    if (n_cap > 0) {
+        cJSON *cl = cJSON_AddObjectToObject(root, "clusters");
+        cJSON *cap = cJSON_AddArrayToObject(cl, "capacity");
+        for (int c = 1; c <= n_cap; c++)
+            cJSON_AddItemToArray(cap, cJSON_CreateNumber(hw->cluster_capacity[c]));
+        add_num(cl, "sync_ns", hw->cluster_sync_ns);
+    }
     put_seus(root, hw);
     put_costs(root, hw);
     char *text = cJSON_Print(root);

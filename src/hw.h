@@ -8,6 +8,8 @@
 
 #include "stask.h"
 
+#define PT_HW_MAX_CLUSTER 8 /* CTAs of a portable thread-block cluster */
+
 /* Cost of an sTask kind on one dtype: duration = latency_ns + amount / rate, where amount is
  * bytes (load/store), flops (mma) or elements (cuda-core pieces). rate <= 0: unsupported. */
 typedef struct {
@@ -110,6 +112,14 @@ typedef struct {
     double dram_blend_p;         /* kernel time = (span^p + floor^p)^(1/p) of the SM pipelines'
                                     span and the DRAM floor: a kernel near its floor does not
                                     overlap compute and HBM perfectly. 0 = max(span, floor) */
+    /* thread-block clusters (hw "clusters"; partition.split_k_reduce cluster): cluster_capacity[c]
+     * is how many clusters of c CTAs, one CTA per EU, are resident at once (the GPCs' SM
+     * counts decide it, cudaOccupancyMaxActiveClusters measures it); 0 = clusters of c are
+     * not modelled. cluster_sync_ns: a chunk's partial tile handed to the leading CTA of its
+     * cluster through distributed shared memory, from the others' arrival to the leader's
+     * wake-up. All 0: no clusters. */
+    int cluster_capacity[PT_HW_MAX_CLUSTER + 1];
+    double cluster_sync_ns;
     int mma_m;                   /* tensor-core instruction rows per warpgroup (64) */
     int mma_n_max, mma_n_step;   /* allowed N: step..max by step */
     int mma_k_bytes;             /* K-extent of one instruction, bytes (32: k16 for f16) */

@@ -850,6 +850,13 @@ static void chunk_epilogue(const sim_state *S, const pt_stask *task, const pt_co
     } else if (S->chunk_end == PT_CHUNK_FIXUP && task->kind == PT_ST_CONVERT) {
         const pt_cost *rd = &S->hw->cost[PT_ST_LOAD][PT_F32];
         const pt_cost *add = &S->hw->cost[PT_ST_ELEMENTWISE][PT_F32];
+        if (pt_split_k_cluster(S->p)) {
+            /* the others' tiles are in this CTA's shared memory: the adds, after the cluster's
+             * hand-over */
+            *work += others * elems / add->rate;
+            *latency += S->hw->cluster_sync_ns;
+            return;
+        }
         *work += others * elems * 4 / rd->rate + others * elems / add->rate;
         *latency += rd->latency_ns;
     }

@@ -67,3 +67,16 @@ int pt_split_k_ws_slots(int split_k, int64_t tile_elems)
 {
     return pt_split_k_publish_first(tile_elems) ? split_k : split_k - 1;
 }
+
+bool pt_split_k_cluster(const pt_sprogram *p)
+{
+    return pt_sprogram_split_k(p) > 1 && p->partition.split_reduce == PT_SPLIT_REDUCE_CLUSTER;
+}
+
+int64_t pt_split_k_cluster_smem(const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    if (!pt_split_k_cluster(p))
+        return 0;
+    /* slots at 16 bytes (float4 stores), the barrier after them */
+    return (int64_t)(pt_sprogram_split_k(p) - 1) * pt_split_k_tile_elems(sg) * 4 + 16;
+}

@@ -48,4 +48,17 @@ bool pt_split_k_publish_first(int64_t tile_elems);
 /* Partial tiles a tile's chunks write to the workspace: S or S - 1. */
 int pt_split_k_ws_slots(int split_k, int64_t tile_elems);
 
+
+/* partition.split_k_reduce cluster: the S chunks of a tile are one thread-block cluster (S CTAs
+ * adjacent in launch order, chunk c the cluster's CTA c). After its loop chunk c > 0 stores its
+ * partial tile into slot c - 1 of the leading CTA's shared memory (distributed shared memory)
+ * and arrives on the leader's barrier; the leader (chunk 0) waits for the S - 1 arrivals, adds
+ * the slots into its accumulators, then converts and stores. No global workspace, no ticket.
+ * Needs a grid of one work item per CTA (a persistent CTA would need the slots free again) and
+ * a hardware model that lists the cluster size's capacity (pt_hw.cluster_capacity). */
+bool pt_split_k_cluster(const pt_sprogram *p);
+/* The leader's shared memory for the other chunks' partial tiles and its barrier (0 unless
+ * pt_split_k_cluster). */
+int64_t pt_split_k_cluster_smem(const pt_sprogram *p, const pt_stask_graph *sg);
+
 #endif

@@ -123,6 +123,7 @@ typedef struct {
     int S;
     int64_t tiles, items, slots;
     bool round_robin;
+    bool cluster;      /* pt_split_k_cluster: a tile's chunks are one cluster, chunk 0 leads */
     pt_launch_order order;
     double saving;     /* persistent: per follow-on work item */
     uint32_t edge_axes; /* tma_box.h: the last tile along these axes zero-fills rows */
@@ -130,6 +131,45 @@ typedef struct {
     eu_heap h;         /* key: EU free times (round-robin: the heap order is unused) */
     bool *ran;         /* the EU has run a work item before */
 } dispatch;
+
+/* A cluster's tile (pt_split_k_cluster): its S chunks start together on the S EUs that free
+ * first (a cluster is launched whole), and the leader, chunk 0, adds the others' partial tiles
+ * once the last of them has arrived. */
+static bool dispatch_cluster(dispatch *d, int64_t iters, bool edge, pt_chunk_info *info,
+                             pt_error *err)
+{
+    const int S = d->S;
+    int64_t eu[PT_MAX_SPLIT_K];
+    double s0 = 0, last_arrival = 0, lead_tail = 0;
+    for (int c = 0; c < S; c++) { /* S distinct EUs: each taken out until the cluster starts */
+        eu[c] = d->h.heap[0];
+        s0 = d->h.key[eu[c]] > s0 ? d->h.key[eu[c]] : s0;
+        heap_raise(&d->h, eu[c], INFINITY);
+    }
+    const double overhead = d->hw->tile_overhead_ns;
+    for (int c = 0; c < S; c++) {
+        int64_t first, count;
+        pt_split_k_chunk(iters, S, c, &first, &count);
+        const item_cost *k = cost_of(&d->memo, count, c == 0, edge, err);
+        if (!k)
+            return false;
+        double arrive = s0 + overhead + k->arrive_ns, end = s0 + overhead + k->time_ns;
+        last_arrival = arrive > last_arrival ? arrive : last_arrival;
+        if (c == 0)
+            lead_tail = k->time_ns - k->arrive_ns; /* its adds, convert and store */
+        else
+            heap_raise(&d->h, eu[c], end);
+        if (info)
+            info[c] = (pt_chunk_info){.first_iter = first, .iters = count, .eu = eu[c],
+                                      .start_ns = s0, .arrive_ns = arrive, .end_ns = end,
+                                      .last = c == 0};
+    }
+    double end = last_arrival + lead_tail;
+    heap_raise(&d->h, eu[0], end);
+    if (info)
+        info[0].end_ns = end;
+    return true;
+}
 
 /* One tile's S chunks, launched at positions q*S .. q*S+S-1; fills info for the first tile. */
 static bool dispatch_tile(dispatch *d, int64_t q, pt_chunk_info *info, pt_error *err)
@@ -139,6 +179,8 @@ static bool dispatch_tile(dispatch *d, int64_t q, pt_chunk_info *info, pt_error 
     bool edge = pt_box_tile_is_edge(d->sg, d->edge_axes, tile);
     int64_t iters = d->sg->causal_op >= 0 ? pt_stask_graph_tile_iterations(d->sg, tile)
                                           : d->sg->iterations;
+    if (d->cluster)
+        return dispatch_cluster(d, iters, edge, info, err);
     int64_t eu[PT_MAX_SPLIT_K];
     double start[PT_MAX_SPLIT_K], arrive[PT_MAX_SPLIT_K];
     bool may_be_last[PT_MAX_SPLIT_K];
@@ -246,11 +288,13 @@ static void kernel_fields(const dispatch *d, double span, pt_timeline *tl)
     tl->work_items = d->items;
     tl->grid = d->p->partition.persistent ? d->slots : d->items;
     tl->waves = (d->items + eus - 1) / eus;
+    if (d->cluster && hw->cluster_capacity[d->S] > 0) /* whole clusters resident at once */
+        tl->waves = (d->tiles + hw->cluster_capacity[d->S] - 1) / hw->cluster_capacity[d->S];
     tl->dram_bytes = pt_waves_dram_bytes(d->sg);
     /* each tile: S - 1 partial tiles read back by the fix-up, written by the other chunks, and
      * where every chunk publishes first (pt_split_k_publish_first) by the last one too */
     int64_t elems = pt_split_k_tile_elems(d->sg);
-    tl->workspace_bytes = (double)d->tiles *
+    tl->workspace_bytes = d->cluster ? 0 : (double)d->tiles *
                           (double)(pt_split_k_ws_slots(d->S, elems) + d->S - 1) * (double)elems * 4;
     tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
     tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
@@ -281,6 +325,12 @@ bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
     d.tiles = sg->tiles > 0 ? sg->tiles : 0;
     d.items = d.tiles * d.S;
     d.slots = d.items < hw_in->eu_count ? d.items : hw_in->eu_count;
+    d.cluster = pt_split_k_cluster(p);
+    if (d.cluster) { /* the EUs whole clusters can take at once */
+        int64_t cap = hw_in->cluster_capacity[d.S] > 0 ? (int64_t)hw_in->cluster_capacity[d.S] * d.S
+                                                       : d.S;
+        d.slots = d.items < cap ? d.items : cap;
+    }
     pt_hw local;
     /* more work items stream at once than tiles would: the L2 shared more ways */
     d.hw = pt_waves_share_l2(hw_in, d.items, &local);

@@ -54,6 +54,8 @@ typedef enum { PT_ORDER_AUTO, PT_ORDER_RASTER, PT_ORDER_LONGEST_FIRST } pt_tile_
  * persistent program where both fit (the next tile's Q then loads during this tile's store). */
 typedef enum { PT_STAGING_AUTO, PT_STAGING_APART, PT_STAGING_OVER_RESIDENT } pt_staging;
 
+typedef enum { PT_SPLIT_REDUCE_WORKSPACE, PT_SPLIT_REDUCE_CLUSTER } pt_split_reduce;
+
 #define PT_MAX_RUN 4096 /* partition.run: launch positions a persistent CTA takes in a row */
 
 typedef struct {
@@ -66,6 +68,10 @@ typedef struct {
      * separate work items, their partial tiles summed by the chunk that finishes last;
      * 1 = no split. 0 (a program built in code that never set it) reads as 1. */
     int split_k;
+    /* how the chunks' partial tiles meet (splitk.h): through a global workspace and a ticket
+     * (the default), or, with split_k 2..8 on a grid of one tile per CTA, through the
+     * distributed shared memory of a thread-block cluster of the tile's chunks */
+    pt_split_reduce split_reduce;
     /* stream-K (streamk.h): a persistent grid of stream_k CTAs; the tiles past the last whole
      * wave have their (tile, k-iteration) work split evenly over the CTAs, tiles shared by
      * several CTAs fixed up by the last to finish; 0 = off. */

@@ -264,7 +264,8 @@ static int find_role(const pt_sprogram *p, const char *name)
 static bool load_partition(const loader *L, const cJSON *root)
 {
     static const char *const keys[] = {"raster", "group", "persistent", "order", "staging",
-                                       "split_k", "stream_k", "run", NULL};
+                                       "split_k", "split_k_reduce", "stream_k", "run",
+                                       NULL};
     bool ok;
     const cJSON *o = pt_json_get_object(root, "partition", false, L->file, "$", &ok, L->err);
     if (!ok)
@@ -293,6 +294,15 @@ static bool load_partition(const loader *L, const cJSON *root)
                          &split_k, L->err))
         return false;
     ps->split_k = (int)split_k;
+    /* absent: workspace (what every file before clusters means) */
+    const char *reduce = NULL;
+    if (!pt_json_get_string(o, "split_k_reduce", false, L->file, "$.partition", &reduce, L->err))
+        return false;
+    if (reduce && strcmp(reduce, "workspace") != 0 && strcmp(reduce, "cluster") != 0)
+        return fail_at(L, "$.partition.split_k_reduce", "is \"%.64s\"; expected workspace or "
+                                                        "cluster", reduce);
+    ps->split_reduce = reduce && strcmp(reduce, "cluster") == 0 ? PT_SPLIT_REDUCE_CLUSTER
+                                                                : PT_SPLIT_REDUCE_WORKSPACE;
     /* absent: 0, off; 1 would be one CTA doing everything */
     int64_t stream_k = 0;
     if (!pt_json_get_int(o, "stream_k", false, 0, PT_MAX_STREAM_K, L->file, "$.partition",
@@ -667,6 +677,8 @@ static void write_roles(strbuf *b, const pt_sprogram *p)
     /* written only when split: a file without it means 1 */
     if (pt_sprogram_split_k(p) > 1)
         sb_printf(b, ", \"split_k\": %d", pt_sprogram_split_k(p));
+    if (p->partition.split_reduce == PT_SPLIT_REDUCE_CLUSTER) /* written only when not the default */
+        sb_puts(b, ", \"split_k_reduce\": \"cluster\"");
     if (p->partition.stream_k > 0) /* written only when on */
         sb_printf(b, ", \"stream_k\": %d", p->partition.stream_k);
     if (p->partition.run > 1) /* written only when > 1: a file without it means 1 */

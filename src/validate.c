@@ -236,7 +236,7 @@ int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg
         total = sat_add(total, stages * bytes);
         total = sat_add(total, stages * L.barrier_bytes);
     }
-    return total;
+    return sat_add(total, pt_split_k_cluster_smem(p, sg));
 }
 
 int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
@@ -608,6 +608,29 @@ static void check_split_k(vctx *c)
                                                                   : PT_MAX_SPLIT_K));
 }
 
+/* partition.split_k_reduce cluster (splitk.h): 2 to 8 chunks a tile, one tile per CTA, on
+ * hardware whose model lists that cluster size. */
+static void check_split_reduce(vctx *c)
+{
+    const pt_partition_spec *ps = &c->p->partition;
+    if (ps->split_reduce != PT_SPLIT_REDUCE_CLUSTER)
+        return;
+    const char *k = "$.partition.split_k_reduce";
+    int s = pt_sprogram_split_k(c->p);
+    if (s < 2 || s > PT_HW_MAX_CLUSTER)
+        problem_at(c->r, k, "is cluster with split_k %d; a cluster reduces 2 to %d chunks of a "
+                            "tile: expected split_k 2 to %d or split_k_reduce workspace",
+                   s, PT_HW_MAX_CLUSTER, PT_HW_MAX_CLUSTER);
+    else if (ps->persistent)
+        problem_at(c->r, k, "is cluster, but partition.persistent is true; the leader's slots "
+                            "take one tile per cluster: expected persistent false or "
+                            "split_k_reduce workspace");
+    else if (c->hw && c->hw->cluster_capacity[s] <= 0)
+        problem_at(c->r, k, "is cluster with split_k %d, but the hardware model %s lists no "
+                            "capacity for clusters of %d CTAs ($.clusters.capacity); expected "
+                            "workspace", s, c->hw->name, s);
+}
+
 /* partition.stream_k (streamk.h): a persistent grid that fits the EUs at once (the even split
  * assumes every CTA runs from the start), over a loop whose partial sums add up, not combined
  * with split-K. */
@@ -641,6 +664,7 @@ static void check_stream_k(vctx *c)
 static void check_partition(vctx *c)
 {
     check_split_k(c);
+    check_split_reduce(c);
     check_stream_k(c);
     const pt_partition_spec *ps = &c->p->partition;
     if (ps->run > 1 && !ps->persistent)

@@ -116,6 +116,13 @@ static void draw_partition(draw *d, rng *r)
         int hi = d->sg.iterations < 8 ? (int)d->sg.iterations : 8;
         d->p.partition.split_k = uni(r, 2, hi);
         note(d, "split_k %d", d->p.partition.split_k);
+        /* the partial tiles through the tile's cluster (one tile per CTA, a size the model
+         * lists) */
+        if (!d->p.partition.persistent && d->hw.cluster_capacity[d->p.partition.split_k] > 0 &&
+            chance(r, 40)) {
+            d->p.partition.split_reduce = PT_SPLIT_REDUCE_CLUSTER;
+            note(d, "split_k_reduce cluster");
+        }
     } else if (pt_split_k_possible(&d->sg, why, sizeof why) && chance(r, 25)) {
         /* stream-K (src/streamk.h): a persistent grid of 2 .. EUs CTAs; small grids make
          * tiles shared by many CTAs, large ones grids above the tile or iteration count */

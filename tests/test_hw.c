@@ -37,7 +37,8 @@ static bool hw_equal(const pt_hw *a, const pt_hw *b)
               a->launch_ns == b->launch_ns && a->tile_overhead_ns == b->tile_overhead_ns &&
               a->mma_m == b->mma_m && a->mma_n_max == b->mma_n_max &&
               a->mma_n_step == b->mma_n_step && a->mma_k_bytes == b->mma_k_bytes &&
-              a->tma_box_max == b->tma_box_max;
+              a->tma_box_max == b->tma_box_max && a->cluster_sync_ns == b->cluster_sync_ns &&
+              memcmp(a->cluster_capacity, b->cluster_capacity, sizeof a->cluster_capacity) == 0;
     for (int s = 0; s < PT_SEU_COUNT; s++)
         eq = eq && a->seu[s].present == b->seu[s].present && a->seu[s].async == b->seu[s].async &&
              a->seu[s].max_in_flight == b->seu[s].max_in_flight &&
@@ -109,6 +110,10 @@ static void test_builtins(void)
     CHECK(pt_hw_builtin_json("B200") == NULL);
     CHECK(pt_hw_builtin_json(NULL) == NULL);
     CHECK(pt_hw_load(&h, "h100-sxm", &err) && strcmp(h.name, "H100") == 0);
+    /* H200's measured cluster capacities (one CTA per SM); MI300X has no clusters */
+    CHECK(pt_hw_load(&h, "H200", &err) && h.cluster_capacity[1] == 132 &&
+          h.cluster_capacity[2] == 66 && h.cluster_capacity[4] == 30);
+    CHECK(pt_hw_load(&h, "MI300X", &err) && h.cluster_capacity[2] == 0);
 }
 
 /* Every constant of a shipped model says where it comes from. */
@@ -322,6 +327,10 @@ static void test_bad_inputs(void)
         {"\"n_step\": 8", "\"n_step\": 24", "$.mma.n_max: 256 is not a multiple of n_step (24)"},
         {"\"n_step\": 8", "\"n_step\": 0", "$.mma.n_step: 0 is out of range"},
         {"\"k_bytes\": 32", "\"k_bytes\": 32, \"kk\": 1", "$.mma: unknown key \"kk\""},
+        {"\"eu_count\": 2,", "\"eu_count\": 2, \"clusters\": {\"capacity\": [2, 1], \"sync_ns\": -1},", "$.clusters.sync_ns: -1 is out of range"},
+        {"\"eu_count\": 2,", "\"eu_count\": 2, \"clusters\": {\"capacity\": [], \"sync_ns\": 1},", "$.clusters.capacity: is an array of the wrong length; expected an array of 1 to 8 counts"},
+        {"\"eu_count\": 2,", "\"eu_count\": 2, \"clusters\": {\"capacity\": [2, 1.5], \"sync_ns\": 1},", "$.clusters.capacity[1]: is a number; expected a whole number"},
+        {"\"eu_count\": 2,", "\"eu_count\": 2, \"clusters\": {\"sync_ns\": 1},", "$.clusters.capacity: is missing"},
         {"\"eu_count\"", "\"eu\\ncount\"", "unknown key \"eu?count\""},
         {"\"eu_count\"", "\"eu_cuont\"", "t.json: $: unknown key \"eu_cuont\"; expected one of:"},
         {"\"name\": \"toy\"", "\"name\": 7", "$.name: is a number; expected a string"},

@@ -460,6 +460,105 @@ static void test_validate(void)
         CHECK_MSG(0, "%s", e.msg);
 }
 
+
+/* ---- through a cluster (partition.split_k_reduce cluster) --------------------------------- */
+
+/* I = 13, S = 4, one tile as one cluster of 4 (capacity 1 on the 4 EUs), hand-over 30 ns. The
+ * leader is chunk 0 (3 iterations); its fix-up convert adds 3 x 100 elements from its own
+ * shared memory (300) and converts (100) after the hand-over (30): 430. It starts once chunk 3
+ * (4 iterations) has arrived: 50 + loop_end(4) + 430 + 5 + 120 = 1600. The others end at
+ * 50 + loop_end(3) + 145. A second tile waits for a whole free cluster: 2 waves. */
+static void test_cluster(void)
+{
+    loop_fixture f;
+    pt_timeline tl;
+    pt_error err = {""};
+    loop_init(&f, 13, 1, 4);
+    f.p.partition.split_reduce = PT_SPLIT_REDUCE_CLUSTER;
+    f.hw.cluster_capacity[4] = 1;
+    f.hw.cluster_sync_ns = 30;
+    CHECK(pt_split_k_cluster(&f.p));
+    CHECK(pt_split_k_cluster_smem(&f.p, &f.sg) == 3 * 100 * 4 + 16);
+    double start;
+    CHECK_MSG(pt_simulate_chunk(&f.p, &f.sg, &f.hw, 3, PT_CHUNK_FIXUP, &tl, &err), "%s", err.msg);
+    CHECK_NEAR(span_ns(&tl, &f.sg, "convert.C", &start), 430, 1e-9);
+    pt_timeline_free(&tl);
+    CHECK_MSG(pt_simulate(&f.p, &f.sg, &f.hw, &tl, &err), "%s", err.msg);
+    CHECK(tl.waves == 1 && tl.n_chunks == 4 && tl.workspace_bytes == 0);
+    for (int c = 0; c < 4; c++) {
+        const pt_chunk_info *k = &tl.chunks[c];
+        CHECK_MSG(k->last == (c == 0) && k->start_ns == 0, "chunk %d: last %d at %g", c,
+                  k->last, k->start_ns);
+        if (c > 0)
+            CHECK_NEAR(k->end_ns, 50 + loop_end(c == 3 ? 4 : 3) + 145, 1e-9);
+    }
+    CHECK_NEAR(tl.chunks[0].end_ns, 50 + loop_end(4) + 430 + 5 + 120, 1e-9);
+    CHECK_NEAR(tl.kernel_time_ns, 1000 + 50 + loop_end(4) + 555, 1e-9);
+    pt_timeline_free(&tl);
+    /* two tiles, one cluster at a time: the second starts when all four EUs are free */
+    loop_init(&f, 13, 2, 4);
+    f.p.partition.split_reduce = PT_SPLIT_REDUCE_CLUSTER;
+    f.hw.cluster_capacity[4] = 1;
+    f.hw.cluster_sync_ns = 30;
+    CHECK_MSG(pt_simulate(&f.p, &f.sg, &f.hw, &tl, &err), "%s", err.msg);
+    CHECK(tl.waves == 2 && tl.work_items == 8);
+    CHECK_NEAR(tl.kernel_time_ns, 1000 + 2 * (50 + loop_end(4) + 555), 1e-9);
+    pt_timeline_free(&tl);
+}
+
+/* The validator's refusals of a cluster reduction, and its file round trip. */
+static void test_cluster_validate(void)
+{
+    gemm x;
+    pt_error e = {""};
+    gemm_load(&x, "M=64,N=4096,K=4096", "m=64,n=128,k=64,wg=1", 2);
+    if (x.ok) {
+        x.p.partition.split_reduce = PT_SPLIT_REDUCE_CLUSTER;
+        CHECK_MSG(pt_validate(&x.p, &x.sg, &x.hw, NULL, &e), "%s", e.msg);
+        int64_t plain;
+        x.p.partition.split_reduce = PT_SPLIT_REDUCE_WORKSPACE;
+        plain = pt_sprogram_smem_bytes_on(&x.p, &x.sg, &x.hw);
+        x.p.partition.split_reduce = PT_SPLIT_REDUCE_CLUSTER;
+        /* the leader holds the other chunk's 64 x 128 f32 partial tile */
+        CHECK(pt_sprogram_smem_bytes_on(&x.p, &x.sg, &x.hw) == plain + 64 * 128 * 4 + 16);
+        char *text = pt_sprogram_to_json(&x.p, &x.sg);
+        CHECK(text && strstr(text, "\"split_k_reduce\": \"cluster\""));
+        pt_sprogram q;
+        pt_stask_graph sg2;
+        if (text && pt_sprogram_load_text(&q, &sg2, &x.g, "p.json", text, strlen(text), &e)) {
+            CHECK(q.partition.split_reduce == PT_SPLIT_REDUCE_CLUSTER);
+            pt_sprogram_free(&q);
+            pt_stask_graph_free(&sg2);
+        } else
+            CHECK_MSG(0, "%s", e.msg);
+        char *bad = text ? strstr(text, "\"cluster\"") : NULL;
+        if (bad) {
+            memcpy(bad, "\"cluser\" ", 9);
+            CHECK(!pt_sprogram_load_text(&q, &sg2, &x.g, "p.json", text, strlen(text), &e));
+            CHECK_CONTAINS(e.msg, "p.json: $.partition.split_k_reduce");
+            CHECK_CONTAINS(e.msg, "expected workspace or cluster");
+        }
+        free(text);
+        x.p.partition.persistent = true;
+        CHECK(!pt_validate(&x.p, &x.sg, &x.hw, NULL, &e));
+        CHECK_CONTAINS(e.msg, "$.partition.split_k_reduce");
+        CHECK_CONTAINS(e.msg, "persistent");
+        x.p.partition.persistent = false;
+        x.p.partition.split_k = 1;
+        CHECK(!pt_validate(&x.p, &x.sg, &x.hw, NULL, &e));
+        CHECK_CONTAINS(e.msg, "split_k 1");
+        x.p.partition.split_k = 5; /* H200's model has no capacity for clusters of 5 */
+        x.hw.cluster_capacity[5] = 0;
+        CHECK(!pt_validate(&x.p, &x.sg, &x.hw, NULL, &e));
+        CHECK_CONTAINS(e.msg, "clusters of 5 CTAs");
+        x.p.partition.split_k = 2;
+        memset(x.hw.cluster_capacity, 0, sizeof x.hw.cluster_capacity);
+        CHECK(!pt_validate(&x.p, &x.sg, &x.hw, NULL, &e));
+        CHECK_CONTAINS(e.msg, "lists no capacity");
+    }
+    gemm_free(&x);
+}
+
 int main(void)
 {
     PTEST_RUN(test_chunks);
@@ -470,5 +569,7 @@ int main(void)
     PTEST_RUN(test_persistent);
     PTEST_RUN(test_gemm);
     PTEST_RUN(test_validate);
+    PTEST_RUN(test_cluster);
+    PTEST_RUN(test_cluster_validate);
     PTEST_END();
 }

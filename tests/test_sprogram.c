@@ -472,7 +472,7 @@ static void test_json_roundtrip(void)
             CHECK_MSG(pt_append(&p, &sg, s, tma, 0, 2, &err), "%s", err.msg);
             break;
         }
-    p.partition = (pt_partition_spec){PT_RASTER_GROUPED, 16, true, PT_ORDER_RASTER, PT_STAGING_OVER_RESIDENT, 4, 0, 3};
+    p.partition = (pt_partition_spec){.raster = PT_RASTER_GROUPED, .group = 16, .persistent = true, .order = PT_ORDER_RASTER, .staging = PT_STAGING_OVER_RESIDENT, .split_k = 4, .stream_k = 0, .run = 3};
     p.roles[0].regs = 24;
     p.roles[1].threads = 256;
     p.roles[2].wg = 5;

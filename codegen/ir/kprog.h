@@ -227,6 +227,11 @@ typedef struct pt_kprog {
      * tiles x split_k chunks of their reduction loop, adjacent in launch order */
     int64_t tiles, grid, iters;  /* iters: loop trip count of a full tile */
     int split_k;
+    bool cluster;                /* partition.split_k_reduce cluster (src/splitk.h): a tile's chunks
+                                    are one thread-block cluster; the others' partial tiles go to
+                                    the leader's shared memory at off_cluster (after the barriers:
+                                    split_k - 1 slots, then the leader's arrival barrier) */
+    int64_t off_cluster;
     int64_t items;
     int64_t workspace_bytes;     /* split-K: the partial f32 tiles of the non-last chunks;
                                     stream-K: two slots per stream-K CTA */

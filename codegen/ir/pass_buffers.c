@@ -195,9 +195,12 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
         bar += 8;
     kp->off_bar = off;
     kp->bar_bytes = bar;
+    /* split-K through a cluster: the leader's slots for the other chunks' partial tiles */
+    int64_t cl = pt_split_k_cluster_smem(kp->p, kp->sg);
+    kp->off_cluster = cl ? align_up(off + bar, 16) : 0;
     /* dynamic shared memory starts on 16 bytes: one alignment more lets the kernel align its
      * base; static LDS arrays (align 16) need none */
-    kp->smem_dynamic = align_up(off + bar, 16) + (L.align > 16 ? L.align : 0);
+    kp->smem_dynamic = align_up(cl ? kp->off_cluster + cl : off + bar, 16) + (L.align > 16 ? L.align : 0);
     if (kp->smem_dynamic > kp->hw->smem_per_block) {
         char parts[256] = "";
         for (int i = 0; i < kp->n_bufs; i++) {

@@ -77,7 +77,12 @@ bool pt_kpass_grid(pt_kprog *kp, const char *who, pt_error *err)
         if (!pt_split_k_possible(kp->sg, why, sizeof why))
             KREFUSE("%s: partition.split_k = %d: %s", who, kp->split_k, why);
         int64_t elems = pt_split_k_tile_elems(kp->sg);
-        kp->workspace_bytes = kp->tiles * pt_split_k_ws_slots(kp->split_k, elems) * elems * 4;
+        kp->cluster = pt_split_k_cluster(p);
+        if (kp->cluster && kp->persistent)
+            KREFUSE("%s: partition.split_k_reduce cluster needs one tile per CTA (persistent "
+                    "false)", who);
+        kp->workspace_bytes = kp->cluster ? 0
+                                          : kp->tiles * pt_split_k_ws_slots(kp->split_k, elems) * elems * 4;
         if (kp->workspace_bytes > (256LL << 20))
             KREFUSE("%s: partition.split_k = %d over %lld tiles needs %lld MB of workspace for the "
                     "partial tiles; at most 256 MB are generated (split fewer ways or only where "

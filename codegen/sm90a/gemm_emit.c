@@ -366,7 +366,8 @@ static void emit_kernel(strbuf *sb, const sm90a_gemm *gm)
         sm90a_gemm_emit_splitk_globals(sb, gm);
     if (gm->kp->stream_k)
         sm90a_gemm_emit_streamk_globals(sb, gm);
-    sb_printf(sb, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n%s(", gm->kp->threads,
+    sb_printf(sb, "extern \"C\" __global__ void %s__launch_bounds__(%d, 1)\n%s(",
+              gm->kp->cluster ? "__cluster_dims__(SPLIT_K, 1, 1) " : "", gm->kp->threads,
               gm->kp->kernel_name);
     char names[PT_KP_MAX_BUFS][8];
     const char *maps[PT_KP_MAX_BUFS];

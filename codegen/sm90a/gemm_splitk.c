@@ -14,7 +14,8 @@
  * can deadlock. The partial tiles are written in the accumulators' register order, four
  * registers per thread per 16-byte access, thread-major (every access coalesced); the last
  * chunk reads them back the same way, a few loads in flight at a time so its accumulators stay
- * in registers. */
+ * in registers. With partition.split_k_reduce cluster the chunks of a tile are one thread-block
+ * cluster instead, and the partial tiles go through the leader's shared memory (emit_cluster). */
 #include "gemm.h"
 #include "splitk.h"
 
@@ -25,6 +26,8 @@ static bool publish_first(const sm90a_gemm *gm)
 
 void sm90a_gemm_emit_splitk_globals(strbuf *sb, const sm90a_gemm *gm)
 {
+    if (gm->kp->cluster)
+        return; /* the partial tiles stay in the cluster's shared memory */
     if (publish_first(gm))
         sb_printf(sb, "// Split-K: per tile a ticket counter (zero at module load; the last chunk resets it), and\n"
                       "// the workspace of the S partial tiles of every tile (%lld bytes).\n"
@@ -135,9 +138,54 @@ static void emit_ticket_first(strbuf *sb)
                 "        }\n");
 }
 
+/* partition.split_k_reduce cluster: chunk kc is CTA kc of its tile's cluster. The others
+ * store their partial tiles into the leader's slot kc - 1 (distributed shared memory) and
+ * arrive on its barrier, once they know it is initialised; the leader waits for all of them
+ * and adds the slots from its own shared memory. Every cluster holds one tile (a grid of one
+ * work item per CTA), so the barrier completes once, phase 0. */
+static void emit_cluster(strbuf *sb)
+{
+    sb_puts(sb, "        // Split-K through the cluster (gemm_splitk.c): the other chunks store their partial\n"
+                "        // tiles into the leader's shared memory; the leader (chunk 0) adds them.\n"
+                "        {\n"
+                "            const int me = cw * 128 + threadIdx.x % 128;  // this consumer thread\n"
+                "            if (kc != 0) {\n"
+                "                pt::cluster_wait();  // the leader's barrier is initialised\n"
+                "                const uint32_t slot = pt::cluster_map(smem + OFF_CL + (size_t)(kc - 1) * (BM * BN * 4), 0);\n"
+                "                #pragma unroll\n"
+                "                for (int r = 0; r < MREP; ++r)\n"
+                "                    #pragma unroll\n"
+                "                    for (int j = 0; j < ACC_N / 2; j += 4)\n"
+                "                        pt::cluster_store4(slot + 16u * (uint32_t)((r * (ACC_N / 8) + j / 4) * (128 * WGS) + me),\n"
+                "                                           acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]);\n"
+                "                pt::cluster_arrive_remote(pt::cluster_map(cl_full, 0));\n"
+                "            } else {\n"
+                "                pt::mbar_wait_cluster(cl_full, 0);\n"
+                "                for (int c = 0; c < SPLIT_K - 1; ++c) {\n"
+                "                    const float4 *slot = reinterpret_cast<const float4 *>(smem + OFF_CL + (size_t)c * (BM * BN * 4));\n"
+                "                    #pragma unroll\n"
+                "                    for (int r = 0; r < MREP; ++r)\n"
+                "                        #pragma unroll\n"
+                "                        for (int j = 0; j < ACC_N / 2; j += 4) {\n"
+                "                            const float4 q = slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me];\n"
+                "                            acc[r][j] += q.x;\n"
+                "                            acc[r][j + 1] += q.y;\n"
+                "                            acc[r][j + 2] += q.z;\n"
+                "                            acc[r][j + 3] += q.w;\n"
+                "                        }\n"
+                "                }\n"
+                "            }\n"
+                "            if (cw == 0 && lead)  // the leader converts, its producer stores\n"
+                "                split_ticket[n_tile & 1] = kc == 0 ? SPLIT_K - 1 : 0;\n"
+                "            pt::named_sync(1 + WGS, 128 * WGS);\n"
+                "        }\n");
+}
+
 void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm)
 {
-    if (publish_first(gm))
+    if (gm->kp->cluster)
+        emit_cluster(sb);
+    else if (publish_first(gm))
         emit_publish_first(sb);
     else
         emit_ticket_first(sb);

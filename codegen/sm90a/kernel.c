@@ -81,6 +81,8 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const
     if (kp->split_k > 1 || kp->stream_k)
         sb_printf(sb, "    int *split_ticket = reinterpret_cast<int *>(%s);  // %s, per tile parity\n", prev,
                   kp->stream_k ? "stream-K: this CTA fixes the tile up" : "split-K: the chunk's arrival");
+    if (kp->cluster)
+        sb_puts(sb, "    uint64_t *cl_full = reinterpret_cast<uint64_t *>(smem + OFF_CLBAR);  // the leader's\n");
     sb_puts(sb, "    const int wg = threadIdx.x / 128;\n"
                 "    if (threadIdx.x == 0) {\n");
     for (int i = 0; i < n_maps; i++)
@@ -119,10 +121,14 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const
                 sb_printf(sb, "        pt::mbar_init(%s_full, WGS);  // every consumer warpgroup staged its rows\n"
                               "        pt::mbar_init(%s_empty, 1);   // the store read the tile\n", lo, lo);
         }
+    if (kp->cluster)
+        sb_puts(sb, "        pt::mbar_init(cl_full, (SPLIT_K - 1) * 128 * WGS);  // every consumer thread of the other chunks\n");
     sb_puts(sb, "        pt::mbar_fence_init();\n"
                 "    }\n"
-                "    __syncthreads();\n"
-                "#ifdef PT_TRACE\n"
+                "    __syncthreads();\n");
+    if (kp->cluster)
+        sb_puts(sb, "    pt::cluster_arrive();  // this CTA's barriers are initialised (the other chunks wait for it)\n");
+    sb_puts(sb, "#ifdef PT_TRACE\n"
                 "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
                 "#else\n"
                 "    (void)pt_trace;\n"

@@ -206,4 +206,9 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
                       B->over >= 0 ? "over a resident tile's rows" : "apart", 128 / B->elem_bytes);
     }
     sb_printf(sb, "constexpr int OFF_BAR = %lld;\n", (long long)kp->off_bar);
+    if (kp->cluster)
+        sb_printf(sb, "// split-K through the cluster: the leader's slots for the other chunks' partial tiles,\n"
+                      "// then the barrier they arrive on\n"
+                      "constexpr int OFF_CL = %lld, OFF_CLBAR = OFF_CL + (SPLIT_K - 1) * BM * BN * 4;\n",
+                  (long long)kp->off_cluster);
 }
