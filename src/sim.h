@@ -63,6 +63,9 @@ typedef struct {
     double dram_bytes;             /* compulsory global traffic estimate */
     double dram_floor_ns;          /* dram_bytes / HBM bandwidth */
     int split_k;                   /* partition.split_k (1: no split) */
+    bool split_cluster;            /* partition.split_k_reduce cluster: chunk 0 leads the fix-up
+                                      (chunks[0].last), the partial tiles go to its shared
+                                      memory */
     int stream_k;                  /* partition.stream_k (0: off; streamk.h) */
     int64_t work_items;            /* tiles x split_k: what the EUs run (grid and waves count
                                       these) */

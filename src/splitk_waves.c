@@ -285,6 +285,7 @@ static void kernel_fields(const dispatch *d, double span, pt_timeline *tl)
     int64_t eus = hw->eu_count;
     tl->tiles = d->tiles;
     tl->split_k = d->S;
+    tl->split_cluster = d->cluster;
     tl->work_items = d->items;
     tl->grid = d->p->partition.persistent ? d->slots : d->items;
     tl->waves = (d->items + eus - 1) / eus;

@@ -1099,10 +1099,18 @@ static void check_smem(vctx *c)
         if (c->p->stages[x] > 0 && n + 64 < sizeof stages)
             n += (size_t)snprintf(stages + n, sizeof stages - n, "%s%s: %d", n ? ", " : "",
                                   c->sg->graph->tensors[x].name, c->p->stages[x]);
-    problem_at(c->r, "$.stages", "shared memory: the program needs %lld bytes but %s allows %lld per block "
-                  "(stages %s); use fewer stages or smaller tiles",
-            (long long)c->r->smem_bytes, c->hw->name, (long long)c->r->smem_limit,
-            n ? stages : "none");
+    int64_t cl = pt_split_k_cluster_smem(c->p, c->sg);
+    if (cl > 0)
+        problem_at(c->r, "$.stages", "shared memory: the program needs %lld bytes, %lld of them the "
+                      "other chunks' partial tiles of split_k_reduce cluster, but %s allows %lld "
+                      "per block (stages %s); use fewer stages, smaller tiles or the workspace",
+                (long long)c->r->smem_bytes, (long long)cl, c->hw->name,
+                (long long)c->r->smem_limit, n ? stages : "none");
+    else
+        problem_at(c->r, "$.stages", "shared memory: the program needs %lld bytes but %s allows %lld per block "
+                      "(stages %s); use fewer stages or smaller tiles",
+                (long long)c->r->smem_bytes, c->hw->name, (long long)c->r->smem_limit,
+                n ? stages : "none");
 }
 
 static void check_regs(vctx *c)

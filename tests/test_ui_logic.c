@@ -482,6 +482,30 @@ static void test_runs(void)
     pt_explorer_model_free(m);
 }
 
+/* Split-K through a cluster from the explorer: on with a split, refused on a persistent grid
+ * naming the field, undone as one edit. */
+static void test_split_cluster(void)
+{
+    pt_error err = {{0}};
+    pt_explorer_model *m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "gemm_f16", "H200", &err), "%s", err.msg);
+    CHECK(!pt_explorer_model_set_split_cluster(m, true, &err));
+    CHECK_MSG(strstr(err.msg, "split_k_reduce") != NULL, "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_set_split_k(m, 2, &err), "%s", err.msg);
+    /* 128 x 256 tiles: the leader would hold 128 KB of partial tile besides its stages */
+    CHECK(!pt_explorer_model_set_split_cluster(m, true, &err));
+    CHECK_MSG(strstr(err.msg, "partial tiles of split_k_reduce cluster") != NULL, "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_retile(m, "m=64,n=128,wg=1", &err), "%s", err.msg);
+    CHECK(m->prog.partition.split_k == 2 && !m->prog.partition.persistent);
+    CHECK_MSG(pt_explorer_model_set_split_cluster(m, true, &err), "%s", err.msg);
+    CHECK(m->prog.partition.split_reduce == PT_SPLIT_REDUCE_CLUSTER);
+    CHECK(m->tl.workspace_bytes == 0);
+    CHECK(!pt_explorer_model_set_split_cluster(m, true, &err) && strstr(err.msg, "already"));
+    CHECK(pt_explorer_model_undo(m, &err));
+    CHECK(m->prog.partition.split_reduce == PT_SPLIT_REDUCE_WORKSPACE);
+    pt_explorer_model_free(m);
+}
+
 int main(void)
 {
     PTEST_RUN(test_chain);
@@ -492,5 +516,6 @@ int main(void)
     PTEST_RUN(test_trace_overlay);
     PTEST_RUN(test_retile_keeps_partition);
     PTEST_RUN(test_runs);
+    PTEST_RUN(test_split_cluster);
     PTEST_END();
 }

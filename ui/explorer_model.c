@@ -483,6 +483,21 @@ bool pt_explorer_model_set_split_k(pt_explorer_model *m, int split_k, pt_error *
     return commit(m, &c, NULL, NULL, err);
 }
 
+bool pt_explorer_model_set_split_cluster(pt_explorer_model *m, bool cluster, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    pt_split_reduce r = cluster ? PT_SPLIT_REDUCE_CLUSTER : PT_SPLIT_REDUCE_WORKSPACE;
+    if (m->prog.partition.split_reduce == r)
+        return pt_fail(err, "the split-K reduction is already through %s",
+                       cluster ? "a cluster" : "the workspace");
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    c.partition.split_reduce = r; /* validated on commit */
+    return commit(m, &c, NULL, NULL, err);
+}
+
 bool pt_explorer_model_set_stream_k(pt_explorer_model *m, int stream_k, pt_error *err)
 {
     if (!m->have_prog)

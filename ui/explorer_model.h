@@ -187,6 +187,10 @@ bool pt_explorer_model_set_stages(pt_explorer_model *m, const char *tensor, int 
  * separate work items, 1 = none; refused where the validator refuses it (no loop to split, a
  * loop carrying more than sums, fewer iterations than chunks). */
 bool pt_explorer_model_set_split_k(pt_explorer_model *m, int split_k, pt_error *err);
+/* partition.split_k_reduce: the chunks' partial tiles through a thread-block cluster (true) or
+ * the global workspace; refused where the validator refuses it (no split, a persistent grid,
+ * a cluster size the hardware model does not list). */
+bool pt_explorer_model_set_split_cluster(pt_explorer_model *m, bool cluster, pt_error *err);
 /* partition.stream_k (streamk.h): a persistent grid of that many CTAs splitting the loops of
  * the last partial wave evenly (persistent set with it), 0 = off; refused where the validator
  * refuses it (a loop that cannot be split, split-K on, more CTAs than EUs). */

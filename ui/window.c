@@ -376,7 +376,7 @@ void win_update_title_and_actions(PtWindow *self)
     g_free(title);
     enable(self, "undo", pt_explorer_model_can_undo(m));
     enable(self, "redo", pt_explorer_model_can_redo(m));
-    static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "split-k",
+    static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "split-k", "split-cluster",
                                         "stream-k", "run", "tile",
                                         "save", "save-as", "wait-add-dialog", "wait-remove-last",
                                         "show-critical", "show-ctas", "unroll-loop"};
@@ -646,6 +646,16 @@ static void action_split_k(GSimpleAction *a, GVariant *p, gpointer data)
                &err);
 }
 
+static void action_split_cluster(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    pt_error err = {{0}};
+    win_edited(self,
+               pt_explorer_model_set_split_cluster(self->model, g_variant_get_boolean(p), &err),
+               &err);
+}
+
 static void action_offset(GSimpleAction *a, GVariant *p, gpointer data)
 {
     PtWindow *self = data;
@@ -816,6 +826,7 @@ static const GActionEntry win_actions[] = {
     {"wait-remove", action_wait_remove, "(si)", NULL, NULL, {0}},
     {"stages", action_stages, "(si)", NULL, NULL, {0}},
     {"split-k", action_split_k, "i", NULL, NULL, {0}},
+    {"split-cluster", action_split_cluster, "b", NULL, NULL, {0}},
     {"stream-k", action_stream_k, "i", NULL, NULL, {0}},
     {"run", action_run, "i", NULL, NULL, {0}},
     {"offset", action_offset, "(si)", NULL, NULL, {0}},

@@ -167,6 +167,12 @@ static void on_stream_k_changed(GtkSpinButton *spin, gpointer data)
     gtk_widget_activate_action(GTK_WIDGET(self), "win.stream-k", "i", v);
 }
 
+static void on_split_cluster_toggled(GtkCheckButton *check, gpointer data)
+{
+    gtk_widget_activate_action(GTK_WIDGET(data), "win.split-cluster", "b",
+                               gtk_check_button_get_active(check));
+}
+
 static void on_run_changed(GtkSpinButton *spin, gpointer data)
 {
     PtWindow *self = data;
@@ -314,6 +320,19 @@ static void build_partition(PtWindow *self)
     g_signal_connect(spin, "value-changed", G_CALLBACK(on_split_k_changed), self);
     gtk_grid_attach(GTK_GRID(grid), form_label("split-K"), 0, 1, 1, 1);
     gtk_grid_attach(GTK_GRID(grid), spin, 1, 1, 1, 1);
+    /* the chunks' partial tiles through the tile's thread-block cluster */
+    GtkWidget *cl = gtk_check_button_new_with_label("through a cluster");
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(cl),
+                                m->prog.partition.split_reduce == PT_SPLIT_REDUCE_CLUSTER);
+    g_object_set_data(G_OBJECT(cl), "pt-split-cluster", GINT_TO_POINTER(1));
+    gtk_widget_set_tooltip_text(cl, "Split-K through a thread-block cluster: a tile's chunks run "
+                                    "together, the others store their partial tiles into the "
+                                    "first chunk's shared memory and it adds them; needs one "
+                                    "tile per CTA (win.split-cluster)");
+    gtk_widget_set_sensitive(cl, pt_sprogram_split_k(&m->prog) > 1 ||
+                                     m->prog.partition.split_reduce == PT_SPLIT_REDUCE_CLUSTER);
+    g_signal_connect(cl, "toggled", G_CALLBACK(on_split_cluster_toggled), self);
+    gtk_grid_attach(GTK_GRID(grid), cl, 0, 2, 2, 1);
     build_stream_k(self, grid, pt_split_k_possible(&m->sg, why, sizeof why) && max > 1);
     build_run(self, grid);
     gtk_box_append(GTK_BOX(self->form_box), grid);

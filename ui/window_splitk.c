@@ -1,12 +1,13 @@
 /* window_splitk.c — the "Several CTAs" view of a split-K program (partition.split_k,
  * splitk.h): the chunks of the first tile launched, one lane group each, as the simulator
- * dispatched them. Group 0 is the chunk that arrived last and did the fix-up (the main
- * timeline's representative EU, so hover, selection, rings and the red path stay as on one
- * EU); the others follow in k order, each with its own spans (its shorter loop ending in a
- * partial store), dependencies and critical path, offset by when its EU began it. Each group
- * is labelled "tile 0 · k 2/4 · iterations 16–31 · partial store". A stream-K program
- * (partition.stream_k, streamk.h) shows the same way the CTAs sharing its first shared tile,
- * each with its part of that tile's loop: "stream-K tile · CTA 3 · iterations 11–57 · ...". */
+ * dispatched them. Group 0 is the chunk that did the fix-up: the last to arrive, or a
+ * cluster's leader (partition.split_k_reduce cluster). It is the main timeline's representative
+ * EU, so hover, selection, rings and the red path stay as on one EU; the others follow in k
+ * order, each with its own spans (its shorter loop ending in a partial store), dependencies
+ * and critical path, offset by when its EU began it. Each group is labelled "tile 0 · k 2/4 ·
+ * iterations 16–31 · partial store". A stream-K program (partition.stream_k, streamk.h) shows
+ * the same way the CTAs sharing its first shared tile, each with its part of that tile's loop:
+ * "stream-K tile · CTA 3 · iterations 11–57 · ...". */
 #include "window_private.h"
 
 void win_splitk_clear(PtWindow *self)
@@ -30,12 +31,16 @@ static char *chunk_label(const pt_timeline *k, int c)
                                (gint64)(ci->first_iter + ci->iters - 1),
                                ci->last ? "last to arrive: fix-up (adds the others' partial tiles)"
                                         : "partial tile to its workspace slot");
+    const char *role = k->split_cluster
+                           ? (ci->last ? "cluster leader: fix-up once all have arrived (adds the "
+                                         "others' partial tiles from its shared memory)"
+                                       : "partial tile to the leader's shared memory")
+                           : (ci->last ? "last to arrive: fix-up (adds the others' partial tiles)"
+                                       : "partial tile to the workspace");
     return g_strdup_printf("tile 0 · k %d/%d · iterations %" G_GINT64_FORMAT "–%" G_GINT64_FORMAT
                            " · %s · EU %" G_GINT64_FORMAT, c + 1, k->n_chunks,
                            (gint64)ci->first_iter, (gint64)(ci->first_iter + ci->iters - 1),
-                           ci->last ? "last to arrive: fix-up (adds the others' partial tiles)"
-                                    : "partial tile to the workspace",
-                           (gint64)ci->eu);
+                           role, (gint64)ci->eu);
 }
 
 /* Group g shows chunk c of the first tile: simulated as the kernel dispatched it. */
