@@ -195,8 +195,11 @@ static int staging_store(const pt_stask_graph *sg)
 
 /* ---- shared memory ---------------------------------------------------------------------- */
 
-int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+/* Everything but split_k_reduce cluster's slots; *rings: the bytes of the rings' stages. */
+static int64_t smem_bytes_parts(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                                int64_t *rings)
 {
+    *rings = 0;
     if (!p || !sg || !sg->tasks || sg->n <= 0)
         return 0;
     pt_smem_layout L;
@@ -235,7 +238,26 @@ int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg
         int64_t bytes = ring[x] > INT64_MAX / 65536 / 2 ? INT64_MAX / 65536 / 2 : ring[x];
         total = sat_add(total, stages * bytes);
         total = sat_add(total, stages * L.barrier_bytes);
+        *rings = sat_add(*rings, stages * bytes);
     }
+    return total;
+}
+
+/* The leader's slots go beside the buffers where they fit, else over the rings' stages when
+ * those are as large (the leader's loop is done with them by then). */
+bool pt_sprogram_cluster_slots_over_rings(const pt_sprogram *p, const pt_stask_graph *sg,
+                                          const pt_hw *hw)
+{
+    int64_t rings, total = smem_bytes_parts(p, sg, hw, &rings);
+    int64_t slots = pt_split_k_cluster_smem(p, sg) - 16;
+    return slots > 0 && hw && total + slots + 16 > hw->smem_per_block && slots <= rings;
+}
+
+int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
+{
+    int64_t rings, total = smem_bytes_parts(p, sg, hw, &rings);
+    if (pt_sprogram_cluster_slots_over_rings(p, sg, hw))
+        return sat_add(total, 16); /* the leader's barrier only */
     return sat_add(total, pt_split_k_cluster_smem(p, sg));
 }
 

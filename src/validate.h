@@ -49,6 +49,11 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
 /* The same under hw's layout rules (smem_layout.h): on AMD no staging tile, no resident tiles,
  * no barrier memory, padded rows. The validator checks this one against the model. */
 int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw);
+/* partition.split_k_reduce cluster: do the leader's slots for the other chunks' partial tiles
+ * lie over its rings' stages (they do not fit beside the buffers; the rings are as large), so
+ * the other chunks wait for the leader's loop to end before they write? */
+bool pt_sprogram_cluster_slots_over_rings(const pt_sprogram *p, const pt_stask_graph *sg,
+                                          const pt_hw *hw);
 /* Does the output staging tile get a buffer of its own? A resident tile (attention's Q) takes
  * it once the loop is done, unless the program is persistent and both still fit (then the
  * next tile's resident load need not wait for this tile's store). No staging: true. */

@@ -205,10 +205,11 @@ stderr_has "the sm90a code generator refused all" "unaligned packed weights: the
 stderr_has "(k = 4104); TMA needs a multiple of 16 bytes and the packed B is not staged (only a matmul's own operands are), so k must be a multiple of 32" "unaligned packed weights: the dimension and the rule"
 one_line_err "unaligned packed weights"
 
-# Split-K (partition.split_k): at small M the search picks it, the saved program says so, and it
-# validates and simulates as tiles x split_k work items.
+# Split-K (partition.split_k): at small M the search picks it (its partial tiles through the
+# workspace or a cluster), the saved program says so, and it validates and simulates as
+# tiles x split_k work items.
 expect 0 "schedule small-M gemm" "$cli" schedule gemm_f16 -q --hw H200 --set M=64,N=4096,K=4096 --top 3 -o "$tmp/sk.json"
-if grep -qE '^  1 .* split-k=[0-9]+$' "$tmp/out"; then ok "small-M pick is split-K"
+if grep -qE '^  1 .* split-k=[0-9]+( cluster)?$' "$tmp/out"; then ok "small-M pick is split-K"
 else bad "small-M pick is split-K: $(head -c 600 "$tmp/out")"; fi
 if grep -qE '"split_k": [0-9]+' "$tmp/sk.json"; then ok "saved split_k"; else bad "saved split_k: $(grep partition "$tmp/sk.json")"; fi
 expect 0 "split-K program validates" "$cli" validate gemm_f16 --hw H200 --set M=64,N=4096,K=4096 --program "$tmp/sk.json"

@@ -229,9 +229,12 @@ typedef struct pt_kprog {
     int split_k;
     bool cluster;                /* partition.split_k_reduce cluster (src/splitk.h): a tile's chunks
                                     are one thread-block cluster; the others' partial tiles go to
-                                    the leader's shared memory at off_cluster (after the barriers:
-                                    split_k - 1 slots, then the leader's arrival barrier) */
-    int64_t off_cluster;
+                                    the leader's shared memory: split_k - 1 slots at off_cluster
+                                    (after the barriers, or over the rings: cluster_over_rings,
+                                    the others then wait for the leader's loop to end), its
+                                    arrival and "rings free" barriers at off_clbar */
+    bool cluster_over_rings;
+    int64_t off_cluster, off_clbar;
     int64_t items;
     int64_t workspace_bytes;     /* split-K: the partial f32 tiles of the non-last chunks;
                                     stream-K: two slots per stream-K CTA */

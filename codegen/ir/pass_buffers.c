@@ -195,12 +195,28 @@ static bool layout(pt_kprog *kp, const char *who, pt_error *err)
         bar += 8;
     kp->off_bar = off;
     kp->bar_bytes = bar;
-    /* split-K through a cluster: the leader's slots for the other chunks' partial tiles */
-    int64_t cl = pt_split_k_cluster_smem(kp->p, kp->sg);
-    kp->off_cluster = cl ? align_up(off + bar, 16) : 0;
+    /* split-K through a cluster: the leader's slots for the other chunks' partial tiles, after
+     * the barriers or over the rings (the validator's choice), then its two barriers */
+    int64_t cl = pt_split_k_cluster_smem(kp->p, kp->sg), end = off + bar;
+    kp->cluster_over_rings = cl > 0 && pt_sprogram_cluster_slots_over_rings(kp->p, kp->sg, kp->hw);
+    if (kp->cluster_over_rings) {
+        for (int i = 0; i < kp->n_bufs; i++) /* the slots cover only rings, from offset 0 */
+            if (kp->bufs[i].kind != PT_KBUF_RING && kp->bufs[i].over < 0 &&
+                kp->bufs[i].offset < cl - 16)
+                KREFUSE("%s: split_k_reduce cluster: the leader's %lld bytes of partial tiles do "
+                        "not fit beside the buffers nor over the rings alone", who,
+                        (long long)(cl - 16));
+        kp->off_cluster = 0;
+        kp->off_clbar = align_up(end, 16);
+        end = kp->off_clbar + 16;
+    } else if (cl > 0) {
+        kp->off_cluster = align_up(end, 16);
+        kp->off_clbar = kp->off_cluster + cl - 16;
+        end = kp->off_clbar + 16;
+    }
     /* dynamic shared memory starts on 16 bytes: one alignment more lets the kernel align its
      * base; static LDS arrays (align 16) need none */
-    kp->smem_dynamic = align_up(cl ? kp->off_cluster + cl : off + bar, 16) + (L.align > 16 ? L.align : 0);
+    kp->smem_dynamic = align_up(end, 16) + (L.align > 16 ? L.align : 0);
     if (kp->smem_dynamic > kp->hw->smem_per_block) {
         char parts[256] = "";
         for (int i = 0; i < kp->n_bufs; i++) {

@@ -142,16 +142,22 @@ static void emit_ticket_first(strbuf *sb)
  * store their partial tiles into the leader's slot kc - 1 (distributed shared memory) and
  * arrive on its barrier, once they know it is initialised; the leader waits for all of them
  * and adds the slots from its own shared memory. Every cluster holds one tile (a grid of one
- * work item per CTA), so the barrier completes once, phase 0. */
-static void emit_cluster(strbuf *sb)
+ * work item per CTA), so the barrier completes once, phase 0. Where the slots lie over the
+ * leader's rings (they do not fit beside its buffers), the others first wait on their own
+ * barrier for the leader's "my loop is done" (cl_go), which the leader gives once all its
+ * consumer warpgroups are past their loops: their last wgmma has read its stages, and every
+ * load of the loop has landed. */
+static void emit_cluster(strbuf *sb, bool over_rings)
 {
     sb_puts(sb, "        // Split-K through the cluster (gemm_splitk.c): the other chunks store their partial\n"
                 "        // tiles into the leader's shared memory; the leader (chunk 0) adds them.\n"
                 "        {\n"
                 "            const int me = cw * 128 + threadIdx.x % 128;  // this consumer thread\n"
                 "            if (kc != 0) {\n"
-                "                pt::cluster_wait();  // the leader's barrier is initialised\n"
-                "                const uint32_t slot = pt::cluster_map(smem + OFF_CL + (size_t)(kc - 1) * (BM * BN * 4), 0);\n"
+                "                pt::cluster_wait();  // the leader's barriers are initialised\n");
+    if (over_rings)
+        sb_puts(sb, "                pt::mbar_wait_cluster(cl_go, 0);  // the slots lie over the leader's rings: its loop is done\n");
+    sb_puts(sb, "                const uint32_t slot = pt::cluster_map(smem + OFF_CL + (size_t)(kc - 1) * (BM * BN * 4), 0);\n"
                 "                #pragma unroll\n"
                 "                for (int r = 0; r < MREP; ++r)\n"
                 "                    #pragma unroll\n"
@@ -159,8 +165,14 @@ static void emit_cluster(strbuf *sb)
                 "                        pt::cluster_store4(slot + 16u * (uint32_t)((r * (ACC_N / 8) + j / 4) * (128 * WGS) + me),\n"
                 "                                           acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]);\n"
                 "                pt::cluster_arrive_remote(pt::cluster_map(cl_full, 0));\n"
-                "            } else {\n"
-                "                pt::mbar_wait_cluster(cl_full, 0);\n"
+                "            } else {\n");
+    if (over_rings)
+        sb_puts(sb, "                pt::cluster_wait();  // the others' barriers are initialised\n"
+                    "                pt::named_sync(1 + WGS, 128 * WGS);  // every consumer warpgroup is past its loop\n"
+                    "                if (cw == 0 && lead)\n"
+                    "                    for (int c = 1; c < SPLIT_K; ++c)  // the rings are free for the slots\n"
+                    "                        pt::cluster_arrive_remote(pt::cluster_map(cl_go, c));\n");
+    sb_puts(sb, "                pt::mbar_wait_cluster(cl_full, 0);\n"
                 "                for (int c = 0; c < SPLIT_K - 1; ++c) {\n"
                 "                    const float4 *slot = reinterpret_cast<const float4 *>(smem + OFF_CL + (size_t)c * (BM * BN * 4));\n"
                 "                    #pragma unroll\n"
@@ -184,7 +196,7 @@ static void emit_cluster(strbuf *sb)
 void sm90a_gemm_emit_splitk_fixup(strbuf *sb, const sm90a_gemm *gm)
 {
     if (gm->kp->cluster)
-        emit_cluster(sb);
+        emit_cluster(sb, gm->kp->cluster_over_rings);
     else if (publish_first(gm))
         emit_publish_first(sb);
     else

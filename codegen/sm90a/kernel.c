@@ -83,6 +83,8 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const
                   kp->stream_k ? "stream-K: this CTA fixes the tile up" : "split-K: the chunk's arrival");
     if (kp->cluster)
         sb_puts(sb, "    uint64_t *cl_full = reinterpret_cast<uint64_t *>(smem + OFF_CLBAR);  // the leader's\n");
+    if (kp->cluster_over_rings)
+        sb_puts(sb, "    uint64_t *cl_go = cl_full + 1;  // this CTA's \"the leader's rings are free\"\n");
     sb_puts(sb, "    const int wg = threadIdx.x / 128;\n"
                 "    if (threadIdx.x == 0) {\n");
     for (int i = 0; i < n_maps; i++)
@@ -123,6 +125,8 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const
         }
     if (kp->cluster)
         sb_puts(sb, "        pt::mbar_init(cl_full, (SPLIT_K - 1) * 128 * WGS);  // every consumer thread of the other chunks\n");
+    if (kp->cluster_over_rings)
+        sb_puts(sb, "        pt::mbar_init(cl_go, 1);  // the leader's loop is done with its rings\n");
     sb_puts(sb, "        pt::mbar_fence_init();\n"
                 "    }\n"
                 "    __syncthreads();\n");

@@ -207,8 +207,9 @@ void sm90a_emit_buffer_constants(strbuf *sb, const sm90a_shape *sh)
     }
     sb_printf(sb, "constexpr int OFF_BAR = %lld;\n", (long long)kp->off_bar);
     if (kp->cluster)
-        sb_printf(sb, "// split-K through the cluster: the leader's slots for the other chunks' partial tiles,\n"
-                      "// then the barrier they arrive on\n"
-                      "constexpr int OFF_CL = %lld, OFF_CLBAR = OFF_CL + (SPLIT_K - 1) * BM * BN * 4;\n",
-                  (long long)kp->off_cluster);
+        sb_printf(sb, "// split-K through the cluster: the leader's slots for the other chunks' partial tiles\n"
+                      "// (%s), then the barrier they arrive on (and, over the rings, the leader's \"rings free\")\n"
+                      "constexpr int OFF_CL = %lld, OFF_CLBAR = %lld;\n",
+                  kp->cluster_over_rings ? "over its rings, once its loop is done" : "after the barriers",
+                  (long long)kp->off_cluster, (long long)kp->off_clbar);
 }
