@@ -472,6 +472,15 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         pt_stask_graph_free(&c.sg);
         return;
     }
+    /* the cluster's slots over the leader's rings make the others wait for its loop: measured
+     * 2-6% slower than the workspace in 4 of 5 M = 64 picks (BENCHMARKS.md, session 20), which
+     * the model does not charge; only slots beside the buffers are searched */
+    if (io->split_cluster && pt_sprogram_cluster_slots_over_rings(&c.prog, &c.sg, S->hw)) {
+        r->pruned_split_k++;
+        pt_sprogram_free(&c.prog);
+        pt_stask_graph_free(&c.sg);
+        return;
+    }
     if (io->run > 1 && !pt_ring_reuse_tensors(&c.prog, &c.sg, S->hw)) {
         r->pruned_invalid++; /* keeps nothing: the strided walks are searched */
         pt_sprogram_free(&c.prog);
