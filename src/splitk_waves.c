@@ -13,6 +13,7 @@
 #include "sim_check.h"
 #include "splitk.h"
 #include "tma_box.h"
+#include "validate.h"
 #include "waves.h"
 
 /* Above this many work items the kernel time comes from the closed form (as waves.c's). */
@@ -124,6 +125,7 @@ typedef struct {
     int64_t tiles, items, slots;
     bool round_robin;
     bool cluster;      /* pt_split_k_cluster: a tile's chunks are one cluster, chunk 0 leads */
+    bool over_rings;   /* its slots over the leader's rings (pt_sprogram_cluster_slots_over_rings) */
     pt_launch_order order;
     double saving;     /* persistent: per follow-on work item */
     uint32_t edge_axes; /* tma_box.h: the last tile along these axes zero-fills rows */
@@ -147,6 +149,7 @@ static bool dispatch_cluster(dispatch *d, int64_t iters, bool edge, pt_chunk_inf
         heap_raise(&d->h, eu[c], INFINITY);
     }
     const double overhead = d->hw->tile_overhead_ns;
+    double lead_arrival = 0;
     for (int c = 0; c < S; c++) {
         int64_t first, count;
         pt_split_k_chunk(iters, S, c, &first, &count);
@@ -154,7 +157,16 @@ static bool dispatch_cluster(dispatch *d, int64_t iters, bool edge, pt_chunk_inf
         if (!k)
             return false;
         double arrive = s0 + overhead + k->arrive_ns, end = s0 + overhead + k->time_ns;
-        last_arrival = arrive > last_arrival ? arrive : last_arrival;
+        if (c == 0)
+            lead_arrival = arrive;
+        else if (d->over_rings && arrive < lead_arrival) {
+            /* slots over the leader's rings: this chunk stores once the leader's loop is done */
+            end += lead_arrival - arrive;
+            arrive = lead_arrival;
+        }
+        /* over the rings the leader waits for the others' stores, not just their loops */
+        double ready = d->over_rings && c > 0 ? end : arrive;
+        last_arrival = ready > last_arrival ? ready : last_arrival;
         if (c == 0)
             lead_tail = k->time_ns - k->arrive_ns; /* its adds, convert and store */
         else
@@ -327,6 +339,7 @@ bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
     d.items = d.tiles * d.S;
     d.slots = d.items < hw_in->eu_count ? d.items : hw_in->eu_count;
     d.cluster = pt_split_k_cluster(p);
+    d.over_rings = d.cluster && pt_sprogram_cluster_slots_over_rings(p, sg, hw_in);
     if (d.cluster) { /* the EUs whole clusters can take at once */
         int64_t cap = hw_in->cluster_capacity[d.S] > 0 ? (int64_t)hw_in->cluster_capacity[d.S] * d.S
                                                        : d.S;

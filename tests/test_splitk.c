@@ -539,6 +539,29 @@ static void test_cluster_validate(void)
             CHECK_CONTAINS(e.msg, "expected workspace or cluster");
         }
         free(text);
+        /* 64 x 128 x 128 tiles in 4 stages: the 32 KB slot goes over the leader's rings, and
+         * the other chunk's store waits for the leader's loop: slower than beside the buffers
+         * (a larger per-block limit) */
+        gemm y;
+        gemm_load(&y, "M=64,N=4096,K=4096", "m=64,n=128,k=128,wg=1", 2);
+        if (y.ok) {
+            for (int t = 0; t < PT_MAX_TENSORS; t++)
+                if (y.p.stages[t])
+                    y.p.stages[t] = 4;
+            y.p.partition.split_reduce = PT_SPLIT_REDUCE_CLUSTER;
+            CHECK(pt_sprogram_cluster_slots_over_rings(&y.p, &y.sg, &y.hw));
+            CHECK_MSG(pt_validate(&y.p, &y.sg, &y.hw, NULL, &e), "%s", e.msg);
+            pt_timeline over, beside;
+            CHECK_MSG(pt_simulate(&y.p, &y.sg, &y.hw, &over, &e), "%s", e.msg);
+            y.hw.smem_per_block = y.hw.smem_per_eu = 1 << 20;
+            CHECK(!pt_sprogram_cluster_slots_over_rings(&y.p, &y.sg, &y.hw));
+            CHECK_MSG(pt_simulate(&y.p, &y.sg, &y.hw, &beside, &e), "%s", e.msg);
+            CHECK_MSG(over.kernel_time_ns > beside.kernel_time_ns, "%g vs %g",
+                      over.kernel_time_ns, beside.kernel_time_ns);
+            pt_timeline_free(&over);
+            pt_timeline_free(&beside);
+        }
+        gemm_free(&y);
         x.p.partition.persistent = true;
         CHECK(!pt_validate(&x.p, &x.sg, &x.hw, NULL, &e));
         CHECK_CONTAINS(e.msg, "$.partition.split_k_reduce");

@@ -15,6 +15,7 @@
 #include "critical_path.h"
 #include "idle.h"
 #include "explorer_model.h"
+#include "validate.h"
 #include "hw.h"
 #include "measured.h"
 #include "timeline_json.h"
@@ -492,14 +493,21 @@ static void test_split_cluster(void)
     CHECK(!pt_explorer_model_set_split_cluster(m, true, &err));
     CHECK_MSG(strstr(err.msg, "split_k_reduce") != NULL, "%s", err.msg);
     CHECK_MSG(pt_explorer_model_set_split_k(m, 2, &err), "%s", err.msg);
-    /* 128 x 256 tiles: the leader would hold 128 KB of partial tile besides its stages */
+    /* 128 x 256 tiles: the leader's 128 KB of partial tile fit only over its 3 x 48 KB of
+     * rings; with 2 stages (96 KB) not at all */
+    CHECK_MSG(pt_explorer_model_set_split_cluster(m, true, &err), "%s", err.msg);
+    CHECK(pt_sprogram_cluster_slots_over_rings(&m->prog, &m->sg, &m->hw));
+    CHECK(pt_explorer_model_undo(m, &err));
+    CHECK_MSG(pt_explorer_model_set_stages(m, "A", 2, &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_set_stages(m, "B", 2, &err), "%s", err.msg);
     CHECK(!pt_explorer_model_set_split_cluster(m, true, &err));
     CHECK_MSG(strstr(err.msg, "partial tiles of split_k_reduce cluster") != NULL, "%s", err.msg);
     CHECK_MSG(pt_explorer_model_retile(m, "m=64,n=128,wg=1", &err), "%s", err.msg);
     CHECK(m->prog.partition.split_k == 2 && !m->prog.partition.persistent);
     CHECK_MSG(pt_explorer_model_set_split_cluster(m, true, &err), "%s", err.msg);
     CHECK(m->prog.partition.split_reduce == PT_SPLIT_REDUCE_CLUSTER);
-    CHECK(m->tl.workspace_bytes == 0);
+    CHECK(m->tl.workspace_bytes == 0 && m->tl.split_cluster && m->tl.chunks[0].last);
+    CHECK(!pt_sprogram_cluster_slots_over_rings(&m->prog, &m->sg, &m->hw));
     CHECK(!pt_explorer_model_set_split_cluster(m, true, &err) && strstr(err.msg, "already"));
     CHECK(pt_explorer_model_undo(m, &err));
     CHECK(m->prog.partition.split_reduce == PT_SPLIT_REDUCE_WORKSPACE);
