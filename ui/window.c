@@ -334,8 +334,10 @@ char *pt_window_dup_summary(PtWindow *self)
     } else {
         /* split-K: the work items are chunks of tiles, and the one EU shown is a fix-up */
         char *split = m->tl.split_k > 1
-                          ? g_strdup_printf(" × split-K %d = %" G_GINT64_FORMAT " work items",
-                                            m->tl.split_k, (gint64)m->tl.work_items)
+                          ? g_strdup_printf(" × split-K %d = %" G_GINT64_FORMAT " work items%s",
+                                            m->tl.split_k, (gint64)m->tl.work_items,
+                                            m->tl.split_cluster ? " in clusters of their tile"
+                                                                : "")
                       : m->tl.stream_k > 1
                           ? g_strdup_printf(", stream-K over %d CTAs = %" G_GINT64_FORMAT
                                             " segments", m->tl.stream_k,
@@ -345,7 +347,8 @@ char *pt_window_dup_summary(PtWindow *self)
                               G_GINT64_FORMAT " %s; kernel %.2f µs (%s, %" G_GINT64_FORMAT
                               " %s%s, %" G_GINT64_FORMAT " %s)",
                               m->graph.name, m->hw.name, m->sg.n, m->prog.n_lanes,
-                              m->tl.split_k > 1 ? " (the fix-up chunk)"
+                              m->tl.split_k > 1 ? (m->tl.split_cluster ? " (the cluster's leader)"
+                                                                       : " (the fix-up chunk)")
                               : m->tl.stream_k > 1 && m->tl.n_chunks > 0 ? " (a stream-K fix-up)"
                                                                          : "",
                               m->tl.eu_time_ns / 1000.0, (gint64)m->tl.eu_iterations,

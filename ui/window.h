@@ -111,6 +111,8 @@ GtkWidget *pt_window_get_stages_spin(PtWindow *self, const char *tensor);
 GtkWidget *pt_window_get_offset_spin(PtWindow *self);
 /* The inspector form's split-K spin button (partition.split_k; sends win.split-k), or NULL. */
 GtkWidget *pt_window_get_split_k_spin(PtWindow *self);
+/* The "through a cluster" check button of split-K (partition.split_k_reduce). */
+GtkWidget *pt_window_get_split_cluster_check(PtWindow *self);
 /* The tile form's drop-down of the tensor-core rows' axis (wg_axis), or NULL when the graph
  * has no choice. */
 GtkWidget *pt_window_get_rows_axis_drop_down(PtWindow *self);

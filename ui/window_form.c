@@ -185,6 +185,11 @@ GtkWidget *pt_window_get_split_k_spin(PtWindow *self)
     return form_widget(self, GTK_TYPE_SPIN_BUTTON, "pt-split-k", NULL);
 }
 
+GtkWidget *pt_window_get_split_cluster_check(PtWindow *self)
+{
+    return form_widget(self, GTK_TYPE_CHECK_BUTTON, "pt-split-cluster", NULL);
+}
+
 static void on_offset_changed(GtkSpinButton *spin, gpointer data)
 {
     PtWindow *self = data;

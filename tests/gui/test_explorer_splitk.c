@@ -3,7 +3,8 @@
  * (tiles x split-K work items), the Several CTAs view shows the first tile's chunks labelled
  * "tile 0 · k 2/4 · iterations ...", undo restores the EU classes, and a graph whose loop cannot
  * be split gets an insensitive control and a refused edit with the validator's reason; the
- * tile form's "rows on" choice swaps a GEMM's A and B. */
+ * tile form's "rows on" choice swaps a GEMM's A and B; the "through a cluster" check button
+ * makes chunk 0 the leader of its tile's cluster. */
 #include "explorer_test.h"
 
 static GtkWidget *split_spin(void)
@@ -130,11 +131,59 @@ static void test_rows_axis(void)
     g_assert_cmpint(pt_window_get_model(win)->sg.rows_axis, ==, m_axis);
 }
 
+/* Split-K through a cluster: the check button under split-K, insensitive without a split;
+ * on 64 x 128 tiles split 2 it makes chunk 0 the leader (summary, Several CTAs labels, no
+ * workspace), and undo returns to the workspace. */
+static void test_split_cluster(void)
+{
+    explorer_open("gemm_f16");
+    spin(100);
+    GtkWidget *c = pt_window_get_split_cluster_check(win);
+    g_assert_nonnull(c);
+    g_assert_false(gtk_widget_get_sensitive(c));
+    explorer_activate("tile", g_variant_new_string("m=64,n=128,wg=1"));
+    explorer_activate("split-k", g_variant_new_int32(2));
+    spin(100);
+    c = pt_window_get_split_cluster_check(win);
+    g_assert_true(gtk_widget_get_sensitive(c));
+    g_assert_false(gtk_check_button_get_active(GTK_CHECK_BUTTON(c)));
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(c), TRUE);
+    spin(100);
+    pt_explorer_model *m = pt_window_get_model(win);
+    g_assert_cmpint(m->prog.partition.split_reduce, ==, PT_SPLIT_REDUCE_CLUSTER);
+    g_assert_true(m->tl.split_cluster);
+    g_assert_cmpfloat(m->tl.workspace_bytes, ==, 0);
+    char *j = prog_json();
+    g_assert_nonnull(strstr(j, "\"split_k_reduce\": \"cluster\""));
+    g_free(j);
+    char *sum = pt_window_dup_summary(win);
+    g_test_message("%s", sum);
+    g_assert_nonnull(strstr(sum, "work items in clusters of their tile"));
+    g_assert_nonnull(strstr(sum, "one EU (the cluster's leader)"));
+    g_free(sum);
+    explorer_activate("show-ctas", NULL);
+    spin(100);
+    const pt_tl_model *tm = pt_timeline_view_get_model(tl());
+    g_assert_cmpint(tm->n_groups, ==, 2);
+    for (int g = 0; g < 2; g++)
+        g_test_message("group %d: %s", g, tm->group_labels[g]);
+    g_assert_nonnull(strstr(tm->group_labels[0], "tile 0 · k 1/2"));
+    g_assert_nonnull(strstr(tm->group_labels[0], "cluster leader"));
+    g_assert_nonnull(strstr(tm->group_labels[1], "the leader's shared memory"));
+    explorer_activate("show-ctas", NULL);
+    explorer_activate("undo", NULL);
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->prog.partition.split_reduce, ==, PT_SPLIT_REDUCE_WORKSPACE);
+    g_assert_cmpint(pt_sprogram_split_k(&m->prog), ==, 2);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
     g_test_add_func("/splitk/edit-view-undo", test_split_k_edit);
     g_test_add_func("/splitk/refused", test_split_k_refused);
     g_test_add_func("/splitk/rows-axis", test_rows_axis);
+    g_test_add_func("/splitk/cluster", test_split_cluster);
     return explorer_test_run("org.pipethreader.TestSplitK");
 }
