@@ -354,11 +354,15 @@ static bool get_clusters(ld *L, const cJSON *root, pt_hw *hw)
     memset(hw->cluster_capacity, 0, sizeof hw->cluster_capacity);
     for (int i = 0; i < n; i++) {
         const cJSON *v = cJSON_GetArrayItem(cap, i);
-        if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e6 ||
-            v->valuedouble != (double)(int)v->valuedouble)
+        if (!cJSON_IsNumber(v))
             return pt_fail(L->err, "%s: $.clusters.capacity[%d]: is %s; expected a whole number "
                            "0 to 1000000 (0: clusters of %d CTAs not modelled)", L->file, i,
                            pt_json_type(v), i + 1);
+        if (!(v->valuedouble >= 0 && v->valuedouble <= 1e6) ||
+            v->valuedouble != (double)(int)v->valuedouble)
+            return pt_fail(L->err, "%s: $.clusters.capacity[%d]: is %g; expected a whole number "
+                           "0 to 1000000 (0: clusters of %d CTAs not modelled)", L->file, i,
+                           v->valuedouble, i + 1);
         hw->cluster_capacity[i + 1] = (int)v->valuedouble;
     }
     return true;
