@@ -362,17 +362,21 @@ typedef struct {
     pt_refusals *why_refused;  /* valid, but the acceptance test (o->accept) refused */
 } search;
 
-/* The value of the split axis that stands for stream-K over one CTA per EU. */
-#define STREAM_K (-1)
+/* The reduction splits searched: split-K a handful of ways up to the depth where a chunk's
+ * partial-tile traffic starts to rival its loop, with its partial tiles added through the
+ * global workspace or (cluster) the shared memory of the tile's thread-block cluster; and
+ * stream-K over one CTA per EU. */
+typedef struct {
+    int split_k;     /* chunks per tile (1: none) */
+    bool stream_k;   /* partition.stream_k over one CTA per EU */
+    bool cluster;    /* partition.split_k_reduce cluster */
+} split_opt;
 
-/* The split values searched: a handful up to the depth where a chunk's partial-tile traffic
- * starts to rival its loop. */
-/* CLUSTER_K(s): split-K s ways with the partial tiles reduced in the tile's cluster */
-#define CLUSTER_K(s) (-100 - (s))
-#define CLUSTER_S(o) (-100 - (o))
-static const int split_opts[] = {1, 2, 3, 4, 6, 8, STREAM_K,
-                                 CLUSTER_K(2), CLUSTER_K(3), CLUSTER_K(4), CLUSTER_K(6), CLUSTER_K(8)};
-#define N_SPLIT_OPTS 12
+static const split_opt split_opts[] = {
+    {1, false, false}, {2, false, false}, {3, false, false}, {4, false, false},
+    {6, false, false}, {8, false, false}, {1, true, false},  {2, false, true},
+    {3, false, true},  {4, false, true},  {6, false, true},  {8, false, true}};
+#define N_SPLIT_OPTS ((int)(sizeof split_opts / sizeof split_opts[0]))
 
 /* Split-K is simulated only where it can pay: fewer tiles than EUs (the rest would idle), at
  * most two waves of work items (tiles x S <= 2 x EUs: deeper splits only add fix-up traffic
@@ -380,27 +384,25 @@ static const int split_opts[] = {1, 2, 3, 4, 6, 8, STREAM_K,
  * the extra simulations to at most five per candidate, all on small grids, which simulate
  * fast; every other split is pruned per tiling (split_gates), before it is partitioned,
  * scheduled or simulated. */
-static bool split_k_may_pay(const pt_stask_graph *sg, const pt_hw *hw, int split_k)
+static bool split_k_may_pay(const pt_stask_graph *sg, const pt_hw *hw, const split_opt *o)
 {
     char why[PT_ERROR_MAX];
     int64_t eus = hw->eu_count;
+    int s = o->split_k;
     /* stream-K: only a partial last wave of at most two is evened out, over loops of at
      * least two iterations (one iteration a CTA is the plain grid) */
-    if (split_k == STREAM_K)
+    if (o->stream_k)
         return eus >= 2 && eus <= PT_MAX_STREAM_K && sg->tiles % eus != 0 &&
                sg->tiles < 2 * eus && sg->iterations >= 2 &&
                pt_split_k_possible(sg, why, sizeof why);
     /* through a cluster: where every tile's cluster is resident at once (else a second wave
      * of clusters costs more than the workspace's round trips save) */
-    if (split_k <= CLUSTER_K(1)) {
-        int s = CLUSTER_S(split_k);
+    if (o->cluster)
         return s <= PT_HW_MAX_CLUSTER && hw->cluster_capacity[s] > 0 &&
                sg->tiles <= hw->cluster_capacity[s] && s <= sg->iterations &&
                pt_split_k_possible(sg, why, sizeof why);
-    }
-    return split_k <= 1 ||
-           (sg->tiles < eus && sg->tiles * split_k <= 2 * eus && split_k <= sg->iterations &&
-            pt_split_k_possible(sg, why, sizeof why));
+    return s <= 1 || (sg->tiles < eus && sg->tiles * s <= 2 * eus && s <= sg->iterations &&
+                      pt_split_k_possible(sg, why, sizeof why));
 }
 
 /* Which splits may pay for this tiling: one partition decides for every intra-EU option.
@@ -412,7 +414,7 @@ static void split_gates(const search *S, const pt_tiling *t, int n_split, bool *
     pt_error err;
     bool parted = n_split > 1 && pt_partition(&sg, S->g, t, &err);
     for (int k = 0; k < n_split; k++)
-        pays[k] = !parted || split_k_may_pay(&sg, S->hw, split_opts[k]);
+        pays[k] = !parted || split_k_may_pay(&sg, S->hw, &split_opts[k]);
     if (parted)
         pt_stask_graph_free(&sg);
 }
@@ -473,7 +475,7 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         return;
     }
     /* the cluster's slots over the leader's rings make the others wait for its loop: measured
-     * 2-6% slower than the workspace in 4 of 5 M = 64 picks (BENCHMARKS.md, session 20), which
+     * 1.7-5.8% slower than the workspace in 4 of 5 M = 64 picks (BENCHMARKS.md, session 20), which
      * the model does not charge; only slots beside the buffers are searched */
     if (io->split_cluster && pt_sprogram_cluster_slots_over_rings(&c.prog, &c.sg, S->hw)) {
         r->pruned_split_k++;
@@ -688,20 +690,19 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                             .stages = stages_opts[si], .persistent = parts[pi].persistent,
                             .raster = parts[pi].raster, .group = 8,
                             .store_by_consumer = parts[pi].store_by_consumer,
-                            .split_k = split_opts[ki] > 1                  ? split_opts[ki]
-                                       : split_opts[ki] <= CLUSTER_K(1) ? CLUSTER_S(split_opts[ki])
-                                                                         : 1,
-                            .split_cluster = split_opts[ki] <= CLUSTER_K(1),
-                            .stream_k = split_opts[ki] == STREAM_K ? S->hw->eu_count : 0,
+                            .split_k = split_opts[ki].split_k,
+                            .split_cluster = split_opts[ki].cluster,
+                            .stream_k = split_opts[ki].stream_k ? S->hw->eu_count : 0,
                             .run = parts[pi].run};
                         /* a stream-K grid is persistent: one raster of it is enough */
-                        bool sk_ok = split_opts[ki] != STREAM_K ||
+                        bool sk_ok = !split_opts[ki].stream_k ||
                                      (parts[pi].persistent && !parts[pi].store_by_consumer);
                         /* a cluster's leader takes one tile: one tile per CTA */
-                        sk_ok = sk_ok && (split_opts[ki] > CLUSTER_K(1) || !parts[pi].persistent);
+                        sk_ok = sk_ok && (!split_opts[ki].cluster || !parts[pi].persistent);
                         /* runs are of whole tiles, and searched where they paid */
                         bool run_ok = parts[pi].run == 1 ||
-                                      (split_opts[ki] == 1 && runs_searched(S->g, S->hw));
+                                      (split_opts[ki].split_k == 1 && !split_opts[ki].stream_k &&
+                                       runs_searched(S->g, S->hw));
                         if (!run_ok) {
                             r->seen++;
                             r->pruned_invalid++;
