@@ -243,22 +243,31 @@ static int64_t smem_bytes_parts(const pt_sprogram *p, const pt_stask_graph *sg, 
     return total;
 }
 
-/* The leader's slots go beside the buffers where they fit, else over the rings' stages when
- * those are as large (the leader's loop is done with them by then). */
+/* The leader's slots (cl bytes with its barriers, pt_split_k_cluster_smem) go beside the
+ * buffers where they fit, else over the rings' stages when those are as large (the leader's
+ * loop is done with them by then). */
+static bool slots_over_rings(int64_t total, int64_t rings, int64_t cl, const pt_hw *hw)
+{
+    return cl > 16 && hw && total + cl > hw->smem_per_block && cl - 16 <= rings;
+}
+
 bool pt_sprogram_cluster_slots_over_rings(const pt_sprogram *p, const pt_stask_graph *sg,
                                           const pt_hw *hw)
 {
-    int64_t rings, total = smem_bytes_parts(p, sg, hw, &rings);
-    int64_t slots = pt_split_k_cluster_smem(p, sg) - 16;
-    return slots > 0 && hw && total + slots + 16 > hw->smem_per_block && slots <= rings;
+    int64_t cl = pt_split_k_cluster_smem(p, sg), rings;
+    if (cl <= 0)
+        return false;
+    int64_t total = smem_bytes_parts(p, sg, hw, &rings);
+    return slots_over_rings(total, rings, cl, hw);
 }
 
 int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
 {
     int64_t rings, total = smem_bytes_parts(p, sg, hw, &rings);
-    if (pt_sprogram_cluster_slots_over_rings(p, sg, hw))
-        return sat_add(total, 16); /* the leader's barrier only */
-    return sat_add(total, pt_split_k_cluster_smem(p, sg));
+    int64_t cl = pt_split_k_cluster_smem(p, sg);
+    if (slots_over_rings(total, rings, cl, hw))
+        return sat_add(total, 16); /* the leader's barriers only */
+    return sat_add(total, cl);
 }
 
 int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
