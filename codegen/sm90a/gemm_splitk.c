@@ -56,26 +56,32 @@ static void emit_write(strbuf *sb, const char *dst, const char *ind)
 }
 
 /* The last chunk's adds of the other partial tiles: the S slots but its own (`skip`, the
- * expression of its slot), or with skip NULL the S - 1 slots of the others. */
-static void emit_adds(strbuf *sb, const char *skip)
+ * expression of its slot), or with skip NULL the S - 1 slots of the others. Slot c starts at
+ * `slot_c`. From the global workspace (`global`) the loads go through L2 and a few at a time
+ * stay in flight so the accumulators stay in registers; the cluster leader reads its own
+ * shared memory. */
+static void emit_adds(strbuf *sb, const char *skip, const char *slot_c, bool global)
 {
     sb_printf(sb, "                for (int c = 0; c < %s; ++c) {\n", skip ? "SPLIT_K" : "SPLIT_K - 1");
     if (skip)
         sb_printf(sb, "                    if (c == %s)\n"
                       "                        continue;\n", skip);
-    sb_puts(sb, "                    const float4 *slot = reinterpret_cast<const float4 *>(ws + (size_t)c * (BM * BN));\n"
-                "                    #pragma unroll\n"
-                "                    for (int r = 0; r < MREP; ++r)\n"
-                "                        #pragma unroll\n"
-                "                        for (int j = 0; j < ACC_N / 2; j += 4) {\n"
-                "                            const float4 q = __ldcg(&slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me]);\n"
-                "                            acc[r][j] += q.x;\n"
-                "                            acc[r][j + 1] += q.y;\n"
-                "                            acc[r][j + 2] += q.z;\n"
-                "                            acc[r][j + 3] += q.w;\n"
-                "                            if (j % 32 == 28)  // at most 8 loads in flight: no registers spilled\n"
-                "                                asm volatile(\"\" ::: \"memory\");\n"
-                "                        }\n"
+    sb_printf(sb, "                    const float4 *slot = reinterpret_cast<const float4 *>(%s);\n"
+                  "                    #pragma unroll\n"
+                  "                    for (int r = 0; r < MREP; ++r)\n"
+                  "                        #pragma unroll\n"
+                  "                        for (int j = 0; j < ACC_N / 2; j += 4) {\n"
+                  "                            const float4 q = %s;\n"
+                  "                            acc[r][j] += q.x;\n"
+                  "                            acc[r][j + 1] += q.y;\n"
+                  "                            acc[r][j + 2] += q.z;\n"
+                  "                            acc[r][j + 3] += q.w;\n",
+              slot_c, global ? "__ldcg(&slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me])"
+                             : "slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me]");
+    if (global)
+        sb_puts(sb, "                            if (j % 32 == 28)  // at most 8 loads in flight: no registers spilled\n"
+                    "                                asm volatile(\"\" ::: \"memory\");\n");
+    sb_puts(sb, "                        }\n"
                 "                }\n");
 }
 
@@ -100,7 +106,7 @@ static void emit_publish_first(strbuf *sb)
                 "            }\n"
                 "            pt::named_sync(1 + WGS, 128 * WGS);\n"
                 "            if (split_ticket[n_tile & 1] == SPLIT_K - 1) {\n");
-    emit_adds(sb, "kc");
+    emit_adds(sb, "kc", "ws + (size_t)c * (BM * BN)", true);
     sb_puts(sb, "            }\n"
                 "        }\n");
 }
@@ -133,7 +139,7 @@ static void emit_ticket_first(strbuf *sb)
                 "                    pt_splitk_ticket[t] = 0;\n"
                 "                }\n"
                 "                pt::named_sync(1 + WGS, 128 * WGS);\n");
-    emit_adds(sb, NULL);
+    emit_adds(sb, NULL, "ws + (size_t)c * (BM * BN)", true);
     sb_puts(sb, "            }\n"
                 "        }\n");
 }
@@ -172,21 +178,9 @@ static void emit_cluster(strbuf *sb, bool over_rings)
                     "                if (cw == 0 && lead)\n"
                     "                    for (int c = 1; c < SPLIT_K; ++c)  // the rings are free for the slots\n"
                     "                        pt::cluster_arrive_remote(pt::cluster_map(cl_go, c));\n");
-    sb_puts(sb, "                pt::mbar_wait_cluster(cl_full, 0);\n"
-                "                for (int c = 0; c < SPLIT_K - 1; ++c) {\n"
-                "                    const float4 *slot = reinterpret_cast<const float4 *>(smem + OFF_CL + (size_t)c * (BM * BN * 4));\n"
-                "                    #pragma unroll\n"
-                "                    for (int r = 0; r < MREP; ++r)\n"
-                "                        #pragma unroll\n"
-                "                        for (int j = 0; j < ACC_N / 2; j += 4) {\n"
-                "                            const float4 q = slot[(r * (ACC_N / 8) + j / 4) * (128 * WGS) + me];\n"
-                "                            acc[r][j] += q.x;\n"
-                "                            acc[r][j + 1] += q.y;\n"
-                "                            acc[r][j + 2] += q.z;\n"
-                "                            acc[r][j + 3] += q.w;\n"
-                "                        }\n"
-                "                }\n"
-                "            }\n"
+    sb_puts(sb, "                pt::mbar_wait_cluster(cl_full, 0);\n");
+    emit_adds(sb, NULL, "smem + OFF_CL + (size_t)c * (BM * BN * 4)", false);
+    sb_puts(sb, "            }\n"
                 "            if (cw == 0 && lead)  // the leader converts, its producer stores\n"
                 "                split_ticket[n_tile & 1] = kc == 0 ? SPLIT_K - 1 : 0;\n"
                 "            pt::named_sync(1 + WGS, 128 * WGS);\n"
