@@ -20,6 +20,19 @@ static const char *tmap_type(pt_dtype d)
                          : "CU_TENSOR_MAP_DATA_TYPE_FLOAT32";
 }
 
+/* The L2 promotion of a map, from the longest contiguous run of global memory one stage's loads
+ * read. Promoting a 128-byte request to 256 bytes fetches the neighbouring 128 bytes into L2:
+ * that pays where a stage reads 128 bytes of a longer row and the next stage reads the rest
+ * (a k tile of 64 half-precision elements), but where the same stage also reads those bytes
+ * (two swizzle atoms of a 256-byte row, or whole 128-byte rows back to back) the requests
+ * overlap (likely some bytes are fetched twice): on the H200 a TMA ring of such boxes read 4.09 TB/s
+ * with 256-byte promotion against 4.42 with 128-byte or none (bench/tma/promotion_probe.cu, modes 0
+ * and 3), and 4.23 against 4.06 the other way round for 128 bytes of 8-KB rows (mode 6). */
+static const char *l2_promotion(int64_t run_bytes)
+{
+    return run_bytes < 256 ? "CU_TENSOR_MAP_L2_PROMOTION_L2_256B" : "CU_TENSOR_MAP_L2_PROMOTION_L2_128B";
+}
+
 /* The map of buffer b over its whole tensor: the innermost axis, the next one, and the batch
  * axes flattened into a third dimension (row-major storage makes them one stride apart). A
  * swizzled box is one 128-byte atom wide; an unswizzled one (shape.h: plain, plain_inner) is a
@@ -37,9 +50,18 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
     char lo[8], up[8], dims[160] = "", strides[160] = "", box[96] = "";
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
     bool plain = sh->plain_buf[b] || sh->flat[b];
-    int64_t stride = B->elem_bytes, numel = 1;
+    int64_t stride = B->elem_bytes, numel = 1, run = 0;
+    bool run_open = true;  /* the stage's run of contiguous bytes still extends outward */
     for (int i = T->rank - 1; i >= 0; i--) {
         int64_t ext = kp->g->axes[T->axes[i]].extent, tile = st->tile[i] > 0 ? st->tile[i] : ext;
+        if (i == T->rank - 1) {  /* a stage reads its row whole: one box, or atoms side by side */
+            int64_t row = ext * B->elem_bytes, got = plain ? tile * B->elem_bytes : B->row_bytes;
+            run = got < row ? got : row;
+            run_open = run == row;
+        } else if (run_open) {
+            run *= tile < ext ? tile : ext;
+            run_open = tile >= ext;
+        }
         size_t n = strlen(dims);
         snprintf(dims + n, sizeof dims - n, "%s%lldu", n ? ", " : "", (long long)ext);
         if (i < T->rank - 1) {
@@ -56,15 +78,18 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
     if (sh->flat[b])
         sb_printf(sb, "        const cuuint64_t dims[1] = {%lldu}, strides[1] = {0};\n"
                       "        const cuuint32_t box[1] = {%d};  // the 16 bytes around a tile's one element\n"
-                      "        r = map_tile(&tm_%s, %s, slots[%d], 1, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE);\n    }\n",
-                  (long long)numel, 16 / B->elem_bytes, lo, tmap_type(T->dtype), B->tensor);
+                      "        r = map_tile(&tm_%s, %s, slots[%d], 1, dims, strides, box, CU_TENSOR_MAP_SWIZZLE_NONE,\n"
+                      "                     %s);\n    }\n",
+                  (long long)numel, 16 / B->elem_bytes, lo, tmap_type(T->dtype), B->tensor,
+                  l2_promotion(16));
     else
         sb_printf(sb, "        const cuuint64_t dims[%d] = {%s}, strides[%d] = {%s};\n"
                       "        const cuuint32_t box[%d] = {%s};\n"
-                      "        r = map_tile(&tm_%s, %s, slots[%d], %d, dims, strides, box, %s);\n    }\n",
+                      "        r = map_tile(&tm_%s, %s, slots[%d], %d, dims, strides, box, %s,\n"
+                      "                     %s);\n    }\n",
                   T->rank, dims, T->rank > 1 ? T->rank - 1 : 1, T->rank > 1 ? strides : "0",
                   T->rank, box, lo, tmap_type(T->dtype), B->tensor, T->rank,
-                  plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B");
+                  plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B", l2_promotion(run));
 }
 
 static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
@@ -101,6 +126,11 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
              : B->row_bytes == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B"
                                   : "CU_TENSOR_MAP_SWIZZLE_128B";
     const char *type = packed ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : tmap_type(T->dtype);
+    /* the contiguous bytes a stage reads: its row, or whole rows back to back */
+    int64_t got = plain ? box_in * map_elem : B->row_bytes, run = got < row ? got : row;
+    if (run == row && stride == row)
+        run *= B->box_rows;
+    const char *promo = l2_promotion(run);
     char lo[8], up[8];
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
     sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s[%lld x %lld%s]%s, box %lld x %lld */\n",
@@ -109,16 +139,18 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
     if (T->rank > 2)
         sb_printf(sb, "        const cuuint64_t dims[3] = {%lldu, %lldu, %lldu}, strides[2] = {%lldu, %lldu};\n"
                       "        const cuuint32_t box[3] = {%lld, %lld, 1};\n"
-                      "        r = map_tile(&tm_%s, %s, %s, 3, dims, strides, box, %s);\n    }\n",
+                      "        r = map_tile(&tm_%s, %s, %s, 3, dims, strides, box, %s,\n"
+                      "                     %s);\n    }\n",
                   (long long)(row / map_elem), (long long)n_out, (long long)batch, (long long)stride,
                   (long long)(stride * n_out), (long long)box_in, (long long)B->box_rows, lo, type,
-                  base, sw);
+                  base, sw, promo);
     else
         sb_printf(sb, "        const cuuint64_t dims[2] = {%lldu, %lldu}, strides[1] = {%lldu};\n"
                       "        const cuuint32_t box[2] = {%lld, %lld};\n"
-                      "        r = map_tile(&tm_%s, %s, %s, 2, dims, strides, box, %s);\n    }\n",
+                      "        r = map_tile(&tm_%s, %s, %s, 2, dims, strides, box, %s,\n"
+                      "                     %s);\n    }\n",
                   (long long)(row / map_elem), (long long)n_out, (long long)stride, (long long)box_in,
-                  (long long)B->box_rows, lo, type, base, sw);
+                  (long long)B->box_rows, lo, type, base, sw, promo);
 }
 
 void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
@@ -130,11 +162,12 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
                   "/* A tensor map: dims[0] innermost, strides in bytes. */\n"
                   "static CUresult map_tile(CUtensorMap *map, CUtensorMapDataType type, CUdeviceptr base,\n"
                   "                         cuuint32_t rank, const cuuint64_t *dims, const cuuint64_t *strides,\n"
-                  "                         const cuuint32_t *box, CUtensorMapSwizzle swizzle)\n{\n"
+                  "                         const cuuint32_t *box, CUtensorMapSwizzle swizzle,\n"
+                  "                         CUtensorMapL2promotion promotion)\n{\n"
                   "    const cuuint32_t elem_strides[%s] = {%s};\n"
                   "    return cuTensorMapEncodeTiled(map, type, rank, (void *)base, dims, strides, box, elem_strides,\n"
                   "                                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,\n"
-                  "                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
+                  "                                  promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n}\n\n",
               kp->kernel_name, sh->full_rank ? "5" : "3", sh->full_rank ? "1, 1, 1, 1, 1" : "1, 1, 1");
     sm90a_emit_staging_helper(sb, kp);
     sb_printf(sb, "/* Slots are graph tensors; each buffer of the kernel gets a map of its tensor. */\n"
