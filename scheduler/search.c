@@ -593,7 +593,8 @@ static void offer_default(search *S)
 /* The failure of a search that kept nothing, with the reason that stopped most candidates:
  * the acceptance test's when it refused any (everything else was refused before it ever
  * saw them, so its reason is what stands between the user and a kernel), else the commonest
- * partition or validation problem. */
+ * partition or validation problem, one that is not the search's own lane order where there
+ * is such a problem. */
 static void nothing_fits(const search *S, pt_error *err)
 {
     const pt_schedule_result *r = S->top.r;
@@ -605,7 +606,9 @@ static void nothing_fits(const search *S, pt_error *err)
                      "all %lld valid ones, most often (%lld of them) because: %s",
                 (long long)r->seen, S->g->name, S->hw->name, what, (long long)r->refused,
                 (long long)n, top);
-    else if ((top = pt_refusals_top(S->why_invalid, &n)))
+    /* a deadlock is an order this search built for the candidate's lanes, not a limit of the
+     * graph or the hardware: where anything else was refused too, that is what to report */
+    else if ((top = pt_refusals_top_but(S->why_invalid, "deadlock", &n)))
         pt_fail(err, "scheduler: none of the %lld candidate sPrograms for %s fits %s (shared "
                      "memory, registers or tile shapes); most often (%lld of %lld refused): %s",
                 (long long)r->seen, S->g->name, S->hw->name, (long long)n,

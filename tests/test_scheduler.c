@@ -6,6 +6,7 @@
 #include "embedded.h"
 #include "sim.h"
 #include "propagate.h"
+#include "refusals.h"
 #include "ptest.h"
 #include "ring_reuse.h"
 #include "scheduler.h"
@@ -441,6 +442,35 @@ static void refusal_reason(void)
     CHECK(r.best == NULL && r.n == 0);
 }
 
+/* Refusals that differ only in their numbers count as one reason, worded with the smallest;
+ * the search's own deadlocks give way to any other reason. */
+static void refusal_kinds(void)
+{
+    pt_refusals r = {0};
+    pt_refusals_add(&r, "$.stages: shared memory: the program needs 528448 bytes but H200 allows 232448");
+    pt_refusals_add(&r, "$.stages: shared memory: the program needs 266304 bytes but H200 allows 232448");
+    pt_refusals_add(&r, "$.stages: shared memory: the program needs 4259904 bytes but H200 allows 232448");
+    for (int i = 0; i < 4; i++)
+        pt_refusals_add(&r, "deadlock: a[1] -> b[0] -> a[1] (each waits for the next)");
+    pt_refusals_add(&r, "deadlock: a[2] -> b[1] -> a[2] (each waits for the next)");
+    int64_t n = 0;
+    const char *top = pt_refusals_top(&r, &n);
+    CHECK(top && n == 5 && strncmp(top, "deadlock: a[1]", 14) == 0);
+    CHECK(r.total == 8 && r.n == 2);
+    top = pt_refusals_top_but(&r, "deadlock", &n);
+    CHECK(top && n == 3);
+    CHECK_CONTAINS(top, "needs 266304 bytes");
+    pt_refusals only = {0};
+    pt_refusals_add(&only, "deadlock: x -> y -> x");
+    top = pt_refusals_top_but(&only, "deadlock", &n);
+    CHECK(top && n == 1 && strcmp(top, "deadlock: x -> y -> x") == 0);
+    /* "10" and "9" are different numbers, "a1" and "ab" different text */
+    pt_refusals d = {0};
+    pt_refusals_add(&d, "tile a1");
+    pt_refusals_add(&d, "tile ab");
+    CHECK(d.n == 2);
+}
+
 /* The pick is never predicted slower than the default sProgram (issue 15: flash_decoding_combine
  * used to get 8.1 us against the default's 6.6). */
 static void never_worse_than_default(void)
@@ -486,6 +516,7 @@ int main(void)
     PTEST_RUN(stream_k_search);
     PTEST_RUN(runs_search);
     PTEST_RUN(refusal_reason);
+    PTEST_RUN(refusal_kinds);
     PTEST_RUN(greedy_gemm);
     PTEST_RUN(tiny_gemm_spreads);
     PTEST_RUN(valid_and_deterministic);
