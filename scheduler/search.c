@@ -231,7 +231,9 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
             for (int i = 0; i < 7; i++)
                 if (opts[i] < ext + 64)
                     add_value(s, opts[i]);
-            if (s->n == 0)
+            /* a short axis whole (the combine's splits: 64 rows of 16 splits were four times
+             * the tile and never fitted) */
+            if (ext < 64)
                 add_value(s, ext);
         } else {
             add_value(s, ext);

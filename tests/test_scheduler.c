@@ -471,6 +471,27 @@ static void refusal_kinds(void)
     CHECK(d.n == 2);
 }
 
+/* The combine's splits axis is searched whole where it is short: with fewer than 64 splits every
+ * candidate used to take 64 rows of splits, none fitted, and the default was all there was. */
+static void combine_short_splits(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e = {""};
+    if (!load(&g, "flash_decoding_combine", "B=2,HKV=2,G=4,SPLITS=16,D=128") ||
+        !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_schedule_opts o = {.top_k = 3};
+    pt_schedule_result r;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    CHECK_MSG(r.simulated > 1, "only %lld simulated", (long long)r.simulated);
+    int s = pt_graph_find_axis(&g, "s");
+    for (int i = 0; i < r.n; i++)
+        CHECK_MSG(r.best[i].sg.tiling.tile[s] == 16, "%s: splits tile %lld", r.best[i].desc,
+                  (long long)r.best[i].sg.tiling.tile[s]);
+    pt_schedule_result_free(&r);
+}
+
 /* The pick is never predicted slower than the default sProgram (issue 15: flash_decoding_combine
  * used to get 8.1 us against the default's 6.6). */
 static void never_worse_than_default(void)
@@ -517,6 +538,7 @@ int main(void)
     PTEST_RUN(runs_search);
     PTEST_RUN(refusal_reason);
     PTEST_RUN(refusal_kinds);
+    PTEST_RUN(combine_short_splits);
     PTEST_RUN(greedy_gemm);
     PTEST_RUN(tiny_gemm_spreads);
     PTEST_RUN(valid_and_deterministic);
