@@ -48,7 +48,6 @@ bool pt_split_k_publish_first(int64_t tile_elems);
 /* Partial tiles a tile's chunks write to the workspace: S or S - 1. */
 int pt_split_k_ws_slots(int split_k, int64_t tile_elems);
 
-
 /* partition.split_k_reduce cluster: the S chunks of a tile are one thread-block cluster (S CTAs
  * adjacent in launch order, chunk c the cluster's CTA c). After its loop chunk c > 0 stores its
  * partial tile into slot c - 1 of the leading CTA's shared memory (distributed shared memory)

@@ -1130,18 +1130,16 @@ static void check_smem(vctx *c)
         if (c->p->stages[x] > 0 && n + 64 < sizeof stages)
             n += (size_t)snprintf(stages + n, sizeof stages - n, "%s%s: %d", n ? ", " : "",
                                   c->sg->graph->tensors[x].name, c->p->stages[x]);
+    /* split_k_reduce cluster's slots are named apart: the workspace is the way out for them */
     int64_t cl = pt_split_k_cluster_smem(c->p, c->sg);
+    char slots[96] = "";
     if (cl > 0)
-        problem_at(c->r, "$.stages", "shared memory: the program needs %lld bytes, %lld of them the "
-                      "other chunks' partial tiles of split_k_reduce cluster, but %s allows %lld "
-                      "per block (stages %s); use fewer stages, smaller tiles or the workspace",
-                (long long)c->r->smem_bytes, (long long)cl, c->hw->name,
-                (long long)c->r->smem_limit, n ? stages : "none");
-    else
-        problem_at(c->r, "$.stages", "shared memory: the program needs %lld bytes but %s allows %lld per block "
-                      "(stages %s); use fewer stages or smaller tiles",
-                (long long)c->r->smem_bytes, c->hw->name, (long long)c->r->smem_limit,
-                n ? stages : "none");
+        snprintf(slots, sizeof slots, ", %lld of them the other chunks' partial tiles of "
+                 "split_k_reduce cluster,", (long long)cl);
+    problem_at(c->r, "$.stages", "shared memory: the program needs %lld bytes%s but %s allows %lld "
+                  "per block (stages %s); use fewer stages%s",
+            (long long)c->r->smem_bytes, slots, c->hw->name, (long long)c->r->smem_limit,
+            n ? stages : "none", cl > 0 ? ", smaller tiles or the workspace" : " or smaller tiles");
 }
 
 static void check_regs(vctx *c)
