@@ -57,7 +57,10 @@ out_has "kernel time: predicted" "summary: kernel time"
 out_has "overhead +7.8%" "summary: instrumentation overhead"
 if grep -qF "describe a kernel" "$tmp/out"; then bad "a 7.8% overhead is not flagged"; else ok "a 7.8% overhead is not flagged"; fi
 # the same reply with the instrumented build 40% slower than the plain one
-sed 's/"trace_time_ms_median": [0-9.e+-]*/"trace_time_ms_median": 0.0576916/' "$fk/reply.txt" >"$fk/reply_slow.txt"
+# (1.4 x the plain median the fake reply carries, which follows the model's prediction)
+plain=$(grep -o '"time_ms_median": [0-9.e+-]*' "$fk/reply.txt" | head -1 | cut -d' ' -f2)
+slow=$(awk -v t="$plain" 'BEGIN { printf "%.7g", t * 1.4 }')
+sed "s/\"trace_time_ms_median\": [0-9.e+-]*/\"trace_time_ms_median\": $slow/" "$fk/reply.txt" >"$fk/reply_slow.txt"
 # shellcheck disable=SC2086
 run 0 "profile with a slow instrumented build" "$cli" profile $G -o "$tmp/t2.json" \
     --remote "cat >/dev/null; cat '$fk/reply_slow.txt'"
