@@ -61,7 +61,7 @@ typedef struct {
     int64_t grid;                  /* CTAs launched */
     int64_t waves;                 /* ceil(tiles / EUs) (persistent: tiles per CTA) */
     double dram_bytes;             /* compulsory global traffic estimate */
-    double dram_floor_ns;          /* dram_bytes / HBM bandwidth */
+    double dram_floor_ns;          /* dram_bytes at HBM bandwidth (pt_waves_dram_floor_ns) */
     int split_k;                   /* partition.split_k (1: no split) */
     bool split_cluster;            /* partition.split_k_reduce cluster: chunk 0 leads the fix-up
                                       (chunks[0].last), the partial tiles go to its shared

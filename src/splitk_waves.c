@@ -309,7 +309,7 @@ static void kernel_fields(const dispatch *d, double span, pt_timeline *tl)
     int64_t elems = pt_split_k_tile_elems(d->sg);
     tl->workspace_bytes = d->cluster ? 0 : (double)d->tiles *
                           (double)(pt_split_k_ws_slots(d->S, elems) + d->S - 1) * (double)elems * 4;
-    tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
+    tl->dram_floor_ns = pt_waves_dram_floor_ns(d->sg, hw);
     tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(d->sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;

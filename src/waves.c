@@ -200,6 +200,53 @@ double pt_waves_dram_bytes(const pt_stask_graph *sg)
     return bytes;
 }
 
+int64_t pt_waves_load_run_bytes(const pt_stask_graph *sg, int t)
+{
+    const pt_graph *g = sg->graph;
+    if (!g || t < 0 || t >= g->n_tensors || !sg->tasks)
+        return 0;
+    const pt_tensor *tn = &g->tensors[t];
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *st = &sg->tasks[s];
+        if (st->kind != PT_ST_LOAD || st->tensor != t || st->rank != tn->rank || tn->rank < 1)
+            continue;
+        int64_t bits = pt_dtype_bits(tn->dtype), run = 0;
+        for (int i = tn->rank - 1; i >= 0; i--) {
+            int64_t ext = g->axes[tn->axes[i]].extent;
+            int64_t tile = st->tile[i] > 0 && st->tile[i] < ext ? st->tile[i] : ext;
+            if (i == tn->rank - 1)
+                run = (tile * bits + 7) / 8;
+            else
+                run *= tile;
+            if (tile < ext) /* the rows are not read whole: the run ends here */
+                break;
+        }
+        return run;
+    }
+    return 0;
+}
+
+double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
+{
+    const pt_graph *g = sg->graph;
+    if (!g || hw->hbm_bytes_per_ns <= 0)
+        return 0;
+    /* Round 125 (bench/tma/promotion_probe.cu): a TMA ring reading one 128-byte atom of each
+     * 8-KB row per stage streamed 4.23 TB/s where longer runs streamed 4.42 */
+    double short_rate = hw->dram_short_run > 0 ? hw->dram_short_run : 1;
+    double ns = 0;
+    for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
+        const pt_tensor *tn = &g->tensors[t];
+        if (tn->view_of >= 0 || tn->role == PT_ROLE_INTERMEDIATE)
+            continue;
+        int64_t bits = pt_tensor_elems(g, tn) * (int64_t)pt_dtype_bits(tn->dtype);
+        int64_t run = tn->role == PT_ROLE_INPUT ? pt_waves_load_run_bytes(sg, t) : 0;
+        double rate = hw->hbm_bytes_per_ns * (run > 0 && run < 256 ? short_rate : 1);
+        ns += (double)((bits + 7) / 8) / rate;
+    }
+    return ns;
+}
+
 /* Does a store sit on a lane that also issues loads? That lane then issues the next tile's
  * loads only after this tile's store, which waits for the whole epilogue. */
 static bool store_blocks_loads(const pt_sprogram *p, const pt_stask_graph *sg)
@@ -402,7 +449,7 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     tl->grid = p->partition.persistent ? (tiles < eus ? tiles : eus) : tiles;
     tl->waves = (tiles + eus - 1) / eus;
     tl->dram_bytes = pt_waves_dram_bytes(sg);
-    tl->dram_floor_ns = hw->hbm_bytes_per_ns > 0 ? tl->dram_bytes / hw->hbm_bytes_per_ns : 0;
+    tl->dram_floor_ns = pt_waves_dram_floor_ns(sg, hw);
     tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;

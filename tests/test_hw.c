@@ -90,6 +90,7 @@ static void test_builtins(void)
     CHECK_NEAR(h.cost[PT_ST_LOAD][PT_F16].rate, 68.72, 0.01); /* L2 re-read, largest tiles */
     CHECK_NEAR(h.hbm_bytes_per_ns, 4500, 1e-9); /* fitted, session 22 */
     CHECK_NEAR(h.dram_blend_p, 4.5, 1e-9); /* span and DRAM floor blended, not max */
+    CHECK_NEAR(h.dram_short_run, 0.957, 1e-9); /* runs under 256 bytes (round 125) */
 
     CHECK(pt_hw_load(&h, "H100", &err));
     CHECK_NEAR(h.cost[PT_ST_MMA][PT_F16].rate, 989e12 / 132 / 1e9, 1);
