@@ -240,7 +240,10 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
         if (tn->view_of >= 0 || tn->role == PT_ROLE_INTERMEDIATE)
             continue;
         int64_t bits = pt_tensor_elems(g, tn) * (int64_t)pt_dtype_bits(tn->dtype);
-        int64_t run = tn->role == PT_ROLE_INPUT ? pt_waves_load_run_bytes(sg, t) : 0;
+        /* only along the loop: the next stage reads the rest of the row, as in the probe;
+         * a row cut across an output axis ([k][n] B at n 64) is read by the next tile */
+        bool along_loop = tn->rank > 0 && tn->axes[tn->rank - 1] == sg->loop_axis;
+        int64_t run = tn->role == PT_ROLE_INPUT && along_loop ? pt_waves_load_run_bytes(sg, t) : 0;
         double rate = hw->hbm_bytes_per_ns * (run > 0 && run < 256 ? short_rate : 1);
         ns += (double)((bits + 7) / 8) / rate;
     }

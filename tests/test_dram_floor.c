@@ -1,8 +1,8 @@
 /* test_dram_floor.c — the DRAM floor reads each tensor at the rate its loads' runs allow
  * (src/waves.h pt_waves_dram_floor_ns): a load reading fewer than 256 contiguous bytes of a row
- * per stage (one 128-byte swizzle atom: a k tile of 64 half-precision elements) is charged at
- * hw dram_short_run of hbm_gbps, longer runs and outputs at the full rate, and a model without
- * the field charges every byte at the full rate. */
+ * per stage along the loop axis (one 128-byte swizzle atom: a k tile of 64 half-precision
+ * elements) is charged at hw dram_short_run of hbm_gbps; longer runs, runs across an output axis
+ * and outputs at the full rate; a model without the field charges every byte at the full rate. */
 #include <math.h>
 #include <string.h>
 
@@ -58,6 +58,25 @@ static void gemm_runs(void)
     pt_stask_graph_free(&sg);
 }
 
+/* f16 B is [k][n]: at n 64 a stage reads 128-byte runs across the output axis, whose next bytes
+ * the neighbouring tile reads, not the next stage; only A (along k) is charged the short rate. */
+static void across_output_axis(void)
+{
+    pt_graph g;
+    pt_stask_graph sg;
+    pt_hw h;
+    pt_error err;
+    CHECK(pt_hw_load(&h, "H200", &err));
+    if (!part(&g, &sg, "gemm_f16", "M=64,N=4096,K=4096", "m=64,n=64,k=64,wg=1"))
+        return;
+    int B = tensor_index(&g, "B");
+    CHECK(pt_waves_load_run_bytes(&sg, B) == 128);
+    double a = tensor_bytes(&g, "A"), b = tensor_bytes(&g, "B"), c = tensor_bytes(&g, "C");
+    double want = a / (h.hbm_bytes_per_ns * h.dram_short_run) + (b + c) / h.hbm_bytes_per_ns;
+    CHECK_NEAR(pt_waves_dram_floor_ns(&sg, &h), want, 1e-6 * want);
+    pt_stask_graph_free(&sg);
+}
+
 /* A row read whole continues into the next rows: K [.., n, d] with d 64 (128-byte rows) and a
  * key block of 128 rows reads 16 KB runs, not 128 bytes. */
 static void whole_rows(void)
@@ -103,6 +122,7 @@ static void kernel_time(void)
 int main(void)
 {
     PTEST_RUN(gemm_runs);
+    PTEST_RUN(across_output_axis);
     PTEST_RUN(whole_rows);
     PTEST_RUN(kernel_time);
     PTEST_END();
