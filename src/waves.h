@@ -33,6 +33,11 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw);
  * along the innermost axis, times the next axes' tiles while the rows are read whole; 0 when
  * no sTask loads t. */
 int64_t pt_waves_load_run_bytes(const pt_stask_graph *sg, int t);
+/* The tile time of a last wave of `tail` one-CTA-per-EU tiles after full waves, given the full
+ * wave's in *t: simulated with the L2 shared `tail` ways (pt_waves_share_l2), but no shorter
+ * than the tail's share of the DRAM floor; *t is lowered only. */
+bool pt_waves_tail_time(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                        int64_t tail, double *t, pt_error *err);
 
 /* The kernel time of an SM-pipeline span next to a DRAM floor (both ns), launch included:
  * max(span, floor), or their p-norm where the model has dram_blend_p. */
