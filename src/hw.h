@@ -113,9 +113,9 @@ typedef struct {
                                     span and the DRAM floor: a kernel near its floor does not
                                     overlap compute and HBM perfectly. 0 = max(span, floor) */
     double dram_short_run;       /* the fraction of hbm_gbps a tensor is read at when each load
-                                    reads runs of fewer than 256 contiguous bytes (one 128-byte
-                                    swizzle atom of a longer row per stage: a k tile of 64
-                                    half-precision elements). 0 = the full rate */
+                                    reads runs of fewer than 256 contiguous bytes along the loop
+                                    axis (one 128-byte swizzle atom of a longer row per stage: a
+                                    k tile of 64 half-precision elements). 0 = the full rate */
     /* thread-block clusters (hw "clusters"; partition.split_k_reduce cluster): cluster_capacity[c]
      * is how many clusters of c CTAs, one CTA per EU, are resident at once (the GPCs' SM
      * counts decide it, cudaOccupancyMaxActiveClusters measures it); 0 = clusters of c are
