@@ -183,20 +183,23 @@ double pt_waves_kernel_ns(const pt_hw *hw, double span, double floor)
     return t + hw->launch_ns;
 }
 
+/* The bytes tensor t moves to or from global memory once: 0 for an intermediate, and for a
+ * view, which shares storage with the tensor it re-indexes (that one counts). */
+static double compulsory_bytes(const pt_graph *g, int t)
+{
+    const pt_tensor *tn = &g->tensors[t];
+    if (tn->view_of >= 0 || tn->role == PT_ROLE_INTERMEDIATE)
+        return 0;
+    int64_t bits = pt_tensor_elems(g, tn) * (int64_t)pt_dtype_bits(tn->dtype);
+    return (double)((bits + 7) / 8);
+}
+
 double pt_waves_dram_bytes(const pt_stask_graph *sg)
 {
     const pt_graph *g = sg->graph;
     double bytes = 0;
-    if (!g)
-        return 0;
-    for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
-        const pt_tensor *tn = &g->tensors[t];
-        /* views share storage with the tensor they re-index: count that one only */
-        if (tn->view_of >= 0 || tn->role == PT_ROLE_INTERMEDIATE)
-            continue;
-        int64_t bits = pt_tensor_elems(g, tn) * (int64_t)pt_dtype_bits(tn->dtype);
-        bytes += (double)((bits + 7) / 8);
-    }
+    for (int t = 0; g && t < g->n_tensors && t < PT_MAX_TENSORS; t++)
+        bytes += compulsory_bytes(g, t);
     return bytes;
 }
 
@@ -237,15 +240,14 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
     double ns = 0;
     for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
         const pt_tensor *tn = &g->tensors[t];
-        if (tn->view_of >= 0 || tn->role == PT_ROLE_INTERMEDIATE)
+        double bytes = compulsory_bytes(g, t);
+        if (bytes <= 0)
             continue;
-        int64_t bits = pt_tensor_elems(g, tn) * (int64_t)pt_dtype_bits(tn->dtype);
         /* only along the loop: the next stage reads the rest of the row, as in the probe;
          * a row cut across an output axis ([k][n] B at n 64) is read by the next tile */
         bool along_loop = tn->rank > 0 && tn->axes[tn->rank - 1] == sg->loop_axis;
         int64_t run = tn->role == PT_ROLE_INPUT && along_loop ? pt_waves_load_run_bytes(sg, t) : 0;
-        double rate = hw->hbm_bytes_per_ns * (run > 0 && run < 256 ? short_rate : 1);
-        ns += (double)((bits + 7) / 8) / rate;
+        ns += bytes / (hw->hbm_bytes_per_ns * (run > 0 && run < 256 ? short_rate : 1));
     }
     return ns;
 }

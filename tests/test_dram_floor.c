@@ -3,30 +3,22 @@
  * per stage along the loop axis (one 128-byte swizzle atom: a k tile of 64 half-precision
  * elements) is charged at hw dram_short_run of hbm_gbps; longer runs, runs across an output axis
  * and outputs at the full rate; a model without the field charges every byte at the full rate. */
-#include <math.h>
-#include <string.h>
-
 #include "ptest.h"
 #include "ptest_example.h"
 #include "sim.h"
 #include "waves.h"
 
-static double tensor_bytes(const pt_graph *g, const char *name)
-{
-    for (int t = 0; t < g->n_tensors; t++)
-        if (strcmp(g->tensors[t].name, name) == 0)
-            return (double)pt_tensor_elems(g, &g->tensors[t]) * pt_dtype_bits(g->tensors[t].dtype) / 8;
-    CHECK_MSG(false, "no tensor %s", name);
-    return 0;
-}
-
 static int tensor_index(const pt_graph *g, const char *name)
 {
-    for (int t = 0; t < g->n_tensors; t++)
-        if (strcmp(g->tensors[t].name, name) == 0)
-            return t;
-    CHECK_MSG(false, "no tensor %s", name);
-    return -1;
+    int t = pt_graph_find_tensor(g, name);
+    CHECK_MSG(t >= 0, "no tensor %s", name);
+    return t;
+}
+
+static double tensor_bytes(const pt_graph *g, const char *name)
+{
+    int t = tensor_index(g, name);
+    return t < 0 ? 0 : (double)pt_tensor_elems(g, &g->tensors[t]) * pt_dtype_bits(g->tensors[t].dtype) / 8;
 }
 
 /* bf16 A [m][k], B [n][k]: a k tile of 64 reads 128-byte runs, of 128 reads 256 bytes. */
