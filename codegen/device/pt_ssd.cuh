@@ -219,6 +219,68 @@ template <int KS> __device__ __forceinline__ float col_pivot(const float (&v)[KS
 // below e^-47.
 constexpr float DECAY_FACTOR_RANGE = 40.f;
 
+// Is every column value of the k block within DECAY_FACTOR_RANGE of the pivot p (false for a
+// NaN)? In shared memory the warp's 32 lanes test the block's 16 KS columns between them,
+// (KS + 1) / 2 each, rather than each lane its own 4 KS (every group of 8 lanes holds the same
+// columns); the caller's vote then covers the block.
+template <typename F> struct only_float_bool {};
+template <> struct only_float_bool<float> {
+    using type = bool;
+};
+template <int KS, typename F>
+__device__ __forceinline__ typename only_float_bool<F>::type cols_near(const F *y, float p, int lane)
+{
+    bool ok = true;
+#pragma unroll
+    for (int i = 0; i < (KS + 1) / 2; ++i)
+        if (32 * (i + 1) <= 16 * KS || lane + 32 * i < 16 * KS)
+            ok = ok && fabsf(p - y[lane + 32 * i]) <= DECAY_FACTOR_RANGE;
+    return ok;
+}
+template <int KS> __device__ __forceinline__ bool cols_near(float y, float p, int)
+{
+    return fabsf(p - y) <= DECAY_FACTOR_RANGE;
+}
+template <int KS> __device__ __forceinline__ bool cols_near(const float (&y)[KS][4], float p, int)
+{
+    bool ok = true;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            ok = ok && fabsf(p - y[kk][j]) <= DECAY_FACTOR_RANGE;
+    return ok;
+}
+
+// The decay tile as a value, so the direct form below can return it from a call.
+template <int KS> struct atile_val {
+    float v[KS][8];
+};
+
+// exp(x_r - y_c) element by element, 0 where col > row when mask: the direct form, for a k
+// block whose factors would leave their range. Out of line: it is rarely run, and inlined at
+// every call site it lengthens each consumer warpgroup's loop (a ChunkScan ran 1-2% slower so;
+// BENCHMARKS.md, session 23). Its arguments and result pass through the call's registers.
+template <int KS>
+__device__ __noinline__ atile_val<KS> exp_decay_direct(float x0, float x1, atile_val<(KS + 1) / 2> ys,
+                                                      int row0, int col0, bool mask, int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+    atile_val<KS> out;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+            const int row = row0 + g + 8 * ((e >> 1) & 1);
+            const int col = col0 + 16 * kk + 2 * t + (e & 1) + 8 * (e >> 2);
+            const int j = (e & 1) + 2 * (e >> 2);  // the column's kvec element
+            const float y = ys.v[kk / 2][4 * (kk % 2) + j];
+            const float v = __expf(((e >> 1) & 1 ? x1 : x0) - y);
+            out.v[kk][e] = mask && col > row ? 0.f : v;
+        }
+    return out;
+}
+
 // out = exp(x[row] - y[col]), and 0 where col > row when CAUSAL: row0 is this warp's first
 // row and col0 the k block's first column, both counted along the chunk as the mask is.
 //
@@ -248,7 +310,8 @@ __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x,
     // (a NaN exponent fails its test; an infinite pivot makes its own column's NaN, which a
     // lane of the warp holds)
     float rf[2], cf[KS][4];
-    bool ok = true;
+    atile_val<(KS + 1) / 2> ys;  // the column values, for the direct form
+    bool ok = cols_near<KS>(y, p, lane);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         const float d = a_at(x, 0, 2 * h, lane) - p;
@@ -260,31 +323,30 @@ __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x,
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
             // element e = (j & 1) + 4 (j >> 1) of step kk: k index 16 kk + 2t + (j & 1) + 8 (j >> 1)
-            const float c = p - a_at(y, kk, (j & 1) + 4 * (j >> 1), lane);
-            ok = ok && fabsf(c) <= DECAY_FACTOR_RANGE;
-            cf[kk][j] = exp2_approx(c * LOG2E);
+            ys.v[kk / 2][4 * (kk % 2) + j] = a_at(y, kk, (j & 1) + 4 * (j >> 1), lane);
+            cf[kk][j] = exp2_approx((p - ys.v[kk / 2][4 * (kk % 2) + j]) * LOG2E);
         }
-    if (__all_sync(0xffffffffu, ok)) {
-#pragma unroll
-        for (int kk = 0; kk < KS; ++kk)
-#pragma unroll
-            for (int e = 0; e < 8; ++e) {
-                const int row = row0 + g + 8 * ((e >> 1) & 1);
-                const int col = col0 + 16 * kk + 2 * t + (e & 1) + 8 * (e >> 2);
-                const float v = rf[(e >> 1) & 1] * cf[kk][(e & 1) + 2 * (e >> 2)];
-                out[kk][e] = mask && col > row ? 0.f : v;
-            }
-        return;
-    }
+    // The factored form always, then (rarely) the direct form over it: no branch between the
+    // exps and the products, which the compiler then schedules together (3-5% faster than
+    // branching to one form or the other first; BENCHMARKS.md, session 23).
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
         for (int e = 0; e < 8; ++e) {
             const int row = row0 + g + 8 * ((e >> 1) & 1);
             const int col = col0 + 16 * kk + 2 * t + (e & 1) + 8 * (e >> 2);
-            const float v = __expf(a_at(x, kk, e, lane) - a_at(y, kk, e, lane));
+            const float v = rf[(e >> 1) & 1] * cf[kk][(e & 1) + 2 * (e >> 2)];
             out[kk][e] = mask && col > row ? 0.f : v;
         }
+    if (__builtin_expect(!__all_sync(0xffffffffu, ok), 0)) {
+        const atile_val<KS> d = exp_decay_direct<KS>(a_at(x, 0, 0, lane), a_at(x, 0, 2, lane), ys,
+                                                    row0, col0, mask, lane);
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int e = 0; e < 8; ++e)
+                out[kk][e] = d.v[kk][e];
+    }
 }
 
 // out = tile OP y in f32: the loaded 16-bit tile (ldmatrix, as afrag_scaled reads it) with

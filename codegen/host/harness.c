@@ -215,11 +215,25 @@ static float uniform_nth(uint64_t s0, uint64_t n, float lo, float hi)
     return lo + (hi - lo) * (float)((double)(splitmix_nth(s0, n) >> 40) / 16777216.0);
 }
 
+/* --range NAME=LO:HI: an input drawn from [LO, HI) instead of its default range, e.g. to
+ * reach a kernel's rarely taken paths (the direct form of a steep causal decay). */
+#define MAX_RANGES 8
+static struct {
+    const char *name;
+    float lo, hi;
+} input_range[MAX_RANGES];
+static int n_input_ranges;
+
 /* Element e holds the stream's (e+1)-th draw; 4-bit byte k (two nibbles) its (k+1)-th. */
 static void fill_random(void *buf, const tensor_info *t, int index, unsigned long long seed)
 {
     const uint64_t s0 = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(index + 1));
-    const float lo = t->is_scales ? 0.5f : -1.0f, hi = t->is_scales ? 1.5f : 1.0f;
+    float lo = t->is_scales ? 0.5f : -1.0f, hi = t->is_scales ? 1.5f : 1.0f;
+    for (int r = 0; r < n_input_ranges; r++)
+        if (!strcmp(input_range[r].name, t->name)) {
+            lo = input_range[r].lo;
+            hi = input_range[r].hi;
+        }
     unsigned char *b = buf;
     const long long n = t->elems, bytes = (t->elems + 1) / 2;
     switch (t->dtype) {
@@ -325,7 +339,7 @@ static void usage(FILE *f)
             "usage: harness [--seed N] [--warmup N] [--warmup-ms T] [--iters N] [--batch N] [--rounds N]\n"
             "               [--rotate K] [--placements P]\n"
             "               [--atol X] [--rtol X] [--check-only | --no-check] [--baseline]\n"
-            "               [--json-only] [--trace FILE] [--progress]\n"
+            "               [--json-only] [--trace FILE] [--progress] [--range NAME=LO:HI]\n"
             "Checks the generated kernel against the f32 reference on seeded random inputs,\n"
             "then times it: CUDA graphs of --batch launches (default 20) over --rotate input\n"
             "copies, replayed until --iters launches (default 200) are timed, per round, after\n"
@@ -337,7 +351,8 @@ static void usage(FILE *f)
             "built with 'make BASELINE=1'). --trace FILE also times the instrumented build\n"
             "(kernel_trace.cubin, 'make trace') and writes the device buffer of one\n"
             "instrumented launch to FILE. One JSON line on stdout; exit 0 correct, 3 wrong\n"
-            "results, 1 CUDA error, 2 wrong usage.\n");
+            "results, 1 CUDA error, 2 wrong usage. --range NAME=LO:HI draws input NAME (a 16-bit\n"
+            "or f32 tensor) uniformly from [LO, HI) instead of [-1, 1) (repeatable).\n");
 }
 
 static bool parse_ll(const char *opt, const char *v, long long lo, long long hi, long long *out)
@@ -365,6 +380,52 @@ static bool parse_tol(const char *opt, const char *v, double *out)
     return true;
 }
 
+/* NAME=LO:HI for --range: NAME an input tensor drawn from floats (not 4-bit codes), LO < HI. */
+static bool parse_range(const char *v)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v) {
+        fprintf(stderr, "harness: --range %s: expected NAME=LO:HI\n", v);
+        return false;
+    }
+    int t = 0;
+    for (; t < N_TENSORS; t++)
+        if (strlen(TENSORS[t].name) == (size_t)(eq - v) && !strncmp(TENSORS[t].name, v, (size_t)(eq - v)))
+            break;
+    if (t == N_TENSORS || TENSORS[t].role != ROLE_INPUT || TENSORS[t].view_of >= 0 ||
+        !(TENSORS[t].dtype == DT_F16 || TENSORS[t].dtype == DT_BF16 || TENSORS[t].dtype == DT_F32 ||
+          TENSORS[t].dtype == DT_FP8_E4M3)) {
+        fprintf(stderr, "harness: --range %s: \"%.*s\" is not a 16-bit, f32 or fp8 input of graph %s; inputs:",
+                v, (int)(eq - v), v, GRAPH_NAME);
+        for (int u = 0; u < N_TENSORS; u++)
+            if (TENSORS[u].role == ROLE_INPUT && TENSORS[u].view_of < 0)
+                fprintf(stderr, " %s", TENSORS[u].name);
+        fprintf(stderr, "\n");
+        return false;
+    }
+    char *end;
+    float lo = strtof(eq + 1, &end);
+    if (end == eq + 1 || *end != ':') {
+        fprintf(stderr, "harness: --range %s: expected NAME=LO:HI with numbers LO and HI\n", v);
+        return false;
+    }
+    const char *h = end + 1;
+    float hi = strtof(h, &end);
+    if (end == h || *end || !(lo < hi) || !isfinite(lo) || !isfinite(hi)) {
+        fprintf(stderr, "harness: --range %s: expected NAME=LO:HI with finite numbers LO < HI\n", v);
+        return false;
+    }
+    if (n_input_ranges == MAX_RANGES) {
+        fprintf(stderr, "harness: --range: at most %d\n", MAX_RANGES);
+        return false;
+    }
+    input_range[n_input_ranges].name = TENSORS[t].name;
+    input_range[n_input_ranges].lo = lo;
+    input_range[n_input_ranges].hi = hi;
+    n_input_ranges++;
+    return true;
+}
+
 static int parse_options(int argc, char **argv, options *o)
 {
     for (int i = 1; i < argc; i++) {
@@ -377,7 +438,7 @@ static int parse_options(int argc, char **argv, options *o)
                      !strcmp(flag, "--batch") || !strcmp(flag, "--rounds") ||
                      !strcmp(flag, "--warmup-ms") ||
                      !strcmp(flag, "--atol") || !strcmp(flag, "--rtol") ||
-                     !strcmp(flag, "--trace");
+                     !strcmp(flag, "--trace") || !strcmp(flag, "--range");
         const char *v = NULL;
         if (takes) {
             if (eq)
@@ -439,7 +500,10 @@ static int parse_options(int argc, char **argv, options *o)
             json_only = true;
         else if (!strcmp(flag, "--progress"))
             o->progress = true;
-        else if (!strcmp(flag, "--trace")) {
+        else if (!strcmp(flag, "--range")) {
+            if (!parse_range(v))
+                return 2;
+        } else if (!strcmp(flag, "--trace")) {
             if (!*v) {
                 fprintf(stderr, "harness: --trace needs a file name\n");
                 return 2;

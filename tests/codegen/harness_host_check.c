@@ -1,7 +1,8 @@
 /* harness_host_check.c — runs the bundle harness's host-side input generation and checking
  * (codegen/host/harness.c, included whole with its main renamed) without a GPU, for
  * test_harness_host.sh: the inputs must not depend on the number of threads (OpenMP) and must
- * stay the seeded stream earlier bundles drew, and compare() must count every mismatch. */
+ * stay the seeded stream earlier bundles drew, compare() must count every mismatch, and
+ * --range must draw a named input from its range and refuse what is not an input's range. */
 #define main harness_main
 #include "harness.c"
 #undef main
@@ -33,6 +34,28 @@ int main(int argc, char **argv)
         json_only = true;
         compare(&t, ref, out, 1e-3, 1e-3, &r);
         printf("%lld %lld %d %.3f\n", r.mismatches, r.elements, r.finite ? 1 : 0, r.max_abs);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "range") == 0) {
+        /* The bundle's first input A drawn from [-30, 30): every value in range, both ends
+         * nearly reached; bad --range values refused; one more "ok" line per check. */
+        const int a = 0;
+        if (!parse_range("A=-30:30"))
+            return 1;
+        tensor_info t = TENSORS[a];
+        t.elems = 100000;
+        t.dtype = DT_F32;
+        static float v[100000];
+        fill_random(v, &t, a, 1234);
+        float lo = v[0], hi = v[0];
+        for (int i = 1; i < 100000; i++) {
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
+        printf("%s drawn in [%.0f, %.0f]\n", lo >= -30.f && hi < 30.f && lo < -29.f && hi > 29.f ? "ok" : "FAIL", lo, hi);
+        const char *bad[] = {"A", "=1:2", "nope=1:2", "C=1:2", "A=2:1", "A=1", "A=1:x", "A=nan:1"};
+        for (int i = 0; i < 8; i++)
+            printf("%s refused %s\n", parse_range(bad[i]) ? "FAIL" : "ok", bad[i]);
         return 0;
     }
     /* Every input dtype, an odd element count (a half-filled last 4-bit byte). */

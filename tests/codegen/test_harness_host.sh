@@ -2,8 +2,9 @@
 # test_harness_host.sh CLI [NVCC] — the bundle harness's host code without a GPU: it is built
 # with OpenMP (as the bundle's Makefile builds it) and run on 1 and 3 threads; the seeded inputs
 # must be byte-identical across thread counts and equal to the stream earlier bundles drew (the
-# sha256 below was taken from the sequential generator), and compare() must count every
-# mismatch and notice a NaN. Skips (77) without nvcc's toolkit (cuda.h, the driver stub).
+# sha256 below was taken from the sequential generator), compare() must count every
+# mismatch and notice a NaN, and --range must draw in its range and refuse bad values. Skips
+# (77) without nvcc's toolkit (cuda.h, the driver stub).
 set -u
 cli=$1
 NVCC=${2:-}
@@ -32,4 +33,8 @@ else echo "FAIL inputs changed: sha256 $got, expected $want"; fails=1; fi
 got=$(LD_LIBRARY_PATH=$tmp OMP_NUM_THREADS=3 "$tmp/check" compare)
 if [ "$got" = "8 1000 0 1.000" ]; then echo "ok   compare counts 8 mismatches, not finite"
 else echo "FAIL compare: got '$got', expected '8 1000 0 1.000'"; fails=1; fi
+got=$(LD_LIBRARY_PATH=$tmp "$tmp/check" range 2>/dev/null)
+echo "$got" | sed 's/^/     range: /'
+if [ "$(echo "$got" | grep -c '^ok ')" -eq 9 ]; then echo "ok   --range draws in range and refuses bad values"
+else echo "FAIL --range: expected 9 ok lines"; fails=1; fi
 exit $fails

@@ -10,6 +10,9 @@
 # set: --set value (P=V,...) or -; tile: --tile value or -; edits: - or a Python dict literal
 # merged into the default sProgram's JSON (as in tests/codegen/variants.txt), e.g.
 # {"stages":{"A":4,"B":4},"partition":{"persistent":True}}. Edits need python3.
+# Then every line of RANGES (default tests/gpu/input-ranges.txt: "name harness-options...") whose
+# variant was built runs that variant once more, check only, with those options (inputs drawn
+# from other ranges: --range NAME=LO:HI), as row "name+ranges".
 # Environment: HARNESS_ARGS (extra harness options, e.g. "--iters 100"), RUN_TIMEOUT (seconds
 # per harness run, default 120: a hung kernel is a failure, not a hung test), JOBS (parallel
 # builds, default: the number of CPUs), NVCC, CUDA_PATH (passed to make).
@@ -88,6 +91,30 @@ for name in $names; do
         fails=$((fails + 1))
     fi
 done
+# 4. The variants again on inputs from other ranges, check only.
+ranges=${RANGES:-$here/input-ranges.txt}
+if [ -r "$ranges" ]; then
+    while read -r name args; do
+        case "$name" in ''|'#'*) continue ;; esac
+        case " $names " in *" $name "*) ;; *) continue ;; esac
+        dir=$out/$name
+        [ -e "$dir/FAILED" ] && continue
+        tmo=""
+        command -v timeout >/dev/null 2>&1 && tmo="timeout $timeout_s"
+        # shellcheck disable=SC2086
+        (cd "$dir" && $tmo ./harness --check-only --json-only $args) >"$dir/ranges.json" 2>"$dir/ranges.log"
+        rc=$?
+        correct=$(field "$dir/ranges.json" correct)
+        printf '%-32s %-8s %10s %10s %10s   (%s)\n' "$name+ranges" "${correct:-FAILED}" \
+            "$(field "$dir/ranges.json" mismatches)" "$(field "$dir/ranges.json" max_abs_err)" \
+            "$(field "$dir/ranges.json" rel_err)" "$args"
+        [ -s "$dir/ranges.json" ] && sed "s/^{/{\"variant\": \"$name+ranges\", /" "$dir/ranges.json" >>"$results"
+        if [ "$rc" -ne 0 ] || [ "$correct" != "true" ]; then
+            [ -s "$dir/ranges.json" ] || head -c 300 "$dir/ranges.log"
+            fails=$((fails + 1))
+        fi
+    done <"$ranges"
+fi
 echo "results: $results"
 [ "$fails" -eq 0 ] || { echo "$fails variant(s) failed"; exit 1; }
 echo "all variants correct"
