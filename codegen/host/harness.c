@@ -351,8 +351,8 @@ static void usage(FILE *f)
             "built with 'make BASELINE=1'). --trace FILE also times the instrumented build\n"
             "(kernel_trace.cubin, 'make trace') and writes the device buffer of one\n"
             "instrumented launch to FILE. One JSON line on stdout; exit 0 correct, 3 wrong\n"
-            "results, 1 CUDA error, 2 wrong usage. --range NAME=LO:HI draws input NAME (a 16-bit\n"
-            "or f32 tensor) uniformly from [LO, HI) instead of [-1, 1) (repeatable).\n");
+            "results, 1 CUDA error, 2 wrong usage. --range NAME=LO:HI draws input NAME (16-bit,\n"
+            "f32 or fp8) uniformly from [LO, HI) instead of [-1, 1) (repeatable).\n");
 }
 
 static bool parse_ll(const char *opt, const char *v, long long lo, long long hi, long long *out)
