@@ -137,9 +137,9 @@ __device__ __forceinline__ float a_at(float s, int, int, int)
 }
 // (a template on the pointee, so an array in registers binds to its own overload rather than
 // decaying to this pointer)
-template <typename F> struct only_float {};
-template <> struct only_float<float> {
-    using type = float;
+template <typename F, typename R = float> struct only_float {};
+template <typename R> struct only_float<float, R> {
+    using type = R;
 };
 template <typename F>
 __device__ __forceinline__ typename only_float<F>::type a_at(const F *kvec_smem, int kk, int e, int lane)
@@ -223,12 +223,8 @@ constexpr float DECAY_FACTOR_RANGE = 40.f;
 // NaN)? In shared memory the warp's 32 lanes test the block's 16 KS columns between them,
 // (KS + 1) / 2 each, rather than each lane its own 4 KS (every group of 8 lanes holds the same
 // columns); the caller's vote then covers the block.
-template <typename F> struct only_float_bool {};
-template <> struct only_float_bool<float> {
-    using type = bool;
-};
 template <int KS, typename F>
-__device__ __forceinline__ typename only_float_bool<F>::type cols_near(const F *y, float p, int lane)
+__device__ __forceinline__ typename only_float<F, bool>::type cols_near(const F *y, float p, int lane)
 {
     bool ok = true;
 #pragma unroll
@@ -252,9 +248,13 @@ template <int KS> __device__ __forceinline__ bool cols_near(const float (&y)[KS]
     return ok;
 }
 
-// The decay tile as a value, so the direct form below can return it from a call.
+// The decay tile and a vector along k as values, so the direct form below can take and return
+// them through a call.
 template <int KS> struct atile_val {
     float v[KS][8];
+};
+template <int KS> struct kvec_val {
+    float v[KS][4];
 };
 
 // exp(x_r - y_c) element by element, 0 where col > row when mask: the direct form, for a k
@@ -262,7 +262,7 @@ template <int KS> struct atile_val {
 // every call site it lengthens each consumer warpgroup's loop (a ChunkScan ran 1-2% slower so;
 // BENCHMARKS.md, session 23). Its arguments and result pass through the call's registers.
 template <int KS>
-__device__ __noinline__ atile_val<KS> exp_decay_direct(float x0, float x1, atile_val<(KS + 1) / 2> ys,
+__device__ __noinline__ atile_val<KS> exp_decay_direct(float x0, float x1, kvec_val<KS> ys,
                                                       int row0, int col0, bool mask, int lane)
 {
     const int g = lane / 4, t = lane % 4;
@@ -273,8 +273,7 @@ __device__ __noinline__ atile_val<KS> exp_decay_direct(float x0, float x1, atile
         for (int e = 0; e < 8; ++e) {
             const int row = row0 + g + 8 * ((e >> 1) & 1);
             const int col = col0 + 16 * kk + 2 * t + (e & 1) + 8 * (e >> 2);
-            const int j = (e & 1) + 2 * (e >> 2);  // the column's kvec element
-            const float y = ys.v[kk / 2][4 * (kk % 2) + j];
+            const float y = ys.v[kk][(e & 1) + 2 * (e >> 2)];  // the column's kvec element
             const float v = __expf(((e >> 1) & 1 ? x1 : x0) - y);
             out.v[kk][e] = mask && col > row ? 0.f : v;
         }
@@ -310,7 +309,7 @@ __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x,
     // (a NaN exponent fails its test; an infinite pivot makes its own column's NaN, which a
     // lane of the warp holds)
     float rf[2], cf[KS][4];
-    atile_val<(KS + 1) / 2> ys;  // the column values, for the direct form
+    kvec_val<KS> ys;  // the column values, for the direct form
     bool ok = cols_near<KS>(y, p, lane);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -323,8 +322,8 @@ __device__ __forceinline__ void atile_exp_decay(float (&out)[KS][8], const X &x,
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
             // element e = (j & 1) + 4 (j >> 1) of step kk: k index 16 kk + 2t + (j & 1) + 8 (j >> 1)
-            ys.v[kk / 2][4 * (kk % 2) + j] = a_at(y, kk, (j & 1) + 4 * (j >> 1), lane);
-            cf[kk][j] = exp2_approx((p - ys.v[kk / 2][4 * (kk % 2) + j]) * LOG2E);
+            ys.v[kk][j] = a_at(y, kk, (j & 1) + 4 * (j >> 1), lane);
+            cf[kk][j] = exp2_approx((p - ys.v[kk][j]) * LOG2E);
         }
     // The factored form always, then (rarely) the direct form over it: no branch between the
     // exps and the products, which the compiler then schedules together (3-5% faster than

@@ -219,7 +219,7 @@ static float uniform_nth(uint64_t s0, uint64_t n, float lo, float hi)
  * reach a kernel's rarely taken paths (the direct form of a steep causal decay). */
 #define MAX_RANGES 8
 static struct {
-    const char *name;
+    int tensor;  /* index in TENSORS */
     float lo, hi;
 } input_range[MAX_RANGES];
 static int n_input_ranges;
@@ -230,7 +230,7 @@ static void fill_random(void *buf, const tensor_info *t, int index, unsigned lon
     const uint64_t s0 = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(index + 1));
     float lo = t->is_scales ? 0.5f : -1.0f, hi = t->is_scales ? 1.5f : 1.0f;
     for (int r = 0; r < n_input_ranges; r++)
-        if (!strcmp(input_range[r].name, t->name)) {
+        if (input_range[r].tensor == index) {
             lo = input_range[r].lo;
             hi = input_range[r].hi;
         }
@@ -419,7 +419,7 @@ static bool parse_range(const char *v)
         fprintf(stderr, "harness: --range: at most %d\n", MAX_RANGES);
         return false;
     }
-    input_range[n_input_ranges].name = TENSORS[t].name;
+    input_range[n_input_ranges].tensor = t;
     input_range[n_input_ranges].lo = lo;
     input_range[n_input_ranges].hi = hi;
     n_input_ranges++;

@@ -57,6 +57,8 @@ done | xargs -P "$jobs" -I{} sh -c \
 field() { # json key -> value (numbers, true/false/null)
     sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1" | head -1
 }
+tmo=""
+command -v timeout >/dev/null 2>&1 && tmo="timeout $timeout_s"
 printf '%-32s %-8s %10s %10s %10s %10s %8s\n' variant correct mismatch max_abs rel_err ms tflops
 for name in $names; do
     dir=$out/$name
@@ -68,8 +70,6 @@ for name in $names; do
         fails=$((fails + 1))
         continue
     fi
-    tmo=""
-    command -v timeout >/dev/null 2>&1 && tmo="timeout $timeout_s"
     # shellcheck disable=SC2086
     (cd "$dir" && $tmo ./harness --json-only ${HARNESS_ARGS:-}) >"$dir/result.json" 2>"$dir/run.log"
     rc=$?
@@ -99,8 +99,6 @@ if [ -r "$ranges" ]; then
         case " $names " in *" $name "*) ;; *) continue ;; esac
         dir=$out/$name
         [ -e "$dir/FAILED" ] && continue
-        tmo=""
-        command -v timeout >/dev/null 2>&1 && tmo="timeout $timeout_s"
         # shellcheck disable=SC2086
         (cd "$dir" && $tmo ./harness --check-only --json-only $args) >"$dir/ranges.json" 2>"$dir/ranges.log"
         rc=$?
