@@ -148,15 +148,29 @@ static int64_t mma_rows(const pt_graph *g, const pt_hw *hw)
     return 1;
 }
 
+/* Is there a causal exp_decay along axis a (Mamba2 ChunkScan's rows)? */
+static bool causal_decay_rows(const pt_graph *g, int a)
+{
+    for (int i = 0; i < g->n_ops; i++)
+        if (g->ops[i].kind == PT_OP_EXP_DECAY && g->ops[i].causal && g->ops[i].row_axis == a)
+            return true;
+    return false;
+}
+
 /* The batch axis warpgroups may split instead of rows (each warpgroup one batch index, the
- * operands without that axis loaded once for all of them: Mamba2 ChunkState's B, shared by a
- * CTA's heads), or -1. Offered only where the rows cannot be split: the default split axis is
- * one tensor-core block (ChunkState's P = 64), so a second warpgroup is otherwise impossible.
+ * operands without that axis loaded once for all of them: Mamba2's B, C and CB, shared by a
+ * CTA's heads), or -1. Offered where the rows cannot be split (the default split axis is one
+ * tensor-core block, ChunkState's P = 64, so a second warpgroup is otherwise impossible), and
+ * where a causal decay along the rows gives the warpgroup of the later rows more k blocks
+ * (ChunkScan: split rows wait on the longest warpgroup each tile; heads share a trip count).
  * The output's last batch axis is taken: its neighbouring tiles lie next to each other. */
 static int batch_split_axis(const pt_graph *g, const pt_hw *hw)
 {
     int split = split_axis(g);
-    if (matmuls(g) != 1 || split < 0 || g->axes[split].extent > mma_rows(g, hw))
+    if (split < 0)
+        return -1;
+    bool rows_fit = matmuls(g) == 1 && g->axes[split].extent <= mma_rows(g, hw);
+    if (!rows_fit && !causal_decay_rows(g, split))
         return -1;
     for (int t = 0; t < g->n_tensors; t++) {
         const pt_tensor *x = &g->tensors[t];

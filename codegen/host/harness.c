@@ -216,11 +216,15 @@ static float uniform_nth(uint64_t s0, uint64_t n, float lo, float hi)
 }
 
 /* --range NAME=LO:HI: an input drawn from [LO, HI) instead of its default range, e.g. to
- * reach a kernel's rarely taken paths (the direct form of a steep causal decay). */
+ * reach a kernel's rarely taken paths. --cumsum NAME=LO:HI: each row along the innermost axis
+ * a running sum of such draws, as Mamba2's dA_cumsum is (increments dt * A < 0): a decay
+ * exp(dA[l] - dA[s]) steep enough for its factored form to leave f32's range, while the
+ * products stay bounded as in a model. */
 #define MAX_RANGES 8
 static struct {
     int tensor;  /* index in TENSORS */
     float lo, hi;
+    bool cumsum;
 } input_range[MAX_RANGES];
 static int n_input_ranges;
 
@@ -229,13 +233,30 @@ static void fill_random(void *buf, const tensor_info *t, int index, unsigned lon
 {
     const uint64_t s0 = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(index + 1));
     float lo = t->is_scales ? 0.5f : -1.0f, hi = t->is_scales ? 1.5f : 1.0f;
+    bool cumsum = false;
     for (int r = 0; r < n_input_ranges; r++)
         if (input_range[r].tensor == index) {
             lo = input_range[r].lo;
             hi = input_range[r].hi;
+            cumsum = input_range[r].cumsum;
         }
     unsigned char *b = buf;
     const long long n = t->elems, bytes = (t->elems + 1) / 2;
+    if (cumsum) {  /* rows of the innermost axis, each summed in order (parse_range: 16-bit, f32) */
+        const long long row = t->rank > 0 && t->extent[t->rank - 1] > 0 ? t->extent[t->rank - 1] : n;
+        PT_PARALLEL_FOR
+        for (long long r0 = 0; r0 < n; r0 += row) {
+            float acc = 0.f;
+            for (long long e = r0; e < r0 + row && e < n; e++) {
+                acc += uniform_nth(s0, (uint64_t)e + 1, lo, hi);
+                if (t->dtype == DT_F32)
+                    ((float *)buf)[e] = acc;
+                else
+                    ((uint16_t *)buf)[e] = t->dtype == DT_F16 ? f32_to_f16(acc) : f32_to_bf16(acc);
+            }
+        }
+        return;
+    }
     switch (t->dtype) {
     case DT_F16:
         PT_PARALLEL_FOR
@@ -340,6 +361,7 @@ static void usage(FILE *f)
             "               [--rotate K] [--placements P]\n"
             "               [--atol X] [--rtol X] [--check-only | --no-check] [--baseline]\n"
             "               [--json-only] [--trace FILE] [--progress] [--range NAME=LO:HI]\n"
+            "               [--cumsum NAME=LO:HI]\n"
             "Checks the generated kernel against the f32 reference on seeded random inputs,\n"
             "then times it: CUDA graphs of --batch launches (default 20) over --rotate input\n"
             "copies, replayed until --iters launches (default 200) are timed, per round, after\n"
@@ -352,7 +374,9 @@ static void usage(FILE *f)
             "(kernel_trace.cubin, 'make trace') and writes the device buffer of one\n"
             "instrumented launch to FILE. One JSON line on stdout; exit 0 correct, 3 wrong\n"
             "results, 1 CUDA error, 2 wrong usage. --range NAME=LO:HI draws input NAME (16-bit,\n"
-            "f32 or fp8) uniformly from [LO, HI) instead of [-1, 1) (repeatable).\n");
+            "f32 or fp8) uniformly from [LO, HI) instead of [-1, 1) (repeatable). --cumsum\n"
+            "NAME=LO:HI makes each row of input NAME (16-bit or f32) along its innermost axis\n"
+            "the running sum of such draws (Mamba2's dA_cumsum: LO < HI <= 0).\n");
 }
 
 static bool parse_ll(const char *opt, const char *v, long long lo, long long hi, long long *out)
@@ -380,12 +404,13 @@ static bool parse_tol(const char *opt, const char *v, double *out)
     return true;
 }
 
-/* NAME=LO:HI for --range: NAME an input tensor drawn from floats (not 4-bit codes), LO < HI. */
-static bool parse_range(const char *v)
+/* NAME=LO:HI for --range (opt), or --cumsum (cumsum): NAME an input tensor drawn from floats
+ * (not 4-bit codes; --cumsum: 16-bit or f32, whose sums are not rounded to fp8), LO < HI. */
+static bool parse_input_range(const char *opt, const char *v, bool cumsum)
 {
     const char *eq = strchr(v, '=');
     if (!eq || eq == v) {
-        fprintf(stderr, "harness: --range %s: expected NAME=LO:HI\n", v);
+        fprintf(stderr, "harness: %s %s: expected NAME=LO:HI\n", opt, v);
         return false;
     }
     int t = 0;
@@ -394,9 +419,9 @@ static bool parse_range(const char *v)
             break;
     if (t == N_TENSORS || TENSORS[t].role != ROLE_INPUT || TENSORS[t].view_of >= 0 ||
         !(TENSORS[t].dtype == DT_F16 || TENSORS[t].dtype == DT_BF16 || TENSORS[t].dtype == DT_F32 ||
-          TENSORS[t].dtype == DT_FP8_E4M3)) {
-        fprintf(stderr, "harness: --range %s: \"%.*s\" is not a 16-bit, f32 or fp8 input of graph %s; inputs:",
-                v, (int)(eq - v), v, GRAPH_NAME);
+          (TENSORS[t].dtype == DT_FP8_E4M3 && !cumsum))) {
+        fprintf(stderr, "harness: %s %s: \"%.*s\" is not a %s input of graph %s; inputs:",
+                opt, v, (int)(eq - v), v, cumsum ? "16-bit or f32" : "16-bit, f32 or fp8", GRAPH_NAME);
         for (int u = 0; u < N_TENSORS; u++)
             if (TENSORS[u].role == ROLE_INPUT && TENSORS[u].view_of < 0)
                 fprintf(stderr, " %s", TENSORS[u].name);
@@ -406,25 +431,32 @@ static bool parse_range(const char *v)
     char *end;
     float lo = strtof(eq + 1, &end);
     if (end == eq + 1 || *end != ':') {
-        fprintf(stderr, "harness: --range %s: expected NAME=LO:HI with numbers LO and HI\n", v);
+        fprintf(stderr, "harness: %s %s: expected NAME=LO:HI with numbers LO and HI\n", opt, v);
         return false;
     }
     const char *h = end + 1;
     float hi = strtof(h, &end);
     if (end == h || *end || !(lo < hi) || !isfinite(lo) || !isfinite(hi)) {
-        fprintf(stderr, "harness: --range %s: expected NAME=LO:HI with finite numbers LO < HI\n", v);
+        fprintf(stderr, "harness: %s %s: expected NAME=LO:HI with finite numbers LO < HI\n", opt, v);
         return false;
     }
     if (n_input_ranges == MAX_RANGES) {
-        fprintf(stderr, "harness: --range: at most %d\n", MAX_RANGES);
+        fprintf(stderr, "harness: %s: at most %d (with --range and --cumsum together)\n", opt, MAX_RANGES);
         return false;
     }
     input_range[n_input_ranges].tensor = t;
     input_range[n_input_ranges].lo = lo;
     input_range[n_input_ranges].hi = hi;
+    input_range[n_input_ranges].cumsum = cumsum;
     n_input_ranges++;
     return true;
 }
+
+static bool parse_range(const char *v)
+{
+    return parse_input_range("--range", v, false);
+}
+
 
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -438,7 +470,8 @@ static int parse_options(int argc, char **argv, options *o)
                      !strcmp(flag, "--batch") || !strcmp(flag, "--rounds") ||
                      !strcmp(flag, "--warmup-ms") ||
                      !strcmp(flag, "--atol") || !strcmp(flag, "--rtol") ||
-                     !strcmp(flag, "--trace") || !strcmp(flag, "--range");
+                     !strcmp(flag, "--trace") || !strcmp(flag, "--range") ||
+                     !strcmp(flag, "--cumsum");
         const char *v = NULL;
         if (takes) {
             if (eq)
@@ -502,6 +535,9 @@ static int parse_options(int argc, char **argv, options *o)
             o->progress = true;
         else if (!strcmp(flag, "--range")) {
             if (!parse_range(v))
+                return 2;
+        } else if (!strcmp(flag, "--cumsum")) {
+            if (!parse_input_range("--cumsum", v, true))
                 return 2;
         } else if (!strcmp(flag, "--trace")) {
             if (!*v) {

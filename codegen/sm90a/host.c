@@ -50,9 +50,9 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
     char lo[8], up[8], dims[160] = "", strides[160] = "", box[96] = "";
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
     bool plain = sh->plain_buf[b] || sh->flat[b];
-    int64_t stride = B->elem_bytes, numel = 1, run = 0;
+    int64_t stride = B->elem_bytes, numel = 1, run = 0, at[PT_MAX_RANK];
     bool run_open = true;  /* the stage's run of contiguous bytes still extends outward */
-    for (int i = T->rank - 1; i >= 0; i--) {
+    for (int i = T->rank - 1; i >= 0; i--) {  /* row-major storage, whatever the map's order */
         int64_t ext = kp->g->axes[T->axes[i]].extent, tile = st->tile[i] > 0 ? st->tile[i] : ext;
         if (i == T->rank - 1) {  /* a stage reads its row whole: one box, or atoms side by side */
             int64_t row = ext * B->elem_bytes, got = plain ? tile * B->elem_bytes : B->row_bytes;
@@ -62,17 +62,23 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
             run *= tile < ext ? tile : ext;
             run_open = tile >= ext;
         }
-        size_t n = strlen(dims);
-        snprintf(dims + n, sizeof dims - n, "%s%lldu", n ? ", " : "", (long long)ext);
-        if (i < T->rank - 1) {
-            n = strlen(strides);
-            snprintf(strides + n, sizeof strides - n, "%s%lldu", n ? ", " : "", (long long)stride);
-        }
-        n = strlen(box);
-        int64_t bx = i == T->rank - 1 ? (plain ? tile : 128 / B->elem_bytes) : tile;
-        snprintf(box + n, sizeof box - n, "%s%lld", n ? ", " : "", (long long)bx);
+        at[i] = stride;
         stride *= ext;
         numel *= ext;
+    }
+    int pos[5], nd = sm90a_map_dims(sh, b, pos);
+    for (int d = 0; d < nd; d++) {  /* the map's dimensions, innermost first (shape.h: dims) */
+        int i = pos[d];
+        int64_t ext = kp->g->axes[T->axes[i]].extent, tile = st->tile[i] > 0 ? st->tile[i] : ext;
+        size_t n = strlen(dims);
+        snprintf(dims + n, sizeof dims - n, "%s%lldu", n ? ", " : "", (long long)ext);
+        if (d > 0) {
+            n = strlen(strides);
+            snprintf(strides + n, sizeof strides - n, "%s%lldu", n ? ", " : "", (long long)at[i]);
+        }
+        n = strlen(box);
+        int64_t bx = d == 0 ? (plain ? tile : 128 / B->elem_bytes) : tile;
+        snprintf(box + n, sizeof box - n, "%s%lld", n ? ", " : "", (long long)bx);
     }
     sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s, every axis */\n", T->name);
     if (sh->flat[b])

@@ -42,6 +42,14 @@ typedef struct {
      * flat index an expression of the tile coordinates) is mapped as a 1-D tensor and loaded
      * as the 16-byte box around it; plain_buf: unswizzled, the box the tile's whole row. */
     bool full_rank;
+    /* A full-rank map's dimensions, innermost first, as positions in the tensor's axes (n_dims
+     * of them; 0: the tensor's own order). The axis the warpgroups split is put outside the
+     * tile's other axes where wgmma reads the box with descriptors (ChunkScan's x and output,
+     * x[b, c, s, h, p] with h inside s): each warpgroup's batch index then lies in rows of its
+     * own, one block after another, rather than interleaved row by row. TMA takes any order of
+     * 16-byte-multiple strides. */
+    int n_dims[PT_KP_MAX_BUFS];
+    int dims[PT_KP_MAX_BUFS][5];
     /* a resident tile each consumer warp hands back (4 x WGS arrivals) although the output is
      * staged over another resident tile (ChunkScan's states and dA_l) */
     bool warp_release[PT_KP_MAX_BUFS];
@@ -69,6 +77,10 @@ void sm90a_resident_bar(const sm90a_shape *sh, int buf, const char *which, char 
 const char *sm90a_resident_full_parity(const sm90a_shape *sh, int buf);
 /* "" for one copy, " + (n_tile & 1) * Q_PITCH" for two: added to OFF_Q. */
 void sm90a_resident_copy_offset(const sm90a_shape *sh, int buf, char *out, size_t cap);
+
+/* The map's dimensions of full-rank buffer b, innermost first, as positions in its tensor's axes
+ * (sh->dims, or the tensor's own order). Returns how many. */
+int sm90a_map_dims(const sm90a_shape *sh, int b, int pos[5]);
 
 /* The device-library TMA call that loads stage `stage` (an expression; NULL: a one-stage
  * buffer) of buffer b at loop

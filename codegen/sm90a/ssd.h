@@ -51,6 +51,10 @@ typedef struct {
     int ax_wg;
     int64_t wg_off[PT_KP_MAX_BUFS];
     int64_t x_rows, x_wg_rows;
+    /* 128-byte rows between the warpgroups' batch indices in a swizzled buffer that wgmma reads
+     * with descriptors or that stages the output (ChunkScan's x, states and out: the map puts
+     * the batch axis outside the tile's rows, shape.h dims); 0: the warpgroups share it */
+    int64_t wg_rows[PT_KP_MAX_BUFS];
     int src;                     /* the loaded tile A is made from (x) */
     bool src_mn_major;           /* src stored [k][m] (m innermost) rather than [m][k] */
     int ring_src, ring_b;

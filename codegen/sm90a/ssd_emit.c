@@ -55,6 +55,9 @@ static void emit_constants(strbuf *sb, const sm90a_ssd *sd)
     const pt_kbuf *X = &kp->bufs[sd->ring_src];
     sb_printf(sb, "constexpr uint32_t X_ATOM = %lld;  // bytes between 64-column atoms of %s's tile\n",
               atom_bytes(X), sd->g->tensors[sd->src].name);
+    sb_printf(sb, "constexpr uint32_t B_ATOM = %lld;  // and of %s's%s\n",
+              atom_bytes(&kp->bufs[sd->ring_b]), sd->g->tensors[sd->B].name,
+              sd->wg_rows[sd->ring_b] ? " (every warpgroup's rows)" : "");
     if (sd->scan) {
         const pt_kbuf *PA = &kp->bufs[sd->res_a], *PB = &kp->bufs[sd->res_b];
         sb_printf(sb, "// The prologue product over %s = PK, both operands K-major in 64-column atoms.\n"
@@ -77,19 +80,20 @@ static void emit_constants(strbuf *sb, const sm90a_ssd *sd)
  * them back, while the warpgroup of the later rows computes. */
 static bool per_wg_trips(const sm90a_ssd *sd)
 {
-    return sd->kp->causal && sd->wgs > 1;
+    return sd->kp->causal && sd->wgs > 1 && sd->ax_wg < 0;
 }
 
 static void emit_helpers(strbuf *sb, const sm90a_ssd *sd)
 {
     const pt_graph *g = sd->g;
     sb_printf(sb, "// mma.%s: C += A . B over one k block as one wgmma group: A from registers (made on\n"
-                  "// the CUDA cores), B N-major: 64-column atoms BK*128 bytes apart, 16 rows per k16 step.\n"
+                  "// the CUDA cores), B N-major: 64-column atoms B_ATOM bytes apart, 16 rows per k16 step;\n"
+                  "// b_rows: this warpgroup's first byte in the stage (its own batch index's rows, or 0).\n"
                   "__device__ __forceinline__ void mma_c(float (&d)[BN / 2], const uint32_t (&a)[KS][4], uint8_t *smem,\n"
-                  "                                      uint32_t stage)\n{\n"
+                  "                                      uint32_t stage, uint32_t b_rows)\n{\n"
                   "    pt::keep_all(d);\n"
                   "    pt::wgmma_fence();\n"
-                  "    const uint64_t db = pt::desc_sw128(smem + OFF_B + stage * B_PITCH, BK * 128, 1024);\n"
+                  "    const uint64_t db = pt::desc_sw128(smem + OFF_B + stage * B_PITCH + b_rows, B_ATOM, 1024);\n"
                   "    #pragma unroll\n"
                   "    for (int kk = 0; kk < KS; ++kk)\n"
                   "        pt::wgmma_rs<BN, elem_t>::mma(d, a[kk], db + ((kk * 16 * 128) >> 4));\n"
@@ -263,12 +267,15 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
                  sm90a_step_slot(c, e->offset, kp->vals[e->out].slots));
     if (e->body == PT_KB_MMA) {
         operand(x, sizeof x, c, e, 0);
-        sb_printf(sb, "                mma_c(acc, %s, smem, s_b);\n", x);
+        sb_printf(sb, "                mma_c(acc, %s, smem, s_b, %lld);\n", x,
+                  (long long)(sd->wg_rows[sd->ring_b] * 128 * c->w));
     } else if (e->body == PT_KB_EXP_DECAY) {
         operand(x, sizeof x, c, e, 0);
         operand(y, sizeof y, c, e, 1);
+        /* the warpgroup's rows: its 64 of the tile, or all of them (one batch index each) */
         sb_printf(sb, "                pt::atile_exp_decay<%s>(%s, %s, %s, %s * BM + %d * 64 + warp * 16, i * BK, lane);\n",
-                  g->ops[e->op].causal ? "true" : "false", out, x, y, sd->row_tile, c->w);
+                  g->ops[e->op].causal ? "true" : "false", out, x, y, sd->row_tile,
+                  sd->ax_wg >= 0 ? 0 : c->w);
     } else if (reads_src(sd, e) >= 0) {
         /* the loaded tile with the other operand: the A fragment (times it) or an f32 tile */
         int other = 1 - reads_src(sd, e);
@@ -286,7 +293,8 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
         else
             sb_printf(sb, "                pt::atile_from_tile<elem_t, KS, %s, pt::Ew::%s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
                           "                                                            %d * 64 + warp * 16, X_ATOM, %s, lane);\n",
-                      sd->src_mn_major ? "true" : "false", ew_name(g->ops[e->op].kind), out, c->w, y);
+                      sd->src_mn_major ? "true" : "false", ew_name(g->ops[e->op].kind), out,
+                      sd->ax_wg >= 0 ? 0 : c->w, y);
     } else if (sd->vkind[e->out] != SSD_KVEC) {
         operand(x, sizeof x, c, e, 0);
         if (e->n_in > 1)
@@ -333,14 +341,16 @@ static void emit_mvec_read(strbuf *sb, const sm90a_ssd *sd, int b, int w)
         sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 1);\n", kp->bufs[b].stask, kp->lane_load);
     sb_printf(sb, "            float r_%s[2];  // %s of this thread's rows\n"
                   "            {\n"
-                  "                const float *p = reinterpret_cast<const float *>(smem + OFF_%s) + %d * 64 + warp * 16 + lane / 4;\n"
+                  "                const float *p = reinterpret_cast<const float *>(smem + OFF_%s) + %lld + warp * 16 + lane / 4;\n"
                   "                r_%s[0] = p[0];\n"
                   "                r_%s[1] = p[8];\n"
                   "            }\n"
                   "            __syncwarp();\n"
                   "            if (lane == 0)\n"
                   "                pt::mbar_arrive(%s_empty);  // this warp holds its rows in registers\n",
-              lo, sd->g->tensors[kp->bufs[b].tensor].name, up, w, lo, lo, lo);
+              lo, sd->g->tensors[kp->bufs[b].tensor].name, up,
+              /* this warpgroup's rows, or its batch index's vector */
+              (long long)(sd->ax_wg >= 0 ? sd->wg_off[b] * w : 64 * w), lo, lo, lo);
 }
 
 /* A prologue task: once per tile before the loop. The product waits for both resident tiles,
@@ -364,20 +374,25 @@ static void emit_prologue_task(strbuf *sb, const sm90a_steps *st, int w, const p
             sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 1);\n"
                           "                PT_REC(%d, %d, n_tile, 0, 1);\n",
                       kp->bufs[sd->res_a].stask, kp->lane_load, kp->bufs[sd->res_b].stask, kp->lane_load);
+        /* this warpgroup's rows of the row operand (or the tile's, shared by the batch indices)
+         * and its batch index's rows of the other (or all of it, shared) */
+        long long pa = sd->ax_wg >= 0 ? sd->wg_rows[sd->res_a] * 128 * w : 64LL * 128 * w;
+        long long pb = sd->ax_wg >= 0 ? sd->wg_rows[sd->res_b] * 128 * w : 0;
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
-                      "                mma_pro(acc, smem + OFF_%s + %d * 64 * 128, smem + OFF_%s);\n"
+                      "                mma_pro(acc, smem + OFF_%s + %lld, smem + OFF_%s + %lld);\n"
                       "                pt::wgmma_wait<0>();\n"
                       "                pt::keep_all(acc);\n"
                       "                PT_REC(%d, %d, n_tile, 0, 1);\n"
                       "                __syncwarp();\n"
                       "                if (lane == 0) {  // this warp's reads of both tiles are done\n",
-                  e->stask, e->lane, ua, w, ub, e->stask, e->lane);
-        /* the output staged over the row operand: its rows are handed back by the store */
+                  e->stask, e->lane, ua, pa, ub, pb, e->stask, e->lane);
+        /* the output staged over either operand: its rows are handed back by the store */
         if (kp->bufs[kp->staging].over != sd->res_a)
             sb_printf(sb, "                    pt::mbar_arrive(%s_empty);\n", la);
-        sb_printf(sb, "                    pt::mbar_arrive(%s_empty);\n"
-                      "                }\n"
-                      "            }\n", lb);
+        if (kp->bufs[kp->staging].over != sd->res_b)
+            sb_printf(sb, "                    pt::mbar_arrive(%s_empty);\n", lb);
+        sb_puts(sb, "                }\n"
+                    "            }\n");
         return;
     }
     sm90a_step_ctx c = {.st = st, .w = w};

@@ -9,7 +9,11 @@
  * x[b, c, l, h, p] has its tile's rows (l) outside a unit axis (h). ChunkScan adds a prologue
  * product of two resident tiles read K-major into the same accumulators (the epilogue's sum is
  * then the accumulators themselves), vectors along m (two rows per thread) and f32 m x k tiles
- * in the A fragment's order (the causal decay and the tile it scales). */
+ * in the A fragment's order (the causal decay and the tile it scales). The consumer warpgroups
+ * split the tile's rows, or take one index each of a batch axis (wg_axis: a CTA's heads, the
+ * operands without that axis loaded once for all; under ChunkScan's causal decay every
+ * warpgroup then runs the same k blocks, where split rows leave the later rows' warpgroup one
+ * block more). */
 #include <stdio.h>
 #include <string.h>
 
@@ -120,9 +124,11 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
                "output's last axis %s", mm->name, g->axes[sd->ax_k].name, g->axes[sd->ax_k].name,
                g->axes[sd->ax_n].name, g->axes[sd->ax_n].name);
     /* [..., k, n], or axes of one element per tile between them (x[b, c, s, h, p]): the box
-     * of every axis lays the tile out as k rows of n either way */
+     * of every axis lays the tile out as k rows of n either way; the axis the warpgroups split
+     * may lie between them too (its map puts it outside k: plan_map_dims) */
     int kpos = B->rank - 2;
-    while (kpos > 0 && B->axes[kpos] != sd->ax_k && sd->kp->sg->tiling.tile[B->axes[kpos]] == 1)
+    while (kpos > 0 && B->axes[kpos] != sd->ax_k &&
+           (sd->kp->sg->tiling.tile[B->axes[kpos]] == 1 || B->axes[kpos] == sd->ax_wg))
         kpos--;
     if (B->rank < 2 || B->axes[B->rank - 1] != sd->ax_n || kpos < 0 || B->axes[kpos] != sd->ax_k)
         REFUSE("B (\"%s\") must be [..., %s, %s]: the register-A wgmma reads B N-major", B->name,
@@ -221,8 +227,9 @@ static bool plan_pro(sm90a_ssd *sd, pt_error *err)
                "loads)", op->name, PA->name, PB->name);
     for (int i = 0; i < 2; i++) {
         int b = i ? sd->res_b : sd->res_a;
-        int64_t rows = i ? sd->BN : sd->BM, one = 1;
         const pt_tensor *T = &g->tensors[sd->kp->bufs[b].tensor];
+        int64_t rows = (i ? sd->BN : sd->BM) *
+                       (sd->ax_wg >= 0 && pt_tensor_has_axis(T, sd->ax_wg) ? sd->wgs : 1), one = 1;
         const pt_stask *st = &sd->kp->sg->tasks[sd->kp->bufs[b].stask];
         for (int k = 0; k < T->rank; k++)
             one *= st->tile[k];
@@ -234,16 +241,52 @@ static bool plan_pro(sm90a_ssd *sd, pt_error *err)
     return true;
 }
 
+/* Buffer b's map order (shape.h dims) when the warpgroups split a batch axis and wgmma reads b
+ * with descriptors or b stages the output: that axis outside the tile's other axes, so each
+ * warpgroup's batch index is a block of whole rows (wg_rows of them) rather than rows
+ * interleaved with the other warpgroups'. */
+static void plan_map_dims(sm90a_ssd *sd, int b)
+{
+    const pt_kprog *kp = sd->kp;
+    const pt_tensor *T = &sd->g->tensors[kp->bufs[b].tensor];
+    const int64_t *tile = kp->sg->tiling.tile;
+    int wpos = -1, outer = -1;
+    for (int i = 0; i < T->rank; i++) {
+        if (T->axes[i] == sd->ax_wg)
+            wpos = i;
+        else if (outer < 0 && tile[T->axes[i]] > 1 && i < T->rank - 1)
+            outer = i;  /* the outermost of the tile's other rows */
+    }
+    if (wpos < 0 || T->rank > 5)
+        return;
+    if (outer >= 0 && wpos > outer) {  /* inside the rows: moved just outside the outermost */
+        int n = 0;
+        for (int i = T->rank - 1; i >= 0; i--) {
+            if (i == wpos)
+                continue;
+            sd->sh.dims[b][n++] = i;
+            if (i == outer)
+                sd->sh.dims[b][n++] = wpos;
+        }
+        sd->sh.n_dims[b] = n;
+    }
+    int pos[5], nd = sm90a_map_dims(&sd->sh, b, pos);
+    int64_t rows = 1;
+    for (int d = 1; d < nd && T->axes[pos[d]] != sd->ax_wg; d++)
+        rows *= tile[T->axes[pos[d]]];
+    sd->wg_rows[b] = rows;
+}
+
 static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
 {
     const pt_graph *g = sd->g;
     sd->wgs = sd->kp->wgs;
     if (sd->ax_wg >= 0) {
         const char *bn = g->axes[sd->ax_wg].name;
-        if (sd->scan || sd->op_decay >= 0 || sd->kp->causal)
-            REFUSE("warpgroups on batch axis %s: generated for a matmul without a prologue product "
-                   "or a causal decay (ChunkState); split %s between them (wg_axis) or use one "
-                   "warpgroup", bn, g->axes[sd->ax_m].name);
+        if (pt_tensor_has_axis(&g->tensors[sd->src], sd->ax_wg) && (sd->scan || sd->op_decay >= 0))
+            REFUSE("warpgroups on batch axis %s: \"%s\", which the CUDA cores read as an f32 tile, "
+                   "has that axis; expected it shared by the warpgroups (as Mamba2's CB)", bn,
+                   g->tensors[sd->src].name);
         if (sd->BM != 64)
             REFUSE("warpgroups on batch axis %s: tile %s=%lld; expected 64 rows (each warpgroup one "
                    "m64 wgmma block of its own batch index)", bn, g->axes[sd->ax_m].name,
@@ -252,9 +295,6 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
             REFUSE("warpgroups on batch axis %s: tile %s=%lld with %d consumer warpgroups; expected "
                    "one batch index per warpgroup", bn, bn,
                    (long long)sd->kp->sg->tiling.tile[sd->ax_wg], sd->wgs);
-        if (pt_tensor_has_axis(&g->tensors[sd->B], sd->ax_wg))
-            REFUSE("warpgroups on batch axis %s: B (\"%s\") has that axis; expected a B the "
-                   "warpgroups share (loaded once per k block)", bn, g->tensors[sd->B].name);
     } else if (sd->BM != 64 * sd->wgs)
         REFUSE("tile %s=%lld with %d consumer warpgroup(s); expected 64 rows per warpgroup (one "
                "m64 wgmma block)", g->axes[sd->ax_m].name, (long long)sd->BM, sd->wgs);
@@ -282,19 +322,24 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
                    "tile)", g->axes[C->axes[i]].name,
                    (long long)sd->kp->sg->tiling.tile[C->axes[i]]);
     if (sd->ax_wg >= 0) {
-        /* the staging tile's rows are (batch index, m): each warpgroup stages 64 of them */
+        /* the staging tile's rows are (batch index, m) in the map's order (plan_map_dims): each
+         * warpgroup stages 64 whole rows */
+        int st = sd->kp->staging, pos[5], nd = sm90a_map_dims(&sd->sh, st, pos);
         int64_t between = 1;
-        bool found = false;
-        for (int i = C->rank - 2; i >= 0 && !found; i--) {
-            if (C->axes[i] == sd->ax_wg)
+        bool found = false, m_next = false;
+        for (int d = 1; d < nd && !found; d++) {
+            int a = C->axes[pos[d]];
+            if (a == sd->ax_wg)
                 found = true;
             else
-                between *= sd->kp->sg->tiling.tile[C->axes[i]];
+                between *= sd->kp->sg->tiling.tile[a];
+            if (a == sd->ax_m)
+                m_next = between == sd->BM;
         }
-        if (!found || between != sd->BM || C->axes[C->rank - 2] != sd->ax_m)
-            REFUSE("warpgroups on batch axis %s: the output \"%s\" must be [..., %s, %s, %s] with "
-                   "the axes between them of one element per tile (each warpgroup stages 64 whole "
-                   "rows)", g->axes[sd->ax_wg].name, C->name, g->axes[sd->ax_wg].name,
+        if (!found || between != sd->BM || !m_next)
+            REFUSE("warpgroups on batch axis %s: the output \"%s\" must have %s outside %s and %s "
+                   "with the axes between them of one element per tile (each warpgroup stages 64 "
+                   "whole rows)", g->axes[sd->ax_wg].name, C->name, g->axes[sd->ax_wg].name,
                    g->axes[sd->ax_m].name, g->axes[sd->ax_n].name);
     }
     if (sd->scan && (sd->M % sd->BM || sd->K % sd->BK))
@@ -302,11 +347,24 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
                "partial blocks)", g->axes[sd->ax_m].name, (long long)sd->BM,
                g->axes[sd->ax_k].name, (long long)sd->BK, g->axes[sd->ax_m].name,
                (long long)sd->M, g->axes[sd->ax_k].name, (long long)sd->K);
+    /* Staged over a resident tile of the prologue product, each warpgroup's output rows must
+     * fall in rows of it that only that warpgroup reads: the row operand's rows of its own
+     * (warpgroups on the rows), or its batch index's rows of the other operand (warpgroups on
+     * a batch axis: out[h][l][p] over states[h][p][n] when the tile has as many l as p rows). */
     int over = sd->kp->bufs[sd->kp->staging].over;
-    if (over >= 0 && !(sd->scan && over == pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[0])))
-        REFUSE("the output tile is staged over \"%s\"; stage it apart (partition.staging)%s",
-               g->tensors[sd->kp->bufs[over].tensor].name,
-               sd->scan ? " or over the prologue product's row operand" : "");
+    if (over >= 0) {
+        int pa = sd->scan ? pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[0]) : -1;
+        int pb = sd->scan ? pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[1]) : -1;
+        bool own = sd->ax_wg < 0 ? over == pa
+                                 : over == pb && sd->wg_rows[pb] == sd->BN && sd->BM == sd->BN;
+        if (!own)
+            REFUSE("the output tile is staged over \"%s\"%s; stage it apart (partition.staging)%s",
+                   g->tensors[sd->kp->bufs[over].tensor].name,
+                   sd->ax_wg >= 0 ? ", which the warpgroups' rows do not split" : "",
+                   !sd->scan ? "" : sd->ax_wg < 0 ? " or over the prologue product's row operand"
+                                                  : " or over its other operand with tiles "
+                                                    "of as many rows as columns");
+    }
     if (sd->kp->split_k > 1)
         REFUSE("split-K is not generated for this workload (partition.split_k = %d)",
                sd->kp->split_k);
@@ -368,10 +426,11 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
                        T->name, g->axes[T->axes[i - 1]].name, (long long)stride);
         }
         /* elements between the batch indices of the warpgroups in this buffer's box */
-        if (per_wg) {
+        if (per_wg) {  /* along the map's dimensions (plan_map_dims) */
+            int pos[5], nd = sm90a_map_dims(&sd->sh, b, pos);
             int64_t e = 1;
-            for (int i = T->rank - 1; i >= 0 && T->axes[i] != sd->ax_wg; i--)
-                e *= st->tile[i];
+            for (int d = 0; d < nd && T->axes[pos[d]] != sd->ax_wg; d++)
+                e *= st->tile[pos[d]];
             sd->wg_off[b] = e;
         }
         if (one == 1 || flat_wg) {
@@ -400,7 +459,7 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
             sd->sh.flat[b] = f;
             sd->sh.flat_count[b] = per_wg ? sd->wgs : 1;
         } else if (sd->scan && B->kind == PT_KBUF_RESIDENT && T->dtype == PT_F32 &&
-                   T->axes[T->rank - 1] == sd->ax_m && one == sd->BM) {
+                   T->axes[T->rank - 1] == sd->ax_m && one == sd->BM * (per_wg ? sd->wgs : 1)) {
             /* a vector along m: each thread reads its two rows into registers */
             sd->mvec_buf[b] = true;
             sd->sh.plain_buf[b] = true;
@@ -696,10 +755,23 @@ bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err)
 {
     memset(sd, 0, sizeof *sd);
     sd->kp = kp;
+    sd->sh.kp = kp;  /* plan_map_dims reads the maps' order before plan_shape */
     sd->g = kp->g;
     int split = kp->sg->split_axis;
     sd->ax_wg = kp->wgs > 1 && split >= 0 && kp->g->axes[split].batch ? split : -1;
-    if (!sm90a_one_resident_copy(kp, "Mamba2", err) || !plan_graph(sd, err) || !plan_tiles(sd, err) ||
+    if (!sm90a_one_resident_copy(kp, "Mamba2", err) || !plan_graph(sd, err))
+        return false;
+    if (sd->ax_wg >= 0) {
+        int maps[4] = {pt_kprog_buf_of(kp, sd->B), kp->staging, -1, -1};
+        if (sd->scan) {
+            maps[2] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[0]);
+            maps[3] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[1]);
+        }
+        for (int i = 0; i < 4; i++)
+            if (maps[i] >= 0)
+                plan_map_dims(sd, maps[i]);
+    }
+    if (!plan_tiles(sd, err) ||
         (sd->scan && !plan_pro(sd, err)) ||
         !plan_buffers(sd, err) || !plan_tasks(sd, err))
         return false;

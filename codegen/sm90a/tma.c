@@ -31,6 +31,15 @@ static void box_axes(const sm90a_shape *sh, int b, int *inner, int *outer, bool 
     *batched = T->rank > 2;
 }
 
+int sm90a_map_dims(const sm90a_shape *sh, int b, int pos[5])
+{
+    const pt_tensor *T = &sh->kp->g->tensors[sh->kp->bufs[b].tensor];
+    int n = sh->n_dims[b] > 0 ? sh->n_dims[b] : T->rank;
+    for (int i = 0; i < n && i < 5; i++)
+        pos[i] = sh->n_dims[b] > 0 ? sh->dims[b][i] : T->rank - 1 - i;
+    return n;
+}
+
 /* The origin of axis a in a transfer at iteration i. */
 static const char *origin(const sm90a_shape *sh, int a, char *buf, size_t cap)
 {
@@ -80,9 +89,10 @@ static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char 
     else
         sb_printf(sb, "%s    pt::tma_store_%dd(&tm_%s, %s + a * %lld, ", ind, T->rank, lo, dst,
                   (long long)(rows * 128));
-    for (int i = T->rank - 1; i >= 0; i--) {
-        origin(sh, T->axes[i], o, sizeof o);
-        if (i == T->rank - 1)
+    int pos[5], n = sm90a_map_dims(sh, b, pos);
+    for (int d = 0; d < n; d++) {
+        origin(sh, T->axes[pos[d]], o, sizeof o);
+        if (d == 0)
             sb_printf(sb, "%s%sa * %lld", o, o[0] ? " + " : "", (long long)atom);
         else
             sb_printf(sb, ", %s", o[0] ? o : "0");

@@ -56,6 +56,22 @@ int main(int argc, char **argv)
         const char *bad[] = {"A", "=1:2", "nope=1:2", "C=1:2", "A=2:1", "A=1", "A=1:x", "A=nan:1"};
         for (int i = 0; i < 8; i++)
             printf("%s refused %s\n", parse_range(bad[i]) ? "FAIL" : "ok", bad[i]);
+        /* --cumsum A=-2:0 over rows of 256: each row falls from its first draw in steps of
+         * [-2, 0), rows start afresh */
+        n_input_ranges = 0;
+        if (!parse_input_range("--cumsum", "A=-2:-0.5", true))
+            return 1;
+        t.rank = 2;
+        t.extent[0] = 100000 / 250;
+        t.extent[1] = 250;
+        fill_random(v, &t, a, 1234);
+        bool falls = true;
+        for (int i = 0; i < 100000; i++) {
+            float step = i % 250 ? v[i] - v[i - 1] : v[i];
+            falls &= step >= -2.001f && step < -0.499f;
+        }
+        printf("%s cumsum rows fall in steps of [-2, -0.5) (row 0 ends at %.1f)\n",
+               falls && v[249] < -124.f && v[249] > -500.f ? "ok" : "FAIL", v[249]);
         return 0;
     }
     /* Every input dtype, an odd element count (a half-filled last 4-bit byte). */

@@ -12,7 +12,7 @@
 # {"stages":{"A":4,"B":4},"partition":{"persistent":True}}. Edits need python3.
 # Then every line of RANGES (default tests/gpu/input-ranges.txt: "name harness-options...") whose
 # variant was built runs that variant once more, check only, with those options (inputs drawn
-# from other ranges: --range NAME=LO:HI), as row "name+ranges".
+# from other ranges: --range or --cumsum NAME=LO:HI), as row "name+ranges".
 # Environment: HARNESS_ARGS (extra harness options, e.g. "--iters 100"), RUN_TIMEOUT (seconds
 # per harness run, default 120: a hung kernel is a failure, not a hung test), JOBS (parallel
 # builds, default: the number of CPUs), NVCC, CUDA_PATH (passed to make).
