@@ -3,7 +3,8 @@
  * Every sTask goes to its natural lane (pt_sprogram_natural_lane: tma; tc.wgN; cuda.wgN). The
  * order inside each lane comes from list scheduling over the same-iteration dependencies: among the
  * sTasks whose producers are all placed, take the one on an asynchronous sEU first (TMA and
- * tensor-core work is issued early so it overlaps), then the one with the fewest dependencies
+ * tensor-core work is issued early so it overlaps), among once-per-tile loads those of the
+ * prologue matmul first, then the one with the fewest dependencies
  * still unplaced (loop-carried ones included), then the one that unlocks the most downstream
  * sTasks, then the lowest index (determinism). Every dependency between lanes becomes a Wait.
  * Look-ahead issues tensor-core sTasks fed only by loads one iteration ahead, and with them the
@@ -81,10 +82,28 @@ static bool follows_look_ahead(const pt_sprogram *p, const pt_stask_graph *sg, c
     return same > 0;
 }
 
+/* Does a once-per-tile load feed tensor-core work directly (the prologue matmul's operands:
+ * ChunkScan's C and states)? Those go first on the TMA lane: the prologue product is the
+ * first work of a tile, the vectors the CUDA cores need come after it. */
+static bool feeds_prologue_mma(const pt_stask_graph *sg, int i)
+{
+    if (sg->tasks[i].kind != PT_ST_LOAD || sg->tasks[i].region != PT_REGION_PROLOGUE)
+        return false;
+    for (int j = 0; j < sg->n; j++) {
+        const pt_stask *t = &sg->tasks[j];
+        if (t->seu != PT_SEU_TENSOR_CORE)
+            continue;
+        for (int d = 0; d < t->n_deps; d++)
+            if (t->deps[d].from == i && t->deps[d].distance == 0)
+                return true;
+    }
+    return false;
+}
+
 /* Lexicographic order of priority keys: smaller is scheduled first. */
 static bool key_less(const int *a, const int *b)
 {
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (a[k] != b[k])
             return a[k] < b[k];
     return false;
@@ -110,7 +129,7 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
     else
         count_downstream(sg, down);
     for (int step = 0; ok && step < n; step++) {
-        int best = -1, best_key[4] = {0};
+        int best = -1, best_key[5] = {0};
         for (int i = 0; i < n; i++) {
             if (placed[i])
                 continue;
@@ -127,7 +146,8 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
             }
             if (!ready)
                 continue;
-            int key[4] = {s->seu == PT_SEU_CUDA_CORE ? 1 : 0, unmet, -down[i], i};
+            int key[5] = {s->seu == PT_SEU_CUDA_CORE ? 1 : 0, feeds_prologue_mma(sg, i) ? 0 : 1,
+                          unmet, -down[i], i};
             if (best < 0 || key_less(key, best_key)) {
                 best = i;
                 memcpy(best_key, key, sizeof key);

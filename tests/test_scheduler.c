@@ -415,6 +415,42 @@ static void runs_search(void)
     pt_schedule_result_free(&r);
 }
 
+/* ChunkScan: the warpgroups on the heads are searched (its causal decay gives split rows
+ * unequal trip counts), every such candidate has one head per warpgroup and 64 rows, and the
+ * TMA lane issues the prologue matmul's operands (C, states) before the other once-per-tile
+ * load (dA_l). */
+static void scan_heads_search(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    pt_schedule_result r;
+    pt_schedule_opts o = {.top_k = 64};
+    if (!load(&g, "mamba2_chunk_scan", "B=8,S=2048") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    CHECK_MSG(pt_schedule(&g, &hw, &o, &r, &e), "%s", e.msg);
+    int h = pt_graph_find_axis(&g, "h"), l = pt_graph_find_axis(&g, "l"), heads = 0;
+    for (int i = 0; i < r.n; i++) {
+        const pt_schedule_candidate *c = &r.best[i];
+        if (c->prog.tiling.wg_axis == h + 1) {
+            heads++;
+            CHECK_MSG(c->sg.tiling.tile[h] == c->prog.tiling.warpgroups && c->sg.tiling.tile[l] == 64,
+                      "%s", c->desc);
+        }
+        int pos[3] = {-1, -1, -1};
+        const char *ids[3] = {"load.C", "load.states", "load.dA_l"};
+        for (int ln = 0; ln < c->prog.n_lanes; ln++)
+            for (int k = 0; k < c->prog.lanes[ln].n; k++)
+                for (int q = 0; q < 3; q++)
+                    if (!strcmp(c->sg.tasks[c->prog.lanes[ln].entries[k].stask].id, ids[q]))
+                        pos[q] = k;
+        CHECK_MSG(pos[0] >= 0 && pos[1] >= 0 && pos[2] > pos[0] && pos[2] > pos[1],
+                  "%s: C %d, states %d, dA_l %d", c->desc, pos[0], pos[1], pos[2]);
+    }
+    CHECK(heads > 0);
+    pt_schedule_result_free(&r);
+}
+
 /* An acceptance test that refuses: the search's failure names the reason it gave most often
  * (and who gave it), not a generic list. */
 static bool refuse_by_tile(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
@@ -536,6 +572,7 @@ int main(void)
     PTEST_RUN(split_k_search);
     PTEST_RUN(stream_k_search);
     PTEST_RUN(runs_search);
+    PTEST_RUN(scan_heads_search);
     PTEST_RUN(refusal_reason);
     PTEST_RUN(refusal_kinds);
     PTEST_RUN(combine_short_splits);

@@ -208,6 +208,8 @@ typedef struct pt_kprog {
     int load_buf[PT_KP_MAX_LOADS];
     int load_offset[PT_KP_MAX_LOADS];
     int off_min, off_max;        /* offsets over those loads */
+    int n_res;                   /* resident (once per tile) loads, lane order */
+    int res_buf[PT_KP_MAX_BUFS];
     int c_off_min, c_off_max;    /* offsets over the consumers' tasks */
     int n_bufs;
     pt_kbuf bufs[PT_KP_MAX_BUFS];

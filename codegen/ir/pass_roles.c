@@ -46,6 +46,19 @@ static bool producer(pt_kprog *kp, const char *who, pt_error *err)
         kp->off_min = o < kp->off_min ? o : kp->off_min;
         kp->off_max = o > kp->off_max ? o : kp->off_max;
     }
+    /* the once-per-tile loads as the lane orders them (the simulator issues them so), then any
+     * the lane does not list */
+    kp->n_res = 0;
+    for (int e = 0; e <= L->n; e++)
+        for (int b = 0; b < kp->n_bufs; b++) {
+            const pt_kbuf *B = &kp->bufs[b];
+            bool listed = false;
+            for (int i = 0; i < kp->n_res && !listed; i++)
+                listed = kp->res_buf[i] == b;
+            if (B->kind == PT_KBUF_RESIDENT && !listed &&
+                (e == L->n || B->stask == L->entries[e].stask))
+                kp->res_buf[kp->n_res++] = b;
+        }
     return true;
 }
 

@@ -117,9 +117,8 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
         sb_puts(sb, "            for (int t = blockIdx.x;; ++n_tile) {\n");
     else
         sm90a_emit_work_loop(sb, sh, "            ");
-    for (int b = 0; b < kp->n_bufs; b++) {
-        if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
-            continue;
+    for (int i = 0; i < kp->n_res; i++) {  /* in the lane's order */
+        int b = kp->res_buf[i];
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
         /* apart from the output: its consumers hand it back (the tile staged over is handed
          * back by the store) */
@@ -156,9 +155,8 @@ static void emit_tile_loop(strbuf *sb, const sm90a_shape *sh)
     sb_printf(sb, "%s%s\n%stile_coords(t, %s);\n", ind, sh->coord_decl, ind, sh->coord_args);
     sm90a_emit_iters(sb, sh, ind);
     emit_kept_keys(sb, sh, ind);
-    for (int b = 0; b < kp->n_bufs; b++) {
-        if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
-            continue;
+    for (int i = 0; i < kp->n_res; i++) {  /* in the lane's order */
+        int b = kp->res_buf[i];
         sm90a_buf_name(sh, b, lo, up, sizeof lo);
         char bar[48];
         sm90a_resident_bar(sh, b, "full", bar, sizeof bar);
