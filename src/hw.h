@@ -109,6 +109,9 @@ typedef struct {
                                     0 = free when the data is already there */
     double launch_ns;            /* kernel launch overhead added to every kernel */
     double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */
+    double dynamic_claim_ns;     /* per tile a persistent CTA claims from a dynamic hand-out
+                                    (an atomic on a global counter before the tile's loads);
+                                    0 = free */
     double dram_blend_p;         /* kernel time = (span^p + floor^p)^(1/p) of the SM pipelines'
                                     span and the DRAM floor: a kernel near its floor does not
                                     overlap compute and HBM perfectly. 0 = max(span, floor) */

@@ -78,6 +78,7 @@ typedef struct {
     uint32_t edge_axes;     /* tma_box.h: the last tile along these axes zero-fills rows */
     double e_one, e_full;   /* ... and takes this long (1 and all iterations) */
     double persist_saving;  /* per follow-on tile of a persistent CTA */
+    double claim;           /* per tile claimed from a dynamic hand-out (hw dynamic_claim_ns) */
     int64_t iters_full;
 } tile_model;
 
@@ -158,10 +159,12 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     } else {
         /* each tile goes to the EU that frees first (a min-heap of EU free times): the
          * hardware's block scheduler, or a persistent kernel's dynamic hand-out of unequal
-         * (causal) tiles, whose follow-on tiles overlap the one before */
+         * (causal) tiles, whose follow-on tiles overlap the one before, each claimed with an
+         * atomic before its loads (dynamic_claim_ns) */
+        bool claims = p->partition.persistent;
         for (int64_t j = 0; j < tiles; j++) {
             h[0] += tile_time(tm, pt_launch_order_tile(&ro, sg, j)) -
-                    (p->partition.persistent && j >= slots ? tm->persist_saving : 0);
+                    (claims && j >= slots ? tm->persist_saving - tm->claim : 0);
             best = h[0] > best ? h[0] : best;
             heap_sift_down(h, slots, 0);
         }
@@ -423,7 +426,8 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     if (pt_sprogram_stream_k(p) > 1) /* a fixed grid walking (tile, k) ranges: streamk_waves.c */
         return pt_waves_stream_k(p, sg, hw_in, tl, err);
     const pt_hw *hw = pt_waves_share_l2(hw_in, sg->tiles, &local);
-    tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns};
+    tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns,
+                     .claim = hw->dynamic_claim_ns};
     if (!pt_simulate_eu(p, sg, hw, sg->iterations, tl, err))
         return false;
     tm.t_full = tm.t_one = tl->eu_time_ns;

@@ -287,8 +287,9 @@ static void fa3_order_and_consumer_store(void)
 
 /* Causal tiles have unequal lengths: a persistent kernel hands them out dynamically (longest
  * first), as the block scheduler does one-tile CTAs, so with nothing saved between a CTA's
- * tiles (block launch 0, the store on the loads' lane) both grids take the same time. A
- * round-robin model would give the persistent grid the sum of every 132nd tile instead. */
+ * tiles (block launch 0, the store on the loads' lane) and claims free both grids take the
+ * same time. A round-robin model would give the persistent grid the sum of every 132nd tile
+ * instead. Each claim's cost (dynamic_claim_ns) then adds to the persistent grid alone. */
 static void causal_persistent_dispatch(void)
 {
     pt_graph g;
@@ -298,9 +299,12 @@ static void causal_persistent_dispatch(void)
     if (!fa_128x128("S=2048,B=4,H=16,CAUSAL=1", &g, &hw, &sg))
         return;
     hw.tile_overhead_ns = 0;
+    hw.dynamic_claim_ns = 0;
     CHECK(sg.tiles > 4 * hw.eu_count);
-    double ns[2] = {0, 0};
-    for (int pers = 0; pers < 2; pers++) {
+    double ns[3] = {0, 0, 0};
+    for (int pers = 0; pers < 3; pers++) {
+        if (pers == 2)
+            hw.dynamic_claim_ns = 100;
         pt_sprogram p;
         pt_intra_opts o = {.stages = 2, .persistent = pers, .raster = PT_RASTER_ROW};
         CHECK_MSG(pt_schedule_intra(&p, &sg, &hw, &o, &e), "%s", e.msg);
@@ -312,6 +316,11 @@ static void causal_persistent_dispatch(void)
     }
     CHECK_MSG(ns[0] > 0 && fabs(ns[1] - ns[0]) < 1e-6 * ns[0], "one-tile %.1f ns, persistent %.1f ns",
               ns[0], ns[1]);
+    /* about 100 ns per tile past the first wave, on each CTA's (tiles / EUs - 1) claims */
+    double claims = (double)sg.tiles / hw.eu_count - 1;
+    CHECK_MSG(ns[2] > ns[1] + 0.5 * 100 * claims && ns[2] < ns[1] + 2 * 100 * (claims + 1),
+              "persistent %.1f ns, with 100 ns claims %.1f ns (%.1f claims per CTA)", ns[1], ns[2],
+              claims);
     pt_stask_graph_free(&sg);
 }
 
