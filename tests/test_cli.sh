@@ -269,6 +269,14 @@ one_line_err "chunk_state 2 warpgroups"
 expect 1 "chunk_state with P=32 refused" "$cli" codegen mamba2_chunk_state --set P=32 -o "$tmp/cs3"
 stderr_has "tile p=32 with 1 consumer warpgroup(s); expected 64 rows per warpgroup" "chunk_state P=32: the reason"
 
+# Mamba2 with ngroups > 1 (issue 16): x[b, c, l, g, hg, p] has six axes; its map takes (b, c)
+# as one dimension (coordinate b * C + c), so every TMA transfer stays within five. With the
+# warpgroups on the heads, x's map puts hg outside its rows.
+expect 0 "codegen mamba2_chunk_scan_grouped" "$cli" codegen mamba2_chunk_scan_grouped --set B=2,S=512,G=2,HG=4 --tile l=64,hg=2,wg=2,wg_axis=hg -o "$tmp/csg"
+if grep -q "(g0) \* 2 + g1" "$tmp/csg/kernel.cu" && ! grep -q "tma_load_6d\|tma_store_6d" "$tmp/csg/kernel.cu" &&
+   grep -q "const cuuint64_t dims\[5\] = {64u, 2u, 256u, 4u, 4u}" "$tmp/csg/launch.c"; then
+    ok "chunk_scan grouped: (b, c) merged in the 6-axis maps, hg outside x's rows"; else bad "chunk_scan grouped maps: $(grep -c 'dims\[' "$tmp/csg/launch.c") maps"; fi
+
 # Write errors (issue 12): output that cannot be written exits 1 with "PATH: write failed",
 # whether it goes to -o FILE, --chrome FILE or stdout; a device given as -o is written in place,
 # never renamed over.

@@ -4,7 +4,9 @@ kernels `_chunk_state_fwd` / `_chunk_scan_fwd` (the unchanged copies in ANCHORS_
 ../shared/anchors/mamba2-triton), timed by pt_bench.time_interleaved in one process: CUDA graphs
 of batched launches over rotated input copies, the subjects alternating round by round.
 
-Inputs as bench.py makes them: x, B, C, CB, states ~ N(0, 1) in bf16, dt ~ U(0, 0.1), dA_cumsum a
+Graphs with ngroups > 1 (examples/mamba2_*_grouped.json, x[b, c, l, g, hg, p]) are compared with
+mamba_ssm called with ngroups = G (B, C and CB with a group axis). Inputs as bench.py makes them:
+x, B, C, CB, states ~ N(0, 1) in bf16, dt ~ U(0, 0.1), dA_cumsum a
 cumulative sum of -U(0, 0.01); ChunkState's graph takes dA_last = dA_cumsum[..., -1] as its own
 input (made once per input copy, untimed). Before timing, every element of our output is
 checked against an f32 torch computation of the same function (the matmuls' 16-bit operands
@@ -44,25 +46,35 @@ def dt_dA(B, H, C, L):
     return dt, dA
 
 
+def heads(shape):
+    """(B, C, L, G, H, P) of x[b, c, l, h, p] (ngroups 1) or x[b, c, l, g, hg, p] (H = G·HG)."""
+    if len(shape) == 6:
+        B, C, L, G, HG, P = shape
+        return B, C, L, G, G * HG, P
+    B, C, L, H, P = shape
+    return B, C, L, 1, H, P
+
+
 class ChunkState:
     """states[b, c, h] = (x · exp(dA_last - dA_cs) · dt)ᵀ · B over the chunk."""
     out = "states"
 
     def __init__(self, t):
-        self.B, self.C, self.L, self.H, self.P = t["x"]["shape"]
-        self.N = t["Bm"]["shape"][3]
+        self.B, self.C, self.L, self.G, self.H, self.P = heads(t["x"]["shape"])
+        self.N = t["Bm"]["shape"][-1]
 
     def shape(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         S = C * L
         return {"B": B, "S": S, "H": H, "P": P, "N": N, "L": L, "flops": 2.0 * B * C * H * P * N * L,
-                "bytes": B * S * H * P * 2 + B * S * N * 2 + 2 * B * H * S * 4 + B * C * H * P * N * 4}
+                "G": self.G,
+                "bytes": B * S * H * P * 2 + B * S * self.G * N * 2 + 2 * B * H * S * 4 + B * C * H * P * N * 4}
 
     def inputs(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         dt, dA = dt_dA(B, H, C, L)
         return {"x": torch.randn(B, C * L, H, P, device="cuda", dtype=BF),
-                "Bm": torch.randn(B, C * L, 1, N, device="cuda", dtype=BF),
+                "Bm": torch.randn(B, C * L, self.G, N, device="cuda", dtype=BF),
                 "dt": dt, "dA_cs": dA, "dA_last": dA[..., -1].contiguous()}
 
     def theirs(self, i, ssd):
@@ -73,7 +85,8 @@ class ChunkState:
         w = torch.exp(i["dA_last"][..., None] - i["dA_cs"]) * i["dt"]          # b h c l
         xs = i["x"].float().view(B, C, L, H, P) * w.permute(0, 2, 3, 1)[..., None]
         xs = xs.to(BF).float()  # the graph's xs is bf16, as the kernel's A operand
-        return torch.einsum("bclhp,bcln->bchpn", xs, i["Bm"].float().view(B, C, L, N))
+        Bh = i["Bm"].float().repeat_interleave(H // self.G, dim=2).view(B, C, L, H, N)  # head h: group h // HG
+        return torch.einsum("bclhp,bclhn->bchpn", xs, Bh)
 
 
 class ChunkScan:
@@ -81,23 +94,24 @@ class ChunkScan:
     out = "out"
 
     def __init__(self, t):
-        self.B, self.C, self.L, self.H, self.P = t["x"]["shape"]
-        self.N = t["C"]["shape"][3]
+        self.B, self.C, self.L, self.G, self.H, self.P = heads(t["x"]["shape"])
+        self.N = t["C"]["shape"][-1]
 
     def shape(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         S = C * L
-        return {"B": B, "S": S, "H": H, "P": P, "N": N, "L": L,
+        G = self.G
+        return {"B": B, "S": S, "H": H, "P": P, "N": N, "L": L, "G": G,
                 "flops": 1.0 * B * C * H * (2 * L * P * N + L * L * P),
-                "bytes": 2 * B * S * H * P * 2 + B * S * N * 2 + B * C * L * L * 2 + 2 * B * H * S * 4
-                + B * C * H * P * N * 2}
+                "bytes": 2 * B * S * H * P * 2 + B * S * G * N * 2 + B * C * G * L * L * 2
+                + 2 * B * H * S * 4 + B * C * H * P * N * 2}
 
     def inputs(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         dt, dA = dt_dA(B, H, C, L)
         return {"x": torch.randn(B, C * L, H, P, device="cuda", dtype=BF),
-                "C": torch.randn(B, C * L, 1, N, device="cuda", dtype=BF),
-                "CB": torch.randn(B, C, 1, L, L, device="cuda", dtype=BF),
+                "C": torch.randn(B, C * L, self.G, N, device="cuda", dtype=BF),
+                "CB": torch.randn(B, C, self.G, L, L, device="cuda", dtype=BF),
                 "states": torch.randn(B, C, H, P, N, device="cuda", dtype=BF),
                 "dt": dt, "dA_l": dA}
 
@@ -108,12 +122,15 @@ class ChunkScan:
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         out = torch.empty(B, C, L, H, P, device="cuda")
         causal = torch.ones(L, L, device="cuda", dtype=torch.bool).tril()
+        HG = H // self.G  # head h reads group h // HG's C and CB
         for b in range(B):  # one batch index at a time: the decay tile is H·C·L·L floats
             dA, dt = i["dA_l"][b], i["dt"][b]                                  # h c l
-            y = torch.einsum("cln,chpn->clhp", i["C"][b].float().view(C, L, N), i["states"][b].float())
+            Ch = i["C"][b].float().repeat_interleave(HG, dim=1).view(C, L, H, N)
+            y = torch.einsum("clhn,chpn->clhp", Ch, i["states"][b].float())
             y = y * torch.exp(dA).permute(1, 2, 0)[..., None]
             decay = torch.exp(dA[..., :, None] - dA[..., None, :]) * causal      # h c l s
-            pdt = i["CB"][b, :, 0].float()[None] * decay * dt[..., None, :]
+            cbh = i["CB"][b].float().repeat_interleave(HG, dim=1).permute(1, 0, 2, 3)  # h c l s
+            pdt = cbh * decay * dt[..., None, :]
             pdt = pdt.to(BF).float()  # the graph's Pdt is bf16, as the kernel's A operand
             y += torch.einsum("hcls,cshp->clhp", pdt, i["x"][b].float().view(C, L, H, P))
             out[b] = y

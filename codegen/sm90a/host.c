@@ -70,6 +70,10 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
     for (int d = 0; d < nd; d++) {  /* the map's dimensions, innermost first (shape.h: dims) */
         int i = pos[d];
         int64_t ext = kp->g->axes[T->axes[i]].extent, tile = st->tile[i] > 0 ? st->tile[i] : ext;
+        for (int k = 1; k < sm90a_map_span(sh, b, d); k++) {  /* merged unit-tile axes */
+            ext *= kp->g->axes[T->axes[i - k]].extent;
+            tile *= st->tile[i - k] > 0 ? st->tile[i - k] : 1;
+        }
         size_t n = strlen(dims);
         snprintf(dims + n, sizeof dims - n, "%s%lldu", n ? ", " : "", (long long)ext);
         if (d > 0) {
@@ -93,8 +97,8 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
                       "        const cuuint32_t box[%d] = {%s};\n"
                       "        r = map_tile(&tm_%s, %s, slots[%d], %d, dims, strides, box, %s,\n"
                       "                     %s);\n    }\n",
-                  T->rank, dims, T->rank > 1 ? T->rank - 1 : 1, T->rank > 1 ? strides : "0",
-                  T->rank, box, lo, tmap_type(T->dtype), B->tensor, T->rank,
+                  nd, dims, nd > 1 ? nd - 1 : 1, nd > 1 ? strides : "0",
+                  nd, box, lo, tmap_type(T->dtype), B->tensor, nd,
                   plain ? "CU_TENSOR_MAP_SWIZZLE_NONE" : "CU_TENSOR_MAP_SWIZZLE_128B", l2_promotion(run));
 }
 

@@ -50,6 +50,10 @@ typedef struct {
      * 16-byte-multiple strides. */
     int n_dims[PT_KP_MAX_BUFS];
     int dims[PT_KP_MAX_BUFS][5];
+    /* How many of the tensor's axes map dimension d covers (0 or 1: one): axes dims[b][d],
+     * dims[b][d] - 1, ... (contiguous in row-major storage, each of one element per tile), so
+     * that a tensor of 6 axes (Mamba2 with ngroups: x[b, c, l, g, hg, p]) fits TMA's 5. */
+    int span[PT_KP_MAX_BUFS][5];
     /* a resident tile each consumer warp hands back (4 x WGS arrivals) although the output is
      * staged over another resident tile (ChunkScan's states and dA_l) */
     bool warp_release[PT_KP_MAX_BUFS];
@@ -81,6 +85,8 @@ void sm90a_resident_copy_offset(const sm90a_shape *sh, int buf, char *out, size_
 /* The map's dimensions of full-rank buffer b, innermost first, as positions in its tensor's axes
  * (sh->dims, or the tensor's own order). Returns how many. */
 int sm90a_map_dims(const sm90a_shape *sh, int b, int pos[5]);
+/* How many tensor axes map dimension d of buffer b covers (1 unless merged). */
+int sm90a_map_span(const sm90a_shape *sh, int b, int d);
 
 /* The device-library TMA call that loads stage `stage` (an expression; NULL: a one-stage
  * buffer) of buffer b at loop

@@ -101,8 +101,8 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
         sd->out = last->out;
     }
     const pt_tensor *A = &g->tensors[sd->A], *B = &g->tensors[sd->B], *C = &g->tensors[sd->C];
-    if (C->rank < 2 || C->rank > 5)
-        REFUSE("the output \"%s\" has %d axes; expected 2 to 5 (TMA boxes)", C->name, C->rank);
+    if (C->rank < 2)
+        REFUSE("the output \"%s\" has %d axes; expected at least 2", C->name, C->rank);
     sd->ax_k = mm->reduce_axes[0];
     sd->ax_n = C->axes[C->rank - 1];
     /* rows of the product: the axis of C that A has and that is no batch axis */
@@ -125,7 +125,7 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
                g->axes[sd->ax_n].name, g->axes[sd->ax_n].name);
     /* [..., k, n], or axes of one element per tile between them (x[b, c, s, h, p]): the box
      * of every axis lays the tile out as k rows of n either way; the axis the warpgroups split
-     * may lie between them too (its map puts it outside k: plan_map_dims) */
+     * may lie between them too (its map puts it outside k: plan_map) */
     int kpos = B->rank - 2;
     while (kpos > 0 && B->axes[kpos] != sd->ax_k &&
            (sd->kp->sg->tiling.tile[B->axes[kpos]] == 1 || B->axes[kpos] == sd->ax_wg))
@@ -241,14 +241,17 @@ static bool plan_pro(sm90a_ssd *sd, pt_error *err)
     return true;
 }
 
-/* Buffer b's map order (shape.h dims) when the warpgroups split a batch axis and wgmma reads b
- * with descriptors or b stages the output: that axis outside the tile's other axes, so each
- * warpgroup's batch index is a block of whole rows (wg_rows of them) rather than rows
- * interleaved with the other warpgroups'. */
-static void plan_map_dims(sm90a_ssd *sd, int b)
+/* Buffer b's map (shape.h dims, span): the tensor's axes innermost first, except that
+ * (reorder) the batch axis the warpgroups split moves outside the tile's other rows where wgmma
+ * reads b with descriptors or b stages the output, so each warpgroup's batch index is a block
+ * of whole rows (wg_rows of them) rather than rows interleaved with the other warpgroups'; and
+ * that a tensor of more than TMA's 5 axes has adjacent axes of one element per tile merged,
+ * outermost first (Mamba2 with ngroups: x[b, c, l, g, hg, p] maps (b, c) as one). */
+static bool plan_map(sm90a_ssd *sd, int b, bool reorder, pt_error *err)
 {
     const pt_kprog *kp = sd->kp;
     const pt_tensor *T = &sd->g->tensors[kp->bufs[b].tensor];
+    const pt_stask *st = &kp->sg->tasks[kp->bufs[b].stask];
     const int64_t *tile = kp->sg->tiling.tile;
     int wpos = -1, outer = -1;
     for (int i = 0; i < T->rank; i++) {
@@ -257,24 +260,48 @@ static void plan_map_dims(sm90a_ssd *sd, int b)
         else if (outer < 0 && tile[T->axes[i]] > 1 && i < T->rank - 1)
             outer = i;  /* the outermost of the tile's other rows */
     }
-    if (wpos < 0 || T->rank > 5)
-        return;
-    if (outer >= 0 && wpos > outer) {  /* inside the rows: moved just outside the outermost */
-        int n = 0;
-        for (int i = T->rank - 1; i >= 0; i--) {
-            if (i == wpos)
-                continue;
-            sd->sh.dims[b][n++] = i;
-            if (i == outer)
-                sd->sh.dims[b][n++] = wpos;
-        }
-        sd->sh.n_dims[b] = n;
+    bool move = reorder && wpos >= 0 && outer >= 0 && wpos > outer;
+    int L[PT_MAX_RANK + 1], span[PT_MAX_RANK + 1], n = 0;
+    for (int i = T->rank - 1; i >= 0; i--) {
+        if (move && i == wpos)
+            continue;
+        L[n] = i, span[n++] = 1;
+        if (move && i == outer)
+            L[n] = wpos, span[n++] = 1;
     }
-    int pos[5], nd = sm90a_map_dims(&sd->sh, b, pos);
-    int64_t rows = 1;
-    for (int d = 1; d < nd && T->axes[pos[d]] != sd->ax_wg; d++)
-        rows *= tile[T->axes[pos[d]]];
-    sd->wg_rows[b] = rows;
+    bool merged = false;
+    while (n > 5) {
+        int j = n - 2;  /* the outermost pair of neighbours in storage, unit tiles, not split */
+        for (; j >= 1; j--) {
+            bool ok = L[j + 1] == L[j] - span[j];
+            for (int k = 0; k < span[j] + span[j + 1] && ok; k++) {
+                int i = L[j] - k;
+                ok = st->tile[i] == 1 && T->axes[i] != sd->ax_wg;
+            }
+            if (ok)
+                break;
+        }
+        if (j < 1)
+            REFUSE("\"%s\" has %d axes and no neighbouring axes of one element per tile to map as "
+                   "one; TMA maps at most 5", T->name, T->rank);
+        span[j] += span[j + 1];
+        for (int k = j + 1; k + 1 < n; k++)
+            L[k] = L[k + 1], span[k] = span[k + 1];
+        n--;
+        merged = true;
+    }
+    if (move || merged) {
+        sd->sh.n_dims[b] = n;
+        for (int d = 0; d < n; d++)
+            sd->sh.dims[b][d] = L[d], sd->sh.span[b][d] = span[d];
+    }
+    if (wpos >= 0 && reorder) {
+        int64_t rows = 1;
+        for (int d = 1; d < n && L[d] != wpos; d++)
+            rows *= tile[T->axes[L[d]]];
+        sd->wg_rows[b] = rows;
+    }
+    return true;
 }
 
 static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
@@ -312,8 +339,8 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
         REFUSE("tile %s=%lld: the output is stored in 128-byte boxes", g->axes[sd->ax_n].name,
                (long long)sd->BN);
     const pt_tensor *C = &g->tensors[sd->out];
-    if (C->rank > 5 || !pt_tensor_has_axis(C, sd->ax_m) || C->axes[C->rank - 1] != sd->ax_n)
-        REFUSE("the output \"%s\" must have %s and end in %s, at most 5 axes (TMA boxes)", C->name,
+    if (!pt_tensor_has_axis(C, sd->ax_m) || C->axes[C->rank - 1] != sd->ax_n)
+        REFUSE("the output \"%s\" must have %s and end in %s", C->name,
                g->axes[sd->ax_m].name, g->axes[sd->ax_n].name);
     for (int i = 0; i < C->rank; i++)
         if (C->axes[i] != sd->ax_m && C->axes[i] != sd->ax_n && C->axes[i] != sd->ax_wg &&
@@ -322,7 +349,7 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
                    "tile)", g->axes[C->axes[i]].name,
                    (long long)sd->kp->sg->tiling.tile[C->axes[i]]);
     if (sd->ax_wg >= 0) {
-        /* the staging tile's rows are (batch index, m) in the map's order (plan_map_dims): each
+        /* the staging tile's rows are (batch index, m) in the map's order (plan_map): each
          * warpgroup stages 64 whole rows */
         int st = sd->kp->staging, pos[5], nd = sm90a_map_dims(&sd->sh, st, pos);
         int64_t between = 1;
@@ -400,8 +427,6 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
         const pt_stask *st = &kp->sg->tasks[B->stask];
         if (B->kind == PT_KBUF_ROWS || B->written)
             REFUSE("buffer of \"%s\": only loads and one stored output are generated here", T->name);
-        if (T->rank > 5)
-            REFUSE("\"%s\" has %d axes; TMA maps at most 5", T->name, T->rank);
         if (B->staged)
             REFUSE("rows of \"%s\" are not a multiple of 16 bytes (%s = %lld); TMA needs 16-byte "
                    "strides and this workload is not staged through aligned copies", T->name,
@@ -426,7 +451,7 @@ static bool plan_buffers(sm90a_ssd *sd, pt_error *err)
                        T->name, g->axes[T->axes[i - 1]].name, (long long)stride);
         }
         /* elements between the batch indices of the warpgroups in this buffer's box */
-        if (per_wg) {  /* along the map's dimensions (plan_map_dims) */
+        if (per_wg) {  /* along the map's dimensions (plan_map) */
             int pos[5], nd = sm90a_map_dims(&sd->sh, b, pos);
             int64_t e = 1;
             for (int d = 0; d < nd && T->axes[pos[d]] != sd->ax_wg; d++)
@@ -755,21 +780,23 @@ bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err)
 {
     memset(sd, 0, sizeof *sd);
     sd->kp = kp;
-    sd->sh.kp = kp;  /* plan_map_dims reads the maps' order before plan_shape */
+    sd->sh.kp = kp;  /* plan_map reads the maps' order before plan_shape */
     sd->g = kp->g;
     int split = kp->sg->split_axis;
     sd->ax_wg = kp->wgs > 1 && split >= 0 && kp->g->axes[split].batch ? split : -1;
     if (!sm90a_one_resident_copy(kp, "Mamba2", err) || !plan_graph(sd, err))
         return false;
-    if (sd->ax_wg >= 0) {
-        int maps[4] = {pt_kprog_buf_of(kp, sd->B), kp->staging, -1, -1};
-        if (sd->scan) {
-            maps[2] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[0]);
-            maps[3] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[1]);
-        }
+    int maps[4] = {pt_kprog_buf_of(kp, sd->B), kp->staging, -1, -1};
+    if (sd->scan) {
+        maps[2] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[0]);
+        maps[3] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[1]);
+    }
+    for (int b = 0; b < kp->n_bufs; b++) {
+        bool reorder = false;
         for (int i = 0; i < 4; i++)
-            if (maps[i] >= 0)
-                plan_map_dims(sd, maps[i]);
+            reorder |= sd->ax_wg >= 0 && maps[i] == b;
+        if (!plan_map(sd, b, reorder, err))
+            return false;
     }
     if (!plan_tiles(sd, err) ||
         (sd->scan && !plan_pro(sd, err)) ||

@@ -40,6 +40,11 @@ int sm90a_map_dims(const sm90a_shape *sh, int b, int pos[5])
     return n;
 }
 
+int sm90a_map_span(const sm90a_shape *sh, int b, int d)
+{
+    return sh->n_dims[b] > 0 && d < 5 && sh->span[b][d] > 1 ? sh->span[b][d] : 1;
+}
+
 /* The origin of axis a in a transfer at iteration i. */
 static const char *origin(const sm90a_shape *sh, int a, char *buf, size_t cap)
 {
@@ -83,19 +88,36 @@ static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char 
     else
         sb_printf(sb, "%sfor (int a = 0; a < %lld; ++a) {  // 128-byte swizzle atoms along %s\n", ind,
                   (long long)((B->row_bytes + 127) / 128), ax);
+    int pos[5], n = sm90a_map_dims(sh, b, pos);
     if (load)
-        sb_printf(sb, "%s    pt::tma_load_%dd(%s + a * %lld, &tm_%s, %s, ", ind, T->rank, dst,
+        sb_printf(sb, "%s    pt::tma_load_%dd(%s + a * %lld, &tm_%s, %s, ", ind, n, dst,
                   (long long)(rows * 128), lo, bar);
     else
-        sb_printf(sb, "%s    pt::tma_store_%dd(&tm_%s, %s + a * %lld, ", ind, T->rank, lo, dst,
+        sb_printf(sb, "%s    pt::tma_store_%dd(&tm_%s, %s + a * %lld, ", ind, n, lo, dst,
                   (long long)(rows * 128));
-    int pos[5], n = sm90a_map_dims(sh, b, pos);
     for (int d = 0; d < n; d++) {
         origin(sh, T->axes[pos[d]], o, sizeof o);
-        if (d == 0)
+        if (d == 0) {
             sb_printf(sb, "%s%sa * %lld", o, o[0] ? " + " : "", (long long)atom);
-        else
+            continue;
+        }
+        int span = sm90a_map_span(sh, b, d);
+        if (span == 1) {
             sb_printf(sb, ", %s", o[0] ? o : "0");
+            continue;
+        }
+        /* merged axes (unit tiles, shape.h span): from the outermost's origin, each inner
+         * axis multiplies by its extent and adds its own origin */
+        sb_puts(sb, ", ");
+        for (int k = 1; k < span; k++)
+            sb_puts(sb, "(");
+        for (int k = span - 1; k >= 0; k--) {
+            int a = T->axes[pos[d] - k];
+            origin(sh, a, o, sizeof o);
+            if (k < span - 1)
+                sb_printf(sb, ") * %lld + ", (long long)kp->g->axes[a].extent);
+            sb_puts(sb, o[0] ? o : "0");
+        }
     }
     sb_printf(sb, ");\n%s}\n", ind);
 }
