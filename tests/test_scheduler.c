@@ -87,6 +87,14 @@ static void tiny_gemm_spreads(void)
     pt_schedule_result_free(&r);
 }
 
+/* A candidate budget: deterministic, unlike a time budget, and it keeps the per-example loops
+ * affordable under the sanitizers (ChunkScan's search simulates thousands of candidates). */
+static bool stop_after_3000(void *ctx, int64_t seen)
+{
+    (void)ctx;
+    return seen >= 3000;
+}
+
 static void valid_and_deterministic(void)
 {
     pt_hw hw;
@@ -97,7 +105,7 @@ static void valid_and_deterministic(void)
         pt_graph g;
         if (!load(&g, f->name, NULL))
             continue;
-        pt_schedule_opts o = {.top_k = 4};
+        pt_schedule_opts o = {.top_k = 4, .stop = stop_after_3000};
         pt_schedule_result a, b;
         bool ok = pt_schedule(&g, &hw, &o, &a, &e);
         CHECK_MSG(ok, "%s: %s", f->name, e.msg);
@@ -135,7 +143,7 @@ static void mi300x_fits(void)
         pt_graph g;
         if (!load(&g, f->name, NULL))
             continue;
-        pt_schedule_opts o = {.top_k = 8};
+        pt_schedule_opts o = {.top_k = 8, .stop = stop_after_3000};
         pt_schedule_result r;
         if (!pt_schedule(&g, &mi, &o, &r, &e)) { /* nothing fits: said, with the hardware */
             CHECK_CONTAINS(e.msg, "fits MI300X");
