@@ -82,22 +82,21 @@ static bool follows_look_ahead(const pt_sprogram *p, const pt_stask_graph *sg, c
     return same > 0;
 }
 
-/* Does a once-per-tile load feed tensor-core work directly (the prologue matmul's operands:
- * ChunkScan's C and states)? Those go first on the TMA lane: the prologue product is the
- * first work of a tile, the vectors the CUDA cores need come after it. */
-static bool feeds_prologue_mma(const pt_stask_graph *sg, int i)
+/* The once-per-tile loads that feed tensor-core work directly (the prologue matmul's
+ * operands: ChunkScan's C and states), flagged in pro_mma. Those go first on the TMA lane: the
+ * prologue product is the first work of a tile, the vectors the CUDA cores need come after it. */
+static void mark_prologue_mma_loads(const pt_stask_graph *sg, bool *pro_mma)
 {
-    if (sg->tasks[i].kind != PT_ST_LOAD || sg->tasks[i].region != PT_REGION_PROLOGUE)
-        return false;
     for (int j = 0; j < sg->n; j++) {
         const pt_stask *t = &sg->tasks[j];
         if (t->seu != PT_SEU_TENSOR_CORE)
             continue;
-        for (int d = 0; d < t->n_deps; d++)
-            if (t->deps[d].from == i && t->deps[d].distance == 0)
-                return true;
+        for (int d = 0; d < t->n_deps; d++) {
+            const pt_stask *f = &sg->tasks[t->deps[d].from];
+            if (t->deps[d].distance == 0 && f->kind == PT_ST_LOAD && f->region == PT_REGION_PROLOGUE)
+                pro_mma[t->deps[d].from] = true;
+        }
     }
-    return false;
 }
 
 /* Lexicographic order of priority keys: smaller is scheduled first. */
@@ -123,11 +122,14 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
     int n = sg->n;
     int *down = calloc((size_t)n, sizeof *down);
     bool *placed = calloc((size_t)n, sizeof *placed);
-    bool ok = down && placed;
+    bool *pro_mma = calloc((size_t)n, sizeof *pro_mma);
+    bool ok = down && placed && pro_mma;
     if (!ok)
         pt_fail(err, "scheduler: out of memory");
-    else
+    else {
         count_downstream(sg, down);
+        mark_prologue_mma_loads(sg, pro_mma);
+    }
     for (int step = 0; ok && step < n; step++) {
         int best = -1, best_key[5] = {0};
         for (int i = 0; i < n; i++) {
@@ -146,7 +148,7 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
             }
             if (!ready)
                 continue;
-            int key[5] = {s->seu == PT_SEU_CUDA_CORE ? 1 : 0, feeds_prologue_mma(sg, i) ? 0 : 1,
+            int key[5] = {s->seu == PT_SEU_CUDA_CORE ? 1 : 0, pro_mma[i] ? 0 : 1,
                           unmet, -down[i], i};
             if (best < 0 || key_less(key, best_key)) {
                 best = i;
@@ -187,6 +189,7 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
     }
     free(down);
     free(placed);
+    free(pro_mma);
     return ok;
 }
 

@@ -457,7 +457,6 @@ static bool parse_range(const char *v)
     return parse_input_range("--range", v, false);
 }
 
-
 static int parse_options(int argc, char **argv, options *o)
 {
     for (int i = 1; i < argc; i++) {

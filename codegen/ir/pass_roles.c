@@ -8,6 +8,17 @@
 
 #include "passes.h"
 
+/* Appends resident buffer b to the producer's once-per-tile loads unless it is there already. */
+static void add_resident(pt_kprog *kp, int b)
+{
+    if (kp->bufs[b].kind != PT_KBUF_RESIDENT)
+        return;
+    for (int i = 0; i < kp->n_res; i++)
+        if (kp->res_buf[i] == b)
+            return;
+    kp->res_buf[kp->n_res++] = b;
+}
+
 static bool producer(pt_kprog *kp, const char *who, pt_error *err)
 {
     const pt_sprogram *p = kp->p;
@@ -49,16 +60,12 @@ static bool producer(pt_kprog *kp, const char *who, pt_error *err)
     /* the once-per-tile loads as the lane orders them (the simulator issues them so), then any
      * the lane does not list */
     kp->n_res = 0;
-    for (int e = 0; e <= L->n; e++)
-        for (int b = 0; b < kp->n_bufs; b++) {
-            const pt_kbuf *B = &kp->bufs[b];
-            bool listed = false;
-            for (int i = 0; i < kp->n_res && !listed; i++)
-                listed = kp->res_buf[i] == b;
-            if (B->kind == PT_KBUF_RESIDENT && !listed &&
-                (e == L->n || B->stask == L->entries[e].stask))
-                kp->res_buf[kp->n_res++] = b;
-        }
+    for (int e = 0; e < L->n; e++)
+        for (int b = 0; b < kp->n_bufs; b++)
+            if (kp->bufs[b].stask == L->entries[e].stask)
+                add_resident(kp, b);
+    for (int b = 0; b < kp->n_bufs; b++)
+        add_resident(kp, b);
     return true;
 }
 

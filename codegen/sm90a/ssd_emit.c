@@ -83,6 +83,13 @@ static bool per_wg_trips(const sm90a_ssd *sd)
     return sd->kp->causal && sd->wgs > 1 && sd->ax_wg < 0;
 }
 
+/* Which 64-row block of the tile warpgroup w's rows are: its own (the warpgroups split the
+ * rows), or block 0 (one batch index each, every warpgroup all the tile's rows). */
+static int row_block(const sm90a_ssd *sd, int w)
+{
+    return sd->ax_wg >= 0 ? 0 : w;
+}
+
 static void emit_helpers(strbuf *sb, const sm90a_ssd *sd)
 {
     const pt_graph *g = sd->g;
@@ -272,10 +279,9 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     } else if (e->body == PT_KB_EXP_DECAY) {
         operand(x, sizeof x, c, e, 0);
         operand(y, sizeof y, c, e, 1);
-        /* the warpgroup's rows: its 64 of the tile, or all of them (one batch index each) */
         sb_printf(sb, "                pt::atile_exp_decay<%s>(%s, %s, %s, %s * BM + %d * 64 + warp * 16, i * BK, lane);\n",
                   g->ops[e->op].causal ? "true" : "false", out, x, y, sd->row_tile,
-                  sd->ax_wg >= 0 ? 0 : c->w);
+                  row_block(sd, c->w));
     } else if (reads_src(sd, e) >= 0) {
         /* the loaded tile with the other operand: the A fragment (times it) or an f32 tile */
         int other = 1 - reads_src(sd, e);
@@ -294,7 +300,7 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
             sb_printf(sb, "                pt::atile_from_tile<elem_t, KS, %s, pt::Ew::%s>(%s, smem + OFF_X + s_x * X_PITCH,\n"
                           "                                                            %d * 64 + warp * 16, X_ATOM, %s, lane);\n",
                       sd->src_mn_major ? "true" : "false", ew_name(g->ops[e->op].kind), out,
-                      sd->ax_wg >= 0 ? 0 : c->w, y);
+                      row_block(sd, c->w), y);
     } else if (sd->vkind[e->out] != SSD_KVEC) {
         operand(x, sizeof x, c, e, 0);
         if (e->n_in > 1)
