@@ -83,6 +83,12 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
                mm->n_reduce > 0 ? g->axes[mm->reduce_axes[0]].name : "(none)");
     }
     sd->scan = sd->op_pro >= 0;
+    /* the prologue product's resident operands (plan_pro checks them), -1 without one */
+    sd->res_a = sd->res_b = -1;
+    if (sd->scan && g->ops[sd->op_pro].n_in == 2) {
+        sd->res_a = pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[0]);
+        sd->res_b = pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[1]);
+    }
     const pt_op *mm = &g->ops[sd->op_mm];
     if (mm->n_in != 2 || mm->n_reduce != 1)
         REFUSE("matmul \"%s\" must reduce one axis of two operands", mm->name);
@@ -219,8 +225,6 @@ static bool plan_pro(sm90a_ssd *sd, pt_error *err)
     if (sd->PK % 64)
         REFUSE("prologue matmul \"%s\": %s = %lld; expected a multiple of 64 (128-byte swizzle "
                "atoms of K-major operands)", op->name, g->axes[sd->ax_pk].name, (long long)sd->PK);
-    sd->res_a = pt_kprog_buf_of(sd->kp, op->in[0]);
-    sd->res_b = pt_kprog_buf_of(sd->kp, op->in[1]);
     if (sd->res_a < 0 || sd->res_b < 0 || sd->kp->bufs[sd->res_a].kind != PT_KBUF_RESIDENT ||
         sd->kp->bufs[sd->res_b].kind != PT_KBUF_RESIDENT)
         REFUSE("prologue matmul \"%s\": \"%s\" and \"%s\" must be loaded once per tile (prologue "
@@ -380,10 +384,8 @@ static bool plan_tiles(sm90a_ssd *sd, pt_error *err)
      * a batch axis: out[h][l][p] over states[h][p][n] when the tile has as many l as p rows). */
     int over = sd->kp->bufs[sd->kp->staging].over;
     if (over >= 0) {
-        int pa = sd->scan ? pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[0]) : -1;
-        int pb = sd->scan ? pt_kprog_buf_of(sd->kp, g->ops[sd->op_pro].in[1]) : -1;
-        bool own = sd->ax_wg < 0 ? over == pa
-                                 : over == pb && sd->wg_rows[pb] == sd->BN && sd->BM == sd->BN;
+        bool own = sd->ax_wg < 0 ? over == sd->res_a
+                                 : over == sd->res_b && sd->wg_rows[over] == sd->BN && sd->BM == sd->BN;
         if (!own)
             REFUSE("the output tile is staged over \"%s\"%s; stage it apart (partition.staging)%s",
                    g->tensors[sd->kp->bufs[over].tensor].name,
@@ -786,15 +788,11 @@ bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err)
     sd->ax_wg = kp->wgs > 1 && split >= 0 && kp->g->axes[split].batch ? split : -1;
     if (!sm90a_one_resident_copy(kp, "Mamba2", err) || !plan_graph(sd, err))
         return false;
-    int maps[4] = {pt_kprog_buf_of(kp, sd->B), kp->staging, -1, -1};
-    if (sd->scan) {
-        maps[2] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[0]);
-        maps[3] = pt_kprog_buf_of(kp, kp->g->ops[sd->op_pro].in[1]);
-    }
+    /* wgmma reads B and the prologue's operands with descriptors; the output is staged */
+    int ring_b = pt_kprog_buf_of(kp, sd->B);
     for (int b = 0; b < kp->n_bufs; b++) {
-        bool reorder = false;
-        for (int i = 0; i < 4; i++)
-            reorder |= sd->ax_wg >= 0 && maps[i] == b;
+        bool reorder = sd->ax_wg >= 0 && (b == ring_b || b == kp->staging || b == sd->res_a ||
+                                          b == sd->res_b);
         if (!plan_map(sd, b, reorder, err))
             return false;
     }
