@@ -49,6 +49,26 @@ static void draw_stages(draw *d, rng *r, const char *const *names, int n, int hi
     note(d, "%s", what);
 }
 
+/* A quarter of the Mamba2 draws use ngroups > 1 (`example`: heads h = g * HG + hg share group
+ * g's B, C and CB): the draw's H becomes HG, the heads of one group, and G groups are drawn.
+ * Returns G, or 0 for the ngroups-1 example. */
+static int grouped(draw *d, rng *r, const char *example)
+{
+    if (!chance(r, 25))
+        return 0;
+    snprintf(d->workload, sizeof d->workload, "%s", example);
+    return uni(r, 2, 3);
+}
+
+/* The graph's sizes; with G groups, H is the heads of one group (HG). */
+static void heads_set(draw *d, int Bt, int S, int G, int H, int P, int N, int L)
+{
+    if (G)
+        snprintf(d->set, sizeof d->set, "B=%d,S=%d,G=%d,HG=%d,P=%d,N=%d,L=%d", Bt, S, G, H, P, N, L);
+    else
+        snprintf(d->set, sizeof d->set, "B=%d,S=%d,H=%d,P=%d,N=%d,L=%d", Bt, S, H, P, N, L);
+}
+
 /* ChunkState: states (P x N) of a chunk = x^T, decay-weighted, times B over its L positions.
  * One consumer warpgroup of 64 rows of P (the decay weights, shared by a tile's rows, are made
  * in one warpgroup's registers), N in 64-column wgmma blocks, the loop over l. */
@@ -59,6 +79,7 @@ bool draw_ssd_state(draw *d, rng *r, pt_error *err)
     int wgs = chance(r, 30) ? uni(r, 2, 3) : 1;
     int L = pick(r, (const int[]){64, 128, 128, 256}, 4), C = uni(r, 1, 4);
     int Bt = uni(r, 1, 2), H = uni(r, 1, 6);
+    int G = grouped(d, r, "mamba2_chunk_state_grouped");
     int P = pick(r, (const int[]){64, 64, 128}, 3), N = pick(r, (const int[]){64, 128, 256}, 3);
     if (wgs == 3 && N == 256)  /* three warpgroups' registers hold 64 x 128 accumulators */
         N = 128;
@@ -70,12 +91,15 @@ bool draw_ssd_state(draw *d, rng *r, pt_error *err)
         Bt = 1;
         C = C > 2 ? 2 : C;
         H = H > 2 ? 2 : H;
+        G = G > 2 ? 2 : G;
         L = L > 128 ? 128 : L;
         bk = bk > L ? L : bk;
     }
-    snprintf(d->set, sizeof d->set, "B=%d,S=%d,H=%d,P=%d,N=%d,L=%d", Bt, L * C, H, P, N, L);
+    heads_set(d, Bt, L * C, G, H, P, N, L);
+    const char *hx = G ? "hg" : "h";
     if (wgs > 1)
-        snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,h=%d,wg=%d,wg_axis=h", bn, bk, wgs, wgs);
+        snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,%s=%d,wg=%d,wg_axis=%s", bn, bk, hx, wgs,
+                 wgs, hx);
     else
         snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,wg=1", bn, bk);
     if (!load_graph(d, err) || !partition_default(d, err))
@@ -106,13 +130,31 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
     int C = uni(r, 1, 3), Bt = uni(r, 1, 2), H = uni(r, 1, 4);
     int P = pick(r, (const int[]){64, 64, 128}, 3), N = pick(r, (const int[]){64, 128, 128, 256}, 4);
     int bn = P == 64 ? 64 : pick(r, (const int[]){64, 128}, 2);
+    /* a third of the draws put the warpgroups on the heads (one head's 64 rows each, CB and C
+     * shared), two or three of them; three warpgroups' accumulators fit with N 64 or 128 */
+    bool on_heads = chance(r, 35);
+    if (on_heads) {
+        wgs = chance(r, 75) ? 2 : 3;
+        bm = 64;
+        if (wgs == 3 && N == 256)
+            N = 128;
+        if (H < wgs)
+            H = wgs + uni(r, 0, 2);
+    }
+    int G = grouped(d, r, "mamba2_chunk_scan_grouped");
     if (small_sizes) {
         Bt = 1;
         C = C > 2 ? 2 : C;
-        H = H > 2 ? 2 : H;
+        H = H > 2 && !on_heads ? 2 : H;
+        G = G > 2 ? 2 : G;
     }
-    snprintf(d->set, sizeof d->set, "B=%d,S=%d,H=%d,P=%d,N=%d,L=%d", Bt, L * C, H, P, N, L);
-    snprintf(d->tile, sizeof d->tile, "l=%d,s=%d,p=%d,n=%d,wg=%d", bm, bk, bn, N, wgs);
+    heads_set(d, Bt, L * C, G, H, P, N, L);
+    const char *hx = G ? "hg" : "h";
+    if (on_heads)
+        snprintf(d->tile, sizeof d->tile, "l=64,s=%d,p=%d,n=%d,%s=%d,wg=%d,wg_axis=%s", bk, bn, N,
+                 hx, wgs, wgs, hx);
+    else
+        snprintf(d->tile, sizeof d->tile, "l=%d,s=%d,p=%d,n=%d,wg=%d", bm, bk, bn, N, wgs);
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;
     static const char *const rings[] = {"CB", "x", "dt", "dA_s"};

@@ -20,6 +20,8 @@
  * gemm_wfp4a16 (low-bit weights dequantised by the producer's CUDA cores), mamba2_chunk_state,
  * mamba2_chunk_scan, flash_decoding, flash_decoding_combine (gen_random_more.c: random B, S, H,
  * P, N, L, resp. batch, heads, group, keys, splits, head dim, among what the generator takes;
+ * a quarter of the Mamba2 draws use the ngroups > 1 examples (mamba2_*_grouped) and a third of
+ * ChunkScan's put its warpgroups on the heads;
  * a draw it refuses is drawn again). The same seed always gives the same sProgram (draw k of
  * seed s uses its own generator state), so one command replays a failure; adding workloads left
  * the draws of the first six unchanged seed for seed (only `--check all`'s seed -> workload
@@ -576,8 +578,8 @@ static int write_mode(const char *w, uint64_t seed, const char *dir)
                  "replay: gen_random_sprogram %s %llu DIR%s\n"
                  "   or: pipethreader-cli codegen %s%s --set %s --program program.json --target sm90a -o DIR\n"
                  "kernel: %s\n",
-                 (unsigned long long)seed, w, k, d.set, d.tile, d.edits, w,
-                 (unsigned long long)seed, small_sizes ? " --small" : "", w,
+                 (unsigned long long)seed, d.workload, k, d.set, d.tile, d.edits, w,
+                 (unsigned long long)seed, small_sizes ? " --small" : "", d.workload,
                  frag ? " (with \"packing\": \"fragments\" on Wq)" : "", d.set, info.summary);
         snprintf(path, sizeof path, "%s/replay.txt", dir);
         ok = ok && pt_write_file(path, replay, &err);
