@@ -189,6 +189,11 @@ json.dump(g, open(sys.argv[2], "w"))
 PY
 expect 1 "codegen a one-query prefill graph" "$cli" codegen "$tmp/fa_decode.json" --target sm90a -o "$tmp/fa_decode"
 stderr_has "is decoding, not prefill" "a one-query prefill graph points to decoding"
+# Issue 16: the ChunkScan schedule measured fastest at B 8 x S 2048 (rounds 147-151: the
+# warpgroups on two heads, 4-7% ahead of the l = 128 rows split) is the sm90a pick.
+expect 0 "schedule mamba2_chunk_scan for sm90a" "$cli" schedule mamba2_chunk_scan --target sm90a --set B=8,S=2048 --top 1
+if grep -qE '^ +1 .* wg_axis=h wg=2 stages=4 persistent column run=2' "$tmp/out"; then ok "ChunkScan pick: the heads split, runs of 2 along columns"
+else bad "ChunkScan pick: $(grep -E '^ +1 ' "$tmp/out")"; fi
 # Issue 14: unaligned N and K are staged through 16-byte-pitched copies (src/staging.h): the
 # search through the sm90a generator finds programs, and their prediction holds the copies.
 expect 0 "schedule unaligned N for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=1001,K=4096 --top 1 -o "$tmp/u1001.json"
