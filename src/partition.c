@@ -641,6 +641,15 @@ static bool setup_grid(builder *b)
         return pt_fail(b->err, "%s: tiling: %d warpgroups but the output tile has no axis to split "
                                "between them; expected wg=1", g->file, b->wgs);
     int64_t t = sg->tiling.tile[sg->split_axis];
+    /* one batch index per warpgroup: a warpgroup past the axis's end would have nothing to
+     * compute, and its TMA boxes would be wider than the tensor (such kernels hang on the H200:
+     * round 156) */
+    const pt_axis *ax = &g->axes[sg->split_axis];
+    if (batch_split != NONE && t > ax->extent)
+        return pt_fail(b->err, "%s: tiling: tile %s=%lld gives each of %d warpgroups its own \"%s\" "
+                               "index, but \"%s\" has %lld; expected %s <= %lld (and as many "
+                               "warpgroups)", g->file, ax->name, (long long)t, b->wgs, ax->name,
+                       ax->name, (long long)ax->extent, ax->name, (long long)ax->extent);
     if (t % b->wgs != 0)
         return pt_fail(b->err, "%s: tiling: tile %s=%lld does not split evenly between %d "
                                "warpgroups", g->file, g->axes[sg->split_axis].name, (long long)t,

@@ -189,6 +189,12 @@ json.dump(g, open(sys.argv[2], "w"))
 PY
 expect 1 "codegen a one-query prefill graph" "$cli" codegen "$tmp/fa_decode.json" --target sm90a -o "$tmp/fa_decode"
 stderr_has "is decoding, not prefill" "a one-query prefill graph points to decoding"
+# One head per warpgroup needs as many heads: a tile past the head axis is refused with the
+# rule (such kernels hung on the H200, round 156), from partition and codegen alike.
+expect 1 "partition: heads tile past the axis" "$cli" partition mamba2_chunk_state --set B=1,S=256,H=2 --tile h=3,wg=3,wg_axis=h
+stderr_has 'tile h=3 gives each of 3 warpgroups its own "h" index, but "h" has 2; expected h <= 2' "heads tile past the axis: the rule named"
+expect 1 "codegen: heads tile past the axis" "$cli" codegen examples/mamba2_chunk_scan_grouped.json --set B=1,S=256,G=2,HG=1 --tile l=64,hg=2,wg=2,wg_axis=hg --target sm90a -o "$tmp/hg_past"
+stderr_has 'but "hg" has 1; expected hg <= 1' "grouped heads tile past the axis: the rule named"
 # Issue 16: the ChunkScan schedule measured fastest at B 8 x S 2048 (rounds 147-151: the
 # warpgroups on two heads, 4-7% ahead of the l = 128 rows split) is the sm90a pick.
 expect 0 "schedule mamba2_chunk_scan for sm90a" "$cli" schedule mamba2_chunk_scan --target sm90a --set B=8,S=2048 --top 1
