@@ -104,6 +104,7 @@ static const field fields[] = {
     FLD("hbm_gbps", F_NUM, hbm_bytes_per_ns, PT_HW_MIN_RATE, 1e7, true),
     FLD("l2_gbps", F_NUM, l2_bytes_per_ns, PT_HW_MIN_RATE, 1e8, true),
     FLD_OPT("l2_sm_gbps", F_NUM, l2_sm_bytes_per_ns, 0, 1e8),
+    FLD_OPT("hbm_write_gbps", F_NUM, hbm_write_bytes_per_ns, 0, 1e7),
     FLD_OPT("reuse_gbps", F_NUM, reuse_bytes_per_ns, 0, 1e8),
     FLD_OPT("lds_read_bytes_per_clk", F_NUM, lds_read_bytes_per_clk, 0, 1e6),
     FLD_OPT("dequant_rows_rate", F_NUM, dequant_rows_rate, 0, 1e6),
@@ -133,7 +134,7 @@ static const char *const top_keys[] = {
     "format", "version", "base", "name", "vendor", "arch", "source", "sources",
     "eu_count", "clock_ghz", "warp_size", "smem_per_eu", "smem_per_block", "regs_per_eu",
     "max_regs_per_thread", "min_regs_per_thread", "max_threads_per_block", "max_warps_per_eu",
-    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_frag_rate", "dequant_frag_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "dequant_frag_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "tile_overhead_ns", "dynamic_claim_ns", "mma",
+    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "hbm_write_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_frag_rate", "dequant_frag_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "dequant_frag_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "tile_overhead_ns", "dynamic_claim_ns", "mma",
     "tma_box_max", "tma_oob_row_ns", "dram_blend_p", "dram_short_run", "clusters", "seus", "costs", NULL};
 static const char *const cluster_keys[] = {"capacity", "sync_ns", "source", NULL};
 static const char *const mma_keys[] = {"m", "n_max", "n_step", "k_bytes", "source", NULL};

@@ -47,6 +47,7 @@ typedef struct {
     int64_t l2_bytes;
     double hbm_bytes_per_ns;     /* whole chip (GB/s / 1) */
     double l2_bytes_per_ns;      /* whole chip */
+    double hbm_write_bytes_per_ns; /* whole chip, the outputs' writes (0 = at hbm_bytes_per_ns) */
     double l2_sm_bytes_per_ns;   /* one SM's L2 port: the most one EU's loads get when fewer
                                     EUs than eu_count share l2_bytes_per_ns (0 = not modelled:
                                     loads keep their calibrated rate) */

@@ -250,7 +250,11 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
          * a row cut across an output axis ([k][n] B at n 64) is read by the next tile */
         bool along_loop = tn->rank > 0 && tn->axes[tn->rank - 1] == sg->loop_axis;
         int64_t run = tn->role == PT_ROLE_INPUT && along_loop ? pt_waves_load_run_bytes(sg, t) : 0;
-        ns += bytes / (hw->hbm_bytes_per_ns * (run > 0 && run < 256 ? short_rate : 1));
+        /* an output's bytes are written, at their own rate where the model has one */
+        double rate = tn->role == PT_ROLE_OUTPUT && hw->hbm_write_bytes_per_ns > 0
+                          ? hw->hbm_write_bytes_per_ns
+                          : hw->hbm_bytes_per_ns;
+        ns += bytes / (rate * (run > 0 && run < 256 ? short_rate : 1));
     }
     return ns;
 }

@@ -25,9 +25,9 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
                                   const pt_timeline *tl, const pt_hw *hw);
 /* Compulsory global traffic: every input read and output written once. */
 double pt_waves_dram_bytes(const pt_stask_graph *sg);
-/* The DRAM floor: each tensor's bytes at hbm_gbps, or at hw->dram_short_run of it where its
+/* The DRAM floor: each input's bytes at hbm_gbps, or at hw->dram_short_run of it where its
  * innermost axis is the loop's and its loads read runs of fewer than 256 contiguous bytes
- * (pt_waves_load_run_bytes). */
+ * (pt_waves_load_run_bytes); each output's at hbm_write_gbps where the model has it. */
 double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw);
 /* The longest run of contiguous global memory one load of tensor t reads: its tile's extent
  * along the innermost axis, times the next axes' tiles while the rows are read whole; 0 when

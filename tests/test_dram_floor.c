@@ -1,8 +1,9 @@
 /* test_dram_floor.c — the DRAM floor reads each tensor at the rate its loads' runs allow
  * (src/waves.h pt_waves_dram_floor_ns): a load reading fewer than 256 contiguous bytes of a row
  * per stage along the loop axis (one 128-byte swizzle atom: a k tile of 64 half-precision
- * elements) is charged at hw dram_short_run of hbm_gbps; longer runs, runs across an output axis
- * and outputs at the full rate; a model without the field charges every byte at the full rate. */
+ * elements) is charged at hw dram_short_run of hbm_gbps; longer runs and runs across an output
+ * axis at the full rate; outputs at hbm_write_gbps; a model without those fields charges every
+ * byte at hbm_gbps. */
 #include "ptest.h"
 #include "ptest_example.h"
 #include "sim.h"
@@ -36,17 +37,21 @@ static void gemm_runs(void)
     CHECK(pt_waves_load_run_bytes(&sg, A) == 128 && pt_waves_load_run_bytes(&sg, B) == 128);
     CHECK(pt_waves_load_run_bytes(&sg, C) == 0); /* stored, not loaded */
     double in = tensor_bytes(&g, "A") + tensor_bytes(&g, "B"), out = tensor_bytes(&g, "C");
-    double want = in / (h.hbm_bytes_per_ns * h.dram_short_run) + out / h.hbm_bytes_per_ns;
+    /* C is written, at the model's write rate */
+    CHECK(h.hbm_write_bytes_per_ns > 0 && h.hbm_write_bytes_per_ns < h.hbm_bytes_per_ns);
+    double wr = h.hbm_write_bytes_per_ns;
+    double want = in / (h.hbm_bytes_per_ns * h.dram_short_run) + out / wr;
     CHECK_NEAR(pt_waves_dram_floor_ns(&sg, &h), want, 1e-6 * want);
     pt_hw plain = h;
     plain.dram_short_run = 0; /* absent from a model: every byte at the full rate */
+    plain.hbm_write_bytes_per_ns = 0;
     CHECK_NEAR(pt_waves_dram_floor_ns(&sg, &plain), (in + out) / h.hbm_bytes_per_ns, 1e-6 * want);
     pt_stask_graph_free(&sg);
 
     if (!part(&g, &sg, "gemm_bf16", "M=64,N=4096,K=4096", "m=64,n=128,k=128,wg=1"))
         return;
     CHECK(pt_waves_load_run_bytes(&sg, A) == 256 && pt_waves_load_run_bytes(&sg, B) == 256);
-    CHECK_NEAR(pt_waves_dram_floor_ns(&sg, &h), (in + out) / h.hbm_bytes_per_ns, 1e-6 * want);
+    CHECK_NEAR(pt_waves_dram_floor_ns(&sg, &h), in / h.hbm_bytes_per_ns + out / wr, 1e-6 * want);
     pt_stask_graph_free(&sg);
 }
 
@@ -64,7 +69,8 @@ static void across_output_axis(void)
     int B = tensor_index(&g, "B");
     CHECK(pt_waves_load_run_bytes(&sg, B) == 128);
     double a = tensor_bytes(&g, "A"), b = tensor_bytes(&g, "B"), c = tensor_bytes(&g, "C");
-    double want = a / (h.hbm_bytes_per_ns * h.dram_short_run) + (b + c) / h.hbm_bytes_per_ns;
+    double want = a / (h.hbm_bytes_per_ns * h.dram_short_run) + b / h.hbm_bytes_per_ns +
+                  c / h.hbm_write_bytes_per_ns;
     CHECK_NEAR(pt_waves_dram_floor_ns(&sg, &h), want, 1e-6 * want);
     pt_stask_graph_free(&sg);
 }
