@@ -14,8 +14,9 @@
 # BUILD/tests/gen_random_sprogram; GEN_RANDOM_SPROGRAM overrides). N defaults to
 # $PT_DIFFERENTIAL_N or 200. Environment: RUN_TIMEOUT (seconds per harness, default 30),
 # SAN_TIMEOUT (per sanitizer run, default 300), SAN_EVERY (default 20; 0 = no sanitizer runs),
-# WORKLOADS (a space-separated subset, taken by seed mod its count), JOBS (parallel builds, default nproc), RUN_JOBS (harnesses run at once, default 4: --check-only
-# runs are not timed, so they may share the GPU), NVCC, CUDA_PATH (passed to make).
+# WORKLOADS (a space-separated subset, taken by seed mod its count), JOBS (parallel builds,
+# default nproc), RUN_JOBS (harnesses run at once, default 4: --check-only runs are not timed,
+# so they may share the GPU), NVCC, CUDA_PATH (passed to make).
 # Replay one failure: gen_random_sprogram WORKLOAD SEED DIR && make -C DIR run (see DIR/replay.txt).
 # shellcheck disable=SC2016  # the xargs sh -c scripts expand their own arguments
 set -u
@@ -50,7 +51,7 @@ make_vars=""
 workloads=${WORKLOADS:-"gemm_f16 gemm_bf16 flash_attention flash_attention_bf16 gemm_w4a16 gemm_wfp4a16
 mamba2_chunk_state mamba2_chunk_scan flash_decoding flash_decoding_combine"}
 n_workloads=$(echo $workloads | wc -w)
-workload_of() { # seed -> workload (seed mod 10, as gen_random_sprogram --check all)
+workload_of() { # seed -> workload (seed mod their count; of all ten, as gen_random_sprogram --check all)
     i=$(($1 % n_workloads))
     # shellcheck disable=SC2086
     set -- $workloads
