@@ -15,6 +15,7 @@
 #include "ptest.h"
 #include "sim.h"
 #include "splitk.h"
+#include "waves.h"
 #include "validate.h"
 
 /* ---- chunk arithmetic ---------------------------------------------------------------- */
@@ -236,8 +237,16 @@ static void test_one_tile(void)
     }
     CHECK_NEAR(tl.kernel_time_ns, 1000 + 50 + loop_end(4) + 745, 1e-9);
     CHECK(tl.kernel_time_ns < unsplit);
-    /* the workspace: 4 partial tiles of 100 f32 written (every chunk publishes), 3 read back */
+    /* the workspace: 4 partial tiles of 100 f32 written (every chunk publishes), 3 read back;
+     * the DRAM floor counts them beside the operands, written at the write rate */
     CHECK_NEAR(tl.workspace_bytes, (4 + 3) * 100 * 4, 1e-9);
+    {
+        double wr = f.hw.hbm_write_bytes_per_ns > 0 ? f.hw.hbm_write_bytes_per_ns
+                                                    : f.hw.hbm_bytes_per_ns;
+        double want = pt_waves_dram_floor_ns(&f.sg, &f.hw) + 3 * 100 * 4 / f.hw.hbm_bytes_per_ns +
+                      4 * 100 * 4 / wr;
+        CHECK_NEAR(tl.dram_floor_ns, want, 1e-9 * want);
+    }
     /* the representative EU is the fix-up: its iterations and its long convert */
     double start;
     CHECK(tl.eu_iterations == 4);
