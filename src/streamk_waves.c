@@ -277,9 +277,8 @@ static void kernel_fields(const sk_costs *k, const sk_run *r, double span, doubl
     tl->waves = k->s.dp_per_cta + (k->s.sk_tiles > 0 ? 1 : 0);
     tl->dram_bytes = pt_waves_dram_bytes(k->sg);
     tl->workspace_bytes = ws;
-    /* the partial tiles cross HBM, as split-K's do (splitk_waves.c): half written, half read */
-    double wr = hw->hbm_write_bytes_per_ns > 0 ? hw->hbm_write_bytes_per_ns : hw->hbm_bytes_per_ns;
-    tl->dram_floor_ns = pt_waves_dram_floor_ns(k->sg, hw) + ws / 2 / hw->hbm_bytes_per_ns + ws / 2 / wr;
+    /* ws counts each partial tile twice: written, and read back by the fix-up */
+    tl->dram_floor_ns = pt_waves_dram_floor_ns(k->sg, hw) + pt_waves_workspace_ns(hw, ws / 2, ws / 2);
     /* the stream-K phase starts after the CTAs' whole tiles and cannot fetch its panels
      * faster than HBM gives them (sk_panel_bytes) */
     double sk_bytes = sk_panel_bytes(k);

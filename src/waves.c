@@ -232,6 +232,17 @@ int64_t pt_waves_load_run_bytes(const pt_stask_graph *sg, int t)
     return 0;
 }
 
+/* hbm_write_gbps, or hbm_gbps where the model has no write rate */
+static double write_rate(const pt_hw *hw)
+{
+    return hw->hbm_write_bytes_per_ns > 0 ? hw->hbm_write_bytes_per_ns : hw->hbm_bytes_per_ns;
+}
+
+double pt_waves_workspace_ns(const pt_hw *hw, double written, double read)
+{
+    return hw->hbm_bytes_per_ns > 0 ? read / hw->hbm_bytes_per_ns + written / write_rate(hw) : 0;
+}
+
 double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
 {
     const pt_graph *g = sg->graph;
@@ -251,9 +262,7 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
         bool along_loop = tn->rank > 0 && tn->axes[tn->rank - 1] == sg->loop_axis;
         int64_t run = tn->role == PT_ROLE_INPUT && along_loop ? pt_waves_load_run_bytes(sg, t) : 0;
         /* an output's bytes are written, at their own rate where the model has one */
-        double rate = tn->role == PT_ROLE_OUTPUT && hw->hbm_write_bytes_per_ns > 0
-                          ? hw->hbm_write_bytes_per_ns
-                          : hw->hbm_bytes_per_ns;
+        double rate = tn->role == PT_ROLE_OUTPUT ? write_rate(hw) : hw->hbm_bytes_per_ns;
         ns += bytes / (rate * (run > 0 && run < 256 ? short_rate : 1));
     }
     return ns;

@@ -29,6 +29,11 @@ double pt_waves_dram_bytes(const pt_stask_graph *sg);
  * innermost axis is the loop's and its loads read runs of fewer than 256 contiguous bytes
  * (pt_waves_load_run_bytes); each output's at hbm_write_gbps where the model has it. */
 double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw);
+/* The DRAM time of a split-K or stream-K workspace: its partial tiles written at hbm_write_gbps
+ * (hbm_gbps where the model has none), then read back by the fix-up at hbm_gbps. Added to the
+ * operands' floor: measured (rounds 133, 159), M = 64 GEMMs split through the workspace ran
+ * 10-13% slower than a floor of their operands alone. */
+double pt_waves_workspace_ns(const pt_hw *hw, double written, double read);
 /* The longest run of contiguous global memory one load of tensor t reads: its tile's extent
  * along the innermost axis, times the next axes' tiles while the rows are read whole; 0 when
  * no sTask loads t. */
