@@ -109,6 +109,10 @@ typedef struct {
                                     follows): paid before the sTask that waits is issued.
                                     0 = free when the data is already there */
     double launch_ns;            /* kernel launch overhead added to every kernel */
+    double dependent_launch_saved_ns; /* what a kernel launched as the programmatic dependent of
+                                    the kernel before it (FlashDecoding's combine after its
+                                    partial) saves of launch_ns: its launch and prologue overlap
+                                    the first kernel's tail. 0 = nothing (no such launch) */
     double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */
     double dynamic_claim_ns;     /* per tile a persistent CTA claims from a dynamic hand-out
                                     (an atomic on a global counter before the tile's loads);

@@ -10,7 +10,11 @@ pt_bench.time_interleaved (the harness's method: CUDA graphs of batched launches
 inputs, subjects alternating round by round) on PLACEMENTS (env, 2) sets of tensors. "ours" is
 the partial kernel and the combine launched back to back (one subject, so their sum is what is
 timed); "ours_partial" and "ours_combine" are each alone. Achieved bandwidth: bytes of K and V
-read (2·B·HKV·S·D·2) over the median time. One JSON line per pair."""
+read (2·B·HKV·S·D·2) over the median time. One JSON line per pair.
+With TWINS=1 the arguments are triples PARTIAL COMBINE TWIN: TWIN is another combine bundle of
+the same shape (an A/B twin, e.g. the same kernel launched without programmatic dependent
+launch); its output is checked too and "ours_twin" (the partial, then the twin) is timed in the
+same rounds."""
 import json
 import os
 import sys
@@ -47,13 +51,14 @@ def torch_sdpa(name, x, scale):
         return F.scaled_dot_product_attention(x["q"], x["K"], x["V"], scale=scale, enable_gqa=True)
 
 
-def one(ppath, cpath):
+def one(ppath, cpath, tpath=None):
     part, comb = pt_bench.Bundle(ppath), pt_bench.Bundle(cpath)
+    twin = pt_bench.Bundle(tpath) if tpath else None
     B, HKV, G, S, D, splits = shapes(part)
     op = next(o for o in part.table["ops"] if o["op"] == "online_softmax")
     scale = op["scale"]
     kv_bytes = 2 * B * HKV * S * D * 2
-    rec = {"partial": ppath, "combine": cpath, "B": B, "HKV": HKV, "G": G, "S": S, "D": D,
+    rec = {"partial": ppath, "combine": cpath, "twin": tpath, "B": B, "HKV": HKV, "G": G, "S": S, "D": D,
            "splits": splits, "kv_bytes": kv_bytes}
     rotate = pt_bench.rotation(kv_bytes + B * HKV * G * splits * (D + 1) * 4)
     ins = [inputs(B, HKV, G, S, D) for _ in range(rotate)]
@@ -87,6 +92,16 @@ def one(ppath, cpath):
     if bad:
         rec["error"] = f"output differs from torch's {ok[0]}: {bad} mismatches"
         return rec
+    if twin:
+        tout = twin.outputs()
+        part.launch(pslots0)
+        twin.launch(twin.slots(mid, tout))
+        torch.cuda.synchronize()
+        tbad, _ = pt_bench.close_enough(tout["O"].view(ref.shape), ref, TOL, TOL)
+        rec["twin_mismatches"] = tbad
+        if tbad:
+            rec["error"] = f"the twin's output differs from torch's {ok[0]}: {tbad} mismatches"
+            return rec
     kept = []
 
     def make(p):
@@ -99,6 +114,15 @@ def one(ppath, cpath):
         subjects = {"ours": lambda k: ours_launch(ps[k], cs[k]),
                     "ours_partial": lambda k: part.launch(ps[k]),
                     "ours_combine": lambda k: comb.launch(cs[k])}
+        if twin:
+            touts = [twin.outputs() for _ in range(rotate)]
+            ts = [twin.slots(mids[k], touts[k]) for k in range(rotate)]
+            kept.append((touts, ts))
+
+            def ours_twin(k):
+                part.launch(ps[k])
+                twin.launch(ts[k])
+            subjects["ours_twin"] = ours_twin
         for name in ok:
             subjects["torch_" + name] = (lambda nm: lambda k: torch_sdpa(nm, x_in[k], scale))(name)
         return subjects
@@ -116,12 +140,14 @@ def one(ppath, cpath):
 
 def main():
     args = sys.argv[1:]
-    if not args or len(args) % 2:
-        sys.exit("usage: decode_time.py PARTIAL_BUNDLE COMBINE_BUNDLE [PARTIAL COMBINE ...]")
+    k = 3 if os.environ.get("TWINS") == "1" else 2
+    if not args or len(args) % k:
+        sys.exit("usage: decode_time.py PARTIAL_BUNDLE COMBINE_BUNDLE [PARTIAL COMBINE ...]\n"
+                 "       TWINS=1 decode_time.py PARTIAL COMBINE TWIN [PARTIAL COMBINE TWIN ...]")
     print(json.dumps({"info": pt_bench.gpu_info()}), flush=True)
-    for i in range(0, len(args), 2):
+    for i in range(0, len(args), k):
         try:
-            rec = one(args[i], args[i + 1])
+            rec = one(args[i], args[i + 1], args[i + 2] if k == 3 else None)
         except Exception as e:  # one bad pair must not end the run
             traceback.print_exc()
             rec = {"partial": args[i], "combine": args[i + 1],

@@ -4,6 +4,7 @@
 
 #include "embedded.h"
 #include "common.h"
+#include "ir/combine.h"
 #include "trace_abi.h"
 #include "validate.h"
 
@@ -58,18 +59,45 @@ void sm90a_emit_entry_points(strbuf *sb, int64_t grid, int n_roles, unsigned cap
               (long long)grid, PT_TRACE_MAX_CTAS, PT_TRACE_MAX_CTAS, n_roles, cap);
 }
 
+sm90a_pdl sm90a_pdl_role(const pt_kprog *kp)
+{
+    if (pt_kcombine_matches(kp->g))
+        return SM90A_PDL_DEPENDENT;
+    return kp->g->split_combine[0] ? SM90A_PDL_PRIMARY : SM90A_PDL_NONE;
+}
+
 void sm90a_emit_launch_tail(strbuf *sb, const char *args, const char *after, int64_t smem,
-                            int64_t grid, int threads)
+                            int64_t grid, int threads, bool dependent)
 {
     sb_printf(sb, "    if (r == CUDA_SUCCESS)\n"
                   "        r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, %lld);\n"
                   "    if (r == CUDA_SUCCESS) {\n"
-                  "        void *args[] = {%s, &trace};\n"
-                  "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n"
-                  "    }\n"
+                  "        void *args[] = {%s, &trace};\n",
+              (long long)smem, args);
+    if (dependent)  /* the kernel waits (griddepcontrol.wait) before it touches global memory */
+        sb_printf(sb, "        /* launched as the dependent of the kernel before it on the stream: its launch and\n"
+                      "         * prologue overlap that kernel's tail */\n"
+                      "        CUlaunchAttribute pdl = {0};\n"
+                      "        pdl.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;\n"
+                      "        pdl.value.programmaticStreamSerializationAllowed = 1;\n"
+                      "        CUlaunchConfig cfg = {0};\n"
+                      "        cfg.gridDimX = %lld;\n"
+                      "        cfg.gridDimY = cfg.gridDimZ = 1;\n"
+                      "        cfg.blockDimX = %d;\n"
+                      "        cfg.blockDimY = cfg.blockDimZ = 1;\n"
+                      "        cfg.sharedMemBytes = %lld;\n"
+                      "        cfg.hStream = stream;\n"
+                      "        cfg.attrs = &pdl;\n"
+                      "        cfg.numAttrs = 1;\n"
+                      "        r = cuLaunchKernelEx(&cfg, f, args, NULL);\n",
+                  (long long)grid, threads, (long long)smem);
+    else
+        sb_printf(sb, "        r = cuLaunchKernel(f, %lld, 1, 1, %d, 1, 1, %lld, stream, args, NULL);\n",
+                  (long long)grid, threads, (long long)smem);
+    sb_printf(sb, "    }\n"
                   "%s"
                   "    return (int)r;\n}\n\n",
-              (long long)smem, args, (long long)grid, threads, (long long)smem, after);
+              after);
 }
 
 bool sm90a_finish_result(pt_codegen_result *out, strbuf *kernel, strbuf *host, const char *name,

@@ -19,11 +19,19 @@ const char *sm90a_cuda_type(pt_dtype d);
  * with `tile`), which the bundle writes next to kernel.cu. */
 void sm90a_emit_device_header(strbuf *sb, bool tile);
 
-/* The end of launch.c's static `launch`: the dynamic shared-memory attribute, then
- * cuLaunchKernel of a 1-D grid with the kernel arguments `args` (C names, e.g. "&ta, &tb"),
+/* A kernel's part in a chain of two of our kernels on one stream (programmatic dependent
+ * launch): the first of a split graph (FlashDecoding's partial: its graph names a combine) lets
+ * its dependent launch early; the combine is launched as that dependent and waits for the
+ * first grid before it reads. Any other kernel takes no part. */
+typedef enum { SM90A_PDL_NONE, SM90A_PDL_PRIMARY, SM90A_PDL_DEPENDENT } sm90a_pdl;
+sm90a_pdl sm90a_pdl_role(const pt_kprog *kp);
+
+/* The end of launch.c's static `launch`: the dynamic shared-memory attribute, then the launch of
+ * a 1-D grid with the kernel arguments `args` (C names, e.g. "&ta, &tb") — cuLaunchKernelEx with
+ * programmatic stream serialisation for a dependent (sm90a_pdl_role), else cuLaunchKernel —
  * then `after` (statements run once the kernel is queued: staging copies back, or ""). */
 void sm90a_emit_launch_tail(strbuf *sb, const char *args, const char *after, int64_t smem,
-                            int64_t grid, int threads);
+                            int64_t grid, int threads, bool dependent);
 
 /* Staging of tensors whose rows are not 16-byte multiples (staging.c, src/staging.h). Each
  * prints nothing for a program without a staged buffer. */

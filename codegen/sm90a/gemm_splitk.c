@@ -145,9 +145,11 @@ static void emit_ticket_first(strbuf *sb)
 }
 
 /* partition.split_k_reduce cluster: chunk kc is CTA kc of its tile's cluster. The others
- * store their partial tiles into the leader's slot kc - 1 (distributed shared memory) and
- * arrive on its barrier, once they know it is initialised; the leader waits for all of them
- * and adds the slots from its own shared memory. Every cluster holds one tile (a grid of one
+ * store their partial tiles into the leader's slot kc - 1 (distributed shared memory) with
+ * st.async, once they know the leader's barrier is initialised: each store's bytes complete on
+ * that barrier, which the leader armed for every other chunk's whole tile (kernel.c), so the
+ * storing threads neither fence nor arrive. The leader waits for all of them and adds the slots
+ * from its own shared memory. Every cluster holds one tile (a grid of one
  * work item per CTA), so the barrier completes once, phase 0. Where the slots lie over the
  * leader's rings (they do not fit beside its buffers), the others first wait on their own
  * barrier for the leader's "my loop is done" (cl_go), which the leader gives once all its
@@ -164,13 +166,14 @@ static void emit_cluster(strbuf *sb, bool over_rings)
     if (over_rings)
         sb_puts(sb, "                pt::mbar_wait_cluster(cl_go, 0);  // the slots lie over the leader's rings: its loop is done\n");
     sb_puts(sb, "                const uint32_t slot = pt::cluster_map(smem + OFF_CL + (size_t)(kc - 1) * (BM * BN * 4), 0);\n"
+                "                const uint32_t full = pt::cluster_map(cl_full, 0);  // the leader's: it expects these bytes\n"
+                "                static_assert(MREP * (ACC_N / 2) * 128 * WGS == BM * BN, \"the chunks store the whole tile the leader expects\");\n"
                 "                #pragma unroll\n"
                 "                for (int r = 0; r < MREP; ++r)\n"
                 "                    #pragma unroll\n"
                 "                    for (int j = 0; j < ACC_N / 2; j += 4)\n"
-                "                        pt::cluster_store4(slot + 16u * (uint32_t)((r * (ACC_N / 8) + j / 4) * (128 * WGS) + me),\n"
-                "                                           acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3]);\n"
-                "                pt::cluster_arrive_remote(pt::cluster_map(cl_full, 0));\n"
+                "                        pt::cluster_store4_async(slot + 16u * (uint32_t)((r * (ACC_N / 8) + j / 4) * (128 * WGS) + me),\n"
+                "                                                 acc[r][j], acc[r][j + 1], acc[r][j + 2], acc[r][j + 3], full);\n"
                 "            } else {\n");
     if (over_rings)
         sb_puts(sb, "                pt::cluster_wait();  // the others' barriers are initialised\n"

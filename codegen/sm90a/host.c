@@ -209,7 +209,7 @@ void sm90a_emit_host(strbuf *sb, const sm90a_shape *sh)
     strbuf after = {0};
     sm90a_emit_staging_out(&after, kp);
     sm90a_emit_launch_tail(sb, args, after.text ? after.text : "", kp->smem_dynamic, kp->grid,
-                           kp->threads);
+                           kp->threads, sm90a_pdl_role(kp) == SM90A_PDL_DEPENDENT);
     sb_free(&after);
     sm90a_emit_entry_points(sb, kp->grid, 1 + kp->wgs + (kp->producer.n_tasks > 0 ? 1 : 0), kp->trace_cap);
 }

@@ -8,6 +8,7 @@
  * launch positions of a dynamic tile hand-out. */
 #include <stdio.h>
 
+#include "common.h"
 #include "shape.h"
 
 /* A resident tile is free again once every consumer warp is done reading it (the output is
@@ -124,7 +125,8 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const
                               "        pt::mbar_init(%s_empty, 1);   // the store read the tile\n", lo, lo);
         }
     if (kp->cluster)
-        sb_puts(sb, "        pt::mbar_init(cl_full, (SPLIT_K - 1) * 128 * WGS);  // every consumer thread of the other chunks\n");
+        sb_puts(sb, "        pt::mbar_init(cl_full, 1);  // the other chunks' partial tiles, stored by st.async\n"
+                    "        pt::mbar_arrive_expect_tx(cl_full, (SPLIT_K - 1) * (BM * BN * 4));\n");
     if (kp->cluster_over_rings)
         sb_puts(sb, "        pt::mbar_init(cl_go, 1);  // the leader's loop is done with its rings\n");
     sb_puts(sb, "        pt::mbar_fence_init();\n"
@@ -132,6 +134,10 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const
                 "    __syncthreads();\n");
     if (kp->cluster)
         sb_puts(sb, "    pt::cluster_arrive();  // this CTA's barriers are initialised (the other chunks wait for it)\n");
+    if (sm90a_pdl_role(kp) == SM90A_PDL_PRIMARY)
+        sb_puts(sb, "    pt::grid_launch_dependents();  // the combine may launch now; it waits for this grid\n");
+    else if (sm90a_pdl_role(kp) == SM90A_PDL_DEPENDENT)
+        sb_puts(sb, "    pt::grid_dependency_wait();  // the kernel before this one (the partial) is done and visible\n");
     sb_puts(sb, "#ifdef PT_TRACE\n"
                 "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
                 "#else\n"
