@@ -171,6 +171,23 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in)
     pt_error err = {{0}};
     pt_graph_source src = cli_graph_source(o);
     bool ok = pt_graph_source_load(&src, NULL, &in->graph, &err);
+    /* schedule searches a split graph's count: where the graph's default count does not fit
+     * the sizes given (FlashDecoding's SPLITS = 16 against S = 1000) and --set leaves the count
+     * open, load it with one piece (every size divides by 1) and let the search try the rest */
+    char split[PT_NAME_MAX];
+    if (!ok && o->split_searched && pt_graph_source_split_param(&src, split, sizeof split) &&
+        !pt_graph_source_sets(&src, split)) {
+        char one[PT_NAME_MAX + 3];
+        snprintf(one, sizeof one, "%s=1", split);
+        pt_error first = err;
+        memset(&err, 0, sizeof err);
+        ok = pt_graph_source_load(&src, one, &in->graph, &err);
+        if (ok)
+            fprintf(stderr, "%s: note: %s; %s is searched instead, from the counts that fit\n",
+                    o->verb, first.msg, split);
+        else
+            err = first;
+    }
     /* an sProgram's own graph parameters (the split count its schedule chose) join --set; one
      * the graph lacks is left to the sProgram loader, which names it */
     pt_sprogram_param pp[PT_SPROGRAM_MAX_PARAMS];

@@ -38,6 +38,8 @@ typedef struct {
     bool resimulate;           /* --resimulate (report: predict again with today's model) */
     bool quiet;                /* -q */
     int width;                 /* --width N for the text timeline */
+    bool split_searched;       /* set by schedule: it searches the graph's split count, so a
+                                  default count that does not fit the sizes is no error */
 } cli_opts;
 
 /* Everything loaded for a verb. */

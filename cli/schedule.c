@@ -171,7 +171,7 @@ static void print_splits(FILE *out, const pt_schedule_result *r)
 
 int verb_schedule(int argc, char **argv)
 {
-    cli_opts o = {.verb = "schedule"};
+    cli_opts o = {.verb = "schedule", .split_searched = true};
     if (!cli_parse(argc, argv,
                    "hw,set,o,top,budget,measure,candidates,target,remote,timeout,build-timeout,q",
                    &o))

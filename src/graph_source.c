@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "embedded.h"
+#include "json_util.h"
 
 bool pt_graph_source_load(const pt_graph_source *src, const char *more, pt_graph *g,
                           pt_error *err)
@@ -56,4 +57,26 @@ bool pt_graph_source_sets(const pt_graph_source *src, const char *name)
             s++;
     }
     return false;
+}
+
+bool pt_graph_source_split_param(const pt_graph_source *src, char *out, size_t cap)
+{
+    char *owned = NULL;
+    size_t len = src->len;
+    const char *text = src->text;
+    pt_error e = {{0}};
+    if (!text) {
+        if (!pt_read_file(src->arg, &owned, &len, &e))
+            return false;
+        text = owned;
+    }
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(owned);
+    const cJSON *split = cJSON_GetObjectItemCaseSensitive(root, "split");
+    const cJSON *param = cJSON_GetObjectItemCaseSensitive(split, "param");
+    bool ok = cJSON_IsString(param) && param->valuestring[0] && strlen(param->valuestring) < cap;
+    if (ok)
+        snprintf(out, cap, "%s", param->valuestring);
+    cJSON_Delete(root);
+    return ok;
 }

@@ -29,4 +29,9 @@ bool pt_graph_source_load_named(const pt_graph_source *src, const char *name,
 /* Do src's overrides give parameter `name` a value? */
 bool pt_graph_source_sets(const pt_graph_source *src, const char *name);
 
+/* The name of src's split parameter ($.split.param) read from its JSON without instantiating the
+ * graph (whose sizes may not divide under that parameter's default): true with the name in out,
+ * false when src has no split, cannot be read, or is not JSON. */
+bool pt_graph_source_split_param(const pt_graph_source *src, char *out, size_t cap);
+
 #endif

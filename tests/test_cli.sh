@@ -522,5 +522,21 @@ if grep -q '^split count SPLITS, as --set gives it' "$tmp/out" && grep -qE '^ +4
    [ "$(grep -cE '^ +[0-9]+ +[0-9.]+ us +[0-9.]+ us +[0-9.]+ us' "$tmp/out")" -eq 1 ]; then ok "--set SPLITS fixes the count"
 else bad "--set SPLITS=4 fixes the count: $(head -c 600 "$tmp/out")"; fi
 
+# A KV length the graph's default count (SPLITS = 16) does not divide: schedule, which searches the
+# count, loads the graph with one piece instead (saying so) and picks a count that divides;
+# simulate, which takes the count as given, refuses it, naming the size and the division.
+dodd="B=3,HKV=2,G=8,S=1000,D=128"
+expect 0 "schedule flash_decoding with S = 1000" "$cli" schedule flash_decoding --set "$dodd" --target sm90a -q --top 1 -o "$tmp/dec1000.json"
+stderr_has 'schedule: note: ' "the note says the default count was replaced"
+stderr_has 'size "S/SPLITS": 1000 / 16 does not divide exactly; SPLITS is searched instead' "the note names the size and the division"
+sp=$(sed -n 's/.*"params": {"SPLITS": \([0-9]*\)}.*/\1/p' "$tmp/dec1000.json")
+if [ -n "$sp" ] && [ $((1000 % sp)) -eq 0 ] && grep -qE "^ +16 +- +- +- +\(.*1000 / 16 does not divide exactly\)" "$tmp/out"; then
+    ok "a count that divides 1000 is chosen ($sp); 16 is listed with its reason"
+else bad "S = 1000 split search: SPLITS '$sp', $(head -c 900 "$tmp/out")"; fi
+expect 1 "simulate flash_decoding with S = 1000 and the default count" "$cli" simulate flash_decoding --set "$dodd"
+stderr_has '$.axes.n: size "S/SPLITS": 1000 / 16 does not divide exactly' "simulate names the size that does not divide"
+expect 1 "schedule flash_decoding with S = 1000 and SPLITS = 16 given" "$cli" schedule flash_decoding --set "$dodd,SPLITS=16" -q
+stderr_has '1000 / 16 does not divide exactly' "a count given by --set is not replaced"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

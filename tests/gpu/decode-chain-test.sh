@@ -1,0 +1,78 @@
+#!/bin/sh
+# decode-chain-test.sh CLI — meson test (suite 'gpu'), on the GPU machine: FlashDecoding's two
+# kernels as a model runs them, the partial and then the combine launched as its programmatic
+# dependent on one stream (codegen/sm90a/common.c sm90a_pdl_role), which the harness (one kernel
+# at a time) never does. For shapes that are in no benchmark (odd batch, G, KV length and split
+# count; MHA; one split; head dim 64), the scheduler's
+# sProgram of each kernel is generated, built with `make lib`, and bench/fa/decode_time.py
+# (CHECK_ONLY=1) runs the pair on random inputs and checks every element of O against torch's
+# scaled_dot_product_attention. Skips (77) without a GPU, nvcc, make or python3 with torch.
+set -u
+cli=${1:?usage: decode-chain-test.sh CLI}
+case $cli in /*) ;; *) cli=$(pwd)/$cli ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    echo "SKIP: no GPU (nvidia-smi -L found none)"
+    exit 77
+fi
+command -v make >/dev/null 2>&1 || { echo "SKIP: make not found"; exit 77; }
+python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null ||
+    { echo "SKIP: python3 with CUDA torch not found (torch SDPA is the reference)"; exit 77; }
+if ! command -v nvcc >/dev/null 2>&1; then
+    [ -x /usr/local/cuda/bin/nvcc ] || { echo "SKIP: nvcc not found"; exit 77; }
+    PATH=$PATH:/usr/local/cuda/bin
+    export PATH
+fi
+tmp=$(mktemp -d /tmp/pt-decode-chain.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pairs=""
+# name  B HKV G S D: the scheduler picks SPLITS for each (SPLITS=N in the set fixes it instead)
+while read -r name B HKV G S D SPL; do
+    case "$name" in ''|'#'*) continue ;; esac
+    set_p="B=$B,HKV=$HKV,G=$G,S=$S,D=$D"
+    [ "$SPL" = - ] || set_p="$set_p,SPLITS=$SPL"
+    if ! "$cli" schedule "$root/examples/flash_decoding.json" --set "$set_p" --target sm90a --budget 20 \
+            -o "$tmp/$name.p.json" >"$tmp/$name.log" 2>&1; then
+        echo "FAIL $name: schedule: $(tail -1 "$tmp/$name.log")"; exit 1
+    fi
+    sp=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["params"]["SPLITS"])' "$tmp/$name.p.json")
+    set_c="B=$B,HKV=$HKV,G=$G,SPLITS=$sp,D=$D"
+    "$cli" schedule "$root/examples/flash_decoding_combine.json" --set "$set_c" --target sm90a --budget 20 \
+        -o "$tmp/$name.c.json" >>"$tmp/$name.log" 2>&1 &&
+    "$cli" codegen "$root/examples/flash_decoding.json" --set "$set_p" --program "$tmp/$name.p.json" \
+        --target sm90a -o "$tmp/$name.partial" >>"$tmp/$name.log" 2>&1 &&
+    "$cli" codegen "$root/examples/flash_decoding_combine.json" --set "$set_c" --program "$tmp/$name.c.json" \
+        --target sm90a -o "$tmp/$name.combine" >>"$tmp/$name.log" 2>&1 ||
+        { echo "FAIL $name: generation: $(tail -1 "$tmp/$name.log")"; exit 1; }
+    echo "$name: B $B, HKV $HKV, G $G, KV $S, D $D, SPLITS $sp"
+    pairs="$pairs $tmp/$name.partial $tmp/$name.combine"
+done <<'LIST'
+b3_g8_kv1000          3  2  8  1000   128  -
+b5_mha_kv777_sp1      5  16 1  777    128  1
+b1_g4_kv33333         1  8  4  33333  128  -
+b2_g6_kv5000_d64_sp7  2  4  6  5000   64   7
+b64_g4_kv2048         64 8  4  2048   128  -
+LIST
+for b in $pairs; do
+    make -s -C "$b" all lib >"$b.build.log" 2>&1 || { echo "FAIL: $b did not build"; tail -5 "$b.build.log"; exit 1; }
+done
+# shellcheck disable=SC2086  # the pairs are one word each
+CHECK_ONLY=1 PLACEMENTS=1 python3 "$root/bench/fa/decode_time.py" $pairs >"$tmp/check.jsonl" 2>"$tmp/check.err"
+python3 - "$tmp/check.jsonl" <<'PY'
+import json, os, sys
+bad = n = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if "partial" not in r:
+        continue
+    n += 1
+    name = os.path.basename(r["partial"])
+    if r.get("error") or r.get("mismatches") != 0:
+        bad += 1
+        print(f"FAIL {name}: {r.get('error') or str(r.get('mismatches')) + ' mismatches'}")
+    else:
+        print(f"ok   {name}: {r['elements']} elements of O within tolerance of torch ({r['reference_backend']})")
+print(f"decode chain: {n} pairs, {n - bad} correct")
+sys.exit(1 if bad or n != 5 else 0)
+PY
