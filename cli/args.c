@@ -189,9 +189,25 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in)
             err = first;
     }
     /* an sProgram's own graph parameters (the split count its schedule chose) join --set; one
-     * the graph lacks is left to the sProgram loader, which names it */
+     * the graph lacks is left to the sProgram loader, which names it. Where the graph does not
+     * load with its defaults (S = 1000 does not divide by the default SPLITS = 16), it is loaded
+     * with the sProgram's parameters first, to learn which of them it declares. */
     pt_sprogram_param pp[PT_SPROGRAM_MAX_PARAMS];
-    int npp = ok && o->program ? pt_sprogram_params_peek(o->program, pp) : 0, keep = 0;
+    int npp = o->program ? pt_sprogram_params_peek(o->program, pp) : 0, keep = 0;
+    if (!ok && npp > 0) {
+        char *merged = NULL;
+        pt_error again = {{0}};
+        pt_graph_source with = src;
+        if (pt_sprogram_params_merge(o->set, pp, npp, o->program, &merged, &again)) {
+            with.overrides = merged;
+            ok = pt_graph_source_load(&with, NULL, &in->graph, &again);
+        }
+        free(merged);
+        if (ok)
+            memset(&err, 0, sizeof err);
+    }
+    if (!ok)
+        npp = 0;
     for (int i = 0; i < npp; i++)
         if (pt_graph_find_param(&in->graph, pp[i].name) >= 0)
             pp[keep++] = pp[i];

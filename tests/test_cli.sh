@@ -533,6 +533,12 @@ sp=$(sed -n 's/.*"params": {"SPLITS": \([0-9]*\)}.*/\1/p' "$tmp/dec1000.json")
 if [ -n "$sp" ] && [ $((1000 % sp)) -eq 0 ] && grep -qE "^ +16 +- +- +- +\(.*1000 / 16 does not divide exactly\)" "$tmp/out"; then
     ok "a count that divides 1000 is chosen ($sp); 16 is listed with its reason"
 else bad "S = 1000 split search: SPLITS '$sp', $(head -c 900 "$tmp/out")"; fi
+# the sProgram it wrote carries the count, which codegen and simulate apply before the sizes are
+# checked (the graph's default count would not load)
+expect 0 "codegen flash_decoding S = 1000 from the sProgram's SPLITS" "$cli" codegen flash_decoding --set "$dodd" --program "$tmp/dec1000.json" --target sm90a -o "$tmp/dec1000.bundle"
+if [ -n "$sp" ] && grep -q "constexpr int QSHARE = $sp;" "$tmp/dec1000.bundle/kernel.cu"; then ok "the S = 1000 kernel is generated for SPLITS=$sp"
+else bad "S = 1000 kernel: $(grep -n 'QSHARE' "$tmp/dec1000.bundle/kernel.cu" | head -3)"; fi
+expect 0 "simulate flash_decoding S = 1000 from the sProgram's SPLITS" "$cli" simulate flash_decoding --set "$dodd" --program "$tmp/dec1000.json"
 expect 1 "simulate flash_decoding with S = 1000 and the default count" "$cli" simulate flash_decoding --set "$dodd"
 stderr_has '$.axes.n: size "S/SPLITS": 1000 / 16 does not divide exactly' "simulate names the size that does not divide"
 expect 1 "schedule flash_decoding with S = 1000 and SPLITS = 16 given" "$cli" schedule flash_decoding --set "$dodd,SPLITS=16" -q
