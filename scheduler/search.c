@@ -246,8 +246,9 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
                 if (opts[i] < ext + 64)
                     add_value(s, opts[i]);
             /* a short axis whole (the combine's splits: 64 rows of 16 splits were four times
-             * the tile and never fitted) */
-            if (ext < 64)
+             * the tile and never fitted; the combine takes every split in one tile, so 125
+             * splits need a tile of 125) */
+            if (ext <= 256)
                 add_value(s, ext);
         } else {
             add_value(s, ext);

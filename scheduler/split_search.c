@@ -11,11 +11,14 @@
  * on a few long sequences but add partial outputs for the combine to read and a prologue and
  * epilogue per piece; many short sequences fill the EUs with few pieces.
  *
- * Counts tried: the powers of two from 1 to 256 within the parameter's declared range, and the
- * value the graph was loaded with, in increasing order (ties in the ranking keep the smaller
- * count). A count whose graph does not instantiate (a size that does not divide) or for which
- * no schedule of either kernel fits is recorded with the reason. Overrides that set the
- * parameter (--set SPLITS=8) fix it: that count alone is tried, still with its combine. */
+ * Counts tried, in increasing order (ties in the ranking keep the smaller count): the counts
+ * from 1 to 256 within the parameter's declared range whose graph instantiates (every size they
+ * divide: a KV length of 1000 takes 5, 10, 25, ... as well as 1, 2, 4, 8; one of 33333 takes 3,
+ * 41 and 123), and the value the graph was loaded with. Where more instantiate than the table
+ * holds, the powers of two among them are kept and the others spread evenly over the rest.
+ * Powers of two that do not instantiate fill what room is left, with the reason (a size that
+ * does not divide), as does a count for which no schedule of either kernel fits. Overrides that
+ * set the parameter (--set SPLITS=8) fix it: that count alone is tried, still with its combine. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,30 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Does the graph instantiate with parameter `name` = c? */
+static bool count_fits(const pt_graph_source *src, const char *name, int64_t c, pt_graph *scratch)
+{
+    char more[PT_NAME_MAX + 24];
+    snprintf(more, sizeof more, "%s=%lld", name, (long long)c);
+    pt_error e = {{0}};
+    return pt_graph_source_load(src, more, scratch, &e);
+}
+
+static void sort_counts(int64_t *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            int64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+}
+
+static bool power_of_two(int64_t c)
+{
+    return c > 0 && (c & (c - 1)) == 0;
+}
+
 /* The counts to try, increasing; their number. */
 static int split_counts(const pt_graph *g, const pt_graph_source *src, int64_t *v)
 {
@@ -41,14 +68,34 @@ static int split_counts(const pt_graph *g, const pt_graph_source *src, int64_t *
         v[0] = p->value;
         return 1;
     }
+    int64_t pow_fit[16], other[MAX_SPLIT], pow_bad[16];
+    int np = 0, no = 0, nb = 0;
+    pt_graph *scratch = malloc(sizeof *scratch);
+    for (int64_t c = 1; c <= MAX_SPLIT; c++) {
+        if (c < p->min || c > p->max)
+            continue;
+        bool fits = c == p->value || (scratch && count_fits(src, g->split_param, c, scratch));
+        if (power_of_two(c))
+            fits ? (pow_fit[np++] = c) : (pow_bad[nb++] = c);
+        else if (fits)
+            other[no++] = c;
+    }
+    free(scratch);
     int n = 0;
-    for (int64_t c = 1; c <= MAX_SPLIT && n < PT_MAX_SPLIT_TRIES - 1; c *= 2)
-        if (c >= p->min && c <= p->max && c != p->value)
-            v[n++] = c;
-    int i = n++;
-    for (; i > 0 && v[i - 1] > p->value; i--)
-        v[i] = v[i - 1];
-    v[i] = p->value;
+    if (p->value > MAX_SPLIT) /* the loaded value, beyond the range searched */
+        v[n++] = p->value;
+    for (int i = 0; i < np && n < PT_MAX_SPLIT_TRIES; i++)
+        v[n++] = pow_fit[i];
+    int room = PT_MAX_SPLIT_TRIES - n;
+    if (no <= room)
+        for (int i = 0; i < no; i++)
+            v[n++] = other[i];
+    else /* room of them, evenly over the sorted list, its ends included */
+        for (int i = 0; i < room; i++)
+            v[n++] = other[room > 1 ? (int)((int64_t)i * (no - 1) / (room - 1)) : no / 2];
+    for (int i = 0; i < nb && n < PT_MAX_SPLIT_TRIES; i++)
+        v[n++] = pow_bad[i];
+    sort_counts(v, n);
     return n;
 }
 

@@ -70,6 +70,60 @@ static void many_and_few(void)
     }
 }
 
+/* KV lengths that few powers of two divide: the counts tried are those whose graph instantiates,
+ * powers of two or not (1000: 5, 10, 25, ... 125; 33333 = 3 x 41 x 271: 3, 41, 123), a power of
+ * two that does not divide is listed with the reason where the table has room (not for 1000,
+ * whose 14 counts that divide fill it), and the chosen count divides the length.
+ * The graph is loaded for the search with one piece, as `schedule` does where the default count
+ * (16) does not divide. */
+static void counts_that_divide(void)
+{
+    static const struct {
+        const char *set;
+        int64_t len, must_try[3];
+        bool room_for_16; /* few counts divide: the table has room for one that does not */
+    } cases[] = {
+        {"B=1,S=1000," HEADS, 1000, {5, 25, 125}, false},
+        {"B=1,S=33333," HEADS, 33333, {3, 41, 123}, true},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pt_error e = {{0}};
+        const char *text = example("flash_decoding");
+        pt_graph_source src = {.arg = "flash_decoding", .text = text, .len = strlen(text),
+                               .overrides = cases[c].set};
+        pt_graph g;
+        pt_hw hw;
+        pt_schedule_result r;
+        pt_schedule_opts o = {.top_k = 1, .source = &src};
+        bool ok = pt_hw_load(&hw, "H200", &e) && pt_graph_source_load(&src, "SPLITS=1", &g, &e) &&
+                  pt_schedule(&g, &hw, &o, &r, &e);
+        CHECK_MSG(ok, "%s: %s", cases[c].set, e.msg);
+        if (!ok)
+            continue;
+        CHECK(!r.split_fixed && r.n_splits <= PT_MAX_SPLIT_TRIES);
+        for (int k = 0; k < 3; k++) {
+            bool tried = false;
+            for (int i = 0; i < r.n_splits; i++)
+                tried |= r.splits[i].value == cases[c].must_try[k];
+            CHECK_MSG(tried, "%s: SPLITS=%lld not tried", cases[c].set, (long long)cases[c].must_try[k]);
+        }
+        bool listed16 = false;
+        for (int i = 0; i < r.n_splits; i++) {
+            CHECK(i == 0 || r.splits[i].value > r.splits[i - 1].value);
+            if (r.splits[i].value == 16) {
+                listed16 = true;
+                CHECK_MSG(strstr(r.splits[i].why, "does not divide exactly") != NULL,
+                          "%s: SPLITS=16's reason: %s", cases[c].set, r.splits[i].why);
+            }
+        }
+        CHECK_MSG(listed16 == cases[c].room_for_16, "%s: SPLITS=16 listed with its reason: %d",
+                  cases[c].set, listed16);
+        CHECK_MSG(r.split_chosen > 1 && cases[c].len % r.split_chosen == 0, "%s: SPLITS=%lld",
+                  cases[c].set, (long long)r.split_chosen);
+        pt_schedule_result_free(&r);
+    }
+}
+
 /* The chosen total is the least over the counts tried, and every count's figures are what its
  * graph and its combine give when scheduled on their own. */
 static void chosen_is_least(void)
@@ -211,6 +265,7 @@ static void params_merge(void)
 int main(void)
 {
     PTEST_RUN(many_and_few);
+    PTEST_RUN(counts_that_divide);
     PTEST_RUN(chosen_is_least);
     PTEST_RUN(programs_carry_the_count);
     PTEST_RUN(fixed_count);
