@@ -75,8 +75,10 @@ static int split_counts(const pt_graph *g, const pt_graph_source *src, int64_t *
         if (c < p->min || c > p->max)
             continue;
         bool fits = c == p->value || (scratch && count_fits(src, g->split_param, c, scratch));
-        if (power_of_two(c))
-            fits ? (pow_fit[np++] = c) : (pow_bad[nb++] = c);
+        if (power_of_two(c) && fits)
+            pow_fit[np++] = c;
+        else if (power_of_two(c))
+            pow_bad[nb++] = c;
         else if (fits)
             other[no++] = c;
     }
