@@ -141,6 +141,14 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
         snprintf(budget, sizeof budget, "none (the whole space)");
     pt_job_log(job, "searching %s on %s: top %d, budget %s", sj->graph->name, sj->hw.name,
                sj->top_k, budget);
+    /* the explorer edits one instance of the graph, so a split graph keeps its count here */
+    const pt_graph *g = sj->graph;
+    int sp = g->split_param[0] ? pt_graph_find_param(g, g->split_param) : -1;
+    if (sp >= 0)
+        pt_job_log(job, "%s = %lld as loaded: the explorer keeps the graph's split count; "
+                        "pipethreader-cli schedule searches it together with the %s kernel "
+                        "each count implies",
+                   g->split_param, (long long)g->params[sp].value, g->split_combine);
     if (!pt_schedule(sj->graph, &sj->hw, &so, &sj->r, err))
         return false;
     sj->have_r = true;

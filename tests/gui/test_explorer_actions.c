@@ -104,6 +104,11 @@ static void test_auto_schedule(void)
     g_assert_true(log_has("(budget reached)"));
     /* The dialog opens. */
     explorer_activate("auto-schedule", NULL);
+    /* A split graph keeps its count here, and the log says where it is searched. */
+    load("flash_decoding");
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)200, 1, FALSE));
+    g_assert_cmpfloat(wait_job(60), >=, 0);
+    g_assert_true(log_has("SPLITS = 16 as loaded: the explorer keeps the graph's split count"));
     g_free(before);
     g_free(after);
     g_free(undone);
