@@ -11,30 +11,12 @@
 #include "embedded.h"
 #include "propagate.h"
 #include "ptest.h"
+#include "sm90a_generate.h"
 
 /* The sm90a kernel of the combine with `set` and `tile` (NULL: the default sProgram's). */
 static bool generate(const char *set, const char *tile, pt_codegen_result *out, pt_error *e)
 {
-    const char *text = pt_embedded_find(pt_embedded_examples, "flash_decoding_combine");
-    pt_graph g;
-    pt_hw hw;
-    pt_tiling t;
-    pt_stask_graph sg;
-    pt_sprogram p;
-    memset(out, 0, sizeof *out);
-    if (!text || !pt_graph_load_text(&g, "combine", text, strlen(text), set, e) ||
-        !pt_hw_load(&hw, "H200", e))
-        return false;
-    pt_tiling_defaults(&g, &t);
-    if ((tile && !pt_tiling_parse(&g, tile, "--tile", &t, e)) || !pt_partition(&sg, &g, &t, e))
-        return false;
-    bool ok = pt_sprogram_default(&p, &sg, &hw, e); /* frees what it made when it fails */
-    if (ok) {
-        ok = pt_codegen_sm90a(&p, &sg, &hw, out, e);
-        pt_sprogram_free(&p);
-    }
-    pt_stask_graph_free(&sg);
-    return ok;
+    return pt_test_sm90a_generate("flash_decoding_combine", set, tile, out, e);
 }
 
 static void any_group_count(void)

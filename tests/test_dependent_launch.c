@@ -11,31 +11,12 @@
 #include "embedded.h"
 #include "propagate.h"
 #include "ptest.h"
+#include "sm90a_generate.h"
 
 static bool generate(const char *example, const char *set, pt_codegen_result *out)
 {
-    const char *text = pt_embedded_find(pt_embedded_examples, example);
-    pt_graph g;
-    pt_hw hw;
-    pt_tiling t;
-    pt_stask_graph sg;
-    pt_sprogram p;
     pt_error e = {{0}};
-    memset(out, 0, sizeof *out);
-    bool ok = text && pt_graph_load_text(&g, example, text, strlen(text), set, &e) &&
-              pt_hw_load(&hw, "H200", &e);
-    if (ok) {
-        pt_tiling_defaults(&g, &t);
-        ok = pt_partition(&sg, &g, &t, &e);
-    }
-    if (ok) {
-        ok = pt_sprogram_default(&p, &sg, &hw, &e);
-        if (ok) {
-            ok = pt_codegen_sm90a(&p, &sg, &hw, out, &e);
-            pt_sprogram_free(&p);
-        }
-        pt_stask_graph_free(&sg);
-    }
+    bool ok = pt_test_sm90a_generate(example, set, NULL, out, &e);
     CHECK_MSG(ok, "%s %s: %s", example, set, e.msg);
     return ok;
 }
