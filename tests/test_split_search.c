@@ -22,18 +22,25 @@ static const char *example(const char *name)
     return t ? t : "";
 }
 
-static bool search(const char *set, pt_schedule_result *r, pt_hw *hw)
+/* The split search of flash_decoding with `set`, the graph it starts from loaded with `first`
+ * ("P=V", or NULL) after `set`. */
+static bool search_from(const char *set, const char *first, pt_schedule_result *r, pt_hw *hw)
 {
     pt_error e = {{0}};
     const char *text = example("flash_decoding");
     pt_graph_source src = {.arg = "flash_decoding", .text = text, .len = strlen(text),
                            .overrides = set};
     pt_graph g;
-    bool ok = pt_hw_load(hw, "H200", &e) && pt_graph_source_load(&src, NULL, &g, &e);
+    bool ok = pt_hw_load(hw, "H200", &e) && pt_graph_source_load(&src, first, &g, &e);
     pt_schedule_opts o = {.top_k = 3, .source = &src};
     ok = ok && pt_schedule(&g, hw, &o, r, &e);
     CHECK_MSG(ok, "%s: %s", set, e.msg);
     return ok;
+}
+
+static bool search(const char *set, pt_schedule_result *r, pt_hw *hw)
+{
+    return search_from(set, NULL, r, hw);
 }
 
 /* The best predicted time of graph `name` with `set`, scheduled on its own (no split search). */
@@ -87,18 +94,9 @@ static void counts_that_divide(void)
         {"B=1,S=33333," HEADS, 33333, {3, 41, 123}, true},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        pt_error e = {{0}};
-        const char *text = example("flash_decoding");
-        pt_graph_source src = {.arg = "flash_decoding", .text = text, .len = strlen(text),
-                               .overrides = cases[c].set};
-        pt_graph g;
         pt_hw hw;
         pt_schedule_result r;
-        pt_schedule_opts o = {.top_k = 1, .source = &src};
-        bool ok = pt_hw_load(&hw, "H200", &e) && pt_graph_source_load(&src, "SPLITS=1", &g, &e) &&
-                  pt_schedule(&g, &hw, &o, &r, &e);
-        CHECK_MSG(ok, "%s: %s", cases[c].set, e.msg);
-        if (!ok)
+        if (!search_from(cases[c].set, "SPLITS=1", &r, &hw))
             continue;
         CHECK(!r.split_fixed && r.n_splits <= PT_MAX_SPLIT_TRIES);
         for (int k = 0; k < 3; k++) {

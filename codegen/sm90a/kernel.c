@@ -134,9 +134,10 @@ void sm90a_emit_kernel_head(strbuf *sb, const sm90a_shape *sh, const char *const
                 "    __syncthreads();\n");
     if (kp->cluster)
         sb_puts(sb, "    pt::cluster_arrive();  // this CTA's barriers are initialised (the other chunks wait for it)\n");
-    if (sm90a_pdl_role(kp) == SM90A_PDL_PRIMARY)
+    sm90a_pdl pdl = sm90a_pdl_role(kp);
+    if (pdl == SM90A_PDL_PRIMARY)
         sb_puts(sb, "    pt::grid_launch_dependents();  // the combine may launch now; it waits for this grid\n");
-    else if (sm90a_pdl_role(kp) == SM90A_PDL_DEPENDENT)
+    else if (pdl == SM90A_PDL_DEPENDENT)
         sb_puts(sb, "    pt::grid_dependency_wait();  // the kernel before this one (the partial) is done and visible\n");
     sb_puts(sb, "#ifdef PT_TRACE\n"
                 "    pt::Tracer tracer;  // written by each role's issuing thread only\n"
