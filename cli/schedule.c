@@ -165,8 +165,17 @@ static void print_splits(FILE *out, const pt_schedule_result *r)
         }
         fprintf(out, "  %8lld  %9.1f us  %9.1f us  %9.1f us%s\n", (long long)t->value,
                 t->partial_ns / 1e3, t->combine_ns / 1e3, (t->partial_ns + t->combine_ns) / 1e3,
-                t->value == r->split_chosen ? "  <- chosen" : "");
+                t->value == r->split_chosen && !(r->n && r->best[0].unsplit) ? "  <- chosen"
+                                                                              : "");
     }
+    if (!r->split_unsplit[0])
+        return;
+    if (!isfinite(r->unsplit_ns))
+        fprintf(out, "  %8s  %12s  %12s  %12s  (%s)\n", "unsplit", "-", "-", "-", r->unsplit_why);
+    else
+        fprintf(out, "  %8s  %9.1f us  %12s  %9.1f us%s\n", "unsplit", r->unsplit_ns / 1e3,
+                "none", r->unsplit_ns / 1e3, r->n && r->best[0].unsplit ? "  <- chosen" : "");
+    fprintf(out, "  (unsplit: %s, one kernel with no pieces and no combine)\n", r->split_unsplit);
 }
 
 int verb_schedule(int argc, char **argv)
@@ -277,6 +286,10 @@ int verb_schedule(int argc, char **argv)
     if (o.measure)
         fprintf(out, "\nkept #%d: %s\n", chosen + 1,
                 isfinite(best_ms) ? "the fastest measured" : "none measured, the best predicted");
+    else if (splits && r.best[0].unsplit)
+        fprintf(out, "\nbest predicted: %.1f us (%.1f TFLOP/s), one kernel of the unsplit graph %s "
+                     "(no combine; the sProgram is that graph's) on %s\n",
+                r.best[0].predicted_ns / 1e3, r.best[0].tflops, r.split_unsplit, in.hw.name);
     else if (splits)
         fprintf(out, "\nbest predicted: %.1f us (%.1f TFLOP/s) + the combine %.1f us = %.1f us "
                      "with %s=%lld (the sProgram's \"params\") on %s\n",

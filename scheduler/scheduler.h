@@ -100,6 +100,9 @@ typedef struct {
     int64_t split;
     double combine_ns;
     double total_ns;
+    /* the graph's unsplit form (graph.h split_unsplit): one kernel, no combine (split 1,
+     * combine_ns 0); prog and sg are of that graph */
+    bool unsplit;
 } pt_schedule_candidate;
 
 /* One split count the search tried. */
@@ -129,11 +132,17 @@ typedef struct {
      * candidate's); n_splits is 0 when the graph was scheduled as loaded */
     char split_param[PT_NAME_MAX];
     char split_combine[PT_NAME_MAX];
+    /* the unsplit graph weighed against a count of 1 ("" when the graph names none, or the
+     * count is fixed), its best predicted kernel (INFINITY: none, with why) */
+    char split_unsplit[PT_NAME_MAX];
+    double unsplit_ns;
+    char unsplit_why[PT_ERROR_MAX];
     int n_splits;
     pt_split_try splits[PT_MAX_SPLIT_TRIES];
     int64_t split_chosen;
     bool split_fixed;      /* the source's overrides set the count: only it was tried */
-    /* the graph instances (one per count) the candidates' sg.graph point to; owned */
+    /* the graph instances (one per count, then the unsplit graph's) the candidates' sg.graph
+     * point to; owned */
     pt_graph *graphs;
 } pt_schedule_result;
 

@@ -18,7 +18,13 @@
  * holds, the powers of two among them are kept and the others spread evenly over the rest.
  * Powers of two that do not instantiate fill what room is left, with the reason (a size that
  * does not divide), as does a count for which no schedule of either kernel fits. Overrides that
- * set the parameter (--set SPLITS=8) fix it: that count alone is tried, still with its combine. */
+ * set the parameter (--set SPLITS=8) fix it: that count alone is tried, still with its combine.
+ *
+ * A graph may also name its unsplit form (split_unsplit: FlashDecoding's one-pass kernel, which
+ * writes the normalised output itself). Where count 1 is searched, that graph is searched too and
+ * its candidates are ranked by their own time alone: with one piece the combine only converts,
+ * and the unsplit kernel saves its launch and the partial output's round trip. It is not tried
+ * when the overrides fix the count (the user asked for that graph's kernels). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,12 +145,12 @@ static pt_schedule_opts sub_opts(const pt_schedule_opts *o, wrap *w, int k, doub
     return s;
 }
 
-/* The combine graph for instance g: the graph g names, with every parameter both declare set to
- * g's value. */
-static bool load_combine(const pt_graph *g, const pt_graph_source *src, pt_graph *c,
-                         pt_error *err)
+/* A graph instance g names (its combine or unsplit form): that graph, with every parameter both
+ * declare set to g's value. */
+static bool load_named(const pt_graph *g, const char *name, const pt_graph_source *src,
+                       pt_graph *c, pt_error *err)
 {
-    if (!pt_graph_source_load_named(src, g->split_combine, NULL, c, err))
+    if (!pt_graph_source_load_named(src, name, NULL, c, err))
         return false;
     char ov[1024] = "";
     size_t n = 0;
@@ -154,7 +160,7 @@ static bool load_combine(const pt_graph *g, const pt_graph_source *src, pt_graph
             n += (size_t)snprintf(ov + n, sizeof ov - n, "%s%s=%lld", n ? "," : "",
                                   c->params[i].name, (long long)g->params[k].value);
     }
-    return pt_graph_source_load_named(src, g->split_combine, ov, c, err);
+    return pt_graph_source_load_named(src, name, ov, c, err);
 }
 
 /* The best combine kernel's predicted time for instance g, or INFINITY with why. */
@@ -171,7 +177,7 @@ static double best_combine(const pt_graph *g, const pt_hw *hw, const pt_schedule
     pt_schedule_result cr;
     if (!c)
         snprintf(why, cap, "out of memory");
-    else if (!load_combine(g, o->source, c, &e) || !pt_schedule_graph(c, hw, &co, &cr, &e))
+    else if (!load_named(g, g->split_combine, o->source, c, &e) || !pt_schedule_graph(c, hw, &co, &cr, &e))
         snprintf(why, cap, "the combine (%s): %.900s", g->split_combine, e.msg);
     else {
         /* the combine is launched as the partial's programmatic dependent where the target
@@ -264,6 +270,39 @@ static void try_count(pt_schedule_result *r, int i, int k, const pt_hw *hw,
     pt_schedule_result_free(&sr);
 }
 
+/* The unsplit graph of instance g (count 1) into *slot, searched; its candidates join r's
+ * ranking as count 1 with no combine. */
+static void try_unsplit(pt_schedule_result *r, pt_graph *slot, const pt_graph *g, int k,
+                        const pt_hw *hw, const pt_schedule_opts *o, double t0)
+{
+    pt_error e = {{0}};
+    if (!load_named(g, g->split_unsplit, o->source, slot, &e)) {
+        snprintf(r->unsplit_why, sizeof r->unsplit_why, "%s", e.msg);
+        return;
+    }
+    wrap w = {.o = o, .seen0 = r->seen, .total0 = r->total};
+    pt_schedule_opts so = sub_opts(o, &w, k, t0);
+    pt_schedule_result sr;
+    if (!pt_schedule_graph(slot, hw, &so, &sr, &e)) {
+        snprintf(r->unsplit_why, sizeof r->unsplit_why, "%s", e.msg);
+        return;
+    }
+    add_stats(r, &sr);
+    r->unsplit_ns = sr.best[0].predicted_ns;
+    for (int i = 0; i < sr.n; i++) {
+        pt_schedule_candidate *c = &sr.best[i];
+        c->split = 1;
+        c->unsplit = true;
+        c->combine_ns = 0;
+        c->total_ns = c->predicted_ns;
+        size_t n = strlen(c->desc);
+        snprintf(c->desc + n, sizeof c->desc - n, " unsplit (%s)", g->split_unsplit);
+        offer_total(r, k, c);
+    }
+    sr.n = 0; /* moved */
+    pt_schedule_result_free(&sr);
+}
+
 /* Nothing fits for any count: the reasons, count by count, as far as they go. */
 static void no_count_fits(const pt_graph *g, const pt_hw *hw, const pt_schedule_result *r,
                           pt_error *err)
@@ -286,7 +325,7 @@ bool pt_schedule_split(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     int64_t counts[PT_MAX_SPLIT_TRIES];
     int nc = split_counts(g, o->source, counts);
     r->best = calloc((size_t)k + 1, sizeof *r->best);
-    r->graphs = calloc((size_t)nc, sizeof *r->graphs);
+    r->graphs = calloc((size_t)nc + 1, sizeof *r->graphs); /* + the unsplit graph's */
     if (!r->best || !r->graphs) {
         pt_schedule_result_free(r);
         return pt_fail(err, "scheduler: out of memory");
@@ -294,9 +333,18 @@ bool pt_schedule_split(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     snprintf(r->split_param, sizeof r->split_param, "%s", g->split_param);
     snprintf(r->split_combine, sizeof r->split_combine, "%s", g->split_combine);
     r->split_fixed = pt_graph_source_sets(o->source, g->split_param);
+    r->unsplit_ns = INFINITY;
     for (int i = 0; i < nc && !r->budget_hit; i++) {
         r->splits[r->n_splits++].value = counts[i];
         try_count(r, i, k, hw, o, t0);
+        if (counts[i] == 1 && g->split_unsplit[0] && !r->split_fixed && !r->budget_hit) {
+            snprintf(r->split_unsplit, sizeof r->split_unsplit, "%s", g->split_unsplit);
+            if (r->graphs[i].name[0]) /* count 1's instance: the values the two share */
+                try_unsplit(r, &r->graphs[nc], &r->graphs[i], k, hw, o, t0);
+            else
+                snprintf(r->unsplit_why, sizeof r->unsplit_why, "%s=1: %s", g->split_param,
+                         r->splits[i].why);
+        }
     }
     r->elapsed_s = now_s() - t0;
     if (r->n == 0) {

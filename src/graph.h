@@ -118,9 +118,12 @@ typedef struct {
     /* "split" (docs/FORMAT-graph.md): the parameter counting the pieces this kernel cuts the
      * computation into (FlashDecoding's SPLITS), a choice of the scheduler's, and the graph of
      * the kernel that combines the pieces (an example name, or NAME.json beside this file);
-     * both "" when the graph declares none */
+     * both "" when the graph declares none. split_unsplit, optional ("" when not given): the
+     * graph that computes the same result in one kernel with no pieces (no partial outputs, no
+     * combine), which the scheduler weighs against a count of 1 */
     char split_param[PT_NAME_MAX];
     char split_combine[PT_NAME_MAX];
+    char split_unsplit[PT_NAME_MAX];
 } pt_graph;
 
 const char *pt_op_kind_name(pt_op_kind k);

@@ -921,8 +921,9 @@ static bool load_defaults(loader *L, const cJSON *root)
 
 /* ---- split ---- */
 
-/* "split": {"param": P, "combine": NAME}: P a parameter of this graph (the scheduler chooses its
- * value), NAME the graph that combines the pieces (loaded only when the scheduler needs it). */
+/* "split": {"param": P, "combine": NAME, "unsplit": NAME1}: P a parameter of this graph (the
+ * scheduler chooses its value), NAME the graph that combines the pieces, NAME1 (optional) the
+ * graph that does the whole in one kernel; both loaded only when the scheduler needs them. */
 static bool load_split(loader *L, const cJSON *root)
 {
     bool ok;
@@ -931,10 +932,11 @@ static bool load_split(loader *L, const cJSON *root)
         return false;
     if (!s)
         return true;
-    static const char *const keys[] = {"param", "combine", NULL};
+    static const char *const keys[] = {"param", "combine", "unsplit", NULL};
     if (!pt_json_check_keys(s, keys, L->file, "$.split", L->err) ||
         !get_label(L, s, "param", true, "$.split", L->g->split_param) ||
-        !get_label(L, s, "combine", true, "$.split", L->g->split_combine))
+        !get_label(L, s, "combine", true, "$.split", L->g->split_combine) ||
+        !get_label(L, s, "unsplit", false, "$.split", L->g->split_unsplit))
         return false;
     if (pt_graph_find_param(L->g, L->g->split_param) < 0)
         return pt_fail(L->err, "%s: $.split.param: \"%s\" is not a parameter in $.params; expected "

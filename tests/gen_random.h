@@ -61,6 +61,7 @@ bool partition_default(draw *d, pt_error *err);
 bool draw_ssd_state(draw *d, rng *r, pt_error *err);
 bool draw_ssd_scan(draw *d, rng *r, pt_error *err);
 bool draw_decoding(draw *d, rng *r, pt_error *err);
+bool draw_unsplit(draw *d, rng *r, pt_error *err);
 bool draw_combine(draw *d, rng *r, pt_error *err);
 
 #endif

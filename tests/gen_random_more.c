@@ -176,8 +176,10 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
 }
 
 /* FlashDecoding's partial: one query token per sequence, the G query heads of a K/V head the
- * rows of a tile (64 a warpgroup), the keys cut into SPLITS pieces of n each, any n. */
-bool draw_decoding(draw *d, rng *r, pt_error *err)
+ * rows of a tile (64 a warpgroup), the keys cut into SPLITS pieces of n each, any n. Unsplit
+ * (flash_decoding_unsplit): the keys whole, O stored in f16, and at least a CTA per SM (B x HKV
+ * of 132 to 600). */
+static bool decoding(draw *d, rng *r, bool unsplit, pt_error *err)
 {
     int wgs = chance(r, 80) ? 1 : 2;
     int G = pick(r, (const int[]){1, 2, 4, 4, 8, 8, 16, 32}, 8);
@@ -194,8 +196,14 @@ bool draw_decoding(draw *d, rng *r, pt_error *err)
         splits = splits > 4 ? 4 : splits;
         D = D > 128 ? 128 : D;
     }
-    snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,S=%d,SPLITS=%d,D=%d", Bt, HKV, G,
-             keys * splits, splits, D);
+    if (unsplit) { /* every CTA one K/V head's whole sequence: fewer keys, more heads */
+        HKV = pick(r, (const int[]){1, 2, 4, 8}, 4);
+        Bt = uni(r, (132 + HKV - 1) / HKV, 600 / HKV);
+        keys = 1 + (keys * splits) % (small_sizes ? 200 : 3000);
+        snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,S=%d,D=%d", Bt, HKV, G, keys, D);
+    } else
+        snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,S=%d,SPLITS=%d,D=%d", Bt, HKV, G,
+                 keys * splits, splits, D);
     snprintf(d->tile, sizeof d->tile, "g=%d,n=%d,d=%d,wg=%d", 64 * wgs, bn, D, wgs);
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;
@@ -205,14 +213,18 @@ bool draw_decoding(draw *d, rng *r, pt_error *err)
     /* plain; S of the next block issued before this block's softmax (the mma alone, or with the
      * softmax and rescale it feeds: look-ahead); FlashAttention-3's order (the rescale first on
      * its lane, in its own iteration) */
-    static const char *const next[] = {"mma.Sc", "softmax_max.P", "softmax_exp.P",
-                                       "softmax_sum.P", "rescale.Opart"};
+    const char *rescale = unsplit ? "rescale.O" : "rescale.Opart";
+    const char *const next[] = {"mma.Sc", "softmax_max.P", "softmax_exp.P", "softmax_sum.P",
+                                rescale};
     int sched = uni(r, 0, 3), n = sched == 1 ? 1 : sched == 2 ? 5 : sched == 3 ? 4 : 0;
     for (int i = 0; i < n; i++)
         ahead(d, next[i], wgs, 1, err);
     for (int w = 0; sched == 3 && w < wgs; w++) {
         char id[64];
-        snprintf(id, sizeof id, wgs > 1 ? "rescale.Opart.wg%d" : "rescale.Opart", w);
+        if (wgs > 1)
+            snprintf(id, sizeof id, "%s.wg%d", rescale, w);
+        else
+            snprintf(id, sizeof id, "%s", rescale);
         int s = stask(d, id);
         if (s >= 0 && move_to(d, s, 0, entry_offset(d, s), err))
             note(d, "%s first on its CUDA-core lane", id);
@@ -222,6 +234,16 @@ bool draw_decoding(draw *d, rng *r, pt_error *err)
     store_role(d, r, wgs, err);
     draw_grid(d, r);
     return true;
+}
+
+bool draw_decoding(draw *d, rng *r, pt_error *err)
+{
+    return decoding(d, r, false, err);
+}
+
+bool draw_unsplit(draw *d, rng *r, pt_error *err)
+{
+    return decoding(d, r, true, err);
 }
 
 /* FlashDecoding's combine: any group count, any split count up to 128, tiles of any rows (a

@@ -18,14 +18,15 @@
  *
  * WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16, gemm_w4a16,
  * gemm_wfp4a16 (low-bit weights dequantised by the producer's CUDA cores), mamba2_chunk_state,
- * mamba2_chunk_scan, flash_decoding, flash_decoding_combine (gen_random_more.c: random B, S, H,
+ * mamba2_chunk_scan, flash_decoding, flash_decoding_combine, flash_decoding_unsplit
+ * (gen_random_more.c: random B, S, H,
  * P, N, L, resp. batch, heads, group, keys, splits, head dim, among what the generator takes;
  * a quarter of the Mamba2 draws use the ngroups > 1 examples (mamba2_*_grouped) and a third of
  * ChunkScan's put its warpgroups on the heads;
  * a draw it refuses is drawn again). The same seed always gives the same sProgram (draw k of
  * seed s uses its own generator state), so one command replays a failure; adding workloads left
  * the draws of the first six unchanged seed for seed (only `--check all`'s seed -> workload
- * assignment, seed mod 10, moved). Sizes are kept small (most kernels run well under 50 ms);
+ * assignment, seed mod the workload count, moved). Sizes are kept small (most kernels run well under 50 ms);
  * about a third of the GEMMs have unaligned N or K (rows not 16-byte multiples, staged by the
  * launcher). The GEMM-specific contract checks (a wgmma group in flight, stuck rings deadlock
  * in the simulator) apply to the GEMM workloads only. */
@@ -92,7 +93,8 @@ static const struct {
 } more[] = {{"mamba2_chunk_state", draw_ssd_state},
             {"mamba2_chunk_scan", draw_ssd_scan},
             {"flash_decoding", draw_decoding},
-            {"flash_decoding_combine", draw_combine}};
+            {"flash_decoding_combine", draw_combine},
+            {"flash_decoding_unsplit", draw_unsplit}};
 #define N_MORE (int)(sizeof more / sizeof more[0])
 
 static int more_index(const char *w)
@@ -504,11 +506,12 @@ static void check_refused(draw *d, uint64_t seed, int k, const char *why, int *n
              "finishes", (unsigned long long)seed, k, d->workload, why);
 }
 
-/* `--check all` and differential.sh take seed s's workload as workloads[s mod 10] */
+/* `--check all` and differential.sh take seed s's workload as workloads[s mod 11] */
 static const char *const workloads[] = {"gemm_f16",   "gemm_bf16",       "flash_attention",
                                         "flash_attention_bf16", "gemm_w4a16", "gemm_wfp4a16",
                                         "mamba2_chunk_state", "mamba2_chunk_scan",
-                                        "flash_decoding", "flash_decoding_combine"};
+                                        "flash_decoding", "flash_decoding_combine",
+                                        "flash_decoding_unsplit"};
 #define N_WORKLOADS (int)(sizeof workloads / sizeof workloads[0])
 
 static int check_mode(const char *which, uint64_t seed0, int count)
@@ -617,6 +620,6 @@ int main(int argc, char **argv)
                     "       gen_random_sprogram --check WORKLOAD|all SEED0 COUNT\n"
                     "WORKLOAD: gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16,\n"
                     "          gemm_w4a16, gemm_wfp4a16, mamba2_chunk_state, mamba2_chunk_scan,\n"
-                    "          flash_decoding, flash_decoding_combine\n");
+                    "          flash_decoding, flash_decoding_combine, flash_decoding_unsplit\n");
     return 2;
 }

@@ -544,6 +544,20 @@ expect 1 "simulate flash_decoding with S = 1000 and the default count" "$cli" si
 stderr_has '$.axes.n: size "S/SPLITS": 1000 / 16 does not divide exactly' "simulate names the size that does not divide"
 expect 1 "schedule flash_decoding with S = 1000 and SPLITS = 16 given" "$cli" schedule flash_decoding --set "$dodd,SPLITS=16" -q
 stderr_has '1000 / 16 does not divide exactly' "a count given by --set is not replaced"
+# Many sequences: the unsplit graph (one kernel writes O, no combine) is weighed against one piece
+# and picked; its program names that graph, and codegen makes its bundle from it. With fewer
+# CTAs than SMs the generator refuses it and points to the split kernels.
+duns="B=64,HKV=8,G=4,S=1024,D=128"
+expect 0 "schedule flash_decoding, 64 sequences" "$cli" schedule flash_decoding --set "$duns" --target sm90a -q --top 1 -o "$tmp/decu.json"
+if grep -qE '^ +unsplit +[0-9.]+ us +none +[0-9.]+ us  <- chosen$' "$tmp/out" &&
+   grep -q 'one kernel of the unsplit graph flash_decoding_unsplit (no combine' "$tmp/out" &&
+   grep -q '"graph": "flash_decoding_unsplit"' "$tmp/decu.json"; then ok "64 sequences of 1k keys: the unsplit kernel is chosen"
+else bad "unsplit pick: $(head -c 900 "$tmp/out")"; fi
+expect 0 "codegen the unsplit pick" "$cli" codegen flash_decoding_unsplit --set "$duns" --program "$tmp/decu.json" --target sm90a -o "$tmp/decu.bundle"
+if grep -q 'f16 out' "$tmp/decu.bundle/kernel.cu" && ! grep -q 'lse_out' "$tmp/decu.bundle/kernel.cu"; then ok "the unsplit kernel writes f16 O and no log-sum-exp"
+else bad "unsplit kernel: $(head -5 "$tmp/decu.bundle/kernel.cu")"; fi
+expect 1 "codegen the unsplit graph for 8 sequences" "$cli" codegen flash_decoding_unsplit --set "B=8,HKV=8,G=4,S=1024,D=128" --target sm90a -o "$tmp/decu8"
+stderr_has "in 64 CTAs for 132 SMs is decoding, not prefill: use the flash_decoding example" "the unsplit graph on few CTAs points to the split kernels"
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]

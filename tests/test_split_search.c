@@ -3,7 +3,9 @@
  * long sequences take many splits and many short ones few; the chosen total is the least of the
  * counts tried, each count's figures being those of its own graph and combine scheduled apart
  * (the combine less what its dependent launch saves);
- * --set fixes the count; the written program reloads only against its own instance. */
+ * --set fixes the count; the written program reloads only against its own instance; the unsplit
+ * graph (one kernel, no combine) is weighed against one piece and wins where the sequences fill
+ * the EUs. */
 #include <math.h>
 
 #include "embedded.h"
@@ -161,6 +163,8 @@ static void chosen_is_least(void)
             last = r.splits[i].combine_ns;
     CHECK_MSG(r.splits[0].value == 1 && last > first, "combine %g ns at 1 split, %g at the most",
               first, last);
+    if (isfinite(r.unsplit_ns))
+        least = fmin(least, r.unsplit_ns);
     CHECK_NEAR(r.best[0].total_ns, least, 1e-6);
     CHECK_NEAR(r.best[0].total_ns, r.best[0].predicted_ns + r.best[0].combine_ns, 1e-6);
     CHECK(r.best[0].split == r.split_chosen);
@@ -240,6 +244,43 @@ static void fixed_count(void)
     }
 }
 
+/* The unsplit graph: searched beside one piece with the shared parameters' values, ranked by
+ * its own time; chosen for 64 sequences of 1k keys (512 CTAs: a combine only adds its launch and
+ * the partial outputs' round trip), not for one sequence of 128k keys (8 CTAs); not tried when
+ * --set fixes the count. Its pick's program is the unsplit graph's, with no params. */
+static void unsplit(void)
+{
+    pt_schedule_result r;
+    pt_hw hw;
+    pt_error e = {{0}};
+    if (search("B=64,S=1024," HEADS, &r, &hw)) {
+        CHECK_STR(r.split_unsplit, "flash_decoding_unsplit");
+        CHECK_MSG(isfinite(r.unsplit_ns), "%s", r.unsplit_why);
+        CHECK_NEAR(r.unsplit_ns, alone("flash_decoding_unsplit", "B=64,S=1024," HEADS, &hw), 1e-6);
+        const pt_schedule_candidate *c = &r.best[0];
+        CHECK(c->unsplit && c->split == 1 && c->combine_ns == 0 && c->total_ns == r.unsplit_ns);
+        CHECK(r.splits[0].value == 1 &&
+              r.unsplit_ns < r.splits[0].partial_ns + r.splits[0].combine_ns);
+        CHECK_STR(c->sg.graph->name, "flash_decoding_unsplit");
+        CHECK(c->prog.n_params == 0 && strstr(c->desc, "unsplit (flash_decoding_unsplit)"));
+        CHECK_MSG(pt_validate(&c->prog, &c->sg, &hw, NULL, &e), "%s", e.msg);
+        char *json = pt_sprogram_to_json(&c->prog, &c->sg);
+        CHECK(json && strstr(json, "\"graph\": \"flash_decoding_unsplit\"") &&
+              !strstr(json, "\"params\""));
+        free(json);
+        pt_schedule_result_free(&r);
+    }
+    if (search("B=1,S=131072," HEADS, &r, &hw)) {
+        CHECK(isfinite(r.unsplit_ns) && !r.best[0].unsplit && r.best[0].split > 1);
+        CHECK(r.unsplit_ns > r.best[0].total_ns);
+        pt_schedule_result_free(&r);
+    }
+    if (search("B=64,S=1024," HEADS ",SPLITS=1", &r, &hw)) {
+        CHECK(r.split_unsplit[0] == 0 && !r.best[0].unsplit && r.best[0].combine_ns > 0);
+        pt_schedule_result_free(&r);
+    }
+}
+
 /* --set and an sProgram's params: merged, or refused when they disagree. */
 static void params_merge(void)
 {
@@ -267,6 +308,7 @@ int main(void)
     PTEST_RUN(chosen_is_least);
     PTEST_RUN(programs_carry_the_count);
     PTEST_RUN(fixed_count);
+    PTEST_RUN(unsplit);
     PTEST_RUN(params_merge);
     PTEST_END();
 }

@@ -15,6 +15,9 @@ With TWINS=1 the arguments are triples PARTIAL COMBINE TWIN: TWIN is another com
 the same shape (an A/B twin, e.g. the same kernel launched without programmatic dependent
 launch); its output is checked too and "ours_twin" (the partial, then the twin) is timed in the
 same rounds.
+A COMBINE argument of "-" makes PARTIAL a flash_decoding_unsplit bundle (the scheduler's pick where
+one kernel with no pieces is predicted faster than any split count and its combine): "ours" is
+that kernel alone, checked and timed the same way.
 With CHECK_ONLY=1 each pair (and twin) is checked and nothing is timed: the launch order is
 the timed one (the partial, then the combine as its programmatic dependent), so this is the
 check tests/gpu/decode-chain-test.sh runs."""
@@ -38,6 +41,8 @@ BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIE
 def shapes(part):
     t = {x["name"]: x for x in part.tensors}
     B, HKV, G, D = t["Q"]["shape"]
+    if len(t["K"]["shape"]) == 4:  # the unsplit graph: K is [b, h, n, d]
+        return B, HKV, G, t["K"]["shape"][2], D, 1
     _, _, splits, n, _ = t["K"]["shape"]
     return B, HKV, G, splits * n, D, splits
 
@@ -55,14 +60,16 @@ def torch_sdpa(name, x, scale):
 
 
 def one(ppath, cpath, tpath=None):
-    part, comb = pt_bench.Bundle(ppath), pt_bench.Bundle(cpath)
+    unsplit = cpath == "-"
+    part = pt_bench.Bundle(ppath)
+    comb = None if unsplit else pt_bench.Bundle(cpath)
     twin = pt_bench.Bundle(tpath) if tpath else None
     B, HKV, G, S, D, splits = shapes(part)
     op = next(o for o in part.table["ops"] if o["op"] == "online_softmax")
     scale = op["scale"]
     kv_bytes = 2 * B * HKV * S * D * 2
     rec = {"partial": ppath, "combine": cpath, "twin": tpath, "B": B, "HKV": HKV, "G": G, "S": S, "D": D,
-           "splits": splits, "kv_bytes": kv_bytes}
+           "splits": splits, "unsplit": unsplit, "kv_bytes": kv_bytes}
     rotate = pt_bench.rotation(kv_bytes + B * HKV * G * splits * (D + 1) * 4)
     ins = [inputs(B, HKV, G, S, D) for _ in range(rotate)]
     # which torch backends take this shape (and the reference: the first that does)
@@ -82,12 +89,13 @@ def one(ppath, cpath, tpath=None):
 
     def ours_launch(pslots, cslots):
         part.launch(pslots)
-        comb.launch(cslots)
+        if comb:
+            comb.launch(cslots)
 
     mid = part.outputs()
-    out = comb.outputs()
+    out = comb.outputs() if comb else mid
     pslots0 = part.slots(ins[0], mid)
-    cslots0 = comb.slots(mid, out)
+    cslots0 = comb.slots(mid, out) if comb else None
     ours_launch(pslots0, cslots0)
     torch.cuda.synchronize()
     bad, rel = pt_bench.close_enough(out["O"].view(ref.shape), ref, TOL, TOL)
@@ -112,8 +120,14 @@ def one(ppath, cpath, tpath=None):
     def make(p):
         x_in = ins if p == 0 else [inputs(B, HKV, G, S, D) for _ in range(rotate)]
         mids = [part.outputs() for _ in range(rotate)]
-        outs = [comb.outputs() for _ in range(rotate)]
         ps = [part.slots(x_in[k], mids[k]) for k in range(rotate)]
+        if not comb:
+            kept.append((x_in, mids, ps))
+            subjects = {"ours": lambda k: part.launch(ps[k])}
+            for name in ok:
+                subjects["torch_" + name] = (lambda nm: lambda k: torch_sdpa(nm, x_in[k], scale))(name)
+            return subjects
+        outs = [comb.outputs() for _ in range(rotate)]
         cs = [comb.slots(mids[k], outs[k]) for k in range(rotate)]
         kept.append((x_in, mids, outs, ps, cs))
         subjects = {"ours": lambda k: ours_launch(ps[k], cs[k]),
@@ -147,7 +161,7 @@ def main():
     args = sys.argv[1:]
     k = 3 if os.environ.get("TWINS") == "1" else 2
     if not args or len(args) % k:
-        sys.exit("usage: decode_time.py PARTIAL_BUNDLE COMBINE_BUNDLE [PARTIAL COMBINE ...]\n"
+        sys.exit("usage: decode_time.py PARTIAL_BUNDLE COMBINE_BUNDLE|- [PARTIAL COMBINE ...]\n"
                  "       TWINS=1 decode_time.py PARTIAL COMBINE TWIN [PARTIAL COMBINE TWIN ...]")
     print(json.dumps({"info": pt_bench.gpu_info()}), flush=True)
     for i in range(0, len(args), k):

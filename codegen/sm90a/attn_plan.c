@@ -25,14 +25,17 @@ static bool plan_graph(sm90a_attn *at, pt_error *err)
     if (!pt_kattn_read(&at->a, g, &at->kp->sg->tiling, "sm90a", err))
         return false;
     int m = at->a.m, n = at->a.n, d = at->a.d;
-    /* a few query rows against a long key sequence, in one CTA per head, leaves most SMs
-     * idle and 63 of 64 wgmma rows empty: decoding splits the keys and combines the partials */
-    if (at->a.L < 0 && at->a.S <= 16 && at->a.SK > at->a.S)
-        REFUSE("queries (%s = %lld) against %lld keys (%s) is decoding, not prefill: use the "
-               "flash_decoding example (G query heads of a K/V head as the rows, the keys split "
-               "over CTAs, each writing its partial output and log-sum-exp) and "
-               "flash_decoding_combine", g->axes[m].name, (long long)at->a.S, (long long)at->a.SK,
-               g->axes[n].name);
+    /* a few query rows against a long key sequence, in one CTA per head, leaves SMs idle
+     * when there are fewer heads than SMs: decoding then splits the keys and combines the
+     * partials. With a head (or a group of query heads) for every SM, one pass with no partials
+     * is what flash_decoding_unsplit does, and is allowed. */
+    int64_t tiles = at->kp->sg->tiles;
+    if (at->a.L < 0 && at->a.S <= 16 && at->a.SK > at->a.S && tiles < at->kp->hw->eu_count)
+        REFUSE("queries (%s = %lld) against %lld keys (%s) in %lld CTAs for %d SMs is decoding, "
+               "not prefill: use the flash_decoding example (G query heads of a K/V head as the "
+               "rows, the keys split over CTAs, each writing its partial output and log-sum-exp) "
+               "and flash_decoding_combine", g->axes[m].name, (long long)at->a.S,
+               (long long)at->a.SK, g->axes[n].name, (long long)tiles, at->kp->hw->eu_count);
     if (at->a.D % 16 || at->a.D < 64 || at->a.D > 256)
         REFUSE("head dim %s = %lld; expected a multiple of 16 from 64 to 256 (k16 steps of Q.K^T, "
                "wgmma N of P.V <= 256, 64-column TMA boxes)", g->axes[d].name, (long long)at->a.D);

@@ -2,7 +2,8 @@
 # decode-chain-test.sh CLI — meson test (suite 'gpu'), on the GPU machine: FlashDecoding's two
 # kernels as a model runs them, the partial and then the combine launched as its programmatic
 # dependent on one stream (codegen/sm90a/common.c sm90a_pdl_role), which the harness (one kernel
-# at a time) never does. For shapes that are in no benchmark (odd batch, G, KV length and split
+# at a time) never does; or, where the scheduler picks it (many sequences), the unsplit graph's
+# one kernel. For shapes that are in no benchmark (odd batch, G, KV length and split
 # count; MHA; one split; head dim 64), the scheduler's
 # sProgram of each kernel is generated, built with `make lib`, and bench/fa/decode_time.py
 # (CHECK_ONLY=1) runs the pair on random inputs and checks every element of O against torch's
@@ -26,7 +27,8 @@ if ! command -v nvcc >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d /tmp/pt-decode-chain.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pairs=""
+pairs=""   # decode_time.py's arguments: PARTIAL COMBINE, or UNSPLIT -
+bundles=""
 # name  B HKV G S D: the scheduler picks SPLITS for each (SPLITS=N in the set fixes it instead)
 while read -r name B HKV G S D SPL; do
     case "$name" in ''|'#'*) continue ;; esac
@@ -36,7 +38,17 @@ while read -r name B HKV G S D SPL; do
             -o "$tmp/$name.p.json" >"$tmp/$name.log" 2>&1; then
         echo "FAIL $name: schedule: $(tail -1 "$tmp/$name.log")"; exit 1
     fi
-    sp=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["params"]["SPLITS"])' "$tmp/$name.p.json")
+    sp=$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))
+print("unsplit" if p["graph"] == "flash_decoding_unsplit" else p["params"]["SPLITS"])' "$tmp/$name.p.json")
+    if [ "$sp" = unsplit ]; then
+        "$cli" codegen "$root/examples/flash_decoding_unsplit.json" --set "$set_p" --program "$tmp/$name.p.json" \
+            --target sm90a -o "$tmp/$name.unsplit" >>"$tmp/$name.log" 2>&1 ||
+            { echo "FAIL $name: generation: $(tail -1 "$tmp/$name.log")"; exit 1; }
+        echo "$name: B $B, HKV $HKV, G $G, KV $S, D $D, unsplit"
+        pairs="$pairs $tmp/$name.unsplit -"
+        bundles="$bundles $tmp/$name.unsplit"
+        continue
+    fi
     set_c="B=$B,HKV=$HKV,G=$G,SPLITS=$sp,D=$D"
     "$cli" schedule "$root/examples/flash_decoding_combine.json" --set "$set_c" --target sm90a --budget 20 \
         -o "$tmp/$name.c.json" >>"$tmp/$name.log" 2>&1 &&
@@ -47,14 +59,16 @@ while read -r name B HKV G S D SPL; do
         { echo "FAIL $name: generation: $(tail -1 "$tmp/$name.log")"; exit 1; }
     echo "$name: B $B, HKV $HKV, G $G, KV $S, D $D, SPLITS $sp"
     pairs="$pairs $tmp/$name.partial $tmp/$name.combine"
+    bundles="$bundles $tmp/$name.partial $tmp/$name.combine"
 done <<'LIST'
 b3_g8_kv1000          3  2  8  1000   128  -
 b5_mha_kv777_sp1      5  16 1  777    128  1
 b1_g4_kv33333         1  8  4  33333  128  -
 b2_g6_kv5005_d64_sp7  2  4  6  5005   64   7
 b64_g4_kv2048         64 8  4  2048   128  -
+b37_g4_kv3001         37 8  4  3001   128  -
 LIST
-for b in $pairs; do
+for b in $bundles; do
     make -s -C "$b" all lib >"$b.build.log" 2>&1 || { echo "FAIL: $b did not build"; tail -5 "$b.build.log"; exit 1; }
 done
 # shellcheck disable=SC2086  # the pairs are one word each
@@ -74,5 +88,5 @@ for line in open(sys.argv[1]):
     else:
         print(f"ok   {name}: {r['elements']} elements of O within tolerance of torch ({r['reference_backend']})")
 print(f"decode chain: {n} pairs, {n - bad} correct")
-sys.exit(1 if bad or n != 5 else 0)
+sys.exit(1 if bad or n != 6 else 0)
 PY

@@ -3,7 +3,7 @@
 # N random sPrograms that the validator and the sm90a generator accept (tests/gen_random_sprogram,
 # seeds SEED0 .. SEED0+N-1, workloads gemm_f16, gemm_bf16, flash_attention, flash_attention_bf16,
 # gemm_w4a16, gemm_wfp4a16, mamba2_chunk_state, mamba2_chunk_scan, flash_decoding,
-# flash_decoding_combine by seed mod 10) are written as bundles, built in parallel, and each harness is run with
+# flash_decoding_combine, flash_decoding_unsplit by seed mod 11) are written as bundles, built in parallel, and each harness is run with
 # --check-only (every output element checked against the f32 reference) under `timeout`: a hang
 # is a failure, reported with its seed. One seed in every SAN_EVERY (a different workload each
 # time) is also generated small (--small) and run under compute-sanitizer memcheck and racecheck. Prints a table and the line
@@ -49,7 +49,7 @@ make_vars=""
 [ -n "${NVCC:-}" ] && make_vars="$make_vars NVCC=$NVCC"
 [ -n "${CUDA_PATH:-}" ] && make_vars="$make_vars CUDA_PATH=$CUDA_PATH"
 workloads=${WORKLOADS:-"gemm_f16 gemm_bf16 flash_attention flash_attention_bf16 gemm_w4a16 gemm_wfp4a16
-mamba2_chunk_state mamba2_chunk_scan flash_decoding flash_decoding_combine"}
+mamba2_chunk_state mamba2_chunk_scan flash_decoding flash_decoding_combine flash_decoding_unsplit"}
 n_workloads=$(echo $workloads | wc -w)
 workload_of() { # seed -> workload (seed mod their count; of all ten, as gen_random_sprogram --check all)
     i=$(($1 % n_workloads))
@@ -74,7 +74,7 @@ while [ "$i" -lt "$n" ]; do
         mkdir -p "$d"; echo generate >"$d/FAILED"; cp "$out/s$seed.gen.log" "$d/generate.log"
     fi
     # one seed of each block of SAN_EVERY, shifted by one a block, so that the sample rotates
-    # over the ten workloads (seed mod 10) rather than always hitting the same one
+    # over the workloads (seed mod their count) rather than always hitting the same one
     if [ "$san_every" -gt 0 ] &&
        [ $((i % san_every)) -eq $(((i / san_every) % (san_every < 10 ? san_every : 10))) ]; then
         "$gen" "$w" "$seed" "$out/san$seed" --small >"$out/san$seed.gen.log" 2>&1 &&
