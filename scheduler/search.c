@@ -194,6 +194,27 @@ static void row_values(value_set *s, int64_t mrow, int64_t ext)
             add_value(s, v);
 }
 
+/* The most keys (a multiple of 16) whose K and V blocks, two stages of each, fit in shared
+ * memory beside a 128-row Q tile; 0 when the graph has no such head dim. At head dim 256 that
+ * is 80, which the list of key tiles lacks (96 leaves room for one stage only): round 172
+ * measured 80 keys 3-6% faster than 64 there, where FlashAttention-3 uses it too. At smaller
+ * head dims it is a size the list already has or beyond wgmma's 256. Attention graphs only. */
+static int64_t filling_keys(const pt_graph *g, const pt_hw *hw)
+{
+    bool attention = false;
+    for (int i = 0; i < g->n_ops; i++)
+        attention |= g->ops[i].kind == PT_OP_ONLINE_SOFTMAX;
+    int64_t d = 0;
+    for (int a = 0; attention && a < g->n_axes; a++)
+        if (!g->axes[a].batch && contracted(g, a) && innermost_input(g, a))
+            d = g->axes[a].extent;
+    if (d <= 0)
+        return 0;
+    int64_t left = hw->smem_per_block - 128 * d * 2; /* 16-bit Q */
+    int64_t keys = left > 0 ? left / (2 * 2 * d * 2) : 0;
+    return keys - keys % 16;
+}
+
 /* Candidate tiles of every axis (a single value where the axis is not searched). */
 static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
 {
@@ -245,6 +266,9 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
             for (int i = 0; i < 7; i++)
                 if (opts[i] < ext + 64)
                     add_value(s, opts[i]);
+            int64_t fill = filling_keys(g, hw);
+            if (fill >= 64 && fill <= 256 && fill < ext + 64) /* wgmma's N of S: 256 at most */
+                add_value(s, fill);
             /* a short axis whole (the combine's splits: 64 rows of 16 splits were four times
              * the tile and never fitted; the combine takes every split in one tile, so 125
              * splits need a tile of 125) */
