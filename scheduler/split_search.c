@@ -177,7 +177,8 @@ static double best_combine(const pt_graph *g, const pt_hw *hw, const pt_schedule
     pt_schedule_result cr;
     if (!c)
         snprintf(why, cap, "out of memory");
-    else if (!load_named(g, g->split_combine, o->source, c, &e) || !pt_schedule_graph(c, hw, &co, &cr, &e))
+    else if (!load_named(g, g->split_combine, o->source, c, &e) ||
+             !pt_schedule_graph(c, hw, &co, &cr, &e))
         snprintf(why, cap, "the combine (%s): %.900s", g->split_combine, e.msg);
     else {
         /* the combine is launched as the partial's programmatic dependent where the target
