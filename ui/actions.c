@@ -147,8 +147,10 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
     if (sp >= 0)
         pt_job_log(job, "%s = %lld as loaded: the explorer keeps the graph's split count; "
                         "pipethreader-cli schedule searches it together with the %s kernel "
-                        "each count implies",
-                   g->split_param, (long long)g->params[sp].value, g->split_combine);
+                        "each count implies%s%s%s",
+                   g->split_param, (long long)g->params[sp].value, g->split_combine,
+                   g->split_unsplit[0] ? ", and weighs the one-pass graph " : "",
+                   g->split_unsplit, g->split_unsplit[0] ? " (open it to explore that kernel)" : "");
     if (!pt_schedule(sj->graph, &sj->hw, &so, &sj->r, err))
         return false;
     sj->have_r = true;

@@ -109,6 +109,7 @@ static void test_auto_schedule(void)
     explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)200, 1, FALSE));
     g_assert_cmpfloat(wait_job(60), >=, 0);
     g_assert_true(log_has("SPLITS = 16 as loaded: the explorer keeps the graph's split count"));
+    g_assert_true(log_has("and weighs the one-pass graph flash_decoding_unsplit"));
     g_free(before);
     g_free(after);
     g_free(undone);
