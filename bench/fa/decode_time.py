@@ -61,6 +61,8 @@ def torch_sdpa(name, x, scale):
 
 def one(ppath, cpath, tpath=None):
     unsplit = cpath == "-"
+    if unsplit and tpath:
+        raise ValueError("a twin is a second combine: it has no meaning for an unsplit bundle")
     part = pt_bench.Bundle(ppath)
     comb = None if unsplit else pt_bench.Bundle(cpath)
     twin = pt_bench.Bundle(tpath) if tpath else None
