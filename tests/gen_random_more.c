@@ -177,8 +177,8 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
 
 /* FlashDecoding's partial: one query token per sequence, the G query heads of a K/V head the
  * rows of a tile (64 a warpgroup), the keys cut into SPLITS pieces of n each, any n. Unsplit
- * (flash_decoding_unsplit): the keys whole, O stored in f16, and at least a CTA per SM (B x HKV
- * of 132 to 600). */
+ * (flash_decoding_unsplit): the keys whole, O stored in f16, and more than half the SMs
+ * occupied (B x HKV of 67 to 600, as the generator requires). */
 static bool decoding(draw *d, rng *r, bool unsplit, pt_error *err)
 {
     int wgs = chance(r, 80) ? 1 : 2;
@@ -198,7 +198,7 @@ static bool decoding(draw *d, rng *r, bool unsplit, pt_error *err)
     }
     if (unsplit) { /* every CTA one K/V head's whole sequence: fewer keys, more heads */
         HKV = pick(r, (const int[]){1, 2, 4, 8}, 4);
-        Bt = uni(r, (132 + HKV - 1) / HKV, 600 / HKV);
+        Bt = uni(r, (67 + HKV - 1) / HKV, 600 / HKV);
         keys = 1 + (keys * splits) % (small_sizes ? 200 : 3000);
         snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,S=%d,D=%d", Bt, HKV, G, keys, D);
     } else

@@ -558,6 +558,7 @@ if grep -q 'f16 out' "$tmp/decu.bundle/kernel.cu" && ! grep -q 'lse_out' "$tmp/d
 else bad "unsplit kernel: $(head -5 "$tmp/decu.bundle/kernel.cu")"; fi
 expect 1 "codegen the unsplit graph for 8 sequences" "$cli" codegen flash_decoding_unsplit --set "B=8,HKV=8,G=4,S=1024,D=128" --target sm90a -o "$tmp/decu8"
 stderr_has "in 64 CTAs for 132 SMs is decoding, not prefill: use the flash_decoding example" "the unsplit graph on few CTAs points to the split kernels"
+expect 0 "codegen the unsplit graph for 16 sequences (128 CTAs: more than half the SMs)" "$cli" codegen flash_decoding_unsplit --set "B=16,HKV=8,G=4,S=1024,D=128" --target sm90a -o "$tmp/decu16"
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]

@@ -26,11 +26,13 @@ static bool plan_graph(sm90a_attn *at, pt_error *err)
         return false;
     int m = at->a.m, n = at->a.n, d = at->a.d;
     /* a few query rows against a long key sequence, in one CTA per head, leaves SMs idle
-     * when there are fewer heads than SMs: decoding then splits the keys and combines the
-     * partials. With a head (or a group of query heads) for every SM, one pass with no partials
-     * is what flash_decoding_unsplit does, and is allowed. */
+     * when there are few heads: decoding then splits the keys and combines the partials. Where
+     * the heads (or groups of query heads) occupy more than half the SMs, one pass with no
+     * partials is what flash_decoding_unsplit does, and is allowed: the scheduler weighs it
+     * against the split counts (B 16 x HKV 8 = 128 CTAs: one pass, or one split and a combine
+     * on the same 128 CTAs). */
     int64_t tiles = at->kp->sg->tiles;
-    if (at->a.L < 0 && at->a.S <= 16 && at->a.SK > at->a.S && tiles < at->kp->hw->eu_count)
+    if (at->a.L < 0 && at->a.S <= 16 && at->a.SK > at->a.S && 2 * tiles <= at->kp->hw->eu_count)
         REFUSE("queries (%s = %lld) against %lld keys (%s) in %lld CTAs for %d SMs is decoding, "
                "not prefill: use the flash_decoding example (G query heads of a K/V head as the "
                "rows, the keys split over CTAs, each writing its partial output and log-sum-exp) "
