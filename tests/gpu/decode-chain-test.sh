@@ -13,18 +13,11 @@ cli=${1:?usage: decode-chain-test.sh CLI}
 case $cli in /*) ;; *) cli=$(pwd)/$cli ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    echo "SKIP: no GPU (nvidia-smi -L found none)"
-    exit 77
-fi
-command -v make >/dev/null 2>&1 || { echo "SKIP: make not found"; exit 77; }
-python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null ||
-    { echo "SKIP: python3 with CUDA torch not found (torch SDPA is the reference)"; exit 77; }
-if ! command -v nvcc >/dev/null 2>&1; then
-    [ -x /usr/local/cuda/bin/nvcc ] || { echo "SKIP: nvcc not found"; exit 77; }
-    PATH=$PATH:/usr/local/cuda/bin
-    export PATH
-fi
+. "$here/require.sh"
+require_gpu
+require_tool make
+require_torch "torch SDPA is the reference"
+require_nvcc
 tmp=$(mktemp -d /tmp/pt-decode-chain.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 pairs=""   # decode_time.py's arguments: PARTIAL COMBINE, or UNSPLIT -

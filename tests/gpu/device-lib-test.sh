@@ -4,12 +4,10 @@
 # against a host reference). Skips (77) without a GPU or nvcc.
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    echo "SKIP: no GPU (nvidia-smi -L found none)"
-    exit 77
-fi
-nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-[ -x "$nvcc" ] || { echo "SKIP: nvcc not found"; exit 77; }
+. "$here/require.sh"
+require_gpu
+require_nvcc
+nvcc=$(command -v nvcc)
 out=${TMPDIR:-/tmp}/pt-device-lib.$$
 mkdir -p "$out"
 status=0

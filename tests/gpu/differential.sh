@@ -28,15 +28,10 @@ if [ -d "$arg" ]; then build=$arg; else build=$(dirname "$(dirname "$arg")"); fi
 gen=${GEN_RANDOM_SPROGRAM:-$build/tests/gen_random_sprogram}
 case $gen in /*) ;; *) gen=$(pwd)/$gen ;; esac
 
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    echo "SKIP: no GPU (nvidia-smi -L found none): the differential test runs on the GPU machine"
-    exit 77
-fi
-command -v make >/dev/null 2>&1 || { echo "SKIP: make not found"; exit 77; }
-if ! command -v nvcc >/dev/null 2>&1; then
-    if [ -x /usr/local/cuda/bin/nvcc ]; then PATH=$PATH:/usr/local/cuda/bin; export PATH
-    else echo "SKIP: nvcc not found"; exit 77; fi
-fi
+. "$(cd "$(dirname "$0")" && pwd)/require.sh"
+require_gpu "the differential test runs on the GPU machine"
+require_tool make
+require_nvcc
 [ -x "$gen" ] || { echo "differential: $gen is not an executable (build the tree first)" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 4)}

@@ -8,17 +8,11 @@
 set -u
 cli=${1:?usage: profile-test.sh CLI}
 case $cli in /*) ;; *) cli=$(pwd)/$cli ;; esac
-if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    echo "SKIP: no GPU (nvidia-smi -L found none)"
-    exit 77
-fi
-command -v make >/dev/null 2>&1 || { echo "SKIP: make not found"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found (it checks the trace)"; exit 77; }
-if ! command -v nvcc >/dev/null 2>&1; then
-    [ -x /usr/local/cuda/bin/nvcc ] || { echo "SKIP: nvcc not found"; exit 77; }
-    PATH=$PATH:/usr/local/cuda/bin
-    export PATH
-fi
+. "$(cd "$(dirname "$0")" && pwd)/require.sh"
+require_gpu
+require_tool make
+require_tool python3 "it checks the trace"
+require_nvcc
 tmp=$(mktemp -d /tmp/pt-profile-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 XDG_CACHE_HOME=$tmp/cache
