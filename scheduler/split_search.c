@@ -211,20 +211,27 @@ static void offer_total(pt_schedule_result *r, int k, pt_schedule_candidate *c)
     r->n++;
 }
 
-/* Count v's candidates, marked with the count and their combine, into r's ranking. */
+/* Count v's candidates, marked with the count and their combine, into r's ranking; those of the
+ * unsplit graph (unsplit: its name) as count 1 with no combine and no params. */
 static void take_candidates(pt_schedule_result *r, int k, pt_schedule_result *sr, int64_t v,
-                            double combine_ns)
+                            double combine_ns, const char *unsplit)
 {
     for (int i = 0; i < sr->n; i++) {
         pt_schedule_candidate *c = &sr->best[i];
         c->split = v;
+        c->unsplit = unsplit != NULL;
         c->combine_ns = combine_ns;
         c->total_ns = c->predicted_ns + combine_ns;
-        c->prog.n_params = 1;
-        snprintf(c->prog.params[0].name, sizeof c->prog.params[0].name, "%s", r->split_param);
-        c->prog.params[0].value = v;
         size_t n = strlen(c->desc);
-        snprintf(c->desc + n, sizeof c->desc - n, " %s=%lld", r->split_param, (long long)v);
+        if (unsplit) {
+            snprintf(c->desc + n, sizeof c->desc - n, " unsplit (%s)", unsplit);
+        } else {
+            c->prog.n_params = 1;
+            snprintf(c->prog.params[0].name, sizeof c->prog.params[0].name, "%s",
+                     r->split_param);
+            c->prog.params[0].value = v;
+            snprintf(c->desc + n, sizeof c->desc - n, " %s=%lld", r->split_param, (long long)v);
+        }
         offer_total(r, k, c);
     }
     sr->n = 0; /* moved */
@@ -242,6 +249,20 @@ static void add_stats(pt_schedule_result *r, const pt_schedule_result *s)
     r->budget_hit |= s->budget_hit;
 }
 
+/* Graph instance g searched with the caller's options (the budget left, progress and candidates
+ * counted over every search); its statistics join r's. False with e set where nothing fits. */
+static bool search_instance(pt_schedule_result *r, const pt_graph *g, int k, const pt_hw *hw,
+                            const pt_schedule_opts *o, double t0, pt_schedule_result *sr,
+                            pt_error *e)
+{
+    wrap w = {.o = o, .seen0 = r->seen, .total0 = r->total};
+    pt_schedule_opts so = sub_opts(o, &w, k, t0);
+    if (!pt_schedule_graph(g, hw, &so, sr, e))
+        return false;
+    add_stats(r, sr);
+    return true;
+}
+
 /* One count: its graph instance in r->graphs[i], its search and its combine's. */
 static void try_count(pt_schedule_result *r, int i, int k, const pt_hw *hw,
                       const pt_schedule_opts *o, double t0)
@@ -251,23 +272,17 @@ static void try_count(pt_schedule_result *r, int i, int k, const pt_hw *hw,
     char more[PT_NAME_MAX + 24];
     snprintf(more, sizeof more, "%s=%lld", r->split_param, (long long)t->value);
     pt_error e = {{0}};
-    if (!pt_graph_source_load(o->source, more, &r->graphs[i], &e)) {
-        snprintf(t->why, sizeof t->why, "%s", e.msg);
-        return;
-    }
-    wrap w = {.o = o, .seen0 = r->seen, .total0 = r->total};
-    pt_schedule_opts so = sub_opts(o, &w, k, t0);
     pt_schedule_result sr;
-    bool ok = pt_schedule_graph(&r->graphs[i], hw, &so, &sr, &e);
-    if (!ok) { /* its counts are lost with it: the attempt is named in the table instead */
+    /* a count whose search fails loses its candidates: the attempt is named in the table */
+    if (!pt_graph_source_load(o->source, more, &r->graphs[i], &e) ||
+        !search_instance(r, &r->graphs[i], k, hw, o, t0, &sr, &e)) {
         snprintf(t->why, sizeof t->why, "%s", e.msg);
         return;
     }
-    add_stats(r, &sr);
     t->partial_ns = sr.best[0].predicted_ns;
     t->combine_ns = best_combine(&r->graphs[i], hw, o, t0, t->why, sizeof t->why);
     if (isfinite(t->combine_ns))
-        take_candidates(r, k, &sr, t->value, t->combine_ns);
+        take_candidates(r, k, &sr, t->value, t->combine_ns, NULL);
     pt_schedule_result_free(&sr);
 }
 
@@ -277,30 +292,14 @@ static void try_unsplit(pt_schedule_result *r, pt_graph *slot, const pt_graph *g
                         const pt_hw *hw, const pt_schedule_opts *o, double t0)
 {
     pt_error e = {{0}};
-    if (!load_named(g, g->split_unsplit, o->source, slot, &e)) {
-        snprintf(r->unsplit_why, sizeof r->unsplit_why, "%s", e.msg);
-        return;
-    }
-    wrap w = {.o = o, .seen0 = r->seen, .total0 = r->total};
-    pt_schedule_opts so = sub_opts(o, &w, k, t0);
     pt_schedule_result sr;
-    if (!pt_schedule_graph(slot, hw, &so, &sr, &e)) {
+    if (!load_named(g, g->split_unsplit, o->source, slot, &e) ||
+        !search_instance(r, slot, k, hw, o, t0, &sr, &e)) {
         snprintf(r->unsplit_why, sizeof r->unsplit_why, "%s", e.msg);
         return;
     }
-    add_stats(r, &sr);
     r->unsplit_ns = sr.best[0].predicted_ns;
-    for (int i = 0; i < sr.n; i++) {
-        pt_schedule_candidate *c = &sr.best[i];
-        c->split = 1;
-        c->unsplit = true;
-        c->combine_ns = 0;
-        c->total_ns = c->predicted_ns;
-        size_t n = strlen(c->desc);
-        snprintf(c->desc + n, sizeof c->desc - n, " unsplit (%s)", g->split_unsplit);
-        offer_total(r, k, c);
-    }
-    sr.n = 0; /* moved */
+    take_candidates(r, k, &sr, 1, 0, g->split_unsplit);
     pt_schedule_result_free(&sr);
 }
 
