@@ -145,18 +145,15 @@ def one(ppath, cpath, tpath=None):
         x_in = ins if p == 0 else [inputs(B, HKV, G, S, D) for _ in range(rotate)]
         mids = [part.outputs() for _ in range(rotate)]
         ps = [part.slots(x_in[k], mids[k]) for k in range(rotate)]
-        if not comb:
-            kept.append((x_in, mids, ps))
-            subjects = {"ours": lambda k: part.launch(ps[k])}
-            for name in ok:
-                subjects["torch_" + name] = (lambda nm: lambda k: torch_sdpa(nm, x_in[k], scale))(name)
-            return subjects
-        outs = [comb.outputs() for _ in range(rotate)]
-        cs = [comb.slots(mids[k], outs[k]) for k in range(rotate)]
-        kept.append((x_in, mids, outs, ps, cs))
-        subjects = {"ours": lambda k: ours_launch(ps[k], cs[k]),
-                    "ours_partial": lambda k: part.launch(ps[k]),
-                    "ours_combine": lambda k: comb.launch(cs[k])}
+        kept.append((x_in, mids, ps))
+        subjects = {"ours": lambda k: part.launch(ps[k])}  # the unsplit kernel alone
+        if comb:
+            outs = [comb.outputs() for _ in range(rotate)]
+            cs = [comb.slots(mids[k], outs[k]) for k in range(rotate)]
+            kept.append((outs, cs))
+            subjects = {"ours": lambda k: ours_launch(ps[k], cs[k]),
+                        "ours_partial": lambda k: part.launch(ps[k]),
+                        "ours_combine": lambda k: comb.launch(cs[k])}
         if twin:
             touts = [twin.outputs() for _ in range(rotate)]
             ts = [twin.slots(mids[k], touts[k]) for k in range(rotate)]

@@ -22,11 +22,15 @@ tmp=$(mktemp -d /tmp/pt-decode-chain.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 pairs=""   # decode_time.py's arguments: PARTIAL COMBINE, or UNSPLIT -
 bundles=""
+gen() { # example set program out: the sm90a bundle of the example from the sProgram (log: $log)
+    "$cli" codegen "$root/examples/$1.json" --set "$2" --program "$3" --target sm90a -o "$4" >>"$log" 2>&1
+}
 # name  B HKV G S D: the scheduler picks SPLITS for each (SPLITS=N in the set fixes it instead)
 while read -r name B HKV G S D SPL; do
     case "$name" in ''|'#'*) continue ;; esac
     set_p="B=$B,HKV=$HKV,G=$G,S=$S,D=$D"
     [ "$SPL" = - ] || set_p="$set_p,SPLITS=$SPL"
+    log=$tmp/$name.log
     if ! "$cli" schedule "$root/examples/flash_decoding.json" --set "$set_p" --target sm90a --budget 20 \
             -o "$tmp/$name.p.json" >"$tmp/$name.log" 2>&1; then
         echo "FAIL $name: schedule: $(tail -1 "$tmp/$name.log")"; exit 1
@@ -34,9 +38,8 @@ while read -r name B HKV G S D SPL; do
     sp=$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))
 print("unsplit" if p["graph"] == "flash_decoding_unsplit" else p["params"]["SPLITS"])' "$tmp/$name.p.json")
     if [ "$sp" = unsplit ]; then
-        "$cli" codegen "$root/examples/flash_decoding_unsplit.json" --set "$set_p" --program "$tmp/$name.p.json" \
-            --target sm90a -o "$tmp/$name.unsplit" >>"$tmp/$name.log" 2>&1 ||
-            { echo "FAIL $name: generation: $(tail -1 "$tmp/$name.log")"; exit 1; }
+        gen flash_decoding_unsplit "$set_p" "$tmp/$name.p.json" "$tmp/$name.unsplit" ||
+            { echo "FAIL $name: generation: $(tail -1 "$log")"; exit 1; }
         echo "$name: B $B, HKV $HKV, G $G, KV $S, D $D, unsplit"
         pairs="$pairs $tmp/$name.unsplit -"
         bundles="$bundles $tmp/$name.unsplit"
@@ -44,12 +47,10 @@ print("unsplit" if p["graph"] == "flash_decoding_unsplit" else p["params"]["SPLI
     fi
     set_c="B=$B,HKV=$HKV,G=$G,SPLITS=$sp,D=$D"
     "$cli" schedule "$root/examples/flash_decoding_combine.json" --set "$set_c" --target sm90a --budget 20 \
-        -o "$tmp/$name.c.json" >>"$tmp/$name.log" 2>&1 &&
-    "$cli" codegen "$root/examples/flash_decoding.json" --set "$set_p" --program "$tmp/$name.p.json" \
-        --target sm90a -o "$tmp/$name.partial" >>"$tmp/$name.log" 2>&1 &&
-    "$cli" codegen "$root/examples/flash_decoding_combine.json" --set "$set_c" --program "$tmp/$name.c.json" \
-        --target sm90a -o "$tmp/$name.combine" >>"$tmp/$name.log" 2>&1 ||
-        { echo "FAIL $name: generation: $(tail -1 "$tmp/$name.log")"; exit 1; }
+        -o "$tmp/$name.c.json" >>"$log" 2>&1 &&
+    gen flash_decoding "$set_p" "$tmp/$name.p.json" "$tmp/$name.partial" &&
+    gen flash_decoding_combine "$set_c" "$tmp/$name.c.json" "$tmp/$name.combine" ||
+        { echo "FAIL $name: generation: $(tail -1 "$log")"; exit 1; }
     echo "$name: B $B, HKV $HKV, G $G, KV $S, D $D, SPLITS $sp"
     pairs="$pairs $tmp/$name.partial $tmp/$name.combine"
     bundles="$bundles $tmp/$name.partial $tmp/$name.combine"
