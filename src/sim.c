@@ -1446,12 +1446,21 @@ static pt_packing dequant_packing(const pt_stask_graph *sg, int s)
 /* sTask s's rate and latency: the cost table's, except a dequantisation's where the model has
  * rates fitted on generated kernels (into the mma's row fragments, or into a ring), the former
  * with a fixed time per k block as its latency. */
-static void stask_cost(const sim_state *S, int s, double *rate, double *latency)
+static void stask_cost(const sim_state *S, const pt_decay_chain *decay, int s, double *rate,
+                       double *latency)
 {
     const pt_stask *t = &S->sg->tasks[s];
     const pt_cost *c = &S->hw->cost[t->kind][t->dtype];
     *rate = c->rate;
     *latency = c->latency_ns;
+    if (decay && t->op >= 0) {  /* the factored decay's pieces do less per element */
+        if (t->op == decay->op_decay)
+            *rate /= PT_DECAY_FACTORED_EXP_WORK;
+        else if (t->op == decay->op_tile)
+            *rate /= PT_DECAY_FACTORED_TILE_WORK;
+        else if (t->op == decay->op_vec)
+            *rate /= PT_DECAY_FACTORED_VEC_WORK;
+    }
     if (t->kind != PT_ST_DEQUANT)
         return;
     if (pt_stask_dequant_rows(S->sg, s) && S->hw->dequant_rows_rate > 0) {
@@ -1494,8 +1503,14 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     S->cc_share = malloc(((size_t)n + 1) * sizeof *S->cc_share);
     if (!S->cc_share)
         return pt_fail(err, "simulate: out of memory");
+    pt_decay_chain chain;
+    pt_error decay_err = {{0}};
+    const pt_decay_chain *decay =
+        S->p->decay == PT_DECAY_FACTORED && sg->graph && pt_decay_chain_find(sg->graph, &chain, &decay_err)
+            ? &chain
+            : NULL;
     for (int s = 0; s < n; s++) {
-        stask_cost(S, s, &S->rate[s], &S->latency[s]);
+        stask_cost(S, decay, s, &S->rate[s], &S->latency[s]);
         const pt_stask *t = &sg->tasks[s];
         double peak = S->hw->cost[t->kind][t->dtype].peak_rate;
         S->cc_share[s] = peak > 0 && S->rate[s] < peak ? S->rate[s] / peak : 1;

@@ -10,6 +10,7 @@
 #ifndef PT_SPROGRAM_H
 #define PT_SPROGRAM_H
 
+#include "decay_form.h"
 #include "hw.h"
 #include "stask.h"
 
@@ -107,6 +108,7 @@ typedef struct {
     int n_waits, cap_waits;
     pt_wait_entry *waits;
     pt_partition_spec partition;
+    pt_decay_form decay;           /* "decay": how exp_decay's tile is lowered (decay_form.h) */
 } pt_sprogram;
 
 const char *pt_raster_name(pt_raster r);

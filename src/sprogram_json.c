@@ -502,13 +502,28 @@ static bool load_waits(const loader *L, const cJSON *root)
     return true;
 }
 
+/* "decay": absent means "tile", what every file before the factored form means. */
+static bool load_decay(const loader *L, const cJSON *root)
+{
+    const char *form = NULL;
+    if (!pt_json_get_string(root, "decay", false, L->file, "$", &form, L->err))
+        return false;
+    if (form && !pt_decay_form_parse(form, &L->p->decay))
+        return fail_at(L, "$.decay", "is \"%.64s\"; expected tile or factored", form);
+    pt_decay_chain chain;
+    pt_error e2 = {{0}};
+    if (L->p->decay == PT_DECAY_FACTORED && !pt_decay_chain_find(L->g, &chain, &e2))
+        return fail_at(L, "$.decay", "%s", e2.msg);
+    return true;
+}
+
 /* ---- load entry points ------------------------------------------------------------------- */
 
 static bool load_root(loader *L, const cJSON *root, bool *partitioned)
 {
     static const char *const keys[] = {"format", "version", "graph", "hw", "params", "tile",
                                        "warpgroups", "wg_axis", "stages", "roles", "partition", "lanes",
-                                       "waits", NULL};
+                                       "waits", "decay", NULL};
     if (!cJSON_IsObject(root))
         return fail_at(L, "$", "is %s; expected an sProgram object", pt_json_type(root));
     if (!pt_json_expect_kind(root, PT_FILE_SPROGRAM, L->file, L->err))
@@ -537,7 +552,7 @@ static bool load_root(loader *L, const cJSON *root, bool *partitioned)
     L->p->tiling = given;
     snprintf(L->p->graph_name, sizeof L->p->graph_name, "%s", L->g->name);
     memcpy(L->p->hw_name, hw, sizeof hw);
-    return load_params(L, root) && load_stages(L, root) && load_roles(L, root) && load_partition(L, root) &&
+    return load_decay(L, root) && load_params(L, root) && load_stages(L, root) && load_roles(L, root) && load_partition(L, root) &&
            load_lanes(L, root) && load_waits(L, root);
 }
 
@@ -641,6 +656,8 @@ static void write_header(strbuf *b, const pt_sprogram *p, const pt_stask_graph *
         sb_printf(b, ",\n  \"wg_axis\": ");
         sb_json_string(b, g->axes[p->tiling.wg_axis - 1].name);
     }
+    if (p->decay != PT_DECAY_TILE)
+        sb_printf(b, ",\n  \"decay\": \"%s\"", pt_decay_form_name(p->decay));
     sb_printf(b, ",\n  \"stages\": {");
     k = 0;
     for (int t = 0; g && t < g->n_tensors && t < PT_MAX_TENSORS; t++)

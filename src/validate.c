@@ -1196,6 +1196,16 @@ static void check_regs(vctx *c)
 
 /* ---- entry point ------------------------------------------------------------------------ */
 
+/* The factored decay needs its chain in the graph (decay_form.h). */
+static void check_decay(vctx *c)
+{
+    pt_decay_chain chain;
+    pt_error e = {{0}};
+    if (c->p->decay == PT_DECAY_FACTORED && c->sg->graph &&
+        !pt_decay_chain_find(c->sg->graph, &chain, &e))
+        problem_at(c->r, "$.decay", "%s", e.msg);
+}
+
 bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                  pt_validation *report, pt_error *err)
 {
@@ -1220,6 +1230,7 @@ bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw
         else {
             for (int s = 0; s < sg->n; s++)
                 c.lane_of[s] = c.pos_of[s] = -1;
+            check_decay(&c);
             check_placement(&c);
             check_waits(&c);
             check_stages(&c);

@@ -397,4 +397,204 @@ __device__ __forceinline__ void acc_rows_op(float (&d)[R], const Y &y, int lane)
         d[r] = ew<OP>(d[r], a_at(y, 0, r & 3, lane));
 }
 
+// ---- the factored decay (src/decay_form.h: the sProgram's "decay": "factored") ----
+//
+// P = T · exp(x_r - y_c) · w_c (causal: 0 where c > r) feeds a matmul over c, so the row factor
+// exp(x_r - p) can scale the accumulators instead of every element: each warp takes the pivot
+// p = x at its first row, divides its accumulator rows by exp(x_r - p) before the loop and
+// multiplies them back before the store, and each k block needs only the column factors
+// exp(p - y_c) w_c (16 exponentials a thread) and one paired multiply per two elements.
+// The factors stay within FACTORED_RANGE nats of 1 (bf16: the tile form's range; f16: a product
+// with the tile must stay below 65504). Where the rows leave it the warp computes every element
+// of the tile (the tile form) and leaves its accumulators in their own units; where a k block's
+// columns leave it, the warp multiplies its accumulators back first, at a point where no wgmma
+// group is in flight (ssd_plan.c refuses schedules where one would be).
+
+template <typename T> constexpr float FACTORED_RANGE = 40.f;
+template <> constexpr float FACTORED_RANGE<__half> = 4.f;
+
+struct decay_pivot {
+    float p;      // x at the warp's first row
+    float rf[2];  // exp(x_r - p) of this thread's two rows
+    bool on;      // factored; else every element of the tile, the accumulators in their own units
+};
+
+// The warp's pivot and row factors, and its accumulator rows divided by them (the accumulators
+// hold the prologue's product; no wgmma group may be in flight).
+template <typename T, int R, typename X>
+__device__ __forceinline__ decay_pivot decay_pivot_make(const X &x, float (&acc)[R], int lane)
+{
+    constexpr float LOG2E = 1.4426950408889634f;
+    decay_pivot f;
+    const float x0 = a_at(x, 0, 0, lane), x1 = a_at(x, 0, 2, lane);
+    f.p = __shfl_sync(0xffffffffu, x0, 0);  // lane 0 holds row g = 0
+    const float d0 = x0 - f.p, d1 = x1 - f.p;
+    // (a NaN row fails: the tile form then gives what exp gives)
+    f.on = __all_sync(0xffffffffu, fabsf(d0) <= FACTORED_RANGE<T> && fabsf(d1) <= FACTORED_RANGE<T>);
+    f.rf[0] = exp2_approx(d0 * LOG2E);
+    f.rf[1] = exp2_approx(d1 * LOG2E);
+    if (f.on) {
+        const float inv[2] = {exp2_approx(-d0 * LOG2E), exp2_approx(-d1 * LOG2E)};
+        acc_rows_op<Ew::MUL>(acc, inv, lane);
+    }
+    return f;
+}
+
+// The accumulators back in their own units before the store (a no-op for a warp that left the
+// factored form).
+template <int R> __device__ __forceinline__ void decay_unpivot(const decay_pivot &f, float (&acc)[R], int lane)
+{
+    if (f.on)
+        acc_rows_op<Ew::MUL>(acc, f.rf, lane);
+}
+
+// exp_decay, factored: out[kk][j] = exp(p - y) of this thread's columns (kvec order), or the
+// column values themselves once the warp computes every element. row0 is the warp's first row
+// and col0 the k block's first column, both counted along the chunk as the mask is.
+template <bool CAUSAL, typename T, int KS, int R, typename Y>
+__device__ __forceinline__ void decay_cols(float (&out)[KS][4], decay_pivot &f, float (&acc)[R],
+                                           const Y &y, int row0, int col0, int lane)
+{
+    constexpr float LOG2E = 1.4426950408889634f;
+    const int t = lane % 4;
+    if (CAUSAL && col0 > row0 + 15)  // every column past the warp's rows: the fragment is zero
+        return;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            out[kk][j] = kv_at(y, kk, j, t);
+    if (f.on) {
+        // columns past the warp's last row are masked: their factors may be anything
+        bool ok = true;
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (!CAUSAL || col0 + kv_index(kk, j, t) <= row0 + 15)
+                    ok = ok && f.p - out[kk][j] <= FACTORED_RANGE<T>;
+        if (__builtin_expect(!__all_sync(0xffffffffu, ok), 0)) {
+            acc_rows_op<Ew::MUL>(acc, f.rf, lane);
+            f.on = false;
+        }
+    }
+    if (f.on)
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                out[kk][j] = exp2_approx((f.p - out[kk][j]) * LOG2E);
+}
+
+// The loaded tile's A fragment as it is stored (the factored form scales it later).
+template <int KS, bool MN_MAJOR>
+__device__ __forceinline__ void afrag_tile(uint32_t (&a)[KS][4], const uint8_t *tile, int m0,
+                                           uint32_t atom_bytes, int lane)
+{
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+        ldm_afrag<KS, MN_MAJOR>(a[kk], tile, m0, atom_bytes, kk, lane);
+}
+
+template <typename T> __device__ __forceinline__ uint32_t mul2_bits(uint32_t a, uint32_t b);
+template <> __device__ __forceinline__ uint32_t mul2_bits<__nv_bfloat16>(uint32_t a, uint32_t b)
+{
+    const __nv_bfloat162 r = __hmul2(*reinterpret_cast<__nv_bfloat162 *>(&a), *reinterpret_cast<__nv_bfloat162 *>(&b));
+    return *reinterpret_cast<const uint32_t *>(&r);
+}
+template <> __device__ __forceinline__ uint32_t mul2_bits<__half>(uint32_t a, uint32_t b)
+{
+    const __half2 r = __hmul2(*reinterpret_cast<__half2 *>(&a), *reinterpret_cast<__half2 *>(&b));
+    return *reinterpret_cast<const uint32_t *>(&r);
+}
+
+template <int KS> struct afrag_val {
+    uint32_t a[KS][4];
+};
+
+// Every element of the tile (the tile form, for a warp out of the factored range): exp(x_r -
+// y_c) T w_c in f32, rounded once. Inline, unlike exp_decay_direct: its arguments (the tile, the
+// columns and w, 48 registers) made a call spill with three consumer warpgroups (128 registers).
+template <typename T, int KS>
+__device__ __forceinline__ afrag_val<KS> afrag_decay_direct(afrag_val<KS> tile, kvec_val<KS> ys,
+                                                        kvec_val<KS> ws, float x0, float x1,
+                                                        int row0, int col0, bool mask, int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+    afrag_val<KS> out;
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            // register j: row g + 8 (j & 1), columns 2t + 8 (j >> 1) and the next
+            const int row = row0 + g + 8 * (j & 1), e = 2 * (j >> 1);
+            const int col = col0 + 16 * kk + 2 * t + 8 * (j >> 1);
+            const float xr = j & 1 ? x1 : x0;
+            const float2 v = unpack2<T>(tile.a[kk][j]);
+            const float p0 = __expf(xr - ys.v[kk][e]) * v.x * ws.v[kk][e];
+            const float p1 = __expf(xr - ys.v[kk][e + 1]) * v.y * ws.v[kk][e + 1];
+            out.a[kk][j] = pack2<T>(mask && col > row ? 0.f : p0, mask && col + 1 > row ? 0.f : p1);
+        }
+    return out;
+}
+
+// The A fragment: the tile times the column factors (from decay_cols) times the vector w along
+// k, 0 where col > row when CAUSAL; or, once the warp left the factored form, every element.
+template <bool CAUSAL, typename T, int KS, typename W, typename X>
+__device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t (&tile)[KS][4],
+                                            const float (&cols)[KS][4], const W &w,
+                                            const decay_pivot &f, const X &x, int row0, int col0,
+                                            int lane)
+{
+    const int g = lane / 4, t = lane % 4;
+    if (CAUSAL && col0 > row0 + 15) {
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                a[kk][j] = 0u;
+        return;
+    }
+    const bool mask = CAUSAL && col0 + 16 * KS - 1 > row0;
+    if (__builtin_expect(!f.on, 0)) {
+        afrag_val<KS> tv;
+        kvec_val<KS> ys, ws;
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                tv.a[kk][j] = tile[kk][j];
+                ys.v[kk][j] = cols[kk][j];
+                ws.v[kk][j] = kv_at(w, kk, j, t);
+            }
+        const afrag_val<KS> d = afrag_decay_direct<T, KS>(tv, ys, ws, a_at(x, 0, 0, lane),
+                                                          a_at(x, 0, 2, lane), row0, col0, mask, lane);
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                a[kk][j] = d.a[kk][j];
+        return;
+    }
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk) {
+        // kvec elements 0, 1 are k 2t, 2t + 1 (registers 0 and 1); 2, 3 are 2t + 8, 2t + 9 (2, 3)
+        const uint32_t w01 = pack2<T>(cols[kk][0] * kv_at(w, kk, 0, t), cols[kk][1] * kv_at(w, kk, 1, t));
+        const uint32_t w23 = pack2<T>(cols[kk][2] * kv_at(w, kk, 2, t), cols[kk][3] * kv_at(w, kk, 3, t));
+        a[kk][0] = mul2_bits<T>(tile[kk][0], w01);
+        a[kk][1] = mul2_bits<T>(tile[kk][1], w01);
+        a[kk][2] = mul2_bits<T>(tile[kk][2], w23);
+        a[kk][3] = mul2_bits<T>(tile[kk][3], w23);
+    }
+    if (mask)
+#pragma unroll
+        for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const int row = row0 + g + 8 * (j & 1);
+                const int col = col0 + 16 * kk + 2 * t + 8 * (j >> 1);
+                a[kk][j] &= (col > row ? 0u : 0xffffu) | (col + 1 > row ? 0u : 0xffff0000u);
+            }
+}
+
 }  // namespace pt

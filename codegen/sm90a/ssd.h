@@ -13,6 +13,7 @@
 #define PT_SM90A_SSD_H
 
 #include "codegen.h"
+#include "decay_form.h"
 #include "ir/kprog.h"
 #include "shape.h"
 
@@ -24,6 +25,7 @@ typedef enum {
                       sum: one register tile, since the epilogue adds them) */
     SSD_MVEC,      /* a vector along m: this thread's two rows (pt::a_at's float[2]) */
     SSD_ATILE,     /* an f32 m x k tile in the A fragment's order (float[KS][8]) */
+    SSD_DCOLS,     /* the factored decay's column factors, in kvec order (pt::decay_cols) */
 } ssd_val_kind;
 
 typedef struct {
@@ -38,6 +40,11 @@ typedef struct {
     int op_pro, ax_pk, res_a, res_b;
     int64_t PK;
     int op_decay;                /* exp_decay along (m, k), -1 */
+    /* The sProgram's decay "factored" (src/decay_form.h): exp_decay makes column factors, the
+     * tile's multiply (chain.op_tile) its A fragment unscaled, the vector's (chain.op_vec) the
+     * A fragment; the row factor scales the accumulators (pt::decay_pivot). */
+    bool factored;
+    pt_decay_chain chain;
     bool mvec_buf[PT_KP_MAX_BUFS];   /* a resident f32 vector along m, read into registers */
     char row_tile[16];
     char iters[32];              /* the trip count's expression (sh.iters) */           /* the tile index along m in the kernel ("g3", or "0") */

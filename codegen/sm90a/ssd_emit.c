@@ -259,6 +259,60 @@ static int reads_src(const sm90a_ssd *sd, const pt_ktask *e)
     return -1;
 }
 
+/* The register value task e reads that has kind `kind`: its name with the slot of e's
+ * iteration. */
+static void value_of_kind(char *out, size_t cap, const step_ctx *c, const pt_ktask *e, int kind)
+{
+    const sm90a_ssd *sd = c->st->view;
+    for (int k = 0; k < e->n_in; k++)
+        if (e->in[k].kind == PT_KSRC_VAL && (int)sd->vkind[e->in[k].index] == kind) {
+            operand(out, cap, c, e, k);
+            return;
+        }
+    snprintf(out, cap, "/* none */");
+}
+
+/* The first row of this warp counted along the chunk, as the causal mask counts. */
+static void warp_row0(char *out, size_t cap, const sm90a_ssd *sd, int w)
+{
+    snprintf(out, cap, "%s * BM + %d * 64 + warp * 16", sd->row_tile, row_block(sd, w));
+}
+
+/* The factored decay's tasks (ssd.h; pt_ssd.cuh decay_cols, afrag_tile, afrag_decay). The
+ * exp_decay's rows (its first operand, in registers) and column factors are named by the
+ * values and buffers of the chain's first task, which the last one needs too. */
+static void emit_factored(strbuf *sb, const step_ctx *c, const pt_ktask *e, const char *out)
+{
+    const sm90a_ssd *sd = c->st->view;
+    const pt_krole *R = &sd->kp->consumer[c->w];
+    const pt_ktask *d = NULL;
+    for (int i = 0; i < R->n_tasks; i++)
+        if (R->tasks[i].op == sd->chain.op_decay)
+            d = &R->tasks[i];
+    const bool causal = sd->g->ops[sd->chain.op_decay].causal;
+    char x[160], y[160], row0[64], tile[24], cols[24];
+    operand(x, sizeof x, c, d, 0);
+    warp_row0(row0, sizeof row0, sd, c->w);
+    if (e->op == sd->chain.op_decay) {
+        operand(y, sizeof y, c, e, 1);
+        sb_printf(sb, "                pt::decay_cols<%s, elem_t, KS>(%s, fx, acc, %s, %s, i * BK, lane);\n",
+                  causal ? "true" : "false", out, y, row0);
+    } else if (e->op == sd->chain.op_tile) {
+        sb_printf(sb, "                pt::afrag_tile<KS, %s>(%s, smem + OFF_X + s_x * X_PITCH, %d * 64 + warp * 16, X_ATOM, lane);\n",
+                  sd->src_mn_major ? "true" : "false", out, row_block(sd, c->w));
+    } else {
+        value_of_kind(tile, sizeof tile, c, e, SSD_AFRAG);
+        char dv[24];
+        snprintf(dv, sizeof dv, "%s%d", sd->vname[d->out],
+                 sm90a_step_slot(c, e->offset, sd->kp->vals[d->out].slots));
+        snprintf(cols, sizeof cols, "%s", dv);
+        int k = e->in[0].kind == PT_KSRC_VAL && sd->vkind[e->in[0].index] == SSD_AFRAG ? 1 : 0;
+        operand(y, sizeof y, c, e, k);
+        sb_printf(sb, "                pt::afrag_decay<%s, elem_t, KS>(%s, %s, %s, %s, fx, %s, %s, i * BK, lane);\n",
+                  causal ? "true" : "false", out, tile, cols, y, x, row0);
+    }
+}
+
 static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
 {
     const sm90a_ssd *sd = c->st->view;
@@ -272,7 +326,10 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     if (e->out >= 0)
         snprintf(out, sizeof out, "%s%d", sd->vname[e->out],
                  sm90a_step_slot(c, e->offset, kp->vals[e->out].slots));
-    if (e->body == PT_KB_MMA) {
+    if (sd->factored && (e->op == sd->chain.op_decay || e->op == sd->chain.op_tile ||
+                         e->op == sd->chain.op_vec)) {
+        emit_factored(sb, c, e, out);
+    } else if (e->body == PT_KB_MMA) {
         operand(x, sizeof x, c, e, 0);
         sb_printf(sb, "                mma_c(acc, %s, smem, s_b, %lld);\n", x,
                   (long long)(sd->wg_rows[sd->ring_b] * 128 * c->w));
@@ -511,6 +568,11 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
     sb_puts(sb, ";\n        float acc[BN / 2];\n");
     for (int v = 0; v < kp->n_vals; v++)
         for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++) {
+            if (sd->vkind[v] == SSD_DCOLS) {
+                sb_printf(sb, "        float %s%d[KS][4];  // %s of ring slot %d: its column factors (the factored decay)\n",
+                          sd->vname[v], s, sd->g->tensors[kp->vals[v].tensor].name, s);
+                continue;
+            }
             if (sd->vkind[v] == SSD_MVEC || sd->vkind[v] == SSD_ATILE) {
                 bool mv = sd->vkind[v] == SSD_MVEC;
                 sb_printf(sb, "        float %s%d%s;  // %s of ring slot %d: %s\n", sd->vname[v], s,
@@ -557,6 +619,19 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
         st.val_name[v] = sd->vname[v];
     for (int i = 0; i < W->n_pro; i++)
         emit_prologue_task(sb, &st, w, &W->pro[i]);
+    if (sd->factored) {
+        const pt_ktask *d = NULL;
+        for (int i = 0; i < W->n_tasks; i++)
+            if (W->tasks[i].op == sd->chain.op_decay)
+                d = &W->tasks[i];
+        char x[160];
+        const step_ctx c = {.st = &st, .w = w};
+        operand(x, sizeof x, &c, d, 0);
+        sb_printf(sb, "            // the factored decay: this warp's pivot; its accumulator rows in units of\n"
+                      "            // the row factor exp(%s - pivot) until the store\n"
+                      "            pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(%s, acc, lane);\n",
+                  sd->g->tensors[sd->g->ops[sd->chain.op_decay].in[0]].name, x);
+    }
     sm90a_emit_steps(sb, &st, w);
     if (per_wg_trips(sd))
         emit_skipped_blocks(sb, &st, w);
@@ -583,15 +658,17 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                       kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt));
     /* the staging tile's 64-column boxes hold every warpgroup's rows: (batch index, m) when
      * the warpgroups split a batch axis */
-    sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);\n"
-                  "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, %s,\n"
+    sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);\n", W->epilogue.stask, W->epilogue.lane);
+    if (sd->factored)
+        sb_puts(sb, "            pt::decay_unpivot(fx, acc, lane);  // the row factor back on the sum\n");
+    sb_printf(sb, "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, %s,\n"
                   "                                                    %d * 64 + warp * 16 + lane / 4, lane);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n"
                   "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
                   "            pt::named_sync(%d, 128);\n"
                   "            if (lead)\n"
                   "                pt::mbar_arrive(c_full);\n",
-              W->epilogue.stask, W->epilogue.lane, sd->ax_wg >= 0 ? "WGS * BM * 128" : "BM * 128", w,
+              sd->ax_wg >= 0 ? "WGS * BM * 128" : "BM * 128", w,
               W->epilogue.stask, W->epilogue.lane, 1 + w);
     if (kp->store_wg == w)
         sm90a_emit_consumer_store(sb, &sd->sh, "            ", "lead");

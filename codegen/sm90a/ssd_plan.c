@@ -83,6 +83,14 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
                mm->n_reduce > 0 ? g->axes[mm->reduce_axes[0]].name : "(none)");
     }
     sd->scan = sd->op_pro >= 0;
+    if (sd->kp->p->decay == PT_DECAY_FACTORED) {
+        if (!pt_decay_chain_find(g, &sd->chain, err))
+            return false;
+        if (sd->chain.op_decay != sd->op_decay || sd->chain.op_matmul != sd->op_mm)
+            REFUSE("decay \"factored\": exp_decay \"%s\" must feed the loop's matmul \"%s\"",
+                   g->ops[sd->chain.op_decay].name, g->ops[sd->op_mm].name);
+        sd->factored = true;
+    }
     /* the prologue product's resident operands (plan_pro checks them), -1 without one */
     sd->res_a = sd->res_b = -1;
     if (sd->scan && g->ops[sd->op_pro].n_in == 2) {
@@ -549,7 +557,11 @@ static bool classify(sm90a_ssd *sd, int v, pt_error *err)
                    "vectors along %s", T->name, g->axes[a].name, g->axes[sd->ax_k].name);
     }
     snprintf(sd->vname[v], sizeof sd->vname[v], "v%d_", v);
-    if (V->tensor == sd->A)
+    if (sd->factored && V->tensor == g->ops[sd->chain.op_decay].out)
+        sd->vkind[v] = SSD_DCOLS;
+    else if (sd->factored && V->tensor == g->ops[sd->chain.op_tile].out)
+        sd->vkind[v] = SSD_AFRAG;  /* the tile's fragment as stored */
+    else if (V->tensor == sd->A)
         sd->vkind[v] = SSD_AFRAG;
     else if (sd->scan && m && n && !k) {
         sd->vkind[v] = SSD_ACC;  /* the prologue's product and what scales it */
@@ -584,6 +596,78 @@ static int operand_kind(const sm90a_ssd *sd, const pt_ktask *t, int k)
     return -2;            /* a tile no CUDA-core op reads */
 }
 
+/* A task of the factored decay's chain (ssd.h): exp_decay from the rows in registers (the
+ * pivot reads them before the loop) and a vector along k; the tile's fragment; the fragment
+ * scaled by the column factors and a vector along k. */
+static bool plan_factored_task(const sm90a_ssd *sd, const pt_ktask *t, pt_error *err)
+{
+    const pt_graph *g = sd->g;
+    const char *id = sd->kp->sg->tasks[t->stask].id;
+    const char *m = g->axes[sd->ax_m].name, *k = g->axes[sd->ax_k].name;
+    bool ok = t->out >= 0 && t->n_in == 2;
+    if (t->op == sd->chain.op_decay)
+        ok = ok && sd->vkind[t->out] == SSD_DCOLS && operand_kind(sd, t, 0) == SSD_MVEC &&
+             t->in[0].kind == PT_KSRC_BUF && sd->mvec_buf[t->in[0].index] &&
+             operand_kind(sd, t, 1) == SSD_KVEC;
+    else if (t->op == sd->chain.op_tile)
+        ok = ok && sd->vkind[t->out] == SSD_AFRAG &&
+             ((operand_kind(sd, t, 0) == -1 && operand_kind(sd, t, 1) == SSD_DCOLS) ||
+              (operand_kind(sd, t, 1) == -1 && operand_kind(sd, t, 0) == SSD_DCOLS));
+    else
+        ok = ok && g->ops[t->op].out == sd->A &&
+             ((operand_kind(sd, t, 0) == SSD_AFRAG && operand_kind(sd, t, 1) == SSD_KVEC) ||
+              (operand_kind(sd, t, 1) == SSD_AFRAG && operand_kind(sd, t, 0) == SSD_KVEC));
+    if (!ok)
+        REFUSE("%s: the factored decay is generated from a vector along %s loaded once per tile "
+               "and one along %s (exp_decay), the loaded \"%s\" times it, then that times a "
+               "vector along %s into the A fragment", id, m, k, g->tensors[sd->src].name, k);
+    return true;
+}
+
+/* The factored decay's chain on each consumer: its three tasks in one step (one offset, in
+ * data order), so the column factors exp_decay writes are those the last one reads; and no
+ * wgmma group in flight when exp_decay starts, since a warp whose k block leaves the factored
+ * range multiplies its accumulators back there (pt::decay_cols). */
+static bool plan_factored_steps(const sm90a_ssd *sd, pt_error *err)
+{
+    const pt_kprog *kp = sd->kp;
+    for (int w = 0; w < kp->wgs; w++) {
+        const pt_krole *R = &kp->consumer[w];
+        int pos[3] = {-1, -1, -1}, ops[3] = {sd->chain.op_decay, sd->chain.op_tile, sd->chain.op_vec};
+        for (int i = 0; i < R->n_tasks; i++)
+            for (int c = 0; c < 3; c++)
+                if (R->tasks[i].op == ops[c] && R->tasks[i].body != PT_KB_MMA)
+                    pos[c] = i;
+        if (pos[0] < 0 || pos[1] < 0 || pos[2] < 0)
+            REFUSE("warpgroup %d: the factored decay needs exp_decay and both multiplies in its "
+                   "loop", w);
+        const pt_ktask *d = &R->tasks[pos[0]];
+        if (!(pos[0] < pos[1] && pos[1] < pos[2]) || R->tasks[pos[1]].offset != d->offset ||
+            R->tasks[pos[2]].offset != d->offset)
+            REFUSE("%s, %s and %s: the factored decay runs them for one k block in one step (the "
+                   "same offset, in this order)", kp->sg->tasks[d->stask].id,
+                   kp->sg->tasks[R->tasks[pos[1]].stask].id,
+                   kp->sg->tasks[R->tasks[pos[2]].stask].id);
+        /* groups in flight where the step program issues exp_decay */
+        int pending = R->n_steady, at = -1;
+        for (int o = 0; o < R->n_ops && at < 0; o++) {
+            const pt_kop *op = &R->ops[o];
+            if (op->kind == PT_KOP_WAIT)
+                pending = op->arg;
+            else if (op->kind == PT_KOP_TASK && op->arg == pos[0])
+                at = o;
+            else if (op->kind == PT_KOP_TASK && R->tasks[op->arg].async)
+                pending++;
+        }
+        if (pending > 0)
+            REFUSE("%s: the factored decay may rescale the accumulators there, but %d wgmma "
+                   "group(s) are in flight; schedule the loop's mma to complete within its own "
+                   "step (one slot of the A fragment, no mma an iteration ahead)",
+                   kp->sg->tasks[d->stask].id, pending);
+    }
+    return true;
+}
+
 /* A pointwise or exp_decay task of the loop or the prologue: its output's form must follow
  * from its operands' (ssd_emit.c prints one device call per form). */
 static bool plan_cuda_task(const sm90a_ssd *sd, const pt_ktask *t, bool prologue, pt_error *err)
@@ -591,6 +675,9 @@ static bool plan_cuda_task(const sm90a_ssd *sd, const pt_ktask *t, bool prologue
     const pt_kprog *kp = sd->kp;
     const pt_graph *g = sd->g;
     const char *id = kp->sg->tasks[t->stask].id;
+    if (sd->factored && !prologue &&
+        (t->op == sd->chain.op_decay || t->op == sd->chain.op_tile || t->op == sd->chain.op_vec))
+        return plan_factored_task(sd, t, err);
     if (t->body == PT_KB_EXP_DECAY) {
         if (prologue || t->out < 0 || sd->vkind[t->out] != SSD_ATILE ||
             operand_kind(sd, t, 0) != SSD_MVEC || operand_kind(sd, t, 1) != SSD_KVEC)
@@ -710,7 +797,7 @@ static bool plan_tasks(sm90a_ssd *sd, pt_error *err)
             REFUSE("warpgroup %d's epilogue must convert the accumulators", w);
         }
     }
-    return true;
+    return !sd->factored || plan_factored_steps(sd, err);
 }
 
 /* Tile coordinates: one variable g<axis> per axis with more than one tile; origins. */

@@ -54,10 +54,14 @@ while read -r name graph set tile edits; do
         # ChunkScan: A made in registers from CB (ldmatrix, k innermost), the RS wgmma of the loop,
         # the SS wgmma of the prologue (C . states, both descriptors), x as a 5-D box, the exp
         for want in "ldmatrix.sync.aligned.m8n8.x4.shared.b16" "cp.async.bulk.tensor.5d.shared::cluster.global" \
-                    "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.bf16.bf16[^;]*\}, \{%r" \
-                    "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.bf16.bf16[^;]*\}, %rd[0-9]+, %rd" "ex2.approx"; do
+                    "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.(bf16.bf16|f16.f16)[^;]*\}, \{%r" \
+                    "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.(bf16.bf16|f16.f16)[^;]*\}, %rd[0-9]+, %rd" "ex2.approx"; do
             grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
-        done ;;
+        done
+        # the factored decay: the tile's fragment times the column factors in pairs
+        case $name in ssd_scan_fact_*)
+            grep -qE "mul(\.rn)?\.(bf16|f16)x2" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks a paired 16-bit multiply"; fails=$((fails + 1)); } ;;
+        esac ;;
     ssd_*)
         # ChunkState: A made in registers from x (ldmatrix .trans), the RS wgmma, x as a 5-D box
         for want in "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "cp.async.bulk.tensor.5d.shared::cluster.global" \

@@ -1,0 +1,45 @@
+/* decay_form.h — how an exp_decay tile is lowered: element by element, or as its factors.
+ *
+ * exp_decay makes D[r, c] = exp(x_r - y_c) (0 where c > r when causal). Where D only scales a
+ * loaded tile T and a vector w along c on the way to a matmul over c (Mamba2's ChunkScan:
+ * P = T · D · w, then y += P · X), the row factor leaves the reduction:
+ *     y[r] += exp(x_r - p) · Σ_c T[r, c] · (exp(p - y_c) · w_c) · X[c]
+ * for any pivot p. So each k block needs one exponential per column and one multiply per
+ * element, and the row factor scales the accumulators once per tile. The "factored" form is
+ * this; "tile" (the default) computes every element's exponential. */
+#ifndef PT_DECAY_FORM_H
+#define PT_DECAY_FORM_H
+
+#include <stdbool.h>
+
+#include "graph.h"
+#include "pt_error.h"
+
+typedef enum { PT_DECAY_TILE, PT_DECAY_FACTORED } pt_decay_form;
+
+const char *pt_decay_form_name(pt_decay_form f);
+bool pt_decay_form_parse(const char *s, pt_decay_form *out);
+
+/* The ops the factored form rewrites: the exp_decay, the multiply of a tile by its result
+ * ("tile"), and the multiply of that by a vector along the decay's columns ("vec"), whose
+ * result is an operand of a matmul reducing over those columns. */
+typedef struct {
+    int op_decay, op_tile, op_vec, op_matmul;
+} pt_decay_chain;
+
+/* The factored form's work per element relative to the tile form's pieces at their rates, from
+ * instruction counts per thread and k block of 64 columns (pt_ssd.cuh); estimates, not
+ * measured. exp_decay: 16 column values read, each an FFMA, a range test and an MUFU.EX2 (64),
+ * against the same reads and 18 exponentials then a multiply and a mask per element (134). The
+ * tile's multiply: 4 ldmatrix (the tile as the fragment), against those and an unpack and a
+ * multiply per element (68). The vector's: 16 reads, 16 products with the column factors, 8
+ * packs and 16 paired multiplies (56), against the reads, 32 multiplies and 16 packs (64). */
+#define PT_DECAY_FACTORED_EXP_WORK (64.0 / 134.0)
+#define PT_DECAY_FACTORED_TILE_WORK (4.0 / 68.0)
+#define PT_DECAY_FACTORED_VEC_WORK (56.0 / 64.0)
+
+/* Finds that chain in g; false with a one-line reason (what the factored form needs) when g
+ * has none. */
+bool pt_decay_chain_find(const pt_graph *g, pt_decay_chain *c, pt_error *err);
+
+#endif

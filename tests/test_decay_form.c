@@ -1,0 +1,272 @@
+/* test_decay_form.c — the factored decay (src/decay_form.h): the chain it needs in the graph,
+ * the sProgram's "decay" key (written, read back, refused with its path), the simulator's
+ * cheaper pieces, and the sm90a generator's kernel: the pivot before the loop, the column
+ * factors, the tile's fragment, the scaled fragment, the row factor before the store; refused
+ * where a wgmma group would be in flight at the rescale. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "embedded.h"
+#include "propagate.h"
+#include "ptest.h"
+#include "sim.h"
+#include "validate.h"
+
+static bool load(pt_graph *g, const char *name, const char *set)
+{
+    pt_error e = {{0}};
+    const char *t = pt_embedded_find(pt_embedded_examples, name);
+    bool ok = t && pt_graph_load_text(g, name, t, strlen(t), set, &e);
+    CHECK_MSG(ok, "%s: %s", name, t ? e.msg : "missing");
+    return ok;
+}
+
+static const char *op_name(const pt_graph *g, int o)
+{
+    return o >= 0 ? g->ops[o].name : "(none)";
+}
+
+static void chain(void)
+{
+    pt_graph g;
+    pt_decay_chain c;
+    pt_error e = {{0}};
+    if (load(&g, "mamba2_chunk_scan", "B=1,S=512")) {
+        CHECK_MSG(pt_decay_chain_find(&g, &c, &e), "%s", e.msg);
+        CHECK_STR(g.tensors[g.ops[c.op_decay].out].name, "decay");
+        CHECK_STR(g.tensors[g.ops[c.op_tile].out].name, "Pw");
+        CHECK_STR(g.tensors[g.ops[c.op_vec].out].name, "Pdt");
+        CHECK_STR(op_name(&g, c.op_matmul), "intra");
+    }
+    if (load(&g, "mamba2_chunk_scan_grouped", "B=1,S=512")) {
+        CHECK_MSG(pt_decay_chain_find(&g, &c, &e), "%s", e.msg);
+    }
+    if (load(&g, "mamba2_chunk_state", "B=1,S=512")) {
+        CHECK(!pt_decay_chain_find(&g, &c, &e));
+        CHECK_CONTAINS(e.msg, "graph mamba2_chunk_state has no exp_decay op");
+    }
+    /* the decay read twice: the row factor cannot leave */
+    const char *text = pt_embedded_find(pt_embedded_examples, "mamba2_chunk_scan");
+    char *twice = text ? malloc(strlen(text) + 256) : NULL;
+    const char *at = text ? strstr(text, "{\"name\": \"intra\"") : NULL;
+    if (twice && at) {
+        size_t n = (size_t)(at - text);
+        memcpy(twice, text, n);
+        strcpy(twice + n, "{\"op\": \"add\", \"in\": [\"decay\", \"Pw\"], \"out\": \"Pw2\"},\n    ");
+        strcat(twice, at);
+        /* Pw2 needs a declaration */
+        char *tens = strstr(twice, "\"Pdt\": {");
+        char *fixed = malloc(strlen(twice) + 256);
+        if (tens && fixed) {
+            size_t k = (size_t)(tens - twice);
+            memcpy(fixed, twice, k);
+            strcpy(fixed + k, "\"Pw2\": {\"axes\": [\"b\", \"h\", \"c\", \"l\", \"s\"], \"dtype\": \"f32\", \"role\": \"output\"},\n    ");
+            strcat(fixed, tens);
+            pt_graph g2;
+            bool ok = pt_graph_load_text(&g2, "twice", fixed, strlen(fixed), "B=1,S=512", &e);
+            CHECK_MSG(ok, "%s", e.msg);
+            if (ok) {
+                CHECK(!pt_decay_chain_find(&g2, &c, &e));
+                CHECK_CONTAINS(e.msg, "\"decay\" must be read by one op, a multiply with a tile");
+            }
+        }
+        free(fixed);
+    }
+    free(twice);
+    pt_decay_form f = PT_DECAY_TILE;
+    CHECK(pt_decay_form_parse("factored", &f) && f == PT_DECAY_FACTORED);
+    CHECK(pt_decay_form_parse("tile", &f) && f == PT_DECAY_TILE);
+    CHECK(!pt_decay_form_parse("rows", &f) && !pt_decay_form_parse(NULL, &f));
+    CHECK_STR(pt_decay_form_name(PT_DECAY_FACTORED), "factored");
+}
+
+/* The default sProgram of `name` (graph defaults, H200). */
+static bool program(const pt_graph *g, const char *tile, pt_stask_graph *sg, pt_sprogram *p,
+                    pt_hw *hw)
+{
+    pt_error e = {{0}};
+    pt_tiling t;
+    pt_tiling_defaults(g, &t);
+    bool ok = pt_hw_load(hw, "H200", &e) && (!tile || pt_tiling_parse(g, tile, "--tile", &t, &e)) &&
+              pt_partition(sg, g, &t, &e);
+    if (ok && !pt_sprogram_default(p, sg, hw, &e)) {
+        pt_stask_graph_free(sg);
+        ok = false;
+    }
+    CHECK_MSG(ok, "%s", e.msg);
+    return ok;
+}
+
+static void json(void)
+{
+    pt_graph g;
+    pt_stask_graph sg, sg2;
+    pt_sprogram p, q;
+    pt_hw hw;
+    pt_error e = {{0}};
+    if (!load(&g, "mamba2_chunk_scan", "B=1,S=512") || !program(&g, NULL, &sg, &p, &hw))
+        return;
+    char *plain = pt_sprogram_to_json(&p, &sg);
+    CHECK(plain && !strstr(plain, "\"decay\""));
+    p.decay = PT_DECAY_FACTORED;
+    char *text = pt_sprogram_to_json(&p, &sg);
+    CHECK(text && strstr(text, "\"decay\": \"factored\""));
+    if (text && pt_sprogram_load_text(&q, &sg2, &g, "f.json", text, strlen(text), &e)) {
+        CHECK(q.decay == PT_DECAY_FACTORED);
+        pt_sprogram_free(&q);
+        pt_stask_graph_free(&sg2);
+    } else {
+        CHECK_MSG(0, "%s", e.msg);
+    }
+    /* a form it does not know */
+    char *bad = text ? malloc(strlen(text) + 1) : NULL;
+    char *at = bad ? (strcpy(bad, text), strstr(bad, "\"factored\"")) : NULL;
+    if (at) {
+        memcpy(at, "\"sidewys\" ", 10);
+        CHECK(!pt_sprogram_load_text(&q, &sg2, &g, "f.json", bad, strlen(bad), &e));
+        CHECK_CONTAINS(e.msg, "f.json");
+        CHECK_CONTAINS(e.msg, "$.decay: is \"sidewys\"; expected tile or factored");
+    }
+    free(bad);
+    free(text);
+    free(plain);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+    /* a graph without the chain: the loader and the validator name the key */
+    if (!load(&g, "mamba2_chunk_state", "B=1,S=512") || !program(&g, NULL, &sg, &p, &hw))
+        return;
+    p.decay = PT_DECAY_FACTORED;
+    pt_validation r;
+    CHECK(!pt_validate(&p, &sg, &hw, &r, &e));
+    CHECK_CONTAINS(e.msg, "$.decay: decay \"factored\": graph mamba2_chunk_state has no exp_decay op");
+    text = pt_sprogram_to_json(&p, &sg);
+    CHECK(text && !pt_sprogram_load_text(&q, &sg2, &g, "s.json", text, strlen(text), &e));
+    CHECK_CONTAINS(e.msg, "s.json: $.decay: decay \"factored\"");
+    free(text);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
+/* The time of the decay's exp_decay and tile multiply spans, and of the loop's mma spans. */
+static void span_sums(const pt_timeline *t, const pt_stask_graph *sg, double *decay, double *mma)
+{
+    for (int64_t i = 0; i < t->n_spans; i++) {
+        const char *id = sg->tasks[t->spans[i].stask].id;
+        double len = t->spans[i].end_ns - t->spans[i].start_ns;
+        if (!strncmp(id, "exp_decay.", 10) || !strncmp(id, "mul.Pw.", 7))
+            *decay += len;
+        if (!strncmp(id, "mma.y_intra.", 12))
+            *mma += len;
+    }
+}
+
+/* The same ChunkScan program predicted faster with the factored decay, by less than the
+ * CUDA-core pieces' whole time; its exp_decay and multiplies take less each. */
+static void simulated(void)
+{
+    pt_graph g;
+    pt_stask_graph sg;
+    pt_sprogram p;
+    pt_hw hw;
+    pt_error e = {{0}};
+    if (!load(&g, "mamba2_chunk_scan", "B=8,S=2048") ||
+        !program(&g, "l=64,h=2,wg=2,wg_axis=h", &sg, &p, &hw))
+        return;
+    pt_timeline a, b;
+    bool ok = pt_simulate(&p, &sg, &hw, &a, &e);
+    CHECK_MSG(ok, "%s", e.msg);
+    p.decay = PT_DECAY_FACTORED;
+    bool ok2 = ok && pt_simulate(&p, &sg, &hw, &b, &e);
+    CHECK_MSG(!ok || ok2, "%s", e.msg);
+    if (ok2) {
+        CHECK_MSG(b.kernel_time_ns < 0.97 * a.kernel_time_ns, "%g vs %g", b.kernel_time_ns,
+                  a.kernel_time_ns);
+        CHECK_MSG(b.kernel_time_ns > 0.5 * a.kernel_time_ns, "%g vs %g", b.kernel_time_ns,
+                  a.kernel_time_ns);
+        /* per sTask: the chain's pieces shorter, the mma as long */
+        double da = 0, db = 0, ma = 0, mb = 0;
+        span_sums(&a, &sg, &da, &ma);
+        span_sums(&b, &sg, &db, &mb);
+        CHECK_MSG(db < 0.7 * da, "%g vs %g", db, da);
+        CHECK_MSG(mb > 0.9 * ma && mb < 1.1 * ma, "%g vs %g", mb, ma);
+    }
+    if (ok)
+        pt_timeline_free(&a);
+    if (ok2)
+        pt_timeline_free(&b);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
+static bool generate(const char *tile, bool factored, int offset, pt_codegen_result *out,
+                     pt_error *e)
+{
+    pt_graph g;
+    pt_stask_graph sg;
+    pt_sprogram p;
+    pt_hw hw;
+    memset(out, 0, sizeof *out);
+    if (!load(&g, "mamba2_chunk_scan", "B=1,S=1024,H=4") || !program(&g, tile, &sg, &p, &hw))
+        return pt_fail(e, "no program");
+    p.decay = factored ? PT_DECAY_FACTORED : PT_DECAY_TILE;
+    /* offset: the chain of every warpgroup an iteration ahead of its mma */
+    for (int l = 0; offset && l < p.n_lanes; l++)
+        for (int k = 0; k < p.lanes[l].n; k++) {
+            const char *id = sg.tasks[p.lanes[l].entries[k].stask].id;
+            if (!strncmp(id, "exp_decay.", 10) || !strncmp(id, "mul.Pw.", 7) || !strncmp(id, "mul.Pdt.", 8))
+                p.lanes[l].entries[k].offset = offset;
+        }
+    bool ok = pt_validate(&p, &sg, &hw, NULL, e) && pt_codegen_sm90a(&p, &sg, &hw, out, e);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+    return ok;
+}
+
+static void generated(void)
+{
+    static const char *tiles[] = {NULL, "l=64,h=2,wg=2,wg_axis=h", "l=64,wg=1"};
+    for (int i = 0; i < 3; i++) {
+        pt_codegen_result out;
+        pt_error e = {{0}};
+        bool ok = generate(tiles[i], true, 0, &out, &e);
+        CHECK_MSG(ok, "%s: %s", tiles[i] ? tiles[i] : "default", e.msg);
+        if (!ok)
+            continue;
+        const char *k = out.kernel_cu;
+        CHECK(strstr(k, "pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(r_"));
+        CHECK(strstr(k, "pt::decay_cols<true, elem_t, KS>("));
+        CHECK(strstr(k, "pt::afrag_tile<KS, false>("));
+        CHECK(strstr(k, "pt::afrag_decay<true, elem_t, KS>("));
+        CHECK(strstr(k, "pt::decay_unpivot(fx, acc, lane);"));
+        CHECK(!strstr(k, "atile_exp_decay") && !strstr(k, "atile_from_tile"));
+        /* the pivot after the prologue's scaling, the row factor back before the staging */
+        const char *pro = strstr(k, "acc_rows_op<pt::Ew::MUL>(acc, "), *piv = strstr(k, "decay_pivot_make");
+        const char *unp = strstr(k, "decay_unpivot"), *st = unp ? strstr(unp, "store_rows_sw128") : NULL;
+        CHECK(pro && piv && pro < piv && st);
+        pt_codegen_result_free(&out);
+        /* the tile form has none of it */
+        ok = generate(tiles[i], false, 0, &out, &e);
+        CHECK_MSG(ok, "%s", e.msg);
+        if (ok) {
+            CHECK(!strstr(out.kernel_cu, "decay_pivot") && strstr(out.kernel_cu, "atile_exp_decay"));
+            pt_codegen_result_free(&out);
+        }
+    }
+    /* the decay an iteration ahead: the mma before it is in flight where a warp may rescale */
+    pt_codegen_result out;
+    pt_error e = {{0}};
+    CHECK(!generate(NULL, true, 1, &out, &e));
+    CHECK_CONTAINS(e.msg, "the factored decay may rescale the accumulators there, but 1 wgmma group(s) are in flight");
+    CHECK_MSG(generate(NULL, false, 1, &out, &e), "%s", e.msg);
+    pt_codegen_result_free(&out);
+}
+
+int main(void)
+{
+    PTEST_RUN(chain);
+    PTEST_RUN(json);
+    PTEST_RUN(simulated);
+    PTEST_RUN(generated);
+    PTEST_END();
+}
