@@ -45,6 +45,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         {"--from", "from", true},     {"--top", "top", true},
         {"--budget", "budget", true}, {"--measure", "measure", true},
         {"--candidates", "candidates", true}, {"--resimulate", "resimulate", false},
+        {"--decay", "decay", true},
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -90,6 +91,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         else if (!strcmp(n, "target")) o->target = val;
         else if (!strcmp(n, "from")) o->calib_from = val;
         else if (!strcmp(n, "candidates")) o->candidates = val;
+        else if (!strcmp(n, "decay")) o->decay = val;
         else if (!strcmp(n, "remote")) {
             if (!val[0]) {
                 cli_error("%s: --remote needs a command; see %s --help", o->verb, o->verb);

@@ -34,6 +34,7 @@ typedef struct {
     double budget_s;           /* --budget S (schedule), 0 = none */
     int measure;               /* --measure N (schedule: profile the best N on a GPU) */
     const char *candidates;    /* --candidates DIR (schedule: write the N it would measure) */
+    const char *decay;         /* --decay FORM (schedule: every candidate's decay form) */
     bool json;                 /* --json */
     bool resimulate;           /* --resimulate (report: predict again with today's model) */
     bool quiet;                /* -q */

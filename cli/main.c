@@ -45,7 +45,7 @@ static const struct {
      "  --target T       code generator: sm90a (Hopper: TMA, mbarrier, wgmma; the default)\n"
      "  -o DIR           the bundle directory\n"},
     {"schedule", verb_schedule,
-     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N [--candidates DIR]] [--target sm90a] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
+     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N [--candidates DIR]] [--target sm90a] [--decay FORM] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
      "The automatic scheduler: searches tile shapes (the reduction tile too), consumer\n"
      "warpgroups, stages, look-ahead and ping-pong pipelining, persistent or one-CTA-per-tile\n"
      "grids and rasterisation; each candidate gets the greedy intra-EU schedule, is validated\n"
@@ -60,7 +60,9 @@ static const struct {
      "                   schedule; keep the fastest measured. --remote, --timeout,\n"
      "                   --build-timeout and signals as for profile\n"
      "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
-     "                   each: rank, predicted ns, description) instead of measuring them\n"},
+     "                   each: rank, predicted ns, description) instead of measuring them\n"
+     "  --decay FORM     every candidate's exp_decay lowering: tile (the default) or factored\n"
+     "                   (docs/FORMAT-sprogram.md; its model is an estimate, not yet measured)\n"},
     {"report", verb_report, "report TRACE [--json] [--resimulate [--hw H]]",
      "Predicted against measured from a profiled trace (written by profile): the sample (CTAs,\n"
      "iterations, records dropped or unpaired; a partial sample is marked), busy % per lane\n"

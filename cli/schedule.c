@@ -182,7 +182,7 @@ int verb_schedule(int argc, char **argv)
 {
     cli_opts o = {.verb = "schedule", .split_searched = true};
     if (!cli_parse(argc, argv,
-                   "hw,set,o,top,budget,measure,candidates,target,remote,timeout,build-timeout,q",
+                   "hw,set,o,top,budget,measure,candidates,target,remote,timeout,build-timeout,q,decay",
                    &o))
         return EXIT_USAGE;
     if (o.candidates && o.measure <= 0) {
@@ -191,6 +191,11 @@ int verb_schedule(int argc, char **argv)
     }
     search_ctx sc = {.quiet = o.quiet};
     pt_error err = {{0}};
+    pt_decay_form decay = PT_DECAY_TILE;
+    if (o.decay && !pt_decay_form_parse(o.decay, &decay)) {
+        cli_error("schedule: --decay %s: expected tile or factored", o.decay);
+        return EXIT_USAGE;
+    }
     if (o.target && !pt_backend_lookup(o.target, "schedule: ", &sc.target, &err)) {
         cli_error("%s", err.msg);
         return EXIT_USAGE;
@@ -210,6 +215,12 @@ int verb_schedule(int argc, char **argv)
         if (be && strcmp(be->name, PT_TARGET_DEFAULT) != 0)
             sc.target = be;
     }
+    pt_decay_chain chain;
+    if (decay == PT_DECAY_FACTORED && !pt_decay_chain_find(&in.graph, &chain, &err)) {
+        cli_error("schedule: --decay factored: %s", err.msg);
+        cli_inputs_free(&in);
+        return EXIT_INVALID;
+    }
     cli_inputs_free(&in); /* the search partitions for itself */
     pt_graph_source src = cli_graph_source(&o); /* a split count is searched from it */
     if (o.measure > 0 && !o.candidates && !o.remote && !pt_runner_check_local(&err)) {
@@ -223,7 +234,7 @@ int verb_schedule(int argc, char **argv)
     snprintf(what, sizeof what, "the %s code generator", sc.target ? sc.target->name : "");
     pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = on_search_progress,
                            .accept = accept_target, .accept_what = what, .ctx = &sc,
-                           .source = &src};
+                           .source = &src, .decay = decay};
     pt_schedule_result r;
     if (!pt_schedule(&in.graph, &in.hw, &so, &r, &err)) {
         fprintf(stderr, "%s\n", err.msg);

@@ -81,6 +81,10 @@ typedef struct {
      * best schedule of the combine kernel it implies (split_search.c). NULL: the graph is
      * scheduled as loaded. */
     const pt_graph_source *source;
+    /* the decay form every candidate takes (sProgram "decay", decay_form.h); the default (0)
+     * is the tile form. The factored form is not searched beside it: its model is an estimate
+     * until measured, so it is the caller's choice. */
+    pt_decay_form decay;
 } pt_schedule_opts;
 
 typedef struct {

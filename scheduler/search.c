@@ -515,6 +515,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         pt_stask_graph_free(&c.sg);
         return;
     }
+    if (S->o)
+        c.prog.decay = S->o->decay;
     /* the cluster's slots over the leader's rings make the others wait for its loop: measured
      * 1.7-5.8% slower than the workspace in 4 of 5 M = 64 picks (BENCHMARKS.md, session 20), which
      * the model does not charge; only slots beside the buffers are searched */
@@ -582,10 +584,12 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
                           pt_raster_name(io->raster), run_desc,
                           io->store_by_consumer ? " store-by-consumer" : "");
     if (io->split_k > 1 && n < sizeof c.desc)
-        snprintf(c.desc + n, sizeof c.desc - n, " split-k=%d%s", io->split_k,
+        n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " split-k=%d%s", io->split_k,
                  io->split_cluster ? " cluster" : "");
     else if (io->stream_k > 1 && n < sizeof c.desc)
-        snprintf(c.desc + n, sizeof c.desc - n, " stream-k=%d", io->stream_k);
+        n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " stream-k=%d", io->stream_k);
+    if (c.prog.decay != PT_DECAY_TILE && n < sizeof c.desc)
+        snprintf(c.desc + n, sizeof c.desc - n, " decay=%s", pt_decay_form_name(c.prog.decay));
     offer(&S->top, &c);
 }
 
@@ -603,8 +607,10 @@ static void offer_default(search *S)
         return;
     pt_validation v;
     pt_timeline tl = {0};
-    bool ok = pt_sprogram_default(&c.prog, &c.sg, S->hw, &err) &&
-              pt_validate(&c.prog, &c.sg, S->hw, &v, &err);
+    bool made = pt_sprogram_default(&c.prog, &c.sg, S->hw, &err);
+    if (made && S->o)
+        c.prog.decay = S->o->decay;
+    bool ok = made && pt_validate(&c.prog, &c.sg, S->hw, &v, &err);
     if (ok && S->o && S->o->accept) {
         pt_error why = {{0}};
         ok = S->o->accept(S->o->ctx, &c.prog, &c.sg, S->hw, &why);

@@ -560,5 +560,23 @@ expect 1 "codegen the unsplit graph for 8 sequences" "$cli" codegen flash_decodi
 stderr_has "in 64 CTAs for 132 SMs is decoding, not prefill: use the flash_decoding example" "the unsplit graph on few CTAs points to the split kernels"
 expect 0 "codegen the unsplit graph for 16 sequences (128 CTAs: more than half the SMs)" "$cli" codegen flash_decoding_unsplit --set "B=16,HKV=8,G=4,S=1024,D=128" --target sm90a -o "$tmp/decu16"
 
+# The factored decay: searched when asked, every candidate in that form, written to the
+# program and generated from it; refused, with the reason, for a graph without the chain
+scan="B=2,S=1024,H=4"
+expect 0 "schedule mamba2_chunk_scan --decay factored" "$cli" schedule mamba2_chunk_scan --set "$scan" --target sm90a --decay factored --top 3 -q -o "$tmp/scanf.json"
+if [ "$(grep -cE '^ +[0-9]+ +[0-9.]+ us .* decay=factored$' "$tmp/out")" -eq 3 ] &&
+   grep -q '"decay": "factored"' "$tmp/scanf.json"; then ok "every candidate listed is factored, and the program says so"
+else bad "schedule --decay factored: $(head -c 900 "$tmp/out")"; fi
+expect 0 "codegen the factored pick" "$cli" codegen mamba2_chunk_scan --set "$scan" --program "$tmp/scanf.json" --target sm90a -o "$tmp/scanf.bundle"
+if grep -q 'pt::decay_pivot_make' "$tmp/scanf.bundle/kernel.cu"; then ok "the factored pick's kernel takes the pivot"
+else bad "factored kernel: $(grep -n 'decay' "$tmp/scanf.bundle/kernel.cu" | head -3)"; fi
+expect 0 "schedule mamba2_chunk_scan (the tile form)" "$cli" schedule mamba2_chunk_scan --set "$scan" --top 1 -q -o "$tmp/scant.json"
+if ! grep -q '"decay"' "$tmp/scant.json"; then ok "without --decay the program has no decay key"
+else bad "tile form program: $(grep decay "$tmp/scant.json")"; fi
+expect 1 "schedule mamba2_chunk_state --decay factored" "$cli" schedule mamba2_chunk_state --decay factored
+stderr_has 'schedule: --decay factored: decay "factored": graph mamba2_chunk_state has no exp_decay op' "a graph without the chain is refused with its reason"
+expect 2 "schedule --decay rows" "$cli" schedule mamba2_chunk_scan --decay rows
+stderr_has 'schedule: --decay rows: expected tile or factored' "an unknown form is named"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]

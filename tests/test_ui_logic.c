@@ -462,6 +462,26 @@ static void test_retile_keeps_partition(void)
     pt_explorer_model_free(m);
 }
 
+/* The decay's form from the explorer: set and saved with the program; refused where the graph
+ * has no exp_decay chain (the reason named) and when unchanged. */
+static void test_decay_form(void)
+{
+    pt_error err = {{0}};
+    pt_explorer_model *m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "mamba2_chunk_scan", "H200", &err), "%s", err.msg);
+    CHECK(m->prog.decay == PT_DECAY_TILE);
+    CHECK(!pt_explorer_model_set_decay(m, PT_DECAY_TILE, &err) && strstr(err.msg, "already tile"));
+    CHECK_MSG(pt_explorer_model_set_decay(m, PT_DECAY_FACTORED, &err), "%s", err.msg);
+    CHECK(m->prog.decay == PT_DECAY_FACTORED && m->dirty);
+    pt_explorer_model_free(m);
+    m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "mamba2_chunk_state", "H200", &err), "%s", err.msg);
+    CHECK(!pt_explorer_model_set_decay(m, PT_DECAY_FACTORED, &err));
+    CHECK_CONTAINS(err.msg, "has no exp_decay op");
+    CHECK(m->prog.decay == PT_DECAY_TILE);
+    pt_explorer_model_free(m);
+}
+
 /* Runs from the explorer: persistent set with them; refused with split-K on, naming the field. */
 static void test_runs(void)
 {
@@ -524,6 +544,7 @@ int main(void)
     PTEST_RUN(test_trace_overlay);
     PTEST_RUN(test_retile_keeps_partition);
     PTEST_RUN(test_runs);
+    PTEST_RUN(test_decay_form);
     PTEST_RUN(test_split_cluster);
     PTEST_END();
 }

@@ -534,6 +534,22 @@ bool pt_explorer_model_set_run(pt_explorer_model *m, int run, pt_error *err)
     return commit(m, &c, NULL, NULL, err);
 }
 
+bool pt_explorer_model_set_decay(pt_explorer_model *m, pt_decay_form form, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    if (m->prog.decay == form)
+        return pt_fail(err, "the decay is already %s", pt_decay_form_name(form));
+    pt_decay_chain chain;
+    if (form == PT_DECAY_FACTORED && !pt_decay_chain_find(&m->graph, &chain, err))
+        return false;
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    c.decay = form;
+    return commit(m, &c, NULL, NULL, err);
+}
+
 bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *err)
 {
     if (!m->have_prog)

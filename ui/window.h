@@ -113,6 +113,9 @@ GtkWidget *pt_window_get_offset_spin(PtWindow *self);
 GtkWidget *pt_window_get_split_k_spin(PtWindow *self);
 /* The "through a cluster" check button of split-K (partition.split_k_reduce). */
 GtkWidget *pt_window_get_split_cluster_check(PtWindow *self);
+/* The "factored decay" check button (the sProgram's "decay"; sends win.decay), or NULL when the
+ * graph has no exp_decay chain. */
+GtkWidget *pt_window_get_decay_check(PtWindow *self);
 /* The tile form's drop-down of the tensor-core rows' axis (wg_axis), or NULL when the graph
  * has no choice. */
 GtkWidget *pt_window_get_rows_axis_drop_down(PtWindow *self);

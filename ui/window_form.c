@@ -1,9 +1,9 @@
 /* window_form.c — the inspector's form in PtWindow: tile sizes per graph axis (Propagate on
  * Apply) and the axis of the tensor-core rows, stages of the buffered tensors, the inter-EU
  * partition's split-K, stream-K grid and tiles per run, and the selected loop-body sTask's
- * iteration offset. Its widgets only send win.tile / win.stages / win.split-k /
- * win.stream-k / win.run / win.offset; the form is rebuilt from the model after every load
- * and edit. */
+ * iteration offset, and the decay's form where the graph has an exp_decay chain. Its widgets
+ * only send win.tile / win.stages / win.split-k / win.stream-k / win.run / win.offset /
+ * win.decay; the form is rebuilt from the model after every load and edit. */
 #include "window_private.h"
 
 #include "ring_reuse.h"
@@ -171,6 +171,41 @@ static void on_split_cluster_toggled(GtkCheckButton *check, gpointer data)
 {
     gtk_widget_activate_action(GTK_WIDGET(data), "win.split-cluster", "b",
                                gtk_check_button_get_active(check));
+}
+
+static void on_decay_toggled(GtkCheckButton *check, gpointer data)
+{
+    gtk_widget_activate_action(GTK_WIDGET(data), "win.decay", "s",
+                               gtk_check_button_get_active(check) ? "factored" : "tile");
+}
+
+GtkWidget *pt_window_get_decay_check(PtWindow *self)
+{
+    return form_widget(self, GTK_TYPE_CHECK_BUTTON, "pt-decay", NULL);
+}
+
+/* The decay's form (decay_form.h), only where the graph has the chain it applies to. */
+static void build_decay(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    pt_decay_chain chain;
+    pt_error e = {{0}};
+    if (!pt_decay_chain_find(&m->graph, &chain, &e))
+        return;
+    GtkWidget *check = gtk_check_button_new_with_mnemonic("_Factored decay");
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), m->prog.decay == PT_DECAY_FACTORED);
+    g_object_set_data(G_OBJECT(check), "pt-decay", GINT_TO_POINTER(1));
+    char *tip = g_strdup_printf("%s as column factors: its row factor scales the accumulators "
+                                "once per tile instead of every element; a warp whose rows span "
+                                "too much falls back to the tile (win.decay). Predicted from "
+                                "instruction counts, not yet measured",
+                                m->graph.ops[chain.op_decay].name);
+    gtk_widget_set_tooltip_text(check, tip);
+    g_free(tip);
+    g_signal_connect(check, "toggled", G_CALLBACK(on_decay_toggled), self);
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6); /* a row, as the other parts */
+    gtk_box_append(GTK_BOX(row), check);
+    gtk_box_append(GTK_BOX(self->form_box), row);
 }
 
 static void on_run_changed(GtkSpinButton *spin, gpointer data)
@@ -425,6 +460,7 @@ static void build_form_now(PtWindow *self)
         gtk_grid_attach(GTK_GRID(stages), form_label("none"), 0, 1, 1, 1);
     gtk_box_append(GTK_BOX(self->form_box), stages);
     build_partition(self);
+    build_decay(self);
 
     self->offset_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     gtk_box_append(GTK_BOX(self->form_box), self->offset_box);

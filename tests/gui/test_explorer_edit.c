@@ -1,8 +1,8 @@
 /* test_explorer_edit.c — editing in the explorer window, driven through the same GActions the
  * menus and shortcuts use (suite 'gui', under Xvfb via run_xvfb.sh): Append, Wait add/remove,
  * a refused (deadlocking) Wait, stages, re-tiling, undo/redo to exact states, save and reopen,
- * a drag on the timeline that moves an sTask, and a click on a node of the sTask-graph page
- * that selects the sTask everywhere. */
+ * a drag on the timeline that moves an sTask, a click on a node of the sTask-graph page
+ * that selects the sTask everywhere, and the factored decay's check button (ChunkScan only). */
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
@@ -512,6 +512,37 @@ static void test_close_prompt(void)
     g_assert_true(gone);
 }
 
+/* The "Factored decay" check button: present for ChunkScan, absent for a GEMM; it sets the
+ * program's "decay", lowers the prediction, and undo restores the tile form. */
+static void test_decay(void)
+{
+    explorer_open("gemm_f16");
+    spin(100);
+    g_assert_null(pt_window_get_decay_check(win));
+    explorer_open("mamba2_chunk_scan");
+    spin(100);
+    GtkWidget *c = pt_window_get_decay_check(win);
+    g_assert_nonnull(c);
+    g_assert_false(gtk_check_button_get_active(GTK_CHECK_BUTTON(c)));
+    pt_explorer_model *m = pt_window_get_model(win);
+    double before = m->tl.kernel_time_ns;
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(c), TRUE);
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->prog.decay, ==, PT_DECAY_FACTORED);
+    g_test_message("kernel %.1f us -> %.1f us", before / 1e3, m->tl.kernel_time_ns / 1e3);
+    g_assert_cmpfloat(m->tl.kernel_time_ns, <, before);
+    char *j = prog_json();
+    g_assert_nonnull(strstr(j, "\"decay\": \"factored\""));
+    g_free(j);
+    g_assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(pt_window_get_decay_check(win))));
+    explorer_activate("undo", NULL);
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->prog.decay, ==, PT_DECAY_TILE);
+    g_assert_cmpfloat(m->tl.kernel_time_ns, ==, before);
+}
+
 int main(int argc, char **argv)
 {
     gtk_test_init(&argc, &argv, NULL);
@@ -527,6 +558,7 @@ int main(int argc, char **argv)
     g_test_add_func("/explorer/drag", test_drag);
     g_test_add_func("/explorer/graph-click", test_graph_click);
     g_test_add_func("/explorer/close-prompt", test_close_prompt);
+    g_test_add_func("/explorer/decay", test_decay);
     int rc = explorer_test_run("org.pipethreader.ExplorerTest");
     return rc;
 }
