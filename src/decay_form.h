@@ -29,7 +29,7 @@ typedef struct {
 
 /* The factored form's work per element relative to the tile form's pieces at their rates, from
  * instruction counts per thread and k block of 64 columns (pt_ssd.cuh); estimates, not
- * measured. exp_decay: 16 column values read, each an FFMA, a range test and an MUFU.EX2 (64),
+ * measured, used where the hardware model gives none (hw.h decay_factored_*_work). exp_decay: 16 column values read, each an FFMA, a range test and an MUFU.EX2 (64),
  * against the same reads and 18 exponentials then a multiply and a mask per element (134). The
  * tile's multiply: 4 ldmatrix (the tile as the fragment), against those and an unpack and a
  * multiply per element (68). The vector's: 16 reads, 16 products with the column factors, 8

@@ -117,6 +117,10 @@ typedef struct {
     double dynamic_claim_ns;     /* per tile a persistent CTA claims from a dynamic hand-out
                                     (an atomic on a global counter before the tile's loads);
                                     0 = free */
+    /* The factored decay's pieces (decay_form.h): their work per element as a fraction of the
+     * tile form's exp_decay, tile multiply and vector multiply at those kinds' rates; 0 = the
+     * instruction-count estimates of decay_form.h */
+    double decay_factored_exp_work, decay_factored_tile_work, decay_factored_vec_work;
     double dram_blend_p;         /* kernel time = (span^p + floor^p)^(1/p) of the SM pipelines'
                                     span and the DRAM floor: a kernel near its floor does not
                                     overlap compute and HBM perfectly. 0 = max(span, floor) */

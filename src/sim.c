@@ -1454,12 +1454,16 @@ static void stask_cost(const sim_state *S, const pt_decay_chain *decay, int s, d
     *rate = c->rate;
     *latency = c->latency_ns;
     if (decay && t->op >= 0) {  /* the factored decay's pieces do less per element */
+        const pt_hw *h = S->hw;
         if (t->op == decay->op_decay)
-            *rate /= PT_DECAY_FACTORED_EXP_WORK;
+            *rate /= h->decay_factored_exp_work > 0 ? h->decay_factored_exp_work
+                                                   : PT_DECAY_FACTORED_EXP_WORK;
         else if (t->op == decay->op_tile)
-            *rate /= PT_DECAY_FACTORED_TILE_WORK;
+            *rate /= h->decay_factored_tile_work > 0 ? h->decay_factored_tile_work
+                                                    : PT_DECAY_FACTORED_TILE_WORK;
         else if (t->op == decay->op_vec)
-            *rate /= PT_DECAY_FACTORED_VEC_WORK;
+            *rate /= h->decay_factored_vec_work > 0 ? h->decay_factored_vec_work
+                                                   : PT_DECAY_FACTORED_VEC_WORK;
     }
     if (t->kind != PT_ST_DEQUANT)
         return;
