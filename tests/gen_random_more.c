@@ -159,7 +159,8 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
         return false;
     static const char *const rings[] = {"CB", "x", "dt", "dA_s"};
     draw_stages(d, r, rings, 4, 3);
-    if (chance(r, 35)) { /* the next block's decay-weighted CB made while this one multiplies */
+    bool early = chance(r, 35);
+    if (early) { /* the next block's decay-weighted CB made while this one multiplies */
         static const char *const prep[] = {"exp_decay.decay", "mul.Pw", "mul.Pdt"};
         for (int i = 0; i < 3; i++)
             ahead(d, prep[i], wgs, 1, err);
@@ -171,6 +172,12 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
     if (d->p.partition.persistent && chance(r, 50)) {
         d->p.partition.staging = chance(r, 50) ? PT_STAGING_APART : PT_STAGING_OVER_RESIDENT;
         note(d, "output staged %s", pt_staging_name(d->p.partition.staging));
+    }
+    /* the decay factored (decay_form.h) where its mma completes within its step (the generator
+     * refuses it an iteration ahead) */
+    if (!early && chance(r, 40)) {
+        d->p.decay = PT_DECAY_FACTORED;
+        note(d, "decay factored");
     }
     return true;
 }

@@ -732,11 +732,12 @@ bool sm90a_ssd_emit(const sm90a_ssd *sd, pt_codegen_result *out, pt_error *err)
     }
     snprintf(out->summary, sizeof out->summary,
              "%s: %s tile %lldx%lld, k block %lld, %d consumer warpgroup%s, A made on the CUDA cores "
-             "from %s (%s), warpgroup 0 step [%s], %s grid of %lld CTAs (%lld tiles), %lld bytes of "
+             "from %s (%s%s), warpgroup 0 step [%s], %s grid of %lld CTAs (%lld tiles), %lld bytes of "
              "shared memory, registers %d/%d",
              sd->kp->kernel_name, sd->g->tensors[sd->C].name, (long long)sd->BM, (long long)sd->BN,
              (long long)sd->BK, sd->wgs, sd->wgs > 1 ? "s" : "", sd->g->tensors[sd->src].name,
-             sd->src_mn_major ? "stored k-major rows of m" : "stored m-major rows of k", order,
+             sd->src_mn_major ? "stored k-major rows of m" : "stored m-major rows of k",
+             sd->factored ? "; the decay factored, its row factor on the accumulators" : "", order,
              sd->kp->persistent ? "persistent" : "one-tile-per-CTA", (long long)sd->kp->grid,
              (long long)sd->kp->tiles, (long long)sd->kp->smem_dynamic, sd->kp->producer.regs,
              W->regs);
