@@ -542,6 +542,51 @@ static void emit_skipped_blocks(strbuf *sb, const sm90a_steps *st, int w)
     sb_puts(sb, "            }\n");
 }
 
+/* A consumer's register values, one array per ring slot, in the form each holds (ssd.h). */
+static void emit_value_decls(strbuf *sb, const sm90a_ssd *sd)
+{
+    const pt_kprog *kp = sd->kp;
+    for (int v = 0; v < kp->n_vals; v++)
+        for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++) {
+            const char *name = sd->g->tensors[kp->vals[v].tensor].name;
+            if (sd->vkind[v] == SSD_DCOLS) {
+                sb_printf(sb, "        float %s%d[KS][4];  // %s of ring slot %d: its column factors (the factored decay)\n",
+                          sd->vname[v], s, name, s);
+                continue;
+            }
+            if (sd->vkind[v] == SSD_MVEC || sd->vkind[v] == SSD_ATILE) {
+                bool mv = sd->vkind[v] == SSD_MVEC;
+                sb_printf(sb, "        float %s%d%s;  // %s of ring slot %d: %s\n", sd->vname[v], s,
+                          mv ? "[2]" : "[KS][8]", name, s,
+                          mv ? "a vector along m (this thread's two rows)"
+                             : "an f32 tile in the A fragment's order");
+                continue;
+            }
+            sb_printf(sb, "        %s %s%d[KS][4];  // %s of ring slot %d%s\n",
+                      sd->vkind[v] == SSD_AFRAG ? "uint32_t" : "float", sd->vname[v], s, name, s,
+                      sd->vkind[v] == SSD_AFRAG ? ": the wgmma's A fragment" : ": a vector along k");
+        }
+}
+
+/* The factored decay's pivot, once per tile after the prologue (pt::decay_pivot_make): from
+ * the rows exp_decay reads, which are in registers. */
+static void emit_decay_pivot(strbuf *sb, const sm90a_steps *st, int w)
+{
+    const sm90a_ssd *sd = st->view;
+    const pt_krole *W = &sd->kp->consumer[w];
+    const pt_ktask *d = NULL;
+    for (int i = 0; i < W->n_tasks; i++)
+        if (W->tasks[i].op == sd->chain.op_decay)
+            d = &W->tasks[i];
+    char x[160];
+    const step_ctx c = {.st = st, .w = w};
+    operand(x, sizeof x, &c, d, 0);
+    sb_printf(sb, "            // the factored decay: this warp's pivot; its accumulator rows in units of\n"
+                  "            // the row factor exp(%s - pivot) until the store\n"
+                  "            pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(%s, acc, lane);\n",
+              sd->g->tensors[sd->g->ops[sd->chain.op_decay].in[0]].name, x);
+}
+
 static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
 {
     const pt_kprog *kp = sd->kp;
@@ -566,26 +611,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
             sb_printf(sb, ", %sbase = 0", lo);
         }
     sb_puts(sb, ";\n        float acc[BN / 2];\n");
-    for (int v = 0; v < kp->n_vals; v++)
-        for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++) {
-            if (sd->vkind[v] == SSD_DCOLS) {
-                sb_printf(sb, "        float %s%d[KS][4];  // %s of ring slot %d: its column factors (the factored decay)\n",
-                          sd->vname[v], s, sd->g->tensors[kp->vals[v].tensor].name, s);
-                continue;
-            }
-            if (sd->vkind[v] == SSD_MVEC || sd->vkind[v] == SSD_ATILE) {
-                bool mv = sd->vkind[v] == SSD_MVEC;
-                sb_printf(sb, "        float %s%d%s;  // %s of ring slot %d: %s\n", sd->vname[v], s,
-                          mv ? "[2]" : "[KS][8]", sd->g->tensors[kp->vals[v].tensor].name, s,
-                          mv ? "a vector along m (this thread's two rows)"
-                             : "an f32 tile in the A fragment's order");
-                continue;
-            }
-            sb_printf(sb, "        %s %s%d[KS][4];  // %s of ring slot %d%s\n",
-                      sd->vkind[v] == SSD_AFRAG ? "uint32_t" : "float", sd->vname[v], s,
-                      sd->g->tensors[kp->vals[v].tensor].name, s,
-                      sd->vkind[v] == SSD_AFRAG ? ": the wgmma's A fragment" : ": a vector along k");
-        }
+    emit_value_decls(sb, sd);
     if (kp->dynamic) {
         int r = sm90a_first_resident(kp);
         sm90a_buf_name(&sd->sh, r, lo, up, sizeof lo);
@@ -619,19 +645,8 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
         st.val_name[v] = sd->vname[v];
     for (int i = 0; i < W->n_pro; i++)
         emit_prologue_task(sb, &st, w, &W->pro[i]);
-    if (sd->factored) {
-        const pt_ktask *d = NULL;
-        for (int i = 0; i < W->n_tasks; i++)
-            if (W->tasks[i].op == sd->chain.op_decay)
-                d = &W->tasks[i];
-        char x[160];
-        const step_ctx c = {.st = &st, .w = w};
-        operand(x, sizeof x, &c, d, 0);
-        sb_printf(sb, "            // the factored decay: this warp's pivot; its accumulator rows in units of\n"
-                      "            // the row factor exp(%s - pivot) until the store\n"
-                      "            pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(%s, acc, lane);\n",
-                  sd->g->tensors[sd->g->ops[sd->chain.op_decay].in[0]].name, x);
-    }
+    if (sd->factored)
+        emit_decay_pivot(sb, &st, w);
     sm90a_emit_steps(sb, &st, w);
     if (per_wg_trips(sd))
         emit_skipped_blocks(sb, &st, w);
