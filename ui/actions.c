@@ -80,6 +80,7 @@ typedef struct {
     int64_t budget_candidates;
     int top_k;
     const pt_backend *target; /* NULL: any valid sProgram; else only what it generates */
+    pt_decay_form decay;      /* the program's: a search keeps the decay form the user chose */
     char source[1024];
     pt_schedule_result r;
     gboolean have_r;
@@ -131,7 +132,8 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
     snprintf(what, sizeof what, "the %s code generator", sj->target ? sj->target->name : "");
     pt_schedule_opts so = {.top_k = sj->top_k, .budget_s = sj->budget_s,
                            .progress = search_progress, .accept = search_accept,
-                           .accept_what = what, .stop = search_stop, .ctx = sj};
+                           .accept_what = what, .stop = search_stop, .ctx = sj,
+                           .decay = sj->decay};
     char budget[64];
     if (sj->budget_s > 0)
         snprintf(budget, sizeof budget, "%g seconds", sj->budget_s);
@@ -151,6 +153,9 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
                    g->split_param, (long long)g->params[sp].value, g->split_combine,
                    g->split_unsplit[0] ? ", and weighs the one-pass graph " : "",
                    g->split_unsplit, g->split_unsplit[0] ? " (open it to explore that kernel)" : "");
+    if (sj->decay != PT_DECAY_TILE)
+        pt_job_log(job, "every candidate with the decay %s, as the program has it",
+                   pt_decay_form_name(sj->decay));
     if (!pt_schedule(sj->graph, &sj->hw, &so, &sj->r, err))
         return false;
     sj->have_r = true;
@@ -271,6 +276,7 @@ static void action_schedule_run(GSimpleAction *a, GVariant *p, gpointer data)
     /* Flat structs: a plain copy is a deep one, so the worker owns its inputs. */
     sj->graph = g_memdup2(&m->graph, sizeof m->graph);
     sj->hw = m->hw;
+    sj->decay = m->prog.decay;
     g_strlcpy(sj->source, m->source, sizeof sj->source);
     if (st->sd_status)
         gtk_label_set_text(GTK_LABEL(st->sd_status), "Searching…");
