@@ -54,7 +54,7 @@ if [ "$mode" = compile ]; then
                    wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 \
                    wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 \
                    wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 \
-                   ex2.approx.ftz.f32 cvt.rn.f16x2.f32 fma.rn.f16x2 shfl.sync.up.b32 \
+                   ex2.approx.ftz.f32 cvt.rn.f16x2.f32 fma.rn.f16x2 cvt.rn.bf16x2.f32 mul.rn.bf16x2 shfl.sync.up.b32 \
                    st.volatile.shared.v4.f32 bar.sync %globaltimer %clock64; do
             if grep -qF -- "$ins" "$tmp/calibrate.ptx"; then ok "PTX has $ins"; else bad "PTX lacks $ins"; fi
         done
@@ -123,6 +123,9 @@ for dt in f16 bf16 fp8-e4m3 f32; do
     file_has "$m" "\"dtype\":	\"$dt\"" "mma entry $dt"
 done
 file_has "$m" '"barrier_ns":	58.6' "barrier_ns from the mbarrier hand-off"
+# the factored decay: exp_decay 26.9 / decay_cols 53.8, elementwise 108.7 / decay_scale 120
+file_has "$m" '"decay_factored_exp_work":	0.5' "the factored exp_decay's work from its piece"
+file_has "$m" '"decay_factored_vec_work":	0.9058' "the factored vector multiply's work from its piece"
 file_has "$m" '"issue_ns":	13.8' "TMA issue_ns"
 file_has "$m" '"rate":	56.9' "load rate = L2 re-read rate of the largest tiles"
 file_has "$m" '"rate":	6930' "f16 mma rate = best configuration"

@@ -336,6 +336,40 @@ static void derive_pieces(builder *B)
     B->kept += 2;
 }
 
+/* A piece's rate (elements/ns of one warpgroup alone), NAN where not measured. */
+static double piece_rate(const pt_calibration *C, const char *name)
+{
+    for (int i = 0; i < C->n_pieces; i++)
+        if (!strcmp(C->piece[i].name, name) && C->piece[i].wg1.ok)
+            return C->piece[i].wg1.v;
+    return NAN;
+}
+
+/* The factored decay's work fractions (hw.h decay_factored_*_work): its exp_decay against the
+ * tile form's, and its scaled fragment against the elementwise rate the tile form's multiply is
+ * costed at, both per element of the same tile; the tile multiply (ldmatrix only) is not
+ * measured. */
+static void derive_decay_factored(builder *B)
+{
+    const pt_calibration *C = B->C;
+    char src[512];
+    double tile = piece_rate(C, "exp_decay"), cols = piece_rate(C, "decay_cols");
+    if (isfinite(tile) && isfinite(cols) && cols > 0) {
+        snprintf(src, sizeof src, "%s: piece exp_decay's rate (%.1f) over decay_cols' (%.1f), "
+                 "elements/ns of one warpgroup alone", B->pre, tile, cols);
+        set_top(B, "decay_factored_exp_work", fmin(1.0, tile / cols), src);
+    } else
+        B->kept++;
+    double ew = piece_rate(C, "elementwise"), scale = piece_rate(C, "decay_scale");
+    if (isfinite(ew) && isfinite(scale) && scale > 0) {
+        snprintf(src, sizeof src, "%s: piece elementwise's rate (%.1f) over decay_scale's (%.1f), "
+                 "elements/ns of one warpgroup alone", B->pre, ew, scale);
+        set_top(B, "decay_factored_vec_work", fmin(1.0, ew / scale), src);
+    } else
+        B->kept++;
+    B->kept++; /* decay_factored_tile_work */
+}
+
 static void derive_misc(builder *B)
 {
     const pt_calibration *C = B->C;
@@ -403,6 +437,7 @@ char *pt_calibration_fit(const pt_calibration *C, const pt_hw *base, pt_calib_ho
     derive_memory(&B);
     derive_mma(&B);
     derive_pieces(&B);
+    derive_decay_factored(&B);
     int n_costs = cJSON_GetArraySize(B.costs);
     cJSON_AddItemToObject(B.root, "costs", B.costs);
     char *text = cJSON_Print(B.root);

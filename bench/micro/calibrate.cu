@@ -133,6 +133,21 @@ DEV uint32_t hfma2(uint32_t a, uint32_t b, uint32_t c)
     return r;
 }
 
+// bf16x2 {hi, lo} from two floats, and a paired bf16 multiply (the factored decay's pieces).
+DEV uint32_t pack_bf16x2(float lo, float hi)
+{
+    uint32_t r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+DEV uint32_t mul_bf16x2(uint32_t a, uint32_t b)
+{
+    uint32_t r;
+    asm("mul.rn.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
 DEV float ld_volatile(const float *p)
 {
     float v;
@@ -483,13 +498,13 @@ __global__ void __launch_bounds__(128, 1) wgmma_latency(int reps, unsigned *samp
 
 enum {
     P_ROW_MAX, P_EXP2, P_ROW_SUM, P_RESCALE, P_ELEMENTWISE, P_CONVERT, P_DEQUANT_INT4, P_FILL,
-    P_CUMSUM, P_EXP_DECAY, P_REDUCE, N_PIECES
+    P_CUMSUM, P_EXP_DECAY, P_REDUCE, P_DECAY_COLS, P_DECAY_SCALE, N_PIECES
 };
 static const char *const piece_names[N_PIECES] = {
     "row_max", "exp2", "row_sum", "rescale", "elementwise", "convert_f16x2", "dequant_int4",
-    "fill_smem", "cumsum", "exp_decay", "reduce"};
+    "fill_smem", "cumsum", "exp_decay", "reduce", "decay_cols", "decay_scale"};
 // Elements one thread handles per loop iteration (the rate's unit of work).
-static const int piece_elems[N_PIECES] = {32, 32, 32, 32, 32, 32, 32, 32, 16, 32, 32};
+static const int piece_elems[N_PIECES] = {32, 32, 32, 32, 32, 32, 32, 32, 16, 32, 32, 32, 32};
 // What each loop iteration does per thread, for the JSON (the rate's meaning).
 static const char *const piece_what[N_PIECES] = {
     "x[i] = fmaxf(x[i], x[i+1]): one FMNMX per element, loop-carried, no shuffles",
@@ -502,7 +517,11 @@ static const char *const piece_what[N_PIECES] = {
     "st.shared.v4 of a value: 4 elements per 16-byte store",
     "4 rows of 4: local scan (3 FADD) + 5-step shfl.up warp scan + carry",
     "factored decay: per 32 elements 18 x (FFMA + range test + MUFU.EX2), then FMUL + mask FMUL",
-    "FADD into 8 running sums (as row_sum)"};
+    "FADD into 8 running sums (as row_sum)",
+    "decay as column factors (decay_form.h): per 32 elements of the tile 16 x (FFMA + range test "
+    "+ MUFU.EX2), a vote",
+    "the factored decay's scaled fragment: per 32 elements 16 FMUL (column factor x vector), "
+    "8 F2FP.BF16, 16 HMUL2.BF16 and 8 LOP3 that keep the results"};
 
 // The loop-carried forms below keep every instruction alive through ptxas (no empty-asm
 // sinks, which ptxas would see through): results feed the next iteration.
@@ -625,6 +644,31 @@ __global__ void __launch_bounds__(256, 1) piece_stream(int iters, const float *i
 #pragma unroll
             for (int i = 0; i < 32; i++)
                 x[i] = ok ? rf[(i >> 1) & 1] * cf[(i & 1) + 2 * (i >> 2)] * mask[i] : x[i];
+        } else if constexpr (P == P_DECAY_COLS) {
+            // the factored decay's exp_decay (pt_ssd.cuh decay_cols): a thread's 16 columns of
+            // the 2 x 16 tile, each an FFMA, its range test and an exp; one vote
+            bool ok = true;
+#pragma unroll
+            for (int j = 0; j < 16; j++) {
+                const float c = fmaf(x[j], 0.5f, -1.0f);
+                ok = ok && c <= 40.0f;
+                x[j] = ex2(c);
+            }
+            ok = __all_sync(0xffffffffu, ok);
+            x[16] = ok ? x[16] + 1.0f : x[16];
+        } else if constexpr (P == P_DECAY_SCALE) {
+            // the factored decay's scaled fragment (pt_ssd.cuh afrag_decay): 16 column products
+            // (carried, drifting by 5e-6 an iteration so they stay finite), packed in 8 pairs,
+            // each pair multiplying two fragment registers; one LOP3 per pair keeps the results
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                x[16 + 2 * k] *= 0.999995f;
+                x[17 + 2 * k] *= 1.000005f;
+                const uint32_t w = pack_bf16x2(x[16 + 2 * k], x[17 + 2 * k]);
+                const uint32_t a = mul_bf16x2(__float_as_uint(x[k]), w);
+                const uint32_t b = mul_bf16x2(__float_as_uint(x[8 + k]), w);
+                asm("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(ob[k & 3]) : "r"(a), "r"(b));
+            }
         }
     }
     __syncthreads();
@@ -639,7 +683,8 @@ __global__ void __launch_bounds__(256, 1) piece_stream(int iters, const float *i
         s += acc[i];
 #pragma unroll
     for (int k = 0; k < 4; k++)
-        s += __half2float(__ushort_as_half((unsigned short)(ob[k] & 0xffffu)));
+        s += P == P_DECAY_SCALE ? (float)(ob[k] & 0xffu) // bits of bf16 products: any pattern
+                                : __half2float(__ushort_as_half((unsigned short)(ob[k] & 0xffffu)));
     out[blockIdx.x * blockDim.x + tid] = s;
 }
 
@@ -679,6 +724,10 @@ template <int P> DEV uint32_t piece_one(float v, int lane, float m, float *fill)
         return __float_as_uint(t + v);
     } else if constexpr (P == P_EXP_DECAY) {
         return __float_as_uint(ex2(fmaf(v, 0.5f, -1.0f)) * m);
+    } else if constexpr (P == P_DECAY_COLS) {
+        return __float_as_uint(ex2(fmaf(v, 0.5f, -1.0f)));
+    } else if constexpr (P == P_DECAY_SCALE) {
+        return mul_bf16x2(__float_as_uint(v), pack_bf16x2(v * m, v));
     } else { // P_REDUCE: a whole-warp reduction tree (5 shuffles)
         float a = v;
 #pragma unroll
