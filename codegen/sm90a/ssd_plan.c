@@ -13,7 +13,10 @@
  * split the tile's rows, or take one index each of a batch axis (wg_axis: a CTA's heads, the
  * operands without that axis loaded once for all; under ChunkScan's causal decay every
  * warpgroup then runs the same k blocks, where split rows leave the later rows' warpgroup one
- * block more). */
+ * block more). With the sProgram's decay "factored" (src/decay_form.h) the decay is its column
+ * factors (SSD_DCOLS), the tile's multiply only reads its fragment and the vector's scales it;
+ * plan_factored_steps checks the step program lets a warp rescale its accumulators where the
+ * decay starts. */
 #include <stdio.h>
 #include <string.h>
 
