@@ -655,7 +655,7 @@ static bool plan_factored_steps(const sm90a_ssd *sd, pt_error *err)
         int pending = R->n_steady, at = -1;
         for (int o = 0; o < R->n_ops && at < 0; o++) {
             const pt_kop *op = &R->ops[o];
-            if (op->kind == PT_KOP_WAIT)
+            if (op->kind == PT_KOP_WAIT && op->arg < pending)
                 pending = op->arg;
             else if (op->kind == PT_KOP_TASK && op->arg == pos[0])
                 at = o;
