@@ -290,7 +290,7 @@ static void emit_factored(strbuf *sb, const step_ctx *c, const pt_ktask *e, cons
         if (R->tasks[i].op == sd->chain.op_decay)
             d = &R->tasks[i];
     const bool causal = sd->g->ops[sd->chain.op_decay].causal;
-    char x[160], y[160], row0[64], tile[24], cols[24];
+    char x[160], y[160], row0[64], tile[24], cols[24];  /* cols: the decay's value of e's k block */
     operand(x, sizeof x, c, d, 0);
     warp_row0(row0, sizeof row0, sd, c->w);
     if (e->op == sd->chain.op_decay) {
@@ -302,10 +302,8 @@ static void emit_factored(strbuf *sb, const step_ctx *c, const pt_ktask *e, cons
                   sd->src_mn_major ? "true" : "false", out, row_block(sd, c->w));
     } else {
         value_of_kind(tile, sizeof tile, c, e, SSD_AFRAG);
-        char dv[24];
-        snprintf(dv, sizeof dv, "%s%d", sd->vname[d->out],
+        snprintf(cols, sizeof cols, "%s%d", sd->vname[d->out],
                  sm90a_step_slot(c, e->offset, sd->kp->vals[d->out].slots));
-        snprintf(cols, sizeof cols, "%s", dv);
         int k = e->in[0].kind == PT_KSRC_VAL && sd->vkind[e->in[0].index] == SSD_AFRAG ? 1 : 0;
         operand(y, sizeof y, c, e, k);
         sb_printf(sb, "                pt::afrag_decay<%s, elem_t, KS>(%s, %s, %s, %s, fx, %s, %s, i * BK, lane);\n",
