@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The device round that measures the factored decay (sProgram "decay": "factored", session 28,
 # written without a GPU): run on the GPU machine from the repository root with cJSON available
-# (`source .deps/unpack.sh`), OUT set to a folder that comes back. One call, about 8 minutes:
+# (`source .deps/unpack.sh`), OUT set to a folder that comes back. mamba_ssm's kernels are read
+# from ../shared/anchors/mamba2-triton, or from .dev/anchors where that is not on the machine
+# (copy it there and carry .dev/anchors and .deps). One call, about 8 minutes:
 #  1. every factored ChunkScan variant of tests/codegen/variants.txt and its input ranges
 #     (tests/gpu/input-ranges.txt: warps in and out of the factored range, f16, a walk that
 #     leaves it mid-tile) checked on every element, with the tile-form twins;
