@@ -4,8 +4,8 @@
  * loaded tile T and a vector w along c on the way to a matmul over c (Mamba2's ChunkScan:
  * P = T · D · w, then y += P · X), the row factor leaves the reduction:
  *     y[r] += exp(x_r - p) · Σ_c T[r, c] · (exp(p - y_c) · w_c) · X[c]
- * for any pivot p. So each k block needs one exponential per column and one multiply per
- * element, and the row factor scales the accumulators once per tile. The "factored" form is
+ * for any pivot p. So each k block needs one exponential per column (shared by the rows) and
+ * one multiply per element, and the row factor scales the accumulators once per tile. The "factored" form is
  * this; "tile" (the default) computes every element's exponential. */
 #ifndef PT_DECAY_FORM_H
 #define PT_DECAY_FORM_H
@@ -29,14 +29,16 @@ typedef struct {
 
 /* The factored form's work per element relative to the tile form's pieces at their rates, from
  * instruction counts per thread and k block of 64 columns (pt_ssd.cuh); estimates, not
- * measured, used where the hardware model gives none (hw.h decay_factored_*_work). exp_decay: 16 column values read, each an FFMA, a range test and an MUFU.EX2 (64),
- * against the same reads and 18 exponentials then a multiply and a mask per element (134). The
- * tile's multiply: 4 ldmatrix (the tile as the fragment), against those and an unpack and a
- * multiply per element (68). The vector's: 16 reads, 16 products with the column factors, 8
- * packs and 16 paired multiplies (56), against the reads, 32 multiplies and 16 packs (64). */
-#define PT_DECAY_FACTORED_EXP_WORK (64.0 / 134.0)
+ * measured, used where the hardware model gives none (hw.h decay_factored_*_work). exp_decay: a
+ * lane's 2 columns, each read, an FFMA, a range test and an MUFU.EX2, and a vote (9), against
+ * 16 reads, 18 exponentials behind an FFMA and a test, a product and a mask per element (134).
+ * The tile's multiply: 4 ldmatrix (the tile as the fragment), against those and an unpack and a
+ * multiply per element (68). The vector's: a lane's 2 reads, 2 products and a pack, 8 shuffles
+ * for the thread's pairs and 16 paired multiplies (29), against 16 reads, 32 multiplies and 16
+ * packs (64). */
+#define PT_DECAY_FACTORED_EXP_WORK (9.0 / 134.0)
 #define PT_DECAY_FACTORED_TILE_WORK (4.0 / 68.0)
-#define PT_DECAY_FACTORED_VEC_WORK (56.0 / 64.0)
+#define PT_DECAY_FACTORED_VEC_WORK (29.0 / 64.0)
 
 /* Finds that chain in g; false with a one-line reason (what the factored form needs) when g
  * has none. */

@@ -123,7 +123,7 @@ for dt in f16 bf16 fp8-e4m3 f32; do
     file_has "$m" "\"dtype\":	\"$dt\"" "mma entry $dt"
 done
 file_has "$m" '"barrier_ns":	58.6' "barrier_ns from the mbarrier hand-off"
-# the factored decay: exp_decay 26.9 / decay_cols 53.8, elementwise 108.7 / decay_scale 120
+# the factored decay: exp_decay 26.9 / (16 x decay_cols 3.3625), elementwise 108.7 / decay_scale 120
 file_has "$m" '"decay_factored_exp_work":	0.5' "the factored exp_decay's work from its piece"
 file_has "$m" '"decay_factored_vec_work":	0.9058' "the factored vector multiply's work from its piece"
 file_has "$m" '"issue_ns":	13.8' "TMA issue_ns"

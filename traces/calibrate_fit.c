@@ -346,18 +346,19 @@ static double piece_rate(const pt_calibration *C, const char *name)
 }
 
 /* The factored decay's work fractions (hw.h decay_factored_*_work): its exp_decay against the
- * tile form's, and its scaled fragment against the elementwise rate the tile form's multiply is
- * costed at, both per element of the same tile; the tile multiply (ldmatrix only) is not
- * measured. */
+ * tile form's (decay_cols counts columns, each of which stands for 16 elements of the tile: a
+ * lane's 2 columns cover the 32 elements a thread holds), and its scaled fragment against the
+ * elementwise rate the tile form's multiply is costed at, per element; the tile multiply
+ * (ldmatrix only) is not measured. */
 static void derive_decay_factored(builder *B)
 {
     const pt_calibration *C = B->C;
     char src[512];
     double tile = piece_rate(C, "exp_decay"), cols = piece_rate(C, "decay_cols");
     if (isfinite(tile) && isfinite(cols) && cols > 0) {
-        snprintf(src, sizeof src, "%s: piece exp_decay's rate (%.1f) over decay_cols' (%.1f), "
-                 "elements/ns of one warpgroup alone", B->pre, tile, cols);
-        set_top(B, "decay_factored_exp_work", fmin(1.0, tile / cols), src);
+        snprintf(src, sizeof src, "%s: piece exp_decay's rate (%.1f elements/ns) over 16 x "
+                 "decay_cols' (%.2f columns/ns), one warpgroup alone", B->pre, tile, cols);
+        set_top(B, "decay_factored_exp_work", fmin(1.0, tile / (16 * cols)), src);
     } else
         B->kept++;
     double ew = piece_rate(C, "elementwise"), scale = piece_rate(C, "decay_scale");

@@ -504,7 +504,8 @@ static const char *const piece_names[N_PIECES] = {
     "row_max", "exp2", "row_sum", "rescale", "elementwise", "convert_f16x2", "dequant_int4",
     "fill_smem", "cumsum", "exp_decay", "reduce", "decay_cols", "decay_scale"};
 // Elements one thread handles per loop iteration (the rate's unit of work).
-static const int piece_elems[N_PIECES] = {32, 32, 32, 32, 32, 32, 32, 32, 16, 32, 32, 32, 32};
+// (decay_cols counts its columns: 2 a lane, each standing for 16 elements of the tile)
+static const int piece_elems[N_PIECES] = {32, 32, 32, 32, 32, 32, 32, 32, 16, 32, 32, 2, 32};
 // What each loop iteration does per thread, for the JSON (the rate's meaning).
 static const char *const piece_what[N_PIECES] = {
     "x[i] = fmaxf(x[i], x[i+1]): one FMNMX per element, loop-carried, no shuffles",
@@ -518,10 +519,10 @@ static const char *const piece_what[N_PIECES] = {
     "4 rows of 4: local scan (3 FADD) + 5-step shfl.up warp scan + carry",
     "factored decay: per 32 elements 18 x (FFMA + range test + MUFU.EX2), then FMUL + mask FMUL",
     "FADD into 8 running sums (as row_sum)",
-    "decay as column factors (decay_form.h): per 32 elements of the tile 16 x (FFMA + range test "
-    "+ MUFU.EX2), a vote",
-    "the factored decay's scaled fragment: per 32 elements 16 FMUL (column factor x vector), "
-    "8 F2FP.BF16, 16 HMUL2.BF16 and 8 LOP3 that keep the results"};
+    "decay as column factors (decay_form.h): a lane's 2 columns (the rate counts columns; each "
+    "stands for 16 elements of the tile), each FFMA + range test + MUFU.EX2, a vote",
+    "the factored decay's scaled fragment: per 32 elements 2 FMUL (column factor x vector), "
+    "1 F2FP.BF16, 8 SHFL, 16 HMUL2.BF16 and 8 LOP3 that keep the results"};
 
 // The loop-carried forms below keep every instruction alive through ptxas (no empty-asm
 // sinks, which ptxas would see through): results feed the next iteration.
@@ -645,28 +646,31 @@ __global__ void __launch_bounds__(256, 1) piece_stream(int iters, const float *i
             for (int i = 0; i < 32; i++)
                 x[i] = ok ? rf[(i >> 1) & 1] * cf[(i & 1) + 2 * (i >> 2)] * mask[i] : x[i];
         } else if constexpr (P == P_DECAY_COLS) {
-            // the factored decay's exp_decay (pt_ssd.cuh decay_cols): a thread's 16 columns of
-            // the 2 x 16 tile, each an FFMA, its range test and an exp; one vote
+            // the factored decay's exp_decay (pt_ssd.cuh decay_cols): a lane's 2 columns of the
+            // warp's 64 (32 elements of the 2 x 16 tile a thread covers), each an FFMA, its
+            // range test and an exp; one vote
             bool ok = true;
 #pragma unroll
-            for (int j = 0; j < 16; j++) {
+            for (int j = 0; j < 2; j++) {
                 const float c = fmaf(x[j], 0.5f, -1.0f);
                 ok = ok && c <= 40.0f;
                 x[j] = ex2(c);
             }
             ok = __all_sync(0xffffffffu, ok);
-            x[16] = ok ? x[16] + 1.0f : x[16];
+            x[2] = ok ? x[2] + 1.0f : x[2];
         } else if constexpr (P == P_DECAY_SCALE) {
-            // the factored decay's scaled fragment (pt_ssd.cuh afrag_decay): 16 column products
-            // (carried, drifting by 5e-6 an iteration so they stay finite), packed in 8 pairs,
-            // each pair multiplying two fragment registers; one LOP3 per pair keeps the results
+            // the factored decay's scaled fragment (pt_ssd.cuh afrag_decay): a lane's 2 column
+            // products (carried, drifting by 5e-6 an iteration so they stay finite) packed in a
+            // pair, 8 shuffles bringing each thread its pairs, each multiplying two fragment
+            // registers; one LOP3 per shuffle keeps the results
+            x[16] *= 0.999995f;
+            x[17] *= 1.000005f;
+            const uint32_t w = pack_bf16x2(x[16], x[17]);
 #pragma unroll
             for (int k = 0; k < 8; k++) {
-                x[16 + 2 * k] *= 0.999995f;
-                x[17 + 2 * k] *= 1.000005f;
-                const uint32_t w = pack_bf16x2(x[16 + 2 * k], x[17 + 2 * k]);
-                const uint32_t a = mul_bf16x2(__float_as_uint(x[k]), w);
-                const uint32_t b = mul_bf16x2(__float_as_uint(x[8 + k]), w);
+                const uint32_t m = __shfl_sync(0xffffffffu, w, (8 * k + (lane & 3)) & 31);
+                const uint32_t a = mul_bf16x2(__float_as_uint(x[k]), m);
+                const uint32_t b = mul_bf16x2(__float_as_uint(x[8 + k]), m);
                 asm("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(ob[k & 3]) : "r"(a), "r"(b));
             }
         }

@@ -402,8 +402,12 @@ __device__ __forceinline__ void acc_rows_op(float (&d)[R], const Y &y, int lane)
 // P = T · exp(x_r - y_c) · w_c (causal: 0 where c > r) feeds a matmul over c, so the row factor
 // exp(x_r - p) can scale the accumulators instead of every element: each warp takes the pivot
 // p = x at its first row, divides its accumulator rows by exp(x_r - p) before the loop and
-// multiplies them back before the store, and each k block needs only the column factors
-// exp(p - y_c) w_c (16 exponentials a thread) and one paired multiply per two elements.
+// multiplies them back before the store. Each k block then needs only the column factors
+// exp(p - y_c) w_c, and a column's factor is the same for every row: the warp's lanes make them
+// a pair of columns each (dcols: pair q of a lane is pair P = lane + 32 q of the block, P = 8 kk
+// + 4 h + t covering columns 16 kk + 8 h + 2 t and the next, which lane P % 32 holds in its own
+// kvec), and each thread takes its pairs' products from their lanes by shuffles, then scales
+// two fragment registers by each in one paired multiply.
 // The factors stay within FACTORED_RANGE nats of 1 (bf16: the tile form's range; f16: a product
 // with the tile must stay below 65504). Where the rows leave it the warp computes every element
 // of the tile (the tile form) and leaves its accumulators in their own units; where a k block's
@@ -412,6 +416,9 @@ __device__ __forceinline__ void acc_rows_op(float (&d)[R], const Y &y, int lane)
 
 template <typename T> constexpr float FACTORED_RANGE = 40.f;
 template <> constexpr float FACTORED_RANGE<__half> = 4.f;
+
+// Pairs of columns a lane holds for a k block of 16 KS columns.
+template <int KS> constexpr int DPAIRS = (8 * KS + 31) / 32;
 
 struct decay_pivot {
     float p;      // x at the warp's first row
@@ -448,42 +455,51 @@ template <int R> __device__ __forceinline__ void decay_unpivot(const decay_pivot
         acc_rows_op<Ew::MUL>(acc, f.rf, lane);
 }
 
-// exp_decay, factored: out[kk][j] = exp(p - y) of this thread's columns (kvec order), or the
-// column values themselves once the warp computes every element. row0 is the warp's first row
-// and col0 the k block's first column, both counted along the chunk as the mask is.
+// Pair q of this lane: its k16 step kk and its kvec elements 2 h, 2 h + 1 (t = lane % 4, as the
+// kvec of this lane has them); false past the block's pairs.
+template <int KS> __device__ __forceinline__ bool dpair(int lane, int q, int &kk, int &h)
+{
+    const int P = lane + 32 * q;
+    kk = P / 8;
+    h = (P / 4) % 2;
+    return P < 8 * KS;
+}
+
+// exp_decay, factored: this lane's pairs of column factors exp(p - y), or the column values
+// themselves once the warp computes every element. row0 is the warp's first row and col0 the k
+// block's first column, both counted along the chunk as the mask is.
 template <bool CAUSAL, typename T, int KS, int R, typename Y>
-__device__ __forceinline__ void decay_cols(float (&out)[KS][4], decay_pivot &f, float (&acc)[R],
-                                           const Y &y, int row0, int col0, int lane)
+__device__ __forceinline__ void decay_cols(float (&out)[DPAIRS<KS>][2], decay_pivot &f,
+                                           float (&acc)[R], const Y &y, int row0, int col0, int lane)
 {
     constexpr float LOG2E = 1.4426950408889634f;
     const int t = lane % 4;
     if (CAUSAL && col0 > row0 + 15)  // every column past the warp's rows: the fragment is zero
         return;
+    bool ok = true;
 #pragma unroll
-    for (int kk = 0; kk < KS; ++kk)
+    for (int q = 0; q < DPAIRS<KS>; ++q) {
+        int kk, h;
+        if (!dpair<KS>(lane, q, kk, h))
+            continue;
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
-            out[kk][j] = kv_at(y, kk, j, t);
-    if (f.on) {
-        // columns past the warp's last row are masked: their factors may be anything
-        bool ok = true;
-#pragma unroll
-        for (int kk = 0; kk < KS; ++kk)
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                if (!CAUSAL || col0 + kv_index(kk, j, t) <= row0 + 15)
-                    ok = ok && f.p - out[kk][j] <= FACTORED_RANGE<T>;
-        if (__builtin_expect(!__all_sync(0xffffffffu, ok), 0)) {
-            acc_rows_op<Ew::MUL>(acc, f.rf, lane);
-            f.on = false;
+        for (int e = 0; e < 2; ++e) {
+            out[q][e] = kv_at(y, kk, 2 * h + e, t);
+            // columns past the warp's last row are masked: their factors may be anything
+            if (!CAUSAL || col0 + kv_index(kk, 2 * h + e, t) <= row0 + 15)
+                ok = ok && f.p - out[q][e] <= FACTORED_RANGE<T>;
         }
+    }
+    if (f.on && __builtin_expect(!__all_sync(0xffffffffu, ok), 0)) {
+        acc_rows_op<Ew::MUL>(acc, f.rf, lane);
+        f.on = false;
     }
     if (f.on)
 #pragma unroll
-        for (int kk = 0; kk < KS; ++kk)
+        for (int q = 0; q < DPAIRS<KS>; ++q)
 #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                out[kk][j] = exp2_approx((f.p - out[kk][j]) * LOG2E);
+            for (int e = 0; e < 2; ++e)
+                out[q][e] = exp2_approx((f.p - out[q][e]) * LOG2E);
 }
 
 // The loaded tile's A fragment as it is stored (the factored form scales it later).
@@ -508,41 +524,45 @@ template <> __device__ __forceinline__ uint32_t mul2_bits<__half>(uint32_t a, ui
     return *reinterpret_cast<const uint32_t *>(&r);
 }
 
-template <int KS> struct afrag_val {
-    uint32_t a[KS][4];
-};
-
 // Every element of the tile (the tile form, for a warp out of the factored range): exp(x_r -
-// y_c) T w_c in f32, rounded once. Inline, unlike exp_decay_direct: its arguments (the tile, the
-// columns and w, 48 registers) made a call spill with three consumer warpgroups (128 registers).
-template <typename T, int KS>
-__device__ __forceinline__ afrag_val<KS> afrag_decay_direct(afrag_val<KS> tile, kvec_val<KS> ys,
-                                                        kvec_val<KS> ws, float x0, float x1,
-                                                        int row0, int col0, bool mask, int lane)
+// y_c) T w_c in f32, rounded once; the column values come from the lanes that hold them. Inline,
+// unlike exp_decay_direct: as a call its arguments (the tile, the columns and w, passed as
+// values) spilled with three consumer warpgroups (128 registers).
+template <typename T, int KS, typename W>
+__device__ __forceinline__ void afrag_decay_direct(uint32_t (&a)[KS][4], const uint32_t (&tile)[KS][4],
+                                                   const float (&cols)[DPAIRS<KS>][2], const W &w,
+                                                   float x0, float x1, int row0, int col0,
+                                                   bool mask, int lane)
 {
     const int g = lane / 4, t = lane % 4;
-    afrag_val<KS> out;
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            // register j: row g + 8 (j & 1), columns 2t + 8 (j >> 1) and the next
-            const int row = row0 + g + 8 * (j & 1), e = 2 * (j >> 1);
-            const int col = col0 + 16 * kk + 2 * t + 8 * (j >> 1);
-            const float xr = j & 1 ? x1 : x0;
-            const float2 v = unpack2<T>(tile.a[kk][j]);
-            const float p0 = __expf(xr - ys.v[kk][e]) * v.x * ws.v[kk][e];
-            const float p1 = __expf(xr - ys.v[kk][e + 1]) * v.y * ws.v[kk][e + 1];
-            out.a[kk][j] = pack2<T>(mask && col > row ? 0.f : p0, mask && col + 1 > row ? 0.f : p1);
+        for (int h = 0; h < 2; ++h) {
+            // pair 8 kk + 4 h + t: lane (8 kk + 4 h + t) % 32, slot (8 kk + 4 h) / 32
+            const int src = (8 * kk + 4 * h + t) % 32, q = (8 * kk + 4 * h) / 32;
+            const float y0 = __shfl_sync(0xffffffffu, cols[q][0], src);
+            const float y1 = __shfl_sync(0xffffffffu, cols[q][1], src);
+#pragma unroll
+            for (int r = 0; r < 2; ++r) {  // register 2 h + r: row g + 8 r
+                const int j = 2 * h + r, row = row0 + g + 8 * r;
+                const int col = col0 + 16 * kk + 2 * t + 8 * h;
+                const float xr = r ? x1 : x0;
+                const float2 v = unpack2<T>(tile[kk][j]);
+                const float p0 = __expf(xr - y0) * v.x * kv_at(w, kk, 2 * h, t);
+                const float p1 = __expf(xr - y1) * v.y * kv_at(w, kk, 2 * h + 1, t);
+                a[kk][j] = pack2<T>(mask && col > row ? 0.f : p0, mask && col + 1 > row ? 0.f : p1);
+            }
         }
-    return out;
 }
 
-// The A fragment: the tile times the column factors (from decay_cols) times the vector w along
-// k, 0 where col > row when CAUSAL; or, once the warp left the factored form, every element.
+// The A fragment: the tile times the column factors (decay_cols) times the vector w along k, 0
+// where col > row when CAUSAL; or, once the warp left the factored form, every element. Each
+// lane multiplies its pairs' factors by w and packs them; each thread takes the pairs of its
+// columns from their lanes (one shuffle per pair) and scales two fragment registers with each.
 template <bool CAUSAL, typename T, int KS, typename W, typename X>
 __device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t (&tile)[KS][4],
-                                            const float (&cols)[KS][4], const W &w,
+                                            const float (&cols)[DPAIRS<KS>][2], const W &w,
                                             const decay_pivot &f, const X &x, int row0, int col0,
                                             int lane)
 {
@@ -557,35 +577,28 @@ __device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t
     }
     const bool mask = CAUSAL && col0 + 16 * KS - 1 > row0;
     if (__builtin_expect(!f.on, 0)) {
-        afrag_val<KS> tv;
-        kvec_val<KS> ys, ws;
-#pragma unroll
-        for (int kk = 0; kk < KS; ++kk)
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                tv.a[kk][j] = tile[kk][j];
-                ys.v[kk][j] = cols[kk][j];
-                ws.v[kk][j] = kv_at(w, kk, j, t);
-            }
-        const afrag_val<KS> d = afrag_decay_direct<T, KS>(tv, ys, ws, a_at(x, 0, 0, lane),
-                                                          a_at(x, 0, 2, lane), row0, col0, mask, lane);
-#pragma unroll
-        for (int kk = 0; kk < KS; ++kk)
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                a[kk][j] = d.a[kk][j];
+        afrag_decay_direct<T, KS>(a, tile, cols, w, a_at(x, 0, 0, lane), a_at(x, 0, 2, lane), row0,
+                                  col0, mask, lane);
         return;
     }
+    uint32_t wp[DPAIRS<KS>];  // this lane's pairs, packed
 #pragma unroll
-    for (int kk = 0; kk < KS; ++kk) {
-        // kvec elements 0, 1 are k 2t, 2t + 1 (registers 0 and 1); 2, 3 are 2t + 8, 2t + 9 (2, 3)
-        const uint32_t w01 = pack2<T>(cols[kk][0] * kv_at(w, kk, 0, t), cols[kk][1] * kv_at(w, kk, 1, t));
-        const uint32_t w23 = pack2<T>(cols[kk][2] * kv_at(w, kk, 2, t), cols[kk][3] * kv_at(w, kk, 3, t));
-        a[kk][0] = mul2_bits<T>(tile[kk][0], w01);
-        a[kk][1] = mul2_bits<T>(tile[kk][1], w01);
-        a[kk][2] = mul2_bits<T>(tile[kk][2], w23);
-        a[kk][3] = mul2_bits<T>(tile[kk][3], w23);
+    for (int q = 0; q < DPAIRS<KS>; ++q) {
+        int kk, h;
+        wp[q] = dpair<KS>(lane, q, kk, h)
+                    ? pack2<T>(cols[q][0] * kv_at(w, kk, 2 * h, t), cols[q][1] * kv_at(w, kk, 2 * h + 1, t))
+                    : 0u;
     }
+#pragma unroll
+    for (int kk = 0; kk < KS; ++kk)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int src = (8 * kk + 4 * h + t) % 32, q = (8 * kk + 4 * h) / 32;
+            const uint32_t m = __shfl_sync(0xffffffffu, wp[q], src);
+            // registers 2 h and 2 h + 1: rows g and g + 8, columns 2t + 8 h and the next
+            a[kk][2 * h] = mul2_bits<T>(tile[kk][2 * h], m);
+            a[kk][2 * h + 1] = mul2_bits<T>(tile[kk][2 * h + 1], m);
+        }
     if (mask)
 #pragma unroll
         for (int kk = 0; kk < KS; ++kk)

@@ -25,7 +25,7 @@ typedef enum {
                       sum: one register tile, since the epilogue adds them) */
     SSD_MVEC,      /* a vector along m: this thread's two rows (pt::a_at's float[2]) */
     SSD_ATILE,     /* an f32 m x k tile in the A fragment's order (float[KS][8]) */
-    SSD_DCOLS,     /* the factored decay's column factors, in kvec order (pt::decay_cols) */
+    SSD_DCOLS,     /* the factored decay's column factors, a lane's pairs (pt::decay_cols) */
 } ssd_val_kind;
 
 typedef struct {

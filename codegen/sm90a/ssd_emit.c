@@ -548,7 +548,7 @@ static void emit_value_decls(strbuf *sb, const sm90a_ssd *sd)
         for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++) {
             const char *name = sd->g->tensors[kp->vals[v].tensor].name;
             if (sd->vkind[v] == SSD_DCOLS) {
-                sb_printf(sb, "        float %s%d[KS][4];  // %s of ring slot %d: its column factors (the factored decay)\n",
+                sb_printf(sb, "        float %s%d[pt::DPAIRS<KS>][2];  // %s of ring slot %d: this lane's pairs of column factors (the factored decay)\n",
                           sd->vname[v], s, name, s);
                 continue;
             }

@@ -3,14 +3,12 @@
 # written without a GPU): run on the GPU machine from the repository root with cJSON available
 # (`source .deps/unpack.sh`), OUT set to a folder that comes back. mamba_ssm's kernels are read
 # from ../shared/anchors/mamba2-triton, or from .dev/anchors where that is not on the machine
-# (copy it there and carry .dev/anchors and .deps). One call, about 8 minutes:
+# (copy it there and carry .dev/anchors and .deps). One call, about 7 minutes:
 #  1. every factored ChunkScan variant of tests/codegen/variants.txt and its input ranges
 #     (tests/gpu/input-ranges.txt: warps in and out of the factored range, f16, a walk that
 #     leaves it mid-tile) checked on every element, with the tile-form twins;
 #  2. ChunkScan at 8x2048, 8x8192, 64x8192: the tile pick, the factored pick, and the tile pick
 #     with only its decay flipped, each against mamba_ssm in one process (ssd_time.py);
-#  3. the factored pick with its tile-form fallback out of line (__noinline__), to see whether
-#     the inline fallback costs the loop anything.
 set -u
 R=$OUT/factored; mkdir -p "$R"
 export PATH=$PATH:/usr/local/cuda/bin
@@ -36,14 +34,12 @@ PY
   for v in tile fact flip; do
     "$CLI" codegen mamba2_chunk_scan --set $set_ --program "$B/$v-$sh.json" --target sm90a -o "$B/${v}_$sh" > /dev/null 2>&1 || echo "codegen $v $sh failed"
   done
-  rm -rf "$B/noinl_$sh"; cp -r "$B/fact_$sh" "$B/noinl_$sh"
-  sed -i 's/__device__ __forceinline__ afrag_val<KS> afrag_decay_direct/__device__ __noinline__ afrag_val<KS> afrag_decay_direct/' "$B/noinl_$sh/pt_ssd.cuh"
 done
 (cd "$B" && ls -d *_* | grep -v '\.' | xargs -P 16 -I{} sh -c 'make -s -C {} all lib > {}/build.log 2>&1 || echo "BUILD FAILED {}"')
 echo "bundles $(( $(date +%s) - T0 )) s"
 for sh in 8x2048 8x8192 64x8192; do
   P=2; [ $sh = 64x8192 ] && P=1
-  PLACEMENTS=$P timeout 240 python3 bench/mamba2/ssd_time.py "$A" "$B/tile_$sh" "$B/fact_$sh" "$B/flip_$sh" "$B/noinl_$sh" >> "$R/vs_mamba.jsonl" 2>> "$R/vs_mamba.err"
+  PLACEMENTS=$P timeout 240 python3 bench/mamba2/ssd_time.py "$A" "$B/tile_$sh" "$B/fact_$sh" "$B/flip_$sh" >> "$R/vs_mamba.jsonl" 2>> "$R/vs_mamba.err"
   echo "scan $sh $(( $(date +%s) - T0 )) s"
 done
 tail -3 "$R/vs_mamba.err"
