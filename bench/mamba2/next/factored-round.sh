@@ -3,7 +3,8 @@
 # written without a GPU): run on the GPU machine from the repository root with cJSON available
 # (`source .deps/unpack.sh`), OUT set to a folder that comes back. mamba_ssm's kernels are read
 # from ../shared/anchors/mamba2-triton, or from .dev/anchors where that is not on the machine
-# (copy it there and carry .dev/anchors and .deps). One call, about 7 minutes:
+# (copy it there and carry .dev/anchors and .deps). PART=check runs 1, PART=time runs 2 (each
+# well inside one device call's 10 minutes; both, the default, may not be):
 #  1. every factored ChunkScan variant of tests/codegen/variants.txt and its input ranges
 #     (tests/gpu/input-ranges.txt: warps in and out of the factored range, f16, a walk that
 #     leaves it mid-tile) checked on every element, with the tile-form twins;
@@ -17,10 +18,14 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu -
 timeout 240 sh -c 'meson setup .dev/build -Dgui=disabled --buildtype=release >/dev/null 2>&1; meson compile -C .dev/build' > "$R/build.log" 2>&1 || { echo "CLI build failed"; tail -20 "$R/build.log"; exit 1; }
 CLI=$(pwd)/.dev/build/cli/pipethreader-cli
 echo "cli $(( $(date +%s) - T0 )) s"
+PART=${PART:-all}
 # 1. correctness
+if [ "$PART" != time ]; then
 grep -E '^ssd_scan_(fact_|f16_small|small |heads2_run2_col_h6 )' tests/codegen/variants.txt > "$R/variants.txt"
 JOBS=16 RUN_TIMEOUT=60 timeout 300 sh tests/gpu/run-gpu-tests.sh "$CLI" "$R/variants.txt" "$R/gpu" > "$R/gpu.txt.log" 2>&1
 echo "gpu tests rc $? $(( $(date +%s) - T0 )) s"; tail -30 "$R/gpu.txt.log"
+fi
+[ "$PART" = check ] && { rm -rf "$R/gpu"/*/ 2>/dev/null; echo "done $(( $(date +%s) - T0 )) s"; exit 0; }
 # 2. timing against mamba_ssm
 A=$(pwd)/../shared/anchors/mamba2-triton; [ -d "$A" ] || A=$(pwd)/.dev/anchors
 B=$R/b; mkdir -p "$B"
