@@ -259,17 +259,14 @@ static int reads_src(const sm90a_ssd *sd, const pt_ktask *e)
     return -1;
 }
 
-/* The register value task e reads that has kind `kind`: its name with the slot of e's
- * iteration. */
-static void value_of_kind(char *out, size_t cap, const step_ctx *c, const pt_ktask *e, int kind)
+/* Consumer w's exp_decay task (the factored decay's first; ssd_plan.c made sure it has one). */
+static const pt_ktask *decay_task(const sm90a_ssd *sd, int w)
 {
-    const sm90a_ssd *sd = c->st->view;
-    for (int k = 0; k < e->n_in; k++)
-        if (e->in[k].kind == PT_KSRC_VAL && (int)sd->vkind[e->in[k].index] == kind) {
-            operand(out, cap, c, e, k);
-            return;
-        }
-    snprintf(out, cap, "/* none */");
+    const pt_krole *R = &sd->kp->consumer[w];
+    for (int i = 0; i < R->n_tasks; i++)
+        if (R->tasks[i].op == sd->chain.op_decay)
+            return &R->tasks[i];
+    return NULL;
 }
 
 /* The first row of this warp counted along the chunk, as the causal mask counts. */
@@ -284,11 +281,7 @@ static void warp_row0(char *out, size_t cap, const sm90a_ssd *sd, int w)
 static void emit_factored(strbuf *sb, const step_ctx *c, const pt_ktask *e, const char *out)
 {
     const sm90a_ssd *sd = c->st->view;
-    const pt_krole *R = &sd->kp->consumer[c->w];
-    const pt_ktask *d = NULL;
-    for (int i = 0; i < R->n_tasks; i++)
-        if (R->tasks[i].op == sd->chain.op_decay)
-            d = &R->tasks[i];
+    const pt_ktask *d = decay_task(sd, c->w);
     const bool causal = sd->g->ops[sd->chain.op_decay].causal;
     char x[160], y[160], row0[64], tile[24], cols[24];  /* cols: the decay's value of e's k block */
     operand(x, sizeof x, c, d, 0);
@@ -301,11 +294,12 @@ static void emit_factored(strbuf *sb, const step_ctx *c, const pt_ktask *e, cons
         sb_printf(sb, "                pt::afrag_tile<KS, %s>(%s, smem + OFF_X + s_x * X_PITCH, %d * 64 + warp * 16, X_ATOM, lane);\n",
                   sd->src_mn_major ? "true" : "false", out, row_block(sd, c->w));
     } else {
-        value_of_kind(tile, sizeof tile, c, e, SSD_AFRAG);
+        /* the tile's fragment is one operand (ssd_plan.c), the vector along k the other */
+        int f = e->in[0].kind == PT_KSRC_VAL && sd->vkind[e->in[0].index] == SSD_AFRAG ? 0 : 1;
+        operand(tile, sizeof tile, c, e, f);
+        operand(y, sizeof y, c, e, 1 - f);
         snprintf(cols, sizeof cols, "%s%d", sd->vname[d->out],
                  sm90a_step_slot(c, e->offset, sd->kp->vals[d->out].slots));
-        int k = e->in[0].kind == PT_KSRC_VAL && sd->vkind[e->in[0].index] == SSD_AFRAG ? 1 : 0;
-        operand(y, sizeof y, c, e, k);
         sb_printf(sb, "                pt::afrag_decay<%s, elem_t, KS>(%s, %s, %s, %s, fx, %s, %s, i * BK, lane);\n",
                   causal ? "true" : "false", out, tile, cols, y, x, row0);
     }
@@ -571,14 +565,9 @@ static void emit_value_decls(strbuf *sb, const sm90a_ssd *sd)
 static void emit_decay_pivot(strbuf *sb, const sm90a_steps *st, int w)
 {
     const sm90a_ssd *sd = st->view;
-    const pt_krole *W = &sd->kp->consumer[w];
-    const pt_ktask *d = NULL;
-    for (int i = 0; i < W->n_tasks; i++)
-        if (W->tasks[i].op == sd->chain.op_decay)
-            d = &W->tasks[i];
     char x[160];
     const step_ctx c = {.st = st, .w = w};
-    operand(x, sizeof x, &c, d, 0);
+    operand(x, sizeof x, &c, decay_task(sd, w), 0);
     sb_printf(sb, "            // the factored decay: this warp's pivot; its accumulator rows in units of\n"
                   "            // the row factor exp(%s - pivot) until the store\n"
                   "            pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(%s, acc, lane);\n",
