@@ -263,6 +263,16 @@ static void derive_mma(builder *B)
     B->kept += 2; /* f32 is never measured directly */
 }
 
+/* The index of the measured piece called `name` (the last of that name), -1. */
+static int piece_index(const pt_calibration *C, const char *name)
+{
+    int p = -1;
+    for (int i = 0; i < C->n_pieces; i++)
+        if (!strcmp(C->piece[i].name, name))
+            p = i;
+    return p;
+}
+
 /* Which measured piece each CUDA-core sTask kind is costed from. */
 static const struct {
     const char *kind, *dtype, *piece, *note;
@@ -288,10 +298,7 @@ static void derive_pieces(builder *B)
     char src[1024], at[32];
     double int4_rate = NAN, int4_lat = NAN;
     for (size_t m = 0; m < sizeof piece_map / sizeof piece_map[0]; m++) {
-        int p = -1;
-        for (int i = 0; i < C->n_pieces; i++)
-            if (!strcmp(C->piece[i].name, piece_map[m].piece))
-                p = i;
+        int p = piece_index(C, piece_map[m].piece);
         if (p < 0 || !C->piece[p].wg1.ok) {
             B->kept += 2;
             if (p < 0 && C->n_pieces > 0) /* (a missing section was reported already) */
@@ -339,10 +346,8 @@ static void derive_pieces(builder *B)
 /* A piece's rate (elements/ns of one warpgroup alone), NAN where not measured. */
 static double piece_rate(const pt_calibration *C, const char *name)
 {
-    for (int i = 0; i < C->n_pieces; i++)
-        if (!strcmp(C->piece[i].name, name) && C->piece[i].wg1.ok)
-            return C->piece[i].wg1.v;
-    return NAN;
+    int p = piece_index(C, name);
+    return p >= 0 && C->piece[p].wg1.ok ? C->piece[p].wg1.v : NAN;
 }
 
 /* The factored decay's work fractions (hw.h decay_factored_*_work): its exp_decay against the
