@@ -174,8 +174,9 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in)
     pt_graph_source src = cli_graph_source(o);
     bool ok = pt_graph_source_load(&src, NULL, &in->graph, &err);
     /* schedule searches a split graph's count: where the graph's default count does not fit
-     * the sizes given (FlashDecoding's SPLITS = 16 against S = 1000) and --set leaves the count
-     * open, load it with one piece (every size divides by 1) and let the search try the rest */
+     * the sizes given (FlashDecoding's SPLITS = 16 against S = 20 leaves a piece empty) and
+     * --set leaves the count open, load it with one piece (which always fits) and let the
+     * search try the rest */
     char split[PT_NAME_MAX];
     if (!ok && o->split_searched && pt_graph_source_split_param(&src, split, sizeof split) &&
         !pt_graph_source_sets(&src, split)) {
@@ -192,7 +193,7 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in)
     }
     /* an sProgram's own graph parameters (the split count its schedule chose) join --set; one
      * the graph lacks is left to the sProgram loader, which names it. Where the graph does not
-     * load with its defaults (S = 1000 does not divide by the default SPLITS = 16), it is loaded
+     * load with its defaults (S = 20 leaves a piece empty at the default SPLITS = 16), it is loaded
      * with the sProgram's parameters first, to learn which of them it declares. */
     pt_sprogram_param pp[PT_SPROGRAM_MAX_PARAMS];
     int npp = o->program ? pt_sprogram_params_peek(o->program, pp) : 0, keep = 0;

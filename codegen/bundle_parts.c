@@ -155,14 +155,32 @@ char *pt_bundle_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *
                   pt_dtype_name(x->dtype),
                   x->role == PT_ROLE_INPUT ? "input" : x->role == PT_ROLE_OUTPUT ? "output" : "intermediate",
                   x->view_of);
-        for (int i = 0; i < x->rank; i++)
-            sb_printf(&b, "%s%lld", i ? ", " : "", (long long)g->axes[x->axes[i]].extent);
+        /* the shape as stored: a ragged pair of axes (graph.h) is the one dimension of its
+         * sequence, which "pieces" describes */
+        int r = pt_tensor_ragged_pos(g, x);
+        for (int i = 0, first = 1; i < x->rank; i++) {
+            if (i == r - 1)
+                continue;
+            const pt_axis *a = &g->axes[x->axes[i]];
+            sb_printf(&b, "%s%lld", first ? "" : ", ", (long long)(i == r ? a->split_total : a->extent));
+            first = 0;
+        }
         sb_printf(&b, "], \"axes\": [");
         for (int i = 0; i < x->rank; i++) {
             sb_printf(&b, "%s", i ? ", " : "");
             sb_cstr(&b, g->axes[x->axes[i]].name);
         }
         sb_printf(&b, "]");
+        if (r > 0) {
+            const pt_axis *a = &g->axes[x->axes[r]];
+            sb_printf(&b, ", \"pieces\": {\"axis\": ");
+            sb_cstr(&b, a->name);
+            sb_printf(&b, ", \"by\": ");
+            sb_cstr(&b, g->axes[a->split_by].name);
+            sb_printf(&b, ", \"count\": %lld, \"length\": %lld, \"of\": %lld}",
+                      (long long)g->axes[a->split_by].extent, (long long)a->extent,
+                      (long long)a->split_total);
+        }
         if (pt_dtype_is_4bit(x->dtype) && x->packing != PT_PACK_ROWS)  /* src/packing.h */
             sb_printf(&b, ", \"packing\": \"%s\"", pt_packing_name(x->packing));
         sb_printf(&b, "}%s\n", t + 1 < g->n_tensors ? "," : "");

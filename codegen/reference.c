@@ -95,8 +95,18 @@ static const char *ctype(pt_dtype d)
     }
 }
 
+static int axis_pos(const pt_tensor *t, int axis)
+{
+    for (int i = 0; i < t->rank; i++)
+        if (t->axes[i] == axis)
+            return i;
+    return -1;
+}
+
 /* Row-major element index of tensor t, in Horner form over its axes. pos_expr[i] (may be
- * NULL, or NULL entries) replaces the coordinate of the tensor's i-th axis. */
+ * NULL, or NULL entries) replaces the coordinate of the tensor's i-th axis. A ragged pair
+ * (graph.h: the piece count p just before the piece axis i) is one dimension of the sequence's
+ * length, at p * extent(i) + i. */
 static void index_expr(const gen *G, int t, const char *const *pos_expr, char *out, size_t cap)
 {
     const pt_tensor *x = &G->g->tensors[t];
@@ -104,20 +114,54 @@ static void index_expr(const gen *G, int t, const char *const *pos_expr, char *o
         snprintf(out, cap, "0");
         return;
     }
-    /* ((c0 * E1 + c1) * E2 + c2) ...: rank - 2 opening parentheses up front */
+    int r = pt_tensor_ragged_pos(G->g, x);
+    char pair[2 * (PT_NAME_MAX + 8) + 40];
+    const char *c[PT_MAX_RANK];
+    long long e[PT_MAX_RANK];
+    int dims = 0;
+    for (int i = 0; i < x->rank; i++) {
+        const char *ci = pos_expr && pos_expr[i] ? pos_expr[i] : G->coord[x->axes[i]];
+        const pt_axis *a = &G->g->axes[x->axes[i]];
+        if (i == r) {
+            snprintf(pair, sizeof pair, "(%s * %lldLL + %s)", c[dims - 1], (long long)a->extent, ci);
+            c[dims - 1] = pair;
+            e[dims - 1] = (long long)a->split_total;
+            continue;
+        }
+        c[dims] = ci;
+        e[dims++] = (long long)a->extent;
+    }
+    /* ((c0 * E1 + c1) * E2 + c2) ...: dims - 2 opening parentheses up front */
     size_t n = 0;
-    for (int i = 0; i + 2 < x->rank && n + 1 < cap; i++)
+    for (int i = 0; i + 2 < dims && n + 1 < cap; i++)
         out[n++] = '(';
     out[n] = 0;
-    for (int i = 0; i < x->rank && n < cap; i++) {
-        const char *c = pos_expr && pos_expr[i] ? pos_expr[i] : G->coord[x->axes[i]];
-        int w = i == 0 ? snprintf(out + n, cap - n, "%s", c)
-                       : snprintf(out + n, cap - n, " * %lldLL + %s%s",
-                                  (long long)G->g->axes[x->axes[i]].extent, c,
-                                  i + 1 < x->rank ? ")" : "");
+    for (int i = 0; i < dims && n < cap; i++) {
+        int w = i == 0 ? snprintf(out + n, cap - n, "%s", c[i])
+                       : snprintf(out + n, cap - n, " * %lldLL + %s%s", e[i], c[i],
+                                  i + 1 < dims ? ")" : "");
         if (w < 0)
             break;
         n += (size_t)w;
+    }
+}
+
+/* "c_s * N + c_n >= TOTAL" for tensor t's ragged piece axis (graph.h): the element does not
+ * exist; "" when t holds none. pos_expr as index_expr's. */
+static void missing_expr(const gen *G, int t, const char *const *pos_expr, char *out, size_t cap)
+{
+    const pt_tensor *x = &G->g->tensors[t];
+    out[0] = 0;
+    for (int i = 0; i < x->rank; i++) {
+        const pt_axis *a = &G->g->axes[x->axes[i]];
+        if (!pt_axis_ragged(G->g, x->axes[i]))
+            continue;
+        int p = axis_pos(x, a->split_by);
+        const char *ci = pos_expr && pos_expr[i] ? pos_expr[i] : G->coord[x->axes[i]];
+        const char *cp = pos_expr && pos_expr[p] ? pos_expr[p] : G->coord[a->split_by];
+        snprintf(out, cap, "%s * %lldLL + %s >= %lldLL", cp, (long long)a->extent, ci,
+                 (long long)a->split_total);
+        return;
     }
 }
 
@@ -148,17 +192,15 @@ static void load_expr(const gen *G, int t, const char *param, const char *idx, c
 static void read_at(const gen *G, int t, const char *param, const char *const *pos_expr,
                     char *out, size_t cap)
 {
-    char idx[1200];
+    char idx[1000], miss[200], v[1100];
     index_expr(G, t, pos_expr, idx, sizeof idx);
-    load_expr(G, t, param, idx, out, cap);
-}
-
-static int axis_pos(const pt_tensor *t, int axis)
-{
-    for (int i = 0; i < t->rank; i++)
-        if (t->axes[i] == axis)
-            return i;
-    return -1;
+    missing_expr(G, t, pos_expr, miss, sizeof miss);
+    if (!miss[0]) {
+        load_expr(G, t, param, idx, out, cap);
+        return;
+    }
+    load_expr(G, t, param, idx, v, sizeof v); /* an element past the sequence reads 0 */
+    snprintf(out, cap, "(%s ? 0.0f : %s)", miss, v);
 }
 
 /* Splits the linear work index `i` into the coordinates of `axes` (row-major, last fastest),
@@ -620,28 +662,36 @@ static bool gen_softmax(const gen *G, int oi, pt_error *err)
 
     const char *v = G->coord[op->axis];
     long long ext = (long long)g->axes[op->axis].extent;
-    char x[1400], oidx[1200], lidx[1200], sc[64], mask[160] = "";
+    char x[1400], oidx[1200], lidx[1200], sc[64], mask[400] = "";
     read_at(G, op->in[0], "in0", NULL, x, sizeof x);
     index_expr(G, op->out, NULL, oidx, sizeof oidx);
     float_lit(op->scale, sc, sizeof sc);
-    if (op->causal)
+    char miss[200];
+    missing_expr(G, op->out, NULL, miss, sizeof miss);
+    bool masked = op->causal || miss[0];
+    if (op->causal && miss[0])
+        snprintf(mask, sizeof mask, "%s > %s || %s", v, G->coord[op->row_axis], miss);
+    else if (op->causal)
         snprintf(mask, sizeof mask, "%s > %s", v, G->coord[op->row_axis]);
-    /* Under the causal mask the loops skip masked columns; the last pass writes them as 0. */
-    const char *skip = op->causal ? "    if (" : "";
+    else
+        snprintf(mask, sizeof mask, "%s", miss);
+    /* Under the causal mask (and past a ragged sequence's end) the loops skip masked columns;
+     * the last pass writes them as 0. */
+    const char *skip = masked ? "    if (" : "";
     sb_printf(G->b, "%sconst float scale = %s;\n", ind, sc);
     sb_printf(G->b, "%sfloat mx = -INFINITY; /* row max of x * scale over unmasked columns */\n",
               ind);
     sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++)\n", ind, v, v, ext, v);
-    if (op->causal)
+    if (masked)
         sb_printf(G->b, "%s%s!(%s))\n    ", ind, skip, mask);
     sb_printf(G->b, "%s    mx = fmaxf(mx, %s * scale);\n", ind, x);
     sb_printf(G->b, "%sfloat sum = 0.0f; /* sum of exp(x * scale - mx) */\n", ind);
     sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++)\n", ind, v, v, ext, v);
-    if (op->causal)
+    if (masked)
         sb_printf(G->b, "%s%s!(%s))\n    ", ind, skip, mask);
     sb_printf(G->b, "%s    sum += expf(%s * scale - mx);\n", ind, x);
     sb_printf(G->b, "%sfor (long long %s = 0; %s < %lldLL; %s++)\n", ind, v, v, ext, v);
-    if (op->causal)
+    if (masked)
         sb_printf(G->b, "%s    out[%s] = (%s || !(sum > 0.0f)) ? 0.0f : expf(%s * scale - mx) / sum;\n",
                   ind, oidx, mask, x);
     else

@@ -111,6 +111,22 @@ static char *attention(const pt_graph *g, pt_error *err)
     char lse[48] = "nullptr";
     if (sm->lse >= 0)
         snprintf(lse, sizeof lse, "out + %lldLL", l_at);
+    /* K and V over a ragged key axis (graph.h): each entry of their other batch axes holds the
+     * whole sequence; piece p's keys start at p * SEQ_K, the last piece shorter */
+    char keys[640];
+    int kn = K->axes[K->rank - 2];
+    if (pt_axis_ragged(g, kn))
+        snprintf(keys, sizeof keys,
+                 "        const long long TOTAL = %lldLL, PIECES = %lldLL, kv = bh / GROUP;  // the pieces of a ragged sequence\n"
+                 "        const long long key0 = kv / PIECES * TOTAL + kv %% PIECES * SEQ_K;\n"
+                 "        const long long keys = TOTAL - kv %% PIECES * SEQ_K < SEQ_K ? TOTAL - kv %% PIECES * SEQ_K : SEQ_K;\n"
+                 "        const In *q = Q + (bh / QSHARE * SEQ + m) * D, *k = K + key0 * D, *v = V + key0 * D;\n"
+                 "        const long long last = CAUSAL && m < keys - 1 ? m : keys - 1;  // keys 0 .. last are seen\n",
+                 (long long)g->axes[kn].split_total, (long long)g->axes[g->axes[kn].split_by].extent);
+    else
+        snprintf(keys, sizeof keys, "%s",
+                 "        const In *q = Q + (bh / QSHARE * SEQ + m) * D, *k = K + bh / GROUP * SEQ_K * D, *v = V + bh / GROUP * SEQ_K * D;\n"
+                 "        const long long last = CAUSAL && m < SEQ_K - 1 ? m : SEQ_K - 1;  // keys 0 .. last are seen\n");
     strbuf b = {0};
     head(&b, g, "O = softmax(Q K^T * scale [causal]) V (and its log-sum-exp m + log l), in f32, one "
          "thread per query row.", Q->dtype);
@@ -123,8 +139,7 @@ static char *attention(const pt_graph *g, pt_error *err)
                   "    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < BH * SEQ;\n"
                   "         e += (long long)gridDim.x * blockDim.x) {\n"
                   "        const long long bh = e / SEQ, m = e %% SEQ;\n"
-                  "        const In *q = Q + (bh / QSHARE * SEQ + m) * D, *k = K + bh / GROUP * SEQ_K * D, *v = V + bh / GROUP * SEQ_K * D;\n"
-                  "        const long long last = CAUSAL && m < SEQ_K - 1 ? m : SEQ_K - 1;  // keys 0 .. last are seen\n"
+                  "%s"
                   "        float mx = -INFINITY;\n"
                   "        for (long long n = 0; n <= last; ++n) {\n"
                   "            float dot = 0.f;\n"
@@ -150,7 +165,7 @@ static char *attention(const pt_graph *g, pt_error *err)
                   "            L[e] = sum > 0.f ? mx + logf(sum) : -INFINITY;\n"
                   "    }\n}\n\n",
               bo, S, SK, D, bo / (bk > 0 ? bk : 1), bo / (bq > 0 ? bq : 1), o_at,
-              lse, sm->causal ? "true" : "false", sm->scale, D);
+              lse, sm->causal ? "true" : "false", sm->scale, keys, D);
     const int slots[] = {qk->in[0], qk->in[1], pv->in[1]};
     launch(&b, "ref_attention", bq * S, slots, 3);
     return sb_take(&b);

@@ -12,13 +12,15 @@
  * epilogue per piece; many short sequences fill the EUs with few pieces.
  *
  * Counts tried, in increasing order (ties in the ranking keep the smaller count): the counts
- * from 1 to 256 within the parameter's declared range whose graph instantiates (every size they
- * divide: a KV length of 1000 takes 5, 10, 25, ... as well as 1, 2, 4, 8; one of 33333 takes 3,
- * 41 and 123), and the value the graph was loaded with. Where more instantiate than the table
- * holds, the powers of two among them are kept and the others spread evenly over the rest.
- * Powers of two that do not instantiate fill what room is left, with the reason (a size that
- * does not divide), as does a count for which no schedule of either kernel fits. Overrides that
- * set the parameter (--set SPLITS=8) fix it: that count alone is tried, still with its combine.
+ * from 1 to 256 within the parameter's declared range whose graph instantiates, and the value
+ * the graph was loaded with. FlashDecoding's pieces need not divide the KV length (graph.h: the
+ * last piece is shorter), so a count instantiates wherever every piece holds a key. Where more
+ * instantiate than the table holds, the powers of two among them are kept first, then counts
+ * that divide the length (a KV length of 1000: 5, 10, 25, ...; 33333: 3, 41, 123), spread
+ * evenly over the room left, then ragged ones the same way. Powers of two that do not
+ * instantiate fill what room is left, with the reason (a piece left empty), as does a count for
+ * which no schedule of either kernel fits. Overrides that set the parameter (--set SPLITS=8) fix
+ * it: that count alone is tried, still with its combine.
  *
  * A graph may also name its unsplit form (split_unsplit: FlashDecoding's one-pass kernel, which
  * writes the normalised output itself). Where count 1 is searched, that graph is searched too and
@@ -42,13 +44,32 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Does the graph instantiate with parameter `name` = c? */
-static bool count_fits(const pt_graph_source *src, const char *name, int64_t c, pt_graph *scratch)
+/* Does the graph instantiate with parameter `name` = c? *ragged: with a last piece shorter
+ * than the others (graph.h), where it does. */
+static bool count_fits(const pt_graph_source *src, const char *name, int64_t c, pt_graph *scratch,
+                       bool *ragged)
 {
     char more[PT_NAME_MAX + 24];
     snprintf(more, sizeof more, "%s=%lld", name, (long long)c);
     pt_error e = {{0}};
-    return pt_graph_source_load(src, more, scratch, &e);
+    *ragged = false;
+    if (!pt_graph_source_load(src, more, scratch, &e))
+        return false;
+    for (int a = 0; a < scratch->n_axes; a++)
+        *ragged |= pt_axis_ragged(scratch, a);
+    return true;
+}
+
+/* Appends room of the n counts in v to out (at *k), evenly over the sorted list, its ends
+ * included; all of them where they fit. */
+static void spread(const int64_t *v, int n, int room, int64_t *out, int *k)
+{
+    if (n <= room)
+        for (int i = 0; i < n; i++)
+            out[(*k)++] = v[i];
+    else
+        for (int i = 0; i < room; i++)
+            out[(*k)++] = v[room > 1 ? (int)((int64_t)i * (n - 1) / (room - 1)) : n / 2];
 }
 
 static void sort_counts(int64_t *v, int n)
@@ -74,19 +95,22 @@ static int split_counts(const pt_graph *g, const pt_graph_source *src, int64_t *
         v[0] = p->value;
         return 1;
     }
-    int64_t pow_fit[16], other[MAX_SPLIT], pow_bad[16];
-    int np = 0, no = 0, nb = 0;
+    int64_t pow_fit[16], even[MAX_SPLIT], ragged[MAX_SPLIT], pow_bad[16];
+    int np = 0, ne = 0, nr = 0, nb = 0;
     pt_graph *scratch = malloc(sizeof *scratch);
     for (int64_t c = 1; c <= MAX_SPLIT; c++) {
         if (c < p->min || c > p->max)
             continue;
-        bool fits = c == p->value || (scratch && count_fits(src, g->split_param, c, scratch));
+        bool rag = false;
+        bool fits = c == p->value || (scratch && count_fits(src, g->split_param, c, scratch, &rag));
         if (power_of_two(c) && fits)
             pow_fit[np++] = c;
         else if (power_of_two(c))
             pow_bad[nb++] = c;
+        else if (fits && !rag)
+            even[ne++] = c;
         else if (fits)
-            other[no++] = c;
+            ragged[nr++] = c;
     }
     free(scratch);
     int n = 0;
@@ -94,13 +118,10 @@ static int split_counts(const pt_graph *g, const pt_graph_source *src, int64_t *
         v[n++] = p->value;
     for (int i = 0; i < np && n < PT_MAX_SPLIT_TRIES; i++)
         v[n++] = pow_fit[i];
-    int room = PT_MAX_SPLIT_TRIES - n;
-    if (no <= room)
-        for (int i = 0; i < no; i++)
-            v[n++] = other[i];
-    else /* room of them, evenly over the sorted list, its ends included */
-        for (int i = 0; i < room; i++)
-            v[n++] = other[room > 1 ? (int)((int64_t)i * (no - 1) / (room - 1)) : no / 2];
+    /* then counts whose pieces are all alike (no key block partly past a piece's end in the
+     * last piece), and where room is left, ragged ones */
+    spread(even, ne, PT_MAX_SPLIT_TRIES - n, v, &n);
+    spread(ragged, nr, PT_MAX_SPLIT_TRIES - n, v, &n);
     for (int i = 0; i < nb && n < PT_MAX_SPLIT_TRIES; i++)
         v[n++] = pow_bad[i];
     sort_counts(v, n);

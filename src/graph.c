@@ -89,11 +89,32 @@ int pt_graph_producer(const pt_graph *g, int t)
     return -1;
 }
 
+bool pt_axis_ragged(const pt_graph *g, int a)
+{
+    const pt_axis *x = &g->axes[a];
+    return x->split_by >= 0 && x->split_total > 0 &&
+           x->split_total != x->extent * g->axes[x->split_by].extent;
+}
+
+int pt_tensor_ragged_pos(const pt_graph *g, const pt_tensor *t)
+{
+    if (t->role != PT_ROLE_INPUT) /* intermediates keep whole pieces (graph.h) */
+        return -1;
+    for (int i = 1; i < t->rank; i++)
+        if (pt_axis_ragged(g, t->axes[i]) && g->axes[t->axes[i]].split_by == t->axes[i - 1])
+            return i;
+    return -1;
+}
+
 int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t)
 {
     int64_t n = 1;
-    for (int i = 0; i < t->rank; i++)
-        n *= g->axes[t->axes[i]].extent; /* the loader bounds this by PT_MAX_ELEMS */
+    int r = pt_tensor_ragged_pos(g, t);
+    for (int i = 0; i < t->rank; i++) {
+        if (i == r - 1)
+            continue; /* the pair counts the sequence once, below */
+        n *= i == r ? g->axes[t->axes[i]].split_total : g->axes[t->axes[i]].extent;
+    } /* the loader bounds this by PT_MAX_ELEMS */
     return n;
 }
 

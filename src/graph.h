@@ -47,6 +47,15 @@ typedef struct {
     char name[PT_NAME_MAX];
     int64_t extent;
     bool batch;           /* batch axis: tiled by 1 unless the tiling says otherwise */
+    /* A piece of a sequence cut by another axis ("split": {"of": "S", "by": "s"}): split_by is
+     * the axis counting the pieces, split_total the sequence's length (0: not a piece axis);
+     * extent = ceil(split_total / pieces). Where the pieces do not divide the length, the last
+     * is shorter (ragged): an input with split_by just before this axis stores split_total
+     * elements along the pair (piece p's element i at p * extent + i; an intermediate keeps
+     * whole pieces), and elements at or past split_total do not exist (reads give 0, softmax
+     * and matmul sums leave them out). */
+    int split_by;
+    int64_t split_total;
 } pt_axis;
 
 typedef enum { PT_ROLE_INPUT, PT_ROLE_OUTPUT, PT_ROLE_INTERMEDIATE } pt_role;
@@ -138,8 +147,13 @@ int pt_graph_find_tensor(const pt_graph *g, const char *name);
 int pt_graph_find_param(const pt_graph *g, const char *name);
 /* Index of the op producing tensor t (as its output or its lse), or -1 (graph inputs). */
 int pt_graph_producer(const pt_graph *g, int t);
-/* Elements of a whole tensor. */
+/* Elements of a whole tensor (a ragged pair of axes counts its sequence's length). */
 int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t);
+/* Is axis a a piece axis whose pieces do not divide the sequence (the last one shorter)? */
+bool pt_axis_ragged(const pt_graph *g, int a);
+/* The position in input t's axes of a ragged piece axis stored right after the axis counting
+ * its pieces (so the pair holds the sequence, split_total elements), or -1. */
+int pt_tensor_ragged_pos(const pt_graph *g, const pt_tensor *t);
 bool pt_tensor_has_axis(const pt_tensor *t, int axis);
 /* Does axis a index some output tensor (not a view of another)? */
 bool pt_graph_axis_in_output(const pt_graph *g, int a);

@@ -226,6 +226,66 @@ static bool eval_size(loader *L, const cJSON *v, const char *path, int64_t *out)
     return true;
 }
 
+/* Do `pieces` pieces of ceil(total / pieces) each hold an element of a sequence of `total`? */
+static bool pieces_fill(int64_t total, int64_t pieces)
+{
+    return pieces >= 1 && (pieces - 1) * ((total + pieces - 1) / pieces) < total;
+}
+
+/* "split": {"of": SIZE, "by": AXIS}: the axis is a piece of a sequence of SIZE elements cut
+ * into as many pieces as AXIS (defined before it) counts, each ceil(SIZE / pieces) long but the
+ * last (graph.h). Every piece must hold an element: the last one starts before the end. */
+static bool load_axis_split(loader *L, pt_axis *a, const cJSON *split, const char *path)
+{
+    char sp[PT_PATH_MAX], op[PT_PATH_MAX];
+    pt_path_key(sp, path, "split");
+    if (!cJSON_IsObject(split))
+        return pt_fail(L->err, "%s: %s: is %s; expected an object {\"of\": a size, \"by\": an "
+                               "axis}", L->file, sp, pt_json_type(split));
+    static const char *const keys[] = {"of", "by", NULL};
+    if (!pt_json_check_keys(split, keys, L->file, sp, L->err))
+        return false;
+    const cJSON *of = cJSON_GetObjectItemCaseSensitive(split, "of");
+    const cJSON *by = cJSON_GetObjectItemCaseSensitive(split, "by");
+    if (!of || !by)
+        return pt_fail(L->err, "%s: %s: missing \"%s\"; expected {\"of\": a size, \"by\": an "
+                               "axis}", L->file, sp, of ? "by" : "of");
+    pt_path_key(op, sp, "of");
+    if (!eval_size(L, of, op, &a->split_total))
+        return false;
+    pt_path_key(op, sp, "by");
+    if (!cJSON_IsString(by))
+        return pt_fail(L->err, "%s: %s: is %s; expected the name of an axis defined before "
+                               "this one", L->file, op, pt_json_type(by));
+    a->split_by = pt_graph_find_axis(L->g, by->valuestring);
+    if (a->split_by < 0)
+        return pt_fail(L->err, "%s: %s: axis \"%.40s\" is not defined before this one in "
+                               "$.axes", L->file, op, by->valuestring);
+    const pt_axis *b = &L->g->axes[a->split_by];
+    if (b->split_total > 0)
+        return pt_fail(L->err, "%s: %s: axis \"%s\" is itself a piece axis; expected the axis "
+                               "counting the pieces", L->file, op, b->name);
+    int64_t pieces = b->extent, total = a->split_total;
+    a->extent = (total + pieces - 1) / pieces;
+    if (pieces > total)
+        return pt_fail(L->err, "%s: %s: %lld cut into %lld pieces (axis \"%s\") leaves pieces "
+                               "empty; expected at most %lld pieces", L->file, sp,
+                       (long long)total, (long long)pieces, b->name, (long long)total);
+    if (!pieces_fill(total, pieces)) {
+        int64_t lo = pieces - 1, hi = pieces + 1;
+        while (!pieces_fill(total, lo))
+            lo--; /* 1 always fills */
+        while (hi <= total && !pieces_fill(total, hi))
+            hi++;
+        return pt_fail(L->err, "%s: %s: %lld cut into %lld pieces (axis \"%s\") of %lld leaves "
+                               "the last piece empty; expected a count whose last piece holds "
+                               "elements (%lld or %lld here)", L->file, sp, (long long)total,
+                       (long long)pieces, b->name, (long long)a->extent, (long long)lo,
+                       (long long)hi);
+    }
+    return true;
+}
+
 static bool load_axes(loader *L, const cJSON *root)
 {
     bool ok;
@@ -246,20 +306,30 @@ static bool load_axes(loader *L, const cJSON *root)
             return pt_fail(L->err, "%s: %s: axis defined twice", L->file, path);
         pt_axis *a = &L->g->axes[L->g->n_axes];
         snprintf(a->name, sizeof a->name, "%s", it->string);
+        a->split_by = -1;
         const cJSON *size = it;
         if (cJSON_IsObject(it)) {
-            static const char *const keys[] = {"size", "batch", NULL};
+            static const char *const keys[] = {"size", "batch", "split", NULL};
             if (!pt_json_check_keys(it, keys, L->file, path, L->err) ||
                 !pt_json_get_bool(it, "batch", false, L->file, path, &a->batch, L->err))
                 return false;
             size = cJSON_GetObjectItemCaseSensitive(it, "size");
-            if (!size)
+            const cJSON *split = cJSON_GetObjectItemCaseSensitive(it, "split");
+            if (split && size)
+                return pt_fail(L->err, "%s: %s: has both \"size\" and \"split\"; a piece axis "
+                                       "takes its size from the split", L->file, path);
+            if (split) {
+                if (!load_axis_split(L, a, split, path))
+                    return false;
+            } else if (!size) {
                 return pt_fail(L->err, "%s: %s: missing \"size\"; expected a number or an "
                                        "expression", L->file, path);
-            char sp[PT_PATH_MAX];
-            pt_path_key(sp, path, "size");
-            if (!eval_size(L, size, sp, &a->extent))
-                return false;
+            } else {
+                char sp[PT_PATH_MAX];
+                pt_path_key(sp, path, "size");
+                if (!eval_size(L, size, sp, &a->extent))
+                    return false;
+            }
         } else if (!eval_size(L, size, path, &a->extent))
             return false;
         L->g->n_axes++;
@@ -397,6 +467,34 @@ static bool check_view(loader *L, pt_tensor *t, const char *path)
     return true;
 }
 
+/* A tensor over a ragged piece axis (graph.h): an input stores the sequence, so it holds the
+ * axis counting the pieces just before it; an intermediate may hold the two apart (never
+ * stored, its missing elements left out where read). Outputs, views and 4-bit tensors over it
+ * are not supported: the harness and the packings index whole extents. */
+static bool check_ragged(loader *L, const pt_tensor *t, const char *path)
+{
+    for (int i = 0; i < t->rank; i++) {
+        int a = t->axes[i];
+        if (!pt_axis_ragged(L->g, a))
+            continue;
+        const pt_axis *x = &L->g->axes[a], *by = &L->g->axes[x->split_by];
+        char why[160];
+        snprintf(why, sizeof why, "axis \"%s\" is %lld cut into %lld pieces (\"%s\"), the last "
+                 "shorter", x->name, (long long)x->split_total, (long long)by->extent, by->name);
+        if (t->role == PT_ROLE_OUTPUT || t->view_of >= 0 || pt_dtype_is_4bit(t->dtype))
+            return pt_fail(L->err, "%s: %s: %s; only inputs and intermediates of 8 or more bits "
+                                   "may hold it", L->file, path, why);
+        if (!pt_tensor_has_axis(t, x->split_by))
+            return pt_fail(L->err, "%s: %s: %s; a tensor holding it must also hold \"%s\", "
+                                   "which tells the piece", L->file, path, why, by->name);
+        if (t->role == PT_ROLE_INPUT && (i == 0 || t->axes[i - 1] != x->split_by))
+            return pt_fail(L->err, "%s: %s: %s; an input holding it must hold \"%s\" just "
+                                   "before it (the pair stores the sequence)", L->file, path, why,
+                           by->name);
+    }
+    return true;
+}
+
 static bool load_tensors(loader *L, const cJSON *root)
 {
     bool ok;
@@ -509,6 +607,8 @@ static bool load_tensors(loader *L, const cJSON *root)
         if (t->view_of >= 0 && !check_view(L, t, path))
             return false;
         if (t->scales >= 0 && !check_scales_shape(L, t, path))
+            return false;
+        if (!check_ragged(L, t, path))
             return false;
     }
     return true;
@@ -856,6 +956,39 @@ static bool load_op(loader *L, const cJSON *def, int index)
     return check_op_kind(L, def, path, op);
 }
 
+/* An op over a ragged piece axis must be able to tell its missing elements (graph.h): a
+ * softmax over it or a matmul contracting it keeps the axis counting the pieces in its output
+ * (the element's piece is known there); a reduction, cumsum or decay over it is refused. */
+static bool check_op_ragged(loader *L, int i)
+{
+    const pt_graph *g = L->g;
+    const pt_op *op = &g->ops[i];
+    char path[PT_PATH_MAX];
+    pt_path_idx(path, "$.ops", i);
+    int over[PT_MAX_RANK + 1], n = 0;
+    if (op->kind == PT_OP_MATMUL)
+        for (int k = 0; k < op->n_reduce; k++)
+            over[n++] = op->reduce_axes[k];
+    else if (op->axis >= 0)
+        over[n++] = op->axis;
+    for (int k = 0; k < n; k++) {
+        int a = over[k];
+        if (!pt_axis_ragged(g, a))
+            continue;
+        const pt_axis *x = &g->axes[a];
+        if (op->kind != PT_OP_MATMUL && op->kind != PT_OP_ONLINE_SOFTMAX)
+            return pt_fail(L->err, "%s: %s: op \"%s\" runs over \"%s\", whose last piece is "
+                                   "shorter; only matmul and online_softmax leave out its missing "
+                                   "elements", L->file, path, op->name, x->name);
+        if (!pt_tensor_has_axis(&g->tensors[op->out], x->split_by))
+            return pt_fail(L->err, "%s: %s: op \"%s\" runs over \"%s\", whose last piece is "
+                                   "shorter; expected its output to keep \"%s\", which tells "
+                                   "the piece", L->file, path, op->name, x->name,
+                           g->axes[x->split_by].name);
+    }
+    return true;
+}
+
 static bool load_ops(loader *L, const cJSON *root)
 {
     bool ok;
@@ -866,7 +999,7 @@ static bool load_ops(loader *L, const cJSON *root)
     if (n < 1 || n > PT_MAX_OPS)
         return pt_fail(L->err, "%s: $.ops: has %d ops; expected 1 to %d", L->file, n, PT_MAX_OPS);
     for (int i = 0; i < n; i++) {
-        if (!load_op(L, cJSON_GetArrayItem(ops, i), i))
+        if (!load_op(L, cJSON_GetArrayItem(ops, i), i) || !check_op_ragged(L, i))
             return false;
         L->g->n_ops = i + 1;
     }

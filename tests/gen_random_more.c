@@ -183,7 +183,8 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
 }
 
 /* FlashDecoding's partial: one query token per sequence, the G query heads of a K/V head the
- * rows of a tile (64 a warpgroup), the keys cut into SPLITS pieces of n each, any n. Unsplit
+ * rows of a tile (64 a warpgroup), the keys cut into SPLITS pieces of n each (the last shorter
+ * in a third of the draws), any n. Unsplit
  * (flash_decoding_unsplit): the keys whole, O stored in f16, and more than half the SMs
  * occupied (B x HKV of 67 to 600, as the generator requires). */
 static bool decoding(draw *d, rng *r, bool unsplit, pt_error *err)
@@ -208,9 +209,15 @@ static bool decoding(draw *d, rng *r, bool unsplit, pt_error *err)
         Bt = uni(r, (67 + HKV - 1) / HKV, 600 / HKV);
         keys = 1 + (keys * splits) % (small_sizes ? 200 : 3000);
         snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,S=%d,D=%d", Bt, HKV, G, keys, D);
-    } else
+    } else {
+        /* a third of the multi-piece draws ragged: the last piece up to SPLITS - 1 keys short
+         * (from the values drawn, so that the seeds' other draws stay as they were) */
+        int short_by = splits > 1 && keys % 3 == 0 ? 1 + keys % (splits - 1) : 0;
+        if (short_by >= keys)
+            short_by = 0;
         snprintf(d->set, sizeof d->set, "B=%d,HKV=%d,G=%d,S=%d,SPLITS=%d,D=%d", Bt, HKV, G,
-                 keys * splits, splits, D);
+                 keys * splits - short_by, splits, D);
+    }
     snprintf(d->tile, sizeof d->tile, "g=%d,n=%d,d=%d,wg=%d", 64 * wgs, bn, D, wgs);
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;

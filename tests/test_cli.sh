@@ -522,28 +522,38 @@ if grep -q '^split count SPLITS, as --set gives it' "$tmp/out" && grep -qE '^ +4
    [ "$(grep -cE '^ +[0-9]+ +[0-9.]+ us +[0-9.]+ us +[0-9.]+ us' "$tmp/out")" -eq 1 ]; then ok "--set SPLITS fixes the count"
 else bad "--set SPLITS=4 fixes the count: $(head -c 600 "$tmp/out")"; fi
 
-# A KV length the graph's default count (SPLITS = 16) does not divide: schedule, which searches the
-# count, loads the graph with one piece instead (saying so) and picks a count that divides, from
-# every count that does (25 too);
-# simulate, which takes the count as given, refuses it, naming the size and the division.
+# A KV length the graph's default count (SPLITS = 16) does not divide: the pieces are ragged (16
+# of 63, the last 55), so every step takes it; schedule picks a count whose pieces all hold keys,
+# trying those that divide 1000 (25) too.
 dodd="B=3,HKV=2,G=8,S=1000,D=128"
 expect 0 "schedule flash_decoding with S = 1000" "$cli" schedule flash_decoding --set "$dodd" --target sm90a -q --top 1 -o "$tmp/dec1000.json"
-stderr_has 'schedule: note: ' "the note says the default count was replaced"
-stderr_has 'size "S/SPLITS": 1000 / 16 does not divide exactly; SPLITS is searched instead' "the note names the size and the division"
 sp=$(sed -n 's/.*"params": {"SPLITS": \([0-9]*\)}.*/\1/p' "$tmp/dec1000.json")
-if [ -n "$sp" ] && [ $((1000 % sp)) -eq 0 ] && grep -qE "^ +25 +[0-9.]+ us" "$tmp/out"; then
-    ok "a count that divides 1000 is chosen ($sp); counts that are not powers of two (25) are tried"
+if [ -n "$sp" ] && [ $(( (sp - 1) * ((1000 + sp - 1) / sp) )) -lt 1000 ] && grep -qE "^ +25 +[0-9.]+ us" "$tmp/out"; then
+    ok "a count whose pieces all hold keys is chosen ($sp); counts that divide 1000 (25) are tried"
 else bad "S = 1000 split search: SPLITS '$sp', $(head -c 900 "$tmp/out")"; fi
-# the sProgram it wrote carries the count, which codegen and simulate apply before the sizes are
-# checked (the graph's default count would not load)
+# the sProgram it wrote carries the count, which codegen and simulate apply
 expect 0 "codegen flash_decoding S = 1000 from the sProgram's SPLITS" "$cli" codegen flash_decoding --set "$dodd" --program "$tmp/dec1000.json" --target sm90a -o "$tmp/dec1000.bundle"
 if [ -n "$sp" ] && grep -q "constexpr int QSHARE = $sp;" "$tmp/dec1000.bundle/kernel.cu"; then ok "the S = 1000 kernel is generated for SPLITS=$sp"
 else bad "S = 1000 kernel: $(grep -n 'QSHARE' "$tmp/dec1000.bundle/kernel.cu" | head -3)"; fi
 expect 0 "simulate flash_decoding S = 1000 from the sProgram's SPLITS" "$cli" simulate flash_decoding --set "$dodd" --program "$tmp/dec1000.json"
-expect 1 "simulate flash_decoding with S = 1000 and the default count" "$cli" simulate flash_decoding --set "$dodd"
-stderr_has '$.axes.n: size "S/SPLITS": 1000 / 16 does not divide exactly' "simulate names the size that does not divide"
-expect 1 "schedule flash_decoding with S = 1000 and SPLITS = 16 given" "$cli" schedule flash_decoding --set "$dodd,SPLITS=16" -q
-stderr_has '1000 / 16 does not divide exactly' "a count given by --set is not replaced"
+expect 0 "simulate flash_decoding with S = 1000 and the default count (ragged pieces)" "$cli" simulate flash_decoding --set "$dodd"
+expect 0 "codegen flash_decoding with S = 1000 in 16 ragged pieces" "$cli" codegen flash_decoding --set "$dodd" --target sm90a -o "$tmp/dec1000r.bundle"
+if grep -q "constexpr int SEQ_TOTAL = 1000, PIECES = 16;" "$tmp/dec1000r.bundle/kernel.cu" &&
+   grep -q "pt::mask_keys<BN, CAUSAL>(s0, i \* BN, keys" "$tmp/dec1000r.bundle/kernel.cu"; then
+    ok "the ragged kernel knows the sequence (1000 keys, 16 pieces) and masks by its piece's keys"
+else bad "ragged S = 1000 kernel: $(grep -n 'SEQ_TOTAL\|mask_' "$tmp/dec1000r.bundle/kernel.cu" | head -3)"; fi
+# A length in which the default count leaves a piece empty (S = 20: 16 pieces of 2, the last
+# would start at key 30): schedule loads the graph with one piece instead (saying so) and
+# searches the count; simulate, and schedule with the count given, refuse it, naming the cut
+# and two counts that work.
+dshort="B=3,HKV=2,G=8,S=20,D=128"
+expect 0 "schedule flash_decoding with S = 20" "$cli" schedule flash_decoding --set "$dshort" --target sm90a -q --top 1
+stderr_has 'schedule: note: ' "the note says the default count was replaced"
+stderr_has '20 cut into 16 pieces (axis "s") of 2 leaves the last piece empty; expected a count whose last piece holds elements (10 or 20 here); SPLITS is searched instead' "the note names the cut and counts that work"
+expect 1 "simulate flash_decoding with S = 20 and the default count" "$cli" simulate flash_decoding --set "$dshort"
+stderr_has '$.axes.n.split: 20 cut into 16 pieces' "simulate names the split that leaves a piece empty"
+expect 1 "schedule flash_decoding with S = 20 and SPLITS = 16 given" "$cli" schedule flash_decoding --set "$dshort,SPLITS=16" -q
+stderr_has 'leaves the last piece empty' "a count given by --set is not replaced"
 # Many sequences: the unsplit graph (one kernel writes O, no combine) is weighed against one piece
 # and picked; its program names that graph, and codegen makes its bundle from it. With fewer
 # CTAs than SMs the generator refuses it and points to the split kernels.

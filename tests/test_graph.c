@@ -1,5 +1,7 @@
 /* test_graph.c — the operator-graph loader: every example loads, every file of the bad-input
  * corpus fails with its expected message, size expressions and --set overrides work. */
+#include <string.h>
+
 #include "embedded.h"
 #include "expr.h"
 #include "graph.h"
@@ -110,6 +112,37 @@ static void flops(void)
     CHECK(pt_graph_matmul_flops(&g) == 2LL * 256 * 512 * 1024);
 }
 
+/* FlashDecoding's key axis cut into pieces that need not divide the sequence (graph.h): the
+ * piece's extent rounds up, the last piece is shorter, K stores the whole sequence and the
+ * intermediates whole pieces; a count that divides is not ragged. */
+static void ragged_pieces(void)
+{
+    const char *text = pt_embedded_find(pt_embedded_examples, "flash_decoding");
+    pt_graph g;
+    pt_error e = {{0}};
+    CHECK(text != NULL);
+    if (!text || !pt_graph_load_text(&g, "fd", text, strlen(text), "B=2,HKV=3,G=4,S=1001,SPLITS=4,D=64", &e)) {
+        CHECK_MSG(false, "%s", e.msg);
+        return;
+    }
+    int n = pt_graph_find_axis(&g, "n"), s = pt_graph_find_axis(&g, "s");
+    const pt_tensor *K = &g.tensors[pt_graph_find_tensor(&g, "K")],
+                    *Sc = &g.tensors[pt_graph_find_tensor(&g, "Sc")];
+    CHECK(g.axes[n].extent == 251 && g.axes[n].split_by == s && g.axes[n].split_total == 1001);
+    CHECK(pt_axis_ragged(&g, n) && !pt_axis_ragged(&g, s));
+    CHECK(pt_tensor_ragged_pos(&g, K) == 3 && pt_tensor_ragged_pos(&g, Sc) == -1);
+    CHECK(pt_tensor_elems(&g, K) == 2LL * 3 * 1001 * 64);
+    CHECK(pt_tensor_elems(&g, Sc) == 2LL * 3 * 4 * 4 * 251);
+    CHECK(pt_graph_load_text(&g, "fd", text, strlen(text), "B=2,HKV=3,G=4,S=1004,SPLITS=4,D=64", &e));
+    CHECK(g.axes[n].extent == 251 && !pt_axis_ragged(&g, n) && pt_tensor_ragged_pos(&g, K) == -1);
+    CHECK(pt_tensor_elems(&g, K) == 2LL * 3 * 1004 * 64);
+    /* the one piece a count of 1 leaves, and a piece of one key each */
+    CHECK(pt_graph_load_text(&g, "fd", text, strlen(text), "S=7,SPLITS=1", &e) && g.axes[n].extent == 7);
+    CHECK(pt_graph_load_text(&g, "fd", text, strlen(text), "S=7,SPLITS=7", &e) && g.axes[n].extent == 1);
+    CHECK(!pt_graph_load_text(&g, "fd", text, strlen(text), "S=7,SPLITS=8", &e));
+    CHECK_CONTAINS(e.msg, "leaves pieces empty; expected at most 7 pieces");
+}
+
 int main(void)
 {
     PTEST_RUN(examples_load);
@@ -117,5 +150,6 @@ int main(void)
     PTEST_RUN(expressions);
     PTEST_RUN(overrides);
     PTEST_RUN(flops);
+    PTEST_RUN(ragged_pieces);
     PTEST_END();
 }

@@ -79,21 +79,21 @@ static void many_and_few(void)
     }
 }
 
-/* KV lengths that few powers of two divide: the counts tried are those whose graph instantiates,
- * powers of two or not (1000: 5, 10, 25, ... 125; 33333 = 3 x 41 x 271: 3, 41, 123), a power of
- * two that does not divide is listed with the reason where the table has room (not for 1000,
- * whose 14 counts that divide fill it), and the chosen count divides the length.
- * The graph is loaded for the search with one piece, as `schedule` does where the default count
- * (16) does not divide. */
+/* KV lengths that few powers of two divide. Pieces need not divide the length (the last one
+ * shorter), so every count whose pieces all hold keys instantiates; after the powers of two the
+ * counts that do divide are tried first (1000: 5, 25, 125 among 5, 10, ... 250; 33333 =
+ * 3 x 41 x 271: 3, 41, 123), and a count that leaves a piece empty (1000 in 64 pieces of 16) is
+ * not searched. A prime length (16001) is split as a power of two near it is, rather than
+ * falling to one piece: its chosen total is within 5% of 16384's. The graph is loaded for the
+ * search with one piece, as `schedule` does where the default count leaves pieces empty. */
 static void counts_that_divide(void)
 {
     static const struct {
         const char *set;
-        int64_t len, must_try[3];
-        bool room_for_16; /* few counts divide: the table has room for one that does not */
+        int64_t len, must_try[3], never;
     } cases[] = {
-        {"B=1,S=1000," HEADS, 1000, {5, 25, 125}, false},
-        {"B=1,S=33333," HEADS, 33333, {3, 41, 123}, true},
+        {"B=1,S=1000," HEADS, 1000, {5, 25, 125}, 64},
+        {"B=1,S=33333," HEADS, 33333, {3, 41, 123}, 256},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         pt_hw hw;
@@ -107,21 +107,30 @@ static void counts_that_divide(void)
                 tried |= r.splits[i].value == cases[c].must_try[k];
             CHECK_MSG(tried, "%s: SPLITS=%lld not tried", cases[c].set, (long long)cases[c].must_try[k]);
         }
-        bool listed16 = false;
         for (int i = 0; i < r.n_splits; i++) {
             CHECK(i == 0 || r.splits[i].value > r.splits[i - 1].value);
-            if (r.splits[i].value == 16) {
-                listed16 = true;
-                CHECK_MSG(strstr(r.splits[i].why, "does not divide exactly") != NULL,
-                          "%s: SPLITS=16's reason: %s", cases[c].set, r.splits[i].why);
-            }
+            if (r.splits[i].value == cases[c].never) /* listed only with why it is not searched */
+                CHECK_MSG(strstr(r.splits[i].why, "leaves the last piece empty") != NULL,
+                          "%s: SPLITS=%lld's reason: %s", cases[c].set,
+                          (long long)cases[c].never, r.splits[i].why);
         }
-        CHECK_MSG(listed16 == cases[c].room_for_16, "%s: SPLITS=16 listed with its reason: %d",
-                  cases[c].set, listed16);
-        CHECK_MSG(r.split_chosen > 1 && cases[c].len % r.split_chosen == 0, "%s: SPLITS=%lld",
+        int64_t n = (cases[c].len + r.split_chosen - 1) / r.split_chosen;
+        CHECK_MSG(r.split_chosen > 1 && (r.split_chosen - 1) * n < cases[c].len, "%s: SPLITS=%lld",
                   cases[c].set, (long long)r.split_chosen);
         pt_schedule_result_free(&r);
     }
+    pt_hw hw;
+    pt_schedule_result prime, pow2;
+    if (!search_from("B=1,S=16001," HEADS, NULL, &prime, &hw))
+        return;
+    if (search("B=1,S=16384," HEADS, &pow2, &hw)) {
+        double a = prime.best[0].total_ns, b = pow2.best[0].total_ns;
+        CHECK_MSG(prime.split_chosen >= 8 && a < 1.05 * b,
+                  "S=16001: SPLITS=%lld, %.1f us against %.1f us at 16384",
+                  (long long)prime.split_chosen, a / 1e3, b / 1e3);
+        pt_schedule_result_free(&pow2);
+    }
+    pt_schedule_result_free(&prime);
 }
 
 /* The chosen total is the least over the counts tried, and every count's figures are what its

@@ -43,6 +43,8 @@ BACKENDS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIE
 def shapes(part):
     t = {x["name"]: x for x in part.tensors}
     B, HKV, G, D = t["Q"]["shape"]
+    if "pieces" in t["K"]:  # pieces that need not divide S: K is stored [b, h, S, d]
+        return B, HKV, G, t["K"]["shape"][2], D, t["K"]["pieces"]["count"]
     if len(t["K"]["shape"]) == 4:  # the unsplit graph: K is [b, h, n, d]
         return B, HKV, G, t["K"]["shape"][2], D, 1
     _, _, splits, n, _ = t["K"]["shape"]

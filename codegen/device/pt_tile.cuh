@@ -24,9 +24,30 @@ template <int N> __device__ __forceinline__ void keep_all(float (&a)[N])
         keep(a[r]);
 }
 
-// Scores of key block [n0, n0 + N) that no query may see — keys past the sequence and, under
+// Scores of key block [n0, n0 + N) that no query may see — keys at or past `keys` and, under
 // the causal mask, keys right of the query row — become -inf. Blocks wholly visible to every
 // row of the warpgroup (rows from row_lo) skip the loop. row0: this thread's first row.
+// mask_keys takes the key count at run time (one piece of a ragged sequence, the last shorter);
+// mask_scores has it fixed, and keeps its own body: the bound as a template constant is what
+// the measured kernels were compiled from (as a call of mask_keys, nvcc orders the test
+// differently).
+template <int N, bool CAUSAL>
+__device__ __forceinline__ void mask_keys(float (&s)[N / 2], int n0, int keys, int row_lo, int row0, int lane)
+{
+    if (n0 + N > keys || (CAUSAL && n0 + N - 1 > row_lo)) {
+#pragma unroll
+        for (int j = 0; j < N / 8; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int x = 0; x < 2; ++x) {
+                    const int col = n0 + 8 * j + 2 * (lane % 4) + x;
+                    if (col >= keys || (CAUSAL && col > row0 + 8 * h))
+                        s[4 * j + 2 * h + x] = -INFINITY;
+                }
+    }
+}
+
 template <int N, int SEQ, bool CAUSAL>
 __device__ __forceinline__ void mask_scores(float (&s)[N / 2], int n0, int row_lo, int row0, int lane)
 {

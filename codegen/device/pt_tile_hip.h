@@ -42,9 +42,27 @@ template <int N> __device__ __forceinline__ void keep_all(f32x16 (&a)[N])
     __builtin_amdgcn_sched_barrier(0);
 }
 
-// Scores of key block [n0, n0 + N) that no query may see — keys past the sequence and, under
+// Scores of key block [n0, n0 + N) that no query may see — keys at or past `keys` and, under
 // the causal mask, keys right of the query row — become -inf. Blocks wholly visible to every
-// row of the wave (rows from row_lo) skip the loop. row: this lane's query row.
+// row of the wave (rows from row_lo) skip the loop. row: this lane's query row. mask_keys takes
+// the key count at run time (one piece of a ragged sequence, the last shorter); mask_scores has
+// it fixed, with its own body, as the kernels generated before mask_keys had it.
+template <int N, bool CAUSAL>
+__device__ __forceinline__ void mask_keys(f32x16 (&s)[N / 32], int n0, int keys, int row_lo, int row,
+                                          uint32_t lane)
+{
+    if (n0 + N > keys || (CAUSAL && n0 + N - 1 > row_lo)) {
+#pragma unroll
+        for (int b = 0; b < N / 32; ++b)
+#pragma unroll
+            for (int g = 0; g < 16; ++g) {
+                const int key = score_key(n0, b, g, lane);
+                if (key >= keys || (CAUSAL && key > row))
+                    s[b][g] = -__builtin_inff();
+            }
+    }
+}
+
 template <int N, int SEQ, bool CAUSAL>
 __device__ __forceinline__ void mask_scores(f32x16 (&s)[N / 32], int n0, int row_lo, int row,
                                             uint32_t lane)

@@ -36,10 +36,16 @@ static char up(char x)
 static void emit_constants(strbuf *sb, const gfx942_attn *at)
 {
     const double log2e = 1.4426950408889634;
-    char qshare[128] = ""; /* FlashDecoding only: other kernels read Q at their own entry */
+    char qshare[320] = ""; /* FlashDecoding only: other kernels read Q at their own entry */
     if (at->a.qshare > 1)
         snprintf(qshare, sizeof qshare, "constexpr int QSHARE = %lld;  // O's batch entries per Q "
                  "entry: the KV splits share Q\n", (long long)at->a.qshare);
+    if (at->a.pieces > 0) {
+        size_t n = strlen(qshare);
+        snprintf(qshare + n, sizeof qshare - n, "// A sequence's SEQ_TOTAL keys cut into PIECES pieces "
+                 "of SEQ_K, the last shorter\nconstexpr int SEQ_TOTAL = %lld, PIECES = %lld;\n",
+                 (long long)at->a.total, (long long)at->a.pieces);
+    }
     sb_printf(sb, "namespace {\n"
                   "typedef %s T;\n"
                   "typedef %s OutT;\n"
@@ -83,16 +89,19 @@ static void emit_constants(strbuf *sb, const gfx942_attn *at)
  * the sequence's end (rows past it are zeros, so P·V adds nothing for them). A block past the
  * tile's last reads the last block's address and keeps zeros: the loop issues its loads
  * unconditionally (see gemm_emit.c's loaders). */
-static void emit_loaders(strbuf *sb)
+static void emit_loaders(strbuf *sb, const gfx942_attn *at)
 {
-    sb_puts(sb, "        auto load_k = [&](int kt) {\n"
-                "            const int kc = kt < n_iter ? kt : n_iter - 1, left = SEQ_K - kt * BN;\n"
-                "            cp_k.load_clipped(Kh + (size_t)kc * BN * D, D, tid, kt < n_iter ? (left < BN ? left : BN) : 0, D);\n"
-                "        };\n"
-                "        auto load_v = [&](int kt) {\n"
-                "            const int kc = kt < n_iter ? kt : n_iter - 1, left = SEQ_K - kt * BN;\n"
-                "            cp_v.load_clipped(Vh + (size_t)kc * BN * D, D, tid, kt < n_iter ? (left < BN ? left : BN) : 0, D);\n"
-                "        };\n");
+    /* a piece of a ragged sequence (ir/attention.h) clips at its own key count, and a block past
+     * its keys reads the address of its last block that has any: the last piece's later blocks
+     * would lie past the sequence's end */
+    bool rag = at->a.pieces > 0;
+    for (int e = 0; e < 2; e++)
+        sb_printf(sb, "        auto load_%c = [&](int kt) {\n"
+                      "            const int kc = kt < %s ? kt : %s, left = %s - kt * BN;\n"
+                      "            cp_%c.load_clipped(%ch + (size_t)kc * BN * D, D, tid, kt < n_iter%s ? (left < BN ? left : BN) : 0, D);\n"
+                      "        };\n",
+                  "kv"[e], rag ? "kl" : "n_iter", rag ? "kl" : "n_iter - 1", rag ? "keys" : "SEQ_K",
+                  "kv"[e], "KV"[e], rag ? " && left > 0" : "");
 }
 
 /* Before the loop: the first stages of each ring written, the early rings' next block in
@@ -131,8 +140,10 @@ static void emit_task(strbuf *sb, const gfx942_attn *at, const pt_ktask *t)
             sb_puts(sb, "            pt::mma_scores<BN, D, T>(s, ring_k + (i % STAGES_K) * STAGE, LD, q, lane);\n");
         break;
     case PT_KB_ROW_MAX:
-        sb_puts(sb, "            pt::mask_scores<BN, SEQ_K, CAUSAL>(s, i * BN, q0, q0 + (int)(lane % 32), lane);\n"
-                    "            pt::row_max<BN>(s, SCALE_LOG2, m_run, alpha, m_sub);\n");
+        sb_puts(sb, at->a.pieces > 0
+                        ? "            pt::mask_keys<BN, CAUSAL>(s, i * BN, keys, q0, q0 + (int)(lane % 32), lane);\n"
+                        : "            pt::mask_scores<BN, SEQ_K, CAUSAL>(s, i * BN, q0, q0 + (int)(lane % 32), lane);\n");
+        sb_puts(sb, "            pt::row_max<BN>(s, SCALE_LOG2, m_run, alpha, m_sub);\n");
         break;
     case PT_KB_EXP_ROWS:
         sb_puts(sb, "            pt::exp_rows<BN, T>(s, SCALE_LOG2, m_sub, p);\n");
@@ -230,7 +241,7 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "        // Consumer role wave / 2 takes rows [role * 64, +64) of the tile, this wave its 32 rows\n"
                   "        // from q0. Every wave also issues its share of the producer lane's loads.\n"
                   "        const int q0 = mt * BM + 32 * (int)wave;\n"
-                  "        const T *Kh = K + (size_t)(bh / GROUP) * SEQ_K * D, *Vh = V + (size_t)(bh / GROUP) * SEQ_K * D;\n"
+                  "%s"
                   "        // %s: this wave's Q rows, global -> VGPRs (the B operand of S^T = K·Q^T).\n"
                   "        typename pt::frag4<T>::type q[D / 8];\n"
                   "        pt::load_q<D, SEQ, T>(q, Q + (size_t)%s * SEQ * D, q0, lane);\n"
@@ -240,9 +251,16 @@ static void emit_kernel(strbuf *sb, const gfx942_attn *at)
                   "        for (int c = 0; c < D / 32; ++c)\n"
                   "            o[c] = 0.f;\n"
                   "        float m_run = -__builtin_inff(), l_run = 0.f, alpha = 1.f, m_sub = 0.f;  // softmax state\n",
+              at->a.pieces > 0
+                  ? "        // a piece of a ragged sequence: its entry's whole sequence, from the piece's first key\n"
+                    "        const int kv = bh / GROUP, keys = SEQ_TOTAL - kv % PIECES * SEQ_K < SEQ_K ? SEQ_TOTAL - kv % PIECES * SEQ_K : SEQ_K;\n"
+                    "        const size_t key0 = (size_t)(kv / PIECES) * SEQ_TOTAL + (size_t)(kv % PIECES) * SEQ_K;\n"
+                    "        const T *Kh = K + key0 * D, *Vh = V + key0 * D;\n"
+                    "        const int kl = (keys - 1) / BN;  // the piece's last key block\n"
+                  : "        const T *Kh = K + (size_t)(bh / GROUP) * SEQ_K * D, *Vh = V + (size_t)(bh / GROUP) * SEQ_K * D;\n",
               at->kp->sg->tasks[at->kp->bufs[pt_kprog_buf_of(at->kp, at->a.Q)].stask].id,
               at->a.qshare > 1 ? "(bh / QSHARE)" : "bh");
-    emit_loaders(sb);
+    emit_loaders(sb, at);
     emit_fill(sb, at);
     sb_puts(sb, "        // Consumer step, in this order:");
     for (int k = 0; k < R->n_tasks; k++)

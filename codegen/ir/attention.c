@@ -115,6 +115,15 @@ bool pt_kattn_read(pt_kattn *a, const pt_graph *g, const pt_tiling *t, const cha
         KREFUSE("%s: the softmax must run over the key axis \"%s\"", who, g->axes[a->n].name);
     a->S = g->axes[a->m].extent;
     a->SK = g->axes[a->n].extent;
+    if (pt_axis_ragged(g, a->n)) {
+        /* the loader keeps the piece count just before the key axis in every input */
+        const pt_tensor *K = &g->tensors[a->K];
+        if (K->rank < 3 || K->axes[K->rank - 3] != g->axes[a->n].split_by)
+            KREFUSE("%s: K (\"%s\") must hold the pieces of its ragged key axis \"%s\" as its "
+                    "last batch axis", who, K->name, g->axes[a->n].name);
+        a->pieces = g->axes[g->axes[a->n].split_by].extent;
+        a->total = g->axes[a->n].split_total;
+    }
     a->D = g->axes[a->d].extent;
     if (!dtypes(a, g, who, err))
         return false;

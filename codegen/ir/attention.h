@@ -19,6 +19,10 @@ typedef struct {
     int64_t B, S, SK, D;         /* O's batch entries (batch·heads), queries, keys, head dim */
     int64_t qshare;              /* O's batch entries per Q entry (KV splits sharing a query) */
     int64_t group;               /* O's batch entries per K/V entry (grouped-query attention) */
+    /* A ragged key axis (graph.h: FlashDecoding's pieces where SPLITS does not divide S): K and
+     * V store the whole sequence of `total` keys per entry of their batch axes but the last,
+     * which counts the `pieces` (each SK keys long, the last shorter); 0 and 0 otherwise */
+    int64_t pieces, total;
     bool causal;
     double scale;
     pt_dtype in_dt, out_dt;

@@ -87,6 +87,15 @@ static void emit_constants(strbuf *sb, const sm90a_attn *at)
     if (at->a.qshare > 1)
         sb_printf(sb, "constexpr int QSHARE = %lld;  // batch entries per query (the KV splits of one sequence)\n",
                   (long long)at->a.qshare);
+    if (at->a.pieces > 0)
+        sb_printf(sb, "// The keys of a sequence, SEQ_TOTAL of them, cut into PIECES pieces of SEQ_K, the last\n"
+                      "// shorter: K and V hold the whole sequence, a piece's keys start at its piece_key0, and\n"
+                      "// keys past the sequence's end are masked (TMA fills them with zeros).\n"
+                      "constexpr int SEQ_TOTAL = %lld, PIECES = %lld;\n"
+                      "__device__ __forceinline__ int piece_key0(int bh) { return %s %% PIECES * SEQ_K; }\n"
+                      "__device__ __forceinline__ int piece_keys(int bh)\n"
+                      "{\n    const int left = SEQ_TOTAL - piece_key0(bh);\n    return left < SEQ_K ? left : SEQ_K;\n}\n",
+                  (long long)at->a.total, (long long)at->a.pieces, at->a.group > 1 ? "bh / GROUP" : "bh");
     sm90a_emit_buffer_constants(sb, &at->sh);
     sb_puts(sb, "}\n\n");
     /* the plain build still "uses" the iteration, so that an i read only by the records is
@@ -145,10 +154,13 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
     case PT_KB_ROW_MAX:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n", e->stask, e->lane);
         emit_keep(sb, "                ", "s", ss);
-        sb_printf(sb, "                pt::mask_scores<BN, SEQ_K, CAUSAL>(s%d, i * BN, row_lo, row0, lane);\n"
-                      "                pt::row_max<BN>(s%d, SCALE_LOG2, m_run, al%d, mr%d);\n"
+        if (at->a.pieces > 0) /* the piece's own key count: the last piece is shorter */
+            sb_printf(sb, "                pt::mask_keys<BN, CAUSAL>(s%d, i * BN, keys, row_lo, row0, lane);\n", ss);
+        else
+            sb_printf(sb, "                pt::mask_scores<BN, SEQ_K, CAUSAL>(s%d, i * BN, row_lo, row0, lane);\n", ss);
+        sb_printf(sb, "                pt::row_max<BN>(s%d, SCALE_LOG2, m_run, al%d, mr%d);\n"
                       "                PT_REC(%d, %d, n_tile, i, 1);\n",
-                  ss, ss, ms, ms, e->stask, e->lane);
+                  ss, ms, ms, e->stask, e->lane);
         break;
     case PT_KB_EXP_ROWS:
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 0);\n"
@@ -222,13 +234,15 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_attn *at, int w)
                   "            const uint64_t desc_q = pt::desc_sw128(smem + OFF_Q%s + %d * 64 * 128, 16, 1024);  // this warpgroup's Q rows\n"
                   "            (void)desc_q;\n"
                   "            (void)row0;\n"
+                  "%s"
                   "            float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0.f, 0.f};\n"
                   "            #pragma unroll\n"
                   "            for (int r = 0; r < D / 2; ++r) {\n"
                   "                o[r] = 0.f;\n"
                   "                pt::keep(o[r]);  // zeroed here, before a wgmma is in flight (else ptxas serialises)\n"
                   "            }\n",
-              w, qcopy, w);
+              w, qcopy, w,
+              at->a.pieces > 0 ? "            const int keys = piece_keys(bh);  // this piece's keys: fewer in the last\n" : "");
     if (!at->kp->dynamic)
         sb_printf(sb, "            pt::mbar_wait(%s, %s);  // Wait: load.%s landed\n", qfull, qpar,
                   at->g->tensors[at->a.Q].name);

@@ -146,6 +146,15 @@ static void plan_shape(sm90a_attn *at)
     sh->batch = "bh";
     if (at->a.group > 1) /* K and V: the group's shared head */
         sh->batch_buf[at->ring_k] = sh->batch_buf[at->ring_v] = "bh / GROUP";
+    if (at->a.pieces > 0) { /* K and V: the sequence's entry, and the piece's first key in it */
+        for (int i = 0; i < 2; i++) {
+            int b = i ? at->ring_v : at->ring_k;
+            sh->ragged_rows[b] = at->a.total;
+            sh->ragged_pieces[b] = at->a.pieces;
+            sh->batch_buf[b] = at->a.group > 1 ? "bh / GROUP / PIECES" : "bh / PIECES";
+            sh->row_base[b] = "piece_key0(bh)";
+        }
+    }
     if (at->a.qshare > 1) /* Q: the sequence's one query, read by each of its KV splits */
         sh->batch_buf[at->buf_q] = "bh / QSHARE";
     if (at->buf_l >= 0)

@@ -117,6 +117,10 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
     int64_t n_in = kp->g->axes[inner].extent, n_out = kp->g->axes[outer].extent, batch = 1;
     for (int i = 0; i < T->rank - 2; i++)
         batch *= kp->g->axes[T->axes[i]].extent;
+    if (sh->ragged_rows[b] > 0) { /* the whole sequence per entry of the other batch axes */
+        n_out = sh->ragged_rows[b];
+        batch /= sh->ragged_pieces[b];
+    }
     bool packed = B->elem_bits < 8, plain = sh->plain || sh->plain_inner[b];
     int64_t map_elem = packed ? 1 : B->elem_bytes, row = (n_in * B->elem_bits + 7) / 8;
     /* a staged tensor (staging.c): the map keeps the true extents, its rows the buffer's pitch */

@@ -71,6 +71,8 @@ static int kept_key(const sm90a_shape *sh, int b, const char **keys, int cap)
     const char *bb = sh->batch_buf[b] ? sh->batch_buf[b] : sh->batch;
     if (batch && bb && n < cap)
         keys[n++] = bb;
+    if (sh->row_base[b] && n < cap) /* a ragged sequence's piece */
+        keys[n++] = sh->row_base[b];
     return n;
 }
 

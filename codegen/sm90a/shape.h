@@ -67,6 +67,12 @@ typedef struct {
     /* a buffer the kernel fills from global memory with plain loads, passed as a pointer rather
      * than a tensor map (the combine's log-sum-exps when their rows are not 16-byte strides) */
     bool by_pointer[PT_KP_MAX_BUFS];
+    /* A buffer over a ragged key axis (ir/attention.h): its map spans the sequence's
+     * ragged_rows keys per entry of the batch axes but the pieces' (ragged_pieces of them, so
+     * the map's batch extent is divided by it), and row_base is the piece's first key, added to
+     * the row origin; 0, 0, NULL otherwise */
+    int64_t ragged_rows[PT_KP_MAX_BUFS], ragged_pieces[PT_KP_MAX_BUFS];
+    const char *row_base[PT_KP_MAX_BUFS];
 } sm90a_shape;
 
 /* The buffer's name in the kernel (sh->name: "a", "q"), and upper case for its constants

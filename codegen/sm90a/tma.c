@@ -138,10 +138,15 @@ void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *s
     int inner, outer;
     bool batched;
     box_axes(sh, b, &inner, &outer, &batched);
-    char lo[8], up[8], oi[48], oo[48];
+    char lo[8], up[8], oi[48], oo[96];
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
     origin(sh, inner, oi, sizeof oi);
     origin(sh, outer, oo, sizeof oo);
+    if (sh->row_base[b]) { /* a piece of a ragged sequence: its keys from the piece's first */
+        char rel[96];
+        snprintf(rel, sizeof rel, "%s", oo);
+        snprintf(oo, sizeof oo, "%.40s%s%.48s", sh->row_base[b], rel[0] ? " + " : "", rel);
+    }
     char at[48] = "";
     if (stage)
         snprintf(at, sizeof at, " + %s * %s_PITCH", stage, up);
