@@ -6,8 +6,10 @@
 # call's 10 minutes):
 #  1. the ragged variants of tests/codegen/variants.txt, every element checked against the f32
 #     reference, with two divisible twins;
-#  2. 48 random flash_decoding draws (tests/gpu/differential.sh, a third of the multi-piece
-#     draws ragged), one small one under compute-sanitizer;
+#  2. FlashDecoding's pair chained as a model runs it (tests/gpu/decode-chain-test.sh: two
+#     ragged shapes among eight, every element of O against torch SDPA), then 32 random
+#     flash_decoding draws (tests/gpu/differential.sh, a third of the multi-piece draws ragged),
+#     one small one under compute-sanitizer;
 #  3. bench/fa/decode_run at B 1 and 8 over KV lengths that few counts divide (4099 and 16001
 #     prime, 16383 = 3 x 43 x 127, 65537 and 131071 prime) beside 16384: the scheduler's counts,
 #     our pair against torch SDPA's best backend in one process.
@@ -24,7 +26,9 @@ if [ "$PART" != time ]; then
   grep -E '^dec_[a-z0-9_]*(_ragged|kv1000_sp8_odd|kv4096_sp8) ' tests/codegen/variants.txt > "$R/variants.txt"
   JOBS=16 RUN_TIMEOUT=60 timeout 240 sh tests/gpu/run-gpu-tests.sh "$CLI" "$R/variants.txt" "$R/gpu" > "$R/gpu.log" 2>&1
   echo "gpu tests rc $? $(( $(date +%s) - T0 )) s"; tail -15 "$R/gpu.log"
-  WORKLOADS=flash_decoding SAN_EVERY=48 JOBS=16 RUN_JOBS=4 timeout 300 sh tests/gpu/differential.sh .dev/build 48 9000 "$R/diff" > "$R/diff.log" 2>&1
+  timeout 180 sh tests/gpu/decode-chain-test.sh "$CLI" > "$R/chain.log" 2>&1
+  echo "chain rc $? $(( $(date +%s) - T0 )) s"; tail -12 "$R/chain.log"
+  WORKLOADS=flash_decoding SAN_EVERY=32 JOBS=16 RUN_JOBS=4 timeout 240 sh tests/gpu/differential.sh .dev/build 32 9000 "$R/diff" > "$R/diff.log" 2>&1
   echo "differential rc $? $(( $(date +%s) - T0 )) s"; tail -6 "$R/diff.log"
   rm -rf "$R/gpu"/*/ "$R/diff"/*/ 2>/dev/null
   echo "done $(( $(date +%s) - T0 )) s"; exit 0
