@@ -148,14 +148,25 @@ static int write_candidates(const cli_opts *o, const pt_schedule_result *r, cons
     return EXIT_OK;
 }
 
+/* The length of the sequence a piece axis of g cuts (graph.h: FlashDecoding's S), 0 if none. */
+static int64_t pieces_of(const pt_graph *g)
+{
+    for (int a = 0; a < g->n_axes; a++)
+        if (g->axes[a].split_total > 0)
+            return g->axes[a].split_total;
+    return 0;
+}
+
 /* The split counts the search tried (scheduler.h: pt_split_try), each with its best kernel, its
- * combine and their sum, the chosen one marked. */
-static void print_splits(FILE *out, const pt_schedule_result *r)
+ * combine and their sum, the chosen one marked; where the graph cuts a sequence of `total`
+ * elements (0: it does not), each count's piece length, and the last piece's where shorter. */
+static void print_splits(FILE *out, const pt_schedule_result *r, int64_t total)
 {
     fprintf(out, "\nsplit count %s, %s (each with the %s kernel it implies):\n"
-                 "  %8s  %12s  %12s  %12s\n",
+                 "  %8s  %12s  %12s  %12s%s\n",
             r->split_param, r->split_fixed ? "as --set gives it" : "chosen by the search",
-            r->split_combine, r->split_param, "kernel", "combine", "total");
+            r->split_combine, r->split_param, "kernel", "combine", "total",
+            total > 0 ? "  a piece" : "");
     for (int i = 0; i < r->n_splits; i++) {
         const pt_split_try *t = &r->splits[i];
         if (!isfinite(t->partial_ns) || !isfinite(t->combine_ns)) {
@@ -163,8 +174,17 @@ static void print_splits(FILE *out, const pt_schedule_result *r)
                     "-", t->why);
             continue;
         }
-        fprintf(out, "  %8lld  %9.1f us  %9.1f us  %9.1f us%s\n", (long long)t->value,
+        char piece[64] = "";
+        if (total > 0 && t->value > 0) {
+            int64_t n = (total + t->value - 1) / t->value, last = total - (t->value - 1) * n;
+            if (last == n)
+                snprintf(piece, sizeof piece, "  %lld", (long long)n);
+            else
+                snprintf(piece, sizeof piece, "  %lld, the last %lld", (long long)n, (long long)last);
+        }
+        fprintf(out, "  %8lld  %9.1f us  %9.1f us  %9.1f us%s%s\n", (long long)t->value,
                 t->partial_ns / 1e3, t->combine_ns / 1e3, (t->partial_ns + t->combine_ns) / 1e3,
+                piece,
                 t->value == r->split_chosen && !(r->n && r->best[0].unsplit) ? "  <- chosen"
                                                                               : "");
     }
@@ -221,6 +241,7 @@ int verb_schedule(int argc, char **argv)
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }
+    int64_t seq_total = pieces_of(&in.graph); /* the split table's piece lengths */
     cli_inputs_free(&in); /* the search partitions for itself */
     pt_graph_source src = cli_graph_source(&o); /* a split count is searched from it */
     if (o.measure > 0 && !o.candidates && !o.remote && !pt_runner_check_local(&err)) {
@@ -264,7 +285,7 @@ int verb_schedule(int argc, char **argv)
     int shown = o.top > 0 ? o.top : 5;
     bool splits = r.n_splits > 0;
     if (splits)
-        print_splits(out, &r);
+        print_splits(out, &r, seq_total);
     fprintf(out, "\n  #  predicted  %s    TFLOP/s  %s sProgram\n", splits ? "  + combine" : "",
             o.measure ? "measured  " : "");
     for (int i = 0; i < r.n; i++) {

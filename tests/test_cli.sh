@@ -531,6 +531,10 @@ sp=$(sed -n 's/.*"params": {"SPLITS": \([0-9]*\)}.*/\1/p' "$tmp/dec1000.json")
 if [ -n "$sp" ] && [ $(( (sp - 1) * ((1000 + sp - 1) / sp) )) -lt 1000 ] && grep -qE "^ +25 +[0-9.]+ us" "$tmp/out"; then
     ok "a count whose pieces all hold keys is chosen ($sp); counts that divide 1000 (25) are tried"
 else bad "S = 1000 split search: SPLITS '$sp', $(head -c 900 "$tmp/out")"; fi
+if grep -qE '^ +16 +[0-9.]+ us +[0-9.]+ us +[0-9.]+ us  63, the last 55( |$)' "$tmp/out" &&
+   grep -qE '^ +8 +[0-9.]+ us +[0-9.]+ us +[0-9.]+ us  125( |$)' "$tmp/out"; then
+    ok "the table gives each count's piece length, and the last piece's where shorter"
+else bad "piece lengths in the split table: $(grep -E '^ +(8|16) ' "$tmp/out")"; fi
 # the sProgram it wrote carries the count, which codegen and simulate apply
 expect 0 "codegen flash_decoding S = 1000 from the sProgram's SPLITS" "$cli" codegen flash_decoding --set "$dodd" --program "$tmp/dec1000.json" --target sm90a -o "$tmp/dec1000.bundle"
 if [ -n "$sp" ] && grep -q "constexpr int QSHARE = $sp;" "$tmp/dec1000.bundle/kernel.cu"; then ok "the S = 1000 kernel is generated for SPLITS=$sp"
