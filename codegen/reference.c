@@ -272,7 +272,10 @@ static void param_list(const gen *G, const pt_op *op, char *out, size_t cap)
         o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ scales, ",
                               ctype(storage_dtype(g, s)));
     }
-    o += (size_t)snprintf(out + o, cap - o, "float *__restrict__ out, ");
+    /* an output storing a ragged sequence (graph.h): the kernel's `out` is a local that puts
+     * element i at its place in the sequence (gen_per_element) */
+    bool seq = pt_tensor_ragged_pos(g, &g->tensors[op->out]) > 0;
+    o += (size_t)snprintf(out + o, cap - o, "float *__restrict__ %s, ", seq ? "out_seq" : "out");
     if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
         snprintf(out + o, cap - o, "float *__restrict__ lse, ");
 }
@@ -435,12 +438,23 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
     int loops[PT_MAX_AXES], n_loops = 0;
     if (!per_element_axes(G, op, used, loops, &n_loops, err))
         return false;
+    if (pt_tensor_ragged_pos(g, out) > 0) /* its place in the sequence reads every coordinate */
+        mark_tensor_axes(g, op->out, used);
 
     char params[1024];
     param_list(G, op, params, sizeof params);
     kernel_open(G, oi, params);
     const char *ind = "        ";
     decompose(G, out->axes, out->rank, used, ind);
+    if (pt_tensor_ragged_pos(g, out) > 0) {
+        /* i runs over whole pieces; the output stores the sequence: an element past its end is
+         * not stored, the others at their place in it */
+        char miss[200], oidx[1000];
+        missing_expr(G, op->out, NULL, miss, sizeof miss);
+        index_expr(G, op->out, NULL, oidx, sizeof oidx);
+        sb_printf(G->b, "%sif (%s)\n%s    continue;\n%sfloat *const out = out_seq + (%s) - i;\n",
+                  ind, miss, ind, ind, oidx);
+    }
 
     char a[1400], b[1400];
     switch (op->kind) {
@@ -799,7 +813,13 @@ static void describe_op(const pt_graph *g, int oi, char *out, size_t cap)
 
 static long long work_items(const pt_graph *g, const pt_op *op)
 {
-    long long n = (long long)pt_tensor_elems(g, &g->tensors[op->out]);
+    const pt_tensor *t = &g->tensors[op->out];
+    long long n = (long long)pt_tensor_elems(g, t);
+    if (pt_tensor_ragged_pos(g, t) > 0) { /* every piece whole: those past the end skipped */
+        n = 1;
+        for (int i = 0; i < t->rank; i++)
+            n *= (long long)g->axes[t->axes[i]].extent;
+    }
     if (op->kind == PT_OP_ONLINE_SOFTMAX)
         n /= (long long)g->axes[op->axis].extent; /* rows */
     return n;
@@ -920,7 +940,17 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
         describe_op(g, oi, line, sizeof line);
         sb_printf(&dev, "/* %s */\n", line);
         int am, an, ak;
-        bool tiled = matmul_tiled_form(&G, op, &am, &an, &ak), ok = true;
+        /* an output storing a ragged sequence is written element by element (gen_per_element
+         * puts each at its place in it) */
+        bool seq = pt_tensor_ragged_pos(g, &g->tensors[op->out]) > 0;
+        if (seq && op->kind == PT_OP_ONLINE_SOFTMAX) {
+            sb_free(&dev);
+            sb_free(&host);
+            return pt_fail(err, "reference: online_softmax \"%s\" writes output \"%s\", which "
+                                "stores a ragged sequence; only elementwise ops and matmuls may",
+                           op->name, g->tensors[op->out].name);
+        }
+        bool tiled = !seq && matmul_tiled_form(&G, op, &am, &an, &ak), ok = true;
         if (tiled)
             gen_matmul_tiled(&G, oi, am, an, ak);
         else

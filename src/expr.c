@@ -34,6 +34,35 @@ static void skip(parser *p)
 
 static int64_t parse_sum(parser *p);
 
+static int64_t parse_atom(parser *p);
+
+/* cdiv(a, b): a / b rounded up (the pieces of length b that cover a), for a >= 0, b > 0. */
+static int64_t parse_cdiv(parser *p)
+{
+    if (++p->depth > EXPR_MAX_DEPTH)
+        return fail(p, "nested too deeply", p->s);
+    p->s++; /* the '(' */
+    int64_t a = parse_sum(p);
+    skip(p);
+    if (p->failed)
+        return 0;
+    if (*p->s != ',')
+        return fail(p, "cdiv takes two sizes: expected ','", p->s);
+    p->s++;
+    const char *at = p->s;
+    int64_t b = parse_sum(p);
+    skip(p);
+    if (p->failed)
+        return 0;
+    if (*p->s != ')')
+        return fail(p, "missing ')'", p->s);
+    p->s++;
+    p->depth--;
+    if (b <= 0 || a < 0)
+        return fail(p, "cdiv(a, b) needs a >= 0 and b > 0", at);
+    return (a + b - 1) / b;
+}
+
 static int64_t parse_atom(parser *p)
 {
     skip(p);
@@ -75,6 +104,9 @@ static int64_t parse_atom(parser *p)
             name[n++] = *p->s++;
         }
         name[n] = 0;
+        skip(p);
+        if (strcmp(name, "cdiv") == 0 && *p->s == '(')
+            return parse_cdiv(p);
         int i = pt_graph_find_param(p->g, name);
         if (i < 0) {
             if (!p->failed)

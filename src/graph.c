@@ -98,7 +98,7 @@ bool pt_axis_ragged(const pt_graph *g, int a)
 
 int pt_tensor_ragged_pos(const pt_graph *g, const pt_tensor *t)
 {
-    if (t->role != PT_ROLE_INPUT) /* intermediates keep whole pieces (graph.h) */
+    if (t->role == PT_ROLE_INTERMEDIATE || t->whole_pieces) /* whole pieces (graph.h) */
         return -1;
     for (int i = 1; i < t->rank; i++)
         if (pt_axis_ragged(g, t->axes[i]) && g->axes[t->axes[i]].split_by == t->axes[i - 1])

@@ -50,10 +50,10 @@ typedef struct {
     /* A piece of a sequence cut by another axis ("split": {"of": "S", "by": "s"}): split_by is
      * the axis counting the pieces, split_total the sequence's length (0: not a piece axis);
      * extent = ceil(split_total / pieces). Where the pieces do not divide the length, the last
-     * is shorter (ragged): an input with split_by just before this axis stores split_total
-     * elements along the pair (piece p's element i at p * extent + i; an intermediate keeps
-     * whole pieces), and elements at or past split_total do not exist (reads give 0, softmax
-     * and matmul sums leave them out). */
+     * is shorter (ragged): an input or output with split_by just before this axis stores
+     * split_total elements along the pair (piece p's element i at p * extent + i; an
+     * intermediate, or an input marked whole_pieces, keeps whole pieces), and elements at or
+     * past split_total do not exist (reads give 0, softmax and matmul sums leave them out). */
     int split_by;
     int64_t split_total;
 } pt_axis;
@@ -71,6 +71,9 @@ typedef struct {
     int group_axis;        /* axis index the scale groups run along, or -1 */
     int64_t group_size;    /* elements per scale group along group_axis, or 0 */
     pt_packing packing;    /* 4-bit types: the nibble order (packing.h) */
+    /* over a ragged piece axis: an input storing every piece whole (padded past the sequence's
+     * end) rather than the sequence */
+    bool whole_pieces;
 } pt_tensor;
 
 typedef enum {
@@ -151,8 +154,9 @@ int pt_graph_producer(const pt_graph *g, int t);
 int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t);
 /* Is axis a a piece axis whose pieces do not divide the sequence (the last one shorter)? */
 bool pt_axis_ragged(const pt_graph *g, int a);
-/* The position in input t's axes of a ragged piece axis stored right after the axis counting
- * its pieces (so the pair holds the sequence, split_total elements), or -1. */
+/* The position in t's axes of a ragged piece axis stored right after the axis counting its
+ * pieces, where the pair holds the sequence (split_total elements: an input or output not
+ * marked whole_pieces), or -1. */
 int pt_tensor_ragged_pos(const pt_graph *g, const pt_tensor *t);
 bool pt_tensor_has_axis(const pt_tensor *t, int axis);
 /* Does axis a index some output tensor (not a view of another)? */

@@ -234,7 +234,8 @@ static bool pieces_fill(int64_t total, int64_t pieces)
 
 /* "split": {"of": SIZE, "by": AXIS}: the axis is a piece of a sequence of SIZE elements cut
  * into as many pieces as AXIS (defined before it) counts, each ceil(SIZE / pieces) long but the
- * last (graph.h). Every piece must hold an element: the last one starts before the end. */
+ * last (graph.h). Every piece must hold an element: the last one starts before the end. With
+ * "length": LEN the pieces are LEN long, and AXIS must count cdiv(SIZE, LEN) of them. */
 static bool load_axis_split(loader *L, pt_axis *a, const cJSON *split, const char *path)
 {
     char sp[PT_PATH_MAX], op[PT_PATH_MAX];
@@ -242,7 +243,7 @@ static bool load_axis_split(loader *L, pt_axis *a, const cJSON *split, const cha
     if (!cJSON_IsObject(split))
         return pt_fail(L->err, "%s: %s: is %s; expected an object {\"of\": a size, \"by\": an "
                                "axis}", L->file, sp, pt_json_type(split));
-    static const char *const keys[] = {"of", "by", NULL};
+    static const char *const keys[] = {"of", "by", "length", NULL};
     if (!pt_json_check_keys(split, keys, L->file, sp, L->err))
         return false;
     const cJSON *of = cJSON_GetObjectItemCaseSensitive(split, "of");
@@ -267,6 +268,19 @@ static bool load_axis_split(loader *L, pt_axis *a, const cJSON *split, const cha
                                "counting the pieces", L->file, op, b->name);
     int64_t pieces = b->extent, total = a->split_total;
     a->extent = (total + pieces - 1) / pieces;
+    const cJSON *length = cJSON_GetObjectItemCaseSensitive(split, "length");
+    if (length) { /* pieces of a given length (Mamba2's chunks), the count cdiv(of, length) */
+        pt_path_key(op, sp, "length");
+        if (!eval_size(L, length, op, &a->extent))
+            return false;
+        int64_t want = (total + a->extent - 1) / a->extent;
+        if (pieces != want)
+            return pt_fail(L->err, "%s: %s: pieces of %lld cover %lld in %lld; axis \"%s\" counts "
+                                   "%lld (expected cdiv(%lld, %lld))", L->file, sp,
+                           (long long)a->extent, (long long)total, (long long)want, b->name,
+                           (long long)pieces, (long long)total, (long long)a->extent);
+        return true;
+    }
     if (pieces > total)
         return pt_fail(L->err, "%s: %s: %lld cut into %lld pieces (axis \"%s\") leaves pieces "
                                "empty; expected at most %lld pieces", L->file, sp,
@@ -467,31 +481,48 @@ static bool check_view(loader *L, pt_tensor *t, const char *path)
     return true;
 }
 
-/* A tensor over a ragged piece axis (graph.h): an input stores the sequence, so it holds the
- * axis counting the pieces just before it; an intermediate may hold the two apart (never
- * stored, its missing elements left out where read). Outputs, views and 4-bit tensors over it
- * are not supported: the harness and the packings index whole extents. */
-static bool check_ragged(loader *L, const pt_tensor *t, const char *path)
+/* A tensor over a ragged piece axis (graph.h). An input or output stores the sequence: it holds
+ * the axis counting the pieces just before it; or an input says "whole_pieces" and stores
+ * every piece whole (mamba_ssm's per-chunk dt and dA), padded past the sequence's end. An
+ * intermediate is never stored (it keeps whole pieces). Every tensor over it also holds the
+ * axis counting the pieces, which tells an element's piece. 4-bit tensors over it are not
+ * supported (their packings index whole extents), nor views but of whole pieces. */
+static bool check_ragged(loader *L, pt_tensor *t, const char *path)
 {
+    if (t->view_of >= 0) /* a view has its base's storage */
+        t->whole_pieces |= L->g->tensors[t->view_of].whole_pieces;
+    bool any = false;
     for (int i = 0; i < t->rank; i++) {
         int a = t->axes[i];
+        any |= L->g->axes[a].split_total > 0;
         if (!pt_axis_ragged(L->g, a))
             continue;
         const pt_axis *x = &L->g->axes[a], *by = &L->g->axes[x->split_by];
         char why[160];
         snprintf(why, sizeof why, "axis \"%s\" is %lld cut into %lld pieces (\"%s\"), the last "
                  "shorter", x->name, (long long)x->split_total, (long long)by->extent, by->name);
-        if (t->role == PT_ROLE_OUTPUT || t->view_of >= 0 || pt_dtype_is_4bit(t->dtype))
-            return pt_fail(L->err, "%s: %s: %s; only inputs and intermediates of 8 or more bits "
-                                   "may hold it", L->file, path, why);
+        /* a view reads its base's storage with its own axes: whole pieces alike (Mamba2's dA_s
+         * of dA_l), not a stored sequence */
+        bool view_ok = t->view_of < 0 || L->g->tensors[t->view_of].whole_pieces;
+        if (!view_ok || pt_dtype_is_4bit(t->dtype))
+            return pt_fail(L->err, "%s: %s: %s; 4-bit tensors, and views other than of an input "
+                                   "stored as whole pieces, may not hold it", L->file, path, why);
         if (!pt_tensor_has_axis(t, x->split_by))
             return pt_fail(L->err, "%s: %s: %s; a tensor holding it must also hold \"%s\", "
                                    "which tells the piece", L->file, path, why, by->name);
-        if (t->role == PT_ROLE_INPUT && (i == 0 || t->axes[i - 1] != x->split_by))
-            return pt_fail(L->err, "%s: %s: %s; an input holding it must hold \"%s\" just "
-                                   "before it (the pair stores the sequence)", L->file, path, why,
-                           by->name);
+        if (t->whole_pieces && t->role != PT_ROLE_INPUT)
+            return pt_fail(L->err, "%s: %s.whole_pieces: only an input stores whole pieces; an "
+                                   "output stores the sequence", L->file, path);
+        bool pair = i > 0 && t->axes[i - 1] == x->split_by;
+        if (t->role != PT_ROLE_INTERMEDIATE && !t->whole_pieces && !pair)
+            return pt_fail(L->err, "%s: %s: %s; %s holding it must hold \"%s\" just before it "
+                                   "(the pair stores the sequence)%s", L->file, path, why,
+                           t->role == PT_ROLE_INPUT ? "an input" : "an output", by->name,
+                           t->role == PT_ROLE_INPUT ? ", or say \"whole_pieces\": true" : "");
     }
+    if (t->whole_pieces && !any)
+        return pt_fail(L->err, "%s: %s.whole_pieces: the tensor holds no piece axis (an axis "
+                               "with \"split\")", L->file, path);
     return true;
 }
 
@@ -528,9 +559,10 @@ static bool load_tensors(loader *L, const cJSON *root)
         char path[PT_PATH_MAX];
         pt_path_key(path, "$.tensors", it->string);
         static const char *const keys[] = {"axes", "dtype", "role", "view_of", "scales",
-                                           "packing", "description", NULL};
+                                           "packing", "whole_pieces", "description", NULL};
         if (!pt_json_check_keys(it, keys, L->file, path, L->err) ||
-            !load_tensor_axes(L, it, path, t))
+            !load_tensor_axes(L, it, path, t) ||
+            !pt_json_get_bool(it, "whole_pieces", false, L->file, path, &t->whole_pieces, L->err))
             return false;
         const char *dt = NULL, *role = "intermediate", *view = NULL, *packing = NULL;
         if (!pt_json_get_string(it, "dtype", true, L->file, path, &dt, L->err) ||

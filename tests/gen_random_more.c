@@ -60,9 +60,14 @@ static int grouped(draw *d, rng *r, const char *example)
     return uni(r, 2, 3);
 }
 
-/* The graph's sizes; with G groups, H is the heads of one group (HG). */
+/* The graph's sizes; with G groups, H is the heads of one group (HG). A third of the draws
+ * whose S is several chunks take a sequence that is not a whole number of them (the last chunk
+ * 1 to L - 1 rows short), from the values drawn so that the seeds' other draws stay as they
+ * were. */
 static void heads_set(draw *d, int Bt, int S, int G, int H, int P, int N, int L)
 {
+    if (S > L && (S / L + H + Bt) % 3 == 0)
+        S -= 1 + (H * 7 + Bt * 13 + P) % (L - 1);
     if (G)
         snprintf(d->set, sizeof d->set, "B=%d,S=%d,G=%d,HG=%d,P=%d,N=%d,L=%d", Bt, S, G, H, P, N, L);
     else

@@ -70,6 +70,12 @@ static void expressions(void)
                         &g, &v, why, sizeof why));
     CHECK_CONTAINS(why, "nested too deeply");
     CHECK(!pt_expr_eval("99999999999999999999", &g, &v, why, sizeof why));
+    CHECK(pt_expr_eval("cdiv(S, L)", &g, &v, why, sizeof why) && v == 32);
+    CHECK(pt_expr_eval("cdiv(S - 1, L) * 2", &g, &v, why, sizeof why) && v == 64);
+    CHECK(pt_expr_eval("cdiv(S + 1, L)", &g, &v, why, sizeof why) && v == 33);
+    CHECK(!pt_expr_eval("cdiv(S, 0)", &g, &v, why, sizeof why));
+    CHECK_CONTAINS(why, "b > 0");
+    CHECK(!pt_expr_eval("cdiv(S)", &g, &v, why, sizeof why));
 }
 
 static void overrides(void)
@@ -141,6 +147,24 @@ static void ragged_pieces(void)
     CHECK(pt_graph_load_text(&g, "fd", text, strlen(text), "S=7,SPLITS=7", &e) && g.axes[n].extent == 1);
     CHECK(!pt_graph_load_text(&g, "fd", text, strlen(text), "S=7,SPLITS=8", &e));
     CHECK_CONTAINS(e.msg, "leaves pieces empty; expected at most 7 pieces");
+
+    /* Mamba2's chunks: pieces of L, cdiv(S, L) of them, the last shorter; x and the output
+     * store the sequence, dt and dA whole chunks (and dA_s, a view of dA_l, with them) */
+    text = pt_embedded_find(pt_embedded_examples, "mamba2_chunk_scan");
+    CHECK(text && pt_graph_load_text(&g, "scan", text, strlen(text), "B=2,S=2000,H=3,L=256", &e));
+    int c = pt_graph_find_axis(&g, "c"), l = pt_graph_find_axis(&g, "l");
+    CHECK(g.axes[c].extent == 8 && g.axes[l].extent == 256 && pt_axis_ragged(&g, l));
+    const pt_tensor *x = &g.tensors[pt_graph_find_tensor(&g, "x")],
+                    *dt = &g.tensors[pt_graph_find_tensor(&g, "dt")],
+                    *dA_s = &g.tensors[pt_graph_find_tensor(&g, "dA_s")],
+                    *out = &g.tensors[pt_graph_find_tensor(&g, "out")];
+    CHECK(pt_tensor_ragged_pos(&g, x) == 2 && pt_tensor_elems(&g, x) == 2LL * 2000 * 3 * 64);
+    CHECK(pt_tensor_ragged_pos(&g, out) == 2 && pt_tensor_elems(&g, out) == 2LL * 2000 * 3 * 64);
+    CHECK(dt->whole_pieces && pt_tensor_ragged_pos(&g, dt) == -1);
+    CHECK(pt_tensor_elems(&g, dt) == 2LL * 3 * 8 * 256);
+    CHECK(dA_s->whole_pieces && pt_tensor_ragged_pos(&g, dA_s) == -1);
+    CHECK(pt_graph_load_text(&g, "scan", text, strlen(text), "B=2,S=2048,H=3,L=256", &e));
+    CHECK(!pt_axis_ragged(&g, l) && g.axes[c].extent == 8);
 }
 
 int main(void)

@@ -46,13 +46,28 @@ def dt_dA(B, H, C, L):
     return dt, dA
 
 
-def heads(shape):
-    """(B, C, L, G, H, P) of x[b, c, l, h, p] (ngroups 1) or x[b, c, l, g, hg, p] (H = G·HG)."""
+def heads(x):
+    """(B, C, L, G, H, P, S) of x[b, c, l, h, p] (ngroups 1) or x[b, c, l, g, hg, p] (H = G·HG);
+    where S is not a whole number of chunks, tensors.json gives x as stored, [b, S, ...], with its
+    "pieces" (the count C and length L of the chunks, the last shorter)."""
+    shape = list(x["shape"])
+    if "pieces" in x:
+        pc = x["pieces"]
+        shape[1:2] = [pc["count"], pc["length"]]
+    S = x["pieces"]["of"] if "pieces" in x else shape[1] * shape[2]
     if len(shape) == 6:
         B, C, L, G, HG, P = shape
-        return B, C, L, G, G * HG, P
+        return B, C, L, G, G * HG, P, S
     B, C, L, H, P = shape
-    return B, C, L, 1, H, P
+    return B, C, L, 1, H, P, S
+
+
+def whole_chunks(t, C, L):
+    """t[b, S, ...] with zero rows after the sequence's end, to C·L rows."""
+    if t.shape[1] == C * L:
+        return t
+    pad = torch.zeros((t.shape[0], C * L - t.shape[1]) + tuple(t.shape[2:]), device=t.device, dtype=t.dtype)
+    return torch.cat([t, pad], dim=1)
 
 
 class ChunkState:
@@ -60,12 +75,12 @@ class ChunkState:
     out = "states"
 
     def __init__(self, t):
-        self.B, self.C, self.L, self.G, self.H, self.P = heads(t["x"]["shape"])
+        self.B, self.C, self.L, self.G, self.H, self.P, self.S = heads(t["x"])
         self.N = t["Bm"]["shape"][-1]
 
     def shape(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
-        S = C * L
+        S = self.S
         return {"B": B, "S": S, "H": H, "P": P, "N": N, "L": L, "flops": 2.0 * B * C * H * P * N * L,
                 "G": self.G,
                 "bytes": B * S * H * P * 2 + B * S * self.G * N * 2 + 2 * B * H * S * 4 + B * C * H * P * N * 4}
@@ -73,8 +88,8 @@ class ChunkState:
     def inputs(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         dt, dA = dt_dA(B, H, C, L)
-        return {"x": torch.randn(B, C * L, H, P, device="cuda", dtype=BF),
-                "Bm": torch.randn(B, C * L, self.G, N, device="cuda", dtype=BF),
+        return {"x": torch.randn(B, self.S, H, P, device="cuda", dtype=BF),
+                "Bm": torch.randn(B, self.S, self.G, N, device="cuda", dtype=BF),
                 "dt": dt, "dA_cs": dA, "dA_last": dA[..., -1].contiguous()}
 
     def theirs(self, i, ssd):
@@ -83,9 +98,9 @@ class ChunkState:
     def reference(self, i):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         w = torch.exp(i["dA_last"][..., None] - i["dA_cs"]) * i["dt"]          # b h c l
-        xs = i["x"].float().view(B, C, L, H, P) * w.permute(0, 2, 3, 1)[..., None]
+        xs = whole_chunks(i["x"], C, L).float().view(B, C, L, H, P) * w.permute(0, 2, 3, 1)[..., None]
         xs = xs.to(BF).float()  # the graph's xs is bf16, as the kernel's A operand
-        Bh = i["Bm"].float().repeat_interleave(H // self.G, dim=2).view(B, C, L, H, N)  # head h: group h // HG
+        Bh = whole_chunks(i["Bm"], C, L).float().repeat_interleave(H // self.G, dim=2).view(B, C, L, H, N)  # head h: group h // HG
         return torch.einsum("bclhp,bclhn->bchpn", xs, Bh)
 
 
@@ -94,12 +109,12 @@ class ChunkScan:
     out = "out"
 
     def __init__(self, t):
-        self.B, self.C, self.L, self.G, self.H, self.P = heads(t["x"]["shape"])
+        self.B, self.C, self.L, self.G, self.H, self.P, self.S = heads(t["x"])
         self.N = t["C"]["shape"][-1]
 
     def shape(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
-        S = C * L
+        S = self.S
         G = self.G
         return {"B": B, "S": S, "H": H, "P": P, "N": N, "L": L, "G": G,
                 "flops": 1.0 * B * C * H * (2 * L * P * N + L * L * P),
@@ -109,8 +124,8 @@ class ChunkScan:
     def inputs(self):
         B, C, L, H, P, N = self.B, self.C, self.L, self.H, self.P, self.N
         dt, dA = dt_dA(B, H, C, L)
-        return {"x": torch.randn(B, C * L, H, P, device="cuda", dtype=BF),
-                "C": torch.randn(B, C * L, self.G, N, device="cuda", dtype=BF),
+        return {"x": torch.randn(B, self.S, H, P, device="cuda", dtype=BF),
+                "C": torch.randn(B, self.S, self.G, N, device="cuda", dtype=BF),
                 "CB": torch.randn(B, C, self.G, L, L, device="cuda", dtype=BF),
                 "states": torch.randn(B, C, H, P, N, device="cuda", dtype=BF),
                 "dt": dt, "dA_l": dA}
@@ -125,16 +140,16 @@ class ChunkScan:
         HG = H // self.G  # head h reads group h // HG's C and CB
         for b in range(B):  # one batch index at a time: the decay tile is H·C·L·L floats
             dA, dt = i["dA_l"][b], i["dt"][b]                                  # h c l
-            Ch = i["C"][b].float().repeat_interleave(HG, dim=1).view(C, L, H, N)
+            Ch = whole_chunks(i["C"][b:b + 1], C, L)[0].float().repeat_interleave(HG, dim=1).view(C, L, H, N)
             y = torch.einsum("clhn,chpn->clhp", Ch, i["states"][b].float())
             y = y * torch.exp(dA).permute(1, 2, 0)[..., None]
             decay = torch.exp(dA[..., :, None] - dA[..., None, :]) * causal      # h c l s
             cbh = i["CB"][b].float().repeat_interleave(HG, dim=1).permute(1, 0, 2, 3)  # h c l s
             pdt = cbh * decay * dt[..., None, :]
             pdt = pdt.to(BF).float()  # the graph's Pdt is bf16, as the kernel's A operand
-            y += torch.einsum("hcls,cshp->clhp", pdt, i["x"][b].float().view(C, L, H, P))
+            y += torch.einsum("hcls,cshp->clhp", pdt, whole_chunks(i["x"][b:b + 1], C, L)[0].float().view(C, L, H, P))
             out[b] = y
-        return out.view(B, C * L, H, P)
+        return out.view(B, C * L, H, P)[:, :self.S]
 
 
 def main():

@@ -52,8 +52,13 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
     bool plain = sh->plain_buf[b] || sh->flat[b];
     int64_t stride = B->elem_bytes, numel = 1, run = 0, at[PT_MAX_RANK];
     bool run_open = true;  /* the stage's run of contiguous bytes still extends outward */
+    /* a ragged pair (graph.h) stores its sequence: the piece axis spans it, the count none */
+    int r = pt_tensor_ragged_pos(kp->g, T);
     for (int i = T->rank - 1; i >= 0; i--) {  /* row-major storage, whatever the map's order */
-        int64_t ext = kp->g->axes[T->axes[i]].extent, tile = st->tile[i] > 0 ? st->tile[i] : ext;
+        int64_t ext = i == r       ? kp->g->axes[T->axes[i]].split_total
+                      : i == r - 1 ? 1
+                                   : kp->g->axes[T->axes[i]].extent,
+                tile = st->tile[i] > 0 ? st->tile[i] : ext;
         if (i == T->rank - 1) {  /* a stage reads its row whole: one box, or atoms side by side */
             int64_t row = ext * B->elem_bytes, got = plain ? tile * B->elem_bytes : B->row_bytes;
             run = got < row ? got : row;
@@ -74,6 +79,9 @@ static void emit_full_rank_map(strbuf *sb, const sm90a_shape *sh, int b)
             ext *= kp->g->axes[T->axes[i - k]].extent;
             tile *= st->tile[i - k] > 0 ? st->tile[i - k] : 1;
         }
+        if (r > 0 && i >= r && i - sm90a_map_span(sh, b, d) < r - 1) /* the pair: the sequence */
+            ext = ext / (kp->g->axes[T->axes[r]].extent * kp->g->axes[T->axes[r - 1]].extent) *
+                  kp->g->axes[T->axes[r]].split_total;
         size_t n = strlen(dims);
         snprintf(dims + n, sizeof dims - n, "%s%lldu", n ? ", " : "", (long long)ext);
         if (d > 0) {

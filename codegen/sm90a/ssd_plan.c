@@ -285,6 +285,28 @@ static bool plan_map(sm90a_ssd *sd, int b, bool reorder, pt_error *err)
             L[n] = wpos, span[n++] = 1;
     }
     bool merged = false;
+    /* a tensor storing a sequence cut into ragged pieces (graph.h: S not a multiple of L, the
+     * last chunk shorter): the pair (c, l) is one map dimension of the sequence's S rows, at
+     * c * L + l, where it stands in the map's order; TMA zero-fills the rows past the end and
+     * drops stores there */
+    int r = pt_tensor_ragged_pos(sd->g, T);
+    if (r > 0) {
+        int j = -1, k = -1;
+        for (int d = 0; d < n; d++) {
+            if (L[d] == r)
+                j = d;
+            if (L[d] == r - 1)
+                k = d;
+        }
+        if (j < 0 || k < 0 || k < j)
+            REFUSE("\"%s\": its pieces (%s, %s) cannot be mapped as one dimension of the sequence",
+                   T->name, sd->g->axes[T->axes[r - 1]].name, sd->g->axes[T->axes[r]].name);
+        span[j] = 2;
+        for (int d = k; d + 1 < n; d++)
+            L[d] = L[d + 1], span[d] = span[d + 1];
+        n--;
+        merged = true;
+    }
     while (n > 5) {
         int j = n - 2;  /* the outermost pair of neighbours in storage, unit tiles, not split */
         for (; j >= 1; j--) {

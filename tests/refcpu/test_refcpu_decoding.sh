@@ -15,34 +15,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 
-# module PREFIX DIR: the table of DIR/reference.cu's kernels (names as reference_host.c asks
-# for them, each linked as PREFIX_name) and the objects of its two files
-module() {
-    mp=$1 md=$2
-    defs=""
-    for k in $(sed -n '/__global__/s/.* \(ref_[a-z0-9_]*\)(.*/\1/p' "$md/reference.cu"); do
-        defs="$defs -D$k=${mp}_$k"
-    done
-    {
-        echo '#include "refcpu.h"'
-        sed -n '/__global__/s/.* \(ref_[a-z0-9_]*\)(\(.*\))$/\1 \2/p' "$md/reference.cu" |
-            while read -r k params; do echo "extern \"C\" void ${mp}_$k();"; done
-        echo "static const refcpu_kernel ${mp}_kernels[] = {"
-        sed -n '/__global__/s/.* \(ref_[a-z0-9_]*\)(\(.*\))$/\1 \2/p' "$md/reference.cu" |
-            while read -r k params; do
-                n=$(printf '%s' "$params" | tr -cd '*' | wc -c)
-                echo "    {\"$k\", (void *)${mp}_$k, $n},"
-            done
-        echo "    {nullptr, nullptr, 0}};"
-        echo "refcpu_module ${mp}_module = {${mp}_kernels};"
-    } >"$md/module.cpp"
-    # shellcheck disable=SC2086
-    "$CXX" -std=c++20 -O1 -w -pthread -I"$here" -I"$here/include" -include refcpu_device.h $defs \
-        -x c++ -c "$md/reference.cu" -o "$md/reference.o" &&
-    "$CC" -std=c11 -O1 -I"$here/include" -Dpt_reference_run=${mp}_reference_run \
-        -c "$md/reference_host.c" -o "$md/reference_host.o" &&
-    "$CXX" -std=c++20 -O1 -I"$here" -c "$md/module.cpp" -o "$md/module.o"
-}
+refcpu=$here
+. "$here/module.sh"
 
 run_case() { # B HKV G S SPLITS D
     d=$tmp/$1_$2_$3_$4_$5_$6
@@ -51,7 +25,7 @@ run_case() { # B HKV G S SPLITS D
        ! "$gen" flash_decoding_combine "$d/c" "B=$1,HKV=$2,G=$3,SPLITS=$5,D=$6" >>"$d/gen.log" 2>&1; then
         echo "FAIL S=$4 SPLITS=$5: gen_reference: $(cat "$d/gen.log")"; fails=$((fails + 1)); return
     fi
-    if ! module partial "$d/p" >"$d/build.log" 2>&1 || ! module combine "$d/c" >>"$d/build.log" 2>&1 ||
+    if ! refcpu_module partial "$d/p" >"$d/build.log" 2>&1 || ! refcpu_module combine "$d/c" >>"$d/build.log" 2>&1 ||
        ! "$CXX" -std=c++20 -O1 -pthread -I"$here" "$here/refcpu_decoding.cpp" "$here/refcpu_run.cpp" \
             "$d"/p/*.o "$d"/c/*.o -o "$d/run" >>"$d/build.log" 2>&1; then
         echo "FAIL S=$4 SPLITS=$5: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); return
