@@ -52,10 +52,13 @@ while read -r name graph set tile edits; do
     for want in $wants; do
         grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
     done
+    # x as a 5-D box; a sequence that is not whole chunks maps (chunk, row) as one dimension
+    xbox="cp.async.bulk.tensor.5d.shared::cluster.global"
+    case $name in ssd_*_ragged*) xbox="cp.async.bulk.tensor.4d.shared::cluster.global" ;; esac
     case $name in ssd_scan_*)
         # ChunkScan: A made in registers from CB (ldmatrix, k innermost), the RS wgmma of the loop,
         # the SS wgmma of the prologue (C . states, both descriptors), x as a 5-D box, the exp
-        for want in "ldmatrix.sync.aligned.m8n8.x4.shared.b16" "cp.async.bulk.tensor.5d.shared::cluster.global" \
+        for want in "ldmatrix.sync.aligned.m8n8.x4.shared.b16" "$xbox" \
                     "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.(bf16.bf16|f16.f16)[^;]*\}, \{%r" \
                     "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.(bf16.bf16|f16.f16)[^;]*\}, %rd[0-9]+, %rd" "ex2.approx"; do
             grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
@@ -66,7 +69,7 @@ while read -r name graph set tile edits; do
         esac ;;
     ssd_*)
         # ChunkState: A made in registers from x (ldmatrix .trans), the RS wgmma, x as a 5-D box
-        for want in "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "cp.async.bulk.tensor.5d.shared::cluster.global" \
+        for want in "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "$xbox" \
                     "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.bf16.bf16[^;]*\}, \{%r"; do
             grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
         done ;;
