@@ -1,8 +1,16 @@
-# module.sh — sourced by the refcpu test scripts (README.md). refcpu_module PREFIX DIR compiles
-# DIR/reference.cu (as C++ for the CPU) and DIR/reference_host.c with every kernel and
-# pt_reference_run renamed PREFIX_..., and writes and compiles DIR/module.cpp: the table of the
-# kernels by the names reference_host.c asks for, with their pointer counts. Needs $CXX, $CC and
-# $refcpu (this folder).
+# module.sh — sourced by the refcpu test scripts (README.md), with $here this folder. Sets CXX
+# and CC (skipping the test, 77, without the C++ compiler), tmp (a folder removed at exit) and
+# fails=0. refcpu_module PREFIX DIR compiles DIR/reference.cu (as C++ for the CPU) and
+# DIR/reference_host.c with every kernel and pt_reference_run renamed PREFIX_..., and writes and
+# compiles DIR/module.cpp: the table of the kernels by the names reference_host.c asks for, with
+# their pointer counts.
+refcpu=$here
+CXX=${CXX_REFCPU:-g++}
+CC=${CC:-gcc}
+command -v "$CXX" >/dev/null 2>&1 || { echo "SKIP: $CXX not found"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
 refcpu_module() {
     mp=$1 md=$2
     defs=""

@@ -16,4 +16,14 @@ struct refcpu_kernel {
 struct refcpu_module {
     const refcpu_kernel *kernels; /* ends with a null name */
 };
+
+/* Test inputs: uniform in [lo, hi) from a xorshift generator (the same sequence every run). */
+inline float refcpu_uniform(float lo, float hi)
+{
+    static uint64_t x = 0x9e3779b97f4a7c15ull;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return lo + (hi - lo) * (float)((x >> 11) * (1.0 / 9007199254740992.0));
+}
 #endif

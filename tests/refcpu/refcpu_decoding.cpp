@@ -18,15 +18,6 @@ extern "C" int partial_reference_run(CUmodule mod, const CUdeviceptr *slots, CUs
 extern "C" int combine_reference_run(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
 extern refcpu_module partial_module, combine_module;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static float uniform(float lo, float hi)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return lo + (hi - lo) * (float)((rng >> 11) * (1.0 / 9007199254740992.0));
-}
-
 static CUdeviceptr ptr(void *p)
 {
     return (CUdeviceptr)(uintptr_t)p;
@@ -44,11 +35,11 @@ int main(int argc, char **argv)
     /* the partial's tensors in graph order: Q, K, V, Sc, P, Opart, LSE */
     std::vector<__half> q(B * H * G * D), k(B * H * S * D), v(B * H * S * D);
     for (auto &x : q)
-        x = __float2half(uniform(-1, 1));
+        x = __float2half(refcpu_uniform(-1, 1));
     for (auto &x : k)
-        x = __float2half(uniform(-1, 1));
+        x = __float2half(refcpu_uniform(-1, 1));
     for (auto &x : v)
-        x = __float2half(uniform(-1, 1));
+        x = __float2half(refcpu_uniform(-1, 1));
     std::vector<float> sc(B * H * P * G * N, NAN), pp(B * H * P * G * N, NAN),
         opart(B * H * P * G * D, NAN), lse(B * H * P * G, NAN);
     const CUdeviceptr ps[] = {ptr(q.data()), ptr(k.data()), ptr(v.data()), ptr(sc.data()),

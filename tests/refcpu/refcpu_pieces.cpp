@@ -29,15 +29,6 @@ struct slot {
     std::vector<unsigned char> buf[2];
 };
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-static float uniform(float lo, float hi)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return lo + (hi - lo) * (float)((rng >> 11) * (1.0 / 9007199254740992.0));
-}
-
 static int esize(const std::string &dt)
 {
     return dt == "f32" ? 4 : 2;
@@ -85,14 +76,14 @@ int main(int argc, char **argv)
             continue;
         if (t.seq[0] == 0) {
             for (long long i = 0; i < t.elems[0]; i++)
-                put(t.buf[0], t.dtype, i, uniform(-1, 1));
+                put(t.buf[0], t.dtype, i, refcpu_uniform(-1, 1));
             t.buf[1] = t.buf[0];
             continue;
         }
         for (long long o = 0; o < t.outer; o++)
             for (long long r = 0; r < t.seq[0]; r++)
                 for (long long e = 0; e < t.inner; e++) {
-                    float v = uniform(-1, 1);
+                    float v = refcpu_uniform(-1, 1);
                     put(t.buf[0], t.dtype, (o * t.seq[0] + r) * t.inner + e, v);
                     put(t.buf[1], t.dtype, (o * t.seq[1] + r) * t.inner + e, v);
                 }

@@ -8,14 +8,7 @@
 set -u
 gen=$1 spec=$2
 here=$(cd "$(dirname "$0")" && pwd)
-CXX=${CXX_REFCPU:-g++}
-CC=${CC:-gcc}
-command -v "$CXX" >/dev/null 2>&1 || { echo "SKIP: $CXX not found"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-refcpu=$here
-. "$here/module.sh"
+. "$here/module.sh"  # CXX, CC, tmp (removed at exit), fails; refcpu_module
 
 run_case() { # graph ragged_set padded_set
     d=$tmp/case$((fails))_$(printf '%s' "$1$2" | tr -c 'a-zA-Z0-9' '_')
