@@ -239,17 +239,30 @@ char *pt_bundle_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k
                 is_scales = true;
         sb_printf(&b, "    {");
         sb_cstr(&b, x->name);
+        /* as stored: a ragged pair of axes (graph.h) is one dimension, the sequence ("c*l") */
+        int r = pt_tensor_ragged_pos(g, x);
         sb_printf(&b, ", %s, %s, %d, %d, %lldLL, %d, {", dt_enum(x->dtype), role_enum(x->role),
-                  x->view_of, is_scales ? 1 : 0, (long long)pt_tensor_elems(g, x), x->rank);
+                  x->view_of, is_scales ? 1 : 0, (long long)pt_tensor_elems(g, x),
+                  x->rank - (r > 0));
         for (int i = 0; i < x->rank; i++) {
-            sb_printf(&b, "%s", i ? ", " : "");
-            sb_cstr(&b, g->axes[x->axes[i]].name);
+            if (i == r - 1)
+                continue;
+            char pair[2 * PT_NAME_MAX + 2];
+            snprintf(pair, sizeof pair, "%s%s%s", i == r ? g->axes[x->axes[i - 1]].name : "",
+                     i == r ? "*" : "", g->axes[x->axes[i]].name);
+            sb_printf(&b, "%s", i && !(i == 1 && r == 1) ? ", " : "");
+            sb_cstr(&b, pair);
         }
         if (x->rank == 0)
             sb_printf(&b, "NULL");
         sb_printf(&b, "}, {");
-        for (int i = 0; i < x->rank; i++)
-            sb_printf(&b, "%s%lldLL", i ? ", " : "", (long long)g->axes[x->axes[i]].extent);
+        for (int i = 0; i < x->rank; i++) {
+            if (i == r - 1)
+                continue;
+            const pt_axis *a = &g->axes[x->axes[i]];
+            sb_printf(&b, "%s%lldLL", i && !(i == 1 && r == 1) ? ", " : "",
+                      (long long)(i == r ? a->split_total : a->extent));
+        }
         if (x->rank == 0)
             sb_printf(&b, "0");
         sb_printf(&b, "}, %g, %g},\n", atol, rtol);
