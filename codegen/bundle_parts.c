@@ -157,14 +157,10 @@ char *pt_bundle_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *
                   x->view_of);
         /* the shape as stored: a ragged pair of axes (graph.h) is the one dimension of its
          * sequence, which "pieces" describes */
-        int r = pt_tensor_ragged_pos(g, x);
-        for (int i = 0, first = 1; i < x->rank; i++) {
-            if (i == r - 1)
-                continue;
-            const pt_axis *a = &g->axes[x->axes[i]];
-            sb_printf(&b, "%s%lld", first ? "" : ", ", (long long)(i == r ? a->split_total : a->extent));
-            first = 0;
-        }
+        int64_t ext[PT_MAX_RANK];
+        int pos[PT_MAX_RANK], dims = pt_tensor_storage(g, x, ext, pos), r = pt_tensor_ragged_pos(g, x);
+        for (int d = 0; d < dims; d++)
+            sb_printf(&b, "%s%lld", d ? ", " : "", (long long)ext[d]);
         sb_printf(&b, "], \"axes\": [");
         for (int i = 0; i < x->rank; i++) {
             sb_printf(&b, "%s", i ? ", " : "");
@@ -240,29 +236,23 @@ char *pt_bundle_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k
         sb_printf(&b, "    {");
         sb_cstr(&b, x->name);
         /* as stored: a ragged pair of axes (graph.h) is one dimension, the sequence ("c*l") */
-        int r = pt_tensor_ragged_pos(g, x);
+        int64_t ext[PT_MAX_RANK];
+        int pos[PT_MAX_RANK], dims = pt_tensor_storage(g, x, ext, pos), r = pt_tensor_ragged_pos(g, x);
         sb_printf(&b, ", %s, %s, %d, %d, %lldLL, %d, {", dt_enum(x->dtype), role_enum(x->role),
-                  x->view_of, is_scales ? 1 : 0, (long long)pt_tensor_elems(g, x),
-                  x->rank - (r > 0));
-        for (int i = 0; i < x->rank; i++) {
-            if (i == r - 1)
-                continue;
+                  x->view_of, is_scales ? 1 : 0, (long long)pt_tensor_elems(g, x), dims);
+        for (int d = 0; d < dims; d++) {
+            int i = pos[d];
             char pair[2 * PT_NAME_MAX + 2];
             snprintf(pair, sizeof pair, "%s%s%s", i == r ? g->axes[x->axes[i - 1]].name : "",
                      i == r ? "*" : "", g->axes[x->axes[i]].name);
-            sb_printf(&b, "%s", i && !(i == 1 && r == 1) ? ", " : "");
+            sb_printf(&b, "%s", d ? ", " : "");
             sb_cstr(&b, pair);
         }
         if (x->rank == 0)
             sb_printf(&b, "NULL");
         sb_printf(&b, "}, {");
-        for (int i = 0; i < x->rank; i++) {
-            if (i == r - 1)
-                continue;
-            const pt_axis *a = &g->axes[x->axes[i]];
-            sb_printf(&b, "%s%lldLL", i && !(i == 1 && r == 1) ? ", " : "",
-                      (long long)(i == r ? a->split_total : a->extent));
-        }
+        for (int d = 0; d < dims; d++)
+            sb_printf(&b, "%s%lldLL", d ? ", " : "", (long long)ext[d]);
         if (x->rank == 0)
             sb_printf(&b, "0");
         sb_printf(&b, "}, %g, %g},\n", atol, rtol);

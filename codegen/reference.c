@@ -114,22 +114,20 @@ static void index_expr(const gen *G, int t, const char *const *pos_expr, char *o
         snprintf(out, cap, "0");
         return;
     }
-    int r = pt_tensor_ragged_pos(G->g, x);
+    int r = pt_tensor_ragged_pos(G->g, x), pos[PT_MAX_RANK];
+    int64_t e[PT_MAX_RANK];
+    int dims = pt_tensor_storage(G->g, x, e, pos);
     char pair[2 * (PT_NAME_MAX + 8) + 40];
     const char *c[PT_MAX_RANK];
-    long long e[PT_MAX_RANK];
-    int dims = 0;
-    for (int i = 0; i < x->rank; i++) {
-        const char *ci = pos_expr && pos_expr[i] ? pos_expr[i] : G->coord[x->axes[i]];
-        const pt_axis *a = &G->g->axes[x->axes[i]];
-        if (i == r) {
-            snprintf(pair, sizeof pair, "(%s * %lldLL + %s)", c[dims - 1], (long long)a->extent, ci);
-            c[dims - 1] = pair;
-            e[dims - 1] = (long long)a->split_total;
-            continue;
+    for (int d = 0; d < dims; d++) {
+        int i = pos[d];
+        c[d] = pos_expr && pos_expr[i] ? pos_expr[i] : G->coord[x->axes[i]];
+        if (i == r) { /* the pair: the piece's first element plus the position in it */
+            const char *cp = pos_expr && pos_expr[i - 1] ? pos_expr[i - 1] : G->coord[x->axes[i - 1]];
+            snprintf(pair, sizeof pair, "(%s * %lldLL + %s)", cp,
+                     (long long)G->g->axes[x->axes[i]].extent, c[d]);
+            c[d] = pair;
         }
-        c[dims] = ci;
-        e[dims++] = (long long)a->extent;
     }
     /* ((c0 * E1 + c1) * E2 + c2) ...: dims - 2 opening parentheses up front */
     size_t n = 0;
@@ -138,7 +136,7 @@ static void index_expr(const gen *G, int t, const char *const *pos_expr, char *o
     out[n] = 0;
     for (int i = 0; i < dims && n < cap; i++) {
         int w = i == 0 ? snprintf(out + n, cap - n, "%s", c[i])
-                       : snprintf(out + n, cap - n, " * %lldLL + %s%s", e[i], c[i],
+                       : snprintf(out + n, cap - n, " * %lldLL + %s%s", (long long)e[i], c[i],
                                   i + 1 < dims ? ")" : "");
         if (w < 0)
             break;

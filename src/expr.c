@@ -34,8 +34,6 @@ static void skip(parser *p)
 
 static int64_t parse_sum(parser *p);
 
-static int64_t parse_atom(parser *p);
-
 /* cdiv(a, b): a / b rounded up (the pieces of length b that cover a), for a >= 0, b > 0. */
 static int64_t parse_cdiv(parser *p)
 {

@@ -106,15 +106,26 @@ int pt_tensor_ragged_pos(const pt_graph *g, const pt_tensor *t)
     return -1;
 }
 
-int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t)
+int pt_tensor_storage(const pt_graph *g, const pt_tensor *t, int64_t ext[PT_MAX_RANK],
+                      int pos[PT_MAX_RANK])
 {
-    int64_t n = 1;
-    int r = pt_tensor_ragged_pos(g, t);
+    int r = pt_tensor_ragged_pos(g, t), n = 0;
     for (int i = 0; i < t->rank; i++) {
         if (i == r - 1)
-            continue; /* the pair counts the sequence once, below */
-        n *= i == r ? g->axes[t->axes[i]].split_total : g->axes[t->axes[i]].extent;
-    } /* the loader bounds this by PT_MAX_ELEMS */
+            continue; /* the pair is one dimension, at the piece axis */
+        const pt_axis *a = &g->axes[t->axes[i]];
+        ext[n] = i == r ? a->split_total : a->extent;
+        pos[n++] = i;
+    }
+    return n;
+}
+
+int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t)
+{
+    int64_t ext[PT_MAX_RANK], n = 1;
+    int pos[PT_MAX_RANK], dims = pt_tensor_storage(g, t, ext, pos);
+    for (int d = 0; d < dims; d++)
+        n *= ext[d]; /* the loader bounds this by PT_MAX_ELEMS */
     return n;
 }
 

@@ -154,6 +154,11 @@ int pt_graph_producer(const pt_graph *g, int t);
 int64_t pt_tensor_elems(const pt_graph *g, const pt_tensor *t);
 /* Is axis a a piece axis whose pieces do not divide the sequence (the last one shorter)? */
 bool pt_axis_ragged(const pt_graph *g, int a);
+/* Tensor t's storage dimensions, outermost first: one per axis, but a pair of axes storing a
+ * ragged sequence (pt_tensor_ragged_pos) is one dimension of the sequence's length. ext[d] is its
+ * extent and pos[d] the position in t's axes of its (innermost) axis. Returns the count. */
+int pt_tensor_storage(const pt_graph *g, const pt_tensor *t, int64_t ext[PT_MAX_RANK],
+                      int pos[PT_MAX_RANK]);
 /* The position in t's axes of a ragged piece axis stored right after the axis counting its
  * pieces, where the pair holds the sequence (split_total elements: an input or output not
  * marked whole_pieces), or -1. */
