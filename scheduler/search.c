@@ -280,6 +280,27 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
     }
 }
 
+/* The output tiles of small_pass (pt_schedule_graph): every power of two from 8 below a
+ * non-batch output axis's extent, and the extent where it is shorter than 256. False when no
+ * axis gains a value. */
+static bool small_values(const pt_graph *g, value_set *vals)
+{
+    bool more = false;
+    for (int a = 0; a < g->n_axes; a++) {
+        if (g->axes[a].batch || !pt_graph_axis_in_output(g, a) || contracted(g, a))
+            continue;
+        value_set *s = &vals[a];
+        int64_t ext = g->axes[a].extent;
+        s->n = 0;
+        for (int64_t v = 8; v < ext && v <= 256 && s->n < MAX_VALUES - 1; v *= 2)
+            add_value(s, v);
+        if (ext <= 256)
+            add_value(s, ext);
+        more |= s->n > 1 || (s->n == 1 && s->v[0] < ext);
+    }
+    return more;
+}
+
 /* Is an operand of the graph's matmul dequantised in the kernel? */
 static bool dequantises(const pt_graph *g)
 {
@@ -832,8 +853,23 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
         else
             r->total += n;
     }
-    for (int pass = 0; pass < 3 && !r->budget_hit; pass++) {
-        if (pass == 1) {
+    /* a last pass, only where nothing else fitted, for a graph without matrix work (the
+     * combine at 128 splits: every split of a 32 x 128 tile is 2 MB): its output tiles down
+     * to 8, which only the CUDA cores' lanes and the TMA box bound */
+    value_set small[PT_MAX_AXES];
+    memcpy(small, S.vals, sizeof small);
+    bool small_pass = matmuls(g) == 0 && small_values(g, small);
+    for (int pass = 0; pass < 4 && !r->budget_hit; pass++) {
+        if (pass == 3) {
+            if (!small_pass || r->n > 0)
+                continue;
+            int64_t n = per_tiling;
+            for (int a = 0; a < g->n_axes; a++)
+                n *= small[a].n;
+            r->total += n;
+            memcpy(S.vals, small, sizeof small);
+            split = split_axis(g);
+        } else if (pass == 1) {
             if (!swap_pass)
                 continue;
             memcpy(S.vals, swapped, sizeof swapped);

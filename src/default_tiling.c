@@ -66,11 +66,29 @@ static int next_axis(const pt_graph *g, const pt_tiling *t, int loop, int split,
     return best;
 }
 
+/* A default tile on the axis the warpgroups split that is at least twice that axis's extent
+ * holds only empty rows in its second half (GEMM at M <= 64, ChunkScan at L = 64, attention
+ * over 64 queries): halve it with the warpgroups, which keep their rows, while it still covers
+ * the extent. Other axes keep the graph's tiles. */
+static void fit_rows_to_extent(const pt_graph *g, pt_tiling *t)
+{
+    int loop, split;
+    loop_and_split(g, t, &loop, &split);
+    if (split < 0)
+        return;
+    int64_t extent = g->axes[split].extent;
+    while (t->warpgroups % 2 == 0 && t->tile[split] % 2 == 0 && t->tile[split] / 2 >= extent) {
+        t->tile[split] /= 2;
+        t->warpgroups /= 2;
+    }
+}
+
 void pt_tiling_defaults_on(const pt_graph *g, const pt_hw *hw, pt_tiling *out)
 {
     pt_tiling_defaults(g, out);
     if (!hw)
         return;
+    fit_rows_to_extent(g, out);
     int want = g->default_stages > 0 && g->default_stages < 2 ? g->default_stages : 2;
     int first = fitted_stages(g, hw, out);
     if (first >= want)

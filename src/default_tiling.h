@@ -16,7 +16,10 @@
  * between warpgroups down to hw's mma_m per warpgroup) — and the first step whose default
  * sProgram is valid with double buffering is taken; failing that, the first valid with single
  * buffering; failing that, the graph's defaults (whose validation then names the limit).
- * Deterministic: it depends on nothing but the graph and the model. */
+ * Before that, a tile of the axis the warpgroups split that is at least twice the axis's extent
+ * is halved with the warpgroups while it still covers the extent (M = 7: m 128 on two
+ * warpgroups becomes m 64 on one). Deterministic: it depends on nothing but the graph and the
+ * model. */
 void pt_tiling_defaults_on(const pt_graph *g, const pt_hw *hw, pt_tiling *out);
 
 #endif

@@ -532,23 +532,37 @@ static bool find_loop_axis(builder *b)
      * for a long one, so a program written for the general case applies unchanged. This
      * holds for the one axis a matmul contracts or an online softmax runs along that no
      * output has; reductions of other ops over a whole axis stay in the prologue. */
+    /* Where several axes qualify (Mamba2 ChunkScan at L = 64: the intra-chunk product sums
+     * over s, the inter-chunk one over n), the loop is the axis the most ops carry: it is
+     * the one a longer extent would have made the loop (s, which seven ops carry, not n,
+     * which one matmul contracts in the prologue). A tie leaves no loop, as before. */
     if (sg->loop_axis == NONE) {
-        int cand = NONE, n_cand = 0;
+        int cand = NONE, best = 0, n_best = 0;
         for (int a = 0; a < g->n_axes; a++) {
             if (pt_graph_axis_in_output(g, a))
                 continue;
             bool loopable = false;
+            int carried = 0;
             for (int i = 0; i < g->n_ops; i++) {
                 const pt_op *op = &g->ops[i];
                 loopable |= (op->kind == PT_OP_MATMUL && has_axis(op->reduce_axes, op->n_reduce, a)) ||
                             (op->kind == PT_OP_ONLINE_SOFTMAX && op->axis == a);
+                bool carries = pt_tensor_has_axis(&g->tensors[op->out], a);
+                for (int k = 0; k < op->n_in; k++)
+                    carries |= pt_tensor_has_axis(&g->tensors[op->in[k]], a);
+                carried += carries;
             }
-            if (loopable) {
+            if (!loopable)
+                continue;
+            if (carried > best) {
                 cand = a;
-                n_cand++;
+                best = carried;
+                n_best = 1;
+            } else if (carried == best) {
+                n_best++;
             }
         }
-        if (n_cand == 1)
+        if (n_best == 1)
             sg->loop_axis = cand;
     }
     /* An axis an op contracts must be whole inside a tile unless it is the loop: a partial

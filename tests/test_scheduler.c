@@ -545,6 +545,41 @@ static void combine_short_splits(void)
     pt_schedule_result_free(&r);
 }
 
+/* A combine of many splits (MQA at batch 1: 128 pieces of one K/V head) whose usual tiles hold
+ * 2 MB of partials fits through the last, small-tile pass: a pick, every tile within shared
+ * memory. Where the usual tiles fit (16 splits), that pass does not run. */
+static void combine_many_splits(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e = {""};
+    if (!load(&g, "flash_decoding_combine", "B=1,HKV=1,G=32,SPLITS=128,D=128") ||
+        !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_schedule_opts o = {.top_k = 4};
+    pt_schedule_result r;
+    if (!pt_schedule(&g, &hw, &o, &r, &e)) {
+        CHECK_MSG(false, "%s", e.msg);
+        return;
+    }
+    int gx = pt_graph_find_axis(&g, "g"), d = pt_graph_find_axis(&g, "d");
+    for (int i = 0; i < r.n; i++)
+        CHECK_MSG(r.best[i].sg.tiling.tile[gx] * r.best[i].sg.tiling.tile[d] < 32 * 64,
+                  "%s: g %lld d %lld", r.best[i].desc, (long long)r.best[i].sg.tiling.tile[gx],
+                  (long long)r.best[i].sg.tiling.tile[d]);
+    int64_t many = r.total;
+    pt_schedule_result_free(&r);
+    if (!load(&g, "flash_decoding_combine", "B=1,HKV=1,G=32,SPLITS=16,D=128"))
+        return;
+    if (!pt_schedule(&g, &hw, &o, &r, &e)) {
+        CHECK_MSG(false, "%s", e.msg);
+        return;
+    }
+    CHECK_MSG(r.total < many, "16 splits: %lld candidates, 128: %lld", (long long)r.total,
+              (long long)many);
+    pt_schedule_result_free(&r);
+}
+
 /* Attention at head dim 256 also tries 80-key tiles (two stages of K and V beside Q fill shared
  * memory; 96 leaves room for one), and picks them at 16k keys, as round 172 measured faster;
  * head dim 128 gets no such tile (its filling size, 192, is already in the list). */
@@ -625,6 +660,7 @@ int main(void)
     PTEST_RUN(refusal_reason);
     PTEST_RUN(refusal_kinds);
     PTEST_RUN(combine_short_splits);
+    PTEST_RUN(combine_many_splits);
     PTEST_RUN(greedy_gemm);
     PTEST_RUN(tiny_gemm_spreads);
     PTEST_RUN(valid_and_deterministic);

@@ -4,8 +4,8 @@
 # dependent on one stream (codegen/sm90a/common.c sm90a_pdl_role), which the harness (one kernel
 # at a time) never does; or, where the scheduler picks it (many sequences), the unsplit graph's
 # one kernel. For shapes that are in no benchmark (odd batch, G, KV length and split
-# count; MHA; one split; head dim 64; split counts that do not divide the KV length, the last
-# piece shorter), the scheduler's
+# count; MHA; MQA, whose one K/V head needs over 100 pieces; one split; head dim 64; split
+# counts that do not divide the KV length, the last piece shorter), the scheduler's
 # sProgram of each kernel is generated, built with `make lib`, and bench/fa/decode_time.py
 # (CHECK_ONLY=1) runs the pair on random inputs and checks every element of O against torch's
 # scaled_dot_product_attention. Skips (77) without a GPU, nvcc, make or python3 with torch.
@@ -64,6 +64,8 @@ b64_g4_kv2048         64 8  4  2048   128  -
 b37_g4_kv3001         37 8  4  3001   128  -
 b1_g4_kv16001_sp16    1  8  4  16001  128  16
 b2_g8_kv4099_sp8      2  2  8  4099   64   8
+b1_mqa_g32_kv65536    1  1  32 65536  128  -
+b1_mqa_g8_kv70001     1  1  8  70001  128  -
 LIST
 for b in $bundles; do
     make -s -C "$b" all lib >"$b.build.log" 2>&1 || { echo "FAIL: $b did not build"; tail -5 "$b.build.log"; exit 1; }
