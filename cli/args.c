@@ -221,6 +221,21 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in)
         ok = ok && pt_graph_source_load(&src, NULL, &in->graph, &err);
         free(merged);
     }
+    /* an sProgram of the graph's one-pass form (schedule picks FlashDecoding's unsplit kernel
+     * for many sequences and writes that graph's sProgram) is read against that graph, at the
+     * sizes the two share */
+    char pg[PT_NAME_MAX];
+    if (ok && o->program && in->graph.split_unsplit[0] &&
+        pt_sprogram_graph_peek(o->program, pg, sizeof pg) && strcmp(pg, in->graph.name) != 0 &&
+        strcmp(pg, in->graph.split_unsplit) == 0) {
+        pt_graph one;
+        ok = pt_graph_source_load_sibling(&src, &in->graph, pg, &one, &err);
+        if (ok) {
+            fprintf(stderr, "%s: note: %s is an sProgram of %s, the one-pass form of %s; that "
+                            "graph is used\n", o->verb, o->program, pg, in->graph.name);
+            in->graph = one;
+        }
+    }
     if (!ok || !pt_hw_load(&in->hw, o->hw ? o->hw : "H200", &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return false;

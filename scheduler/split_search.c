@@ -166,24 +166,6 @@ static pt_schedule_opts sub_opts(const pt_schedule_opts *o, wrap *w, int k, doub
     return s;
 }
 
-/* A graph instance g names (its combine or unsplit form): that graph, with every parameter both
- * declare set to g's value. */
-static bool load_named(const pt_graph *g, const char *name, const pt_graph_source *src,
-                       pt_graph *c, pt_error *err)
-{
-    if (!pt_graph_source_load_named(src, name, NULL, c, err))
-        return false;
-    char ov[1024] = "";
-    size_t n = 0;
-    for (int i = 0; i < c->n_params && n < sizeof ov; i++) {
-        int k = pt_graph_find_param(g, c->params[i].name);
-        if (k >= 0)
-            n += (size_t)snprintf(ov + n, sizeof ov - n, "%s%s=%lld", n ? "," : "",
-                                  c->params[i].name, (long long)g->params[k].value);
-    }
-    return pt_graph_source_load_named(src, name, ov, c, err);
-}
-
 /* The best combine kernel's predicted time for instance g, or INFINITY with why. */
 static double best_combine(const pt_graph *g, const pt_hw *hw, const pt_schedule_opts *o,
                            double t0, char *why, size_t cap)
@@ -198,7 +180,7 @@ static double best_combine(const pt_graph *g, const pt_hw *hw, const pt_schedule
     pt_schedule_result cr;
     if (!c)
         snprintf(why, cap, "out of memory");
-    else if (!load_named(g, g->split_combine, o->source, c, &e) ||
+    else if (!pt_graph_source_load_sibling(o->source, g, g->split_combine, c, &e) ||
              !pt_schedule_graph(c, hw, &co, &cr, &e))
         snprintf(why, cap, "the combine (%s): %.900s", g->split_combine, e.msg);
     else {
@@ -314,7 +296,7 @@ static void try_unsplit(pt_schedule_result *r, pt_graph *slot, const pt_graph *g
 {
     pt_error e = {{0}};
     pt_schedule_result sr;
-    if (!load_named(g, g->split_unsplit, o->source, slot, &e) ||
+    if (!pt_graph_source_load_sibling(o->source, g, g->split_unsplit, slot, &e) ||
         !search_instance(r, slot, k, hw, o, t0, &sr, &e)) {
         snprintf(r->unsplit_why, sizeof r->unsplit_why, "%s", e.msg);
         return;

@@ -44,6 +44,22 @@ bool pt_graph_source_load_named(const pt_graph_source *src, const char *name,
     return pt_graph_load_text(g, name, text, strlen(text), overrides, err);
 }
 
+bool pt_graph_source_load_sibling(const pt_graph_source *src, const pt_graph *g,
+                                  const char *name, pt_graph *out, pt_error *err)
+{
+    if (!pt_graph_source_load_named(src, name, NULL, out, err))
+        return false;
+    char ov[1024] = "";
+    size_t n = 0;
+    for (int i = 0; i < out->n_params && n < sizeof ov; i++) {
+        int k = pt_graph_find_param(g, out->params[i].name);
+        if (k >= 0)
+            n += (size_t)snprintf(ov + n, sizeof ov - n, "%s%s=%lld", n ? "," : "",
+                                  out->params[i].name, (long long)g->params[k].value);
+    }
+    return pt_graph_source_load_named(src, name, ov, out, err);
+}
+
 bool pt_graph_source_sets(const pt_graph_source *src, const char *name)
 {
     size_t ln = strlen(name);

@@ -26,6 +26,12 @@ bool pt_graph_source_load(const pt_graph_source *src, const char *more, pt_graph
 bool pt_graph_source_load_named(const pt_graph_source *src, const char *name,
                                 const char *overrides, pt_graph *g, pt_error *err);
 
+/* The graph `name` that g (an instance of src) refers to (its combine or its one-pass form),
+ * loaded as pt_graph_source_load_named does, with every parameter both graphs declare set to
+ * g's value. */
+bool pt_graph_source_load_sibling(const pt_graph_source *src, const pt_graph *g,
+                                  const char *name, pt_graph *out, pt_error *err);
+
 /* Do src's overrides give parameter `name` a value? */
 bool pt_graph_source_sets(const pt_graph_source *src, const char *name);
 

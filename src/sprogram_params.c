@@ -58,6 +58,24 @@ int pt_sprogram_params_peek(const char *path, pt_sprogram_param *out)
     return n;
 }
 
+bool pt_sprogram_graph_peek(const char *path, char *out, size_t cap)
+{
+    char *text = NULL;
+    size_t len = 0;
+    pt_error err = {{0}};
+    if (!path || !pt_read_file(path, &text, &len, &err))
+        return false;
+    cJSON *root = pt_json_parse(path, text, len, &err);
+    free(text);
+    const cJSON *g = root && cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "graph")
+                                                 : NULL;
+    bool ok = cJSON_IsString(g) && g->valuestring[0] && strlen(g->valuestring) < cap;
+    if (ok)
+        snprintf(out, cap, "%s", g->valuestring);
+    cJSON_Delete(root);
+    return ok;
+}
+
 /* The value `set` gives parameter `name` (its last mention, as the loader applies them), or
  * false when it gives none. */
 static bool set_value(const char *set, const char *name, int64_t *v)

@@ -18,6 +18,10 @@ bool pt_sprogram_params_parse(const cJSON *root, const char *file, pt_sprogram_p
  * be read or parsed (the sProgram loader reports those problems in full later). */
 int pt_sprogram_params_peek(const char *path, pt_sprogram_param *out);
 
+/* The graph name ($.graph) of the sProgram file at `path` into out; false when it has none or
+ * cannot be read (the loader reports that in full later). */
+bool pt_sprogram_graph_peek(const char *path, char *out, size_t cap);
+
 /* `set` ("P=V,...", or NULL) followed by every parameter of pp that `set` leaves out, as one
  * malloc'd override string in *out (NULL when both are empty). A parameter that `set` gives a
  * value other than the program's is refused, naming the option, the file and the value. */

@@ -570,6 +570,11 @@ else bad "unsplit pick: $(head -c 900 "$tmp/out")"; fi
 expect 0 "codegen the unsplit pick" "$cli" codegen flash_decoding_unsplit --set "$duns" --program "$tmp/decu.json" --target sm90a -o "$tmp/decu.bundle"
 if grep -q 'f16 out' "$tmp/decu.bundle/kernel.cu" && ! grep -q 'lse_out' "$tmp/decu.bundle/kernel.cu"; then ok "the unsplit kernel writes f16 O and no log-sum-exp"
 else bad "unsplit kernel: $(head -5 "$tmp/decu.bundle/kernel.cu")"; fi
+# the same sProgram given with the graph that was scheduled: the one-pass graph is loaded, said
+expect 0 "codegen flash_decoding with the unsplit pick" "$cli" codegen flash_decoding --set "$duns" --program "$tmp/decu.json" --target sm90a -o "$tmp/decu.bundle2"
+stderr_has "is an sProgram of flash_decoding_unsplit, the one-pass form of flash_decoding; that graph is used" "codegen says it uses the one-pass graph"
+if cmp -s "$tmp/decu.bundle/kernel.cu" "$tmp/decu.bundle2/kernel.cu"; then ok "the same kernel either way"
+else bad "the unsplit pick through flash_decoding gave another kernel"; fi
 expect 1 "codegen the unsplit graph for 8 sequences" "$cli" codegen flash_decoding_unsplit --set "B=8,HKV=8,G=4,S=1024,D=128" --target sm90a -o "$tmp/decu8"
 stderr_has "in 64 CTAs for 132 SMs is decoding, not prefill: use the flash_decoding example" "the unsplit graph on few CTAs points to the split kernels"
 expect 0 "codegen the unsplit graph for 16 sequences (128 CTAs: more than half the SMs)" "$cli" codegen flash_decoding_unsplit --set "B=16,HKV=8,G=4,S=1024,D=128" --target sm90a -o "$tmp/decu16"
