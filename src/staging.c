@@ -55,6 +55,22 @@ static bool matmul_operand(const pt_graph *g, int t)
     return false;
 }
 
+/* The group scales of a 4-bit tensor that is dequantised into a matmul's operand: loaded by
+ * TMA boxes beside the packed weights (a K of 11008 in groups of 128 gives rows of 86 scales,
+ * 172 bytes). */
+static bool dequant_scales(const pt_graph *g, int t)
+{
+    for (int o = 0; o < g->n_ops && o < PT_MAX_OPS; o++) {
+        const pt_op *op = &g->ops[o];
+        if (op->kind != PT_OP_DEQUANTIZE || op->n_in < 1 || !tensor_ok(g, op->in[0]) ||
+            !matmul_operand(g, op->out))
+            continue;
+        if (g->tensors[op->in[0]].scales == t)
+            return true;
+    }
+    return false;
+}
+
 bool pt_tensor_staged(const pt_graph *g, int t)
 {
     if (!tensor_ok(g, t))
@@ -62,7 +78,8 @@ bool pt_tensor_staged(const pt_graph *g, int t)
     const pt_tensor *T = &g->tensors[t];
     if (T->role == PT_ROLE_INTERMEDIATE || T->view_of >= 0 || T->rank < 2)
         return false;
-    return pt_tensor_row_bytes(g, t) % PT_STAGING_ALIGN != 0 && matmul_operand(g, t);
+    return pt_tensor_row_bytes(g, t) % PT_STAGING_ALIGN != 0 &&
+           (matmul_operand(g, t) || dequant_scales(g, t));
 }
 
 int64_t pt_staged_pitch(const pt_graph *g, int t)

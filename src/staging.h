@@ -21,10 +21,12 @@
  * by its owner).
  *
  * A tensor is staged when it lives in global memory (a graph input or output, not a view or an
- * intermediate), is read or written by a matmul (what the generators move with TMA boxes), has
- * at least two axes, and its rows (innermost axis x element bits) are not a multiple of 16
- * bytes. Other tensors keep their generator's own rule (packed weights and scales of a
- * dequantised GEMM, a log-sum-exp's rows stored with plain stores). */
+ * intermediate), is read or written by a matmul or is the group scales of weights dequantised
+ * into one (what the generators move with TMA boxes: K = 11008 in groups of 128 gives rows of
+ * 86 scales), has at least two axes, and its rows (innermost axis x element bits) are not a
+ * multiple of 16 bytes. Other tensors keep their generator's own rule (packed 4-bit weights,
+ * whose rows K / 2 bytes are whole 16 bytes for every group size of 32 or more; a
+ * log-sum-exp's rows stored with plain stores). */
 #ifndef PT_STAGING_H
 #define PT_STAGING_H
 

@@ -213,7 +213,7 @@ else bad "unaligned K: launch.c does not stage A"; fi
 # dimension and the rule, from the scheduler as from the generator.
 expect 1 "schedule unaligned packed weights for sm90a" "$cli" schedule gemm_w4a16 -q --target sm90a --set M=64,N=4096,K=4104,G=8
 stderr_has "the sm90a code generator refused all" "unaligned packed weights: the generator named"
-stderr_has "(k = 4104); TMA needs a multiple of 16 bytes and the packed B is not staged (only a matmul's own operands are), so k must be a multiple of 32" "unaligned packed weights: the dimension and the rule"
+stderr_has "(k = 4104); TMA needs a multiple of 16 bytes and the packed B is not staged (a matmul's operands and their scales are), so k must be a multiple of 32" "unaligned packed weights: the dimension and the rule"
 one_line_err "unaligned packed weights"
 
 # Split-K (partition.split_k): at small M the search picks it (its partial tiles through the

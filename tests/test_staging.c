@@ -45,6 +45,25 @@ static void which_tensors(void)
                       cases[i].example, cases[i].set, names[n]);
         }
     }
+    /* the group scales of dequantised weights, loaded by TMA beside them: staged where K / G
+     * scales are not a 16-byte row (86 of 11008 / 128, 4 of 512 / 128), not where they are */
+    static const struct {
+        const char *example, *set;
+        bool staged;
+    } scales[] = {
+        {"gemm_w4a16", "M=1,N=4096,K=11008,G=128", true},
+        {"gemm_wfp4a16", "M=16,N=4096,K=512,G=128", true},
+        {"gemm_w4a16", "M=1,N=4096,K=4096,G=128", false},
+        {"gemm_wfp4a16", "M=1,N=4096,K=1024,G=128", false},
+    };
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+        pt_graph g;
+        if (!load(&g, scales[i].example, scales[i].set))
+            continue;
+        CHECK_MSG(pt_tensor_staged(&g, pt_graph_find_tensor(&g, "Ws")) == scales[i].staged,
+                  "%s %s: Ws", scales[i].example, scales[i].set);
+        CHECK(!pt_tensor_staged(&g, pt_graph_find_tensor(&g, "Wq")));
+    }
 }
 
 /* 7 x 13 x 17 f16 by hand: A 7 rows of 34 bytes (pitch 48), B [k, n] 17 rows of 26 bytes

@@ -38,9 +38,9 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
     gm->group = mm.group;
     gm->q_dt = mm.q_dt;
     /* TMA: global strides (the rows of every tensor loaded or stored) are multiples of 16
-     * bytes. A, B and C whose rows are not are staged by the launcher (src/staging.h,
-     * staging.c); a dequantised B is not in global memory, and its packed tensor and scales
-     * are read by the dequantising warps as they lie, so those must be aligned. */
+     * bytes. A, B, C and a dequantised B's scales whose rows are not are staged by the
+     * launcher (src/staging.h, staging.c); the packed tensor of a dequantised B is read as it
+     * lies, so it must be aligned. */
     const pt_tensor *rows[4] = {A, gm->deq ? &g->tensors[mm.Bq] : B, C,
                                 gm->deq ? &g->tensors[mm.Bs] : NULL};
     const char *part[4] = {"A", gm->deq ? "the packed B" : "B", "C", "B's scales"};
@@ -49,7 +49,7 @@ static bool plan_graph(sm90a_gemm *gm, pt_error *err)
         int64_t bytes = (g->axes[inner].extent * bits + 7) / 8;
         if (bytes % 16 && !pt_tensor_staged(g, (int)(rows[i] - g->tensors)))
             REFUSE("rows of %s (\"%s\") are %lld bytes (%s = %lld); TMA needs a multiple of 16 "
-                   "bytes and %s is not staged (only a matmul's own operands are), so %s must "
+                   "bytes and %s is not staged (a matmul's operands and their scales are), so %s must "
                    "be a multiple of %d", part[i], rows[i]->name, (long long)bytes,
                    g->axes[inner].name, (long long)g->axes[inner].extent, part[i],
                    g->axes[inner].name, 128 / bits);
