@@ -252,8 +252,13 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
             for (int i = 0; i < 3; i++)
                 if (opts[i] <= ext)
                     add_value(s, opts[i]);
-            if (s->n == 0)
+            /* shorter than one atom (Mamba2's d_state 16 or 32): the whole axis, and one atom
+             * holding it where the layout has atoms (TMA zero-fills the columns past the end) */
+            if (s->n == 0) {
                 add_value(s, ext);
+                if (lay.atoms)
+                    add_value(s, opts[0]);
+            }
         } else if (red) {
             /* rows of the loaded tiles (attention's keys): any multiple of 16 (one k16 step of
              * the wgmma that contracts them), the in-between sizes trading registers for

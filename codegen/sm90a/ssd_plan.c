@@ -228,11 +228,14 @@ static bool plan_pro(sm90a_ssd *sd, pt_error *err)
     if (PA->dtype != sd->in_dt || PB->dtype != sd->in_dt)
         REFUSE("prologue matmul \"%s\": \"%s\" and \"%s\" must be %s like the loop's operands",
                op->name, PA->name, PB->name, pt_dtype_name(sd->in_dt));
-    sd->PK = g->axes[sd->ax_pk].extent;
-    if (sd->kp->sg->tiling.tile[sd->ax_pk] != sd->PK)
-        REFUSE("prologue matmul \"%s\": tile %s=%lld; expected the whole axis (%lld), loaded once "
-               "per tile", op->name, g->axes[sd->ax_pk].name,
-               (long long)sd->kp->sg->tiling.tile[sd->ax_pk], (long long)sd->PK);
+    /* a state size under 64 (d_state 16 or 32) is read as one 64-column atom: TMA fills the
+     * columns past its end with zeros, which add nothing to the sum */
+    int64_t ext = g->axes[sd->ax_pk].extent;
+    sd->PK = sd->kp->sg->tiling.tile[sd->ax_pk];
+    if (sd->PK != ext && !(ext < 64 && sd->PK == 64))
+        REFUSE("prologue matmul \"%s\": tile %s=%lld; expected the whole axis (%lld%s), loaded "
+               "once per tile", op->name, g->axes[sd->ax_pk].name, (long long)sd->PK,
+               (long long)ext, ext < 64 ? ", or 64 holding it" : "");
     if (sd->PK % 64)
         REFUSE("prologue matmul \"%s\": %s = %lld; expected a multiple of 64 (128-byte swizzle "
                "atoms of K-major operands)", op->name, g->axes[sd->ax_pk].name, (long long)sd->PK);
