@@ -125,8 +125,10 @@ bool draw_ssd_state(draw *d, rng *r, pt_error *err)
 
 /* ChunkScan: out (L x P) = (C . states) scaled + the causal decay-weighted CB times x. 64 rows
  * of l a consumer warpgroup, p in 64-column blocks, the causal loop over s in 64-wide blocks
- * (l and s tiles divide L, and s's is shorter: a loop of one block is not generated), N whole
- * (the prologue product). */
+ * (l and s tiles divide L), N whole (the prologue product). A fifth of the one-row-block draws
+ * take chunks of 64 (the walk one diagonal block), a seventh a state size of 16 or 32 (one
+ * 64-column atom, zero-filled past N); both from values drawn, so that the seeds' other draws
+ * stay as they were. */
 bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
 {
     int wgs = uni(r, 1, 2), bm = 64 * wgs;
@@ -153,13 +155,20 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
         H = H > 2 && !on_heads ? 2 : H;
         G = G > 2 ? 2 : G;
     }
+    if (bm == 64 && (C + H + Bt) % 5 == 0)
+        L = bk = 64;
+    int bnn = N;
+    if ((P + H + C) % 7 == 0) {
+        N = C % 2 ? 16 : 32;
+        bnn = 64;
+    }
     heads_set(d, Bt, L * C, G, H, P, N, L);
     const char *hx = G ? "hg" : "h";
     if (on_heads)
-        snprintf(d->tile, sizeof d->tile, "l=64,s=%d,p=%d,n=%d,%s=%d,wg=%d,wg_axis=%s", bk, bn, N,
+        snprintf(d->tile, sizeof d->tile, "l=64,s=%d,p=%d,n=%d,%s=%d,wg=%d,wg_axis=%s", bk, bn, bnn,
                  hx, wgs, wgs, hx);
     else
-        snprintf(d->tile, sizeof d->tile, "l=%d,s=%d,p=%d,n=%d,wg=%d", bm, bk, bn, N, wgs);
+        snprintf(d->tile, sizeof d->tile, "l=%d,s=%d,p=%d,n=%d,wg=%d", bm, bk, bn, bnn, wgs);
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;
     static const char *const rings[] = {"CB", "x", "dt", "dA_s"};
@@ -203,6 +212,12 @@ static bool decoding(draw *d, rng *r, bool unsplit, pt_error *err)
     int splits = pick(r, (const int[]){1, 2, 3, 4, 8, 16, 5, 7}, 8);
     int keys = draw_extent(r, 1, 2000); /* per split */
     int Bt = uni(r, 1, 3), HKV = uni(r, 1, 4);
+    /* one sequence of one K/V head (MQA at batch 1) in 100 or 128 pieces, as the split search
+     * picks for it, from values drawn */
+    if (!unsplit && Bt == 1 && HKV == 1 && keys % 2 == 0) {
+        splits = keys % 4 ? 100 : 128;
+        keys = 1 + keys % 700;
+    }
     if (small_sizes) {
         Bt = HKV = 1;
         keys = keys > 200 ? 1 + keys % 200 : keys;

@@ -193,8 +193,10 @@ static bool draw_gemm(draw *d, rng *r, pt_error *err)
     return true;
 }
 
-/* A low-bit GEMM: K a multiple of 8 groups (the scales' rows are whole 16-byte TMA granules),
- * every ring's stages drawn, the dequantised tile's (W) too, loads at offsets and reordered. */
+/* A low-bit GEMM: K a multiple of 8 groups (the scales' rows whole 16-byte TMA granules) or, in
+ * a third of the draws (from values drawn), of an odd number of k tiles' groups (the scales
+ * staged by the launcher: src/staging.h); every ring's stages drawn, the dequantised tile's (W)
+ * too, loads at offsets and reordered. */
 static bool draw_lowbit(draw *d, rng *r, pt_error *err)
 {
     int wgs = uni(r, 1, 2);
@@ -208,6 +210,12 @@ static bool draw_lowbit(draw *d, rng *r, pt_error *err)
         M = M > 256 ? 1 + M % 256 : M;
         N = N > 256 ? 8 + N % 256 / 8 * 8 : N;
         K = G * 8 > 256 ? G * 8 : 256 / (G * 8) * G * 8;
+    }
+    if ((M + N) % 3 == 0) {
+        int unit = bk > G ? bk / G : 1, odd = 2 * (M % 4) + 1;
+        while (small_sizes && odd > 1 && G * unit * odd > 256)
+            odd -= 2;
+        K = G * unit * odd;
     }
     draw_unaligned(r, &N, NULL); /* C staged; K stays whole groups (packed rows are not) */
     snprintf(d->set, sizeof d->set, "M=%d,N=%d,K=%d,G=%d", M, N, K, G);
