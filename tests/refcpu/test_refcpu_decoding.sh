@@ -32,5 +32,6 @@ run_case 2 1 4 37 8 64      # pieces of 5, the last 2
 run_case 1 2 8 1001 4 64    # pieces of 251, the last 248: several of the matmul's 16-key slices
 run_case 1 1 4 97 14 64     # pieces of 7, the last 6 (a prime S)
 run_case 1 1 2 63 32 64     # pieces of 2, the last 1 (the shortest a piece can be)
+run_case 1 1 8 1017 128 64  # MQA's 128 pieces of 8, the last 1 (the combine over 128 splits)
 [ "$fails" -eq 0 ] || { echo "$fails case(s) failed"; exit 1; }
 echo "all cases agree"
