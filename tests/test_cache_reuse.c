@@ -98,10 +98,49 @@ static void default_tiling_fits(void)
         }
 }
 
+/* A default tile of the warpgroups' rows twice its axis or more is halved with the warpgroups
+ * while it covers the axis: M = 7 or 64 gets m 64 on one warpgroup, M = 65 keeps m 128 on two;
+ * ChunkScan at L = 64 gets l 64 on one (the causal walk needs tiles that divide L). */
+static void default_rows_fit_extent(void)
+{
+    static const struct {
+        const char *example, *set, *axis;
+        int64_t tile;
+        int wgs;
+    } cases[] = {
+        {"gemm_f16", "M=7", "m", 64, 1},
+        {"gemm_f16", "M=64", "m", 64, 1},
+        {"gemm_f16", "M=65", "m", 128, 2},
+        {"gemm_bf16", "M=4096", "m", 128, 2},
+        {"mamba2_chunk_scan", "L=64", "l", 64, 1},
+        {"mamba2_chunk_scan", "L=128", "l", 128, 2},
+        {"flash_attention", "S=1", "m", 64, 1},
+    };
+    pt_hw hw;
+    pt_error err = {{0}};
+    CHECK(pt_hw_load(&hw, "H200", &err));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *text = pt_embedded_find(pt_embedded_examples, cases[i].example);
+        pt_graph g;
+        pt_tiling t;
+        if (!text || !pt_graph_load_text(&g, cases[i].example, text, strlen(text), cases[i].set,
+                                         &err)) {
+            CHECK_MSG(false, "%s %s: %s", cases[i].example, cases[i].set, err.msg);
+            continue;
+        }
+        pt_tiling_defaults_on(&g, &hw, &t);
+        int a = pt_graph_find_axis(&g, cases[i].axis);
+        CHECK_MSG(a >= 0 && t.tile[a] == cases[i].tile && t.warpgroups == cases[i].wgs,
+                  "%s %s: %s %lld on %d warpgroups", cases[i].example, cases[i].set,
+                  cases[i].axis, a >= 0 ? (long long)t.tile[a] : -1LL, t.warpgroups);
+    }
+}
+
 int main(void)
 {
     PTEST_RUN(gemm_readers_and_scale);
     PTEST_RUN(simulated_loads);
     PTEST_RUN(default_tiling_fits);
+    PTEST_RUN(default_rows_fit_extent);
     PTEST_END();
 }
