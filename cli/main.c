@@ -116,17 +116,21 @@ static const struct {
      "List the built-in hardware models, or print one (or a JSON override) in full.\n"},
     {"examples", verb_examples, "examples [NAME]",
      "List the built-in example graphs, or print one.\n"},
-    {"pack", verb_pack, "pack IN --rows N --cols K [--format int4|fp4-e2m1] [--group G] [--dtype bf16|f16] [--packing rows|fragments] -o PREFIX",
+    {"pack", verb_pack, "pack IN --rows N --cols K [--format int4|fp4-e2m1] [--group G] [--dtype bf16|f16] [--packing rows|fragments] [--scales padded|exact] -o PREFIX",
      "Quantise a weight matrix for the low-bit GEMM graphs (gemm_w4a16, gemm_wfp4a16): IN holds\n"
      "N x K bf16 (or f16) elements, row-major, little-endian (W[n, k] of C = A . W^T). Writes\n"
      "PREFIX.wq, the 4-bit weights two to a byte (the even k in the low nibble; int4 signed\n"
      "-8..7, fp4 e2m1), and PREFIX.ws, one scale per group of G along k in the weights' type:\n"
-     "the tensors Wq [n, k] and Ws [n, k/G] of those graphs. Symmetric: a group's scale is its\n"
+     "the tensors Wq [n, k] and Ws [n, kg] of those graphs. Symmetric: a group's scale is its\n"
      "largest magnitude / 7 (int4) or / 6 (fp4), each weight the nearest value of w / scale.\n"
      "  --group G        scale group length along k (default 128)\n"
      "  --packing P      the nibble order: rows (default) or fragments, the order of wgmma's A\n"
      "                   fragments that the fastest low-bit kernels read (rows a multiple of 16,\n"
-     "                   k of 64; the graph's Wq then says \"packing\": \"fragments\")\n"},
+     "                   k of 64; the graph's Wq then says \"packing\": \"fragments\")\n"
+     "  --scales S       padded (default): a row of K/G scales padded with zeros to whole 16\n"
+     "                   bytes (kg = cdiv(K/G, 8)*8, as the examples declare it, so the kernel\n"
+     "                   maps them as they lie); exact: K/G scales a row (a graph with kg = K/G,\n"
+     "                   whose kernel then copies them into padded rows every launch)\n"},
 };
 
 #define N_VERBS (int)(sizeof verbs / sizeof verbs[0])

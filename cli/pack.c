@@ -103,6 +103,7 @@ static bool parse_int(const char *s, long long lo, long long hi, long long *out)
 int verb_pack(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *format = "int4", *dtype = "bf16", *packing = "rows";
+    const char *scales = "padded";
     long long n = 0, k = 0, group = 128;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -119,6 +120,8 @@ int verb_pack(int argc, char **argv)
             dtype = v, i++;
         else if (!strcmp(a, "--packing") && v)
             packing = v, i++;
+        else if (!strcmp(a, "--scales") && v)
+            scales = v, i++;
         else if (!strcmp(a, "-o") && v)
             out = v, i++;
         else if (a[0] != '-' && !in)
@@ -146,6 +149,11 @@ int verb_pack(int argc, char **argv)
         cli_error("pack: --dtype %s; expected bf16 or f16", dtype);
         return EXIT_USAGE;
     }
+    bool exact = !strcmp(scales, "exact");
+    if (!exact && strcmp(scales, "padded")) {
+        cli_error("pack: --scales %s; expected padded or exact", scales);
+        return EXIT_USAGE;
+    }
     pt_packing pk;
     if (!pt_packing_parse(packing, &pk)) {
         cli_error("pack: --packing %s; expected rows or fragments", packing);
@@ -166,9 +174,12 @@ int verb_pack(int argc, char **argv)
         return EXIT_INVALID;
     }
     size_t count = (size_t)n * (size_t)k;
+    /* a row of scales: K / G of them, padded with zeros to whole 16 bytes unless --scales exact
+     * (the examples declare the padded rows, which TMA maps as they lie: graph_load.c) */
+    long long groups = k / group, pitch = exact ? groups : (groups + 7) / 8 * 8;
     uint16_t *w = malloc(count * 2);
     uint8_t *q = calloc(count / 2 + 1, 1);
-    uint16_t *s = malloc((size_t)n * (size_t)(k / group) * 2);
+    uint16_t *s = calloc((size_t)n * (size_t)pitch, 2);
     if (!w || !q || !s) {
         fclose(f);
         free(w), free(q), free(s);
@@ -208,7 +219,7 @@ int verb_pack(int argc, char **argv)
                 sh = f16 ? 0x3c00 : 0x3f80;
                 sc = 1;
             }
-            s[r * (k / group) + g] = sh;
+            s[r * pitch + g] = sh;
             for (long long j = 0; j < group; j++) {
                 float x = f16 ? f16_to_f32(row[j]) : bf16_to_f32(row[j]);
                 unsigned v = quantise(x / sc, fp4);
@@ -224,7 +235,7 @@ int verb_pack(int argc, char **argv)
         const char *ext;
         const void *data;
         size_t bytes;
-    } files[2] = {{"wq", q, count / 2}, {"ws", s, (size_t)n * (size_t)(k / group) * 2}};
+    } files[2] = {{"wq", q, count / 2}, {"ws", s, (size_t)n * (size_t)pitch * 2}};
     for (int i = 0; rc == EXIT_OK && i < 2; i++) {
         snprintf(path, sizeof path, "%s.%s", out, files[i].ext);
         FILE *o = fopen(path, "wb");
@@ -237,7 +248,7 @@ int verb_pack(int argc, char **argv)
         printf("packed %lld x %lld %s weights as %s (%s packing) with one %s scale per %lld along k: "
                "%s.wq (%zu bytes, Wq [%lld, %lld]), %s.ws (%zu bytes, Ws [%lld, %lld]); relative RMS "
                "error of the dequantised weights %.4f\n", n, k, dtype, format, pt_packing_name(pk), dtype, group, out,
-               count / 2, n, k, out, (size_t)n * (size_t)(k / group) * 2, n, k / group,
+               count / 2, n, k, out, (size_t)n * (size_t)pitch * 2, n, pitch,
                ref2 > 0 ? sqrt(err2 / ref2) : 0.0);
     free(w);
     free(q);

@@ -179,6 +179,9 @@ char *pt_bundle_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *
         }
         if (pt_dtype_is_4bit(x->dtype) && x->packing != PT_PACK_ROWS)  /* src/packing.h */
             sb_printf(&b, ", \"packing\": \"%s\"", pt_packing_name(x->packing));
+        /* the group length: the scales' row may be padded past extent / group (graph_load.c) */
+        if (x->scales >= 0 && x->group_size > 0)
+            sb_printf(&b, ", \"group\": %lld", (long long)x->group_size);
         sb_printf(&b, "}%s\n", t + 1 < g->n_tensors ? "," : "");
     }
     sb_printf(&b, "],\n \"ops\": [\n");

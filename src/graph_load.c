@@ -412,7 +412,10 @@ static bool load_tensor_axes(loader *L, const cJSON *def, const char *path, pt_t
 }
 
 /* The scales tensor has the quantised tensor's axes, except that the grouped axis is
- * replaced by one of extent/group (one scale per group). */
+ * replaced by one of extent/group (one scale per group). Where that axis is the scales'
+ * innermost, it may instead be padded to whole 16-byte rows (K = 11008 in groups of 128: 86
+ * scales stored in rows of 88), as the weights' owner writes them once, so that TMA maps them
+ * as they lie rather than through a staging copy every launch (staging.h). */
 static bool check_scales_shape(loader *L, const pt_tensor *t, const char *path)
 {
     const pt_tensor *s = &L->g->tensors[t->scales];
@@ -420,16 +423,26 @@ static bool check_scales_shape(loader *L, const pt_tensor *t, const char *path)
         return pt_fail(L->err, "%s: %s: scales \"%s\" must be a 8-bit-or-wider tensor of rank %d",
                        L->file, path, s->name, t->rank);
     for (int i = 0; i < t->rank; i++) {
-        int64_t want = L->g->axes[t->axes[i]].extent;
-        if (t->axes[i] == t->group_axis)
+        int64_t want = L->g->axes[t->axes[i]].extent, padded = 0;
+        if (t->axes[i] == t->group_axis) {
             want /= t->group_size;
-        else if (s->axes[i] != t->axes[i])
+            int per = 128 / pt_dtype_bits(s->dtype); /* scales in 16 bytes */
+            if (i == s->rank - 1 && per > 1)
+                padded = (want + per - 1) / per * per;
+        } else if (s->axes[i] != t->axes[i]) {
             return pt_fail(L->err, "%s: %s: axis %d of scales \"%s\" must be \"%s\"", L->file,
                            path, i, s->name, L->g->axes[t->axes[i]].name);
-        if (L->g->axes[s->axes[i]].extent != want)
+        }
+        int64_t ext = L->g->axes[s->axes[i]].extent;
+        if (ext != want && ext != padded) {
+            if (padded > want)
+                return pt_fail(L->err, "%s: %s: axis %d of scales \"%s\" has size %lld; expected "
+                               "%lld (one scale per group of %lld) or %lld (rows padded to 16 "
+                               "bytes)", L->file, path, i, s->name, (long long)ext,
+                               (long long)want, (long long)t->group_size, (long long)padded);
             return pt_fail(L->err, "%s: %s: axis %d of scales \"%s\" has size %lld; expected %lld",
-                           L->file, path, i, s->name, (long long)L->g->axes[s->axes[i]].extent,
-                           (long long)want);
+                           L->file, path, i, s->name, (long long)ext, (long long)want);
+        }
     }
     return true;
 }

@@ -405,7 +405,8 @@ if [ -n "$cap_long" ] && [ "$cap_long" -ge 1024 ] && [ "$cap_long" = "$kcap" ] &
 else bad "trace cap: launcher $cap_long / kernel $kcap / small $cap_small"; fi
 
 # pack (issue 17): bf16 weights -> Wq (two nibbles a byte, even k low) and Ws (one scale per
-# group); decoded here, every weight is within half a quantisation step of its input.
+# group, a row of 3 padded with zeros to 8 = 16 bytes, or 3 with --scales exact); decoded here,
+# every weight is within half a quantisation step of its input.
 python3 - "$tmp/w.bin" <<'PY'
 import random, struct, sys
 random.seed(7)
@@ -414,24 +415,29 @@ def bf16(x):
     return (u + 0x7fff + ((u >> 16) & 1)) >> 16
 open(sys.argv[1], 'wb').write(b''.join(struct.pack('<H', bf16(random.gauss(0, 0.05))) for _ in range(8 * 96)))
 PY
-for fmt in int4 fp4-e2m1; do
-    expect 0 "pack $fmt" "$cli" pack "$tmp/w.bin" --rows 8 --cols 96 --group 32 --format $fmt -o "$tmp/wp"
-    if python3 - "$tmp/w.bin" "$tmp/wp" $fmt <<'PY'
+for fmt_scales in "int4 padded" "fp4-e2m1 padded" "int4 exact"; do
+    set -- $fmt_scales; fmt=$1 scales=$2
+    expect 0 "pack $fmt, $scales scales" "$cli" pack "$tmp/w.bin" --rows 8 --cols 96 --group 32 --format $fmt --scales $scales -o "$tmp/wp"
+    if python3 - "$tmp/w.bin" "$tmp/wp" $fmt $scales <<'PY'
 import struct, sys
 w = open(sys.argv[1], 'rb').read(); q = open(sys.argv[2] + '.wq', 'rb').read(); s = open(sys.argv[2] + '.ws', 'rb').read()
 fp4 = sys.argv[3] != 'int4'; F = [0, .5, 1, 1.5, 2, 3, 4, 6]
+pitch = 8 if sys.argv[4] == 'padded' else 3
 f = lambda h: struct.unpack('<f', struct.pack('<I', h << 16))[0]
-assert len(q) == 8 * 96 // 2 and len(s) == 8 * 3 * 2
+assert len(q) == 8 * 96 // 2 and len(s) == 8 * pitch * 2, (len(q), len(s))
 for i in range(8 * 96):
     v = (q[i // 2] >> 4) if i % 2 else (q[i // 2] & 15)
     val = (-1 if v & 8 else 1) * F[v & 7] if fp4 else (v - 16 if v >= 8 else v)
-    sc = f(struct.unpack_from('<H', s, 2 * ((i // 96) * 3 + (i % 96) // 32))[0])
+    sc = f(struct.unpack_from('<H', s, 2 * ((i // 96) * pitch + (i % 96) // 32))[0])
     x = f(struct.unpack_from('<H', w, 2 * i)[0])
     step = 2.0 * sc if fp4 else sc  # the widest gap between neighbouring values
     assert abs(val * sc - x) <= step / 2 + 1e-6, (i, val, sc, x)
+assert all(struct.unpack_from('<H', s, 2 * (r * pitch + g))[0] == 0 for r in range(8) for g in range(3, pitch))
 PY
-    then ok "pack $fmt: every weight within half a step of its input"; else bad "pack $fmt: decoded weights"; fi
+    then ok "pack $fmt, $scales scales: every weight within half a step of its input"; else bad "pack $fmt $scales: decoded weights"; fi
 done
+expect 2 "pack: an unknown --scales" "$cli" pack "$tmp/w.bin" --rows 8 --cols 96 --group 32 --scales wide -o "$tmp/wp"
+stderr_has "pack: --scales wide; expected padded or exact" "pack names the --scales values"
 # --packing fragments: the same weights in the order of wgmma's A fragments (src/packing.h),
 # decoded here by the layout's own rule
 python3 - "$tmp/w16.bin" <<'PY'
@@ -463,7 +469,7 @@ for n in range(N):
         e = nibble(n, k); seen.add(e)
         v = (q[e // 2] >> 4) if e % 2 else (q[e // 2] & 15)
         val = v - 16 if v >= 8 else v
-        sc = f(struct.unpack_from('<H', s, 2 * (n * 2 + k // 64))[0])
+        sc = f(struct.unpack_from('<H', s, 2 * (n * 8 + k // 64))[0])  # 2 scales a row, padded to 8
         x = f(struct.unpack_from('<H', w, 2 * (n * K + k))[0])
         assert abs(val * sc - x) <= sc / 2 + 1e-6, (n, k, val, sc, x)
 assert len(seen) == N * K

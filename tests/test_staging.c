@@ -45,23 +45,39 @@ static void which_tensors(void)
                       cases[i].example, cases[i].set, names[n]);
         }
     }
-    /* the group scales of dequantised weights, loaded by TMA beside them: staged where K / G
-     * scales are not a 16-byte row (86 of 11008 / 128, 4 of 512 / 128), not where they are */
+    /* the group scales of dequantised weights, loaded by TMA beside them: staged where a graph
+     * keeps K / G scales a row that are not 16 bytes (86 of 11008 / 128, 4 of 512 / 128); the
+     * examples declare rows padded to 16 bytes (kg = cdiv(K/G, 8)*8), which are never staged */
     static const struct {
         const char *example, *set;
-        bool staged;
+        bool exact, staged;
     } scales[] = {
-        {"gemm_w4a16", "M=1,N=4096,K=11008,G=128", true},
-        {"gemm_wfp4a16", "M=16,N=4096,K=512,G=128", true},
-        {"gemm_w4a16", "M=1,N=4096,K=4096,G=128", false},
-        {"gemm_wfp4a16", "M=1,N=4096,K=1024,G=128", false},
+        {"gemm_w4a16", "M=1,N=4096,K=11008,G=128", true, true},
+        {"gemm_wfp4a16", "M=16,N=4096,K=512,G=128", true, true},
+        {"gemm_w4a16", "M=1,N=4096,K=4096,G=128", true, false},
+        {"gemm_w4a16", "M=1,N=4096,K=11008,G=128", false, false},
+        {"gemm_wfp4a16", "M=16,N=4096,K=512,G=128", false, false},
     };
     for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
-        pt_graph g;
-        if (!load(&g, scales[i].example, scales[i].set))
+        const char *text = pt_embedded_find(pt_embedded_examples, scales[i].example);
+        char buf[8192];
+        const char *padded = text ? strstr(text, "\"cdiv(K/G, 8)*8\"") : NULL;
+        CHECK_MSG(padded != NULL, "%s: kg is not declared padded", scales[i].example);
+        if (!padded || strlen(text) >= sizeof buf)
             continue;
+        /* the exact form: the same graph with "kg": "K/G" */
+        snprintf(buf, sizeof buf, "%.*s\"K/G\"%s", (int)(padded - text), text,
+                 padded + strlen("\"cdiv(K/G, 8)*8\""));
+        pt_graph g;
+        pt_error e = {{0}};
+        const char *src = scales[i].exact ? buf : text;
+        if (!pt_graph_load_text(&g, scales[i].example, src, strlen(src), scales[i].set, &e)) {
+            CHECK_MSG(false, "%s %s: %s", scales[i].example, scales[i].set, e.msg);
+            continue;
+        }
         CHECK_MSG(pt_tensor_staged(&g, pt_graph_find_tensor(&g, "Ws")) == scales[i].staged,
-                  "%s %s: Ws", scales[i].example, scales[i].set);
+                  "%s %s (%s scales): Ws", scales[i].example, scales[i].set,
+                  scales[i].exact ? "exact" : "padded");
         CHECK(!pt_tensor_staged(&g, pt_graph_find_tensor(&g, "Wq")));
     }
 }

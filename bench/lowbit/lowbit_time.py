@@ -86,11 +86,13 @@ def main():
             fmt = "int4" if t["Wq"]["dtype"] == "int4" else "fp4"
             packing = t["Wq"].get("packing", "rows")
             dt = pt_bench.DTYPES[t["A"]["dtype"]]
-            G = K // t["Ws"]["shape"][1]
+            # the group length (a row of scales may be padded to 16 bytes past K / G)
+            G = t["Wq"].get("group") or K // t["Ws"]["shape"][1]
+            KG = t["Ws"]["shape"][1]
             rec.update({"M": M, "N": N, "K": K, "G": G, "weights": fmt, "packing": packing,
                         "act": t["A"]["dtype"],
                         "flops": 2.0 * M * N * K})
-            in_bytes = M * K * 2 + N * K // 2 + N * (K // G) * 2
+            in_bytes = M * K * 2 + N * K // 2 + N * KG * 2
             rotate = pt_bench.rotation(in_bytes)
             kept = []
 
@@ -99,19 +101,20 @@ def main():
                 for _ in range(rotate):
                     A = (torch.rand(M, K, device="cuda") * 2 - 1).to(dt)
                     wq = torch.randint(0, 256, (N, K // 2), device="cuda", dtype=torch.uint8)
-                    ws = (torch.rand(N, K // G, device="cuda") * 0.015 + 0.005).to(dt)
+                    ws = (torch.rand(N, KG, device="cuda") * 0.015 + 0.005).to(dt)
                     ins.append({"A": A, "Wq": wq, "Ws": ws})
                 outs = b.outputs()
                 slots = [b.slots(x, outs) for x in ins]
                 # the dequantised weights each baseline multiplies (rounded as the reference)
-                Wd = [(unpack(x["Wq"], fmt, packing) * x["Ws"].float().repeat_interleave(G, dim=1)).to(dt)
+                Wd = [(unpack(x["Wq"], fmt, packing) *
+                       x["Ws"][:, :K // G].float().repeat_interleave(G, dim=1)).to(dt)
                       for x in ins]
                 Ct = torch.empty(M, N, device="cuda", dtype=dt)
                 subj = {"ours": lambda k: b.launch(slots[k]),
                         "cublas": lambda k: torch.matmul(ins[k]["A"], Wd[k].t(), out=Ct)}
                 if fmt == "int4" and dt == torch.bfloat16:
                     nibs = [unpack(x["Wq"], "int4", packing).to(torch.int32) for x in ins]
-                    fns = [torch_int4(x["A"], n, x["Ws"], G) for x, n in zip(ins, nibs)]
+                    fns = [torch_int4(x["A"], n, x["Ws"][:, :K // G], G) for x, n in zip(ins, nibs)]
                     if fns[0][0] is not None:
                         subj["torch_int4"] = lambda k: fns[k][0](ins[k]["A"])
                     else:
