@@ -25,6 +25,7 @@
 #include "propagate.h"
 #include "ring_reuse.h"
 #include "refusals.h"
+#include "waves.h"
 #include "smem_layout.h"
 #include "scheduler.h"
 #include "search_internal.h"
@@ -375,7 +376,8 @@ static double roofline_bound(const pt_stask_graph *sg, const pt_hw *hw, bool per
         waves = 1;
         item_iters = floor(iters * (double)sg->tiles / (stream_k < eus ? stream_k : eus));
     }
-    return hw->launch_ns + waves * item_iters * per_iter;
+    /* the least launch any kernel pays (a bound: waves.h, pt_waves_launch_ns) */
+    return pt_waves_launch_ns(hw, 0) + waves * item_iters * per_iter;
 }
 
 static bool has_kind(const pt_stask_graph *sg, pt_stask_kind kind)

@@ -108,7 +108,14 @@ typedef struct {
                                     warpgroup's warps meeting again at the wgmma fence that
                                     follows): paid before the sTask that waits is issued.
                                     0 = free when the data is already there */
-    double launch_ns;            /* kernel launch overhead added to every kernel */
+    double launch_ns;            /* kernel launch overhead added to every kernel (with
+                                    launch_ramp_floor_ns: to every kernel whose DRAM floor is
+                                    at least that long) */
+    double launch_base_ns;       /* with launch_ramp_floor_ns: the launch of a kernel that moves
+                                    almost nothing; the overhead grows linearly with the DRAM
+                                    floor from this to launch_ns at launch_ramp_floor_ns, the
+                                    start-up of loads every CTA issues at once (waves.h) */
+    double launch_ramp_floor_ns; /* 0 = launch_ns for every kernel */
     double dependent_launch_saved_ns; /* what a kernel launched as the programmatic dependent of
                                     the kernel before it (FlashDecoding's combine after its
                                     partial) saves of launch_ns: its launch and prologue overlap

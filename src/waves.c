@@ -174,6 +174,14 @@ static bool makespan(const pt_sprogram *p, const pt_stask_graph *sg, const tile_
     return true;
 }
 
+double pt_waves_launch_ns(const pt_hw *hw, double floor)
+{
+    if (hw->launch_ramp_floor_ns <= 0 || floor >= hw->launch_ramp_floor_ns)
+        return hw->launch_ns;
+    double f = floor > 0 ? floor / hw->launch_ramp_floor_ns : 0;
+    return hw->launch_base_ns + (hw->launch_ns - hw->launch_base_ns) * f;
+}
+
 double pt_waves_kernel_ns(const pt_hw *hw, double span, double floor)
 {
     double t = span > floor ? span : floor;
@@ -183,7 +191,7 @@ double pt_waves_kernel_ns(const pt_hw *hw, double span, double floor)
         double a = span / t, b = floor / t;
         t *= pow(pow(a, p) + pow(b, p), 1 / p);
     }
-    return t + hw->launch_ns;
+    return t + pt_waves_launch_ns(hw, floor);
 }
 
 /* The bytes tensor t moves to or from global memory once: 0 for an intermediate, and for a

@@ -47,6 +47,13 @@ bool pt_waves_tail_time(const pt_sprogram *p, const pt_stask_graph *sg, const pt
 /* The kernel time of an SM-pipeline span next to a DRAM floor (both ns), launch included:
  * max(span, floor), or their p-norm where the model has dram_blend_p. */
 double pt_waves_kernel_ns(const pt_hw *hw, double span, double floor);
+
+/* The launch overhead of a kernel with this DRAM floor: launch_ns, or where the model has
+ * launch_ramp_floor_ns, from launch_base_ns (nothing moved) up to launch_ns at that floor. A
+ * kernel in a CUDA graph costs about 0.65 us empty; one that moves megabytes pays about 2 us
+ * more, which the simulator does not model itself (every CTA's first loads at once take about
+ * twice their modelled time), and a combine of a few kilobytes does not. */
+double pt_waves_launch_ns(const pt_hw *hw, double floor);
 /* The model to simulate one EU with when only `active` EUs stream (the L2 bandwidth shared
  * fewer ways); hw itself when nothing changes, else *local filled in. */
 const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local);

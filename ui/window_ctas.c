@@ -7,6 +7,7 @@
  * what the view shows. Dependencies, the critical path and the idle tint are repeated on every
  * tile of every class. */
 #include "window_private.h"
+#include "waves.h"
 
 void win_ctas_clear(PtWindow *self)
 {
@@ -54,7 +55,8 @@ void win_ctas_fill_groups(PtWindow *self, pt_tl_model *tm)
     /* The mean time between an EU's successive tiles: the kernel (less its launch) over the
      * busiest EU's tiles, as the simulator spreads it (a causal kernel's tiles differ: each is
      * drawn as the representative one). */
-    double period = (m->tl.kernel_time_ns - m->hw.launch_ns) / (double)tiles[0];
+    double period = (m->tl.kernel_time_ns - pt_waves_launch_ns(&m->hw, m->tl.dram_floor_ns)) /
+                    (double)tiles[0];
     if (!(period > 0))
         period = m->tl.eu_time_ns;
     for (int k = 0; k < classes; k++) {

@@ -2,6 +2,7 @@
  * critical path, measured-error colours and lane groups (several CTAs / waves). Rebuilt with
  * every model the window shows. */
 #include "window_private.h"
+#include "waves.h"
 
 #include "idle.h"
 
@@ -145,7 +146,8 @@ static void fill_groups(PtWindow *self, pt_tl_model *tm)
         return;
     }
     int64_t waves = m->tl.waves > 0 ? m->tl.waves : 1;
-    double period = (m->tl.kernel_time_ns - m->hw.launch_ns) / (double)waves;
+    double period = (m->tl.kernel_time_ns - pt_waves_launch_ns(&m->hw, m->tl.dram_floor_ns)) /
+                    (double)waves;
     if (!(period > 0))
         period = m->tl.eu_time_ns;
     int64_t eus = m->hw.eu_count > 0 ? m->hw.eu_count : 1;

@@ -53,13 +53,14 @@ static void test_generatable(void)
     g_assert_false(timeline_framed());
 }
 
-/* Auto-schedule's pick for the embedded mamba2_chunk_scan (the model's, unfiltered by a
- * target): the generator refuses it (as the model's pick goes: flash_attention's unfiltered
- * pick used to be refused too, until the H200 model's refit); the status says so at once, with
- * the generator's reason, on the Timeline page. */
+/* Auto-schedule's pick for the embedded flash_decoding_combine (the model's, unfiltered by a
+ * target): the generator refuses it (the store on a consumer's lane; as the model's pick goes:
+ * flash_attention's and mamba2_chunk_scan's unfiltered picks were refused too, until the H200
+ * model's refit and a chunk in one k block became a loop of one iteration); the status says so
+ * at once, with the generator's reason, on the Timeline page. */
 static void test_auto_schedule_refused(void)
 {
-    explorer_open("mamba2_chunk_scan");
+    explorer_open("flash_decoding_combine");
     pt_window_show_page(win, "timeline");
     explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, FALSE));
     explorer_wait_job();
