@@ -3,6 +3,7 @@
 #include "default_tiling.h"
 
 #include "propagate.h"
+#include "smem_layout.h"
 #include "validate.h"
 
 /* More steps than any graph's tiles can be halved from PT_MAX_TILE down to 32. */
@@ -83,11 +84,42 @@ static void fit_rows_to_extent(const pt_graph *g, pt_tiling *t)
     }
 }
 
+/* Is axis a the innermost of a 16-bit input, or of an output, or contracted by a matmul? */
+static bool atom_axis(const pt_graph *g, int a)
+{
+    bool inner16 = false, used = pt_graph_axis_in_output(g, a);
+    for (int t = 0; t < g->n_tensors; t++) {
+        const pt_tensor *x = &g->tensors[t];
+        inner16 |= x->role == PT_ROLE_INPUT && x->rank > 0 && x->axes[x->rank - 1] == a &&
+                   pt_dtype_bits(x->dtype) == 16;
+    }
+    for (int i = 0; i < g->n_ops; i++)
+        for (int r = 0; r < g->ops[i].n_reduce; r++)
+            used |= g->ops[i].kind == PT_OP_MATMUL && g->ops[i].reduce_axes[r] == a;
+    return inner16 && used;
+}
+
+/* An axis the graph leaves whole (no default tile) that is shorter than one 128-byte atom of
+ * the 16-bit inputs it is the innermost axis of (Mamba2's d_state 16 or head dim 32) is tiled
+ * as one atom where the hardware's shared-memory layout has atoms: the tensor-core operands are
+ * read in whole atoms, and TMA zero-fills past the axis's end. */
+static void fit_short_axes_to_atoms(const pt_graph *g, const pt_hw *hw, pt_tiling *t)
+{
+    pt_smem_layout lay;
+    pt_smem_layout_of(hw, &lay);
+    if (!lay.atoms)
+        return;
+    for (int a = 0; a < g->n_axes; a++)
+        if (t->tile[a] == 0 && g->axes[a].extent < 64 && !g->axes[a].batch && atom_axis(g, a))
+            t->tile[a] = 64;
+}
+
 void pt_tiling_defaults_on(const pt_graph *g, const pt_hw *hw, pt_tiling *out)
 {
     pt_tiling_defaults(g, out);
     if (!hw)
         return;
+    fit_short_axes_to_atoms(g, hw, out);
     fit_rows_to_extent(g, out);
     int want = g->default_stages > 0 && g->default_stages < 2 ? g->default_stages : 2;
     int first = fitted_stages(g, hw, out);

@@ -136,11 +136,48 @@ static void default_rows_fit_extent(void)
     }
 }
 
+/* An axis left whole by the graph and shorter than 64 that is the innermost of a 16-bit input and
+ * is read by the tensor cores (an output's, or contracted) is one 64-wide atom on the H200:
+ * Mamba2's N 16 and P 32; not the combine's f32 rows (g), nor the scales' groups (kg), and not
+ * on MI300X, whose layout has no atoms. */
+static void default_short_axes_atoms(void)
+{
+    static const struct {
+        const char *example, *set, *hw, *axis;
+        int64_t tile; /* 0: whole */
+    } cases[] = {
+        {"mamba2_chunk_state", "N=16", "H200", "n", 64},
+        {"mamba2_chunk_scan", "N=32", "H200", "n", 64},
+        {"mamba2_chunk_scan", "P=32", "H200", "p", 64},
+        {"mamba2_chunk_state", "N=128", "H200", "n", 0},
+        {"flash_decoding_combine", "G=4", "H200", "g", 0},
+        {"gemm_w4a16", "K=1024,G=128", "H200", "kg", 0},
+        {"mamba2_chunk_state", "N=16", "MI300X", "n", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *text = pt_embedded_find(pt_embedded_examples, cases[i].example);
+        pt_graph g;
+        pt_hw hw;
+        pt_tiling t;
+        pt_error err = {{0}};
+        if (!text || !pt_hw_load(&hw, cases[i].hw, &err) ||
+            !pt_graph_load_text(&g, cases[i].example, text, strlen(text), cases[i].set, &err)) {
+            CHECK_MSG(false, "%s %s: %s", cases[i].example, cases[i].set, err.msg);
+            continue;
+        }
+        pt_tiling_defaults_on(&g, &hw, &t);
+        int a = pt_graph_find_axis(&g, cases[i].axis);
+        CHECK_MSG(a >= 0 && t.tile[a] == cases[i].tile, "%s %s on %s: %s tile %lld", cases[i].example,
+                  cases[i].set, cases[i].hw, cases[i].axis, a >= 0 ? (long long)t.tile[a] : -1LL);
+    }
+}
+
 int main(void)
 {
     PTEST_RUN(gemm_readers_and_scale);
     PTEST_RUN(simulated_loads);
     PTEST_RUN(default_tiling_fits);
     PTEST_RUN(default_rows_fit_extent);
+    PTEST_RUN(default_short_axes_atoms);
     PTEST_END();
 }
