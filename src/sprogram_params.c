@@ -42,17 +42,30 @@ bool pt_sprogram_params_parse(const cJSON *root, const char *file, pt_sprogram_p
     return true;
 }
 
-int pt_sprogram_params_peek(const char *path, pt_sprogram_param *out)
+/* The sProgram file at `path` parsed, if it is a JSON object (NULL otherwise: the loader
+ * reports why later); the caller deletes it. */
+static cJSON *peek_root(const char *path)
 {
     char *text = NULL;
     size_t len = 0;
     pt_error err = {{0}};
-    int n = 0;
     if (!path || !pt_read_file(path, &text, &len, &err))
-        return 0;
+        return NULL;
     cJSON *root = pt_json_parse(path, text, len, &err);
     free(text);
-    if (root && cJSON_IsObject(root) && !pt_sprogram_params_parse(root, path, out, &n, &err))
+    if (root && !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    return root;
+}
+
+int pt_sprogram_params_peek(const char *path, pt_sprogram_param *out)
+{
+    pt_error err = {{0}};
+    int n = 0;
+    cJSON *root = peek_root(path);
+    if (root && !pt_sprogram_params_parse(root, path, out, &n, &err))
         n = 0;
     cJSON_Delete(root);
     return n;
@@ -60,15 +73,8 @@ int pt_sprogram_params_peek(const char *path, pt_sprogram_param *out)
 
 bool pt_sprogram_graph_peek(const char *path, char *out, size_t cap)
 {
-    char *text = NULL;
-    size_t len = 0;
-    pt_error err = {{0}};
-    if (!path || !pt_read_file(path, &text, &len, &err))
-        return false;
-    cJSON *root = pt_json_parse(path, text, len, &err);
-    free(text);
-    const cJSON *g = root && cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "graph")
-                                                 : NULL;
+    cJSON *root = peek_root(path);
+    const cJSON *g = root ? cJSON_GetObjectItemCaseSensitive(root, "graph") : NULL;
     bool ok = cJSON_IsString(g) && g->valuestring[0] && strlen(g->valuestring) < cap;
     if (ok)
         snprintf(out, cap, "%s", g->valuestring);
