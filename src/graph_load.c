@@ -11,6 +11,7 @@
 #include "expr.h"
 #include "graph.h"
 #include "json_util.h"
+#include "staging.h"
 
 typedef struct {
     pt_graph *g;
@@ -426,7 +427,7 @@ static bool check_scales_shape(loader *L, const pt_tensor *t, const char *path)
         int64_t want = L->g->axes[t->axes[i]].extent, padded = 0;
         if (t->axes[i] == t->group_axis) {
             want /= t->group_size;
-            int per = 128 / pt_dtype_bits(s->dtype); /* scales in 16 bytes */
+            int per = PT_STAGING_ALIGN * 8 / pt_dtype_bits(s->dtype); /* scales in 16 bytes */
             if (i == s->rank - 1 && per > 1)
                 padded = (want + per - 1) / per * per;
         } else if (s->axes[i] != t->axes[i]) {

@@ -530,12 +530,12 @@ static bool find_loop_axis(builder *b)
     /* A reduction no longer than one tile (GEMM with K <= BK, attention with S <= the key
      * tile) is still a loop, of one iteration: the same sTasks, stages and lane programs as
      * for a long one, so a program written for the general case applies unchanged. This
-     * holds for the one axis a matmul contracts or an online softmax runs along that no
-     * output has; reductions of other ops over a whole axis stay in the prologue. */
-    /* Where several axes qualify (Mamba2 ChunkScan at L = 64: the intra-chunk product sums
-     * over s, the inter-chunk one over n), the loop is the axis the most ops carry: it is
-     * the one a longer extent would have made the loop (s, which seven ops carry, not n,
-     * which one matmul contracts in the prologue). A tie leaves no loop, as before. */
+     * holds for an axis a matmul contracts or an online softmax runs along that no output
+     * has; reductions of other ops over a whole axis stay in the prologue. Where several
+     * axes qualify (Mamba2 ChunkScan at L = 64: the intra-chunk product sums over s, the
+     * inter-chunk one over n), the loop is the axis the most ops carry, the one a longer
+     * extent would have made the loop (s, which seven ops carry, not n, which one matmul
+     * contracts in the prologue); a tie leaves no loop. */
     if (sg->loop_axis == NONE) {
         int cand = NONE, best = 0, n_best = 0;
         for (int a = 0; a < g->n_axes; a++) {
