@@ -11,17 +11,24 @@
 #include "propagate.h"
 #include "ptest.h"
 
+/* The embedded example ex loaded with set (a failed check naming both when it does not load). */
+static inline bool load_example(pt_graph *g, const char *ex, const char *set, pt_error *err)
+{
+    const char *text = pt_embedded_find(pt_embedded_examples, ex);
+    bool ok = text && pt_graph_load_text(g, ex, text, strlen(text), set, err);
+    CHECK_MSG(ok, "%s %s: %s", ex, set ? set : "", text ? err->msg : "no such example");
+    return ok;
+}
+
 static bool part(pt_graph *g, pt_stask_graph *sg, const char *ex, const char *set,
                  const char *tile)
 {
-    const char *text = pt_embedded_find(pt_embedded_examples, ex);
     pt_error err = {{0}};
     pt_tiling t;
-    bool ok = text && pt_graph_load_text(g, ex, text, strlen(text), set, &err);
-    if (ok) {
-        pt_tiling_defaults(g, &t);
-        ok = pt_tiling_parse(g, tile, "--tile", &t, &err) && pt_partition(sg, g, &t, &err);
-    }
+    if (!load_example(g, ex, set, &err))
+        return false;
+    pt_tiling_defaults(g, &t);
+    bool ok = pt_tiling_parse(g, tile, "--tile", &t, &err) && pt_partition(sg, g, &t, &err);
     CHECK_MSG(ok, "%s: %s", ex, err.msg);
     return ok;
 }

@@ -120,14 +120,10 @@ static void default_rows_fit_extent(void)
     pt_error err = {{0}};
     CHECK(pt_hw_load(&hw, "H200", &err));
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *text = pt_embedded_find(pt_embedded_examples, cases[i].example);
         pt_graph g;
         pt_tiling t;
-        if (!text || !pt_graph_load_text(&g, cases[i].example, text, strlen(text), cases[i].set,
-                                         &err)) {
-            CHECK_MSG(false, "%s %s: %s", cases[i].example, cases[i].set, err.msg);
+        if (!load_example(&g, cases[i].example, cases[i].set, &err))
             continue;
-        }
         pt_tiling_defaults_on(&g, &hw, &t);
         int a = pt_graph_find_axis(&g, cases[i].axis);
         CHECK_MSG(a >= 0 && t.tile[a] == cases[i].tile && t.warpgroups == cases[i].wgs,
@@ -155,16 +151,13 @@ static void default_short_axes_atoms(void)
         {"mamba2_chunk_state", "N=16", "MI300X", "n", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *text = pt_embedded_find(pt_embedded_examples, cases[i].example);
         pt_graph g;
         pt_hw hw;
         pt_tiling t;
         pt_error err = {{0}};
-        if (!text || !pt_hw_load(&hw, cases[i].hw, &err) ||
-            !pt_graph_load_text(&g, cases[i].example, text, strlen(text), cases[i].set, &err)) {
-            CHECK_MSG(false, "%s %s: %s", cases[i].example, cases[i].set, err.msg);
+        CHECK_MSG(pt_hw_load(&hw, cases[i].hw, &err), "%s: %s", cases[i].hw, err.msg);
+        if (err.msg[0] || !load_example(&g, cases[i].example, cases[i].set, &err))
             continue;
-        }
         pt_tiling_defaults_on(&g, &hw, &t);
         int a = pt_graph_find_axis(&g, cases[i].axis);
         CHECK_MSG(a >= 0 && t.tile[a] == cases[i].tile, "%s %s on %s: %s tile %lld", cases[i].example,
