@@ -33,12 +33,13 @@ typedef struct {
  * lane's 2 columns, each read, an FFMA, a range test and an MUFU.EX2, and a vote (9), against
  * 16 reads, 18 exponentials behind an FFMA and a test, a product and a mask per element (134).
  * The tile's multiply: 4 ldmatrix (the tile as the fragment), against those and an unpack and a
- * multiply per element (68). The vector's: a lane's 2 reads, 2 products and a pack, 8 shuffles
- * for the thread's pairs and 16 paired multiplies (29), against 16 reads, 32 multiplies and 16
- * packs (64). */
+ * multiply per element (68). The vector's: a lane's 2 reads, 2 products, a pack and the pack of
+ * what it rounded off (an unpack, 2 subtractions, a pack), 16 shuffles for the thread's pairs in
+ * two parts, and 16 paired multiplies and 16 paired fused adds (58), against 16 reads, 32
+ * multiplies and 16 packs (64). */
 #define PT_DECAY_FACTORED_EXP_WORK (9.0 / 134.0)
 #define PT_DECAY_FACTORED_TILE_WORK (4.0 / 68.0)
-#define PT_DECAY_FACTORED_VEC_WORK (29.0 / 64.0)
+#define PT_DECAY_FACTORED_VEC_WORK (58.0 / 64.0)
 
 /* Finds that chain in g; false with a one-line reason (what the factored form needs) when g
  * has none. */

@@ -407,7 +407,8 @@ __device__ __forceinline__ void acc_rows_op(float (&d)[R], const Y &y, int lane)
 // a pair of columns each (dcols: pair q of a lane is pair P = lane + 32 q of the block, P = 8 kk
 // + 4 h + t covering columns 16 kk + 8 h + 2 t and the next, which lane P % 32 holds in its own
 // kvec), and each thread takes its pairs' products from their lanes by shuffles, then scales
-// two fragment registers by each in one paired multiply.
+// two fragment registers by each in a paired multiply and fused add (the factor in two 16-bit
+// parts, so the product is rounded once, as the tile form's is).
 // The factors stay within FACTORED_RANGE nats of 1 (bf16: the tile form's range; f16: a product
 // with the tile must stay below 65504). Where the rows leave it the warp computes every element
 // of the tile (the tile form) and leaves its accumulators in their own units; where a k block's
@@ -512,15 +513,21 @@ __device__ __forceinline__ void afrag_tile(uint32_t (&a)[KS][4], const uint8_t *
         ldm_afrag<KS, MN_MAJOR>(a[kk], tile, m0, atom_bytes, kk, lane);
 }
 
-template <typename T> __device__ __forceinline__ uint32_t mul2_bits(uint32_t a, uint32_t b);
-template <> __device__ __forceinline__ uint32_t mul2_bits<__nv_bfloat16>(uint32_t a, uint32_t b)
+// a * (hi + lo) for pairs, rounded once: the fused multiply-add adds a * lo (itself rounded, but
+// 2^-9 of the product) to the exact a * hi. A factor rounded to 16 bits and then the product
+// rounded again gave 1.4x the tile form's error, and outputs past the bf16 tolerance.
+template <typename T> __device__ __forceinline__ uint32_t mul2_split_bits(uint32_t a, uint32_t hi, uint32_t lo);
+template <> __device__ __forceinline__ uint32_t mul2_split_bits<__nv_bfloat16>(uint32_t a, uint32_t hi, uint32_t lo)
 {
-    const __nv_bfloat162 r = __hmul2(*reinterpret_cast<__nv_bfloat162 *>(&a), *reinterpret_cast<__nv_bfloat162 *>(&b));
+    const __nv_bfloat162 x = *reinterpret_cast<__nv_bfloat162 *>(&a);
+    const __nv_bfloat162 r = __hfma2(x, *reinterpret_cast<__nv_bfloat162 *>(&hi),
+                                     __hmul2(x, *reinterpret_cast<__nv_bfloat162 *>(&lo)));
     return *reinterpret_cast<const uint32_t *>(&r);
 }
-template <> __device__ __forceinline__ uint32_t mul2_bits<__half>(uint32_t a, uint32_t b)
+template <> __device__ __forceinline__ uint32_t mul2_split_bits<__half>(uint32_t a, uint32_t hi, uint32_t lo)
 {
-    const __half2 r = __hmul2(*reinterpret_cast<__half2 *>(&a), *reinterpret_cast<__half2 *>(&b));
+    const __half2 x = *reinterpret_cast<__half2 *>(&a);
+    const __half2 r = __hfma2(x, *reinterpret_cast<__half2 *>(&hi), __hmul2(x, *reinterpret_cast<__half2 *>(&lo)));
     return *reinterpret_cast<const uint32_t *>(&r);
 }
 
@@ -559,7 +566,8 @@ __device__ __forceinline__ void afrag_decay_direct(uint32_t (&a)[KS][4], const u
 // The A fragment: the tile times the column factors (decay_cols) times the vector w along k, 0
 // where col > row when CAUSAL; or, once the warp left the factored form, every element. Each
 // lane multiplies its pairs' factors by w and packs them; each thread takes the pairs of its
-// columns from their lanes (one shuffle per pair) and scales two fragment registers with each.
+// columns from their lanes (two shuffles per pair: the factor in two parts, mul2_split_bits) and
+// scales two fragment registers with each.
 template <bool CAUSAL, typename T, int KS, typename W, typename X>
 __device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t (&tile)[KS][4],
                                             const float (&cols)[DPAIRS<KS>][2], const W &w,
@@ -581,23 +589,28 @@ __device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t
                                   col0, mask, lane);
         return;
     }
-    uint32_t wp[DPAIRS<KS>];  // this lane's pairs, packed
+    uint32_t hi[DPAIRS<KS>], lo[DPAIRS<KS>];  // this lane's pairs, packed, and what that rounding left
 #pragma unroll
     for (int q = 0; q < DPAIRS<KS>; ++q) {
         int kk, h;
-        wp[q] = dpair<KS>(lane, q, kk, h)
-                    ? pack2<T>(cols[q][0] * kv_at(w, kk, 2 * h, t), cols[q][1] * kv_at(w, kk, 2 * h + 1, t))
-                    : 0u;
+        hi[q] = lo[q] = 0u;
+        if (dpair<KS>(lane, q, kk, h)) {
+            const float f0 = cols[q][0] * kv_at(w, kk, 2 * h, t), f1 = cols[q][1] * kv_at(w, kk, 2 * h + 1, t);
+            hi[q] = pack2<T>(f0, f1);
+            const float2 r = unpack2<T>(hi[q]);
+            lo[q] = pack2<T>(f0 - r.x, f1 - r.y);
+        }
     }
 #pragma unroll
     for (int kk = 0; kk < KS; ++kk)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int src = (8 * kk + 4 * h + t) % 32, q = (8 * kk + 4 * h) / 32;
-            const uint32_t m = __shfl_sync(0xffffffffu, wp[q], src);
+            const uint32_t mh = __shfl_sync(0xffffffffu, hi[q], src);
+            const uint32_t ml = __shfl_sync(0xffffffffu, lo[q], src);
             // registers 2 h and 2 h + 1: rows g and g + 8, columns 2t + 8 h and the next
-            a[kk][2 * h] = mul2_bits<T>(tile[kk][2 * h], m);
-            a[kk][2 * h + 1] = mul2_bits<T>(tile[kk][2 * h + 1], m);
+            a[kk][2 * h] = mul2_split_bits<T>(tile[kk][2 * h], mh, ml);
+            a[kk][2 * h + 1] = mul2_split_bits<T>(tile[kk][2 * h + 1], mh, ml);
         }
     if (mask)
 #pragma unroll
