@@ -100,7 +100,7 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
     memset(&r, 0, sizeof r);
     if (!be->generate(p, sg, hw, &k, err))
         return false;
-    if (!pt_codegen_reference(g, &r, err)) {
+    if (!pt_codegen_reference_for(g, p->decay, &r, err)) {
         pt_codegen_result_free(&k);
         return false;
     }

@@ -26,7 +26,10 @@
  *     sum l = Σ exp(s − m) (natural exp via expf), p = exp(s − m)/l. Causal: a column
  *     coordinate greater than the row coordinate is excluded (p = 0); a fully masked row gives
  *     p = 0. lse = m + log(l) in natural-log units (−inf for a fully masked row);
- *   - exp_decay with one input subtracts the same tensor read at the column coordinate.
+ *   - exp_decay with one input subtracts the same tensor read at the column coordinate;
+ *   - for a kernel with the factored decay (pt_codegen_reference_for), the decayed tile that
+ *     the matmul multiplies is rounded in the units of its row factor, where that kernel
+ *     rounds it (decay_form.h): the values are the same, the rounding points are the kernel's.
  *
  * Two kernels run one thread per row instead of per element: online_softmax (its max and sum
  * are row-wide, and the lse is per row) — re-reducing the row for every element would make the
@@ -49,6 +52,10 @@ typedef struct {
     const pt_graph *g;
     strbuf *b;
     char coord[PT_MAX_AXES][PT_NAME_MAX + 8]; /* coordinate variable of each axis */
+    /* The factored decay (decay_form.h): op pivot_op's output is rounded in row-factor units,
+     * read from the exp_decay op pivot_decay's row input (its kernel's parameter `piv`); -1
+     * for none. */
+    int pivot_op, pivot_decay;
 } gen;
 
 static bool is_ident(const char *s)
@@ -270,6 +277,9 @@ static void param_list(const gen *G, const pt_op *op, char *out, size_t cap)
         o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ scales, ",
                               ctype(storage_dtype(g, s)));
     }
+    if (G->pivot_op >= 0 && op == &g->ops[G->pivot_op])
+        o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ piv, ",
+                              ctype(storage_dtype(g, g->ops[G->pivot_decay].in[0])));
     /* an output storing a ragged sequence (graph.h): the kernel's `out` is a local that puts
      * element i at its place in the sequence (gen_per_element) */
     bool seq = pt_tensor_ragged_pos(g, &g->tensors[op->out]) > 0;
@@ -425,6 +435,42 @@ static void round_to_dtype(const gen *G, pt_dtype d, const char *ind)
         sb_printf(G->b, "%sout[i] = __bfloat162float(__float2bfloat16_rn(out[i]));\n", ind);
 }
 
+/* The factored decay's rounding of the tile the matmul multiplies (decay_form.h): the rows of
+ * this element's pivot group, aligned along the decay's rows, within the range of the pivot
+ * (its first row): round(v / rf) * rf with rf = exp(x_r - p); else round(v). */
+static void round_in_pivot_units(const gen *G, pt_dtype d, const char *ind)
+{
+    if (d != PT_F16 && d != PT_BF16)
+        return;
+    const pt_graph *g = G->g;
+    const pt_op *dec = &g->ops[G->pivot_decay];
+    const int t = dec->in[0], ra = dec->row_axis, ap = axis_pos(&g->tensors[t], ra);
+    const char *rc = G->coord[ra];
+    const char *pos[PT_MAX_RANK] = {0};
+    char x0[1400], xr[1400], xp[1400], range[64];
+    pos[ap] = "pv_r0";
+    read_at(G, t, "piv", pos, x0, sizeof x0);
+    pos[ap] = "pv_r";
+    read_at(G, t, "piv", pos, xr, sizeof xr);
+    read_at(G, t, "piv", NULL, xp, sizeof xp);
+    float_lit(d == PT_F16 ? PT_DECAY_FACTORED_RANGE_F16 : PT_DECAY_FACTORED_RANGE_BF16, range,
+              sizeof range);
+    const char *cvt = d == PT_F16 ? "__half2float(__float2half_rn"
+                                  : "__bfloat162float(__float2bfloat16_rn";
+    sb_printf(G->b,
+              "%s{   /* the factored decay rounds in units of the row factor of its pivot row */\n"
+              "%s    const long long pv_r0 = %s - %s %% %d;\n"
+              "%s    const float pv = %s;\n"
+              "%s    bool pv_on = true;\n"
+              "%s    for (long long pv_r = pv_r0; pv_r < pv_r0 + %d && pv_r < %lldLL; pv_r++)\n"
+              "%s        pv_on = pv_on && fabsf(%s - pv) <= %s;\n"
+              "%s    const float rf = pv_on ? expf(%s - pv) : 1.0f;\n"
+              "%s    out[i] = ",
+              ind, ind, rc, rc, PT_DECAY_PIVOT_ROWS, ind, x0, ind, ind, PT_DECAY_PIVOT_ROWS,
+              (long long)g->axes[ra].extent, ind, xr, range, ind, xp, ind);
+    sb_printf(G->b, "%s(out[i] / rf)) * rf;\n%s}\n", cvt, ind);
+}
+
 /* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
  * element. Matmul and the reductions loop over the axes they sum. */
 static bool gen_per_element(const gen *G, int oi, pt_error *err)
@@ -514,7 +560,9 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
         return pt_fail(err, "reference: op \"%s\": kind %s is not handled", op->name,
                        pt_op_kind_name(op->kind));
     }
-    if (op->kind != PT_OP_DEQUANTIZE && mma_operand(g, op->out))
+    if (oi == G->pivot_op)
+        round_in_pivot_units(G, out->dtype, ind);
+    else if (op->kind != PT_OP_DEQUANTIZE && mma_operand(g, op->out))
         round_to_dtype(G, out->dtype, ind);
     kernel_close(G);
     return true;
@@ -881,16 +929,21 @@ static void emit_host_head(strbuf *host, const char *gname)
 
 /* pt_reference_run's launch of op oi (`line` describes it): its slots, its n work items
  * (elements, rows or tiles) and its per_block items per block. */
-static void emit_host_launch(strbuf *host, const pt_graph *g, int oi, const char *line,
+static void emit_host_launch(strbuf *host, const gen *G, int oi, const char *line,
                              long long n, bool tiled, int per_block)
 {
+    const pt_graph *g = G->g;
     const pt_op *op = &g->ops[oi];
+    const bool piv = oi == G->pivot_op;
     sb_printf(host, "    { /* %s */\n", line);
     for (int k = 0; k < op->n_in; k++)
         sb_printf(host, "        CUdeviceptr in%d = slots[%d];\n", k, base_of(g, op->in[k]));
     if (op->kind == PT_OP_DEQUANTIZE)
         sb_printf(host, "        CUdeviceptr scales = slots[%d];\n",
                   base_of(g, g->tensors[op->in[0]].scales));
+    if (piv)
+        sb_printf(host, "        CUdeviceptr piv = slots[%d];\n",
+                  base_of(g, g->ops[G->pivot_decay].in[0]));
     sb_printf(host, "        CUdeviceptr out = slots[%d];\n", op->out);
     if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
         sb_printf(host, "        CUdeviceptr lse = slots[%d];\n", op->lse);
@@ -901,6 +954,8 @@ static void emit_host_launch(strbuf *host, const pt_graph *g, int oi, const char
         sb_printf(host, "&in%d, ", k);
     if (op->kind == PT_OP_DEQUANTIZE)
         sb_printf(host, "&scales, ");
+    if (piv)
+        sb_printf(host, "&piv, ");
     sb_printf(host, "&out, ");
     if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
         sb_printf(host, "&lse, ");
@@ -915,9 +970,23 @@ static void emit_host_launch(strbuf *host, const pt_graph *g, int oi, const char
 
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err)
 {
+    return pt_codegen_reference_for(g, PT_DECAY_TILE, out, err);
+}
+
+bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, pt_codegen_result *out,
+                              pt_error *err)
+{
     memset(out, 0, sizeof *out);
+    gen G = {.g = g, .pivot_op = -1, .pivot_decay = -1};
+    if (decay == PT_DECAY_FACTORED) {
+        pt_decay_chain c;
+        if (!pt_decay_chain_find(g, &c, err))
+            return false;
+        G.pivot_op = c.op_vec;
+        G.pivot_decay = c.op_decay;
+    }
     strbuf dev = {0}, host = {0};
-    gen G = {.g = g, .b = &dev};
+    G.b = &dev;
     name_coords(&G);
     char gname[PT_NAME_MAX + 8], line[1024];
     pt_codegen_comment_safe(g->name, gname, sizeof gname);
@@ -966,7 +1035,7 @@ bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *e
             blocks = REF_MAX_BLOCKS;
         if (blocks > max_blocks)
             max_blocks = blocks;
-        emit_host_launch(&host, g, oi, line, n, tiled, per_block);
+        emit_host_launch(&host, &G, oi, line, n, tiled, per_block);
     }
     sb_printf(&host, "    return 0;\n}\n");
 

@@ -41,6 +41,16 @@ typedef struct {
 #define PT_DECAY_FACTORED_TILE_WORK (4.0 / 68.0)
 #define PT_DECAY_FACTORED_VEC_WORK (58.0 / 64.0)
 
+/* How the factored form rounds, which the reference mirrors (codegen/reference.c): each warp's
+ * PT_DECAY_PIVOT_ROWS rows (aligned along the decay's rows) take the first as the pivot p, and
+ * the decayed tile is rounded to 16 bits in units of the row factor exp(x_r - p): as
+ * round(P / rf) * rf rather than round(P). A warp keeps that while its rows stay within the
+ * range (nats from the pivot) of the tile's type, and rounds P itself otherwise. The kernel's
+ * constants (codegen/device/pt_ssd.cuh FACTORED_RANGE) are these. */
+#define PT_DECAY_PIVOT_ROWS 16
+#define PT_DECAY_FACTORED_RANGE_BF16 40.0
+#define PT_DECAY_FACTORED_RANGE_F16 4.0
+
 /* Finds that chain in g; false with a one-line reason (what the factored form needs) when g
  * has none. */
 bool pt_decay_chain_find(const pt_graph *g, pt_decay_chain *c, pt_error *err);

@@ -2,7 +2,7 @@
  * the sProgram's "decay" key (written, read back, refused with its path), the simulator's
  * cheaper pieces, and the sm90a generator's kernel: the pivot before the loop, the column
  * factors, the tile's fragment, the scaled fragment, the row factor before the store; refused
- * where a wgmma group would be in flight at the rescale. */
+ * where a wgmma group would be in flight at the rescale; and its reference's rounding. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,11 +262,46 @@ static void generated(void)
     pt_codegen_result_free(&out);
 }
 
+/* The reference of a factored kernel rounds the decayed tile (Pdt) where that kernel does: in
+ * the units of its warp's pivot row, read from the decay's row input; the tile form's rounds
+ * it as it is. */
+static void reference(void)
+{
+    pt_graph g;
+    if (!load(&g, "mamba2_chunk_scan", "B=1,S=512"))
+        return;
+    pt_codegen_result f, t;
+    pt_error e = {{0}};
+    bool ok = pt_codegen_reference_for(&g, PT_DECAY_FACTORED, &f, &e);
+    CHECK_MSG(ok, "%s", e.msg);
+    if (ok) {
+        const char *k = strstr(f.kernel_cu, "Pdt = mul(Pw, dt)");
+        CHECK(k && strstr(k, "const float *__restrict__ piv, float *__restrict__ out"));
+        CHECK(k && strstr(k, "pv_r0 = c_l - c_l % 16;"));
+        CHECK(k && strstr(k, "<= (float)40;"));
+        CHECK(k && strstr(k, "__bfloat162float(__float2bfloat16_rn(out[i] / rf)) * rf;"));
+        CHECK(strstr(f.host_c, "&in0, &in1, &piv, &out, &n"));
+        pt_codegen_result_free(&f);
+    }
+    ok = pt_codegen_reference_for(&g, PT_DECAY_TILE, &t, &e);
+    CHECK_MSG(ok, "%s", e.msg);
+    if (ok) {
+        CHECK(!strstr(t.kernel_cu, "piv") && !strstr(t.host_c, "piv"));
+        pt_codegen_result_free(&t);
+    }
+    /* a graph without the chain has no factored reference */
+    if (load(&g, "gemm_f16", "M=128,N=128,K=128")) {
+        CHECK(!pt_codegen_reference_for(&g, PT_DECAY_FACTORED, &f, &e));
+        CHECK_CONTAINS(e.msg, "has no exp_decay op");
+    }
+}
+
 int main(void)
 {
     PTEST_RUN(chain);
     PTEST_RUN(json);
     PTEST_RUN(simulated);
     PTEST_RUN(generated);
+    PTEST_RUN(reference);
     PTEST_END();
 }

@@ -63,9 +63,16 @@ while read -r name graph set tile edits; do
                     "wgmma.mma_async.sync.aligned.m64n[0-9]+k16.f32.(bf16.bf16|f16.f16)[^;]*\}, %rd[0-9]+, %rd" "ex2.approx"; do
             grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
         done
-        # the factored decay: the tile's fragment times the column factors in pairs
-        case $name in ssd_scan_fact_*)
-            grep -qE "mul(\.rn)?\.(bf16|f16)x2" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks a paired 16-bit multiply"; fails=$((fails + 1)); } ;;
+        # the factored decay: the tile's fragment times the column factors in pairs, the factor
+        # in two parts (a paired multiply, then a paired fused add: one rounding); its reference
+        # rounds in the row factor's units, in a kernel of its own that must compile too
+        case $name in ssd_scan_*fact*)
+            for want in "mul(\.rn)?\.(bf16|f16)x2" "fma\.rn\.(bf16|f16)x2"; do
+                grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
+            done
+            grep -q "pv_on" "$d/reference.cu" || { echo "FAIL $name: reference.cu does not round in pivot units"; fails=$((fails + 1)); }
+            "$NVCC" -cubin -gencode=arch=compute_90a,code=sm_90a -Werror all-warnings -o "$d/reference.cubin" \
+                "$d/reference.cu" >"$d/ref.txt" 2>&1 || { echo "FAIL $name: reference.cu: $(head -c 800 "$d/ref.txt")"; fails=$((fails + 1)); } ;;
         esac ;;
     ssd_*)
         # ChunkState: A made in registers from x (ldmatrix .trans), the RS wgmma, x as a 5-D box
