@@ -45,9 +45,10 @@ bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, cons
  * kernel_cu holds the kernels, host_c defines pt_reference_run. */
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err);
 /* The same for a kernel whose decayed tile is rounded as `decay` says (decay_form.h): with
- * PT_DECAY_FACTORED, that operand is rounded where the factored form rounds it. */
-bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, pt_codegen_result *out,
-                              pt_error *err);
+ * PT_DECAY_FACTORED, that operand is rounded where the factored form rounds it, whose column
+ * walk goes in blocks of k_block columns (the tile of the decay's columns; 0: one block). */
+bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, int64_t k_block,
+                              pt_codegen_result *out, pt_error *err);
 
 /* `in` made safe inside a C, CUDA or Makefile comment and in Markdown of generated text,
  * written into out[cap]; returns out. Only letters, digits, space and . _ - + = , : ( ) [ ]

@@ -53,9 +53,10 @@ typedef struct {
     strbuf *b;
     char coord[PT_MAX_AXES][PT_NAME_MAX + 8]; /* coordinate variable of each axis */
     /* The factored decay (decay_form.h): op pivot_op's output is rounded in row-factor units,
-     * read from the exp_decay op pivot_decay's row input (its kernel's parameter `piv`); -1
-     * for none. */
+     * read from the exp_decay op pivot_decay's row and column inputs (its kernel's parameters
+     * `piv` and `pvc`), over a column walk in blocks of pivot_kblock; -1 for none. */
     int pivot_op, pivot_decay;
+    int64_t pivot_kblock;
 } gen;
 
 static bool is_ident(const char *s)
@@ -277,9 +278,13 @@ static void param_list(const gen *G, const pt_op *op, char *out, size_t cap)
         o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ scales, ",
                               ctype(storage_dtype(g, s)));
     }
-    if (G->pivot_op >= 0 && op == &g->ops[G->pivot_op])
-        o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ piv, ",
-                              ctype(storage_dtype(g, g->ops[G->pivot_decay].in[0])));
+    if (G->pivot_op >= 0 && op == &g->ops[G->pivot_op]) {
+        const pt_op *d = &g->ops[G->pivot_decay];
+        o += (size_t)snprintf(out + o, cap - o,
+                              "const %s *__restrict__ piv, const %s *__restrict__ pvc, ",
+                              ctype(storage_dtype(g, d->in[0])),
+                              ctype(storage_dtype(g, d->in[d->n_in - 1])));
+    }
     /* an output storing a ragged sequence (graph.h): the kernel's `out` is a local that puts
      * element i at its place in the sequence (gen_per_element) */
     bool seq = pt_tensor_ragged_pos(g, &g->tensors[op->out]) > 0;
@@ -435,24 +440,34 @@ static void round_to_dtype(const gen *G, pt_dtype d, const char *ind)
         sb_printf(G->b, "%sout[i] = __bfloat162float(__float2bfloat16_rn(out[i]));\n", ind);
 }
 
-/* The factored decay's rounding of the tile the matmul multiplies (decay_form.h): the rows of
- * this element's pivot group, aligned along the decay's rows, within the range of the pivot
- * (its first row): round(v / rf) * rf with rf = exp(x_r - p); else round(v). */
+/* The factored decay's rounding of the tile the matmul multiplies (decay_form.h), as its kernel
+ * does it: the element's pivot group is PT_DECAY_PIVOT_ROWS rows aligned along the decay's
+ * rows, its pivot p the row input at the first. While every row of the group is within the
+ * range of p, and the column walk (blocks of pivot_kblock from column 0) has not reached a
+ * block with an unmasked column y where p - y leaves it: round(v / rf) * rf with rf =
+ * exp(x_r - p); else round(v). */
 static void round_in_pivot_units(const gen *G, pt_dtype d, const char *ind)
 {
     if (d != PT_F16 && d != PT_BF16)
         return;
     const pt_graph *g = G->g;
     const pt_op *dec = &g->ops[G->pivot_decay];
-    const int t = dec->in[0], ra = dec->row_axis, ap = axis_pos(&g->tensors[t], ra);
+    const int t = dec->in[0], tc = dec->in[dec->n_in - 1], ra = dec->row_axis;
+    const int ap = axis_pos(&g->tensors[t], ra);
+    /* a one-input exp_decay reads its input at the column coordinate along the row axis */
+    const int cp = dec->n_in == 2 ? axis_pos(&g->tensors[tc], dec->col_axis) : ap;
     const char *rc = G->coord[ra];
-    const char *pos[PT_MAX_RANK] = {0};
-    char x0[1400], xr[1400], xp[1400], range[64];
+    const long long ext = (long long)g->axes[ra].extent;
+    const long long kb = G->pivot_kblock > 0 ? (long long)G->pivot_kblock : ext;
+    const char *pos[PT_MAX_RANK] = {0}, *cpos[PT_MAX_RANK] = {0};
+    char x0[1400], xr[1400], xp[1400], yc[1400], range[64];
     pos[ap] = "pv_r0";
     read_at(G, t, "piv", pos, x0, sizeof x0);
     pos[ap] = "pv_r";
     read_at(G, t, "piv", pos, xr, sizeof xr);
     read_at(G, t, "piv", NULL, xp, sizeof xp);
+    cpos[cp] = "pv_c";
+    read_at(G, tc, "pvc", cpos, yc, sizeof yc);
     float_lit(d == PT_F16 ? PT_DECAY_FACTORED_RANGE_F16 : PT_DECAY_FACTORED_RANGE_BF16, range,
               sizeof range);
     const char *cvt = d == PT_F16 ? "__half2float(__float2half_rn"
@@ -464,11 +479,15 @@ static void round_in_pivot_units(const gen *G, pt_dtype d, const char *ind)
               "%s    bool pv_on = true;\n"
               "%s    for (long long pv_r = pv_r0; pv_r < pv_r0 + %d && pv_r < %lldLL; pv_r++)\n"
               "%s        pv_on = pv_on && fabsf(%s - pv) <= %s;\n"
+              "%s    for (long long pv_c = 0; pv_on && pv_c <= pv_r0 + %d && pv_c < %lldLL; pv_c++)\n"
+              "%s        if (pv - %s > %s)  /* the walk leaves at this column's block */\n"
+              "%s            pv_on = %s < pv_c - pv_c %% %lldLL;\n"
               "%s    const float rf = pv_on ? expf(%s - pv) : 1.0f;\n"
-              "%s    out[i] = ",
-              ind, ind, rc, rc, PT_DECAY_PIVOT_ROWS, ind, x0, ind, ind, PT_DECAY_PIVOT_ROWS,
-              (long long)g->axes[ra].extent, ind, xr, range, ind, xp, ind);
-    sb_printf(G->b, "%s(out[i] / rf)) * rf;\n%s}\n", cvt, ind);
+              "%s    out[i] = %s(out[i] / rf)) * rf;\n"
+              "%s}\n",
+              ind, ind, rc, rc, PT_DECAY_PIVOT_ROWS, ind, x0, ind, ind, PT_DECAY_PIVOT_ROWS, ext,
+              ind, xr, range, ind, PT_DECAY_PIVOT_ROWS - 1, ext, ind, yc, range, ind,
+              G->coord[dec->col_axis], kb, ind, xp, ind, cvt, ind);
 }
 
 /* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
@@ -941,9 +960,11 @@ static void emit_host_launch(strbuf *host, const gen *G, int oi, const char *lin
     if (op->kind == PT_OP_DEQUANTIZE)
         sb_printf(host, "        CUdeviceptr scales = slots[%d];\n",
                   base_of(g, g->tensors[op->in[0]].scales));
-    if (piv)
-        sb_printf(host, "        CUdeviceptr piv = slots[%d];\n",
-                  base_of(g, g->ops[G->pivot_decay].in[0]));
+    if (piv) {
+        const pt_op *d = &g->ops[G->pivot_decay];
+        sb_printf(host, "        CUdeviceptr piv = slots[%d], pvc = slots[%d];\n",
+                  base_of(g, d->in[0]), base_of(g, d->in[d->n_in - 1]));
+    }
     sb_printf(host, "        CUdeviceptr out = slots[%d];\n", op->out);
     if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
         sb_printf(host, "        CUdeviceptr lse = slots[%d];\n", op->lse);
@@ -955,7 +976,7 @@ static void emit_host_launch(strbuf *host, const gen *G, int oi, const char *lin
     if (op->kind == PT_OP_DEQUANTIZE)
         sb_printf(host, "&scales, ");
     if (piv)
-        sb_printf(host, "&piv, ");
+        sb_printf(host, "&piv, &pvc, ");
     sb_printf(host, "&out, ");
     if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
         sb_printf(host, "&lse, ");
@@ -970,14 +991,14 @@ static void emit_host_launch(strbuf *host, const gen *G, int oi, const char *lin
 
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err)
 {
-    return pt_codegen_reference_for(g, PT_DECAY_TILE, out, err);
+    return pt_codegen_reference_for(g, PT_DECAY_TILE, 0, out, err);
 }
 
-bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, pt_codegen_result *out,
-                              pt_error *err)
+bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, int64_t k_block,
+                              pt_codegen_result *out, pt_error *err)
 {
     memset(out, 0, sizeof *out);
-    gen G = {.g = g, .pivot_op = -1, .pivot_decay = -1};
+    gen G = {.g = g, .pivot_op = -1, .pivot_decay = -1, .pivot_kblock = k_block};
     if (decay == PT_DECAY_FACTORED) {
         pt_decay_chain c;
         if (!pt_decay_chain_find(g, &c, err))

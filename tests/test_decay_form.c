@@ -272,18 +272,19 @@ static void reference(void)
         return;
     pt_codegen_result f, t;
     pt_error e = {{0}};
-    bool ok = pt_codegen_reference_for(&g, PT_DECAY_FACTORED, &f, &e);
+    bool ok = pt_codegen_reference_for(&g, PT_DECAY_FACTORED, 64, &f, &e);
     CHECK_MSG(ok, "%s", e.msg);
     if (ok) {
         const char *k = strstr(f.kernel_cu, "Pdt = mul(Pw, dt)");
-        CHECK(k && strstr(k, "const float *__restrict__ piv, float *__restrict__ out"));
+        CHECK(k && strstr(k, "const float *__restrict__ piv, const float *__restrict__ pvc, float *__restrict__ out"));
         CHECK(k && strstr(k, "pv_r0 = c_l - c_l % 16;"));
         CHECK(k && strstr(k, "<= (float)40;"));
         CHECK(k && strstr(k, "__bfloat162float(__float2bfloat16_rn(out[i] / rf)) * rf;"));
-        CHECK(strstr(f.host_c, "&in0, &in1, &piv, &out, &n"));
+        CHECK(k && strstr(k, "pv_on = c_s < pv_c - pv_c % 64LL;"));
+        CHECK(strstr(f.host_c, "&in0, &in1, &piv, &pvc, &out, &n"));
         pt_codegen_result_free(&f);
     }
-    ok = pt_codegen_reference_for(&g, PT_DECAY_TILE, &t, &e);
+    ok = pt_codegen_reference_for(&g, PT_DECAY_TILE, 0, &t, &e);
     CHECK_MSG(ok, "%s", e.msg);
     if (ok) {
         CHECK(!strstr(t.kernel_cu, "piv") && !strstr(t.host_c, "piv"));
@@ -291,7 +292,7 @@ static void reference(void)
     }
     /* a graph without the chain has no factored reference */
     if (load(&g, "gemm_f16", "M=128,N=128,K=128")) {
-        CHECK(!pt_codegen_reference_for(&g, PT_DECAY_FACTORED, &f, &e));
+        CHECK(!pt_codegen_reference_for(&g, PT_DECAY_FACTORED, 64, &f, &e));
         CHECK_CONTAINS(e.msg, "has no exp_decay op");
     }
 }
