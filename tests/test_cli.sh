@@ -195,6 +195,12 @@ expect 1 "partition: heads tile past the axis" "$cli" partition mamba2_chunk_sta
 stderr_has 'tile h=3 gives each of 3 warpgroups its own "h" index, but "h" has 2; expected h <= 2' "heads tile past the axis: the rule named"
 expect 1 "codegen: heads tile past the axis" "$cli" codegen examples/mamba2_chunk_scan_grouped.json --set B=1,S=256,G=2,HG=1 --tile l=64,hg=2,wg=2,wg_axis=hg --target sm90a -o "$tmp/hg_past"
 stderr_has 'but "hg" has 1; expected hg <= 1' "grouped heads tile past the axis: the rule named"
+# A chunk length that is not a multiple of 64: the scheduler and the generator name the axis and
+# the rule (not a later pass's complaint about the loop it could not make).
+expect 1 "schedule mamba2_chunk_scan at L=96 for sm90a" "$cli" schedule mamba2_chunk_scan --set B=1,S=960,L=96 --target sm90a -q
+stderr_has 'l=96, the rows of the causal exp_decay "exp_decay3" (ChunkScan'"'"'s chunk length): expected a multiple of 64' "L=96 refused by the scheduler with the rule"
+expect 1 "codegen mamba2_chunk_scan at L=32" "$cli" codegen mamba2_chunk_scan --set B=1,S=256,L=32 --target sm90a -o "$tmp/cs32"
+stderr_has 'codegen sm90a: l=32, the rows of the causal exp_decay' "L=32 refused by the generator with the rule"
 # Issue 16: the ChunkScan schedule measured fastest at B 8 x S 2048 (rounds 147-151: the
 # warpgroups on two heads, 4-7% ahead of the l = 128 rows split) is the sm90a pick.
 expect 0 "schedule mamba2_chunk_scan for sm90a" "$cli" schedule mamba2_chunk_scan --target sm90a --set B=8,S=2048 --top 1

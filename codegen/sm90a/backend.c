@@ -31,6 +31,8 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
                             "is made by pointwise ops (Mamba2's ChunkState, and ChunkScan with its "
                             "prologue product and epilogue sum)",
                        g->name, g->n_ops);
+    if (ssd && !sm90a_ssd_check_shape(g, err))
+        return false;
     int rows = pt_default_rows_axis(g, &sg->tiling);
     if (!gemm && sg->rows_axis != rows)
         return pt_fail(err, "codegen sm90a: wg_axis \"%s\": only a single matmul's tensor-core "

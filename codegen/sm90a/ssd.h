@@ -78,6 +78,9 @@ typedef struct {
 
 /* Is g a matmul after pointwise ops that make its A from a loaded tile (ChunkState)? */
 bool sm90a_ssd_matches(const pt_graph *g);
+/* Shapes no schedule of such a graph can take (ChunkScan's chunk length), named with the rule;
+ * checked before lowering, so that every candidate gives this reason and not a later one. */
+bool sm90a_ssd_check_shape(const pt_graph *g, pt_error *err);
 bool sm90a_ssd_plan(sm90a_ssd *sd, const pt_kprog *kp, pt_error *err);
 bool sm90a_ssd_emit(const sm90a_ssd *sd, pt_codegen_result *out, pt_error *err);
 

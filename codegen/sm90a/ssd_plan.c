@@ -50,6 +50,23 @@ bool sm90a_ssd_matches(const pt_graph *g)
     return (mm == 1 && last == PT_OP_MATMUL) || (mm == 2 && last == PT_OP_ADD);
 }
 
+bool sm90a_ssd_check_shape(const pt_graph *g, pt_error *err)
+{
+    for (int o = 0; o < g->n_ops; o++) {
+        const pt_op *d = &g->ops[o];
+        if (d->kind != PT_OP_EXP_DECAY || !d->causal)
+            continue;
+        const pt_axis *r = &g->axes[d->row_axis];
+        if (r->extent % 64)
+            return pt_fail(err, "codegen sm90a: %s=%lld, the rows of the causal %s \"%s\" "
+                                "(ChunkScan's chunk length): expected a multiple of 64 (each "
+                                "consumer warpgroup's wgmma takes 64 of them, and the causal walk "
+                                "has no partial blocks)",
+                           r->name, (long long)r->extent, pt_op_kind_name(d->kind), d->name);
+    }
+    return true;
+}
+
 /* Does op reduce over axis a? */
 static bool reduces(const pt_op *op, int a)
 {
