@@ -61,8 +61,9 @@ static const struct {
      "                   --build-timeout and signals as for profile\n"
      "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
      "                   each: rank, predicted ns, description) instead of measuring them\n"
-     "  --decay FORM     every candidate's exp_decay lowering: tile (the default) or factored\n"
-     "                   (docs/FORMAT-sprogram.md; its model is an estimate, not yet measured)\n"},
+     "  --decay FORM     every candidate's exp_decay lowering: tile, factored, or any (the\n"
+     "                   default: each candidate in both forms where the graph has the factored\n"
+     "                   form's chain; docs/FORMAT-sprogram.md)\n"},
     {"report", verb_report, "report TRACE [--json] [--resimulate [--hw H]]",
      "Predicted against measured from a profiled trace (written by profile): the sample (CTAs,\n"
      "iterations, records dropped or unpaired; a partial sample is marked), busy % per lane\n"

@@ -211,9 +211,11 @@ int verb_schedule(int argc, char **argv)
     }
     search_ctx sc = {.quiet = o.quiet};
     pt_error err = {{0}};
+    /* no --decay, or "any": both forms where the graph has the factored form's chain */
     pt_decay_form decay = PT_DECAY_TILE;
-    if (o.decay && !pt_decay_form_parse(o.decay, &decay)) {
-        cli_error("schedule: --decay %s: expected tile or factored", o.decay);
+    bool decay_any = !o.decay || !strcmp(o.decay, "any");
+    if (!decay_any && !pt_decay_form_parse(o.decay, &decay)) {
+        cli_error("schedule: --decay %s: expected tile, factored or any", o.decay);
         return EXIT_USAGE;
     }
     if (o.target && !pt_backend_lookup(o.target, "schedule: ", &sc.target, &err)) {
@@ -255,7 +257,7 @@ int verb_schedule(int argc, char **argv)
     snprintf(what, sizeof what, "the %s code generator", sc.target ? sc.target->name : "");
     pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = on_search_progress,
                            .accept = accept_target, .accept_what = what, .ctx = &sc,
-                           .source = &src, .decay = decay};
+                           .source = &src, .decay = decay, .decay_any = decay_any};
     pt_schedule_result r;
     if (!pt_schedule(&in.graph, &in.hw, &so, &r, &err)) {
         fprintf(stderr, "%s\n", err.msg);

@@ -82,9 +82,11 @@ typedef struct {
      * scheduled as loaded. */
     const pt_graph_source *source;
     /* the decay form every candidate takes (sProgram "decay", decay_form.h); the default (0)
-     * is the tile form. The factored form is not searched beside it: its model is an estimate
-     * until measured, so it is the caller's choice. */
+     * is the tile form. With decay_any, where the graph has the factored form's chain, every
+     * candidate is also tried with the factored decay (its model fitted to the H200's timing:
+     * hw.h decay_factored_*_work). */
     pt_decay_form decay;
+    bool decay_any;
 } pt_schedule_opts;
 
 typedef struct {

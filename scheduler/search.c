@@ -429,6 +429,7 @@ typedef struct {
     value_set vals[PT_MAX_AXES];
     pt_refusals *why_invalid;  /* partition, schedule, validation or simulation refused */
     pt_refusals *why_refused;  /* valid, but the acceptance test (o->accept) refused */
+    bool decay_both;           /* every candidate in both decay forms (o->decay_any) */
 } search;
 
 /* The reduction splits searched: split-K a handful of ways up to the depth where a chunk's
@@ -504,13 +505,17 @@ static int split_values(const pt_graph *g)
     return ok ? N_SPLIT_OPTS : 1;
 }
 
-static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io)
+/* One candidate: tiling and io, its exp_decay lowered as `decay`. `again`: the same candidate
+ * in another decay form, not counted as seen a second time. */
+static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io,
+                          pt_decay_form decay, bool again)
 {
     pt_schedule_result *r = S->top.r;
     pt_schedule_candidate c;
     memset(&c, 0, sizeof c);
     pt_error err;
-    r->seen++;
+    if (!again)
+        r->seen++;
     if (!pt_partition(&c.sg, S->g, tiling, &err)) {
         r->pruned_invalid++;
         pt_refusals_add(S->why_invalid, err.msg);
@@ -543,8 +548,7 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         pt_stask_graph_free(&c.sg);
         return;
     }
-    if (S->o)
-        c.prog.decay = S->o->decay;
+    c.prog.decay = decay;
     /* the cluster's slots over the leader's rings make the others wait for its loop: measured
      * 1.7-5.8% slower than the workspace in 4 of 5 M = 64 picks (BENCHMARKS.md, session 20), which
      * the model does not charge; only slots beside the buffers are searched */
@@ -785,7 +789,9 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                             r->seen++;
                             r->pruned_invalid++;
                         } else if (pays[ki] && sk_ok) {
-                            try_candidate(S, t, &io);
+                            try_candidate(S, t, &io, o ? o->decay : PT_DECAY_TILE, false);
+                            if (S->decay_both)
+                                try_candidate(S, t, &io, PT_DECAY_FACTORED, true);
                         } else {
                             r->seen++;
                             r->pruned_split_k++;
@@ -810,6 +816,10 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     if (!r->best)
         return pt_fail(err, "scheduler: out of memory");
     search S = {.g = g, .hw = hw, .o = o, .top = {r, k}, .t0 = now_s()};
+    pt_decay_chain chain;
+    pt_error chain_err = {{0}};
+    S.decay_both = o && o->decay_any && o->decay == PT_DECAY_TILE &&
+                   pt_decay_chain_find(g, &chain, &chain_err);
     S.why_invalid = calloc(1, sizeof *S.why_invalid);
     S.why_refused = calloc(1, sizeof *S.why_refused);
     if (!S.why_invalid || !S.why_refused) {

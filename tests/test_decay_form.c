@@ -161,8 +161,9 @@ static void span_sums(const pt_timeline *t, const pt_stask_graph *sg, double *de
     }
 }
 
-/* The same ChunkScan program predicted faster with the factored decay, by less than the
- * CUDA-core pieces' whole time; its exp_decay and multiplies take less each. */
+/* The same ChunkScan program predicted faster with the factored decay, by the little the H200
+ * measured (1.4-2.5%: the fitted work fractions, hw.h decay_factored_*_work); its exp_decay and
+ * multiplies take less each, its mma as long. */
 static void simulated(void)
 {
     pt_graph g;
@@ -180,15 +181,15 @@ static void simulated(void)
     bool ok2 = ok && pt_simulate(&p, &sg, &hw, &b, &e);
     CHECK_MSG(!ok || ok2, "%s", e.msg);
     if (ok2) {
-        CHECK_MSG(b.kernel_time_ns < 0.97 * a.kernel_time_ns, "%g vs %g", b.kernel_time_ns,
+        CHECK_MSG(b.kernel_time_ns < 0.995 * a.kernel_time_ns, "%g vs %g", b.kernel_time_ns,
                   a.kernel_time_ns);
-        CHECK_MSG(b.kernel_time_ns > 0.5 * a.kernel_time_ns, "%g vs %g", b.kernel_time_ns,
+        CHECK_MSG(b.kernel_time_ns > 0.95 * a.kernel_time_ns, "%g vs %g", b.kernel_time_ns,
                   a.kernel_time_ns);
         /* per sTask: the chain's pieces shorter, the mma as long */
         double da = 0, db = 0, ma = 0, mb = 0;
         span_sums(&a, &sg, &da, &ma);
         span_sums(&b, &sg, &db, &mb);
-        CHECK_MSG(db < 0.7 * da, "%g vs %g", db, da);
+        CHECK_MSG(db < 0.96 * da && db > 0.85 * da, "%g vs %g", db, da);
         CHECK_MSG(mb > 0.9 * ma && mb < 1.1 * ma, "%g vs %g", mb, ma);
     }
     if (ok)
