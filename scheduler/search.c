@@ -505,17 +505,15 @@ static int split_values(const pt_graph *g)
     return ok ? N_SPLIT_OPTS : 1;
 }
 
-/* One candidate: tiling and io, its exp_decay lowered as `decay`. `again`: the same candidate
- * in another decay form, not counted as seen a second time. */
+/* One candidate: tiling and io, its exp_decay lowered as `decay`. */
 static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io,
-                          pt_decay_form decay, bool again)
+                          pt_decay_form decay)
 {
     pt_schedule_result *r = S->top.r;
     pt_schedule_candidate c;
     memset(&c, 0, sizeof c);
     pt_error err;
-    if (!again)
-        r->seen++;
+    r->seen++;
     if (!pt_partition(&c.sg, S->g, tiling, &err)) {
         r->pruned_invalid++;
         pt_refusals_add(S->why_invalid, err.msg);
@@ -750,6 +748,7 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
 {
     pt_schedule_result *r = S->top.r;
     const pt_schedule_opts *o = S->o;
+    const int forms = S->decay_both ? 2 : 1; /* each combination in each decay form searched */
     int wgs = t->warpgroups;
     bool batch = split >= 0 && S->g->axes[split].batch;
     bool split_ok = split < 0   ? wgs == 1
@@ -763,8 +762,8 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                 for (int pi = 0; pi < N_PARTS; pi++)
                     for (int ki = 0; ki < n_split; ki++) {
                         if (!split_ok || (pp && wgs < 2)) {
-                            r->seen++;
-                            r->pruned_invalid++;
+                            r->seen += forms;
+                            r->pruned_invalid += forms;
                             continue;
                         }
                         pt_intra_opts io = {
@@ -786,15 +785,15 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                                       (split_opts[ki].split_k == 1 && !split_opts[ki].stream_k &&
                                        runs_searched(S->g, S->hw));
                         if (!run_ok) {
-                            r->seen++;
-                            r->pruned_invalid++;
+                            r->seen += forms;
+                            r->pruned_invalid += forms;
                         } else if (pays[ki] && sk_ok) {
-                            try_candidate(S, t, &io, o ? o->decay : PT_DECAY_TILE, false);
+                            try_candidate(S, t, &io, o ? o->decay : PT_DECAY_TILE);
                             if (S->decay_both)
-                                try_candidate(S, t, &io, PT_DECAY_FACTORED, true);
+                                try_candidate(S, t, &io, PT_DECAY_FACTORED);
                         } else {
-                            r->seen++;
-                            r->pruned_split_k++;
+                            r->seen += forms;
+                            r->pruned_split_k += forms;
                         }
                         if (o && o->progress && r->seen % 500 == 0)
                             o->progress(o->ctx, r->seen, r->total,
@@ -837,7 +836,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
     const int max_wgs = max_warpgroups(g);
     int64_t per_tiling = max_wgs * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * N_PARTS *
-                         n_split;
+                         n_split * (S.decay_both ? 2 : 1);
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)
         r->total *= S.vals[a].n;
