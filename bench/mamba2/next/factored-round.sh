@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The device round that measures the factored decay (sProgram "decay": "factored", session 28,
-# written without a GPU): run on the GPU machine from the repository root with cJSON available
+# The device round that measures the factored decay (sProgram "decay": "factored"; written in
+# session 28 without a GPU, first run in session 31: BENCHMARKS.md). Run on the GPU machine from the repository root with cJSON available
 # (`source .deps/unpack.sh`), OUT set to a folder that comes back. mamba_ssm's kernels are read
 # from ../shared/anchors/mamba2-triton, or from .dev/anchors where that is not on the machine
 # (copy it there and carry .dev/anchors and .deps). PART=check runs 1, PART=time runs 2 (each
