@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The device round for ragged pieces (graph.h: a sequence cut into pieces whose last is
 # shorter): FlashDecoding's split count that does not divide the KV length, and Mamba2 at a
-# sequence that is not a whole number of chunks. Written without a GPU in session 29. Run on
+# sequence that is not a whole number of chunks. Written without a GPU in session 29; run in
+# session 31 (BENCHMARKS.md), all but the time part's Mamba2 timing at S 8000. Run on
 # the GPU machine from the repository root with cJSON available (`source .deps/unpack.sh`), OUT
 # set to a folder that comes back; mamba_ssm from ../shared/anchors/mamba2-triton or
 # .dev/anchors (carry it). One device call per part:
