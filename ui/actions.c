@@ -153,9 +153,15 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
                    g->split_param, (long long)g->params[sp].value, g->split_combine,
                    g->split_unsplit[0] ? ", and weighs the one-pass graph " : "",
                    g->split_unsplit, g->split_unsplit[0] ? " (open it to explore that kernel)" : "");
+    pt_decay_chain chain;
+    pt_error chain_err = {{0}};
     if (sj->decay != PT_DECAY_TILE)
         pt_job_log(job, "every candidate with the decay %s, as the program has it",
                    pt_decay_form_name(sj->decay));
+    else if (pt_decay_chain_find(sj->graph, &chain, &chain_err))
+        pt_job_log(job, "every candidate with the decay as a tile, as the program has it; "
+                        "pipethreader-cli schedule also tries each with the decay factored "
+                        "(\"Factored decay\" switches this program's)");
     if (!pt_schedule(sj->graph, &sj->hw, &so, &sj->r, err))
         return false;
     sj->have_r = true;

@@ -110,8 +110,13 @@ static void test_auto_schedule(void)
     g_assert_cmpfloat(wait_job(60), >=, 0);
     g_assert_true(log_has("SPLITS = 16 as loaded: the explorer keeps the graph's split count"));
     g_assert_true(log_has("and weighs the one-pass graph flash_decoding_unsplit"));
-    /* A ChunkScan whose decay the user factored keeps it through a search. */
+    /* A ChunkScan in the tile form keeps it, and the log says the CLI tries both. */
     load("mamba2_chunk_scan");
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)200, 1, FALSE));
+    g_assert_cmpfloat(wait_job(60), >=, 0);
+    g_assert_true(log_has("pipethreader-cli schedule also tries each with the decay factored"));
+    g_assert_cmpint(pt_window_get_model(win)->prog.decay, ==, PT_DECAY_TILE);
+    /* A ChunkScan whose decay the user factored keeps it through a search. */
     explorer_activate("decay", g_variant_new_string("factored"));
     explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)200, 1, FALSE));
     g_assert_cmpfloat(wait_job(60), >=, 0);
