@@ -514,8 +514,8 @@ __device__ __forceinline__ void afrag_tile(uint32_t (&a)[KS][4], const uint8_t *
 }
 
 // a * (hi + lo) for pairs, rounded once: the fused multiply-add adds a * lo (itself rounded, but
-// 2^-9 of the product) to the exact a * hi. A factor rounded to 16 bits and then the product
-// rounded again gave 1.4x the tile form's error, and outputs past the bf16 tolerance.
+// 2^-9 of the product) to the exact a * hi. Rounding the factor to 16 bits and then the product
+// again would be two roundings where the tile form has one (about 1.4x its error).
 template <typename T> __device__ __forceinline__ uint32_t mul2_split_bits(uint32_t a, uint32_t hi, uint32_t lo);
 template <> __device__ __forceinline__ uint32_t mul2_split_bits<__nv_bfloat16>(uint32_t a, uint32_t hi, uint32_t lo)
 {
