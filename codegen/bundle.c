@@ -100,11 +100,7 @@ bool pt_codegen_bundle(const char *dir, const pt_sprogram *p, const pt_stask_gra
     memset(&r, 0, sizeof r);
     if (!be->generate(p, sg, hw, &k, err))
         return false;
-    pt_decay_chain chain;
-    pt_error cerr = {{0}};
-    int64_t k_block = p->decay == PT_DECAY_FACTORED && pt_decay_chain_find(g, &chain, &cerr)
-                          ? sg->tiling.tile[g->ops[chain.op_decay].col_axis] : 0;
-    if (!pt_codegen_reference_for(g, p->decay, k_block, &r, err)) {
+    if (!pt_codegen_reference_for(g, p->decay, &sg->tiling, &r, err)) {
         pt_codegen_result_free(&k);
         return false;
     }

@@ -46,8 +46,8 @@ bool pt_codegen_sm90a_check(const pt_sprogram *p, const pt_stask_graph *sg, cons
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err);
 /* The same for a kernel whose decayed tile is rounded as `decay` says (decay_form.h): with
  * PT_DECAY_FACTORED, that operand is rounded where the factored form rounds it, whose column
- * walk goes in blocks of k_block columns (the tile of the decay's columns; 0: one block). */
-bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, int64_t k_block,
+ * walk goes in blocks of the tiling's tile of the decay's columns (NULL or 0: one block). */
+bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, const pt_tiling *tiling,
                               pt_codegen_result *out, pt_error *err);
 
 /* `in` made safe inside a C, CUDA or Makefile comment and in Markdown of generated text,

@@ -480,14 +480,16 @@ static void round_in_pivot_units(const gen *G, pt_dtype d, const char *ind)
               "%s    for (long long pv_r = pv_r0; pv_r < pv_r0 + %d && pv_r < %lldLL; pv_r++)\n"
               "%s        pv_on = pv_on && fabsf(%s - pv) <= %s;\n"
               "%s    for (long long pv_c = 0; pv_on && pv_c <= pv_r0 + %d && pv_c < %lldLL; pv_c++)\n"
-              "%s        if (pv - %s > %s)  /* the walk leaves at this column's block */\n"
+              "%s        if (pv - %s > %s) {  /* the walk leaves at this column's block */\n"
               "%s            pv_on = %s < pv_c - pv_c %% %lldLL;\n"
+              "%s            break;\n"
+              "%s        }\n"
               "%s    const float rf = pv_on ? expf(%s - pv) : 1.0f;\n"
               "%s    out[i] = %s(out[i] / rf)) * rf;\n"
               "%s}\n",
               ind, ind, rc, rc, PT_DECAY_PIVOT_ROWS, ind, x0, ind, ind, PT_DECAY_PIVOT_ROWS, ext,
               ind, xr, range, ind, PT_DECAY_PIVOT_ROWS - 1, ext, ind, yc, range, ind,
-              G->coord[dec->col_axis], kb, ind, xp, ind, cvt, ind);
+              G->coord[dec->col_axis], kb, ind, ind, ind, xp, ind, cvt, ind);
 }
 
 /* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
@@ -991,20 +993,21 @@ static void emit_host_launch(strbuf *host, const gen *G, int oi, const char *lin
 
 bool pt_codegen_reference(const pt_graph *g, pt_codegen_result *out, pt_error *err)
 {
-    return pt_codegen_reference_for(g, PT_DECAY_TILE, 0, out, err);
+    return pt_codegen_reference_for(g, PT_DECAY_TILE, NULL, out, err);
 }
 
-bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, int64_t k_block,
+bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, const pt_tiling *tiling,
                               pt_codegen_result *out, pt_error *err)
 {
     memset(out, 0, sizeof *out);
-    gen G = {.g = g, .pivot_op = -1, .pivot_decay = -1, .pivot_kblock = k_block};
+    gen G = {.g = g, .pivot_op = -1, .pivot_decay = -1};
     if (decay == PT_DECAY_FACTORED) {
         pt_decay_chain c;
         if (!pt_decay_chain_find(g, &c, err))
             return false;
         G.pivot_op = c.op_vec;
         G.pivot_decay = c.op_decay;
+        G.pivot_kblock = tiling ? tiling->tile[g->ops[c.op_decay].col_axis] : 0;
     }
     strbuf dev = {0}, host = {0};
     G.b = &dev;

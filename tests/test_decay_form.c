@@ -273,7 +273,10 @@ static void reference(void)
         return;
     pt_codegen_result f, t;
     pt_error e = {{0}};
-    bool ok = pt_codegen_reference_for(&g, PT_DECAY_FACTORED, 64, &f, &e);
+    pt_tiling kb; /* the column walk in blocks of 64 */
+    pt_tiling_defaults(&g, &kb);
+    kb.tile[pt_graph_find_axis(&g, "s")] = 64;
+    bool ok = pt_codegen_reference_for(&g, PT_DECAY_FACTORED, &kb, &f, &e);
     CHECK_MSG(ok, "%s", e.msg);
     if (ok) {
         const char *k = strstr(f.kernel_cu, "Pdt = mul(Pw, dt)");
@@ -285,7 +288,7 @@ static void reference(void)
         CHECK(strstr(f.host_c, "&in0, &in1, &piv, &pvc, &out, &n"));
         pt_codegen_result_free(&f);
     }
-    ok = pt_codegen_reference_for(&g, PT_DECAY_TILE, 0, &t, &e);
+    ok = pt_codegen_reference_for(&g, PT_DECAY_TILE, NULL, &t, &e);
     CHECK_MSG(ok, "%s", e.msg);
     if (ok) {
         CHECK(!strstr(t.kernel_cu, "piv") && !strstr(t.host_c, "piv"));
@@ -293,7 +296,7 @@ static void reference(void)
     }
     /* a graph without the chain has no factored reference */
     if (load(&g, "gemm_f16", "M=128,N=128,K=128")) {
-        CHECK(!pt_codegen_reference_for(&g, PT_DECAY_FACTORED, 64, &f, &e));
+        CHECK(!pt_codegen_reference_for(&g, PT_DECAY_FACTORED, NULL, &f, &e));
         CHECK_CONTAINS(e.msg, "has no exp_decay op");
     }
 }
