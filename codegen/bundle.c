@@ -3,7 +3,8 @@
  *
  * Layout of DIR:
  *   kernel.cu, launch.c          the backend's kernel and host launcher (pt_kernel_launch)
- *   pt_device.cuh, pt_wgmma.cuh, pt_tile.cuh, pt_dequant.cuh, pt_ssd.cuh   the device library kernel.cu includes (codegen/device/)
+ *   pt_device.cuh, pt_wgmma.cuh, pt_tile.cuh, pt_dequant.cuh, pt_ssd.cuh, pt_combine.cuh
+ *                                the device library kernel.cu includes (codegen/device/)
  *   trace_abi.h                  the trace buffer's layout (device header, harness, launcher)
  *   raster.h                     the tile launch order, shared with the simulator (src/)
  *   reference.cu, reference_host.c  the f32 reference (pt_reference_run)
@@ -38,14 +39,14 @@ extern const pt_embedded_file pt_embedded_device[];
 static const char *const host_files[] = {"harness.c", "pt_harness.h", "baseline_cublaslt.c"};
 
 const char *const pt_bundle_files[] = {"kernel.cu", "pt_device.cuh", "pt_wgmma.cuh", "pt_tile.cuh", "pt_dequant.cuh", "pt_ssd.cuh",
-                                       "trace_abi.h", "raster.h", "launch.c",
+                                       "pt_combine.cuh", "trace_abi.h", "raster.h", "launch.c",
                                        "reference.cu", "reference_host.c",
                                        "harness.c", "pt_harness.h", "graph_table.h",
                                        "baseline_cublaslt.c", "tensors.json", "Makefile", "README.md", NULL};
 
 const char *pt_bundle_file_list(void)
 {
-    static char list[256];
+    static char list[320];
     if (!list[0])
         for (int i = 0; pt_bundle_files[i]; i++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " " : "",
@@ -58,7 +59,7 @@ const char *pt_bundle_file_list(void)
 static bool write_host_files(const char *dir, pt_error *err)
 {
     static const char *const device_files[] = {"pt_device.cuh", "pt_wgmma.cuh", "pt_tile.cuh", "pt_dequant.cuh", "pt_ssd.cuh",
-                                               "trace_abi.h", "raster.h"};
+                                               "pt_combine.cuh", "trace_abi.h", "raster.h"};
     for (size_t i = 0; i < sizeof device_files / sizeof device_files[0]; i++) {
         const char *text = pt_embedded_find(pt_embedded_device, device_files[i]);
         if (!text)

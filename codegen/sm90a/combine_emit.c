@@ -1,11 +1,12 @@
 /* combine_emit.c — prints FlashDecoding's combine (combine.h) as a CUDA kernel and its launcher.
  *
  * Per tile (batch entry bh, rows g0.., columns d0..): the producer's thread issues its lane in
- * order — X's box (every split of the tile's rows), Y's boxes (one per split), and once the
+ * order — X's box (every split of the tile's rows), Y's box (every split's rows and columns of
+ * the tile: the splits are consecutive along the map's flattened batch dimension), and once the
  * warpgroup staged O, O's store. The consumer warpgroup runs its tasks once per tile in lane
- * order, one device call each (pt_tile.cuh, split_*): each thread owns one row of the tile and
- * every TPR-th column, keeps the row's max, weights and sum in registers, scales its own
- * elements of Y in place, sums them over the splits and writes O / l into the staging tile. */
+ * order, one device call each (pt_combine.cuh, split_*): each thread owns one row of the tile and
+ * chunks of 4 of its columns, keeps the row's max, weights and sum in registers, scales its own
+ * chunks of Y in place, sums them over the splits and writes O / l into the staging tile. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,19 +19,19 @@
 static void emit_constants(strbuf *sb, const sm90a_combine *c)
 {
     const pt_kprog *kp = c->kp;
-    int cols = (c->DT + c->tpr - 1) / c->tpr;
+    int chunks = (int)((c->DT / 4 + c->tpr - 1) / c->tpr);
     sb_printf(sb, "namespace {\n"
                   "using out_t = %s;\n"
                   "// Problem (from the graph): %lld batch entries x %lld rows x %lld columns, %lld splits.\n"
                   "// Tile (from the sProgram): GT rows x DT columns, every split; TPR threads per row, each\n"
-                  "// owning COLS columns (c = j + TPR * k).\n"
-                  "constexpr int S = %lld, GT = %lld, DT = %lld, TPR = %d, COLS = %d;\n"
+                  "// owning CH chunks of 4 columns (pt_combine.cuh split_chunk).\n"
+                  "constexpr int S = %lld, GT = %lld, DT = %lld, TPR = %d, CH = %d;\n"
                   "constexpr int TILES = %lld, TILES_G = %lld, TILES_D = %lld, WGS = 1;\n"
                   "#ifdef PT_TRACE\n"
                   "constexpr int TRACE_ROLES = 2, TRACE_CAP = %u;\n"
                   "#endif\n",
               sm90a_cuda_type(c->out_dt), (long long)c->B, (long long)c->G, (long long)c->D,
-              (long long)c->S, (long long)c->S, (long long)c->GT, (long long)c->DT, c->tpr, cols,
+              (long long)c->S, (long long)c->S, (long long)c->GT, (long long)c->DT, c->tpr, chunks,
               (long long)kp->tiles, (long long)c->tiles_g, (long long)c->tiles_d, kp->trace_cap);
     if (c->x_plain)
         sb_printf(sb, "// X's rows per split: %lld f32, not a 16-byte TMA stride, so the warpgroup reads X itself.\n"
@@ -88,9 +89,7 @@ static void emit_producer_entry(strbuf *sb, const sm90a_combine *c, int stask)
     if (x)
         sb_puts(sb, IND "    pt::tma_load_3d(smem + OFF_X, &tm_x, x_full, gi * GT, 0, bh);  // [S][GT]\n");
     else
-        sb_puts(sb, IND "    for (int s = 0; s < S; ++s)  // [S][GT][DT]: one box per split\n"
-                    IND "        pt::tma_load_3d(smem + OFF_Y + s * (GT * DT * 4), &tm_y, y_full, di * DT, gi * GT,\n"
-                    IND "                        bh * S + s);\n");
+        sb_puts(sb, IND "    pt::tma_load_3d(smem + OFF_Y, &tm_y, y_full, di * DT, gi * GT, bh * S);  // [S][GT][DT]\n");
 }
 
 static void emit_producer(strbuf *sb, const sm90a_combine *c)
@@ -128,9 +127,9 @@ static void emit_call(strbuf *sb, const sm90a_combine *c, const pt_ktask *t)
         "pt::split_sub<S, GT>(smem + OFF_X, row, mx, w);",
         "pt::split_exp<S>(w);",
         "l = pt::split_sum<S>(w);",
-        "pt::split_scale<S, GT, DT, TPR, COLS>(smem + OFF_Y, row, j, w);",
-        "pt::split_reduce<S, GT, DT, TPR, COLS>(smem + OFF_Y, row, j, acc);",
-        "pt::split_div_store<out_t, DT, TPR, COLS>(acc, l, smem + OFF_O, row, j);",
+        "pt::split_scale<S, GT, DT, TPR, CH>(smem + OFF_Y, row, j, w);",
+        "pt::split_reduce<S, GT, DT, TPR, CH>(smem + OFF_Y, row, j, acc);",
+        "pt::split_div_store<out_t, DT, TPR, CH>(acc, l, smem + OFF_O, row, j);",
     };
     char expr[sizeof c->kp->sg->tasks[0].expr];
     sb_printf(sb, IND "    // %s: %s\n" IND "    PT_REC(%d, %d, n_tile, 0, 0);\n" IND "    %s%s\n"
@@ -179,7 +178,8 @@ static void emit_consumer(strbuf *sb, const sm90a_combine *c)
                   "#endif\n"
                   "    uint32_t n_tile = 0;\n"
                   "    %s {\n"
-                  "        float mx, l, w[S], acc[COLS];  // the row's max, sum, split weights; column sums\n",
+                  "        float mx, l, w[S];  // the row's max, sum, split weights\n"
+                  "        float4 acc[CH];  // column sums, a chunk of 4 at a time\n",
               R->regs, sm90a_tile_for(kp));
     if (c->x_plain)
         sb_puts(sb, "        int bh, gi, di;  // where this tile's X lies\n"
@@ -223,7 +223,8 @@ bool sm90a_combine_emit(const sm90a_combine *c, pt_codegen_result *out, pt_error
               kp->kernel_name, pt_codegen_comment_safe(c->g->name, gname, sizeof gname),
               pt_dtype_name(c->out_dt));
     sm90a_emit_device_header(&k, true);
-    sb_puts(&k, "#include <math.h>\n\n");
+    sb_puts(&k, "#include <math.h>\n"
+                "#include \"pt_combine.cuh\"  // the combine's CUDA-core tasks\n\n");
     emit_constants(&k, c);
     sb_printf(&k, "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                   "%s(%s, const __grid_constant__ CUtensorMap tm_y,\n"

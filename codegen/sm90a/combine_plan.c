@@ -110,7 +110,8 @@ static bool plan_program(sm90a_combine *c, pt_error *err)
     if (!pt_kcombine_check_role(kp, c->O, "sm90a", "warpgroup 0", err))
         return false;
     const pt_krole *R = &kp->consumer[0];
-    int cols = (int)((c->DT + c->tpr - 1) / c->tpr), need = (int)c->S + cols + 40;
+    /* a thread's columns: whole chunks of 4 (pt_combine.cuh) */
+    int cols = 4 * (int)((c->DT / 4 + c->tpr - 1) / c->tpr), need = (int)c->S + cols + 40;
     if (R->regs < need)
         REFUSE("consumer warpgroup 0 has %d registers per thread; %lld split weights and %d "
                "columns need at least %d", R->regs, (long long)c->S, cols, need);
@@ -131,5 +132,6 @@ bool sm90a_combine_plan(sm90a_combine *c, const pt_kprog *kp, pt_error *err)
     snprintf(sh->name[c->buf_y], sizeof sh->name[0], "y");
     snprintf(sh->name[kp->staging], sizeof sh->name[0], "o");
     sh->by_pointer[c->buf_x] = c->x_plain;
+    sh->box_batch[c->buf_y] = c->S; /* at most 128 (plan_tile): within TMA's 256 a box side */
     return true;
 }

@@ -155,17 +155,21 @@ static void emit_map(strbuf *sb, const sm90a_shape *sh, int b)
     const char *promo = l2_promotion(run);
     char lo[8], up[8];
     sm90a_buf_name(sh, b, lo, up, sizeof lo);
-    sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s[%lld x %lld%s]%s, box %lld x %lld */\n",
+    int64_t box_batch = sh->box_batch[b] > 0 ? sh->box_batch[b] : 1;
+    sb_printf(sb, "    if (r == CUDA_SUCCESS) {  /* %s[%lld x %lld%s]%s, box %lld x %lld",
               T->name, (long long)n_out, (long long)n_in, T->rank > 2 ? " per batch" : "",
               packed ? " packed two a byte" : "", (long long)box_in, (long long)B->box_rows);
+    if (box_batch > 1)
+        sb_printf(sb, " x %lld", (long long)box_batch);
+    sb_puts(sb, " */\n");
     if (T->rank > 2)
         sb_printf(sb, "        const cuuint64_t dims[3] = {%lldu, %lldu, %lldu}, strides[2] = {%lldu, %lldu};\n"
-                      "        const cuuint32_t box[3] = {%lld, %lld, 1};\n"
+                      "        const cuuint32_t box[3] = {%lld, %lld, %lld};\n"
                       "        r = map_tile(&tm_%s, %s, %s, 3, dims, strides, box, %s,\n"
                       "                     %s);\n    }\n",
                   (long long)(row / map_elem), (long long)n_out, (long long)batch, (long long)stride,
-                  (long long)(stride * n_out), (long long)box_in, (long long)B->box_rows, lo, type,
-                  base, sw, promo);
+                  (long long)(stride * n_out), (long long)box_in, (long long)B->box_rows,
+                  (long long)box_batch, lo, type, base, sw, promo);
     else
         sb_printf(sb, "        const cuuint64_t dims[2] = {%lldu, %lldu}, strides[1] = {%lldu};\n"
                       "        const cuuint32_t box[2] = {%lld, %lld};\n"

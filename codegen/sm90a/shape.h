@@ -67,6 +67,10 @@ typedef struct {
     /* a buffer the kernel fills from global memory with plain loads, passed as a pointer rather
      * than a tensor map (the combine's log-sum-exps when their rows are not 16-byte strides) */
     bool by_pointer[PT_KP_MAX_BUFS];
+    /* A (not full-rank) map's box extent along its flattened batch dimension, 0 for 1: the
+     * combine's partial outputs Y [batch..., s, g, d], whose tile takes every split, and the
+     * splits lie next to each other there, so one box brings the tile */
+    int64_t box_batch[PT_KP_MAX_BUFS];
     /* A buffer over a ragged key axis (ir/attention.h): its map spans the sequence's
      * ragged_rows keys per entry of the batch axes but the pieces' (ragged_pieces of them, so
      * the map's batch extent is divided by it), and row_base is the piece's first key, added to
