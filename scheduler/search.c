@@ -286,9 +286,11 @@ static void axis_values(const pt_graph *g, const pt_hw *hw, value_set *vals)
     }
 }
 
-/* The output tiles of small_pass (pt_schedule_graph): every power of two from 8 below a
- * non-batch output axis's extent, and the extent where it is shorter than 256. False when no
- * axis gains a value. */
+/* The output tiles of small_pass (pt_schedule_graph): every power of two from 4 below a
+ * non-batch output axis's extent, and the extent where it is shorter than 256. From 4: the
+ * combine of many splits over few rows (MQA's 32 query heads) has a tile of 4 rows that the
+ * sm90a generator takes (X's TMA rows in fours), twice the CTAs of 8 rows, each with half the
+ * bytes to read. False when no axis gains a value. */
 static bool small_values(const pt_graph *g, value_set *vals)
 {
     bool more = false;
@@ -298,7 +300,7 @@ static bool small_values(const pt_graph *g, value_set *vals)
         value_set *s = &vals[a];
         int64_t ext = g->axes[a].extent;
         s->n = 0;
-        for (int64_t v = 8; v < ext && v <= 256 && s->n < MAX_VALUES - 1; v *= 2)
+        for (int64_t v = 4; v < ext && v <= 256 && s->n < MAX_VALUES - 1; v *= 2)
             add_value(s, v);
         if (ext <= 256)
             add_value(s, ext);
@@ -871,7 +873,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     }
     /* a last pass, only where nothing else fitted, for a graph without matrix work (the
      * combine at 128 splits: every split of a 32 x 128 tile is 2 MB): its output tiles down
-     * to 8, which only the CUDA cores' lanes and the TMA box bound */
+     * to 4, which only the CUDA cores' lanes and the TMA box bound */
     value_set small[PT_MAX_AXES];
     memcpy(small, S.vals, sizeof small);
     bool small_pass = matmuls(g) == 0 && small_values(g, small);

@@ -547,7 +547,8 @@ static void combine_short_splits(void)
 
 /* A combine of many splits (MQA at batch 1: 128 pieces of one K/V head) whose usual tiles hold
  * 2 MB of partials fits through the last, small-tile pass: a pick, every tile within shared
- * memory. Where the usual tiles fit (16 splits), that pass does not run. */
+ * memory, and among the candidates tiles of 4 rows (the sm90a generator's smallest with X by
+ * TMA). Where the usual tiles fit (16 splits), that pass does not run. */
 static void combine_many_splits(void)
 {
     pt_graph g;
@@ -556,17 +557,22 @@ static void combine_many_splits(void)
     if (!load(&g, "flash_decoding_combine", "B=1,HKV=1,G=32,SPLITS=128,D=128") ||
         !pt_hw_load(&hw, "H200", &e))
         return;
-    pt_schedule_opts o = {.top_k = 4};
+    pt_schedule_opts o = {.top_k = 1024};
     pt_schedule_result r;
     if (!pt_schedule(&g, &hw, &o, &r, &e)) {
         CHECK_MSG(false, "%s", e.msg);
         return;
     }
     int gx = pt_graph_find_axis(&g, "g"), d = pt_graph_find_axis(&g, "d");
-    for (int i = 0; i < r.n; i++)
+    bool rows4 = false;
+    for (int i = 0; i < r.n; i++) {
         CHECK_MSG(r.best[i].sg.tiling.tile[gx] * r.best[i].sg.tiling.tile[d] < 32 * 64,
                   "%s: g %lld d %lld", r.best[i].desc, (long long)r.best[i].sg.tiling.tile[gx],
                   (long long)r.best[i].sg.tiling.tile[d]);
+        rows4 |= r.best[i].sg.tiling.tile[gx] == 4;
+    }
+    CHECK_MSG(rows4, "no candidate of %d has a tile of 4 rows", r.n);
+    o.top_k = 4;
     int64_t many = r.total;
     pt_schedule_result_free(&r);
     if (!load(&g, "flash_decoding_combine", "B=1,HKV=1,G=32,SPLITS=16,D=128"))
