@@ -7,10 +7,11 @@
 // (k < CH, while that is below DT / 4), rotated by TPR·row. Y is read as 16-byte vectors; the
 // rotation puts the rows a warp's quarter reads together (32 / TPR of them when TPR < 8) on
 // different 16-byte bank groups. Unrotated, equal chunks of rows a whole number of bank lines
-// apart would hit the same banks, 2 to 8 ways (GT 8 to 32).
+// apart would hit the same banks: 2 ways at GT 8, 8 at GT 32, 32 at GT 128.
 //
 // Needs <math.h> (INFINITY, expf) and CUDA's float4 before it. Host tests compile it with the
-// qualifiers defined away (tests/test_combine_tile.cpp).
+// qualifiers defined away (tests/refcpu/combine_tile.cpp), and tests/kernelcpu runs whole combine
+// kernels on the CPU.
 
 namespace pt {
 

@@ -222,7 +222,7 @@ bool sm90a_combine_emit(const sm90a_combine *c, pt_codegen_result *out, pt_error
                   "// Build: nvcc -cubin -O3 -gencode=arch=compute_90a,code=sm_90a\n\n",
               kp->kernel_name, pt_codegen_comment_safe(c->g->name, gname, sizeof gname),
               pt_dtype_name(c->out_dt));
-    sm90a_emit_device_header(&k, true);
+    sm90a_emit_device_header(&k, false); /* its tasks are pt_combine.cuh's, not the tile library's */
     sb_puts(&k, "#include <math.h>\n"
                 "#include \"pt_combine.cuh\"  // the combine's CUDA-core tasks\n\n");
     emit_constants(&k, c);

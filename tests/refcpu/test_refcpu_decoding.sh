@@ -18,7 +18,7 @@ run_case() { # B HKV G S SPLITS D
         echo "FAIL S=$4 SPLITS=$5: gen_reference: $(cat "$d/gen.log")"; fails=$((fails + 1)); return
     fi
     if ! refcpu_module partial "$d/p" >"$d/build.log" 2>&1 || ! refcpu_module combine "$d/c" >>"$d/build.log" 2>&1 ||
-       ! "$CXX" -std=c++20 -O1 -pthread -I"$here" "$here/refcpu_decoding.cpp" "$here/refcpu_run.cpp" \
+       ! "$CXX" -std=c++20 -O1 -pthread -I"$here" "$here/refcpu_decoding.cpp" "$here/refcpu_run.cpp" "$here/refcpu_half.cpp" \
             "$d"/p/*.o "$d"/c/*.o -o "$d/run" >>"$d/build.log" 2>&1; then
         echo "FAIL S=$4 SPLITS=$5: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); return
     fi

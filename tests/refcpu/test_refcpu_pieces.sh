@@ -18,7 +18,7 @@ run_case() { # graph ragged_set padded_set
         echo "FAIL $1 $2: generation: $(cat "$d/gen.log")"; fails=$((fails + 1)); return
     fi
     if ! refcpu_module ragged "$d/r" >"$d/build.log" 2>&1 || ! refcpu_module padded "$d/p" >>"$d/build.log" 2>&1 ||
-       ! "$CXX" -std=c++20 -O1 -pthread -I"$here" "$here/refcpu_pieces.cpp" "$here/refcpu_run.cpp" \
+       ! "$CXX" -std=c++20 -O1 -pthread -I"$here" "$here/refcpu_pieces.cpp" "$here/refcpu_run.cpp" "$here/refcpu_half.cpp" \
             "$d"/r/*.o "$d"/p/*.o -o "$d/run" >>"$d/build.log" 2>&1; then
         echo "FAIL $1 $2: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); return
     fi

@@ -1,0 +1,368 @@
+/* kernelcpu_run.cpp — runs a generated sm90a kernel on the CPU (README.md): the driver API calls
+ * of its launch.c, and the device library of include/pt_device.cuh. A launch runs the grid's
+ * blocks one after another, each with blockDim.x CPU threads and one more thread that is the
+ * TMA unit: it takes the block's queued copies in random order, after a random delay of up to
+ * 20 us each, so a copy lands some time after the thread that issued it has moved on, and a
+ * later load may land before an earlier store has read its tile. A wait that
+ * does not complete within WAIT_S seconds is a hang: the barrier, its parity, the block and the
+ * thread are printed and the process exits 3. */
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "include/pt_device.cuh"
+#include "kernelcpu.h"
+
+thread_local kernelcpu_dim3 threadIdx, blockIdx;
+kernelcpu_dim3 blockDim, gridDim;
+/* the kernels' extern dynamic shared memory: one block at a time */
+constexpr size_t SMEM_BYTES = 232448;
+alignas(1024) uint8_t smem_raw[SMEM_BYTES];
+
+namespace {
+constexpr int WAIT_S = 20;
+std::mutex mu;
+std::condition_variable cv;
+
+struct mbar {
+    uint32_t count, pending;
+    int64_t tx;
+    uint32_t phase; /* completed phases */
+};
+std::unordered_map<const void *, mbar> bars;
+
+struct named_bar {
+    int count = 0, arrived = 0;
+    uint64_t gen = 0;
+};
+named_bar named[16];
+
+struct tma_op {
+    bool store;
+    uint8_t *smem;
+    CUtensorMap map;
+    int c[5], n;
+    uint64_t *bar;
+    std::atomic<int> *pending; /* a store's issuing thread's count of stores not done */
+};
+std::deque<tma_op> queue;
+bool block_over;
+/* each kernel thread's stores not yet done (a store's smem read and its write are one step here) */
+std::atomic<int> stores_pending[1024];
+int max_dynamic_smem = 48 * 1024;
+
+[[noreturn]] void hang(const char *what, long offset, unsigned parity)
+{
+    std::fprintf(stderr,
+                 "kernelcpu: %s did not complete in %d s (shared memory offset %ld, parity %u, "
+                 "block %u, thread %u): the kernel hangs\n",
+                 what, WAIT_S, offset, parity, blockIdx.x, threadIdx.x);
+    std::fflush(stderr);
+    std::_Exit(3);
+}
+
+mbar &bar_of(const void *bar)
+{
+    auto it = bars.find(bar);
+    if (it == bars.end()) {
+        std::fprintf(stderr, "kernelcpu: mbarrier at shared memory offset %ld used before its init\n",
+                     (long)((const uint8_t *)bar - smem_raw));
+        std::_Exit(3);
+    }
+    return it->second;
+}
+
+void complete_if_done(mbar &b)
+{
+    if (b.pending == 0 && b.tx == 0) {
+        b.phase++;
+        b.pending = b.count;
+    }
+}
+
+/* The box of map at coordinates c, element by element (innermost first): each element's
+ * global address, or NULL past the tensor's extent. */
+template <typename F> void walk_box(const CUtensorMap &m, const int *c, F &&each)
+{
+    uint64_t total = 1;
+    for (uint32_t i = 0; i < m.rank; i++)
+        total *= m.box[i];
+    for (uint64_t e = 0; e < total; e++) {
+        uint64_t rest = e;
+        bool in = true;
+        uint8_t *g = (uint8_t *)m.base;
+        for (uint32_t i = 0; i < m.rank; i++) {
+            int64_t k = (int64_t)c[i] + (int64_t)(rest % m.box[i]);
+            rest /= m.box[i];
+            in &= k >= 0 && k < (int64_t)m.dims[i];
+            g += k * (int64_t)m.strides[i];
+        }
+        each(e, in ? g : nullptr);
+    }
+}
+
+void run_op(const tma_op &op)
+{
+    const uint32_t eb = op.map.elem_bytes;
+    if (op.store)
+        walk_box(op.map, op.c, [&](uint64_t e, uint8_t *g) {
+            if (g)
+                std::memcpy(g, op.smem + e * eb, eb);
+        });
+    else
+        walk_box(op.map, op.c, [&](uint64_t e, uint8_t *g) {
+            if (g)
+                std::memcpy(op.smem + e * eb, g, eb);
+            else
+                std::memset(op.smem + e * eb, 0, eb);
+        });
+}
+
+uint32_t box_bytes(const CUtensorMap &m)
+{
+    uint64_t n = m.elem_bytes;
+    for (uint32_t i = 0; i < m.rank; i++)
+        n *= m.box[i];
+    return (uint32_t)n;
+}
+
+void tma_unit(unsigned seed)
+{
+    std::mt19937 rng(seed);
+    for (;;) {
+        tma_op op;
+        {
+            std::unique_lock<std::mutex> l(mu);
+            cv.wait(l, [] { return !queue.empty() || block_over; });
+            if (queue.empty())
+                return;
+            /* copies have no order among themselves (only their barriers and the store waits
+             * order them): any queued one may go next */
+            size_t i = rng() % queue.size();
+            op = queue[i];
+            queue.erase(queue.begin() + (long)i);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 20));
+        run_op(op);
+        std::lock_guard<std::mutex> l(mu);
+        if (op.store) {
+            --*op.pending;
+        } else {
+            mbar &b = bar_of(op.bar);
+            b.tx -= box_bytes(op.map);
+            complete_if_done(b);
+        }
+        cv.notify_all();
+    }
+}
+
+void enqueue(const tma_op &op)
+{
+    if (op.map.swizzle != CU_TENSOR_MAP_SWIZZLE_NONE) {
+        std::fprintf(stderr, "kernelcpu: a swizzled tensor map (not emulated)\n");
+        std::_Exit(3);
+    }
+    if ((uint32_t)op.n != op.map.rank) {
+        std::fprintf(stderr, "kernelcpu: a %d-D copy through a %u-D tensor map\n", op.n, op.map.rank);
+        std::_Exit(3);
+    }
+    std::lock_guard<std::mutex> l(mu);
+    queue.push_back(op);
+    cv.notify_all();
+}
+} // namespace
+
+void kernelcpu_named_sync(int id, int threads)
+{
+    std::unique_lock<std::mutex> l(mu);
+    named_bar &b = named[id & 15];
+    if (b.arrived == 0)
+        b.count = threads;
+    else if (b.count != threads) {
+        std::fprintf(stderr, "kernelcpu: named barrier %d with %d and %d threads\n", id, b.count,
+                     threads);
+        std::_Exit(3);
+    }
+    uint64_t gen = b.gen;
+    if (++b.arrived == b.count) {
+        b.arrived = 0;
+        b.gen++;
+        cv.notify_all();
+        return;
+    }
+    if (!cv.wait_for(l, std::chrono::seconds(WAIT_S), [&] { return b.gen != gen; }))
+        hang("named barrier", -1, (unsigned)id);
+}
+
+void kernelcpu_mbar_init(uint64_t *bar, uint32_t arrivals)
+{
+    std::lock_guard<std::mutex> l(mu);
+    bars[bar] = mbar{arrivals, arrivals, 0, 0};
+}
+
+void kernelcpu_mbar_arrive(uint64_t *bar, uint32_t tx_bytes)
+{
+    std::lock_guard<std::mutex> l(mu);
+    mbar &b = bar_of(bar);
+    if (b.pending == 0) {
+        std::fprintf(stderr, "kernelcpu: more arrivals than the %u of the mbarrier at offset %ld\n",
+                     b.count, (long)((uint8_t *)bar - smem_raw));
+        std::_Exit(3);
+    }
+    b.tx += tx_bytes;
+    b.pending--;
+    complete_if_done(b);
+    cv.notify_all();
+}
+
+void kernelcpu_mbar_wait(uint64_t *bar, uint32_t parity)
+{
+    std::unique_lock<std::mutex> l(mu);
+    /* the phase of this parity is complete once the current phase has the other parity */
+    if (!cv.wait_for(l, std::chrono::seconds(WAIT_S),
+                     [&] { return (bar_of(bar).phase & 1u) != (parity & 1u); }))
+        hang("an mbarrier wait", (long)((uint8_t *)bar - smem_raw), parity);
+}
+
+void kernelcpu_tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, const int *c, int n)
+{
+    tma_op op{false, (uint8_t *)dst, *map, {0}, n, bar, nullptr};
+    std::memcpy(op.c, c, sizeof(int) * (size_t)n);
+    enqueue(op);
+}
+
+void kernelcpu_tma_store(const CUtensorMap *map, const void *src, const int *c, int n)
+{
+    tma_op op{true, (uint8_t *)src, *map, {0}, n, nullptr, &stores_pending[threadIdx.x]};
+    std::memcpy(op.c, c, sizeof(int) * (size_t)n);
+    ++stores_pending[threadIdx.x];
+    enqueue(op);
+}
+
+void kernelcpu_tma_store_wait()
+{
+    std::unique_lock<std::mutex> l(mu);
+    if (!cv.wait_for(l, std::chrono::seconds(WAIT_S), [] { return stores_pending[threadIdx.x].load() == 0; }))
+        hang("a TMA store wait", -1, 0);
+}
+
+extern "C" CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
+                                           cuuint32_t rank, void *base, const cuuint64_t *dims,
+                                           const cuuint64_t *strides, const cuuint32_t *box,
+                                           const cuuint32_t *elem_strides, CUtensorMapInterleave,
+                                           CUtensorMapSwizzle swizzle, CUtensorMapL2promotion,
+                                           CUtensorMapFloatOOBfill)
+{
+    /* the driver's rules (cuTensorMapEncodeTiled): what it refuses, refused here with why */
+    const uint32_t eb = type == CU_TENSOR_MAP_DATA_TYPE_FLOAT32                 ? 4
+                        : type == CU_TENSOR_MAP_DATA_TYPE_FLOAT16 ||
+                                  type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 ? 2
+                                                                           : 1;
+    const char *why = nullptr;
+    if (rank < 1 || rank > 5)
+        why = "rank outside 1..5";
+    else if ((uintptr_t)base % 16)
+        why = "base address not 16-byte aligned";
+    for (uint32_t i = 0; !why && i < rank; i++) {
+        if (dims[i] < 1 || dims[i] > (1ull << 32))
+            why = "a dimension outside 1..2^32";
+        else if (box[i] < 1 || box[i] > 256)
+            why = "a box side outside 1..256";
+        else if (elem_strides[i] < 1 || elem_strides[i] > 8)
+            why = "an element stride outside 1..8";
+        else if (i > 0 && (strides[i - 1] % 16 || strides[i - 1] >= (1ull << 40)))
+            why = "a stride not a multiple of 16 bytes (or past 2^40)";
+    }
+    if (!why && (box[0] * eb) % 16)
+        why = "the box's inner side not a multiple of 16 bytes";
+    if (why) {
+        std::fprintf(stderr, "kernelcpu: cuTensorMapEncodeTiled refuses the map: %s\n", why);
+        return 1;
+    }
+    std::memset(map, 0, sizeof *map);
+    map->base = base;
+    map->rank = rank;
+    map->elem_bytes = eb;
+    map->swizzle = swizzle;
+    for (uint32_t i = 0; i < rank; i++) {
+        map->dims[i] = dims[i];
+        map->strides[i] = i == 0 ? eb : strides[i - 1];
+        map->box[i] = box[i];
+    }
+    return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute attr, int value)
+{
+    if (attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        max_dynamic_smem = value;
+    return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
+{
+    for (const kernelcpu_kernel *k = mod->kernels; k->name; k++)
+        if (std::strcmp(k->name, name) == 0) {
+            *f = k;
+            return CUDA_SUCCESS;
+        }
+    std::fprintf(stderr, "kernelcpu: no kernel %s in the module\n", name);
+    return 1;
+}
+
+static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, void **args)
+{
+    if (smem > SMEM_BYTES || (smem > 48 * 1024 && (int)smem > max_dynamic_smem)) {
+        std::fprintf(stderr, "kernelcpu: %u bytes of dynamic shared memory (the attribute allows %d)\n",
+                     smem, max_dynamic_smem);
+        return 1;
+    }
+    gridDim = {gx, 1, 1};
+    blockDim = {bx, 1, 1};
+    for (unsigned b = 0; b < gx; b++) {
+        std::memset(smem_raw, 0xff, sizeof smem_raw); /* NaN floats until written */
+        bars.clear();
+        for (auto &n : named)
+            n = named_bar{};
+        for (auto &p : stores_pending)
+            p = 0;
+        block_over = false;
+        std::thread tma(tma_unit, 1234u + b);
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < bx; t++)
+            threads.emplace_back([=] {
+                threadIdx = {t, 0, 0};
+                blockIdx = {b, 0, 0};
+                f->call(args);
+            });
+        for (auto &t : threads)
+            t.join();
+        {
+            std::lock_guard<std::mutex> l(mu);
+            block_over = true;
+            cv.notify_all();
+        }
+        tma.join();
+    }
+    return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **args, void **)
+{
+    return run_grid(f, cfg->gridDimX, cfg->blockDimX, cfg->sharedMemBytes, args);
+}
+
+extern "C" CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned, unsigned, unsigned bx,
+                                   unsigned, unsigned, unsigned smem, CUstream, void **args, void **)
+{
+    return run_grid(f, gx, bx, smem, args);
+}
