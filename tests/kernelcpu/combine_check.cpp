@@ -3,8 +3,8 @@
  * inputs, every element of O checked against the combine in double precision.
  *   combine_check NAME BH S G D f16|bf16 NSLOTS SLOT_Y SLOT_X SLOT_O
  * BH: the batch entries (O's batch axes flattened); the slots are the graph's tensors, in order
- * (tensors.json). Built with -DKERNEL=its name (tensors.json "kernel") and -DX_PLAIN where the
- * kernel takes X as a pointer. Exit 0 when every element agrees, 1 otherwise. */
+ * (tensors.json); the kernel's module is make_module.py's. Exit 0 when every element agrees, 1
+ * otherwise. */
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,23 +15,6 @@
 #include "include/pt_device.cuh"
 #include "kernelcpu.h"
 
-#define NAME_OF(k) #k
-#define NAME(k) NAME_OF(k)
-#ifdef X_PLAIN
-extern "C" void KERNEL(const float *x, CUtensorMap y, CUtensorMap o, uint8_t *trace);
-static void call(void **a)
-{
-    KERNEL((const float *)(uintptr_t) * (CUdeviceptr *)a[0], *(CUtensorMap *)a[1], *(CUtensorMap *)a[2],
-           (uint8_t *)(uintptr_t) * (CUdeviceptr *)a[3]);
-}
-#else
-extern "C" void KERNEL(CUtensorMap x, CUtensorMap y, CUtensorMap o, uint8_t *trace);
-static void call(void **a)
-{
-    KERNEL(*(CUtensorMap *)a[0], *(CUtensorMap *)a[1], *(CUtensorMap *)a[2],
-           (uint8_t *)(uintptr_t) * (CUdeviceptr *)a[3]);
-}
-#endif
 extern "C" int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
 
 int main(int argc, char **argv)
@@ -59,9 +42,7 @@ int main(int argc, char **argv)
     slots[sy] = (CUdeviceptr)(uintptr_t)y;
     slots[sx] = (CUdeviceptr)(uintptr_t)x;
     slots[so] = (CUdeviceptr)(uintptr_t)o;
-    static const kernelcpu_kernel kernels[] = {{NAME(KERNEL), call}, {nullptr, nullptr}};
-    kernelcpu_module mod = {kernels};
-    if (pt_kernel_launch(&mod, slots.data(), nullptr) != CUDA_SUCCESS) {
+    if (pt_kernel_launch((CUmodule)&kernelcpu_bundle, slots.data(), nullptr) != CUDA_SUCCESS) {
         std::printf("FAIL %s: the launch failed\n", name);
         return 1;
     }

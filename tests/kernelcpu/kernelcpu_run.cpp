@@ -44,7 +44,10 @@ struct named_bar {
     int count = 0, arrived = 0;
     uint64_t gen = 0;
 };
-named_bar named[16];
+/* 0-15: the named barriers (0 is __syncthreads); 16-23: each warpgroup's 128 threads; 32-63:
+ * each warp's 32 (the collectives below) */
+named_bar named[64];
+uint32_t shfl_slot[32][32];
 
 struct tma_op {
     bool store;
@@ -66,6 +69,9 @@ int max_dynamic_smem = 48 * 1024;
                  "kernelcpu: %s did not complete in %d s (shared memory offset %ld, parity %u, "
                  "block %u, thread %u): the kernel hangs\n",
                  what, WAIT_S, offset, parity, blockIdx.x, threadIdx.x);
+    for (const auto &[at, b] : bars) /* the caller holds mu */
+        std::fprintf(stderr, "  mbarrier at offset %ld: %u arrivals, %u pending, %lld bytes due, phase %u\n",
+                     (long)((const uint8_t *)at - smem_raw), b.count, b.pending, (long long)b.tx, b.phase);
     std::fflush(stderr);
     std::_Exit(3);
 }
@@ -110,20 +116,29 @@ template <typename F> void walk_box(const CUtensorMap &m, const int *c, F &&each
     }
 }
 
+/* where dense box offset o lands in shared memory (128-byte swizzle: rows of one atom) */
+uint8_t *box_at(const tma_op &op, uint64_t o)
+{
+    if (op.map.swizzle == CU_TENSOR_MAP_SWIZZLE_NONE)
+        return op.smem + o;
+    const uint32_t a = (uint32_t)(op.smem - smem_raw) + (uint32_t)o;
+    return smem_raw + (a ^ (((a >> 7) & 7u) << 4));
+}
+
 void run_op(const tma_op &op)
 {
     const uint32_t eb = op.map.elem_bytes;
     if (op.store)
         walk_box(op.map, op.c, [&](uint64_t e, uint8_t *g) {
             if (g)
-                std::memcpy(g, op.smem + e * eb, eb);
+                std::memcpy(g, box_at(op, e * eb), eb);
         });
     else
         walk_box(op.map, op.c, [&](uint64_t e, uint8_t *g) {
             if (g)
-                std::memcpy(op.smem + e * eb, g, eb);
+                std::memcpy(box_at(op, e * eb), g, eb);
             else
-                std::memset(op.smem + e * eb, 0, eb);
+                std::memset(box_at(op, e * eb), 0, eb);
         });
 }
 
@@ -167,8 +182,11 @@ void tma_unit(unsigned seed)
 
 void enqueue(const tma_op &op)
 {
-    if (op.map.swizzle != CU_TENSOR_MAP_SWIZZLE_NONE) {
-        std::fprintf(stderr, "kernelcpu: a swizzled tensor map (not emulated)\n");
+    if (op.map.swizzle != CU_TENSOR_MAP_SWIZZLE_NONE &&
+        (op.map.swizzle != CU_TENSOR_MAP_SWIZZLE_128B || op.map.box[0] * op.map.elem_bytes != 128 ||
+         (op.smem - smem_raw) % 128)) {
+        std::fprintf(stderr, "kernelcpu: a swizzled copy other than 128-byte rows at a 128-byte "
+                             "boundary with the 128-byte swizzle (not emulated)\n");
         std::_Exit(3);
     }
     if ((uint32_t)op.n != op.map.rank) {
@@ -181,15 +199,66 @@ void enqueue(const tma_op &op)
 }
 } // namespace
 
-void kernelcpu_named_sync(int id, int threads)
+static void barrier_sync(int slot, int id, int threads);
+
+void kernelcpu_named_sync(int id, int threads) { barrier_sync(id & 15, id, threads); }
+void kernelcpu_warpgroup_sync() { barrier_sync(16 + (int)(threadIdx.x / 128) % 8, -1, 128); }
+void kernelcpu_warp_sync() { barrier_sync(32 + (int)(threadIdx.x / 32) % 32, -1, 32); }
+
+uint32_t kernelcpu_shfl_xor(uint32_t v, int lane_mask)
+{
+    const unsigned w = threadIdx.x / 32 % 32, l = threadIdx.x % 32;
+    shfl_slot[w][l] = v;
+    kernelcpu_warp_sync();
+    const uint32_t got = shfl_slot[w][(l ^ (unsigned)lane_mask) % 32];
+    kernelcpu_warp_sync();
+    return got;
+}
+
+void kernelcpu_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+unsigned atomicAdd(unsigned *p, unsigned v)
+{
+    return std::atomic_ref<unsigned>(*p).fetch_add(v);
+}
+
+/* The 128-byte swizzle of TMA and wgmma: in shared memory, bits 4-6 of an address are XORed
+ * with bits 7-9 (the 16-byte chunk with the row's place among 8 rows of 128 bytes). */
+static uint32_t swizzle128(uint32_t a) { return a ^ (((a >> 7) & 7u) << 4); }
+
+uint16_t kernelcpu_wgmma_operand(uint64_t desc, int mn, int k, bool mn_major)
+{
+    const uint32_t start = (uint32_t)(desc & 0x3FFF) << 4, lbo = (uint32_t)((desc >> 16) & 0x3FFF) << 4,
+                   sbo = (uint32_t)((desc >> 32) & 0x3FFF) << 4;
+    if (desc >> 62 != 1) {
+        std::fprintf(stderr, "kernelcpu: a wgmma descriptor without the 128-byte swizzle (not emulated)\n");
+        std::_Exit(3);
+    }
+    /* the canonical layouts of 16-bit operands: K-major, rows of 128 bytes along k, 8-row
+     * groups sbo apart; MN-major, rows of 128 bytes along mn (64 elements), 8 k-rows a group
+     * sbo apart, 64-wide blocks of mn lbo apart */
+    const uint32_t a = mn_major ? start + (uint32_t)(mn / 64) * lbo + (uint32_t)(k / 8) * sbo +
+                                      (uint32_t)(k % 8) * 128 + (uint32_t)(mn % 64) * 2
+                                : start + (uint32_t)(mn / 8) * sbo + (uint32_t)(mn % 8) * 128 + (uint32_t)k * 2;
+    const uint32_t phys = swizzle128(a);
+    if (phys + 2 > SMEM_BYTES) {
+        std::fprintf(stderr, "kernelcpu: a wgmma operand read past shared memory (offset %u)\n", phys);
+        std::_Exit(3);
+    }
+    uint16_t v;
+    std::memcpy(&v, smem_raw + phys, 2);
+    return v;
+}
+
+static void barrier_sync(int slot, int id, int threads)
 {
     std::unique_lock<std::mutex> l(mu);
-    named_bar &b = named[id & 15];
+    named_bar &b = named[slot];
     if (b.arrived == 0)
         b.count = threads;
     else if (b.count != threads) {
-        std::fprintf(stderr, "kernelcpu: named barrier %d with %d and %d threads\n", id, b.count,
-                     threads);
+        std::fprintf(stderr, "kernelcpu: barrier %d (slot %d) with %d and %d threads\n", id, slot,
+                     b.count, threads);
         std::_Exit(3);
     }
     uint64_t gen = b.gen;
@@ -200,7 +269,7 @@ void kernelcpu_named_sync(int id, int threads)
         return;
     }
     if (!cv.wait_for(l, std::chrono::seconds(WAIT_S), [&] { return b.gen != gen; }))
-        hang("named barrier", -1, (unsigned)id);
+        hang(id >= 0 ? "a named barrier" : "a warp or warpgroup collective", -1, (unsigned)slot);
 }
 
 void kernelcpu_mbar_init(uint64_t *bar, uint32_t arrivals)
@@ -337,6 +406,18 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
             p = 0;
         block_over = false;
         std::thread tma(tma_unit, 1234u + b);
+        /* a kernel that spins (a split-K wait on a chunk no block will run) never blocks in a
+         * barrier: the watchdog ends it */
+        std::atomic<bool> finished{false};
+        std::thread watchdog([&finished, b] {
+            for (int i = 0; i < 10 * WAIT_S * 3 && !finished; i++)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (!finished) {
+                std::fprintf(stderr, "kernelcpu: block %u still runs after %d s: the kernel hangs or spins\n",
+                             b, WAIT_S * 3);
+                std::_Exit(3);
+            }
+        });
         std::vector<std::thread> threads;
         for (unsigned t = 0; t < bx; t++)
             threads.emplace_back([=] {
@@ -346,6 +427,8 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
             });
         for (auto &t : threads)
             t.join();
+        finished = true;
+        watchdog.join();
         {
             std::lock_guard<std::mutex> l(mu);
             block_over = true;
@@ -354,6 +437,19 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
         tma.join();
     }
     return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuModuleGetGlobal(CUdeviceptr *ptr, size_t *bytes, CUmodule mod, const char *name)
+{
+    for (const kernelcpu_global *g = mod->globals; g && g->name; g++)
+        if (std::strcmp(g->name, name) == 0) {
+            *ptr = (CUdeviceptr)(uintptr_t)g->at;
+            if (bytes)
+                *bytes = g->bytes;
+            return CUDA_SUCCESS;
+        }
+    std::fprintf(stderr, "kernelcpu: no global %s in the module\n", name);
+    return 1;
 }
 
 extern "C" CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **args, void **)

@@ -55,6 +55,7 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuui
 typedef enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 } CUfunction_attribute;
 CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute attr, int value);
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name);
+CUresult cuModuleGetGlobal(CUdeviceptr *ptr, size_t *bytes, CUmodule mod, const char *name);
 
 typedef enum { CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 5 } CUlaunchAttributeID;
 typedef struct {

@@ -4,7 +4,8 @@
 // queued to a per-block thread that runs them after a random delay, so a kernel that reads a
 // tile before its Wait, or overwrites a staged tile before its store read it, gets wrong
 // numbers here as it would on the GPU. Shared memory starts as NaN bytes at every block.
-// Only what the generated kernels without wgmma use (the combine): no wgmma, no swizzle.
+// wgmma (include/pt_wgmma.cuh) reads its operands through their descriptors; TMA copies take
+// no swizzle or the 128-byte one. Not here: clusters, ldmatrix, the low-bit and Mamba2 pieces.
 #ifndef KERNELCPU_PT_DEVICE_CUH
 #define KERNELCPU_PT_DEVICE_CUH
 #include <cmath>
@@ -60,9 +61,35 @@ struct float4 {
     float x, y, z, w;
 };
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+struct float2 {
+    float x, y;
+};
+inline float2 make_float2(float x, float y) { return float2{x, y}; }
+struct uint4 {
+    uint32_t x, y, z, w;
+};
+struct __half2 {
+    __half x, y;
+};
+struct __nv_bfloat162 {
+    __nv_bfloat16 x, y;
+};
+inline __half2 __floats2half2_rn(float a, float b) { return __half2{__half(a), __half(b)}; }
+inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b)
+{
+    return __nv_bfloat162{__nv_bfloat16(a), __nv_bfloat16(b)};
+}
 
 // served by kernelcpu_run.cpp
+extern uint8_t smem_raw[];
 void kernelcpu_named_sync(int id, int threads);
+void kernelcpu_warp_sync();      // the calling thread's warp (its 32 threads)
+void kernelcpu_warpgroup_sync(); // the calling thread's warpgroup (its 128 threads)
+uint32_t kernelcpu_shfl_xor(uint32_t v, int lane_mask);
+// element (mn, k) of a wgmma operand in shared memory, as the 16-bit pattern, from its
+// descriptor: K-major (k contiguous) or MN-major (mn contiguous), 128-byte swizzle
+uint16_t kernelcpu_wgmma_operand(uint64_t desc, int mn, int k, bool mn_major);
+void kernelcpu_fence();
 void kernelcpu_mbar_init(uint64_t *bar, uint32_t arrivals);
 void kernelcpu_mbar_arrive(uint64_t *bar, uint32_t tx_bytes);
 void kernelcpu_mbar_wait(uint64_t *bar, uint32_t parity);
@@ -71,9 +98,27 @@ void kernelcpu_tma_store(const CUtensorMap *map, const void *src, const int *c, 
 void kernelcpu_tma_store_wait();
 
 inline void __syncthreads() { kernelcpu_named_sync(0, (int)blockDim.x); }
+inline void __syncwarp(unsigned = 0xffffffffu) { kernelcpu_warp_sync(); }
+template <typename T> inline T __shfl_xor_sync(unsigned, T v, int lane_mask)
+{
+    static_assert(sizeof(T) == 4, "32-bit shuffles");
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    u = kernelcpu_shfl_xor(u, lane_mask);
+    std::memcpy(&v, &u, 4);
+    return v;
+}
+inline void __threadfence() { kernelcpu_fence(); }
+template <typename T> inline T __ldcg(const T *p)
+{
+    kernelcpu_fence();
+    return *p;
+}
+unsigned atomicAdd(unsigned *p, unsigned v);
 
 namespace pt {
-inline uint32_t smem_addr(const void *p) { return (uint32_t)(uintptr_t)p; }
+// the offset in the block's shared memory, as the hardware's shared window gives it
+inline uint32_t smem_addr(const void *p) { return (uint32_t)((const uint8_t *)p - smem_raw); }
 inline void mbar_init(uint64_t *bar, uint32_t arrivals) { kernelcpu_mbar_init(bar, arrivals); }
 inline void mbar_fence_init() {}
 inline void mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) { kernelcpu_mbar_arrive(bar, bytes); }
@@ -114,5 +159,77 @@ template <int Regs> inline void regs_decrease() {}
 inline void named_sync(int id, int threads) { kernelcpu_named_sync(id, threads); }
 inline void grid_launch_dependents() {}
 inline void grid_dependency_wait() {}
+inline void tma_load_4d(void *dst, const CUtensorMap *m, uint64_t *bar, int c0, int c1, int c2, int c3)
+{
+    const int c[4] = {c0, c1, c2, c3};
+    kernelcpu_tma_load(dst, m, bar, c, 4);
+}
+inline void tma_load_5d(void *dst, const CUtensorMap *m, uint64_t *bar, int c0, int c1, int c2, int c3,
+                        int c4)
+{
+    const int c[5] = {c0, c1, c2, c3, c4};
+    kernelcpu_tma_load(dst, m, bar, c, 5);
+}
+inline void tma_store_4d(const CUtensorMap *m, const void *src, int c0, int c1, int c2, int c3)
+{
+    const int c[4] = {c0, c1, c2, c3};
+    kernelcpu_tma_store(m, src, c, 4);
+}
+inline void tma_store_5d(const CUtensorMap *m, const void *src, int c0, int c1, int c2, int c3, int c4)
+{
+    const int c[5] = {c0, c1, c2, c3, c4};
+    kernelcpu_tma_store(m, src, c, 5);
+}
+
+// wgmma issue and completion: the emulated wgmma (pt_wgmma.cuh) is done when it returns
+inline void wgmma_fence() {}
+inline void wgmma_commit() {}
+template <int InFlight> inline void wgmma_wait() {}
+inline uint64_t opaque(uint64_t x) { return x; }
+inline void keep(float &) {}
+
+// The library's own layout helpers, as codegen/device/pt_device.cuh states them (the
+// hardware's swizzle is kernelcpu_run.cpp's, stated apart)
+inline uint64_t desc_sw128(const void *start, uint32_t lead_bytes, uint32_t stride_bytes)
+{
+    uint64_t d = (uint64_t)((smem_addr(start) & 0x3FFFF) >> 4);
+    d |= (uint64_t)((lead_bytes & 0x3FFFF) >> 4) << 16;
+    d |= (uint64_t)((stride_bytes & 0x3FFFF) >> 4) << 32;
+    d |= (uint64_t)1 << 62;
+    return d;
+}
+template <typename T> inline uint32_t pack2(float a, float b)
+{
+    const T h[2] = {T(a), T(b)};
+    uint32_t u;
+    std::memcpy(&u, h, 4);
+    return u;
+}
+// ex2.approx.ftz: 2^x to about 2 ulp, subnormal results flushed to zero
+inline float exp2_approx(float x)
+{
+    const float y = std::exp2(x);
+    return std::fpclassify(y) == FP_SUBNORMAL ? 0.f : y;
+}
+inline uint32_t sw128_offset(uint32_t row, uint32_t col_bytes)
+{
+    return row * 128 + ((((col_bytes >> 4) ^ (row & 7)) << 4) | (col_bytes & 15));
+}
+// the staging copy of a tensor whose rows are not 16-byte multiples (one element at a time here)
+template <typename T>
+inline void restride(const T *src, long long sp, T *dst, long long dp, long long rows, long long cols)
+{
+    constexpr int V = 16 / sizeof(T);
+    const long long per_row = (cols + V - 1) / V, n = rows * per_row;
+    const long long step = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+        const long long r = i / per_row, c0 = i % per_row * V;
+        for (int j = 0; j < V; ++j)
+            if (c0 + j < cols)
+                dst[r * dp + c0 + j] = src[r * sp + c0 + j];
+            else if (c0 + j < dp) /* the padding of a destination row reads as zero */
+                dst[r * dp + c0 + j] = T(0);
+    }
+}
 } // namespace pt
 #endif

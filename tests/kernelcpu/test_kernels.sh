@@ -1,0 +1,93 @@
+#!/bin/sh
+# test_kernels.sh CLI PATTERN — the variants of tests/codegen/variants.txt whose name matches
+# PATTERN (grep -E) run on the CPU (README.md): each sm90a bundle written by the CLI, its
+# kernel.cu and launch.c compiled against include/ with the module make_module.py writes, run
+# through the bundle's own launcher on random inputs, and every output element checked in
+# double precision: FlashDecoding's combine by combine_check.cpp, a plain matrix product (A, B
+# and C of rank 2, f16 or bf16) by gemm_check.cpp. A variant of another kind, or a product of
+# more than PT_KCPU_MACS multiply-adds (default 2^27), is listed as not run. What is checked is
+# the kernel's barriers, TMA boxes (the driver's rules on tensor maps included), shared-memory
+# layout and wgmma operands; not its speed. Skips (77) without g++, gcc or python3.
+set -u
+cli=${1:?usage: test_kernels.sh CLI PATTERN}
+pattern=${2:?usage: test_kernels.sh CLI PATTERN}
+case $cli in /*) ;; *) cli=$(pwd)/$cli ;; esac
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+CXX=${CXX_REFCPU:-g++}
+CC=${CC:-gcc}
+for t in "$CXX" "$CC" python3; do
+    command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not found"; exit 77; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for f in kernelcpu_run combine_check gemm_check; do
+    "$CXX" -std=c++20 -O1 -pthread -Wall -Wextra -Werror -I"$here" -c "$here/$f.cpp" -o "$tmp/$f.o" ||
+        { echo "FAIL: $f.cpp does not compile"; exit 1; }
+done
+"$CXX" -std=c++20 -O1 -c "$root/tests/refcpu/refcpu_half.cpp" -o "$tmp/half.o" || exit 1
+fails=0 n=0 ran=0
+grep -E "^($pattern) " "$root/tests/codegen/variants.txt" >"$tmp/variants.txt"
+while read -r name graph set tile edits; do
+    n=$((n + 1))
+    d=$tmp/$name
+    if ! "$root/tests/codegen/make-variant.sh" "$cli" "$tmp/b" "$name" "$graph" "$set" "$tile" "${edits:--}" \
+            >"$tmp/gen.log" 2>&1; then
+        echo "FAIL $name: generation: $(tail -2 "$tmp/gen.log")"; fails=$((fails + 1)); continue
+    fi
+    b=$tmp/b/$name
+    # what to check, from the bundle's tensor table: "CHECKER ARGS..." or "- why not"
+    what=$(python3 - "$b/tensors.json" "${PT_KCPU_MACS:-134217728}" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+t, ops = j["tensors"], [o["op"] for o in j["ops"]]
+idx = {x["name"]: i for i, x in enumerate(t)}
+if j["graph"].startswith("flash_decoding_combine"):
+    y, x, o = t[idx["Opart"]], t[idx["LSE"]], t[idx["O"]]
+    bh = 1
+    for e in o["shape"][:-2]:
+        bh *= e
+    print("combine_check", bh, y["shape"][-3], o["shape"][-2], o["shape"][-1], o["dtype"], len(t),
+          idx["Opart"], idx["LSE"], idx["O"])
+elif ops == ["matmul"] and [x["role"] for x in t] == ["input", "input", "output"] and \
+        all(len(x["shape"]) == 2 and x["dtype"] in ("f16", "bf16") for x in t):
+    a, b, c = t
+    size = dict(zip(a["axes"], a["shape"]))
+    size.update(zip(b["axes"], b["shape"]))
+    size.update(zip(c["axes"], c["shape"]))
+    m, n = c["axes"]
+    k = [ax for ax in a["axes"] if ax not in c["axes"]][0]
+    if size[m] * size[n] * size[k] > int(sys.argv[2]):
+        print("- %d multiply-adds" % (size[m] * size[n] * size[k]))
+    else:
+        print("gemm_check", size[m], size[n], size[k], "mk" if a["axes"] == [m, k] else "km",
+              "kn" if b["axes"] == [k, n] else "nk", c["dtype"], len(t), 0, 1, 2)
+else:
+    print("- not a kind this runner checks")
+PY
+)
+    case $what in
+    -*) echo "--   $name: not run (${what#- })"; continue ;;
+    esac
+    checker=${what%% *} args=${what#* }
+    mkdir -p "$d"
+    # the bundle's kernel beside the headers it needs, but not its device library: include/ has it
+    for f in kernel.cu launch.c pt_tile.cuh pt_combine.cuh raster.h trace_abi.h; do
+        [ -f "$b/$f" ] && cp "$b/$f" "$d/"
+    done
+    if ! python3 "$here/make_module.py" "$d/kernel.cu" "$d/module.cpp" >"$d/build.log" 2>&1 ||
+       ! "$CXX" -std=c++20 -O1 -w -x c++ -I"$here/include" -c "$d/kernel.cu" -o "$d/kernel.o" >>"$d/build.log" 2>&1 ||
+       ! "$CXX" -std=c++20 -O1 -w -I"$here" -c "$d/module.cpp" -o "$d/module.o" >>"$d/build.log" 2>&1 ||
+       ! "$CC" -O1 -I"$here/include" -c "$d/launch.c" -o "$d/launch.o" >>"$d/build.log" 2>&1 ||
+       ! "$CXX" -pthread "$tmp/$checker.o" "$d/kernel.o" "$d/module.o" "$d/launch.o" "$tmp/kernelcpu_run.o" \
+            "$tmp/half.o" -o "$d/check" >>"$d/build.log" 2>&1; then
+        echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
+    fi
+    ran=$((ran + 1))
+    # shellcheck disable=SC2086
+    "$d/check" "$name" $args || fails=$((fails + 1))
+    rm -rf "$d" "$b"
+done <"$tmp/variants.txt"
+[ "$n" -gt 0 ] || { echo "FAIL: no variant matches $pattern"; exit 1; }
+[ "$fails" -eq 0 ] || { echo "$fails of $n variants failed ($ran run)"; exit 1; }
+echo "all $ran variants run agree ($((n - ran)) of $n not run)"
