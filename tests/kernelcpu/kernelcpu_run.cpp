@@ -153,6 +153,8 @@ uint32_t box_bytes(const CUtensorMap &m)
 void tma_unit(unsigned seed)
 {
     std::mt19937 rng(seed);
+    /* KERNELCPU_FIFO=1: copies in issue order, at once (to tell a race from a wrong layout) */
+    const bool fifo = std::getenv("KERNELCPU_FIFO") && std::getenv("KERNELCPU_FIFO")[0] == '1';
     for (;;) {
         tma_op op;
         {
@@ -162,11 +164,12 @@ void tma_unit(unsigned seed)
                 return;
             /* copies have no order among themselves (only their barriers and the store waits
              * order them): any queued one may go next */
-            size_t i = rng() % queue.size();
+            size_t i = fifo ? 0 : rng() % queue.size();
             op = queue[i];
             queue.erase(queue.begin() + (long)i);
         }
-        std::this_thread::sleep_for(std::chrono::microseconds(rng() % 20));
+        if (!fifo)
+            std::this_thread::sleep_for(std::chrono::microseconds(rng() % 20));
         run_op(op);
         std::lock_guard<std::mutex> l(mu);
         if (op.store) {
@@ -199,9 +202,10 @@ void enqueue(const tma_op &op)
 }
 } // namespace
 
-static void barrier_sync(int slot, int id, int threads);
+static void barrier_sync(int slot, int id, int threads, bool wait = true);
 
 void kernelcpu_named_sync(int id, int threads) { barrier_sync(id & 15, id, threads); }
+void kernelcpu_named_arrive(int id, int threads) { barrier_sync(id & 15, id, threads, false); }
 void kernelcpu_warpgroup_sync() { barrier_sync(16 + (int)(threadIdx.x / 128) % 8, -1, 128); }
 void kernelcpu_warp_sync() { barrier_sync(32 + (int)(threadIdx.x / 32) % 32, -1, 32); }
 
@@ -220,6 +224,11 @@ void kernelcpu_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 unsigned atomicAdd(unsigned *p, unsigned v)
 {
     return std::atomic_ref<unsigned>(*p).fetch_add(v);
+}
+
+unsigned atomicExch(unsigned *p, unsigned v)
+{
+    return std::atomic_ref<unsigned>(*p).exchange(v);
 }
 
 /* The 128-byte swizzle of TMA and wgmma: in shared memory, bits 4-6 of an address are XORed
@@ -250,7 +259,8 @@ uint16_t kernelcpu_wgmma_operand(uint64_t desc, int mn, int k, bool mn_major)
     return v;
 }
 
-static void barrier_sync(int slot, int id, int threads)
+/* bar.sync (wait) or bar.arrive (count this thread, go on) on barrier `slot` */
+static void barrier_sync(int slot, int id, int threads, bool wait)
 {
     std::unique_lock<std::mutex> l(mu);
     named_bar &b = named[slot];
@@ -268,6 +278,8 @@ static void barrier_sync(int slot, int id, int threads)
         cv.notify_all();
         return;
     }
+    if (!wait)
+        return;
     if (!cv.wait_for(l, std::chrono::seconds(WAIT_S), [&] { return b.gen != gen; }))
         hang(id >= 0 ? "a named barrier" : "a warp or warpgroup collective", -1, (unsigned)slot);
 }

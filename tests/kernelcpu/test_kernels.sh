@@ -4,10 +4,15 @@
 # kernel.cu and launch.c compiled against include/ with the module make_module.py writes, run
 # through the bundle's own launcher on random inputs, and every output element checked in
 # double precision: FlashDecoding's combine by combine_check.cpp, a plain matrix product (A, B
-# and C of rank 2, f16 or bf16) by gemm_check.cpp. A variant of another kind, or a product of
-# more than PT_KCPU_MACS multiply-adds (default 2^27), is listed as not run. What is checked is
-# the kernel's barriers, TMA boxes (the driver's rules on tensor maps included), shared-memory
-# layout and wgmma operands; not its speed. Skips (77) without g++, gcc or python3.
+# and C of rank 2, f16 or bf16) by gemm_check.cpp, attention forward (with grouped queries) by
+# attn_check.cpp. Bundles are made for H200-4sm.json (the H200 with 4 SMs: a persistent grid of
+# 4 CTAs, each with many tiles; PT_VARIANT_HW overrides), or for the H200 where the sProgram is
+# not valid on 4 SMs (a stream-K grid of 132 CTAs). A product of more than PT_KCPU_MACS
+# multiply-adds (default 2^27) runs at a shape of a few tiles instead (its sProgram unchanged; up
+# to 4 times that); where that is refused or still too big, or the variant is of another kind,
+# it is listed as not run. What is checked is the kernel's barriers, TMA boxes (the driver's
+# rules on tensor maps included), shared-memory layout and wgmma operands; not its speed. Skips
+# (77) without g++, gcc or python3.
 set -u
 cli=${1:?usage: test_kernels.sh CLI PATTERN}
 pattern=${2:?usage: test_kernels.sh CLI PATTERN}
@@ -21,7 +26,8 @@ for t in "$CXX" "$CC" python3; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in kernelcpu_run combine_check gemm_check; do
+export PT_VARIANT_HW="${PT_VARIANT_HW:-$here/H200-4sm.json}"
+for f in kernelcpu_run combine_check gemm_check attn_check; do
     "$CXX" -std=c++20 -O1 -pthread -Wall -Wextra -Werror -I"$here" -c "$here/$f.cpp" -o "$tmp/$f.o" ||
         { echo "FAIL: $f.cpp does not compile"; exit 1; }
 done
@@ -31,41 +37,30 @@ grep -E "^($pattern) " "$root/tests/codegen/variants.txt" >"$tmp/variants.txt"
 while read -r name graph set tile edits; do
     n=$((n + 1))
     d=$tmp/$name
+    hw=$PT_VARIANT_HW shrunk=""
+    # an sProgram made for the whole chip (a stream-K grid of 132 CTAs) is not valid on 4 SMs:
+    # that variant runs on the H200 model itself
     if ! "$root/tests/codegen/make-variant.sh" "$cli" "$tmp/b" "$name" "$graph" "$set" "$tile" "${edits:--}" \
             >"$tmp/gen.log" 2>&1; then
-        echo "FAIL $name: generation: $(tail -2 "$tmp/gen.log")"; fails=$((fails + 1)); continue
+        hw="" shrunk=" on the H200"
+        if ! PT_VARIANT_HW="" "$root/tests/codegen/make-variant.sh" "$cli" "$tmp/b" "$name" "$graph" "$set" \
+                "$tile" "${edits:--}" >"$tmp/gen.log" 2>&1; then
+            echo "FAIL $name: generation: $(tail -2 "$tmp/gen.log")"; fails=$((fails + 1)); continue
+        fi
     fi
     b=$tmp/b/$name
     # what to check, from the bundle's tensor table: "CHECKER ARGS..." or "- why not"
-    what=$(python3 - "$b/tensors.json" "${PT_KCPU_MACS:-134217728}" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-t, ops = j["tensors"], [o["op"] for o in j["ops"]]
-idx = {x["name"]: i for i, x in enumerate(t)}
-if j["graph"].startswith("flash_decoding_combine"):
-    y, x, o = t[idx["Opart"]], t[idx["LSE"]], t[idx["O"]]
-    bh = 1
-    for e in o["shape"][:-2]:
-        bh *= e
-    print("combine_check", bh, y["shape"][-3], o["shape"][-2], o["shape"][-1], o["dtype"], len(t),
-          idx["Opart"], idx["LSE"], idx["O"])
-elif ops == ["matmul"] and [x["role"] for x in t] == ["input", "input", "output"] and \
-        all(len(x["shape"]) == 2 and x["dtype"] in ("f16", "bf16") for x in t):
-    a, b, c = t
-    size = dict(zip(a["axes"], a["shape"]))
-    size.update(zip(b["axes"], b["shape"]))
-    size.update(zip(c["axes"], c["shape"]))
-    m, n = c["axes"]
-    k = [ax for ax in a["axes"] if ax not in c["axes"]][0]
-    if size[m] * size[n] * size[k] > int(sys.argv[2]):
-        print("- %d multiply-adds" % (size[m] * size[n] * size[k]))
-    else:
-        print("gemm_check", size[m], size[n], size[k], "mk" if a["axes"] == [m, k] else "km",
-              "kn" if b["axes"] == [k, n] else "nk", c["dtype"], len(t), 0, 1, 2)
-else:
-    print("- not a kind this runner checks")
-PY
-)
+    what=$(python3 "$here/what_to_check.py" "$b/tensors.json" "${PT_KCPU_MACS:-134217728}" "$b/program.json" "$set" "")
+    case $what in
+    shrink*)  # the same sProgram at a shape of a few tiles
+        set=${what#shrink } shrunk="$shrunk at $set"
+        rm -rf "$b"
+        if ! PT_VARIANT_HW=$hw "$root/tests/codegen/make-variant.sh" "$cli" "$tmp/b" "$name" "$graph" "$set" \
+                "$tile" "${edits:--}" >"$tmp/gen.log" 2>&1; then
+            echo "--   $name: not run (at $set: $(tail -1 "$tmp/gen.log"))"; continue
+        fi
+        what=$(python3 "$here/what_to_check.py" "$b/tensors.json" "${PT_KCPU_MACS:-134217728}" "$b/program.json" "$set" "$shrunk") ;;
+    esac
     case $what in
     -*) echo "--   $name: not run (${what#- })"; continue ;;
     esac
@@ -85,7 +80,7 @@ PY
     fi
     ran=$((ran + 1))
     # shellcheck disable=SC2086
-    "$d/check" "$name" $args || fails=$((fails + 1))
+    "$d/check" "$name$shrunk" $args || fails=$((fails + 1))
     rm -rf "$d" "$b"
 done <"$tmp/variants.txt"
 [ "$n" -gt 0 ] || { echo "FAIL: no variant matches $pattern"; exit 1; }

@@ -83,6 +83,7 @@ inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b)
 // served by kernelcpu_run.cpp
 extern uint8_t smem_raw[];
 void kernelcpu_named_sync(int id, int threads);
+void kernelcpu_named_arrive(int id, int threads);
 void kernelcpu_warp_sync();      // the calling thread's warp (its 32 threads)
 void kernelcpu_warpgroup_sync(); // the calling thread's warpgroup (its 128 threads)
 uint32_t kernelcpu_shfl_xor(uint32_t v, int lane_mask);
@@ -115,6 +116,7 @@ template <typename T> inline T __ldcg(const T *p)
     return *p;
 }
 unsigned atomicAdd(unsigned *p, unsigned v);
+unsigned atomicExch(unsigned *p, unsigned v);
 
 namespace pt {
 // the offset in the block's shared memory, as the hardware's shared window gives it
@@ -157,6 +159,7 @@ inline void fence_proxy_async() {}
 template <int Regs> inline void regs_increase() {}
 template <int Regs> inline void regs_decrease() {}
 inline void named_sync(int id, int threads) { kernelcpu_named_sync(id, threads); }
+inline void named_arrive(int id, int threads) { kernelcpu_named_arrive(id, threads); }
 inline void grid_launch_dependents() {}
 inline void grid_dependency_wait() {}
 inline void tma_load_4d(void *dst, const CUtensorMap *m, uint64_t *bar, int c0, int c1, int c2, int c3)
@@ -181,10 +184,13 @@ inline void tma_store_5d(const CUtensorMap *m, const void *src, int c0, int c1, 
     kernelcpu_tma_store(m, src, c, 5);
 }
 
-// wgmma issue and completion: the emulated wgmma (pt_wgmma.cuh) is done when it returns
+// wgmma issue and completion: each thread's part of an emulated wgmma (pt_wgmma.cuh) is done
+// when its call returns, the warpgroup's when all of them are: wgmma_wait is where the
+// warpgroup meets, after which no thread reads the operands any more (so a ring stage released
+// then is free, as on the GPU)
 inline void wgmma_fence() {}
 inline void wgmma_commit() {}
-template <int InFlight> inline void wgmma_wait() {}
+template <int InFlight> inline void wgmma_wait() { kernelcpu_warpgroup_sync(); }
 inline uint64_t opaque(uint64_t x) { return x; }
 inline void keep(float &) {}
 

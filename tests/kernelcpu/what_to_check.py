@@ -1,0 +1,73 @@
+"""what_to_check.py TENSORS_JSON MAX_MACS PROGRAM_JSON SET SHRUNK — for tests/kernelcpu/test_kernels.sh:
+the checker of one generated bundle and its arguments ("CHECKER ARGS..."), "shrink SET" (the
+same sProgram at a shape of a few tiles, where the bundle's product is over MAX_MACS and SHRUNK
+is empty), or "- why not run"."""
+import json, sys
+j = json.load(open(sys.argv[1]))
+tile = json.load(open(sys.argv[3])).get("tile", {})
+params = dict(kv.split("=") for kv in sys.argv[4].split(",")) if sys.argv[4] != "-" else {}
+# a shape already cut to a few tiles may take four times the limit: it is the least that covers
+# the sProgram's paths
+limit = int(sys.argv[2]) * (4 if sys.argv[5] else 1)
+
+
+def too_big(macs, shrink):
+    """over the limit: a smaller shape of the same sProgram (once), else not run"""
+    if sys.argv[5] or not shrink:
+        print("- %d multiply-adds" % macs)
+    else:
+        params.update({k: str(v) for k, v in shrink.items()})
+        print("shrink " + ",".join("%s=%s" % kv for kv in params.items()))
+
+
+def fewer(v, t, whole):
+    """v cut to `whole` tiles of t and its remainder (the edge tile stays an edge tile)"""
+    return min(v, whole * t + v % t) if t else v
+t, ops = j["tensors"], [o["op"] for o in j["ops"]]
+idx = {x["name"]: i for i, x in enumerate(t)}
+if j["graph"].startswith("flash_decoding_combine"):
+    y, x, o = t[idx["Opart"]], t[idx["LSE"]], t[idx["O"]]
+    bh = 1
+    for e in o["shape"][:-2]:
+        bh *= e
+    print("combine_check", bh, y["shape"][-3], o["shape"][-2], o["shape"][-1], o["dtype"], len(t),
+          idx["Opart"], idx["LSE"], idx["O"])
+elif ops == ["matmul"] and [x["role"] for x in t] == ["input", "input", "output"] and \
+        all(len(x["shape"]) == 2 and x["dtype"] in ("f16", "bf16") for x in t):
+    a, b, c = t
+    size = dict(zip(a["axes"], a["shape"]))
+    size.update(zip(b["axes"], b["shape"]))
+    size.update(zip(c["axes"], c["shape"]))
+    m, n = c["axes"]
+    k = [ax for ax in a["axes"] if ax not in c["axes"]][0]
+    if size[m] * size[n] * size[k] > limit:
+        too_big(size[m] * size[n] * size[k],
+                {"M": fewer(size[m], tile.get(m, 0), 2), "N": fewer(size[n], tile.get(n, 0), 2),
+                 "K": fewer(size[k], tile.get(k, 0), 8)} if j["graph"].startswith("gemm_") else None)
+    else:
+        print("gemm_check", size[m], size[n], size[k], "mk" if a["axes"] == [m, k] else "km",
+              "kn" if b["axes"] == [k, n] else "nk", c["dtype"], len(t), 0, 1, 2)
+elif ops == ["matmul", "online_softmax", "matmul"] and all(n in idx for n in ("Q", "K", "V", "O")):
+    q, k, v, o = (t[idx[n]] for n in ("Q", "K", "V", "O"))
+    qb, kb = q["axes"][:-2], k["axes"][:-2]
+    bq = bk = 1
+    for e in q["shape"][:-2]:
+        bq *= e
+    for e in k["shape"][:-2]:
+        bk *= e
+    M, N, D = q["shape"][-2], k["shape"][-2], q["shape"][-1]
+    causal = bool(j["ops"][1]["causal"])
+    macs = bq * M * N * D * 2
+    if qb[:len(kb)] != kb or v["shape"] != k["shape"] or o["shape"] != q["shape"]:
+        print("- K / V batch axes not a leading part of Q's")
+    elif causal and M != N:
+        print("- causal with M != N")
+    elif macs > limit:
+        # a few heads: several tiles for each of the 4 CTAs of a persistent grid (runs of 3-5)
+        heads = {"HKV": 2} if "HKV" in params or j["graph"].endswith("gqa") else {"H": 4}
+        too_big(macs, dict(B=1, S=max(fewer(M, tile.get("m", 0), 2), 1), **heads))
+    else:
+        print("attn_check", bq, bq // bk, M, N, D, repr(j["ops"][1]["scale"]), int(causal), o["dtype"],
+              len(t), idx["Q"], idx["K"], idx["V"], idx["O"])
+else:
+    print("- not a kind this runner checks")
