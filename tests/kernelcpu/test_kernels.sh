@@ -3,13 +3,13 @@
 # PATTERN (grep -E) run on the CPU (README.md): each sm90a bundle written by the CLI, its
 # kernel.cu and launch.c compiled against include/ with the module make_module.py writes, run
 # through the bundle's own launcher on random inputs, and every output element checked in
-# double precision: FlashDecoding's combine by combine_check.cpp, a plain matrix product (A, B
-# and C of rank 2, f16 or bf16) by gemm_check.cpp, attention forward (with grouped queries) by
-# attn_check.cpp. Bundles are made for H200-4sm.json (the H200 with 4 SMs: a persistent grid of
+# double precision: FlashDecoding's partial and combine by decode_check.cpp and combine_check.cpp,
+# a plain matrix product (A, B and C of rank 2, f16 or bf16) by gemm_check.cpp, attention forward
+# (with grouped queries, or FlashDecoding's one-pass form) by attn_check.cpp. Bundles are made for H200-4sm.json (the H200 with 4 SMs: a persistent grid of
 # 4 CTAs, each with many tiles; PT_VARIANT_HW overrides), or for the H200 where the sProgram is
 # not valid on 4 SMs (a stream-K grid of 132 CTAs). A product of more than PT_KCPU_MACS
-# multiply-adds (default 2^27) runs at a shape of a few tiles instead (its sProgram unchanged; up
-# to 4 times that); where that is refused or still too big, or the variant is of another kind,
+# multiply-adds (default 2^25) runs at a shape of a few tiles instead (its sProgram unchanged; up
+# to 2^28); where that is refused or still too big, or the variant is of another kind,
 # it is listed as not run. What is checked is the kernel's barriers, TMA boxes (the driver's
 # rules on tensor maps included), shared-memory layout and wgmma operands; not its speed. Skips
 # (77) without g++, gcc or python3.
@@ -27,7 +27,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PT_VARIANT_HW="${PT_VARIANT_HW:-$here/H200-4sm.json}"
-for f in kernelcpu_run combine_check gemm_check attn_check; do
+for f in kernelcpu_run combine_check gemm_check attn_check decode_check; do
     "$CXX" -std=c++20 -O1 -pthread -Wall -Wextra -Werror -I"$here" -c "$here/$f.cpp" -o "$tmp/$f.o" ||
         { echo "FAIL: $f.cpp does not compile"; exit 1; }
 done
@@ -50,7 +50,7 @@ while read -r name graph set tile edits; do
     fi
     b=$tmp/b/$name
     # what to check, from the bundle's tensor table: "CHECKER ARGS..." or "- why not"
-    what=$(python3 "$here/what_to_check.py" "$b/tensors.json" "${PT_KCPU_MACS:-134217728}" "$b/program.json" "$set" "")
+    what=$(python3 "$here/what_to_check.py" "$b/tensors.json" "${PT_KCPU_MACS:-33554432}" "$b/program.json" "$set" "")
     case $what in
     shrink*)  # the same sProgram at a shape of a few tiles
         set=${what#shrink } shrunk="$shrunk at $set"
@@ -59,7 +59,7 @@ while read -r name graph set tile edits; do
                 "$tile" "${edits:--}" >"$tmp/gen.log" 2>&1; then
             echo "--   $name: not run (at $set: $(tail -1 "$tmp/gen.log"))"; continue
         fi
-        what=$(python3 "$here/what_to_check.py" "$b/tensors.json" "${PT_KCPU_MACS:-134217728}" "$b/program.json" "$set" "$shrunk") ;;
+        what=$(python3 "$here/what_to_check.py" "$b/tensors.json" "${PT_KCPU_MACS:-33554432}" "$b/program.json" "$set" "$shrunk") ;;
     esac
     case $what in
     -*) echo "--   $name: not run (${what#- })"; continue ;;

@@ -6,9 +6,9 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 tile = json.load(open(sys.argv[3])).get("tile", {})
 params = dict(kv.split("=") for kv in sys.argv[4].split(",")) if sys.argv[4] != "-" else {}
-# a shape already cut to a few tiles may take four times the limit: it is the least that covers
-# the sProgram's paths
-limit = int(sys.argv[2]) * (4 if sys.argv[5] else 1)
+# a shape already cut to a few tiles may take up to 2^28 (or four times the limit): it is the
+# least that covers the sProgram's paths
+limit = max(int(sys.argv[2]) * 4, 1 << 28) if sys.argv[5] else int(sys.argv[2])
 
 
 def too_big(macs, shrink):
@@ -47,6 +47,25 @@ elif ops == ["matmul"] and [x["role"] for x in t] == ["input", "input", "output"
     else:
         print("gemm_check", size[m], size[n], size[k], "mk" if a["axes"] == [m, k] else "km",
               "kn" if b["axes"] == [k, n] else "nk", c["dtype"], len(t), 0, 1, 2)
+elif ops == ["matmul", "online_softmax", "matmul"] and all(n in idx for n in ("Q", "K", "V", "Opart", "LSE")):
+    # FlashDecoding's partial: Q [.., g, d], K and V [.., s, n, d] stored as the whole sequence
+    q, k, o = t[idx["Q"]], t[idx["K"]], t[idx["Opart"]]
+    bh = 1
+    for e in q["shape"][:-2]:
+        bh *= e
+    G, D = q["shape"][-2], q["shape"][-1]
+    pieces = o["shape"][-3]
+    # K's shape: [.., s, n, d], or [.., S, d] where the pieces are ragged (stored as the sequence)
+    ragged = len(k["shape"]) < len(k["axes"])
+    n = -(-k["shape"][-2] // pieces) if ragged else k["shape"][-2]
+    S = k["shape"][-2] if ragged else pieces * n
+    macs = bh * G * S * D * 2
+    if macs > limit:
+        # 64 keys a piece, the last 13 fewer where the pieces were ragged
+        too_big(macs, {"B": 1, "S": pieces * 64 - (13 if ragged else 0)})
+    else:
+        print("decode_check", bh, G, S, pieces, D, repr(j["ops"][1]["scale"]), q["dtype"], len(t),
+              idx["Q"], idx["K"], idx["V"], idx["Opart"], idx["LSE"])
 elif ops == ["matmul", "online_softmax", "matmul"] and all(n in idx for n in ("Q", "K", "V", "O")):
     q, k, v, o = (t[idx[n]] for n in ("Q", "K", "V", "O"))
     qb, kb = q["axes"][:-2], k["axes"][:-2]
