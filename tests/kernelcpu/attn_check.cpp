@@ -13,21 +13,10 @@
 #include <vector>
 
 #include "include/pt_device.cuh"
+#include "check_util.h"
 #include "kernelcpu.h"
 
 extern "C" int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
-
-static float value(uint16_t bits, bool bf16)
-{
-    if (bf16) {
-        __nv_bfloat16 v;
-        std::memcpy(&v, &bits, 2);
-        return (float)v;
-    }
-    return refcpu_half_to_float(bits);
-}
-
-static uint16_t bits_of(float f, bool bf16) { return bf16 ? __nv_bfloat16(f).bits : refcpu_float_to_half(f); }
 
 int main(int argc, char **argv)
 {
@@ -42,16 +31,16 @@ int main(int argc, char **argv)
     const int nslots = atoi(argv[10]), sq = atoi(argv[11]), sk = atoi(argv[12]), sv = atoi(argv[13]),
               so = atoi(argv[14]);
     const long BK = BQ / G;
-    auto alloc = [](size_t n) { return (uint16_t *)std::aligned_alloc(256, (2 * n + 255) / 256 * 256); };
+    auto alloc = [](size_t n) { return (uint16_t *)alloc_device_like(2 * n); };
     uint16_t *q = alloc(BQ * M * D), *k = alloc(BK * N * D), *v = alloc(BK * N * D), *o = alloc(BQ * M * D);
     std::mt19937 rng(5);
     /* scores spread over a few units, so that each key's weight shows in O */
     std::uniform_real_distribution<float> wide(-2.f, 2.f), unit(-1.f, 1.f);
     for (long i = 0; i < BQ * M * D; i++)
-        q[i] = bits_of(wide(rng), bf16);
+        q[i] = bits16(wide(rng), bf16);
     for (long i = 0; i < BK * N * D; i++) {
-        k[i] = bits_of(wide(rng), bf16);
-        v[i] = bits_of(unit(rng), bf16);
+        k[i] = bits16(wide(rng), bf16);
+        v[i] = bits16(unit(rng), bf16);
     }
     std::memset(o, 0xff, 2 * BQ * M * D); /* NaN until written */
     std::vector<CUdeviceptr> slots(nslots, 0);
@@ -74,7 +63,7 @@ int main(int argc, char **argv)
             for (long n = 0; n <= last; n++) {
                 double dot = 0;
                 for (long d = 0; d < D; d++)
-                    dot += (double)value(q[(b * M + m) * D + d], bf16) * value(k[(kb * N + n) * D + d], bf16);
+                    dot += (double)value16(q[(b * M + m) * D + d], bf16) * value16(k[(kb * N + n) * D + d], bf16);
                 s[n] = dot * scale;
                 mx = std::fmax(mx, s[n]);
             }
@@ -83,10 +72,10 @@ int main(int argc, char **argv)
                 const double p = std::exp(s[n] - mx);
                 l += p;
                 for (long d = 0; d < D; d++)
-                    acc[d] += p * value(v[(kb * N + n) * D + d], bf16);
+                    acc[d] += p * value16(v[(kb * N + n) * D + d], bf16);
             }
             for (long d = 0; d < D; d++) {
-                const double want = acc[d] / l, got = value(o[(b * M + m) * D + d], bf16);
+                const double want = acc[d] / l, got = value16(o[(b * M + m) * D + d], bf16);
                 if (!(std::fabs(got - want) <= abs_tol + rel * std::fabs(want))) {
                     if (bad < 5)
                         std::printf("  %s: O[%ld][%ld][%ld] = %g, expected %g\n", name, b, m, d, got, want);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "include/pt_device.cuh"
+#include "check_util.h"
 #include "kernelcpu.h"
 
 extern "C" int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
@@ -27,8 +28,7 @@ int main(int argc, char **argv)
     const long BH = atol(argv[2]), S = atol(argv[3]), G = atol(argv[4]), D = atol(argv[5]);
     const bool bf16 = std::strcmp(argv[6], "bf16") == 0;
     const int nslots = atoi(argv[7]), sy = atoi(argv[8]), sx = atoi(argv[9]), so = atoi(argv[10]);
-    /* 16-byte aligned, as cudaMalloc's are (and as TMA requires) */
-    auto alloc = [](size_t bytes) { return (uint8_t *)std::aligned_alloc(256, (bytes + 255) / 256 * 256); };
+    auto alloc = [](size_t bytes) { return (uint8_t *)alloc_device_like(bytes); };
     float *y = (float *)alloc(sizeof(float) * BH * S * G * D), *x = (float *)alloc(sizeof(float) * BH * S * G);
     uint16_t *o = (uint16_t *)alloc(2 * BH * G * D);
     std::mt19937 rng(7);
@@ -61,12 +61,7 @@ int main(int argc, char **argv)
                     acc += std::exp((double)x[(b * S + s) * G + g] - m) * y[((b * S + s) * G + g) * D + d];
                 const double want = acc / l;
                 const uint16_t bits = o[(b * G + g) * D + d];
-                float got;
-                if (bf16) {
-                    uint32_t u = (uint32_t)bits << 16;
-                    std::memcpy(&got, &u, 4);
-                } else
-                    got = refcpu_half_to_float(bits);
+                const float got = value16(bits, bf16);
                 if (!(std::fabs(got - want) <= tol * std::fmax(1.0, std::fabs(want)))) {
                     if (bad < 5)
                         std::printf("  %s: O[%ld][%ld][%ld] = %g, expected %g\n", name, b, g, d, got, want);

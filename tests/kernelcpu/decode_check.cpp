@@ -14,21 +14,10 @@
 #include <vector>
 
 #include "include/pt_device.cuh"
+#include "check_util.h"
 #include "kernelcpu.h"
 
 extern "C" int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
-
-static float value(uint16_t bits, bool bf16)
-{
-    if (bf16) {
-        __nv_bfloat16 v;
-        std::memcpy(&v, &bits, 2);
-        return (float)v;
-    }
-    return refcpu_half_to_float(bits);
-}
-
-static uint16_t bits_of(float f, bool bf16) { return bf16 ? __nv_bfloat16(f).bits : refcpu_float_to_half(f); }
 
 int main(int argc, char **argv)
 {
@@ -44,17 +33,17 @@ int main(int argc, char **argv)
     const bool bf16 = std::strcmp(argv[8], "bf16") == 0;
     const int nslots = atoi(argv[9]), sq = atoi(argv[10]), sk = atoi(argv[11]), sv = atoi(argv[12]),
               so = atoi(argv[13]), sl = atoi(argv[14]);
-    auto alloc = [](size_t bytes) { return (uint8_t *)std::aligned_alloc(256, (bytes + 255) / 256 * 256); };
+    auto alloc = [](size_t bytes) { return (uint8_t *)alloc_device_like(bytes); };
     uint16_t *q = (uint16_t *)alloc(2 * BH * G * D), *k = (uint16_t *)alloc(2 * BH * S * D),
              *v = (uint16_t *)alloc(2 * BH * S * D);
     float *opart = (float *)alloc(4 * BH * P * G * D), *lse = (float *)alloc(4 * BH * P * G);
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> wide(-2.f, 2.f), unit(-1.f, 1.f);
     for (long i = 0; i < BH * G * D; i++)
-        q[i] = bits_of(wide(rng), bf16);
+        q[i] = bits16(wide(rng), bf16);
     for (long i = 0; i < BH * S * D; i++) {
-        k[i] = bits_of(wide(rng), bf16);
-        v[i] = bits_of(unit(rng), bf16);
+        k[i] = bits16(wide(rng), bf16);
+        v[i] = bits16(unit(rng), bf16);
     }
     std::memset(opart, 0xff, 4 * BH * P * G * D); /* NaN until written */
     std::memset(lse, 0xff, 4 * BH * P * G);
@@ -87,7 +76,7 @@ int main(int argc, char **argv)
                 for (long n = n0; n < n1; n++) {
                     double dot = 0;
                     for (long d = 0; d < D; d++)
-                        dot += (double)value(q[(bh * G + g) * D + d], bf16) * value(k[(bh * S + n) * D + d], bf16);
+                        dot += (double)value16(q[(bh * G + g) * D + d], bf16) * value16(k[(bh * S + n) * D + d], bf16);
                     s[n - n0] = dot * scale;
                     m = std::fmax(m, s[n - n0]);
                 }
@@ -96,7 +85,7 @@ int main(int argc, char **argv)
                     const double e = std::exp(s[n - n0] - m);
                     sum += e;
                     for (long d = 0; d < D; d++)
-                        acc[d] += e * value(v[(bh * S + n) * D + d], bf16);
+                        acc[d] += e * value16(v[(bh * S + n) * D + d], bf16);
                 }
                 const long at = (bh * P + p) * G + g;
                 check(lse[at], m + std::log(sum), 1e-3 * (1 + std::fabs(m)), "LSE", at);

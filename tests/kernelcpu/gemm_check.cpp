@@ -12,28 +12,10 @@
 #include <vector>
 
 #include "include/pt_device.cuh"
+#include "check_util.h"
 #include "kernelcpu.h"
 
 extern "C" int pt_kernel_launch(CUmodule mod, const CUdeviceptr *slots, CUstream stream);
-
-static float value(uint16_t bits, bool bf16)
-{
-    if (bf16) {
-        __nv_bfloat16 v;
-        std::memcpy(&v, &bits, 2);
-        return (float)v;
-    }
-    return refcpu_half_to_float(bits);
-}
-
-static uint16_t bits_of(float f, bool bf16)
-{
-    if (bf16) {
-        __nv_bfloat16 v(f);
-        return v.bits;
-    }
-    return refcpu_float_to_half(f);
-}
 
 int main(int argc, char **argv)
 {
@@ -46,14 +28,14 @@ int main(int argc, char **argv)
     const bool a_km = std::strcmp(argv[5], "km") == 0, b_nk = std::strcmp(argv[6], "nk") == 0;
     const bool bf16 = std::strcmp(argv[7], "bf16") == 0;
     const int nslots = atoi(argv[8]), sa = atoi(argv[9]), sb = atoi(argv[10]), sc = atoi(argv[11]);
-    auto alloc = [](size_t n) { return (uint16_t *)std::aligned_alloc(256, (2 * n + 255) / 256 * 256); };
+    auto alloc = [](size_t n) { return (uint16_t *)alloc_device_like(2 * n); };
     uint16_t *a = alloc(M * K), *b = alloc(K * N), *c = alloc(M * N);
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> u(-1.f, 1.f);
     for (long i = 0; i < M * K; i++)
-        a[i] = bits_of(u(rng), bf16);
+        a[i] = bits16(u(rng), bf16);
     for (long i = 0; i < K * N; i++)
-        b[i] = bits_of(u(rng), bf16);
+        b[i] = bits16(u(rng), bf16);
     std::memset(c, 0xff, 2 * M * N); /* NaN until written */
     std::vector<CUdeviceptr> slots(nslots, 0);
     slots[sa] = (CUdeviceptr)(uintptr_t)a;
@@ -69,12 +51,12 @@ int main(int argc, char **argv)
     std::vector<double> arow(K);
     for (long m = 0; m < M; m++) {
         for (long k = 0; k < K; k++)
-            arow[k] = value(a[a_km ? k * M + m : m * K + k], bf16);
+            arow[k] = value16(a[a_km ? k * M + m : m * K + k], bf16);
         for (long n = 0; n < N; n++) {
             double want = 0;
             for (long k = 0; k < K; k++)
-                want += arow[k] * value(b[b_nk ? n * K + k : k * N + n], bf16);
-            const double got = value(c[m * N + n], bf16);
+                want += arow[k] * value16(b[b_nk ? n * K + k : k * N + n], bf16);
+            const double got = value16(c[m * N + n], bf16);
             if (!(std::fabs(got - want) <= rel * std::fabs(want) + abs_tol)) {
                 if (bad < 5)
                     std::printf("  %s: C[%ld][%ld] = %g, expected %g\n", name, m, n, got, want);
