@@ -9,7 +9,7 @@
 # 4 CTAs, each with many tiles; PT_VARIANT_HW overrides), or for the H200 where the sProgram is
 # not valid on 4 SMs (a stream-K grid of 132 CTAs). A product of more than PT_KCPU_MACS
 # multiply-adds (default 2^25) runs at a shape of a few tiles instead (its sProgram unchanged; up
-# to 2^28); where that is refused or still too big, or the variant is of another kind,
+# to 2^29); where that is refused or still too big, or the variant is of another kind,
 # it is listed as not run. What is checked is the kernel's barriers, TMA boxes (the driver's
 # rules on tensor maps included), shared-memory layout and wgmma operands; not its speed. Skips
 # (77) without g++, gcc or python3.

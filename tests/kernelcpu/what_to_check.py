@@ -6,9 +6,9 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 tile = json.load(open(sys.argv[3])).get("tile", {})
 params = dict(kv.split("=") for kv in sys.argv[4].split(",")) if sys.argv[4] != "-" else {}
-# a shape already cut to a few tiles may take up to 2^28 (or four times the limit): it is the
+# a shape already cut to a few tiles may take up to 2^29 (or four times the limit): it is the
 # least that covers the sProgram's paths
-limit = max(int(sys.argv[2]) * 4, 1 << 28) if sys.argv[5] else int(sys.argv[2])
+limit = max(int(sys.argv[2]) * 4, 1 << 29) if sys.argv[5] else int(sys.argv[2])
 
 
 def too_big(macs, shrink):
