@@ -116,13 +116,16 @@ template <typename F> void walk_box(const CUtensorMap &m, const int *c, F &&each
     }
 }
 
+/* The 128-byte swizzle of TMA and wgmma: in shared memory, bits 4-6 of an address are XORed
+ * with bits 7-9 (the 16-byte chunk with the row's place among 8 rows of 128 bytes). */
+uint32_t swizzle128(uint32_t a) { return a ^ (((a >> 7) & 7u) << 4); }
+
 /* where dense box offset o lands in shared memory (128-byte swizzle: rows of one atom) */
 uint8_t *box_at(const tma_op &op, uint64_t o)
 {
     if (op.map.swizzle == CU_TENSOR_MAP_SWIZZLE_NONE)
         return op.smem + o;
-    const uint32_t a = (uint32_t)(op.smem - smem_raw) + (uint32_t)o;
-    return smem_raw + (a ^ (((a >> 7) & 7u) << 4));
+    return smem_raw + swizzle128((uint32_t)(op.smem - smem_raw) + (uint32_t)o);
 }
 
 void run_op(const tma_op &op)
@@ -230,10 +233,6 @@ unsigned atomicExch(unsigned *p, unsigned v)
 {
     return std::atomic_ref<unsigned>(*p).exchange(v);
 }
-
-/* The 128-byte swizzle of TMA and wgmma: in shared memory, bits 4-6 of an address are XORed
- * with bits 7-9 (the 16-byte chunk with the row's place among 8 rows of 128 bytes). */
-static uint32_t swizzle128(uint32_t a) { return a ^ (((a >> 7) & 7u) << 4); }
 
 uint16_t kernelcpu_wgmma_operand(uint64_t desc, int mn, int k, bool mn_major)
 {
