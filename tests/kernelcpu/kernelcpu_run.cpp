@@ -1,28 +1,33 @@
 /* kernelcpu_run.cpp — runs a generated sm90a kernel on the CPU (README.md): the driver API calls
  * of its launch.c, and the device library of include/pt_device.cuh. A launch runs the grid's
- * blocks one after another, each with blockDim.x CPU threads and one more thread that is the
- * TMA unit: it takes the block's queued copies in random order, after a random delay of up to
- * 20 us each, so a copy lands some time after the thread that issued it has moved on, and a
- * later load may land before an earlier store has read its tile. A wait that
- * does not complete within WAIT_S seconds is a hang: the barrier, its parity, the block and the
- * thread are printed and the process exits 3. */
+ * blocks one after another. A block's threads are fibers (ucontext) on one OS thread, switched
+ * only where a thread waits (a barrier, an mbarrier, a store's read): a thread runs until it
+ * must wait, so a read that should have waited for a copy sees the copy not done. The TMA unit
+ * runs between switches: it takes one of the block's queued copies in random order, at random
+ * switches, so a copy lands some time after the thread that issued it has moved on, and a later
+ * load may land before an earlier store has read its tile. When no thread can go on and no copy
+ * is queued the kernel hangs: every waiting thread's barrier and parity are printed and the
+ * process exits 3 (at once: there is nothing left that could release them). A kernel that
+ * spins without waiting through these calls is ended by a watchdog after WAIT_S * 3 seconds.
+ * (OS threads, one a GPU thread, spent most of their time waking each other in the kernel.) */
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <random>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include <sys/mman.h>
+#include <ucontext.h>
+
 #include "include/pt_device.cuh"
 #include "kernelcpu.h"
 
-thread_local kernelcpu_dim3 threadIdx, blockIdx;
+kernelcpu_dim3 threadIdx, blockIdx; /* the running fiber's */
 kernelcpu_dim3 blockDim, gridDim;
 /* the kernels' extern dynamic shared memory: one block at a time */
 constexpr size_t SMEM_BYTES = 232448;
@@ -30,8 +35,6 @@ alignas(1024) uint8_t smem_raw[SMEM_BYTES];
 
 namespace {
 constexpr int WAIT_S = 20;
-std::mutex mu;
-std::condition_variable cv;
 
 struct mbar {
     uint32_t count, pending;
@@ -55,21 +58,43 @@ struct tma_op {
     CUtensorMap map;
     int c[5], n;
     uint64_t *bar;
-    std::atomic<int> *pending; /* a store's issuing thread's count of stores not done */
+    int *pending; /* a store's issuing thread's count of stores not done */
 };
 std::deque<tma_op> queue;
-bool block_over;
 /* each kernel thread's stores not yet done (a store's smem read and its write are one step here) */
-std::atomic<int> stores_pending[1024];
+int stores_pending[1024];
+
+/* A block's threads as fibers; the scheduler resumes them in turn. */
+struct fiber {
+    ucontext_t ctx;
+    uint8_t *stack;
+    bool done, stuck;
+    /* what it waits for, for the hang report */
+    const char *what;
+    long offset;
+    unsigned parity;
+};
+constexpr size_t STACK_BYTES = 8u << 20; /* reserved, not committed: a thread's arrays live here */
+std::vector<fiber> fibers;
+fiber *cur;
+ucontext_t sched_ctx;
+void (*fiber_fn)(void **);
+void **fiber_args;
 int max_dynamic_smem = 48 * 1024;
 
-[[noreturn]] void hang(const char *what, long offset, unsigned parity)
+[[noreturn]] void hang()
 {
-    std::fprintf(stderr,
-                 "kernelcpu: %s did not complete in %d s (shared memory offset %ld, parity %u, "
-                 "block %u, thread %u): the kernel hangs\n",
-                 what, WAIT_S, offset, parity, blockIdx.x, threadIdx.x);
-    for (const auto &[at, b] : bars) /* the caller holds mu */
+    std::fprintf(stderr, "kernelcpu: block %u hangs: no thread can go on and no copy is queued\n",
+                 blockIdx.x);
+    int shown = 0;
+    for (size_t t = 0; t < fibers.size(); t++) {
+        const fiber &f = fibers[t];
+        if (f.done || shown++ >= 16)
+            continue;
+        std::fprintf(stderr, "  thread %zu waits on %s (shared memory offset %ld, parity %u; %d stores not done)\n", t,
+                     f.what, f.offset, f.parity, stores_pending[t]);
+    }
+    for (const auto &[at, b] : bars)
         std::fprintf(stderr, "  mbarrier at offset %ld: %u arrivals, %u pending, %lld bytes due, phase %u\n",
                      (long)((const uint8_t *)at - smem_raw), b.count, b.pending, (long long)b.tx, b.phase);
     std::fflush(stderr);
@@ -92,6 +117,20 @@ void complete_if_done(mbar &b)
     if (b.pending == 0 && b.tx == 0) {
         b.phase++;
         b.pending = b.count;
+    }
+}
+
+/* The calling fiber waits until ready() holds, giving the others (and the TMA unit) their turns. */
+template <typename P> void wait_until(P &&ready, const char *what, long offset = -1, unsigned parity = 0)
+{
+    if (ready())
+        return;
+    cur->what = what, cur->offset = offset, cur->parity = parity;
+    for (;;) {
+        swapcontext(&cur->ctx, &sched_ctx);
+        if (ready())
+            return;
+        cur->stuck = true; /* resumed for nothing: this turn changed nothing */
     }
 }
 
@@ -153,36 +192,20 @@ uint32_t box_bytes(const CUtensorMap &m)
     return (uint32_t)n;
 }
 
-void tma_unit(unsigned seed)
+/* The TMA unit: one queued copy, any of them (copies have no order among themselves: only
+ * their barriers and the store waits order them), done whole. */
+void tma_step(std::mt19937 &rng, bool fifo)
 {
-    std::mt19937 rng(seed);
-    /* KERNELCPU_FIFO=1: copies in issue order, at once (to tell a race from a wrong layout) */
-    const bool fifo = std::getenv("KERNELCPU_FIFO") && std::getenv("KERNELCPU_FIFO")[0] == '1';
-    for (;;) {
-        tma_op op;
-        {
-            std::unique_lock<std::mutex> l(mu);
-            cv.wait(l, [] { return !queue.empty() || block_over; });
-            if (queue.empty())
-                return;
-            /* copies have no order among themselves (only their barriers and the store waits
-             * order them): any queued one may go next */
-            size_t i = fifo ? 0 : rng() % queue.size();
-            op = queue[i];
-            queue.erase(queue.begin() + (long)i);
-        }
-        if (!fifo)
-            std::this_thread::sleep_for(std::chrono::microseconds(rng() % 20));
-        run_op(op);
-        std::lock_guard<std::mutex> l(mu);
-        if (op.store) {
-            --*op.pending;
-        } else {
-            mbar &b = bar_of(op.bar);
-            b.tx -= box_bytes(op.map);
-            complete_if_done(b);
-        }
-        cv.notify_all();
+    const size_t i = fifo ? 0 : rng() % queue.size();
+    const tma_op op = queue[i];
+    queue.erase(queue.begin() + (long)i);
+    run_op(op);
+    if (op.store) {
+        --*op.pending;
+    } else {
+        mbar &b = bar_of(op.bar);
+        b.tx -= box_bytes(op.map);
+        complete_if_done(b);
     }
 }
 
@@ -199,9 +222,7 @@ void enqueue(const tma_op &op)
         std::fprintf(stderr, "kernelcpu: a %d-D copy through a %u-D tensor map\n", op.n, op.map.rank);
         std::_Exit(3);
     }
-    std::lock_guard<std::mutex> l(mu);
     queue.push_back(op);
-    cv.notify_all();
 }
 } // namespace
 
@@ -261,7 +282,6 @@ uint16_t kernelcpu_wgmma_operand(uint64_t desc, int mn, int k, bool mn_major)
 /* bar.sync (wait) or bar.arrive (count this thread, go on) on barrier `slot` */
 static void barrier_sync(int slot, int id, int threads, bool wait)
 {
-    std::unique_lock<std::mutex> l(mu);
     named_bar &b = named[slot];
     if (b.arrived == 0)
         b.count = threads;
@@ -274,24 +294,21 @@ static void barrier_sync(int slot, int id, int threads, bool wait)
     if (++b.arrived == b.count) {
         b.arrived = 0;
         b.gen++;
-        cv.notify_all();
         return;
     }
     if (!wait)
         return;
-    if (!cv.wait_for(l, std::chrono::seconds(WAIT_S), [&] { return b.gen != gen; }))
-        hang(id >= 0 ? "a named barrier" : "a warp or warpgroup collective", -1, (unsigned)slot);
+    wait_until([&] { return b.gen != gen; }, id >= 0 ? "a named barrier" : "a warp or warpgroup collective",
+               -1, (unsigned)slot);
 }
 
 void kernelcpu_mbar_init(uint64_t *bar, uint32_t arrivals)
 {
-    std::lock_guard<std::mutex> l(mu);
     bars[bar] = mbar{arrivals, arrivals, 0, 0};
 }
 
 void kernelcpu_mbar_arrive(uint64_t *bar, uint32_t tx_bytes)
 {
-    std::lock_guard<std::mutex> l(mu);
     mbar &b = bar_of(bar);
     if (b.pending == 0) {
         std::fprintf(stderr, "kernelcpu: more arrivals than the %u of the mbarrier at offset %ld\n",
@@ -301,16 +318,14 @@ void kernelcpu_mbar_arrive(uint64_t *bar, uint32_t tx_bytes)
     b.tx += tx_bytes;
     b.pending--;
     complete_if_done(b);
-    cv.notify_all();
 }
 
 void kernelcpu_mbar_wait(uint64_t *bar, uint32_t parity)
 {
-    std::unique_lock<std::mutex> l(mu);
     /* the phase of this parity is complete once the current phase has the other parity */
-    if (!cv.wait_for(l, std::chrono::seconds(WAIT_S),
-                     [&] { return (bar_of(bar).phase & 1u) != (parity & 1u); }))
-        hang("an mbarrier wait", (long)((uint8_t *)bar - smem_raw), parity);
+    mbar &b = bar_of(bar);
+    wait_until([&] { return (b.phase & 1u) != (parity & 1u); }, "an mbarrier",
+               (long)((uint8_t *)bar - smem_raw), parity);
 }
 
 void kernelcpu_tma_load(void *dst, const CUtensorMap *map, uint64_t *bar, const int *c, int n)
@@ -330,9 +345,8 @@ void kernelcpu_tma_store(const CUtensorMap *map, const void *src, const int *c, 
 
 void kernelcpu_tma_store_wait()
 {
-    std::unique_lock<std::mutex> l(mu);
-    if (!cv.wait_for(l, std::chrono::seconds(WAIT_S), [] { return stores_pending[threadIdx.x].load() == 0; }))
-        hang("a TMA store wait", -1, 0);
+    const unsigned t = threadIdx.x;
+    wait_until([t] { return stores_pending[t] == 0; }, "a TMA store's read");
 }
 
 extern "C" CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
@@ -406,47 +420,100 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
                      smem, max_dynamic_smem);
         return 1;
     }
+    if (bx > sizeof stores_pending / sizeof *stores_pending) {
+        std::fprintf(stderr, "kernelcpu: %u threads a block (at most 1024)\n", bx);
+        return 1;
+    }
     gridDim = {gx, 1, 1};
     blockDim = {bx, 1, 1};
+    const bool fifo = std::getenv("KERNELCPU_FIFO") && std::getenv("KERNELCPU_FIFO")[0] == '1';
+    while (fibers.size() < bx) {
+        void *st = mmap(nullptr, STACK_BYTES, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (st == MAP_FAILED) {
+            std::fprintf(stderr, "kernelcpu: no memory for %u threads' stacks\n", bx);
+            return 1;
+        }
+        fibers.push_back(fiber{});
+        fibers.back().stack = (uint8_t *)st;
+    }
+    fiber_fn = f->call;
+    fiber_args = args;
+    /* a kernel that spins (a split-K wait on a chunk no block will run) never comes back to the
+     * scheduler: the watchdog ends it */
+    std::atomic<unsigned> running_block{~0u};
+    std::atomic<bool> grid_over{false};
+    std::thread watchdog([&] {
+        unsigned seen = ~0u;
+        int ticks = 0;
+        while (!grid_over) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            const unsigned now = running_block;
+            ticks = now == seen ? ticks + 1 : 0;
+            seen = now;
+            if (ticks > 10 * WAIT_S * 3) {
+                std::fprintf(stderr, "kernelcpu: block %u still runs after %d s: the kernel hangs or spins\n",
+                             now, WAIT_S * 3);
+                std::_Exit(3);
+            }
+        }
+    });
     for (unsigned b = 0; b < gx; b++) {
+        running_block = b;
         std::memset(smem_raw, 0xff, sizeof smem_raw); /* NaN floats until written */
         bars.clear();
+        queue.clear();
         for (auto &n : named)
             n = named_bar{};
         for (auto &p : stores_pending)
             p = 0;
-        block_over = false;
-        std::thread tma(tma_unit, 1234u + b);
-        /* a kernel that spins (a split-K wait on a chunk no block will run) never blocks in a
-         * barrier: the watchdog ends it */
-        std::atomic<bool> finished{false};
-        std::thread watchdog([&finished, b] {
-            for (int i = 0; i < 10 * WAIT_S * 3 && !finished; i++)
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            if (!finished) {
-                std::fprintf(stderr, "kernelcpu: block %u still runs after %d s: the kernel hangs or spins\n",
-                             b, WAIT_S * 3);
-                std::_Exit(3);
-            }
-        });
-        std::vector<std::thread> threads;
-        for (unsigned t = 0; t < bx; t++)
-            threads.emplace_back([=] {
-                threadIdx = {t, 0, 0};
-                blockIdx = {b, 0, 0};
-                f->call(args);
-            });
-        for (auto &t : threads)
-            t.join();
-        finished = true;
-        watchdog.join();
-        {
-            std::lock_guard<std::mutex> l(mu);
-            block_over = true;
-            cv.notify_all();
+        blockIdx = {b, 0, 0};
+        std::mt19937 rng(1234u + b);
+        for (unsigned t = 0; t < bx; t++) {
+            fiber &fb = fibers[t];
+            fb.done = false;
+            getcontext(&fb.ctx);
+            fb.ctx.uc_stack.ss_sp = fb.stack;
+            fb.ctx.uc_stack.ss_size = STACK_BYTES;
+            fb.ctx.uc_link = &sched_ctx;
+            makecontext(&fb.ctx, [] {
+                fiber_fn(fiber_args);
+                cur->done = true;
+            }, 0);
         }
-        tma.join();
+        /* turns: every unfinished thread in order; the TMA unit takes a copy after one turn in
+         * bx at random (about one a round, so a thread that does not wait for a copy runs ahead
+         * of it), and whenever a round left every thread where it was */
+        for (unsigned live = bx; live;) {
+            bool progressed = false;
+            live = 0;
+            for (unsigned t = 0; t < bx; t++) {
+                fiber &fb = fibers[t];
+                if (fb.done)
+                    continue;
+                cur = &fb;
+                threadIdx = {t, 0, 0};
+                fb.stuck = false;
+                swapcontext(&sched_ctx, &fb.ctx);
+                progressed |= !fb.stuck;
+                live += !fb.done;
+                if (!queue.empty() && (fifo || rng() % bx == 0)) {
+                    tma_step(rng, fifo);
+                    progressed = true;
+                }
+            }
+            if (live && !progressed) {
+                if (queue.empty())
+                    hang();
+                tma_step(rng, fifo);
+            }
+        }
+        if (!queue.empty()) /* copies a block left behind land before the next block starts */
+            while (!queue.empty())
+                tma_step(rng, fifo);
     }
+    grid_over = true;
+    watchdog.join();
     return CUDA_SUCCESS;
 }
 

@@ -26,7 +26,7 @@
 struct kernelcpu_dim3 {
     unsigned x, y, z;
 };
-extern thread_local kernelcpu_dim3 threadIdx, blockIdx;
+extern kernelcpu_dim3 threadIdx, blockIdx;
 extern kernelcpu_dim3 blockDim, gridDim;
 
 // 16-bit floats with the conversions a kernel writes (round to nearest even)
