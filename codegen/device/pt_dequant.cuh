@@ -29,15 +29,6 @@ namespace pt {
 
 enum class Quant { INT4, FP4_E2M1 };
 
-// (a & b) ^ c in one LOP3: ptxas will not fuse a mask and an xor that both have immediate
-// operands (one immediate per LOP3), and the unpacking below is issue-bound.
-__device__ __forceinline__ uint32_t and_xor(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint32_t d;
-    asm("lop3.b32 %0, %1, %2, %3, 0x6a;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-    return d;
-}
-
 // The element pair of byte j of a packed word w (its low nibble the even element, its high
 // nibble the odd one) as the bits pair_value takes; w_hi is w >> 4, shifted once per word by
 // the caller where the form needs it.

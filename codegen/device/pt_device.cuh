@@ -357,6 +357,31 @@ __device__ __forceinline__ uint32_t sw128_offset(uint32_t row, uint32_t col_byte
     return row * 128 + ((((col_bytes >> 4) ^ (row & 7)) << 4) | (col_bytes & 15));
 }
 
+// ---- fragments from shared memory and bit operations (pt_ssd.cuh, pt_dequant.cuh) ----
+// ldmatrix .x4: four 8x8 16-bit blocks, lanes 8q .. 8q + 7 giving the addresses of block q's
+// rows; register q of each lane gets its elements (row lane / 4, columns 2 (lane % 4) and one
+// more), transposed with TRANS (a stored [k][m] block read as [m][k]).
+template <bool TRANS> __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr)
+{
+    if constexpr (TRANS)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(addr));
+    else
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                     : "r"(addr));
+}
+
+// (a & b) ^ c in one LOP3: ptxas will not fuse a mask and an xor that both have immediate
+// operands (one immediate per LOP3), and the low-bit unpacking is issue-bound.
+__device__ __forceinline__ uint32_t and_xor(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t d;
+    asm("lop3.b32 %0, %1, %2, %3, 0x6a;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
 // ---- staging copies of tensors whose rows are not 16-byte multiples (src/staging.h) ----
 
 // TMA needs 16-byte global strides, so the launcher copies such a tensor to a buffer whose rows

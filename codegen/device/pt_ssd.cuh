@@ -106,14 +106,7 @@ __device__ __forceinline__ void afrag_scaled(uint32_t (&a)[KS][4], const uint8_t
         else                     // row m + r, 8 elements from column k
             off = (k / 64) * atom_bytes + sw128_offset((m + r) * rs + r0, (k % 64) * 2);
         const uint32_t addr = smem_addr(tile + off);
-        if constexpr (MN_MAJOR)
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                         : "=r"(a[kk][0]), "=r"(a[kk][1]), "=r"(a[kk][2]), "=r"(a[kk][3])
-                         : "r"(addr));
-        else
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                         : "=r"(a[kk][0]), "=r"(a[kk][1]), "=r"(a[kk][2]), "=r"(a[kk][3])
-                         : "r"(addr));
+        ldmatrix_x4<MN_MAJOR>(a[kk], addr);
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
             // registers a0, a1 hold k 2t, 2t+1 (kvec elements 0, 1); a2, a3 hold 2t+8, 2t+9 (2, 3)
@@ -177,14 +170,7 @@ __device__ __forceinline__ void ldm_afrag(uint32_t (&a)[4], const uint8_t *tile,
     else
         off = (k / 64) * atom_bytes + sw128_offset(m + r, (k % 64) * 2);
     const uint32_t addr = smem_addr(tile + off);
-    if constexpr (MN_MAJOR)
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
-                     : "r"(addr));
-    else
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
-                     : "r"(addr));
+    ldmatrix_x4<MN_MAJOR>(a, addr);
 }
 
 // out = x OP y, an f32 tile in A-fragment order.
