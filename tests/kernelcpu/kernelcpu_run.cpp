@@ -10,8 +10,11 @@
  * process exits 3 (at once: there is nothing left that could release them). A kernel that
  * spins without waiting through these calls is ended by a watchdog after WAIT_S * 3 seconds.
  * (OS threads, one a GPU thread, spent most of their time waking each other in the kernel.) */
+/* the fibers switch stacks with _setjmp/_longjmp, which the fortified longjmp would refuse */
+#undef _FORTIFY_SOURCE
 #include <atomic>
 #include <chrono>
+#include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -66,7 +69,9 @@ int stores_pending[1024];
 
 /* A block's threads as fibers; the scheduler resumes them in turn. */
 struct fiber {
-    ucontext_t ctx;
+    ucontext_t ctx; /* its start only */
+    jmp_buf env;    /* where it waits */
+    bool started;
     uint8_t *stack;
     bool done, stuck;
     /* what it waits for, for the hang report */
@@ -77,7 +82,7 @@ struct fiber {
 constexpr size_t STACK_BYTES = 8u << 20; /* reserved, not committed: a thread's arrays live here */
 std::vector<fiber> fibers;
 fiber *cur;
-ucontext_t sched_ctx;
+jmp_buf sched_env;
 void (*fiber_fn)(void **);
 void **fiber_args;
 int max_dynamic_smem = 48 * 1024;
@@ -127,7 +132,8 @@ template <typename P> void wait_until(P &&ready, const char *what, long offset =
         return;
     cur->what = what, cur->offset = offset, cur->parity = parity;
     for (;;) {
-        swapcontext(&cur->ctx, &sched_ctx);
+        if (!_setjmp(cur->env))
+            _longjmp(sched_env, 1);
         if (ready())
             return;
         cur->stuck = true; /* resumed for nothing: this turn changed nothing */
@@ -159,12 +165,18 @@ template <typename F> void walk_box(const CUtensorMap &m, const int *c, F &&each
  * with bits 7-9 (the 16-byte chunk with the row's place among 8 rows of 128 bytes). */
 uint32_t swizzle128(uint32_t a) { return a ^ (((a >> 7) & 7u) << 4); }
 
-/* where dense box offset o lands in shared memory (128-byte swizzle: rows of one atom) */
+/* The 32- and 64-byte swizzles: bit 4 (bits 4-5) XORed with bit 7 (bits 7-8); the 128-byte one
+ * is swizzle128. The span (32 << k bytes) is a box row. */
+uint32_t swizzle_span(uint32_t a, uint32_t span) { return a ^ (((a >> 7) & (span / 16 - 1)) << 4); }
+
+/* where dense box offset o lands in shared memory (a swizzled box: rows of one span) */
 uint8_t *box_at(const tma_op &op, uint64_t o)
 {
     if (op.map.swizzle == CU_TENSOR_MAP_SWIZZLE_NONE)
         return op.smem + o;
-    return smem_raw + swizzle128((uint32_t)(op.smem - smem_raw) + (uint32_t)o);
+    const uint32_t a = (uint32_t)(op.smem - smem_raw) + (uint32_t)o;
+    return smem_raw + (op.map.swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? swizzle128(a)
+                                                                    : swizzle_span(a, 16u << op.map.swizzle));
 }
 
 void run_op(const tma_op &op)
@@ -192,11 +204,37 @@ uint32_t box_bytes(const CUtensorMap &m)
     return (uint32_t)n;
 }
 
-/* The TMA unit: one queued copy, any of them (copies have no order among themselves: only
- * their barriers and the store waits order them), done whole. */
-void tma_step(std::mt19937 &rng, bool fifo)
+const char *const store_wait = "a TMA store's read";
+
+/* whether some unfinished thread waits for op (called when every one of them waits): on its mbarrier, or on its issuer's stores */
+bool awaited(const tma_op &op)
 {
-    const size_t i = fifo ? 0 : rng() % queue.size();
+    for (size_t t = 0; t < fibers.size() && t < blockDim.x; t++) {
+        const fiber &f = fibers[t];
+        if (f.done)
+            continue;
+        if (op.store ? op.pending == &stores_pending[t] && f.what == store_wait
+                     : f.offset == (long)((uint8_t *)op.bar - smem_raw))
+            return true;
+    }
+    return false;
+}
+
+/* The TMA unit: one queued copy, any of them (copies have no order among themselves: only
+ * their barriers and the store waits order them), done whole; with needed, one that a
+ * waiting thread needs where there is one, so that the others land as late as they may (a
+ * read that should have waited for them finds them not done) */
+void tma_step(std::mt19937 &rng, bool fifo, bool needed = false)
+{
+    size_t i = fifo ? 0 : rng() % queue.size();
+    if (needed && !fifo) {
+        std::vector<size_t> want;
+        for (size_t k = 0; k < queue.size(); k++)
+            if (awaited(queue[k]))
+                want.push_back(k);
+        if (!want.empty())
+            i = want[rng() % want.size()];
+    }
     const tma_op op = queue[i];
     queue.erase(queue.begin() + (long)i);
     run_op(op);
@@ -212,10 +250,10 @@ void tma_step(std::mt19937 &rng, bool fifo)
 void enqueue(const tma_op &op)
 {
     if (op.map.swizzle != CU_TENSOR_MAP_SWIZZLE_NONE &&
-        (op.map.swizzle != CU_TENSOR_MAP_SWIZZLE_128B || op.map.box[0] * op.map.elem_bytes != 128 ||
+        (op.map.box[0] * op.map.elem_bytes != (16u << op.map.swizzle) ||
          (op.smem - smem_raw) % 128)) {
-        std::fprintf(stderr, "kernelcpu: a swizzled copy other than 128-byte rows at a 128-byte "
-                             "boundary with the 128-byte swizzle (not emulated)\n");
+        std::fprintf(stderr, "kernelcpu: a swizzled copy whose box rows are not the swizzle's span, "
+                             "or not at a 128-byte boundary (not emulated)\n");
         std::_Exit(3);
     }
     if ((uint32_t)op.n != op.map.rank) {
@@ -241,6 +279,60 @@ uint32_t kernelcpu_shfl_xor(uint32_t v, int lane_mask)
     const uint32_t got = shfl_slot[w][(l ^ (unsigned)lane_mask) % 32];
     kernelcpu_warp_sync();
     return got;
+}
+
+uint32_t kernelcpu_shfl_idx(uint32_t v, int src_lane)
+{
+    const unsigned w = threadIdx.x / 32 % 32, l = threadIdx.x % 32;
+    shfl_slot[w][l] = v;
+    kernelcpu_warp_sync();
+    const uint32_t got = shfl_slot[w][(unsigned)src_lane % 32];
+    kernelcpu_warp_sync();
+    return got;
+}
+
+bool kernelcpu_all(bool p)
+{
+    const unsigned w = threadIdx.x / 32 % 32, l = threadIdx.x % 32;
+    shfl_slot[w][l] = p;
+    kernelcpu_warp_sync();
+    bool all = true;
+    for (int i = 0; i < 32; ++i)
+        all = all && shfl_slot[w][i];
+    kernelcpu_warp_sync();
+    return all;
+}
+
+/* ldmatrix .x4: lanes 8q .. 8q + 7 give the rows of 8x8 block q (8 16-bit elements from each
+ * address); register q of lane l gets row l / 4, elements 2 (l % 4) and the next, of block q,
+ * or of its transpose with trans */
+void kernelcpu_ldmatrix_x4(uint32_t (&r)[4], uint32_t addr, bool trans)
+{
+    const unsigned w = threadIdx.x / 32 % 32, l = threadIdx.x % 32;
+    shfl_slot[w][l] = addr;
+    kernelcpu_warp_sync();
+    auto at = [](uint32_t a) {
+        if (a % 2 || a + 2 > SMEM_BYTES) {
+            std::fprintf(stderr, "kernelcpu: ldmatrix reads offset %u of shared memory\n", a);
+            std::_Exit(3);
+        }
+        uint16_t v;
+        std::memcpy(&v, smem_raw + a, 2);
+        return (uint32_t)v;
+    };
+    for (unsigned q = 0; q < 4; ++q) {
+        const unsigned row = l / 4, col = 2 * (l % 4);
+        uint32_t lo, hi;
+        if (trans) {
+            lo = at(shfl_slot[w][8 * q + col] + 2 * row);
+            hi = at(shfl_slot[w][8 * q + col + 1] + 2 * row);
+        } else {
+            lo = at(shfl_slot[w][8 * q + row] + 2 * col);
+            hi = at(shfl_slot[w][8 * q + row] + 2 * (col + 1));
+        }
+        r[q] = lo | hi << 16;
+    }
+    kernelcpu_warp_sync();
 }
 
 void kernelcpu_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
@@ -346,7 +438,7 @@ void kernelcpu_tma_store(const CUtensorMap *map, const void *src, const int *c, 
 void kernelcpu_tma_store_wait()
 {
     const unsigned t = threadIdx.x;
-    wait_until([t] { return stores_pending[t] == 0; }, "a TMA store's read");
+    wait_until([t] { return stores_pending[t] == 0; }, store_wait);
 }
 
 extern "C" CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type,
@@ -413,6 +505,39 @@ extern "C" CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char 
     return 1;
 }
 
+/* a fiber's life: the current kernel, once for every block it is given */
+static void fiber_entry()
+{
+    for (;;) {
+        fiber_fn(fiber_args);
+        cur->done = true;
+        if (!_setjmp(cur->env))
+            _longjmp(sched_env, 1);
+    }
+}
+
+/* fb's start on its own stack (getcontext returns twice: a frame of its own) */
+[[gnu::noinline]] static void prepare(fiber &fb)
+{
+    getcontext(&fb.ctx);
+    fb.ctx.uc_stack.ss_sp = fb.stack;
+    fb.ctx.uc_stack.ss_size = STACK_BYTES;
+    fb.ctx.uc_link = nullptr; /* it never returns */
+    makecontext(&fb.ctx, fiber_entry, 0);
+}
+
+/* fiber fb's turn, back here when it waits or ends (a frame of its own: nothing of the caller's
+ * lives across the _setjmp) */
+[[gnu::noinline]] static void resume(fiber &fb)
+{
+    if (!_setjmp(sched_env)) {
+        if (fb.started)
+            _longjmp(fb.env, 1);
+        fb.started = true;
+        setcontext(&fb.ctx);
+    }
+}
+
 static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, void **args)
 {
     if (smem > SMEM_BYTES || (smem > 48 * 1024 && (int)smem > max_dynamic_smem)) {
@@ -437,6 +562,9 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
         fibers.push_back(fiber{});
         fibers.back().stack = (uint8_t *)st;
     }
+    /* a fiber, once started, runs the current kernel for every block it is given: switches are
+     * _setjmp/_longjmp (swapcontext's signal-mask system calls made the reference kernels, a
+     * block of 256 short threads for every 256 elements, mostly system time) */
     fiber_fn = f->call;
     fiber_args = args;
     /* a kernel that spins (a split-K wait on a chunk no block will run) never comes back to the
@@ -460,7 +588,7 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
     });
     for (unsigned b = 0; b < gx; b++) {
         running_block = b;
-        std::memset(smem_raw, 0xff, sizeof smem_raw); /* NaN floats until written */
+        std::memset(smem_raw, 0xff, smem); /* NaN floats until written */
         bars.clear();
         queue.clear();
         for (auto &n : named)
@@ -472,18 +600,13 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
         for (unsigned t = 0; t < bx; t++) {
             fiber &fb = fibers[t];
             fb.done = false;
-            getcontext(&fb.ctx);
-            fb.ctx.uc_stack.ss_sp = fb.stack;
-            fb.ctx.uc_stack.ss_size = STACK_BYTES;
-            fb.ctx.uc_link = &sched_ctx;
-            makecontext(&fb.ctx, [] {
-                fiber_fn(fiber_args);
-                cur->done = true;
-            }, 0);
+            if (!fb.started)
+                prepare(fb);
         }
         /* turns: every unfinished thread in order; the TMA unit takes a copy after one turn in
-         * bx at random (about one a round, so a thread that does not wait for a copy runs ahead
-         * of it), and whenever a round left every thread where it was */
+         * 8 bx at random (about one every 8 rounds), and whenever a round left every thread
+         * where it was, then one that a thread waits for: copies land late, so a thread that
+         * does not wait for one runs ahead of it */
         for (unsigned live = bx; live;) {
             bool progressed = false;
             live = 0;
@@ -494,10 +617,10 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
                 cur = &fb;
                 threadIdx = {t, 0, 0};
                 fb.stuck = false;
-                swapcontext(&sched_ctx, &fb.ctx);
+                resume(fb);
                 progressed |= !fb.stuck;
                 live += !fb.done;
-                if (!queue.empty() && (fifo || rng() % bx == 0)) {
+                if (!queue.empty() && (fifo || rng() % (8 * bx) == 0)) {
                     tma_step(rng, fifo);
                     progressed = true;
                 }
@@ -505,7 +628,7 @@ static CUresult run_grid(CUfunction f, unsigned gx, unsigned bx, unsigned smem, 
             if (live && !progressed) {
                 if (queue.empty())
                     hang();
-                tma_step(rng, fifo);
+                tma_step(rng, fifo, true);
             }
         }
         if (!queue.empty()) /* copies a block left behind land before the next block starts */

@@ -1,4 +1,4 @@
-"""make_module.py KERNEL_CU OUT_CPP — the module table of a generated sm90a kernel.cu compiled for
+"""make_module.py KERNEL_CU OUT_CPP [NAME] — the module table (NAME, default kernelcpu_bundle) of a generated sm90a kernel.cu compiled for
 the CPU (README.md): for every __global__ function, a call that takes its parameters out of a
 launch's argument array (tensor maps by value, pointers from CUdeviceptr, integers as they
 are), and the staging buffers launch.c asks for by name (cuModuleGetGlobal)."""
@@ -36,7 +36,9 @@ def main():
     out.append("static const kernelcpu_global globals[] = {")
     out += [f'    {{"{n}", {n}, sizeof {n}}},' for _, n, _ in globals_]
     out.append("    {nullptr, nullptr, 0}};")
-    out.append("const kernelcpu_module kernelcpu_bundle = {kernels, globals};")
+    name = sys.argv[3] if len(sys.argv) > 3 else "kernelcpu_bundle"
+    out.append("extern const kernelcpu_module %s;  // a const of external linkage" % name)
+    out.append("const kernelcpu_module %s = {kernels, globals};" % name)
     open(sys.argv[2], "w").write("\n".join(out) + "\n")
 
 

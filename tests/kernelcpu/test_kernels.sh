@@ -27,7 +27,7 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PT_VARIANT_HW="${PT_VARIANT_HW:-$here/H200-4sm.json}"
-for f in kernelcpu_run combine_check gemm_check attn_check decode_check; do
+for f in kernelcpu_run kernelcpu_driver combine_check gemm_check attn_check decode_check; do
     "$CXX" -std=c++20 -O1 -pthread -Wall -Wextra -Werror -I"$here" -c "$here/$f.cpp" -o "$tmp/$f.o" ||
         { echo "FAIL: $f.cpp does not compile"; exit 1; }
 done
@@ -67,14 +67,39 @@ while read -r name graph set tile edits; do
     checker=${what%% *} args=${what#* }
     mkdir -p "$d"
     # the bundle's kernel beside the headers it needs, but not its device library: include/ has it
-    for f in kernel.cu launch.c pt_tile.cuh pt_combine.cuh raster.h trace_abi.h; do
+    for f in kernel.cu launch.c pt_tile.cuh pt_combine.cuh pt_ssd.cuh pt_dequant.cuh raster.h trace_abi.h \
+             reference.cu reference_host.c harness.c pt_harness.h graph_table.h; do
         [ -f "$b/$f" ] && cp "$b/$f" "$d/"
     done
     if ! python3 "$here/make_module.py" "$d/kernel.cu" "$d/module.cpp" >"$d/build.log" 2>&1 ||
        ! "$CXX" -std=c++20 -O1 -w -x c++ -I"$here/include" -c "$d/kernel.cu" -o "$d/kernel.o" >>"$d/build.log" 2>&1 ||
        ! "$CXX" -std=c++20 -O1 -w -I"$here" -c "$d/module.cpp" -o "$d/module.o" >>"$d/build.log" 2>&1 ||
-       ! "$CC" -O1 -I"$here/include" -c "$d/launch.c" -o "$d/launch.o" >>"$d/build.log" 2>&1 ||
-       ! "$CXX" -pthread "$tmp/$checker.o" "$d/kernel.o" "$d/module.o" "$d/launch.o" "$tmp/kernelcpu_run.o" \
+       ! "$CC" -O1 -I"$here/include" -c "$d/launch.c" -o "$d/launch.o" >>"$d/build.log" 2>&1; then
+        echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
+    fi
+    if [ "$checker" = harness ]; then
+        # the bundle's harness and reference kernels (reference.cu's __shared__ arrays one per block)
+        if ! python3 "$here/make_module.py" "$d/reference.cu" "$d/refmodule.cpp" kernelcpu_reference >>"$d/build.log" 2>&1 ||
+           ! "$CXX" -std=c++20 -O1 -w -x c++ -DKERNELCPU_SHARED_STATIC -I"$here/include" -c "$d/reference.cu" \
+                -o "$d/reference.o" >>"$d/build.log" 2>&1 ||
+           ! "$CXX" -std=c++20 -O1 -w -I"$here" -c "$d/refmodule.cpp" -o "$d/refmodule.o" >>"$d/build.log" 2>&1 ||
+           ! (cd "$d" && "$CC" -O1 -w -fopenmp -I"$here/include" -c reference_host.c harness.c) >>"$d/build.log" 2>&1 ||
+           ! "$CXX" -pthread -fopenmp "$d/kernel.o" "$d/module.o" "$d/launch.o" "$d/reference.o" "$d/refmodule.o" \
+                "$d/reference_host.o" "$d/harness.o" "$tmp/kernelcpu_run.o" "$tmp/kernelcpu_driver.o" "$tmp/half.o" \
+                -o "$d/check" -lm >>"$d/build.log" 2>&1; then
+            echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
+        fi
+        ran=$((ran + 1))
+        if "$d/check" --check-only >"$d/check.log" 2>&1; then
+            echo "ok   $name$shrunk ($(grep -m1 '^check:' "$d/check.log" | sed 's/^check: correct: //'))"
+        else
+            echo "FAIL $name$shrunk: $(grep -E '^(check|harness|kernelcpu)|mismatch' "$d/check.log" | head -12)"
+            fails=$((fails + 1))
+        fi
+        rm -rf "$d" "$b"
+        continue
+    fi
+    if ! "$CXX" -pthread "$tmp/$checker.o" "$d/kernel.o" "$d/module.o" "$d/launch.o" "$tmp/kernelcpu_run.o" \
             "$tmp/half.o" -o "$d/check" >>"$d/build.log" 2>&1; then
         echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
     fi

@@ -1,5 +1,6 @@
 """what_to_check.py TENSORS_JSON MAX_MACS PROGRAM_JSON SET SHRUNK — for tests/kernelcpu/test_kernels.sh:
-the checker of one generated bundle and its arguments ("CHECKER ARGS..."), "shrink SET" (the
+the checker of one generated bundle and its arguments ("CHECKER ARGS...", or "harness": the
+bundle's own harness.c with its reference kernels), "shrink SET" (the
 same sProgram at a shape of a few tiles, where the bundle's product is over MAX_MACS and SHRUNK
 is empty), or "- why not run"."""
 import json, sys
@@ -24,6 +25,10 @@ def fewer(v, t, whole):
     """v cut to `whole` tiles of t and its remainder (the edge tile stays an edge tile)"""
     return min(v, whole * t + v % t) if t else v
 t, ops = j["tensors"], [o["op"] for o in j["ops"]]
+partition = json.load(open(sys.argv[3])).get("partition", {})
+if partition.get("split_k_reduce") == "cluster":
+    print("- a thread-block cluster (not emulated)")
+    sys.exit(0)
 idx = {x["name"]: i for i, x in enumerate(t)}
 if j["graph"].startswith("flash_decoding_combine"):
     y, x, o = t[idx["Opart"]], t[idx["LSE"]], t[idx["O"]]
@@ -88,5 +93,35 @@ elif ops == ["matmul", "online_softmax", "matmul"] and all(n in idx for n in ("Q
     else:
         print("attn_check", bq, bq // bk, M, N, D, repr(j["ops"][1]["scale"]), int(causal), o["dtype"],
               len(t), idx["Q"], idx["K"], idx["V"], idx["O"])
+elif j["graph"].startswith(("mamba2_chunk_", "gemm_w4a16", "gemm_wfp4a16")):
+    # the bundle's own harness (harness.c --check-only) with its reference kernels, every
+    # output element within the harness's tolerance
+    if j["graph"].startswith("mamba2_chunk_"):
+        x = t[idx["x"]]
+        elems = 1
+        for e in x["shape"]:
+            elems *= e
+        n = [s for x_ in t if x_["name"] in ("Bm", "C") for s in x_["shape"][-1:]][0]
+        length = x["shape"][2]
+        macs = elems * (n + (length // 2 if "scan" in j["graph"] else 0))
+        seq = int(params.get("S", 8192))
+        shrink = {"B": 1, "S": min(seq, 2 * length + seq % length)}
+        if "HG" in params or j["graph"].endswith("_grouped"):
+            shrink.update(G=min(int(params.get("G", 8)), 2), HG=min(int(params.get("HG", 8)), 2 * tile.get("hg", 1)))
+        else:
+            shrink["H"] = min(int(params.get("H", 64)), 2 * tile.get("h", 1))
+    else:
+        a, c = t[idx["A"]], t[idx["C"]]
+        m, k = a["shape"]
+        nn = c["shape"][1]
+        macs = m * nn * k
+        group = int(params.get("G", 128))
+        kk = fewer(k, tile.get("k", 0), 8)
+        shrink = {"M": fewer(m, tile.get("m", 0), 2), "N": fewer(nn, tile.get("n", 0), 2),
+                  "K": min(k, -(-kk // group) * group)}
+    if macs > limit:
+        too_big(macs, shrink)
+    else:
+        print("harness")
 else:
     print("- not a kind this runner checks")

@@ -75,6 +75,52 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **args, 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned smem, CUstream stream, void **args,
                         void **extra);
+
+/* what the harness (harness.c, reference_host.c) calls, for its check: memory is host memory,
+ * a module is chosen by its file's name (kernelcpu_driver.cpp), a stream runs each launch at
+ * once; events and graphs exist only so that the timing code compiles (a harness here runs with
+ * --check-only) */
+#define CUDA_ERROR_NOT_SUPPORTED 801
+#define CUDA_ERROR_FILE_NOT_FOUND 301
+#define CUDA_ERROR_OUT_OF_MEMORY 2
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUevent;
+typedef void *CUgraph;
+typedef void *CUgraphExec;
+#define CU_EVENT_DEFAULT 0
+#define CU_STREAM_NON_BLOCKING 1
+typedef enum { CU_STREAM_CAPTURE_MODE_RELAXED = 2 } CUstreamCaptureMode;
+CUresult cuInit(unsigned flags);
+CUresult cuDeviceGet(CUdevice *dev, int ordinal);
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
+CUresult cuCtxSetCurrent(CUcontext ctx);
+CUresult cuGetErrorName(CUresult rc, const char **name);
+CUresult cuGetErrorString(CUresult rc, const char **text);
+CUresult cuModuleLoad(CUmodule *mod, const char *path);
+CUresult cuModuleUnload(CUmodule mod);
+CUresult cuStreamCreate(CUstream *stream, unsigned flags);
+CUresult cuStreamDestroy(CUstream stream);
+CUresult cuStreamSynchronize(CUstream stream);
+CUresult cuStreamBeginCapture(CUstream stream, CUstreamCaptureMode mode);
+CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph);
+CUresult cuGraphInstantiate(CUgraphExec *exec, CUgraph graph, unsigned long long flags);
+CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream);
+CUresult cuGraphDestroy(CUgraph graph);
+CUresult cuGraphExecDestroy(CUgraphExec exec);
+CUresult cuEventCreate(CUevent *ev, unsigned flags);
+CUresult cuEventDestroy(CUevent ev);
+CUresult cuEventRecord(CUevent ev, CUstream stream);
+CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end);
+CUresult cuMemGetInfo(size_t *free_bytes, size_t *total_bytes);
+CUresult cuMemAlloc(CUdeviceptr *ptr, size_t bytes);
+CUresult cuMemFree(CUdeviceptr ptr);
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes);
+CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes);
+CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+CUresult cuMemsetD8(CUdeviceptr ptr, unsigned char value, size_t n);
 #ifdef __cplusplus
 }
 #endif

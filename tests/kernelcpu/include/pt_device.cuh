@@ -1,11 +1,11 @@
 // pt_device.cuh for kernelcpu (README.md): the device library's names, emulated on the CPU, so
-// that a generated sm90a kernel.cu compiles as C++ and runs with one CPU thread per GPU thread.
-// Barriers (mbarrier, named, __syncthreads) block their thread until complete; TMA copies are
-// queued to a per-block thread that runs them after a random delay, so a kernel that reads a
-// tile before its Wait, or overwrites a staged tile before its store read it, gets wrong
+// that a generated sm90a kernel.cu compiles as C++ and runs with a fiber per GPU thread.
+// Barriers (mbarrier, named, __syncthreads) hold their thread until complete; TMA copies are
+// queued to the block's TMA unit, which lands them late and in any order, so a kernel that reads
+// a tile before its Wait, or overwrites a staged tile before its store read it, gets wrong
 // numbers here as it would on the GPU. Shared memory starts as NaN bytes at every block.
-// wgmma (include/pt_wgmma.cuh) reads its operands through their descriptors; TMA copies take
-// no swizzle or the 128-byte one. Not here: clusters, ldmatrix, the low-bit and Mamba2 pieces.
+// wgmma (include/pt_wgmma.cuh) reads its operands through their descriptors; ldmatrix, warp
+// shuffles and votes gather the warp's values. Not here: clusters.
 #ifndef KERNELCPU_PT_DEVICE_CUH
 #define KERNELCPU_PT_DEVICE_CUH
 #include <cmath>
@@ -18,8 +18,16 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
+// a reference kernel's __shared__ arrays are one per block: static (the block's threads are
+// fibers of one OS thread, and blocks run one after another); a kernel's dynamic shared memory
+// is extern
+#ifdef KERNELCPU_SHARED_STATIC
+#define __shared__ static
+#else
 #define __shared__
+#endif
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
 
@@ -68,6 +76,7 @@ inline float2 make_float2(float x, float y) { return float2{x, y}; }
 struct uint4 {
     uint32_t x, y, z, w;
 };
+inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w) { return uint4{x, y, z, w}; }
 struct __half2 {
     __half x, y;
 };
@@ -80,6 +89,54 @@ inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b)
     return __nv_bfloat162{__nv_bfloat16(a), __nv_bfloat16(b)};
 }
 
+inline float __half2float(__half h) { return float(h); }
+inline float __bfloat162float(__nv_bfloat16 h) { return float(h); }
+inline __half __float2half_rn(float f) { return __half(f); }
+inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+
+// 16-bit pairs as the half2 instructions do them: each result rounded once
+inline float2 __half22float2(__half2 v) { return float2{float(v.x), float(v.y)}; }
+inline float2 __bfloat1622float2(__nv_bfloat162 v) { return float2{float(v.x), float(v.y)}; }
+inline __half2 __float2half2_rn(float a) { return __half2{__half(a), __half(a)}; }
+inline __nv_bfloat162 __float2bfloat162_rn(float a) { return __nv_bfloat162{__nv_bfloat16(a), __nv_bfloat16(a)}; }
+inline __half2 __half2half2(__half a) { return __half2{a, a}; }
+inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) { return __nv_bfloat162{a, a}; }
+// the exact product (and sum) in double, then one rounding to 16 bits
+template <typename H, typename H2> inline H2 kernelcpu_fma2(H2 a, H2 b, H2 c, bool add)
+{
+    const double x = (double)float(a.x) * float(b.x) + (add ? (double)float(c.x) : 0.0);
+    const double y = (double)float(a.y) * float(b.y) + (add ? (double)float(c.y) : 0.0);
+    return H2{H((float)x), H((float)y)};
+}
+inline __half2 __hmul2(__half2 a, __half2 b) { return kernelcpu_fma2<__half>(a, b, a, false); }
+inline __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return kernelcpu_fma2<__half>(a, b, c, true); }
+inline __half2 __hsub2(__half2 a, __half2 b)
+{
+    return __half2{__half(float(a.x) - float(b.x)), __half(float(a.y) - float(b.y))};
+}
+inline __nv_bfloat162 __hmul2(__nv_bfloat162 a, __nv_bfloat162 b)
+{
+    return kernelcpu_fma2<__nv_bfloat16>(a, b, a, false);
+}
+inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c)
+{
+    return kernelcpu_fma2<__nv_bfloat16>(a, b, c, true);
+}
+inline __nv_bfloat162 __hsub2(__nv_bfloat162 a, __nv_bfloat162 b)
+{
+    return __nv_bfloat162{__nv_bfloat16(float(a.x) - float(b.x)), __nv_bfloat16(float(a.y) - float(b.y))};
+}
+// PRMT's default mode: byte i of the result is byte (s >> 4i) & 7 of {y, x}
+inline uint32_t __byte_perm(uint32_t x, uint32_t y, uint32_t s)
+{
+    const uint64_t v = (uint64_t)y << 32 | x;
+    uint32_t r = 0;
+    for (int i = 0; i < 4; ++i)
+        r |= (uint32_t)((v >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
+inline float __expf(float x) { return std::exp(x); }
+
 // served by kernelcpu_run.cpp
 extern uint8_t smem_raw[];
 void kernelcpu_named_sync(int id, int threads);
@@ -87,6 +144,10 @@ void kernelcpu_named_arrive(int id, int threads);
 void kernelcpu_warp_sync();      // the calling thread's warp (its 32 threads)
 void kernelcpu_warpgroup_sync(); // the calling thread's warpgroup (its 128 threads)
 uint32_t kernelcpu_shfl_xor(uint32_t v, int lane_mask);
+uint32_t kernelcpu_shfl_idx(uint32_t v, int src_lane);
+bool kernelcpu_all(bool p);
+// ldmatrix .x4 (codegen/device/pt_device.cuh), the warp's 32 row addresses gathered
+void kernelcpu_ldmatrix_x4(uint32_t (&r)[4], uint32_t addr, bool trans);
 // element (mn, k) of a wgmma operand in shared memory, as the 16-bit pattern, from its
 // descriptor: K-major (k contiguous) or MN-major (mn contiguous), 128-byte swizzle
 uint16_t kernelcpu_wgmma_operand(uint64_t desc, int mn, int k, bool mn_major);
@@ -109,6 +170,16 @@ template <typename T> inline T __shfl_xor_sync(unsigned, T v, int lane_mask)
     std::memcpy(&v, &u, 4);
     return v;
 }
+template <typename T> inline T __shfl_sync(unsigned, T v, int src_lane)
+{
+    static_assert(sizeof(T) == 4, "32-bit shuffles");
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    u = kernelcpu_shfl_idx(u, src_lane);
+    std::memcpy(&v, &u, 4);
+    return v;
+}
+inline bool __all_sync(unsigned, bool p) { return kernelcpu_all(p); }
 inline void __threadfence() { kernelcpu_fence(); }
 template <typename T> inline T __ldcg(const T *p)
 {
@@ -161,6 +232,8 @@ template <int Regs> inline void regs_decrease() {}
 inline void named_sync(int id, int threads) { kernelcpu_named_sync(id, threads); }
 inline void named_arrive(int id, int threads) { kernelcpu_named_arrive(id, threads); }
 inline void grid_launch_dependents() {}
+template <bool TRANS> inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) { kernelcpu_ldmatrix_x4(r, addr, TRANS); }
+inline uint32_t and_xor(uint32_t a, uint32_t b, uint32_t c) { return (a & b) ^ c; }
 inline void grid_dependency_wait() {}
 inline void tma_load_4d(void *dst, const CUtensorMap *m, uint64_t *bar, int c0, int c1, int c2, int c3)
 {
