@@ -48,9 +48,15 @@ static void refusals(void)
 {
     pt_codegen_result out;
     pt_error e = {{0}};
-    /* X by TMA (G = 8): the tile's rows are the box's inner extent, 16-byte multiples */
-    CHECK(!generate("G=8,SPLITS=4", "g=6", &out, &e));
-    CHECK_CONTAINS(e.msg, "tile g = 6; expected a multiple of 4 (the TMA box of \"LSE\"");
+    /* G = 8 is a TMA stride, but a box of 6 rows (24 bytes) is not a 16-byte multiple: the
+     * warpgroup reads X itself; a tile of 4 rows takes X by TMA */
+    CHECK_MSG(generate("G=8,SPLITS=4", "g=6", &out, &e), "%s", e.msg);
+    CHECK(strstr(out.host_c, "map_tile(&tm_x") == NULL);
+    CHECK(strstr(out.kernel_cu, "split_load_x") != NULL);
+    pt_codegen_result_free(&out);
+    CHECK_MSG(generate("G=8,SPLITS=4", "g=4", &out, &e), "%s", e.msg);
+    CHECK(strstr(out.host_c, "map_tile(&tm_x") != NULL);
+    pt_codegen_result_free(&out);
     /* G = 6 reads X itself: 6 rows are fine there */
     CHECK_MSG(generate("G=6,SPLITS=4", "g=6", &out, &e), "%s", e.msg);
     pt_codegen_result_free(&out);
@@ -59,9 +65,41 @@ static void refusals(void)
     CHECK_CONTAINS(e.msg, "tile g = 200; expected 1 to 128");
 }
 
+/* Parts: a row with at least twice the threads of its column chunks shares each chunk's splits
+ * among P threads (a power of two, P x NQ <= 32), where GT is a power of two */
+static void parts(void)
+{
+    static const struct {
+        const char *set, *tile;
+        int p;
+    } cases[] = {
+        {"G=32,SPLITS=128", "g=4,d=32", 4},   /* 32 threads a row, 8 chunks */
+        {"G=32,SPLITS=128", "g=1,d=32", 4},   /* 128 threads, capped at 32 / 8 */
+        {"G=32,SPLITS=128", "g=2,d=64", 2},   /* 64 threads, 16 chunks: 32 / 16 */
+        {"G=32,SPLITS=16", "g=8,d=32", 2},    /* 16 threads, 8 chunks */
+        {"G=32,SPLITS=16", "g=32,d=32", 1},   /* 4 threads, 8 chunks */
+        {"G=24,SPLITS=16", "g=24,d=32", 1},   /* 5 threads a row, 8 idle: no parts */
+        {"G=8,SPLITS=4", "g=6,d=32", 1},      /* 21 threads a row: not a power of two */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt_codegen_result out;
+        pt_error e = {{0}};
+        char want[64];
+        if (!generate(cases[i].set, cases[i].tile, &out, &e)) {
+            CHECK_MSG(false, "%s %s: %s", cases[i].set, cases[i].tile, e.msg);
+            continue;
+        }
+        snprintf(want, sizeof want, "constexpr int P = %d,", cases[i].p);
+        CHECK_MSG(strstr(out.kernel_cu, want) != NULL, "%s %s: expected %s", cases[i].set,
+                  cases[i].tile, want);
+        pt_codegen_result_free(&out);
+    }
+}
+
 int main(void)
 {
     PTEST_RUN(any_group_count);
     PTEST_RUN(refusals);
+    PTEST_RUN(parts);
     PTEST_END();
 }

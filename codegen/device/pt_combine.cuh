@@ -9,7 +9,14 @@
 // different 16-byte bank groups. Unrotated, equal chunks of rows a whole number of bank lines
 // apart would hit the same banks: 2 ways at GT 8, 8 at GT 32, 32 at GT 128.
 //
-// Needs <math.h> (INFINITY, expf) and CUDA's float4 before it. Host tests compile it with the
+// Parts (P > 1, where a row has at least twice as many threads as chunks and GT is a power of
+// two): thread j of a row owns chunk j % NQ (NQ = DT / 4) of the splits s = p, p + P, ... with
+// p = j / NQ, so that P threads share the splits of a column chunk instead of one walking all S
+// (a row's max and sum, and each chunk's sum, are then put together by xor shuffles within the
+// warp: a row's first P x NQ <= 32 threads lie in one). Threads with p >= P have no splits.
+// A quarter warp's 8 reads are one row's 8 consecutive chunks of one split: no bank conflicts.
+//
+// Needs <math.h> (INFINITY, expf) and CUDA's float4 and __shfl_xor_sync before it. Host tests compile it with the
 // qualifiers defined away (tests/refcpu/combine_tile.cpp), and tests/kernelcpu runs whole combine
 // kernels on the CPU.
 
@@ -37,50 +44,97 @@ __device__ __forceinline__ void split_load_x(uint8_t *x, const float *src, int r
     }
 }
 
+// The splits thread j of a row walks: (S + P - 1) / P of them, the i-th being p + P i when
+// that is below S (p = j / NQ; every split when P = 1).
+template <int P, int NQ> __device__ __forceinline__ int split_part(int j) { return P > 1 ? j / NQ : 0; }
+template <int S, int P> __device__ __forceinline__ bool split_has(int p, int i) { return p < P && p + P * i < S; }
+
+// v combined over the P threads that share a chunk (lanes NQ, 2 NQ, ... apart) by op
+template <int P, int NQ, typename Op> __device__ __forceinline__ float parts_all(float v, Op op)
+{
+#pragma unroll
+    for (int o = NQ; o < NQ * P; o <<= 1)
+        v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
 // reduce_max over the splits: the row's largest log-sum-exp.
-template <int S, int GT> __device__ __forceinline__ float split_max(const uint8_t *x, int row)
+template <int S, int GT, int P = 1, int NQ = 1>
+__device__ __forceinline__ float split_max(const uint8_t *x, int row, int j = 0)
 {
     const float *v = reinterpret_cast<const float *>(x);
+    const int p = split_part<P, NQ>(j);
     float m = -INFINITY;
 #pragma unroll
-    for (int s = 0; s < S; ++s)
-        m = fmaxf(m, v[s * GT + row]);
+    for (int i = 0; i < (S + P - 1) / P; ++i)
+        if (split_has<S, P>(p, i))
+            m = fmaxf(m, v[(p + P * i) * GT + row]);
+    if constexpr (P > 1)
+        m = parts_all<P, NQ>(m, [](float a, float b) { return fmaxf(a, b); });
     return m;
 }
 
-// sub: the row's log-sum-exps less their max.
-template <int S, int GT>
-__device__ __forceinline__ void split_sub(const uint8_t *x, int row, float m, float (&d)[S])
+// sub: the row's log-sum-exps (of this thread's splits) less their max.
+template <int S, int GT, int P = 1, int NQ = 1>
+__device__ __forceinline__ void split_sub(const uint8_t *x, int row, float m, float (&d)[(S + P - 1) / P],
+                                          int j = 0)
 {
     const float *v = reinterpret_cast<const float *>(x);
+    const int p = split_part<P, NQ>(j);
 #pragma unroll
-    for (int s = 0; s < S; ++s)
-        d[s] = v[s * GT + row] - m;
+    for (int i = 0; i < (S + P - 1) / P; ++i)
+        d[i] = split_has<S, P>(p, i) ? v[(p + P * i) * GT + row] - m : -INFINITY;
 }
 
-// exp: the splits' weights, in place.
-template <int S> __device__ __forceinline__ void split_exp(float (&w)[S])
+// exp: the splits' weights, in place (a split this thread does not have weighs 0).
+template <int SP> __device__ __forceinline__ void split_exp(float (&w)[SP])
 {
 #pragma unroll
-    for (int s = 0; s < S; ++s)
+    for (int s = 0; s < SP; ++s)
         w[s] = expf(w[s]);
 }
 
 // reduce_sum over the splits of the weights.
-template <int S> __device__ __forceinline__ float split_sum(const float (&w)[S])
+template <int SP, int P = 1, int NQ = 1> __device__ __forceinline__ float split_sum(const float (&w)[SP])
 {
     float l = 0.f;
 #pragma unroll
-    for (int s = 0; s < S; ++s)
+    for (int s = 0; s < SP; ++s)
         l += w[s];
+    if constexpr (P > 1)
+        l = parts_all<P, NQ>(l, [](float a, float b) { return a + b; });
     return l;
 }
 
+// The chunk of 4 columns thread j of a row owns in parts (P > 1), or -1.
+template <int DT, int P> __device__ __forceinline__ int part_chunk(int j)
+{
+    return j / (DT / 4) < P ? j % (DT / 4) : -1;
+}
+
 // mul: this thread's chunks of Y times their split's weight, in place.
-template <int S, int GT, int DT, int TPR, int CH>
-__device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const float (&w)[S])
+template <int S, int GT, int DT, int TPR, int CH, int P = 1>
+__device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const float (&w)[(S + P - 1) / P])
 {
     float4 *v = reinterpret_cast<float4 *>(y) + row * (DT / 4);
+    if constexpr (P > 1) {
+        const int q = part_chunk<DT, P>(j), p = j / (DT / 4);
+        if (q < 0)
+            return;
+#pragma unroll
+        for (int i = 0; i < (S + P - 1) / P; ++i) {
+            if (!split_has<S, P>(p, i))
+                continue;
+            const int s = p + P * i;
+            float4 e = v[s * GT * (DT / 4) + q];
+            e.x *= w[i];
+            e.y *= w[i];
+            e.z *= w[i];
+            e.w *= w[i];
+            v[s * GT * (DT / 4) + q] = e;
+        }
+        return;
+    }
 #pragma unroll
     for (int k = 0; k < CH; ++k) {
         const int q = split_chunk<DT, TPR>(row, j, k);
@@ -98,11 +152,33 @@ __device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const fl
     }
 }
 
-// reduce_sum over the splits of this thread's chunks of Y.
-template <int S, int GT, int DT, int TPR, int CH>
+// reduce_sum over the splits of this thread's chunks of Y (in parts: over its splits, then
+// over the P threads of its chunk, every one of which then holds the sum).
+template <int S, int GT, int DT, int TPR, int CH, int P = 1>
 __device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, float4 (&acc)[CH])
 {
     const float4 *v = reinterpret_cast<const float4 *>(y) + row * (DT / 4);
+    if constexpr (P > 1) {
+        static_assert(CH == 1, "a thread owns one chunk in parts");
+        const int q = part_chunk<DT, P>(j), p = j / (DT / 4);
+        acc[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int i = 0; i < (S + P - 1) / P; ++i) {
+            if (q < 0 || !split_has<S, P>(p, i))
+                continue;
+            const float4 e = v[(p + P * i) * GT * (DT / 4) + q];
+            acc[0].x += e.x;
+            acc[0].y += e.y;
+            acc[0].z += e.z;
+            acc[0].w += e.w;
+        }
+        const auto add = [](float a, float b) { return a + b; };
+        acc[0].x = parts_all<P, DT / 4>(acc[0].x, add);
+        acc[0].y = parts_all<P, DT / 4>(acc[0].y, add);
+        acc[0].z = parts_all<P, DT / 4>(acc[0].z, add);
+        acc[0].w = parts_all<P, DT / 4>(acc[0].w, add);
+        return;
+    }
 #pragma unroll
     for (int k = 0; k < CH; ++k) {
         acc[k] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -120,14 +196,15 @@ __device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, f
     }
 }
 
-// div: the column sums over the weights' sum, converted to T into the [GT][DT] staging tile.
-template <typename T, int DT, int TPR, int CH>
+// div: the column sums over the weights' sum, converted to T into the [GT][DT] staging tile (in
+// parts, by the chunk's first thread).
+template <typename T, int DT, int TPR, int CH, int P = 1>
 __device__ __forceinline__ void split_div_store(const float4 (&acc)[CH], float l, uint8_t *o, int row, int j)
 {
     T *v = reinterpret_cast<T *>(o) + row * DT;
 #pragma unroll
     for (int k = 0; k < CH; ++k) {
-        const int q = split_chunk<DT, TPR>(row, j, k);
+        const int q = P > 1 ? (j < DT / 4 ? j : -1) : split_chunk<DT, TPR>(row, j, k);
         if (q < 0)
             continue;
         v[4 * q + 0] = static_cast<T>(acc[k].x / l);

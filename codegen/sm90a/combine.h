@@ -8,7 +8,8 @@
  * tasks once per tile, one device call each.
  *
  * Any group count G >= 1: X's rows (G f32 along g, one per split) are a TMA stride only when G
- * is a multiple of 4 (16 bytes); otherwise (MHA's G = 1, G = 3, 5, 7 ...) the warpgroup reads
+ * is a multiple of 4 (16 bytes), and a tile's box of them only when GT is; otherwise (MHA's
+ * G = 1, G = 3, 5, 7 ..., or MQA's 32 rows in tiles of 1 or 2 for more CTAs) the warpgroup reads
  * the tile's S x GT log-sum-exps itself with plain loads into X's buffer (x_plain), a few
  * hundred bytes that would not pay for a staging copy's launch. Tiles of any row count up to
  * 128 work: a row is TPR = 128 / GT threads, and the threads past GT rows (128 % GT of them)
@@ -31,7 +32,8 @@ typedef struct {
     int64_t tiles_g, tiles_d;
     int tpr;                    /* threads of the warpgroup per tile row: 128 / GT */
     bool idle;                  /* 128 % GT != 0: threads past the tile's rows skip the tasks */
-    bool x_plain;               /* X read by the warpgroup with plain loads (G % 4 != 0) */
+    int parts;                  /* P threads share a chunk's splits (pt_combine.cuh); 1: one walks all */
+    bool x_plain;               /* X read by the warpgroup with plain loads (G or GT % 4 != 0) */
     pt_dtype out_dt;
     sm90a_shape sh;
 } sm90a_combine;

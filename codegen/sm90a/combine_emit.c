@@ -24,15 +24,17 @@ static void emit_constants(strbuf *sb, const sm90a_combine *c)
                   "using out_t = %s;\n"
                   "// Problem (from the graph): %lld batch entries x %lld rows x %lld columns, %lld splits.\n"
                   "// Tile (from the sProgram): GT rows x DT columns, every split; TPR threads per row, each\n"
-                  "// owning CH chunks of 4 columns (pt_combine.cuh split_chunk).\n"
+                  "// owning CH chunks of 4 columns (pt_combine.cuh split_chunk), or with P > 1 one chunk\n"
+                  "// and every P-th split (NQ = DT / 4 chunks a row, SP = the splits a thread walks).\n"
                   "constexpr int S = %lld, GT = %lld, DT = %lld, TPR = %d, CH = %d;\n"
+                  "constexpr int P = %d, NQ = DT / 4, SP = (S + P - 1) / P;\n"
                   "constexpr int TILES = %lld, TILES_G = %lld, TILES_D = %lld, WGS = 1;\n"
                   "#ifdef PT_TRACE\n"
                   "constexpr int TRACE_ROLES = 2, TRACE_CAP = %u;\n"
                   "#endif\n",
               sm90a_cuda_type(c->out_dt), (long long)c->B, (long long)c->G, (long long)c->D,
               (long long)c->S, (long long)c->S, (long long)c->GT, (long long)c->DT, c->tpr, chunks,
-              (long long)kp->tiles, (long long)c->tiles_g, (long long)c->tiles_d, kp->trace_cap);
+              c->parts, (long long)kp->tiles, (long long)c->tiles_g, (long long)c->tiles_d, kp->trace_cap);
     if (c->x_plain)
         sb_printf(sb, "// X's rows per split: %lld f32, not a 16-byte TMA stride, so the warpgroup reads X itself.\n"
                       "constexpr int XROWS = %lld;\n", (long long)c->G, (long long)c->G);
@@ -123,13 +125,13 @@ static void emit_producer(strbuf *sb, const sm90a_combine *c)
 static void emit_call(strbuf *sb, const sm90a_combine *c, const pt_ktask *t)
 {
     static const char *const calls[7] = {
-        "mx = pt::split_max<S, GT>(smem + OFF_X, row);",
-        "pt::split_sub<S, GT>(smem + OFF_X, row, mx, w);",
-        "pt::split_exp<S>(w);",
-        "l = pt::split_sum<S>(w);",
-        "pt::split_scale<S, GT, DT, TPR, CH>(smem + OFF_Y, row, j, w);",
-        "pt::split_reduce<S, GT, DT, TPR, CH>(smem + OFF_Y, row, j, acc);",
-        "pt::split_div_store<out_t, DT, TPR, CH>(acc, l, smem + OFF_O, row, j);",
+        "mx = pt::split_max<S, GT, P, NQ>(smem + OFF_X, row, j);",
+        "pt::split_sub<S, GT, P, NQ>(smem + OFF_X, row, mx, w, j);",
+        "pt::split_exp<SP>(w);",
+        "l = pt::split_sum<SP, P, NQ>(w);",
+        "pt::split_scale<S, GT, DT, TPR, CH, P>(smem + OFF_Y, row, j, w);",
+        "pt::split_reduce<S, GT, DT, TPR, CH, P>(smem + OFF_Y, row, j, acc);",
+        "pt::split_div_store<out_t, DT, TPR, CH, P>(acc, l, smem + OFF_O, row, j);",
     };
     char expr[sizeof c->kp->sg->tasks[0].expr];
     sb_printf(sb, IND "    // %s: %s\n" IND "    PT_REC(%d, %d, n_tile, 0, 0);\n" IND "    %s%s\n"
@@ -178,7 +180,7 @@ static void emit_consumer(strbuf *sb, const sm90a_combine *c)
                   "#endif\n"
                   "    uint32_t n_tile = 0;\n"
                   "    %s {\n"
-                  "        float mx, l, w[S];  // the row's max, sum, split weights\n"
+                  "        float mx, l, w[SP];  // the row's max, sum, weights of this thread's splits\n"
                   "        float4 acc[CH];  // column sums, a chunk of 4 at a time\n",
               R->regs, sm90a_tile_for(kp));
     if (c->x_plain)
@@ -240,9 +242,9 @@ bool sm90a_combine_emit(const sm90a_combine *c, pt_codegen_result *out, pt_error
                              kp->smem_dynamic, err))
         return false;
     snprintf(out->summary, sizeof out->summary,
-             "%s: combine of %lld splits, tile %lldx%lld (%d threads a row), O staged %s, grid of "
+             "%s: combine of %lld splits, tile %lldx%lld (%d threads a row, %d to a column chunk), O staged %s, grid of "
              "%lld CTAs (%lld tiles), %lld bytes of shared memory, registers %d/%d",
-             kp->kernel_name, (long long)c->S, (long long)c->GT, (long long)c->DT, c->tpr,
+             kp->kernel_name, (long long)c->S, (long long)c->GT, (long long)c->DT, c->tpr, c->parts,
              kp->bufs[kp->staging].over >= 0 ? "over Y" : "apart", (long long)kp->grid,
              (long long)kp->tiles, (long long)kp->smem_dynamic, kp->producer.regs,
              kp->consumer[0].regs);

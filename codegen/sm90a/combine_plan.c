@@ -38,7 +38,8 @@ static bool plan_graph(sm90a_combine *c, pt_error *err)
     c->out_dt = r.out_dt;
     const pt_tensor *O = &g->tensors[c->O];
     int esz = pt_dtype_bits(c->out_dt) / 8;
-    /* X's rows along s are G x 4 bytes: a TMA stride only in 16-byte multiples */
+    /* X's rows along s are G x 4 bytes: a TMA stride only in 16-byte multiples (plan_tile also
+     * sets it for tiles of rows not a multiple of 4) */
     c->x_plain = c->G % 4 != 0;
     if ((c->D * esz) % 16)
         REFUSE("%s = %lld: rows of \"%s\" must be a multiple of 16 bytes (TMA strides)",
@@ -69,15 +70,26 @@ static bool plan_tile(sm90a_combine *c, pt_error *err)
         REFUSE("tile %s = %lld; expected 1 to %lld (at most %s = %lld rows, and 128: a row is at "
                "least one of the warpgroup's threads)", g->axes[c->ax_g].name, (long long)c->GT,
                (long long)gmax, g->axes[c->ax_g].name, (long long)c->G);
-    if (!c->x_plain && c->GT % 4)
-        REFUSE("tile %s = %lld; expected a multiple of 4 (the TMA box of \"%s\" is the tile's rows "
-               "of 4 bytes, 16-byte multiples)", g->axes[c->ax_g].name, (long long)c->GT,
-               g->tensors[c->X].name);
+    /* a tile of fewer than 4 rows (or rows not a multiple of 4) makes X's box narrower than
+     * TMA's 16 bytes: the warpgroup reads X itself, as it does where G is no TMA stride */
+    if (c->GT % 4)
+        c->x_plain = true;
     if (c->DT % 32 || c->DT > 256)
         REFUSE("tile %s = %lld; expected a multiple of 32 up to 256 (f32 rows of whole 128 bytes, "
                "a TMA box at most 256 wide)", g->axes[c->ax_d].name, (long long)c->DT);
     c->tpr = (int)(128 / c->GT);
     c->idle = 128 % c->GT != 0;
+    /* Parts: where a row has at least twice as many threads as chunks of 4 columns, P threads
+     * (a power of two) share a chunk's splits instead of one walking all S (the MQA combine of
+     * 128 splits took about as long at 16 CTAs as at 128: the walk, not the reads). Only for
+     * GT a power of two, so that a row's first P x NQ <= 32 threads lie in one warp for the
+     * shuffles that put the parts together. */
+    int nq = (int)(c->DT / 4), parts = c->tpr / nq;
+    if (parts > 32 / nq)
+        parts = 32 / nq;
+    while (parts & (parts - 1))
+        parts &= parts - 1;
+    c->parts = !c->idle && (c->GT & (c->GT - 1)) == 0 && parts >= 2 ? parts : 1;
     c->tiles_g = kp->sg->tile_grid[c->ax_g];
     c->tiles_d = kp->sg->tile_grid[c->ax_d];
     return true;
@@ -111,10 +123,11 @@ static bool plan_program(sm90a_combine *c, pt_error *err)
         return false;
     const pt_krole *R = &kp->consumer[0];
     /* a thread's columns: whole chunks of 4 (pt_combine.cuh) */
-    int cols = 4 * (int)((c->DT / 4 + c->tpr - 1) / c->tpr), need = (int)c->S + cols + 40;
+    int sp = (int)((c->S + c->parts - 1) / c->parts);
+    int cols = 4 * (int)((c->DT / 4 + c->tpr - 1) / c->tpr), need = sp + cols + 40;
     if (R->regs < need)
-        REFUSE("consumer warpgroup 0 has %d registers per thread; %lld split weights and %d "
-               "columns need at least %d", R->regs, (long long)c->S, cols, need);
+        REFUSE("consumer warpgroup 0 has %d registers per thread; %d split weights and %d "
+               "columns need at least %d", R->regs, sp, cols, need);
     return true;
 }
 

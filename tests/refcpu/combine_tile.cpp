@@ -20,6 +20,9 @@ struct float4 {
     float x, y, z, w;
 };
 static inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+// the parts form (P > 1) puts its threads' sums together by shuffles: one thread at a time cannot
+// run it, so it is only declared here (tests/kernelcpu runs those tiles in whole kernels)
+float __shfl_xor_sync(unsigned mask, float v, int lane_mask);
 
 #include "pt_combine.cuh"
 
