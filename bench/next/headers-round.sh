@@ -6,13 +6,7 @@
 # combine's time at several tiles (bench/fa/combine-tiles).
 # On the GPU machine from the repository root, cJSON available, OUT set.
 set -u
-R=$OUT/headers; mkdir -p "$R"
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$(date +%s)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$R/gpu.txt"
-timeout 240 sh -c 'meson setup .dev/build -Dgui=disabled --buildtype=release >/dev/null 2>&1; meson compile -C .dev/build' > "$R/build.log" 2>&1 || { echo "CLI build failed"; tail -20 "$R/build.log"; exit 1; }
-CLI=$(pwd)/.dev/build/cli/pipethreader-cli
-echo "cli $(( $(date +%s) - T0 )) s"
+. bench/common/round-start.sh headers
 grep -E '^(dec_combine_\S+|\S+\s+(gemm_w4a16|gemm_wfp4a16|mamba2_chunk_\S+|\S*(w4a16|wfp4a16|chunk_scan)\S*\.json))\s' tests/codegen/variants.txt > "$R/variants.txt"
 echo "$(wc -l < "$R/variants.txt") variants"
 JOBS=16 RUN_TIMEOUT=60 timeout 330 sh tests/gpu/run-gpu-tests.sh "$CLI" "$R/variants.txt" "$R/gpu" > "$R/gpu.log" 2>&1

@@ -7,13 +7,7 @@
 #  2. the A/B: new and old combine from the same sProgram after the same partial, one process;
 #  3. the combine at several tiles (bench/fa/combine-tiles).
 set -u
-R=$OUT/parts; mkdir -p "$R"
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$(date +%s)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$R/gpu.txt"
-timeout 240 sh -c 'meson setup .dev/build -Dgui=disabled --buildtype=release >/dev/null 2>&1; meson compile -C .dev/build' > "$R/build.log" 2>&1 || { echo "CLI build failed"; tail -20 "$R/build.log"; exit 1; }
-CLI=$(pwd)/.dev/build/cli/pipethreader-cli
-echo "cli $(( $(date +%s) - T0 )) s"
+. bench/common/round-start.sh parts
 grep -E '^(dec_combine_[a-z0-9_]*|dec_mqa_[a-z0-9_]*) ' tests/codegen/variants.txt > "$R/variants.txt"
 JOBS=16 RUN_TIMEOUT=60 timeout 150 sh tests/gpu/run-gpu-tests.sh "$CLI" "$R/variants.txt" "$R/gpu" > "$R/gpu.log" 2>&1
 echo "gpu tests rc $? $(( $(date +%s) - T0 )) s"; grep -vE '^\S+\s+true ' "$R/gpu.log" | tail -6; grep -cE '^\S+\s+true ' "$R/gpu.log"

@@ -21,13 +21,7 @@
 #              one process with its baseline (decode_time.py, ssd_time.py); MQA (HKV 1, G 32)
 #              at B 1 over 16k-128k, where the split search now reaches 128 pieces.
 set -u
-R=$OUT/ragged; mkdir -p "$R"
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$(date +%s)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$R/gpu.txt"
-timeout 240 sh -c 'meson setup .dev/build -Dgui=disabled --buildtype=release >/dev/null 2>&1; meson compile -C .dev/build' > "$R/build.log" 2>&1 || { echo "CLI build failed"; tail -20 "$R/build.log"; exit 1; }
-CLI=$(pwd)/.dev/build/cli/pipethreader-cli
-echo "cli $(( $(date +%s) - T0 )) s"
+. bench/common/round-start.sh ragged
 PART=${PART:-check}
 case $PART in
 check)

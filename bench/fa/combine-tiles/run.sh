@@ -36,16 +36,4 @@ b1 B=1,HKV=8,G=4,D=128 16 g=1,d=32 g=2,d=32 g=4,d=32 g=4,d=128
 SHAPES
 [ ${#args[@]} -gt 0 ] || { echo "nothing to time"; exit 1; }
 PLACEMENTS=1 python3 "$root/bench/fa/decode_time.py" "${args[@]}" >"$out/tiles.jsonl"
-python3 - "$out/tiles.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if "info" in r:
-        print(r["info"]); continue
-    if "error" in r:
-        print(r.get("combine"), "ERROR", r["error"]); continue
-    t = {k: v["median_ms"] * 1e3 for k, v in r["times"].items()}
-    print(f'{"/".join(r["combine"].split("/")[-2:]):24s} mismatches {r["mismatches"]}: pair {t["ours"]:.2f} us,'
-          f' combine alone {t["ours_combine"]:.2f} us, partial {t["ours_partial"]:.2f} us,'
-          f' best torch {r["torch_best"]} {t[r["torch_best"]]:.2f} us')
-PY
+python3 "$root/bench/fa/decode_summary.py" "$out/tiles.jsonl"

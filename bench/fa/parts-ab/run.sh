@@ -15,17 +15,4 @@ for d in "$dir"/*/; do
     [ $ok = 1 ] && args+=("$d/partial" "$d/new" "$d/old")
 done
 TWINS=1 python3 "$root/bench/fa/decode_time.py" "${args[@]}" >"$dir/ab.jsonl"
-python3 - "$dir/ab.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if "info" in r:
-        print(r["info"]); continue
-    if "error" in r:
-        print(r.get("combine"), "ERROR", r["error"]); continue
-    t = {k: v["median_ms"] * 1e3 for k, v in r["times"].items()}
-    print(f'{r["combine"].split("/")[-3]:6s} G {r["G"]} splits {r["splits"]}: mismatches {r["mismatches"]}/{r.get("twin_mismatches")}'
-          f' new pair {t["ours"]:.2f} us, old pair {t["ours_twin"]:.2f} us (old/new {t["ours_twin"]/t["ours"]:.3f}),'
-          f' new combine alone {t["ours_combine"]:.2f} us, partial {t["ours_partial"]:.2f} us,'
-          f' best torch {r["torch_best"]} {t[r["torch_best"]]:.2f} us')
-PY
+python3 "$root/bench/fa/decode_summary.py" "$dir/ab.jsonl"

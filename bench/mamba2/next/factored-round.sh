@@ -11,13 +11,7 @@
 #  2. ChunkScan at 8x2048, 8x8192, 64x8192: the tile pick, the factored pick, and the tile pick
 #     with only its decay flipped, each against mamba_ssm in one process (ssd_time.py);
 set -u
-R=$OUT/factored; mkdir -p "$R"
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$(date +%s)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$R/gpu.txt"
-timeout 240 sh -c 'meson setup .dev/build -Dgui=disabled --buildtype=release >/dev/null 2>&1; meson compile -C .dev/build' > "$R/build.log" 2>&1 || { echo "CLI build failed"; tail -20 "$R/build.log"; exit 1; }
-CLI=$(pwd)/.dev/build/cli/pipethreader-cli
-echo "cli $(( $(date +%s) - T0 )) s"
+. bench/common/round-start.sh factored
 PART=${PART:-all}
 # 1. correctness
 if [ "$PART" != time ]; then
