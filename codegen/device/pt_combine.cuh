@@ -133,21 +133,21 @@ __device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const fl
             e.w *= w[i];
             v[s * GT * (DT / 4) + q] = e;
         }
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int k = 0; k < CH; ++k) {
-        const int q = split_chunk<DT, TPR>(row, j, k);
-        if (q < 0)
-            continue;
+        for (int k = 0; k < CH; ++k) {
+            const int q = split_chunk<DT, TPR>(row, j, k);
+            if (q < 0)
+                continue;
 #pragma unroll
-        for (int s = 0; s < S; ++s) {
-            float4 e = v[s * GT * (DT / 4) + q];
-            e.x *= w[s];
-            e.y *= w[s];
-            e.z *= w[s];
-            e.w *= w[s];
-            v[s * GT * (DT / 4) + q] = e;
+            for (int s = 0; s < S; ++s) {
+                float4 e = v[s * GT * (DT / 4) + q];
+                e.x *= w[s];
+                e.y *= w[s];
+                e.z *= w[s];
+                e.w *= w[s];
+                v[s * GT * (DT / 4) + q] = e;
+            }
         }
     }
 }
@@ -177,21 +177,21 @@ __device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, f
         acc[0].y = parts_all<P, DT / 4>(acc[0].y, add);
         acc[0].z = parts_all<P, DT / 4>(acc[0].z, add);
         acc[0].w = parts_all<P, DT / 4>(acc[0].w, add);
-        return;
-    }
+    } else {
 #pragma unroll
-    for (int k = 0; k < CH; ++k) {
-        acc[k] = make_float4(0.f, 0.f, 0.f, 0.f);
-        const int q = split_chunk<DT, TPR>(row, j, k);
-        if (q < 0)
-            continue;
+        for (int k = 0; k < CH; ++k) {
+            acc[k] = make_float4(0.f, 0.f, 0.f, 0.f);
+            const int q = split_chunk<DT, TPR>(row, j, k);
+            if (q < 0)
+                continue;
 #pragma unroll
-        for (int s = 0; s < S; ++s) {
-            const float4 e = v[s * GT * (DT / 4) + q];
-            acc[k].x += e.x;
-            acc[k].y += e.y;
-            acc[k].z += e.z;
-            acc[k].w += e.w;
+            for (int s = 0; s < S; ++s) {
+                const float4 e = v[s * GT * (DT / 4) + q];
+                acc[k].x += e.x;
+                acc[k].y += e.y;
+                acc[k].z += e.z;
+                acc[k].w += e.w;
+            }
         }
     }
 }
