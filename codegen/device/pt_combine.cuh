@@ -16,9 +16,9 @@
 // warp: a row's first P x NQ <= 32 threads lie in one). Threads with p >= P have no splits.
 // A quarter warp's 8 reads are one row's 8 consecutive chunks of one split: no bank conflicts.
 //
-// Needs <math.h> (INFINITY, expf) and CUDA's float4 and __shfl_xor_sync before it. Host tests compile it with the
-// qualifiers defined away (tests/refcpu/combine_tile.cpp), and tests/kernelcpu runs whole combine
-// kernels on the CPU.
+// Needs <math.h> (INFINITY, expf) and CUDA's float4 and __shfl_xor_sync before it. Host tests
+// compile it with the qualifiers defined away (tests/refcpu/combine_tile.cpp), and
+// tests/kernelcpu runs whole combine kernels on the CPU.
 
 namespace pt {
 
@@ -46,8 +46,14 @@ __device__ __forceinline__ void split_load_x(uint8_t *x, const float *src, int r
 
 // The splits thread j of a row walks: (S + P - 1) / P of them, the i-th being p + P i when
 // that is below S (p = j / NQ; every split when P = 1).
-template <int P, int NQ> __device__ __forceinline__ int split_part(int j) { return P > 1 ? j / NQ : 0; }
-template <int S, int P> __device__ __forceinline__ bool split_has(int p, int i) { return p < P && p + P * i < S; }
+template <int P, int NQ> __device__ __forceinline__ int split_part(int j)
+{
+    return P > 1 ? j / NQ : 0;
+}
+template <int S, int P> __device__ __forceinline__ bool split_has(int p, int i)
+{
+    return p < P && p + P * i < S;
+}
 
 // v combined over the P threads that share a chunk (lanes NQ, 2 NQ, ... apart) by op
 template <int P, int NQ, typename Op> __device__ __forceinline__ float parts_all(float v, Op op)
@@ -118,7 +124,7 @@ __device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const fl
 {
     float4 *v = reinterpret_cast<float4 *>(y) + row * (DT / 4);
     if constexpr (P > 1) {
-        const int q = part_chunk<DT, P>(j), p = j / (DT / 4);
+        const int q = part_chunk<DT, P>(j), p = split_part<P, DT / 4>(j);
         if (q < 0)
             return;
 #pragma unroll
@@ -160,7 +166,7 @@ __device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, f
     const float4 *v = reinterpret_cast<const float4 *>(y) + row * (DT / 4);
     if constexpr (P > 1) {
         static_assert(CH == 1, "a thread owns one chunk in parts");
-        const int q = part_chunk<DT, P>(j), p = j / (DT / 4);
+        const int q = part_chunk<DT, P>(j), p = split_part<P, DT / 4>(j);
         acc[0] = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
         for (int i = 0; i < (S + P - 1) / P; ++i) {
