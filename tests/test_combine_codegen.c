@@ -63,6 +63,15 @@ static void refusals(void)
     /* more rows than the warpgroup has threads */
     CHECK(!generate("G=200,SPLITS=2,D=32", "g=200", &out, &e));
     CHECK_CONTAINS(e.msg, "tile g = 200; expected 1 to 128");
+    /* 256 splits: walked in parts of 4 (64 weights a thread) they fit; one walker would keep 256
+     * weights, and 512 splits are more than a TMA box side */
+    CHECK_MSG(generate("G=32,SPLITS=256,D=128", "g=4,d=32", &out, &e), "%s", e.msg);
+    CHECK(strstr(out.kernel_cu, "constexpr int P = 4,") != NULL);
+    pt_codegen_result_free(&out);
+    CHECK(!generate("G=32,SPLITS=256,D=128", "g=6,d=32", &out, &e));
+    CHECK_CONTAINS(e.msg, "s = 256 splits over 1 thread(s) a column chunk (tile g = 6, d = 32)");
+    CHECK(!generate("G=32,SPLITS=512,D=128", "g=1,d=32", &out, &e));
+    CHECK_CONTAINS(e.msg, "s = 512 splits; at most 256");
 }
 
 /* Parts: a row with at least twice the threads of its column chunks shares each chunk's splits

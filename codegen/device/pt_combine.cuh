@@ -45,14 +45,20 @@ __device__ __forceinline__ void split_load_x(uint8_t *x, const float *src, int r
 }
 
 // The splits thread j of a row walks: (S + P - 1) / P of them, the i-th being p + P i when
-// that is below S (p = j / NQ; every split when P = 1).
+// that is below S (p = j / NQ; every split when P = 1). A thread with p >= P (a row of more
+// than P x NQ threads) walks part 0 again and its results are dropped (split_mine), so that
+// every walk is the same straight-line code: where P divides S no step is tested.
 template <int P, int NQ> __device__ __forceinline__ int split_part(int j)
 {
-    return P > 1 ? j / NQ : 0;
+    return P > 1 && j / NQ < P ? j / NQ : 0;
+}
+template <int P, int NQ> __device__ __forceinline__ bool split_mine(int j)
+{
+    return P == 1 || j / NQ < P;
 }
 template <int S, int P> __device__ __forceinline__ bool split_has(int p, int i)
 {
-    return p < P && p + P * i < S;
+    return S % P == 0 || p + P * i < S;
 }
 
 // v combined over the P threads that share a chunk (lanes NQ, 2 NQ, ... apart) by op
@@ -75,8 +81,11 @@ __device__ __forceinline__ float split_max(const uint8_t *x, int row, int j = 0)
     for (int i = 0; i < (S + P - 1) / P; ++i)
         if (split_has<S, P>(p, i))
             m = fmaxf(m, v[(p + P * i) * GT + row]);
-    if constexpr (P > 1)
+    if constexpr (P > 1) {
+        if (!split_mine<P, NQ>(j))
+            m = -INFINITY;
         m = parts_all<P, NQ>(m, [](float a, float b) { return fmaxf(a, b); });
+    }
     return m;
 }
 
@@ -87,9 +96,10 @@ __device__ __forceinline__ void split_sub(const uint8_t *x, int row, float m, fl
 {
     const float *v = reinterpret_cast<const float *>(x);
     const int p = split_part<P, NQ>(j);
+    const bool mine = split_mine<P, NQ>(j);
 #pragma unroll
     for (int i = 0; i < (S + P - 1) / P; ++i)
-        d[i] = split_has<S, P>(p, i) ? v[(p + P * i) * GT + row] - m : -INFINITY;
+        d[i] = mine && split_has<S, P>(p, i) ? v[(p + P * i) * GT + row] - m : -INFINITY;
 }
 
 // exp: the splits' weights, in place (a split this thread does not have weighs 0).
@@ -118,65 +128,30 @@ template <int DT, int P> __device__ __forceinline__ int part_chunk(int j)
     return j / (DT / 4) < P ? j % (DT / 4) : -1;
 }
 
-// mul: this thread's chunks of Y times their split's weight, in place.
+// mul and reduce_sum together: this thread's chunks of Y, each split's times its weight, summed
+// over the splits (in parts: over its splits, then over the P threads of its chunk, every one
+// of which then holds the sum). The products are never stored: writing them back to Y and
+// reading them again would put a store between every two loads of the walk.
 template <int S, int GT, int DT, int TPR, int CH, int P = 1>
-__device__ __forceinline__ void split_scale(uint8_t *y, int row, int j, const float (&w)[(S + P - 1) / P])
-{
-    float4 *v = reinterpret_cast<float4 *>(y) + row * (DT / 4);
-    if constexpr (P > 1) {
-        const int q = part_chunk<DT, P>(j), p = split_part<P, DT / 4>(j);
-        if (q < 0)
-            return;
-#pragma unroll
-        for (int i = 0; i < (S + P - 1) / P; ++i) {
-            if (!split_has<S, P>(p, i))
-                continue;
-            const int s = p + P * i;
-            float4 e = v[s * GT * (DT / 4) + q];
-            e.x *= w[i];
-            e.y *= w[i];
-            e.z *= w[i];
-            e.w *= w[i];
-            v[s * GT * (DT / 4) + q] = e;
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < CH; ++k) {
-            const int q = split_chunk<DT, TPR>(row, j, k);
-            if (q < 0)
-                continue;
-#pragma unroll
-            for (int s = 0; s < S; ++s) {
-                float4 e = v[s * GT * (DT / 4) + q];
-                e.x *= w[s];
-                e.y *= w[s];
-                e.z *= w[s];
-                e.w *= w[s];
-                v[s * GT * (DT / 4) + q] = e;
-            }
-        }
-    }
-}
-
-// reduce_sum over the splits of this thread's chunks of Y (in parts: over its splits, then
-// over the P threads of its chunk, every one of which then holds the sum).
-template <int S, int GT, int DT, int TPR, int CH, int P = 1>
-__device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, float4 (&acc)[CH])
+__device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, const float (&w)[(S + P - 1) / P],
+                                             float4 (&acc)[CH])
 {
     const float4 *v = reinterpret_cast<const float4 *>(y) + row * (DT / 4);
     if constexpr (P > 1) {
         static_assert(CH == 1, "a thread owns one chunk in parts");
         const int q = part_chunk<DT, P>(j), p = split_part<P, DT / 4>(j);
         acc[0] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if (q >= 0) {
 #pragma unroll
-        for (int i = 0; i < (S + P - 1) / P; ++i) {
-            if (q < 0 || !split_has<S, P>(p, i))
-                continue;
-            const float4 e = v[(p + P * i) * GT * (DT / 4) + q];
-            acc[0].x += e.x;
-            acc[0].y += e.y;
-            acc[0].z += e.z;
-            acc[0].w += e.w;
+            for (int i = 0; i < (S + P - 1) / P; ++i) {
+                if (!split_has<S, P>(p, i))
+                    continue;
+                const float4 e = v[(p + P * i) * GT * (DT / 4) + q];
+                acc[0].x = fmaf(w[i], e.x, acc[0].x);
+                acc[0].y = fmaf(w[i], e.y, acc[0].y);
+                acc[0].z = fmaf(w[i], e.z, acc[0].z);
+                acc[0].w = fmaf(w[i], e.w, acc[0].w);
+            }
         }
         const auto add = [](float a, float b) { return a + b; };
         acc[0].x = parts_all<P, DT / 4>(acc[0].x, add);
@@ -193,10 +168,10 @@ __device__ __forceinline__ void split_reduce(const uint8_t *y, int row, int j, f
 #pragma unroll
             for (int s = 0; s < S; ++s) {
                 const float4 e = v[s * GT * (DT / 4) + q];
-                acc[k].x += e.x;
-                acc[k].y += e.y;
-                acc[k].z += e.z;
-                acc[k].w += e.w;
+                acc[k].x = fmaf(w[s], e.x, acc[k].x);
+                acc[k].y = fmaf(w[s], e.y, acc[k].y);
+                acc[k].z = fmaf(w[s], e.z, acc[k].z);
+                acc[k].w = fmaf(w[s], e.w, acc[k].w);
             }
         }
     }

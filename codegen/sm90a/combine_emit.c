@@ -121,7 +121,9 @@ static void emit_producer(strbuf *sb, const sm90a_combine *c)
                 "        }\n        return;\n    }\n\n");
 }
 
-/* The device call of a task: its op's part of the combine. */
+/* The device call of a task: its op's part of the combine. The mul's is only a comment (its
+ * products are formed in the reduce and never stored), so it needs no guard. */
+enum { CALL_MUL = 4 };
 static void emit_call(strbuf *sb, const sm90a_combine *c, const pt_ktask *t)
 {
     static const char *const calls[7] = {
@@ -129,8 +131,8 @@ static void emit_call(strbuf *sb, const sm90a_combine *c, const pt_ktask *t)
         "pt::split_sub<S, GT, P, NQ>(smem + OFF_X, row, mx, w, j);",
         "pt::split_exp<SP>(w);",
         "l = pt::split_sum<SP, P, NQ>(w);",
-        "pt::split_scale<S, GT, DT, TPR, CH, P>(smem + OFF_Y, row, j, w);",
-        "pt::split_reduce<S, GT, DT, TPR, CH, P>(smem + OFF_Y, row, j, acc);",
+        "// done by the reduce below: each split's chunk times its weight as it is summed",
+        "pt::split_reduce<S, GT, DT, TPR, CH, P>(smem + OFF_Y, row, j, w, acc);",
         "pt::split_div_store<out_t, DT, TPR, CH, P>(acc, l, smem + OFF_O, row, j);",
     };
     char expr[sizeof c->kp->sg->tasks[0].expr];
@@ -138,7 +140,7 @@ static void emit_call(strbuf *sb, const sm90a_combine *c, const pt_ktask *t)
                   IND "    PT_REC(%d, %d, n_tile, 0, 1);\n",
               c->kp->sg->tasks[t->stask].id,
               pt_codegen_comment_safe(c->kp->sg->tasks[t->stask].expr, expr, sizeof expr), t->stask,
-              t->lane, c->idle ? "if (row < GT)  // a thread with a row\n" IND "        " : "",
+              t->lane, c->idle && t->op != CALL_MUL ? "if (row < GT)  // a thread with a row\n" IND "        " : "",
               calls[t->op], t->stask, t->lane);
 }
 

@@ -60,8 +60,8 @@ static bool plan_tile(sm90a_combine *c, pt_error *err)
     if (t->tile[c->ax_s] != c->S)
         REFUSE("tile %s = %lld; a tile takes every split (expected %lld)", g->axes[c->ax_s].name,
                (long long)t->tile[c->ax_s], (long long)c->S);
-    if (c->S > 128)
-        REFUSE("%s = %lld splits; a thread keeps one weight per split in registers (at most 128)",
+    if (c->S > 256)
+        REFUSE("%s = %lld splits; at most 256 (Y's TMA box holds every split of a tile)",
                g->axes[c->ax_s].name, (long long)c->S);
     c->GT = t->tile[c->ax_g];
     c->DT = t->tile[c->ax_d];
@@ -90,6 +90,11 @@ static bool plan_tile(sm90a_combine *c, pt_error *err)
     while (parts & (parts - 1))
         parts &= parts - 1;
     c->parts = !c->idle && (c->GT & (c->GT - 1)) == 0 && parts >= 2 ? parts : 1;
+    if ((c->S + c->parts - 1) / c->parts > 128)
+        REFUSE("%s = %lld splits over %d thread(s) a column chunk (tile %s = %lld, %s = %lld); a "
+               "thread keeps one weight per split it walks in registers (at most 128)",
+               g->axes[c->ax_s].name, (long long)c->S, c->parts, g->axes[c->ax_g].name,
+               (long long)c->GT, g->axes[c->ax_d].name, (long long)c->DT);
     c->tiles_g = kp->sg->tile_grid[c->ax_g];
     c->tiles_d = kp->sg->tile_grid[c->ax_d];
     return true;
@@ -145,6 +150,6 @@ bool sm90a_combine_plan(sm90a_combine *c, const pt_kprog *kp, pt_error *err)
     snprintf(sh->name[c->buf_y], sizeof sh->name[0], "y");
     snprintf(sh->name[kp->staging], sizeof sh->name[0], "o");
     sh->by_pointer[c->buf_x] = c->x_plain;
-    sh->box_batch[c->buf_y] = c->S; /* at most 128 (plan_tile): within TMA's 256 a box side */
+    sh->box_batch[c->buf_y] = c->S; /* at most 256 (plan_tile): TMA's largest box side */
     return true;
 }

@@ -88,9 +88,8 @@ template <int S, int GT, int DT> static void run(unsigned seed)
         mx = pt::split_max<S, GT>((uint8_t *)x, row);
         pt::split_sub<S, GT>((uint8_t *)x, row, mx, w);
         pt::split_exp<S>(w);
-        pt::split_scale<S, GT, DT, TPR, CH>((uint8_t *)y, row, j, w);
         l = pt::split_sum<S>(w);
-        pt::split_reduce<S, GT, DT, TPR, CH>((uint8_t *)y, row, j, acc);
+        pt::split_reduce<S, GT, DT, TPR, CH>((uint8_t *)y, row, j, w, acc);
         pt::split_div_store<float, DT, TPR, CH>(acc, l, (uint8_t *)o, row, j);
     }
     for (int r = 0; r < GT; r++) {
