@@ -426,6 +426,10 @@ static bool emit_generic(builder *b, int oi)
         if (carry && !add_dep(b, s, s, 1))
             return false;
         pt_stask *st = &b->sg->tasks[s];
+        /* a reduction's work is its input tile: the output's elements times the reduced
+         * axis's extent in the tile (per iteration where that is the loop axis) */
+        if (kind == PT_ST_REDUCE && op->axis >= 0)
+            st->elems *= b->sg->tiling.tile[op->axis];
         if (kind == PT_ST_DEQUANT) {
             /* costed on the packed input type */
             st->dtype = b->g->tensors[op->in[0]].dtype;
