@@ -95,7 +95,9 @@ typedef struct {
                                     busy ns relative to the tensor cores' (whose sustained mma
                                     rates hold at the capped clock of a GEMM); a kernel keeping
                                     both busy runs every on-SM unit at a clock lowered by
-                                    1 / (u_tc + cuda_core_power * u_cc) (sim.c). 0: not modelled */
+                                    1 / (u_tc + cuda_core_power * u_cc) (sim.c), the whole
+                                    chip's: scaled by CTAs / EUs for a grid of fewer CTAs
+                                    (waves.c). 0: not modelled */
     int cuda_core_fair;          /* 1: CUDA-core pieces of different warp roles that overlap share
                                     the EU's CUDA cores max-min fairly, each piece in flight
                                     slowed when another starts (processor sharing, sim.c cc_fair);

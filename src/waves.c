@@ -350,11 +350,19 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
  * model 1.2 us. Returns the model to simulate one EU with (hw itself when nothing changes). */
 const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
 {
-    if (!(hw->l2_sm_bytes_per_ns > 0) || active < 1 || active >= hw->eu_count)
+    if (active < 1 || active >= hw->eu_count ||
+        (!(hw->l2_sm_bytes_per_ns > 0) && !(hw->cuda_core_power > 0)))
         return hw;
+    *local = *hw;
+    /* The clock drop at the power cap (cuda_core_power, sim.c) is the whole chip's: fitted on
+     * full grids, it falls with the share of SMs busy. The profiled 16-CTA FlashDecoding
+     * partial ran its softmax pieces at the calibrated rates, no slower (BENCHMARKS.md,
+     * session 34). */
+    local->cuda_core_power = hw->cuda_core_power * (double)active / (double)hw->eu_count;
+    if (!(hw->l2_sm_bytes_per_ns > 0))
+        return local;
     double share = hw->l2_bytes_per_ns / (double)active;
     double cap = share < hw->l2_sm_bytes_per_ns ? share : hw->l2_sm_bytes_per_ns;
-    *local = *hw;
     for (int d = 0; d < PT_DTYPE_COUNT; d++) {
         pt_cost *c = &local->cost[PT_ST_LOAD][d];
         if (c->rate > 0 && cap > c->rate)
