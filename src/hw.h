@@ -49,9 +49,8 @@ typedef struct {
     double l2_bytes_per_ns;      /* whole chip */
     double hbm_write_bytes_per_ns; /* whole chip, the outputs' writes (0 = at hbm_bytes_per_ns) */
     double l2_sm_bytes_per_ns;   /* one SM's L2 port: the most one EU's loads get when fewer
-                                    EUs than eu_count share l2_bytes_per_ns, and its stores when
-                                    they share the write rate (0 = not modelled: loads and stores
-                                    keep their calibrated rates) */
+                                    EUs than eu_count share l2_bytes_per_ns (0 = not modelled:
+                                    loads keep their calibrated rate) */
     double reuse_bytes_per_ns;   /* whole chip: the last-level cache bandwidth that serves an
                                     operand tile other EUs already read (cache_reuse.h; MI300X's
                                     Infinity Cache). 0 = not modelled: every load at the load

@@ -344,10 +344,11 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
 /* The load rates of the hardware model are per EU with every EU streaming: the whole chip's
  * L2 bandwidth shared eu_count ways (l2_gbps / eu_count). A grid of fewer CTAs than EUs
  * leaves that bandwidth to fewer EUs, each up to its own L2 port (l2_sm_gbps): small-M
- * GEMMs of 64-96 tiles load faster per SM than a full wave does. The store rates are the
- * write rate's share the same way: a FlashDecoding partial of 16 CTAs stores its 32 KB tile
- * in tens of ns (its profile, BENCHMARKS.md session 34) where a full wave's share took the
- * model 1.2 us. Returns the model to simulate one EU with (hw itself when nothing changes). */
+ * GEMMs of 64-96 tiles load faster per SM than a full wave does. (The stores are left at
+ * their calibrated rate: given the write rate's share the same way, the model's picks for
+ * 8B.o at M 64 moved to n 128 with three K splits, measured 10% slower on an H100,
+ * BENCHMARKS.md session 34.) Returns the model to simulate one EU with (hw itself when
+ * nothing changes). */
 const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
 {
     if (active < 1 || active >= hw->eu_count ||
@@ -367,15 +368,6 @@ const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
         pt_cost *c = &local->cost[PT_ST_LOAD][d];
         if (c->rate > 0 && cap > c->rate)
             c->rate = cap;
-    }
-    /* the stores likewise: the chip's write rate shared fewer ways, up to the same port */
-    double wshare = (hw->hbm_write_bytes_per_ns > 0 ? hw->hbm_write_bytes_per_ns : hw->hbm_bytes_per_ns) /
-                    (double)active;
-    double wcap = wshare < hw->l2_sm_bytes_per_ns ? wshare : hw->l2_sm_bytes_per_ns;
-    for (int d = 0; d < PT_DTYPE_COUNT; d++) {
-        pt_cost *c = &local->cost[PT_ST_STORE][d];
-        if (c->rate > 0 && wcap > c->rate)
-            c->rate = wcap;
     }
     return local;
 }

@@ -54,9 +54,9 @@ double pt_waves_kernel_ns(const pt_hw *hw, double span, double floor);
  * more, which the simulator does not model itself (every CTA's first loads at once take about
  * twice their modelled time), and a combine of a few kilobytes does not. */
 double pt_waves_launch_ns(const pt_hw *hw, double floor);
-/* The model to simulate one EU with when only `active` EUs are busy (the L2 bandwidth and the
- * write rate shared fewer ways, the power-capped clock drop scaled down); hw itself when
- * nothing changes, else *local filled in. */
+/* The model to simulate one EU with when only `active` EUs are busy (the L2 bandwidth shared
+ * fewer ways, the power-capped clock drop scaled down); hw itself when nothing changes, else
+ * *local filled in. */
 const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local);
 
 /* pt_simulate for a program with split_k > 1 (splitk_waves.c). */
