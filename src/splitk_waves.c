@@ -348,7 +348,7 @@ bool pt_waves_split_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_h
     }
     pt_hw local;
     /* more work items stream at once than tiles would: the L2 shared more ways */
-    d.hw = pt_waves_share_l2(hw_in, d.items, &local);
+    d.hw = pt_waves_few_ctas(hw_in, d.items, &local);
     d.round_robin = p->partition.persistent && sg->causal_op < 0;
     pt_launch_order_init(&d.order, p, sg);
     int64_t iters = sg->iterations > 0 ? sg->iterations : 0;
@@ -396,7 +396,7 @@ bool pt_simulate_split_k_chunk(const pt_sprogram *p, const pt_stask_graph *sg, c
         return pt_fail(err, "simulate: split-K chunk %d of the first tile; the prediction has "
                        "%d", chunk, kernel ? kernel->n_chunks : 0);
     pt_hw local;
-    const pt_hw *shared = pt_waves_share_l2(hw, kernel->work_items, &local);
+    const pt_hw *shared = pt_waves_few_ctas(hw, kernel->work_items, &local);
     const pt_chunk_info *c = &kernel->chunks[chunk];
     /* a stream-K tile's fix-up adds the partial tiles of the other CTAs sharing it */
     int others = kernel->stream_k > 1 ? kernel->n_chunks - 1 : pt_sprogram_split_k(p) - 1;

@@ -317,7 +317,7 @@ bool pt_waves_stream_k(const pt_sprogram *p, const pt_stask_graph *sg, const pt_
                        (long long)sg->iterations);
     pt_hw local;
     /* the grid's CTAs stream at once: the L2 shared that many ways */
-    k.hw = pt_waves_share_l2(hw_in, k.s.grid, &local);
+    k.hw = pt_waves_few_ctas(hw_in, k.s.grid, &local);
     size_t n = (size_t)k.s.grid, t = (size_t)(k.s.sk_tiles > 0 ? k.s.sk_tiles : 1);
     sk_run r = {.n = k.s.grid, .clock = calloc(n, sizeof(double)),
                 .key = calloc(n, sizeof(double)), .next = calloc(n, sizeof(int64_t)),

@@ -349,7 +349,7 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
  * 8B.o at M 64 moved to n 128 with three K splits, measured 10% slower on an H100,
  * BENCHMARKS.md session 34.) Returns the model to simulate one EU with (hw itself when
  * nothing changes). */
-const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
+const pt_hw *pt_waves_few_ctas(const pt_hw *hw, int64_t active, pt_hw *local)
 {
     if (active < 1 || active >= hw->eu_count ||
         (!(hw->l2_sm_bytes_per_ns > 0) && !(hw->cuda_core_power > 0)))
@@ -372,14 +372,14 @@ const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local)
     return local;
 }
 
-/* A last wave of `tail` CTAs after full ones: they share the L2 fewer ways (pt_waves_share_l2),
+/* A last wave of `tail` CTAs after full ones: they share the L2 fewer ways (pt_waves_few_ctas),
  * so each loads faster than in a full wave. Measured (round 133): 160 tiles of n 64 with 6
  * stages (one CTA per SM) ran 52.7 us where two full-length waves would take 69.5. */
 bool pt_waves_tail_time(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                         int64_t tail, double *t, pt_error *err)
 {
     pt_hw local;
-    const pt_hw *th = pt_waves_share_l2(hw, tail, &local);
+    const pt_hw *th = pt_waves_few_ctas(hw, tail, &local);
     if (th == hw)
         return true;
     pt_timeline x;
@@ -457,7 +457,7 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
         return pt_waves_split_k(p, sg, hw_in, tl, err);
     if (pt_sprogram_stream_k(p) > 1) /* a fixed grid walking (tile, k) ranges: streamk_waves.c */
         return pt_waves_stream_k(p, sg, hw_in, tl, err);
-    const pt_hw *hw = pt_waves_share_l2(hw_in, sg->tiles, &local);
+    const pt_hw *hw = pt_waves_few_ctas(hw_in, sg->tiles, &local);
     tile_model tm = {.sg = sg, .iters_full = sg->iterations, .overhead = hw->tile_overhead_ns,
                      .claim = hw->dynamic_claim_ns};
     if (!pt_simulate_eu(p, sg, hw, sg->iterations, tl, err))

@@ -39,7 +39,7 @@ double pt_waves_workspace_ns(const pt_hw *hw, double written, double read);
  * no sTask loads t. */
 int64_t pt_waves_load_run_bytes(const pt_stask_graph *sg, int t);
 /* The tile time of a last wave of `tail` one-CTA-per-EU tiles after full waves, given the full
- * wave's in *t: simulated with the L2 shared `tail` ways (pt_waves_share_l2), but no shorter
+ * wave's in *t: simulated with the L2 shared `tail` ways (pt_waves_few_ctas), but no shorter
  * than the tail's share of the DRAM floor; *t is lowered only. */
 bool pt_waves_tail_time(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                         int64_t tail, double *t, pt_error *err);
@@ -57,7 +57,7 @@ double pt_waves_launch_ns(const pt_hw *hw, double floor);
 /* The model to simulate one EU with when only `active` EUs are busy (the L2 bandwidth shared
  * fewer ways, the power-capped clock drop scaled down); hw itself when nothing changes, else
  * *local filled in. */
-const pt_hw *pt_waves_share_l2(const pt_hw *hw, int64_t active, pt_hw *local);
+const pt_hw *pt_waves_few_ctas(const pt_hw *hw, int64_t active, pt_hw *local);
 
 /* pt_simulate for a program with split_k > 1 (splitk_waves.c). */
 /* The representative EU's timeline (its spans, owned by tl from now on, lanes and busy

@@ -65,7 +65,7 @@ static void one_wave(void)
 
 /* However fast the L2 gives the tail its bytes, the tail's CTAs take at least their share of
  * the DRAM floor (224 tiles of n 256 over N = 57344: 92 in the tail). */
-/* The model a grid of few CTAs is simulated with (pt_waves_share_l2): loads at the chip's L2
+/* The model a grid of few CTAs is simulated with (pt_waves_few_ctas): loads at the chip's L2
  * rate shared by those CTAs, up to one SM's L2 port, stores at their calibrated rate; the
  * power-capped clock drop scaled by the share of SMs busy; a full grid keeps the model. */
 static void few_ctas_model(void)
@@ -73,15 +73,15 @@ static void few_ctas_model(void)
     pt_hw hw, local;
     pt_error err;
     CHECK(pt_hw_load(&hw, "H200", &err));
-    CHECK(pt_waves_share_l2(&hw, hw.eu_count, &local) == &hw);
-    const pt_hw *m = pt_waves_share_l2(&hw, 16, &local);
+    CHECK(pt_waves_few_ctas(&hw, hw.eu_count, &local) == &hw);
+    const pt_hw *m = pt_waves_few_ctas(&hw, 16, &local);
     CHECK(m == &local);
     CHECK_NEAR(m->cuda_core_power, hw.cuda_core_power * 16 / hw.eu_count, 1e-12);
     CHECK(m->cost[PT_ST_STORE][PT_F32].rate == hw.cost[PT_ST_STORE][PT_F32].rate);
     CHECK_NEAR(m->cost[PT_ST_LOAD][PT_F16].rate, hw.l2_sm_bytes_per_ns, 1e-9);
     /* a model without l2_sm_gbps still has its clock drop scaled */
     hw.l2_sm_bytes_per_ns = 0;
-    m = pt_waves_share_l2(&hw, 66, &local);
+    m = pt_waves_few_ctas(&hw, 66, &local);
     CHECK(m == &local && m->cost[PT_ST_LOAD][PT_F16].rate == hw.cost[PT_ST_LOAD][PT_F16].rate);
     CHECK_NEAR(m->cuda_core_power, hw.cuda_core_power / 2, 1e-12);
 }
