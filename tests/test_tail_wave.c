@@ -63,8 +63,6 @@ static void one_wave(void)
     CHECK_NEAR(a, b, 1e-9);
 }
 
-/* However fast the L2 gives the tail its bytes, the tail's CTAs take at least their share of
- * the DRAM floor (224 tiles of n 256 over N = 57344: 92 in the tail). */
 /* The model a grid of few CTAs is simulated with (pt_waves_few_ctas): loads at the chip's L2
  * rate shared by those CTAs, up to one SM's L2 port, stores at their calibrated rate; the
  * power-capped clock drop scaled by the share of SMs busy; a full grid keeps the model. */
@@ -86,6 +84,8 @@ static void few_ctas_model(void)
     CHECK_NEAR(m->cuda_core_power, hw.cuda_core_power / 2, 1e-12);
 }
 
+/* However fast the L2 gives the tail its bytes, the tail's CTAs take at least their share of
+ * the DRAM floor (224 tiles of n 256 over N = 57344: 92 in the tail). */
 static void dram_bound_tail(void)
 {
     pt_graph g;

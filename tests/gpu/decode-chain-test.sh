@@ -77,6 +77,7 @@ CHECK_ONLY=1 PLACEMENTS=1 python3 "$root/bench/fa/decode_time.py" $pairs >"$tmp/
 python3 - "$tmp/check.jsonl" "$want" <<'PY'
 import json, os, sys
 bad = n = 0
+want = int(sys.argv[2])
 for line in open(sys.argv[1]):
     r = json.loads(line)
     if "partial" not in r:
@@ -89,7 +90,7 @@ for line in open(sys.argv[1]):
     else:
         print(f"ok   {name}: {r['elements']} elements of O within tolerance of torch ({r['reference_backend']})")
 print(f"decode chain: {n} pairs, {n - bad} correct")
-if n != int(sys.argv[2]):
-    print(f"FAIL: {sys.argv[2]} pairs listed, {n} checked (see decode_time.py's errors)")
-sys.exit(1 if bad or n != int(sys.argv[2]) else 0)
+if n != want:
+    print(f"FAIL: {want} pairs listed, {n} checked (see decode_time.py's errors)")
+sys.exit(1 if bad or n != want else 0)
 PY
