@@ -198,6 +198,22 @@ char *pt_bundle_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *
 }
 
 /* graph_table.h: what the fixed harness needs to know about this graph and kernel. */
+/* Tensor t (or the tensor it is a view of) is an input of an exp_decay op: a decay's exponent,
+ * which the harness draws as a model makes it (a falling running sum), not uniformly. */
+static bool decay_exponent(const pt_graph *g, int t)
+{
+    for (int o = 0; o < g->n_ops; o++) {
+        if (g->ops[o].kind != PT_OP_EXP_DECAY)
+            continue;
+        for (int i = 0; i < g->ops[o].n_in; i++) {
+            const int in = g->ops[o].in[i];
+            if (in == t || (in >= 0 && g->tensors[in].view_of == t))
+                return true;
+        }
+    }
+    return false;
+}
+
 char *pt_bundle_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k, const char *target)
 {
     const pt_graph *g = sg->graph;
@@ -227,22 +243,25 @@ char *pt_bundle_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k
               "static const long long SMEM = %lldLL;\n",
               (long long)k->grid, k->block_threads, (long long)k->smem_bytes);
     sb_printf(&b, "#define N_TENSORS %d\n", g->n_tensors);
-    sb_printf(&b, "/* name, dtype, role, view_of, is_scales, elements, rank, axes, extents, "
+    sb_printf(&b, "/* name, dtype, role, view_of, init, elements, rank, axes, extents, "
                   "atol, rtol */\n");
     sb_printf(&b, "static const tensor_info TENSORS[N_TENSORS] = {\n");
     for (int t = 0; t < g->n_tensors; t++) {
         const pt_tensor *x = &g->tensors[t];
-        bool is_scales = false;
+        int init = 0; /* the harness's default draw (codegen/host/harness.c, tensor_info) */
         for (int u = 0; u < g->n_tensors; u++)
             if (g->tensors[u].scales == t)
-                is_scales = true;
+                init = 1;
+        if (x->role == PT_ROLE_INPUT && decay_exponent(g, t) &&
+            (x->dtype == PT_F32 || x->dtype == PT_F16 || x->dtype == PT_BF16))
+            init = 2;
         sb_printf(&b, "    {");
         sb_cstr(&b, x->name);
         /* as stored: a ragged pair of axes (graph.h) is one dimension, the sequence ("c*l") */
         int64_t ext[PT_MAX_RANK];
         int pos[PT_MAX_RANK], dims = pt_tensor_storage(g, x, ext, pos), r = pt_tensor_ragged_pos(g, x);
         sb_printf(&b, ", %s, %s, %d, %d, %lldLL, %d, {", dt_enum(x->dtype), role_enum(x->role),
-                  x->view_of, is_scales ? 1 : 0, (long long)pt_tensor_elems(g, x), dims);
+                  x->view_of, init, (long long)pt_tensor_elems(g, x), dims);
         for (int d = 0; d < dims; d++) {
             int i = pos[d];
             char pair[2 * PT_NAME_MAX + 2];

@@ -17,7 +17,7 @@ typedef struct {
     int dtype;
     int role;
     int view_of;
-    int is_scales;
+    int init;  /* default draw (codegen/host/harness.c); this harness draws U[-1, 1) */
     long long elems;
     int rank;
     const char *axis[MAX_RANK];
