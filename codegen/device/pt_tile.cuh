@@ -158,22 +158,34 @@ template <> __device__ __forceinline__ void store_pair<__nv_bfloat16>(uint8_t *p
 // row + 8) converted to T into a 128B-swizzled staging tile, in boxes of CHUNK columns that lie
 // box_bytes apart (one TMA store box each); with `scale` (normalize: O / l), row row + 8h is
 // multiplied by scale[h] first.
+//
+// f32 pairs are 8-byte stores, which shared memory serves a half-warp at a time: rows q and
+// q ^ 1 of a half-warp land on the same 32 banks of the swizzled tile when they store the same
+// column block, so odd rows store block j ^ 2 while even rows store j (the same box of four):
+// every half-warp then covers the 32 banks once, two wavefronts an instruction instead of four.
 template <typename T, int N, int CHUNK, bool SCALED>
 __device__ __forceinline__ void store_rows_sw128_impl(const float (&acc)[N / 2], uint8_t *stage,
                                                       int box_bytes, int row, int lane,
                                                       const float *scale)
 {
+    constexpr bool kSpread = sizeof(T) == 4 && CHUNK * sizeof(T) == 128 && N % 32 == 0;
+    const bool odd = kSpread && (row & 1);
 #pragma unroll
     for (int j = 0; j < N / 8; ++j)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int col = j * 8 + (lane % 4) * 2;
+            const int jo = kSpread ? (j ^ 2) : j;  // the block an odd row stores at this step
+            const int js = odd ? jo : j;
+            const int col = js * 8 + (lane % 4) * 2;
             uint8_t *chunk = stage + (col / CHUNK) * box_bytes;
             const uint32_t off = sw128_offset(row + 8 * h, (col % CHUNK) * sizeof(T));
-            if constexpr (SCALED)
-                store_pair<T>(chunk + off, acc[4 * j + 2 * h] * scale[h], acc[4 * j + 2 * h + 1] * scale[h]);
-            else
-                store_pair<T>(chunk + off, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+            float a = odd ? acc[4 * jo + 2 * h] : acc[4 * j + 2 * h];
+            float b = odd ? acc[4 * jo + 2 * h + 1] : acc[4 * j + 2 * h + 1];
+            if constexpr (SCALED) {
+                a *= scale[h];
+                b *= scale[h];
+            }
+            store_pair<T>(chunk + off, a, b);
         }
 }
 
