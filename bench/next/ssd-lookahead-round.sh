@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A device round (session 35, H100): does the ChunkState lookahead effect (a producer 3-4 steps
+# ahead 8-12% slower than 2) need the states' writes? .dev/exp3/state-* (carried): lookahead 2,
+# 3, 4 each whole, without the TMA store, without the convert, without both (harness --no-check,
+# two passes). Then .dev/exp3/lib-*: ChunkState lookahead 4 (the H100 pick) and 2, the ChunkScan
+# picks, against mamba_ssm in one process (ssd_time.py, every element checked).
+set -u
+. bench/common/round-start.sh ssd-look
+E=.dev/exp3
+ls -d $E/*/ | xargs -P 16 -I{} sh -c 'case {} in *lib-*) t="lib kernel.cubin";; *) t=all;; esac; make -s -C {} $t > {}/build.log 2>&1 || echo "BUILD FAILED {}"'
+echo "built $(( $(date +%s) - T0 )) s"
+for rep in 1 2; do
+for v in $E/state-*/; do
+    t=$(cd $v && timeout 60 ./harness --no-check --json-only --placements 2 2>/dev/null | tail -1)
+    echo "$(basename $v) rep$rep $(echo "$t" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("%.2f us" % (r["time_ms_median"]*1e3))' 2>/dev/null || echo "$t" | cut -c1-200)"
+done
+done | tee "$R/times.txt"
+echo "timed $(( $(date +%s) - T0 )) s"
+A=$(pwd)/../shared/anchors/mamba2-triton; [ -d "$A" ] || A=$(pwd)/.dev/anchors
+PLACEMENTS=2 timeout 300 python3 bench/mamba2/ssd_time.py "$A" $E/lib-*/ > "$R/ssd.jsonl" 2>"$R/ssd.err"
+echo "ssd_time rc $? $(( $(date +%s) - T0 )) s"; tail -3 "$R/ssd.err"
+python3 - "$R/ssd.jsonl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "copy_GBps" in r: print("copy", round(r["copy_GBps"]))
+    if "bundle" not in r: continue
+    if "times" not in r: print(r["bundle"], r.get("error")); continue
+    t = r["times"]
+    print(f'{r["bundle"]:28s} ours {t["ours"]["median_ms"]*1e3:8.1f} us  mamba_ssm {t["mamba_ssm"]["median_ms"]*1e3:8.1f} us  x{r["speedup_vs_mamba_ssm"]:.3f}  of floor {r["of_floor"]:.3f}  check {r["check"]["mismatches"]}/{r["check"]["vs_mamba_ssm"]["mismatches"]}')
+PY
+echo "done $(( $(date +%s) - T0 )) s"
