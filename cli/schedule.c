@@ -63,10 +63,11 @@ static double measure_one(const cli_opts *o, const pt_schedule_candidate *c, con
     return ms;
 }
 
-/* Do candidates a and b agree on one part of their choice: 0 the tile shape, 1 the grid
- * (persistent or not, who stores), 2 the schedule style (look-ahead, ping-pong, grid,
- * rasterisation, who stores), 3 everything but the stage count? (The raster's group size and
- * the rest of the printed description are not told apart, as the description does not.) */
+/* Do candidates a and b agree on one part of their choice: 0 the tile shape, 1 the tile shape
+ * and the ring depth (stages), 2 the grid (persistent or not, who stores), 3 the schedule style (look-ahead,
+ * ping-pong, grid, rasterisation, who stores), 4 everything but the stage count? (The raster's
+ * group size and the rest of the printed description are not told apart, as the description
+ * does not.) */
 static bool same_part(const pt_schedule_candidate *a, const pt_schedule_candidate *b, int part)
 {
     const pt_intra_opts *x = &a->opts, *y = &b->opts;
@@ -77,32 +78,37 @@ static bool same_part(const pt_schedule_candidate *a, const pt_schedule_candidat
                  x->raster == y->raster;
     switch (part) {
     case 0: return tile;
-    case 1: return grid;
-    case 2: return style;
+    case 1: return tile && x->stages == y->stages;
+    case 2: return grid;
+    case 3: return style;
     default: return tile && a->sg.tiling.warpgroups == b->sg.tiling.warpgroups && style;
     }
 }
 
 /* Which of the ranked candidates to measure, n at most: the model's ranking is least trusted
- * between tile shapes, grids and schedule styles, so the best predicted of each distinct
- * tile shape (for half of them), then of each grid (persistent or not, who stores), then of
- * each style, then of each schedule (stage counts aside), then the rest in rank order. */
+ * between tile shapes, ring depths, grids and schedule styles, so the best predicted of each
+ * distinct tile shape (for half of them), then of each stage count of a tile, then of each grid
+ * (persistent or not, who stores), then of each style, then of each schedule (stage counts
+ * aside), then the rest in rank order. Ring depth comes second: the model charges a ring only
+ * for the latency it hides, and on the H100 a ChunkState whose producer runs 2 steps ahead ran
+ * 8-12% faster than at 3 or 4, which the model ranks 1-1.5% behind (BENCHMARKS.md, session 35:
+ * its states' writes wait behind the loads in flight). */
 static int pick_for_measure(const pt_schedule_result *r, int n, int *pick)
 {
     bool *taken = calloc((size_t)r->n + 1, sizeof *taken);
     int *seen = calloc((size_t)r->n + 1, sizeof *seen); /* a candidate of each part seen */
     int k = 0;
-    for (int pass = 0; pass < 5 && k < n && taken && seen; pass++) {
+    for (int pass = 0; pass < 6 && k < n && taken && seen; pass++) {
         int n_seen = 0, limit = pass == 0 ? (n + 1) / 2 : n;
         /* a pass's parts include those already taken */
-        for (int i = 0; i < r->n && pass < 4; i++)
+        for (int i = 0; i < r->n && pass < 5; i++)
             if (taken[i])
                 seen[n_seen++] = i;
         for (int i = 0; i < r->n && k < limit; i++) {
             if (taken[i])
                 continue;
             bool dup = false;
-            for (int j = 0; j < n_seen && pass < 4; j++)
+            for (int j = 0; j < n_seen && pass < 5; j++)
                 dup |= same_part(&r->best[seen[j]], &r->best[i], pass);
             if (dup)
                 continue;

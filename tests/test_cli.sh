@@ -206,6 +206,12 @@ stderr_has 'codegen sm90a: l=32, the rows of the causal exp_decay' "L=32 refused
 expect 0 "schedule mamba2_chunk_scan for sm90a" "$cli" schedule mamba2_chunk_scan --target sm90a --set B=8,S=2048 --top 1
 if grep -qE '^ +1 .* wg_axis=h wg=2 stages=4 persistent column run=2' "$tmp/out"; then ok "ChunkScan pick: the heads split, runs of 2 along columns"
 else bad "ChunkScan pick: $(grep -E '^ +1 ' "$tmp/out")"; fi
+# --measure's shortlist holds the best tile at a shallower ring than the model ranks first: on
+# the H100, ChunkState 2 steps ahead ran 8-12% faster than 4 (BENCHMARKS.md, session 35).
+expect 0 "schedule --measure 6 --candidates (ChunkState, H100)" "$cli" schedule mamba2_chunk_state --hw H100 --target sm90a --set B=8,S=2048 --measure 6 --candidates "$tmp/cand_cs"
+if grep -qE '^1 [0-9]+ l=64 n=128 wg_axis=h wg=2 stages=4 ' "$tmp/out" && grep -qE '^[0-9]+ [0-9]+ l=64 n=128 wg_axis=h wg=2 stages=2 ' "$tmp/out" &&
+   [ "$(ls "$tmp/cand_cs" | wc -l)" = 6 ]; then ok "--measure shortlist: the pick's tile at 4 and at 2 stages, 6 written"
+else bad "--measure shortlist: $(cat "$tmp/out" | tail -7)"; fi
 # Issue 14: unaligned N and K are staged through 16-byte-pitched copies (src/staging.h): the
 # search through the sm90a generator finds programs, and their prediction holds the copies.
 expect 0 "schedule unaligned N for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=1001,K=4096 --top 1 -o "$tmp/u1001.json"

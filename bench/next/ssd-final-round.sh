@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A device round (session 35, H100): every Mamba2 variant of tests/codegen/variants.txt (and its
+# input-range runs) on the GPU with this session's input draws and f32 convert; 30 random Mamba2
+# sPrograms (tests/gpu/differential.sh); then .dev/exp4 (carried): the H100 ChunkScan picks at
+# 8 x 8192 and 64 x 8192, ChunkState at 64 x 8192 with its producer 4 and 2 steps ahead, against
+# mamba_ssm in one process (ssd_time.py, every element checked).
+set -u
+. bench/common/round-start.sh ssd-final
+grep -E '^ssd_' tests/codegen/variants.txt > "$R/variants.txt"
+JOBS=16 RUN_TIMEOUT=60 timeout 170 sh tests/gpu/run-gpu-tests.sh "$CLI" "$R/variants.txt" "$R/gpu" > "$R/gpu-tests.txt" 2>&1
+echo "gpu tests rc $? $(( $(date +%s) - T0 )) s"; grep -E "FAIL|fail|variants correct|WRONG" "$R/gpu-tests.txt" | tail -6
+rm -rf "$R/gpu"
+WORKLOADS="mamba2_chunk_state mamba2_chunk_scan" JOBS=16 SAN_EVERY=15 RUN_TIMEOUT=60 \
+    timeout 120 sh tests/gpu/differential.sh "$CLI" 30 3701 "$R/diff" > "$R/diff.txt" 2>&1
+echo "differential rc $? $(( $(date +%s) - T0 )) s"; tail -1 "$R/diff.txt"; rm -rf "$R/diff"
+E=.dev/exp4
+ls -d $E/*/ | xargs -P 8 -I{} sh -c 'make -s -C {} lib kernel.cubin > {}/build.log 2>&1 || echo "BUILD FAILED {}"'
+A=$(pwd)/../shared/anchors/mamba2-triton; [ -d "$A" ] || A=$(pwd)/.dev/anchors
+timeout 200 python3 bench/mamba2/ssd_time.py "$A" $E/*/ > "$R/ssd.jsonl" 2>"$R/ssd.err"
+echo "ssd_time rc $? $(( $(date +%s) - T0 )) s"; tail -2 "$R/ssd.err"
+python3 - "$R/ssd.jsonl" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "copy_GBps" in r: print("copy", round(r["copy_GBps"]))
+    if "bundle" not in r: continue
+    if "times" not in r: print(r["bundle"], r.get("error")); continue
+    t = r["times"]
+    print(f'{r["bundle"]:24s} ours {t["ours"]["median_ms"]*1e3:8.1f} us  mamba_ssm {t["mamba_ssm"]["median_ms"]*1e3:8.1f} us  x{r["speedup_vs_mamba_ssm"]:.3f}  of floor {r["of_floor"]:.3f}  check {r["check"]["mismatches"]}/{r["check"]["vs_mamba_ssm"]["mismatches"]}')
+PY
+echo "done $(( $(date +%s) - T0 )) s"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A device round (session 35, H100): ChunkState and ChunkScan stage splits of the H100 picks
+# (.dev/exp2, made by .dev/exp2/gen.sh, carried; names say the x / Bm or CB / x stages) with the
+# conflict-free f32 convert, five ChunkState twins with the previous convert (-oldconv), timed by
+# the harness (--no-check, 2 placements) in two interleaved passes; the Mamba2 and decoding
+# variants (tests/codegen/variants.txt) checked on the GPU with the new convert and input draws.
+set -u
+. bench/common/round-start.sh ssd-stages
+E=.dev/exp2
+grep -E '^(ssd_state|ssd_scan_fact|dec_)' tests/codegen/variants.txt > "$R/variants.txt"
+JOBS=16 RUN_TIMEOUT=60 timeout 200 sh tests/gpu/run-gpu-tests.sh "$CLI" "$R/variants.txt" "$R/gpu" > "$R/gpu-tests.txt" 2>&1
+echo "gpu tests rc $? $(( $(date +%s) - T0 )) s"; grep -E "FAIL|fail|passed|correct" "$R/gpu-tests.txt" | tail -6
+rm -rf "$R/gpu"
+ls -d $E/*/ | xargs -P 16 -I{} sh -c 'make -s -C {} all > {}/build.log 2>&1 || echo "BUILD FAILED {}"'
+echo "built $(( $(date +%s) - T0 )) s"
+for v in state-b8s2048-x4b4 state-b8s2048-x6b2 scan-b8s2048-cb4x4; do
+    echo "$v check: $(cd $E/$v && timeout 60 ./harness --check-only 2>&1 | grep '^check:')"
+done
+for rep in 1 2; do
+for v in $E/*/; do
+    [ -x $v/harness ] || continue
+    t=$(cd $v && timeout 60 ./harness --no-check --json-only --placements 2 2>/dev/null | tail -1)
+    echo "$(basename $v) rep$rep $(echo "$t" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("%.2f us" % (r["time_ms_median"]*1e3))' 2>/dev/null || echo "$t" | cut -c1-200)"
+done
+echo "pass $rep $(( $(date +%s) - T0 )) s"
+done > "$R/times.txt"
+cat "$R/times.txt"
+echo "done $(( $(date +%s) - T0 )) s"
