@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A device round (session 35, H100): hand-edited ChunkState bundles (.dev/exp, carried; made by
-# .dev/exp/mk.py from the H100 pick: the states' convert and/or TMA store removed; x / Bm stages
+# bench/next/ssd-exp-make.py from the H100 pick: the states' convert and/or TMA store removed; x / Bm stages
 # moved) timed with the harness (--no-check); the H100 ChunkScan pick at 8 x 2048 checked with
 # several seeds and dA ranges (its profile refused 4 of 67M outputs); ChunkScan's top candidates
 # measured by `schedule --measure`.

@@ -19,14 +19,5 @@ echo "timed $(( $(date +%s) - T0 )) s"
 A=$(pwd)/../shared/anchors/mamba2-triton; [ -d "$A" ] || A=$(pwd)/.dev/anchors
 PLACEMENTS=2 timeout 300 python3 bench/mamba2/ssd_time.py "$A" $E/lib-*/ > "$R/ssd.jsonl" 2>"$R/ssd.err"
 echo "ssd_time rc $? $(( $(date +%s) - T0 )) s"; tail -3 "$R/ssd.err"
-python3 - "$R/ssd.jsonl" <<'PY'
-import json, sys
-for l in open(sys.argv[1]):
-    r = json.loads(l)
-    if "copy_GBps" in r: print("copy", round(r["copy_GBps"]))
-    if "bundle" not in r: continue
-    if "times" not in r: print(r["bundle"], r.get("error")); continue
-    t = r["times"]
-    print(f'{r["bundle"]:28s} ours {t["ours"]["median_ms"]*1e3:8.1f} us  mamba_ssm {t["mamba_ssm"]["median_ms"]*1e3:8.1f} us  x{r["speedup_vs_mamba_ssm"]:.3f}  of floor {r["of_floor"]:.3f}  check {r["check"]["mismatches"]}/{r["check"]["vs_mamba_ssm"]["mismatches"]}')
-PY
+python3 bench/mamba2/ssd_rows.py "$R/ssd.jsonl"
 echo "done $(( $(date +%s) - T0 )) s"

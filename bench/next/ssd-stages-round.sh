@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A device round (session 35, H100): ChunkState and ChunkScan stage splits of the H100 picks
-# (.dev/exp2, made by .dev/exp2/gen.sh, carried; names say the x / Bm or CB / x stages) with the
+# (.dev/exp2, made by bench/next/ssd-stages-make.sh, carried; names say the x / Bm or CB / x stages) with the
 # conflict-free f32 convert, five ChunkState twins with the previous convert (-oldconv), timed by
 # the harness (--no-check, 2 placements) in two interleaved passes; the Mamba2 and decoding
 # variants (tests/codegen/variants.txt) checked on the GPU with the new convert and input draws.
