@@ -64,10 +64,10 @@ static double measure_one(const cli_opts *o, const pt_schedule_candidate *c, con
 }
 
 /* Do candidates a and b agree on one part of their choice: 0 the tile shape, 1 the tile shape
- * and the ring depth (stages), 2 the grid (persistent or not, who stores), 3 the schedule style (look-ahead,
- * ping-pong, grid, rasterisation, who stores), 4 everything but the stage count? (The raster's
- * group size and the rest of the printed description are not told apart, as the description
- * does not.) */
+ * and the ring depth (stages), 2 the grid (persistent or not, who stores), 3 the schedule style
+ * (look-ahead, ping-pong, grid, rasterisation, who stores), 4 everything but the stage count?
+ * (The raster's group size and the rest of the printed description are not told apart, as the
+ * description does not.) */
 static bool same_part(const pt_schedule_candidate *a, const pt_schedule_candidate *b, int part)
 {
     const pt_intra_opts *x = &a->opts, *y = &b->opts;

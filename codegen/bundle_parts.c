@@ -197,7 +197,6 @@ char *pt_bundle_tensors_json(const pt_stask_graph *sg, const pt_codegen_result *
     return sb_take(&b);
 }
 
-/* graph_table.h: what the fixed harness needs to know about this graph and kernel. */
 /* Tensor t (or the tensor it is a view of) is an input of an exp_decay op: a decay's exponent,
  * which the harness draws as a model makes it (a falling running sum), not uniformly. */
 static bool decay_exponent(const pt_graph *g, int t)
@@ -214,6 +213,7 @@ static bool decay_exponent(const pt_graph *g, int t)
     return false;
 }
 
+/* graph_table.h: what the fixed harness needs to know about this graph and kernel. */
 char *pt_bundle_graph_table(const pt_stask_graph *sg, const pt_codegen_result *k, const char *target)
 {
     const pt_graph *g = sg->graph;

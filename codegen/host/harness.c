@@ -238,7 +238,7 @@ static void fill_random(void *buf, const tensor_info *t, int index, unsigned lon
     float hi = t->init == 1 ? 1.5f : t->init == 2 ? 0.0f : 1.0f;
     /* An exponent drawn uniformly would make exp(dA[l] - dA[s]) grow along a row, which no
      * model's decay does: terms up to e^2 whose single bf16 rounding flips (the kernel's
-     * exp against the reference's) pass the check's atol on a few outputs in 10^7. */
+     * exp against the reference's) put a few outputs in 10^7 past the check's atol. */
     bool cumsum = t->init == 2;
     for (int r = 0; r < n_input_ranges; r++)
         if (input_range[r].tensor == index) {
