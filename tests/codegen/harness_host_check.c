@@ -72,6 +72,26 @@ int main(int argc, char **argv)
         }
         printf("%s cumsum rows fall in steps of [-2, -0.5) (row 0 ends at %.1f)\n",
                falls && v[249] < -124.f && v[249] > -500.f ? "ok" : "FAIL", v[249]);
+        /* a decay's exponent (init 2) by default: rows fall in steps of [-0.02, 0); named by
+         * --range it is drawn uniformly again */
+        n_input_ranges = 0;
+        t.init = 2;
+        fill_random(v, &t, a, 1234);
+        bool decays = true;
+        for (int i = 0; i < 100000; i++) {
+            float step = i % 250 ? v[i] - v[i - 1] : v[i];
+            decays &= step >= -0.0201f && step <= 0.f;
+        }
+        printf("%s a decay exponent's rows fall in steps of [-0.02, 0) (row 0 ends at %.2f)\n",
+               decays && v[249] < -1.f && v[249] > -5.f ? "ok" : "FAIL", v[249]);
+        if (!parse_range("A=-1:1"))
+            return 1;
+        fill_random(v, &t, a, 1234);
+        int rises = 0;
+        for (int i = 1; i < 250; i++)
+            rises += v[i] > v[i - 1];
+        printf("%s --range draws a decay exponent uniformly (%d rises in a row of 250)\n",
+               rises > 50 ? "ok" : "FAIL", rises);
         return 0;
     }
     /* Every input dtype, an odd element count (a half-filled last 4-bit byte). */
@@ -79,7 +99,7 @@ int main(int argc, char **argv)
     const int dts[] = {DT_F16, DT_BF16, DT_F32, DT_FP8_E4M3, DT_INT4};
     for (int i = 0; i < 5; i++) {
         t.dtype = dts[i];
-        t.is_scales = i == 2;
+        t.init = i == 2; /* group scales */
         void *b = calloc(4, (size_t)t.elems);
         fill_random(b, &t, 3, 1234);
         fwrite(b, 1, dtype_bytes(t.dtype, t.elems), stdout);

@@ -35,6 +35,6 @@ if [ "$got" = "8 1000 0 1.000" ]; then echo "ok   compare counts 8 mismatches, n
 else echo "FAIL compare: got '$got', expected '8 1000 0 1.000'"; fails=1; fi
 got=$(LD_LIBRARY_PATH=$tmp "$tmp/check" range 2>/dev/null)
 echo "$got" | sed 's/^/     range: /'
-if [ "$(echo "$got" | grep -c '^ok ')" -eq 10 ]; then echo "ok   --range draws in range and refuses bad values; --cumsum sums rows"
-else echo "FAIL --range/--cumsum: expected 10 ok lines"; fails=1; fi
+if [ "$(echo "$got" | grep -c '^ok ')" -eq 12 ]; then echo "ok   --range draws in range and refuses bad values; --cumsum sums rows; a decay exponent falls"
+else echo "FAIL --range/--cumsum: expected 12 ok lines"; fails=1; fi
 exit $fails
