@@ -14,13 +14,7 @@ for a in "--seed 1" "--seed 2" "--cumsum dA_l=-0.1:0" "--cumsum dA_l=-0.02:0 --s
     echo "== scan pick check $a"; (cd $d && timeout 60 ./harness --check-only $a 2>&1 | grep -E 'mismatch|check out|correct' | head -8)
 done
 echo "checked $(( $(date +%s) - T0 )) s"
-for rep in 1 2; do
-for v in $E/state-*/; do
-    [ -x $v/harness ] || continue
-    t=$(cd $v && timeout 60 ./harness --no-check --json-only --placements 2 2>/dev/null | tail -1)
-    echo "$(basename $v) rep$rep $(echo "$t" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("%.2f us" % (r["time_ms_median"]*1e3))' 2>/dev/null || echo "$t" | cut -c1-200)"
-done
-done
+bench/common/harness-passes.sh 2 $E/state-*/
 echo "timed $(( $(date +%s) - T0 )) s"
 timeout 280 "$CLI" schedule examples/mamba2_chunk_scan.json --set B=8,S=2048,H=64,P=64,N=128,L=256 --hw H100 \
     --target sm90a --measure 6 --candidates "$R/cand" -o "$R/scan-measured.json" > "$R/scan-measure.txt" 2>&1

@@ -9,12 +9,7 @@ set -u
 E=.dev/exp3
 ls -d $E/*/ | xargs -P 16 -I{} sh -c 'case {} in *lib-*) t="lib kernel.cubin";; *) t=all;; esac; make -s -C {} $t > {}/build.log 2>&1 || echo "BUILD FAILED {}"'
 echo "built $(( $(date +%s) - T0 )) s"
-for rep in 1 2; do
-for v in $E/state-*/; do
-    t=$(cd $v && timeout 60 ./harness --no-check --json-only --placements 2 2>/dev/null | tail -1)
-    echo "$(basename $v) rep$rep $(echo "$t" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("%.2f us" % (r["time_ms_median"]*1e3))' 2>/dev/null || echo "$t" | cut -c1-200)"
-done
-done | tee "$R/times.txt"
+bench/common/harness-passes.sh 2 $E/state-*/ | tee "$R/times.txt"
 echo "timed $(( $(date +%s) - T0 )) s"
 A=$(pwd)/../shared/anchors/mamba2-triton; [ -d "$A" ] || A=$(pwd)/.dev/anchors
 PLACEMENTS=2 timeout 300 python3 bench/mamba2/ssd_time.py "$A" $E/lib-*/ > "$R/ssd.jsonl" 2>"$R/ssd.err"

@@ -16,13 +16,6 @@ echo "built $(( $(date +%s) - T0 )) s"
 for v in state-b8s2048-x4b4 state-b8s2048-x6b2 scan-b8s2048-cb4x4; do
     echo "$v check: $(cd $E/$v && timeout 60 ./harness --check-only 2>&1 | grep '^check:')"
 done
-for rep in 1 2; do
-for v in $E/*/; do
-    [ -x $v/harness ] || continue
-    t=$(cd $v && timeout 60 ./harness --no-check --json-only --placements 2 2>/dev/null | tail -1)
-    echo "$(basename $v) rep$rep $(echo "$t" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("%.2f us" % (r["time_ms_median"]*1e3))' 2>/dev/null || echo "$t" | cut -c1-200)"
-done
-echo "pass $rep $(( $(date +%s) - T0 )) s"
-done > "$R/times.txt"
+bench/common/harness-passes.sh 2 $E/*/ > "$R/times.txt"
 cat "$R/times.txt"
 echo "done $(( $(date +%s) - T0 )) s"
