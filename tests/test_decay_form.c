@@ -224,6 +224,15 @@ static bool generate(const char *tile, bool factored, int offset, pt_codegen_res
     return ok;
 }
 
+/* The last occurrence of needle in text before end, NULL if none. */
+static const char *last_before(const char *text, const char *end, const char *needle)
+{
+    const char *last = NULL;
+    for (const char *p = strstr(text, needle); p && p < end; p = strstr(p + 1, needle))
+        last = p;
+    return last;
+}
+
 static void generated(void)
 {
     static const char *tiles[] = {NULL, "l=64,h=2,wg=2,wg_axis=h", "l=64,wg=1"};
@@ -236,7 +245,8 @@ static void generated(void)
             continue;
         const char *k = out.kernel_cu;
         CHECK(strstr(k, "pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(r_"));
-        CHECK(strstr(k, "pt::decay_cols<true, elem_t, KS>("));
+        CHECK(strstr(k, "pt::decay_cols<true, elem_t, KS, false>("));
+        CHECK(!strstr(k, "decay_settle"));
         CHECK(strstr(k, "pt::afrag_tile<KS, false>("));
         CHECK(strstr(k, "pt::afrag_decay<true, elem_t, KS>("));
         CHECK(strstr(k, "pt::decay_unpivot(fx, acc, lane);"));
@@ -254,13 +264,47 @@ static void generated(void)
             pt_codegen_result_free(&out);
         }
     }
-    /* the decay an iteration ahead: the mma before it is in flight where a warp may rescale */
-    pt_codegen_result out;
-    pt_error e = {{0}};
-    CHECK(!generate(NULL, true, 1, &out, &e));
-    CHECK_CONTAINS(e.msg, "the factored decay may rescale the accumulators there, but 1 wgmma group(s) are in flight");
-    CHECK_MSG(generate(NULL, false, 1, &out, &e), "%s", e.msg);
-    pt_codegen_result_free(&out);
+    /* the decay an iteration ahead: the mma before it may be in flight where a warp leaves the
+     * factored form, so the multiply back waits for the warpgroup's next mma, after the wait
+     * for every group between them */
+    for (int i = 0; i < 2; i++) {
+        pt_codegen_result out;
+        pt_error e = {{0}};
+        bool ok = generate(tiles[i], true, 1, &out, &e);
+        CHECK_MSG(ok, "%s: %s", tiles[i] ? tiles[i] : "default", e.msg);
+        if (!ok)
+            continue;
+        const char *k = out.kernel_cu, *d = strstr(k, "pt::decay_cols<true, elem_t, KS, true>(");
+        CHECK(d && !strstr(k, "pt::decay_cols<true, elem_t, KS, false>("));
+        int settles = 0, mmas = 0;
+        for (const char *m = strstr(k, "mma_c(acc, "); m; m = strstr(m + 1, "mma_c(acc, ")) {
+            /* the line before each loop mma settles what the decay owes */
+            const char *prev = m;
+            while (prev > k && prev[-1] != '\n')
+                prev--;
+            const char *before = prev - 1;
+            while (before > k && before[-1] != '\n')
+                before--;
+            mmas++;
+            settles += !strncmp(strstr(before, "pt::"), "pt::decay_settle(fx, acc, lane);", 32);
+        }
+        CHECK_MSG(mmas > 1 && settles == mmas, "%d mma_c calls, %d settled", mmas, settles);
+        /* where an mma may be in flight at the decay (issued after the last wait for every
+         * group), a wait for every group comes before the next settle */
+        int in_flight = 0;
+        for (; d; d = strstr(d + 1, "pt::decay_cols<true, elem_t, KS, true>(")) {
+            const char *m = last_before(k, d, "mma_c(acc, "), *w = last_before(k, d, "pt::wgmma_wait<0>();");
+            if (!m || (w && w > m))
+                continue;
+            in_flight++;
+            const char *w2 = strstr(d, "pt::wgmma_wait<0>();"), *st = strstr(d, "decay_settle");
+            CHECK(w2 && st && w2 < st);
+        }
+        CHECK(in_flight > 0);
+        pt_codegen_result_free(&out);
+        CHECK_MSG(generate(tiles[i], false, 1, &out, &e), "%s", e.msg);
+        pt_codegen_result_free(&out);
+    }
 }
 
 /* The reference of a factored kernel rounds the decayed tile (Pdt) where that kernel does: in

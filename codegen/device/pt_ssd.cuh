@@ -398,8 +398,10 @@ __device__ __forceinline__ void acc_rows_op(float (&d)[R], const Y &y, int lane)
 // The factors stay within FACTORED_RANGE nats of 1 (bf16: the tile form's range; f16: a product
 // with the tile must stay below 65504). Where the rows leave it the warp computes every element
 // of the tile (the tile form) and leaves its accumulators in their own units; where a k block's
-// columns leave it, the warp multiplies its accumulators back first, at a point where no wgmma
-// group is in flight (ssd_plan.c refuses schedules where one would be).
+// columns leave it, the warp multiplies its accumulators back before that block's wgmma: at once
+// where no wgmma group is in flight, or, where the previous block's wgmma may still be (its CUDA
+// work an iteration ahead), at the step's next wait for every group (decay_settle): the wait is
+// the warpgroup's, so a warp cannot take it alone (ssd_plan.c refuses a step with no such wait).
 
 template <typename T> constexpr float FACTORED_RANGE = 40.f;
 template <> constexpr float FACTORED_RANGE<__half> = 4.f;
@@ -411,6 +413,7 @@ struct decay_pivot {
     float p;      // x at the warp's first row
     float rf[2];  // exp(x_r - p) of this thread's two rows
     bool on;      // factored; else every element of the tile, the accumulators in their own units
+    bool owed;    // left the factored form, the accumulators not yet multiplied back (decay_settle)
 };
 
 // The warp's pivot and row factors, and its accumulator rows divided by them (the accumulators
@@ -421,6 +424,7 @@ __device__ __forceinline__ decay_pivot decay_pivot_make(const X &x, float (&acc)
     constexpr float LOG2E = 1.4426950408889634f;
     decay_pivot f;
     const float x0 = a_at(x, 0, 0, lane), x1 = a_at(x, 0, 2, lane);
+    f.owed = false;
     f.p = __shfl_sync(0xffffffffu, x0, 0);  // lane 0 holds row g = 0
     const float d0 = x0 - f.p, d1 = x1 - f.p;
     // (a NaN row fails: the tile form then gives what exp gives)
@@ -442,6 +446,15 @@ template <int R> __device__ __forceinline__ void decay_unpivot(const decay_pivot
         acc_rows_op<Ew::MUL>(acc, f.rf, lane);
 }
 
+// After a wait for every wgmma group: the multiply back that decay_cols<..., true> owes.
+template <int R> __device__ __forceinline__ void decay_settle(decay_pivot &f, float (&acc)[R], int lane)
+{
+    if (f.owed) {
+        acc_rows_op<Ew::MUL>(acc, f.rf, lane);
+        f.owed = false;
+    }
+}
+
 // Pair q of this lane: its k16 step kk and its kvec elements 2 h, 2 h + 1 (t = lane % 4, as the
 // kvec of this lane has them); false past the block's pairs.
 template <int KS> __device__ __forceinline__ bool dpair(int lane, int q, int &kk, int &h)
@@ -454,8 +467,9 @@ template <int KS> __device__ __forceinline__ bool dpair(int lane, int q, int &kk
 
 // exp_decay, factored: this lane's pairs of column factors exp(p - y), or the column values
 // themselves once the warp computes every element. row0 is the warp's first row and col0 the k
-// block's first column, both counted along the chunk as the mask is.
-template <bool CAUSAL, typename T, int KS, int R, typename Y>
+// block's first column, both counted along the chunk as the mask is. IN_FLIGHT: a wgmma group may
+// be in flight on the accumulators, so leaving the factored form only owes the multiply back.
+template <bool CAUSAL, typename T, int KS, bool IN_FLIGHT = false, int R, typename Y>
 __device__ __forceinline__ void decay_cols(float (&out)[DPAIRS<KS>][2], decay_pivot &f,
                                            float (&acc)[R], const Y &y, int row0, int col0, int lane)
 {
@@ -478,7 +492,10 @@ __device__ __forceinline__ void decay_cols(float (&out)[DPAIRS<KS>][2], decay_pi
         }
     }
     if (f.on && __builtin_expect(!__all_sync(0xffffffffu, ok), 0)) {
-        acc_rows_op<Ew::MUL>(acc, f.rf, lane);
+        if (IN_FLIGHT)
+            f.owed = true;
+        else
+            acc_rows_op<Ew::MUL>(acc, f.rf, lane);
         f.on = false;
     }
     if (f.on)

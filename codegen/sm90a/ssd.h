@@ -44,6 +44,10 @@ typedef struct {
      * tile's multiply (chain.op_tile) its A fragment unscaled, the vector's (chain.op_vec) the
      * A fragment; the row factor scales the accumulators (pt::decay_pivot). */
     bool factored;
+    /* The factored decay's exp_decay runs while a wgmma group may be in flight (the chain an
+     * iteration ahead of its mma): a warp leaving the factored form owes its multiply back,
+     * paid before its warpgroup's next mma, where no group is in flight (ssd_plan.c). */
+    bool decay_defer;
     pt_decay_chain chain;
     bool mvec_buf[PT_KP_MAX_BUFS];   /* a resident f32 vector along m, read into registers */
     char row_tile[16];

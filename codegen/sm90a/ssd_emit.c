@@ -288,8 +288,8 @@ static void emit_factored(strbuf *sb, const step_ctx *c, const pt_ktask *e, cons
     warp_row0(row0, sizeof row0, sd, c->w);
     if (e->op == sd->chain.op_decay) {
         operand(y, sizeof y, c, e, 1);
-        sb_printf(sb, "                pt::decay_cols<%s, elem_t, KS>(%s, fx, acc, %s, %s, i * BK, lane);\n",
-                  causal ? "true" : "false", out, y, row0);
+        sb_printf(sb, "                pt::decay_cols<%s, elem_t, KS, %s>(%s, fx, acc, %s, %s, i * BK, lane);\n",
+                  causal ? "true" : "false", sd->decay_defer ? "true" : "false", out, y, row0);
     } else if (e->op == sd->chain.op_tile) {
         sb_printf(sb, "                pt::afrag_tile<KS, %s>(%s, smem + OFF_X + s_x * X_PITCH, %d * 64 + warp * 16, X_ATOM, lane);\n",
                   sd->src_mn_major ? "true" : "false", out, row_block(sd, c->w));
@@ -323,6 +323,8 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
         emit_factored(sb, c, e, out);
     } else if (e->body == PT_KB_MMA) {
         operand(x, sizeof x, c, e, 0);
+        if (sd->decay_defer)  /* every group is complete here (ssd_plan.c) */
+            sb_puts(sb, "                pt::decay_settle(fx, acc, lane);  // a multiply back the decay owes\n");
         sb_printf(sb, "                mma_c(acc, %s, smem, s_b, %lld);\n", x,
                   (long long)(sd->wg_rows[sd->ring_b] * 128 * c->w));
     } else if (e->body == PT_KB_EXP_DECAY) {

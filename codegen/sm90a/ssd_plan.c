@@ -16,7 +16,7 @@
  * block more). With the sProgram's decay "factored" (src/decay_form.h) the decay is its column
  * factors (SSD_DCOLS), the tile's multiply only reads its fragment and the vector's scales it;
  * plan_factored_steps checks the step program lets a warp rescale its accumulators where the
- * decay starts. */
+ * decay starts, or before its next mma where a group may be in flight at the decay. */
 #include <stdio.h>
 #include <string.h>
 
@@ -670,10 +670,13 @@ static bool plan_factored_task(const sm90a_ssd *sd, const pt_ktask *t, pt_error 
 }
 
 /* The factored decay's chain on each consumer: its three tasks in one step (one offset, in
- * data order), so the column factors exp_decay writes are those the last one reads; and no
- * wgmma group in flight when exp_decay starts, since a warp whose k block leaves the factored
- * range multiplies its accumulators back there (pt::decay_cols). */
-static bool plan_factored_steps(const sm90a_ssd *sd, pt_error *err)
+ * data order), so the column factors exp_decay writes are those the last one reads. A warp whose
+ * k block leaves the factored range multiplies its accumulators back (pt::decay_cols): at once
+ * where no wgmma group is in flight when exp_decay starts; where one may be (the chain an
+ * iteration ahead of the mma), just before the warpgroup's next mma, which must then find every
+ * group complete (a wait for all of them between the two), since the multiply writes the
+ * accumulators the groups in flight add to. */
+static bool plan_factored_steps(sm90a_ssd *sd, pt_error *err)
 {
     const pt_kprog *kp = sd->kp;
     for (int w = 0; w < kp->wgs; w++) {
@@ -704,11 +707,23 @@ static bool plan_factored_steps(const sm90a_ssd *sd, pt_error *err)
             else if (op->kind == PT_KOP_TASK && R->tasks[op->arg].async)
                 pending++;
         }
-        if (pending > 0)
-            REFUSE("%s: the factored decay may rescale the accumulators there, but %d wgmma "
-                   "group(s) are in flight; schedule the loop's mma to complete within its own "
-                   "step (one slot of the A fragment, no mma an iteration ahead)",
-                   kp->sg->tasks[d->stask].id, pending);
+        if (pending == 0)
+            continue;
+        /* the step's next mma after exp_decay, the step read round from exp_decay on */
+        int left = pending, mma = -1;
+        for (int k = 1; k <= R->n_ops && mma < 0; k++) {
+            const pt_kop *op = &R->ops[(at + k) % R->n_ops];
+            if (op->kind == PT_KOP_WAIT && op->arg < left)
+                left = op->arg;
+            else if (op->kind == PT_KOP_TASK && R->tasks[op->arg].async)
+                mma = op->arg;
+        }
+        if (mma >= 0 && left > 0)
+            REFUSE("%s: %d wgmma group(s) may be in flight when the factored decay leaves its "
+                   "range, and still %d when %s is issued, so the accumulators cannot be "
+                   "multiplied back before it; wait for every group before the next mma",
+                   kp->sg->tasks[d->stask].id, pending, left, kp->sg->tasks[R->tasks[mma].stask].id);
+        sd->decay_defer = true;
     }
     return true;
 }
