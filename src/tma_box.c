@@ -13,13 +13,21 @@ static bool output_axis(const pt_graph *g, int a)
     return false;
 }
 
-/* The axis load t's box rows run along when the generator may clamp or zero-fill them there
+/* A TMA copy whose box the generator fits to the tensor: a load, or a store, which writes only
+ * the rows and atoms inside the tensor (the unit clips the box there). */
+static bool boxed(const pt_stask_graph *sg, const pt_stask *t, const pt_hw *hw)
+{
+    return hw && hw->tma_oob_row_ns > 0 && sg->graph &&
+           (t->kind == PT_ST_LOAD || t->kind == PT_ST_STORE) && t->tensor >= 0 &&
+           t->tensor < sg->graph->n_tensors;
+}
+
+/* The axis copy t's box rows run along when the generator may clamp or zero-fill them there
  * (an output axis other than the loop's), else -1. */
 static int row_axis(const pt_stask_graph *sg, const pt_stask *t, const pt_hw *hw)
 {
     const pt_graph *g = sg->graph;
-    if (!hw || !(hw->tma_oob_row_ns > 0) || !g || t->kind != PT_ST_LOAD || t->tensor < 0 ||
-        t->tensor >= g->n_tensors)
+    if (!boxed(sg, t, hw))
         return -1;
     const pt_tensor *T = &g->tensors[t->tensor];
     if (T->rank < 2)
@@ -46,8 +54,7 @@ static int64_t rows_past_end(const pt_stask_graph *sg, int a)
 static int atom_axis(const pt_stask_graph *sg, const pt_stask *t, const pt_hw *hw)
 {
     const pt_graph *g = sg->graph;
-    if (!hw || !(hw->tma_oob_row_ns > 0) || !g || t->kind != PT_ST_LOAD || t->tensor < 0 ||
-        t->tensor >= g->n_tensors || t->rank < 2)
+    if (!boxed(sg, t, hw) || t->rank < 2)
         return -1;
     const pt_tensor *T = &g->tensors[t->tensor];
     int a = T->axes[T->rank - 1];
@@ -86,7 +93,7 @@ double pt_box_bytes_fraction(const pt_stask_graph *sg, const pt_stask *t, const 
 
 double pt_box_oob_ns(const pt_stask_graph *sg, const pt_stask *t, const pt_hw *hw)
 {
-    if (row_axis(sg, t, hw) < 0 && atom_axis(sg, t, hw) < 0)
+    if (t->kind != PT_ST_LOAD || (row_axis(sg, t, hw) < 0 && atom_axis(sg, t, hw) < 0))
         return 0;
     const pt_tensor *T = &sg->graph->tensors[t->tensor];
     /* the box is cut into atoms of at most 128 bytes along the inner dimension, each a copy

@@ -27,7 +27,11 @@ static void edge_rows(void)
     CHECK_NEAR(pt_box_bytes_fraction(&sg, a, &h200, true), 65.0 / 192, 1e-12);
     CHECK_NEAR(pt_box_oob_ns(&sg, a, &h200), 127 * h200.tma_oob_row_ns, 1e-9);
     CHECK(pt_box_oob_ns(&sg, b, &h200) == 0 && pt_box_bytes_fraction(&sg, b, &h200, true) == 1);
-    CHECK(pt_box_oob_ns(&sg, task(&sg, "store.C"), &h200) == 0);
+    /* the store writes the rows that exist (the unit clips the box) and zero-fills nothing */
+    const pt_stask *c = task(&sg, "store.C");
+    CHECK(pt_box_oob_ns(&sg, c, &h200) == 0);
+    CHECK(pt_box_bytes_fraction(&sg, c, &h200, false) == 1);
+    CHECK_NEAR(pt_box_bytes_fraction(&sg, c, &h200, true), 65.0 / 192, 1e-12);
     CHECK(pt_box_oob_ns(&sg, a, &no_oob) == 0 && pt_box_bytes_fraction(&sg, a, &no_oob, true) == 1);
     uint32_t axes = pt_box_edge_axes(&sg, &h200);
     int m = pt_graph_find_axis(&g, "m");
@@ -52,6 +56,8 @@ static void clamped_rows(void)
     const pt_stask *a = task(&sg, "load.A");
     CHECK_NEAR(pt_box_bytes_fraction(&sg, a, &h200, false), 1.0 / 64, 1e-12);
     CHECK(pt_box_oob_ns(&sg, a, &h200) == 0);
+    /* C's one row is all its store writes */
+    CHECK_NEAR(pt_box_bytes_fraction(&sg, task(&sg, "store.C"), &h200, false), 1.0 / 64, 1e-12);
     CHECK(pt_box_edge_axes(&sg, &h200) == 0);
     pt_stask_graph_free(&sg);
 }
@@ -129,7 +135,8 @@ static void split_and_stream_k(void)
         pt_timeline a, b;
         CHECK_MSG(pt_simulate(&p, &sg, &on, &a, &err), "%s", err.msg);
         CHECK_MSG(pt_simulate(&p, &sg, &off, &b, &err), "%s", err.msg);
-        CHECK_MSG(a.kernel_time_ns > 1.05 * b.kernel_time_ns, "%s: %g vs %g ns",
+        /* (the edge tiles' stores write fewer rows, which takes back a little) */
+        CHECK_MSG(a.kernel_time_ns > 1.03 * b.kernel_time_ns, "%s: %g vs %g ns",
                   v == 0 ? "split-K" : "stream-K", a.kernel_time_ns, b.kernel_time_ns);
         pt_timeline_free(&a);
         pt_timeline_free(&b);
