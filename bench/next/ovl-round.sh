@@ -22,8 +22,5 @@ done | tee "$R/check.txt"
 echo "checked $(( $(date +%s) - T0 )) s"
 bench/common/harness-passes.sh 2 $E/scan-*/ $E/state-*/ | tee "$R/times.txt"
 echo "timed $(( $(date +%s) - T0 )) s"
-A=$(pwd)/../shared/anchors/mamba2-triton; [ -d "$A" ] || A=$(pwd)/.dev/anchors
-PLACEMENTS=2 timeout 240 python3 bench/mamba2/ssd_time.py "$A" $E/lib-*/ > "$R/ssd.jsonl" 2>"$R/ssd.err"
-echo "ssd_time rc $? $(( $(date +%s) - T0 )) s"; tail -3 "$R/ssd.err"
-python3 bench/mamba2/ssd_rows.py "$R/ssd.jsonl"
+PLACEMENTS=2 bench/common/ssd-vs-mamba.sh "$R" 240 $E/lib-*/
 echo "done $(( $(date +%s) - T0 )) s"

@@ -15,8 +15,5 @@ WORKLOADS="mamba2_chunk_state mamba2_chunk_scan" JOBS=16 SAN_EVERY=15 RUN_TIMEOU
 echo "differential rc $? $(( $(date +%s) - T0 )) s"; tail -1 "$R/diff.txt"; rm -rf "$R/diff"
 E=.dev/exp4
 ls -d $E/*/ | xargs -P 8 -I{} sh -c 'make -s -C {} lib kernel.cubin > {}/build.log 2>&1 || echo "BUILD FAILED {}"'
-A=$(pwd)/../shared/anchors/mamba2-triton; [ -d "$A" ] || A=$(pwd)/.dev/anchors
-timeout 200 python3 bench/mamba2/ssd_time.py "$A" $E/*/ > "$R/ssd.jsonl" 2>"$R/ssd.err"
-echo "ssd_time rc $? $(( $(date +%s) - T0 )) s"; tail -2 "$R/ssd.err"
-python3 bench/mamba2/ssd_rows.py "$R/ssd.jsonl"
+PLACEMENTS=1 bench/common/ssd-vs-mamba.sh "$R" 200 $E/*/
 echo "done $(( $(date +%s) - T0 )) s"
