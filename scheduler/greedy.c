@@ -108,6 +108,72 @@ static bool key_less(const int *a, const int *b)
     return false;
 }
 
+/* The chain PT_LOOKAHEAD_CHAIN moves (in_chain[i]): CUDA-core body sTasks every input of which
+ * is a load, a once-per-tile (prologue) value or another of the chain, and which feed a
+ * tensor-core body sTask (themselves or through the chain) in the same iteration. Anything
+ * that reads an mma's result (FlashAttention's softmax of S) is not in it. Returns whether
+ * any is. */
+static bool chain_tasks(const pt_stask_graph *sg, bool *in_chain)
+{
+    int n = sg->n;
+    for (int i = 0; i < n; i++)
+        in_chain[i] = sg->tasks[i].seu == PT_SEU_CUDA_CORE && sg->tasks[i].region == PT_REGION_BODY;
+    /* drop, until nothing changes, those with an input from outside loads, the prologue and
+     * the chain */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < n; i++) {
+            if (!in_chain[i])
+                continue;
+            const pt_stask *s = &sg->tasks[i];
+            for (int d = 0; d < s->n_deps; d++) {
+                const pt_stask *f = &sg->tasks[s->deps[d].from];
+                if (s->deps[d].from == i || f->kind == PT_ST_LOAD || f->region == PT_REGION_PROLOGUE ||
+                    (in_chain[s->deps[d].from] && s->deps[d].distance == 0))
+                    continue;
+                in_chain[i] = false;
+                changed = true;
+                break;
+            }
+        }
+    }
+    /* keep those that reach a tensor-core body sTask */
+    bool *feeds = calloc((size_t)n + 1, sizeof *feeds);
+    if (!feeds)
+        return false;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int j = 0; j < n; j++) {
+            const pt_stask *t = &sg->tasks[j];
+            bool sink = t->seu == PT_SEU_TENSOR_CORE && t->region == PT_REGION_BODY;
+            if (!sink && !(in_chain[j] && feeds[j]))
+                continue;
+            for (int d = 0; d < t->n_deps; d++) {
+                int f = t->deps[d].from;
+                if (f != j && in_chain[f] && t->deps[d].distance == 0 && !feeds[f]) {
+                    feeds[f] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        in_chain[i] = in_chain[i] && feeds[i];
+        any |= in_chain[i];
+    }
+    free(feeds);
+    return any;
+}
+
+bool pt_schedule_can_chain_ahead(const pt_stask_graph *sg)
+{
+    bool *in_chain = calloc((size_t)sg->n + 1, sizeof *in_chain);
+    bool any = in_chain && chain_tasks(sg, in_chain);
+    free(in_chain);
+    return any;
+}
+
 bool pt_schedule_can_look_ahead(const pt_stask_graph *sg)
 {
     for (int i = 0; i < sg->n; i++)
@@ -123,12 +189,15 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
     int *down = calloc((size_t)n, sizeof *down);
     bool *placed = calloc((size_t)n, sizeof *placed);
     bool *pro_mma = calloc((size_t)n, sizeof *pro_mma);
-    bool ok = down && placed && pro_mma;
+    bool *chain = calloc((size_t)n + 1, sizeof *chain);
+    bool ok = down && placed && pro_mma && chain;
     if (!ok)
         pt_fail(err, "scheduler: out of memory");
     else {
         count_downstream(sg, down);
         mark_prologue_mma_loads(sg, pro_mma);
+        if (o->lookahead == PT_LOOKAHEAD_CHAIN)
+            chain_tasks(sg, chain);
     }
     for (int step = 0; ok && step < n; step++) {
         int best = -1, best_key[5] = {0};
@@ -166,7 +235,8 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
             ok = pt_fail(err, "scheduler: no lane for sTask %s", s->id);
             break;
         }
-        int offset = o->lookahead && (can_look_ahead(sg, s) || follows_look_ahead(p, sg, s)) ? 1 : 0;
+        int offset = o->lookahead == PT_LOOKAHEAD_CHAIN ? (chain[best] ? 1 : 0)
+                     : o->lookahead && (can_look_ahead(sg, s) || follows_look_ahead(p, sg, s)) ? 1 : 0;
         int position = -1;
         if (o->lookahead == PT_LOOKAHEAD_FA3 && s->kind == PT_ST_RESCALE) {
             offset = 0;
@@ -190,6 +260,7 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
     free(down);
     free(placed);
     free(pro_mma);
+    free(chain);
     return ok;
 }
 

@@ -25,6 +25,10 @@ typedef enum {
     PT_LOOKAHEAD_ALL,      /* the look-ahead GEMM and every CUDA-core sTask it feeds go ahead */
     PT_LOOKAHEAD_FA3,      /* ... except rescales, which stay in their iteration and go first
                               on their lane (FlashAttention-3's intra-warpgroup order) */
+    PT_LOOKAHEAD_CHAIN,    /* the CUDA-core chain that makes a tensor-core sTask's operand from
+                              loads goes an iteration ahead of it (Mamba2's decayed fragment of
+                              block i+1 made while the tensor cores run block i) */
+    PT_LOOKAHEAD_COUNT
 } pt_lookahead;
 
 typedef struct {
@@ -53,6 +57,8 @@ typedef struct {
 
 /* Does sg have a tensor-core sTask that look-ahead would issue one iteration early? */
 bool pt_schedule_can_look_ahead(const pt_stask_graph *sg);
+/* Does sg have a CUDA-core chain that PT_LOOKAHEAD_CHAIN would run one iteration early? */
+bool pt_schedule_can_chain_ahead(const pt_stask_graph *sg);
 
 /* Greedy intra-EU schedule of sg (already partitioned) into p (initialised here). */
 bool pt_schedule_intra(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,

@@ -521,7 +521,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         pt_refusals_add(S->why_invalid, err.msg);
         return;
     }
-    if ((io->lookahead && !pt_schedule_can_look_ahead(&c.sg)) ||
+    if ((io->lookahead == PT_LOOKAHEAD_CHAIN && !pt_schedule_can_chain_ahead(&c.sg)) ||
+        (io->lookahead && io->lookahead != PT_LOOKAHEAD_CHAIN && !pt_schedule_can_look_ahead(&c.sg)) ||
         (io->lookahead == PT_LOOKAHEAD_FA3 && !has_kind(&c.sg, PT_ST_RESCALE)) ||
         /* stores by a consumer are searched only where a resident tile (attention's Q) makes
          * them pay: the next resident load no longer waits behind the store; that is where
@@ -603,7 +604,8 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         if (S->vals[a].n > 1 || (!S->g->axes[a].batch && tiling->tile[a] < S->g->axes[a].extent))
             n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "%s=%lld ", S->g->axes[a].name,
                                   (long long)c.sg.tiling.tile[a]);
-    static const char *const la_name[] = {"", " look-ahead", " fa3-order"};
+    static const char *const la_name[PT_LOOKAHEAD_COUNT] = {"", " look-ahead", " fa3-order",
+                                                            " chain-ahead"};
     if (tiling->wg_axis > 0 && n < sizeof c.desc)
         n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, "wg_axis=%s ",
                               S->g->axes[tiling->wg_axis - 1].name);
@@ -759,7 +761,7 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
     bool pays[N_SPLIT_OPTS];
     split_gates(S, t, split_ok ? n_split : 1, pays);
     for (int si = 0; si < 3; si++)
-        for (int la = 0; la < 3; la++)
+        for (int la = 0; la < PT_LOOKAHEAD_COUNT; la++)
             for (int pp = 0; pp < 2; pp++)
                 for (int pi = 0; pi < N_PARTS; pi++)
                     for (int ki = 0; ki < n_split; ki++) {
@@ -837,7 +839,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     static const int stages_big[] = {2, 3, 4}, stages_small[] = {1, 2, 3};
     const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
     const int max_wgs = max_warpgroups(g);
-    int64_t per_tiling = max_wgs * 3 /* stages */ * 3 /* look-ahead */ * 2 /* ping-pong */ * N_PARTS *
+    int64_t per_tiling = max_wgs * 3 /* stages */ * PT_LOOKAHEAD_COUNT * 2 /* ping-pong */ * N_PARTS *
                          n_split * (S.decay_both ? 2 : 1);
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)

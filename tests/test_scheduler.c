@@ -468,6 +468,52 @@ static void scan_heads_search(void)
     pt_schedule_result_free(&r);
 }
 
+/* Chain-ahead: the CUDA-core sTasks that make ChunkScan's mma operand from loads (the decay,
+ * CB's fragment, the dt scaling) go an iteration ahead, the mma and the once-per-tile tasks stay;
+ * no such chain in attention (the softmax reads S, an mma's result) or a plain GEMM. (The sm90a
+ * generator emits it in either decay form: tests/test_decay_form.c.) */
+static void chain_ahead(void)
+{
+    pt_graph g;
+    pt_hw hw;
+    pt_error e;
+    pt_stask_graph sg;
+    if (!load(&g, "mamba2_chunk_scan", "B=1,S=1024,H=4") || !pt_hw_load(&hw, "H200", &e))
+        return;
+    pt_tiling t;
+    pt_tiling_defaults(&g, &t);
+    CHECK_MSG(pt_partition(&sg, &g, &t, &e), "%s", e.msg);
+    CHECK(pt_schedule_can_chain_ahead(&sg));
+    pt_sprogram p;
+    pt_intra_opts o = {.stages = 2, .lookahead = PT_LOOKAHEAD_CHAIN};
+    CHECK_MSG(pt_schedule_intra(&p, &sg, &hw, &o, &e), "%s", e.msg);
+    int ahead = 0;
+    for (int l = 0; l < p.n_lanes; l++)
+        for (int k = 0; k < p.lanes[l].n; k++) {
+            const pt_stask *x = &sg.tasks[p.lanes[l].entries[k].stask];
+            bool chain = !strncmp(x->id, "exp_decay.", 10) || !strncmp(x->id, "mul.Pw.", 7) ||
+                         !strncmp(x->id, "mul.Pdt.", 8);
+            CHECK_MSG(p.lanes[l].entries[k].offset == (chain ? 1 : 0), "%s", x->id);
+            ahead += chain;
+        }
+    CHECK(ahead > 0);
+    pt_validation v;
+    CHECK_MSG(pt_validate(&p, &sg, &hw, &v, &e), "%s", e.msg);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+    pt_stask_graph fa, gemm;
+    if (fa_128x128("S=1024,B=2", &g, &hw, &fa)) {
+        CHECK(!pt_schedule_can_chain_ahead(&fa));
+        pt_stask_graph_free(&fa);
+    }
+    if (load(&g, "gemm_bf16", "M=512,N=512,K=512")) {
+        pt_tiling_defaults(&g, &t);
+        CHECK_MSG(pt_partition(&gemm, &g, &t, &e), "%s", e.msg);
+        CHECK(!pt_schedule_can_chain_ahead(&gemm));
+        pt_stask_graph_free(&gemm);
+    }
+}
+
 /* An acceptance test that refuses: the search's failure names the reason it gave most often
  * (and who gave it), not a generic list. */
 static bool refuse_by_tile(void *ctx, const pt_sprogram *p, const pt_stask_graph *sg,
@@ -676,5 +722,6 @@ int main(void)
     PTEST_RUN(keys_filling_smem);
     PTEST_RUN(fa3_order_and_consumer_store);
     PTEST_RUN(causal_persistent_dispatch);
+    PTEST_RUN(chain_ahead);
     PTEST_END();
 }
