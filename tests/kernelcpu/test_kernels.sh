@@ -32,6 +32,18 @@ for f in kernelcpu_run kernelcpu_driver combine_check gemm_check attn_check deco
         { echo "FAIL: $f.cpp does not compile"; exit 1; }
 done
 "$CXX" -std=c++20 -O1 -c "$root/tests/refcpu/refcpu_half.cpp" -o "$tmp/half.o" || exit 1
+# harness_check DIR LABEL [ARGS...]: the bundle's harness built in DIR, check only, with ARGS;
+# one ok or FAIL line; its exit status
+harness_check() {
+    hd=$1 label=$2
+    shift 2
+    if "$hd/check" --check-only "$@" >"$hd/check.log" 2>&1 </dev/null; then
+        echo "ok   $label ($(grep -m1 '^check:' "$hd/check.log" | sed 's/^check: correct: //'))"
+    else
+        echo "FAIL $label: $(grep -E '^(check|harness|kernelcpu)|mismatch' "$hd/check.log" | head -12)"
+        return 1
+    fi
+}
 fails=0 n=0 ran=0
 grep -E "^($pattern) " "$root/tests/codegen/variants.txt" >"$tmp/variants.txt"
 while read -r name graph set tile edits; do
@@ -90,24 +102,17 @@ while read -r name graph set tile edits; do
             echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
         fi
         ran=$((ran + 1))
-        if "$d/check" --check-only >"$d/check.log" 2>&1; then
-            echo "ok   $name$shrunk ($(grep -m1 '^check:' "$d/check.log" | sed 's/^check: correct: //'))"
-        else
-            echo "FAIL $name$shrunk: $(grep -E '^(check|harness|kernelcpu)|mismatch' "$d/check.log" | head -12)"
-            fails=$((fails + 1))
-        fi
-        # the GPU tests' other input ranges of this variant (tests/gpu/input-ranges.txt), which
-        # reach paths the default draws do not (the factored decay's way out, the direct form)
-        grep -E "^$name[[:space:]]" "$root/tests/gpu/input-ranges.txt" | while read -r _ args; do
+        # the default draws, then the GPU tests' other input ranges of this variant
+        # (tests/gpu/input-ranges.txt), which reach paths the default draws do not (the factored
+        # decay's way out, the direct form); the variant fails if any run does
+        bad=0
+        harness_check "$d" "$name$shrunk" || bad=1
+        grep -E "^$name[[:space:]]" "$root/tests/gpu/input-ranges.txt" >"$d/ranges.txt"
+        while read -r _ args; do
             # shellcheck disable=SC2086
-            if "$d/check" --check-only $args >"$d/range.log" 2>&1; then
-                echo "ok   $name$shrunk $args ($(grep -m1 '^check:' "$d/range.log" | sed 's/^check: correct: //'))"
-            else
-                echo "FAIL $name$shrunk $args: $(grep -E '^(check|harness|kernelcpu)|mismatch' "$d/range.log" | head -12)"
-            fi
-        done >"$d/ranges.txt"
-        cat "$d/ranges.txt"
-        grep -q '^FAIL' "$d/ranges.txt" && fails=$((fails + 1))
+            harness_check "$d" "$name$shrunk $args" $args || bad=1
+        done <"$d/ranges.txt"
+        fails=$((fails + bad))
         rm -rf "$d" "$b"
         continue
     fi
