@@ -22,6 +22,19 @@ static bool load(pt_graph *g, const char *name, const char *set)
     return ok;
 }
 
+/* Example `name` with `set`, partitioned by its default tiling into *sg. */
+static bool load_default(pt_graph *g, const char *name, const char *set, pt_stask_graph *sg)
+{
+    pt_error e;
+    if (!load(g, name, set))
+        return false;
+    pt_tiling t;
+    pt_tiling_defaults(g, &t);
+    bool ok = pt_partition(sg, g, &t, &e);
+    CHECK_MSG(ok, "%s: %s", name, e.msg);
+    return ok;
+}
+
 static int lane_named(const pt_sprogram *p, const char *name)
 {
     return pt_sprogram_find_lane(p, name);
@@ -34,12 +47,9 @@ static void greedy_gemm(void)
     pt_graph g;
     pt_hw hw;
     pt_error e;
-    if (!load(&g, "gemm_f16", "M=256,N=256,K=256") || !pt_hw_load(&hw, "H200", &e))
-        return;
-    pt_tiling t;
-    pt_tiling_defaults(&g, &t);
     pt_stask_graph sg;
-    CHECK(pt_partition(&sg, &g, &t, &e));
+    if (!pt_hw_load(&hw, "H200", &e) || !load_default(&g, "gemm_f16", "M=256,N=256,K=256", &sg))
+        return;
     pt_sprogram p;
     pt_intra_opts o = {.stages = 3};
     CHECK_MSG(pt_schedule_intra(&p, &sg, &hw, &o, &e), "%s", e.msg);
@@ -478,11 +488,8 @@ static void chain_ahead(void)
     pt_hw hw;
     pt_error e;
     pt_stask_graph sg;
-    if (!load(&g, "mamba2_chunk_scan", "B=1,S=1024,H=4") || !pt_hw_load(&hw, "H200", &e))
+    if (!pt_hw_load(&hw, "H200", &e) || !load_default(&g, "mamba2_chunk_scan", "B=1,S=1024,H=4", &sg))
         return;
-    pt_tiling t;
-    pt_tiling_defaults(&g, &t);
-    CHECK_MSG(pt_partition(&sg, &g, &t, &e), "%s", e.msg);
     CHECK(pt_schedule_can_chain_ahead(&sg));
     pt_sprogram p;
     pt_intra_opts o = {.stages = 2, .lookahead = PT_LOOKAHEAD_CHAIN};
@@ -506,9 +513,7 @@ static void chain_ahead(void)
         CHECK(!pt_schedule_can_chain_ahead(&fa));
         pt_stask_graph_free(&fa);
     }
-    if (load(&g, "gemm_bf16", "M=512,N=512,K=512")) {
-        pt_tiling_defaults(&g, &t);
-        CHECK_MSG(pt_partition(&gemm, &g, &t, &e), "%s", e.msg);
+    if (load_default(&g, "gemm_bf16", "M=512,N=512,K=512", &gemm)) {
         CHECK(!pt_schedule_can_chain_ahead(&gemm));
         pt_stask_graph_free(&gemm);
     }
