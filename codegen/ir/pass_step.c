@@ -123,6 +123,11 @@ static void value_slots(pt_kprog *kp, const pt_krole *R)
              * reads: at one offset, when the writer comes after the reader in the step */
             if (R->tasks[b].async && gap == 0 && a > b)
                 slots++;
+            /* a synchronous reader earlier in the step is done with its iteration before the
+             * writer makes a later one: one slot fewer (a chain split across offsets keeps one
+             * register copy of its step, not two) */
+            else if (!R->tasks[b].async && gap > 0 && b < a)
+                slots--;
             if (slots > kp->vals[v].slots)
                 kp->vals[v].slots = slots;
         }

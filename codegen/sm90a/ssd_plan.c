@@ -690,10 +690,14 @@ static bool plan_factored_steps(sm90a_ssd *sd, pt_error *err)
             REFUSE("warpgroup %d: the factored decay needs exp_decay and both multiplies in its "
                    "loop", w);
         const pt_ktask *d = &R->tasks[pos[0]];
-        if (!(pos[0] < pos[1] && pos[1] < pos[2]) || R->tasks[pos[1]].offset != d->offset ||
-            R->tasks[pos[2]].offset != d->offset)
+        /* one k block's three in one step, or the last of them (the fragment) one iteration
+         * behind and first in the step: it still reads the decay state of its own block */
+        int off = d->offset, vec = R->tasks[pos[2]].offset;
+        bool same = vec == off && pos[1] < pos[2], behind = vec == off - 1 && pos[2] < pos[0];
+        if (!(pos[0] < pos[1]) || R->tasks[pos[1]].offset != off || !(same || behind))
             REFUSE("%s, %s and %s: the factored decay runs them for one k block in one step (the "
-                   "same offset, in this order)", kp->sg->tasks[d->stask].id,
+                   "same offset, in this order), or the last one iteration behind and first in "
+                   "the step", kp->sg->tasks[d->stask].id,
                    kp->sg->tasks[R->tasks[pos[1]].stask].id,
                    kp->sg->tasks[R->tasks[pos[2]].stask].id);
         /* groups in flight where the step program issues exp_decay */
