@@ -166,6 +166,29 @@ static bool chain_tasks(const pt_stask_graph *sg, bool *in_chain)
     return any;
 }
 
+/* Does sTask i feed a tensor-core body sTask in the same iteration? */
+static bool feeds_mma(const pt_stask_graph *sg, int i)
+{
+    for (int j = 0; j < sg->n; j++) {
+        const pt_stask *t = &sg->tasks[j];
+        if (t->seu != PT_SEU_TENSOR_CORE || t->region != PT_REGION_BODY)
+            continue;
+        for (int d = 0; d < t->n_deps; d++)
+            if (t->deps[d].from == i && t->deps[d].distance == 0)
+                return true;
+    }
+    return false;
+}
+
+/* The position of the lane's first entry an iteration ahead; -1 (the end) when none is. */
+static int first_ahead(const pt_sprogram *p, int lane)
+{
+    for (int k = 0; k < p->lanes[lane].n; k++)
+        if (p->lanes[lane].entries[k].offset > 0)
+            return k;
+    return -1;
+}
+
 bool pt_schedule_can_chain_ahead(const pt_stask_graph *sg)
 {
     bool *in_chain = calloc((size_t)sg->n + 1, sizeof *in_chain);
@@ -238,6 +261,13 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
         int offset = o->lookahead == PT_LOOKAHEAD_CHAIN ? (chain[best] ? 1 : 0)
                      : o->lookahead && (can_look_ahead(sg, s) || follows_look_ahead(p, sg, s)) ? 1 : 0;
         int position = -1;
+        /* chain-ahead: the sTask handing its result to the mma (the operand fragment) stays
+         * with that mma, first in its lane, so its step reads the chain of its own iteration
+         * before the chain of the next one overwrites it (one register copy, no second slot) */
+        if (o->lookahead == PT_LOOKAHEAD_CHAIN && chain[best] && feeds_mma(sg, best)) {
+            offset = 0;
+            position = first_ahead(p, lane);
+        }
         if (o->lookahead == PT_LOOKAHEAD_FA3 && s->kind == PT_ST_RESCALE) {
             offset = 0;
             position = 0;

@@ -200,6 +200,8 @@ static void simulated(void)
     pt_stask_graph_free(&sg);
 }
 
+enum { SPLIT = -1, LATE = -2 };
+
 static bool generate(const char *tile, bool factored, int offset, pt_codegen_result *out,
                      pt_error *e)
 {
@@ -211,13 +213,26 @@ static bool generate(const char *tile, bool factored, int offset, pt_codegen_res
     if (!load(&g, "mamba2_chunk_scan", "B=1,S=1024,H=4") || !program(&g, tile, &sg, &p, &hw))
         return pt_fail(e, "no program");
     p.decay = factored ? PT_DECAY_FACTORED : PT_DECAY_TILE;
-    /* offset: the chain of every warpgroup an iteration ahead of its mma */
-    for (int l = 0; offset && l < p.n_lanes; l++)
+    /* offset: the chain of every warpgroup an iteration ahead of its mma; SPLIT: the decay and
+     * Pw ahead, Pdt with its mma (first: before the decay in its lane; LATE: after Pw) */
+    for (int l = 0; offset && l < p.n_lanes; l++) {
+        int decay = -1;
         for (int k = 0; k < p.lanes[l].n; k++) {
-            const char *id = sg.tasks[p.lanes[l].entries[k].stask].id;
-            if (!strncmp(id, "exp_decay.", 10) || !strncmp(id, "mul.Pw.", 7) || !strncmp(id, "mul.Pdt.", 8))
-                p.lanes[l].entries[k].offset = offset;
+            pt_lane_entry *x = &p.lanes[l].entries[k];
+            const char *id = sg.tasks[x->stask].id;
+            bool pdt = !strncmp(id, "mul.Pdt.", 8);
+            if (!strncmp(id, "exp_decay.", 10) || !strncmp(id, "mul.Pw.", 7) || pdt)
+                x->offset = offset > 0 || !pdt ? 1 : 0;
+            if (!strncmp(id, "exp_decay.", 10))
+                decay = k;
+            if (pdt && offset == SPLIT && decay >= 0) { /* move it before the decay */
+                pt_lane_entry e = *x;
+                memmove(&p.lanes[l].entries[decay + 1], &p.lanes[l].entries[decay],
+                        sizeof e * (size_t)(k - decay));
+                p.lanes[l].entries[decay] = e;
+            }
         }
+    }
     bool ok = pt_validate(&p, &sg, &hw, NULL, e) && pt_codegen_sm90a(&p, &sg, &hw, out, e);
     pt_sprogram_free(&p);
     pt_stask_graph_free(&sg);
@@ -305,6 +320,29 @@ static void generated(void)
         CHECK_MSG(generate(tiles[i], false, 1, &out, &e), "%s", e.msg);
         pt_codegen_result_free(&out);
     }
+    /* the chain split (the scheduler's chain-ahead): the decay and Pw an iteration ahead, Pdt
+     * first in the step for its own mma: one register copy of each value, so one step per
+     * loop turn; the decay still runs while the mma before it may be in flight */
+    for (int i = 0; i < 2; i++)
+        for (int f = 0; f < 2; f++) {
+            pt_codegen_result out;
+            pt_error e = {{0}};
+            bool ok = generate(tiles[i], f, SPLIT, &out, &e);
+            CHECK_MSG(ok, "%s: %s", tiles[i] ? tiles[i] : "default", e.msg);
+            if (!ok)
+                continue;
+            const char *k = out.kernel_cu;
+            CHECK(strstr(k, "in this order: mul.Pdt.wg0(v+0), mma.y_intra.wg0(v+0), exp_decay.decay.wg0(v+1), mul.Pw.wg0(v+1)"));
+            CHECK(!strstr(k, "of ring slot 1") && !strstr(k, "Two steps per turn"));
+            CHECK(!f || strstr(k, "pt::decay_cols<true, elem_t, KS, true>("));
+            CHECK(!f || strstr(k, "pt::decay_settle(fx, acc, lane);"));
+            pt_codegen_result_free(&out);
+        }
+    /* Pdt behind but after the decay in its lane would read the next block's decay state */
+    pt_codegen_result out;
+    pt_error e = {{0}};
+    CHECK(!generate(NULL, true, LATE, &out, &e));
+    CHECK_MSG(strstr(e.msg, "or the last one iteration behind and first in the step"), "%s", e.msg);
 }
 
 /* The reference of a factored kernel rounds the decayed tile (Pdt) where that kernel does: in

@@ -479,9 +479,10 @@ static void scan_heads_search(void)
 }
 
 /* Chain-ahead: the CUDA-core sTasks that make ChunkScan's mma operand from loads (the decay,
- * CB's fragment, the dt scaling) go an iteration ahead, the mma and the once-per-tile tasks stay;
- * no such chain in attention (the softmax reads S, an mma's result) or a plain GEMM. (The sm90a
- * generator emits it in either decay form: tests/test_decay_form.c.) */
+ * CB's fragment) go an iteration ahead; the one handing the operand to the mma (the dt scaling)
+ * stays with it, first in its lane; the mma and the once-per-tile tasks stay. No such chain in
+ * attention (the softmax reads S, an mma's result) or a plain GEMM. (The sm90a generator emits
+ * it in either decay form with one register copy of the step: tests/test_decay_form.c.) */
 static void chain_ahead(void)
 {
     pt_graph g;
@@ -494,16 +495,19 @@ static void chain_ahead(void)
     pt_sprogram p;
     pt_intra_opts o = {.stages = 2, .lookahead = PT_LOOKAHEAD_CHAIN};
     CHECK_MSG(pt_schedule_intra(&p, &sg, &hw, &o, &e), "%s", e.msg);
-    int ahead = 0;
+    int ahead = 0, first = 0;
     for (int l = 0; l < p.n_lanes; l++)
-        for (int k = 0; k < p.lanes[l].n; k++) {
+        for (int k = 0, seen = 0; k < p.lanes[l].n; k++) {
             const pt_stask *x = &sg.tasks[p.lanes[l].entries[k].stask];
-            bool chain = !strncmp(x->id, "exp_decay.", 10) || !strncmp(x->id, "mul.Pw.", 7) ||
-                         !strncmp(x->id, "mul.Pdt.", 8);
+            bool chain = !strncmp(x->id, "exp_decay.", 10) || !strncmp(x->id, "mul.Pw.", 7);
+            bool operand = !strncmp(x->id, "mul.Pdt.", 8);
             CHECK_MSG(p.lanes[l].entries[k].offset == (chain ? 1 : 0), "%s", x->id);
+            CHECK_MSG(!operand || !seen, "%s after the chain it reads", x->id);
             ahead += chain;
+            first += operand;
+            seen += chain;
         }
-    CHECK(ahead > 0);
+    CHECK(ahead == 4 && first == 2);
     pt_validation v;
     CHECK_MSG(pt_validate(&p, &sg, &hw, &v, &e), "%s", e.msg);
     pt_sprogram_free(&p);
