@@ -178,6 +178,16 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
         static const char *const prep[] = {"exp_decay.decay", "mul.Pw", "mul.Pdt"};
         for (int i = 0; i < 3; i++)
             ahead(d, prep[i], wgs, 1, err);
+        /* or split (the scheduler's chain-ahead): Pdt with its mma, first in its lane */
+        for (int w = 0; w < wgs && chance(r, 50); w++) {
+            char id[64], dec[64];
+            snprintf(id, sizeof id, "mul.Pdt.wg%d", w);
+            snprintf(dec, sizeof dec, "exp_decay.decay.wg%d", w);
+            int s = stask(d, id), dl, dp;
+            if (s >= 0 && pt_sprogram_placement(&d->p, stask(d, dec), &dl, &dp) &&
+                move_to(d, s, dp, 0, err) && w == wgs - 1)
+                note(d, "Pdt with its mma");
+        }
     }
     if (chance(r, 20))
         set_offset(d, "load.CB", 1, err);
@@ -187,9 +197,9 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
         d->p.partition.staging = chance(r, 50) ? PT_STAGING_APART : PT_STAGING_OVER_RESIDENT;
         note(d, "output staged %s", pt_staging_name(d->p.partition.staging));
     }
-    /* the decay factored (decay_form.h) where its mma completes within its step (the generator
-     * refuses it an iteration ahead) */
-    if (!early && chance(r, 40)) {
+    /* the decay factored (decay_form.h), also an iteration ahead (a warp leaving the range
+     * while the mma before it is in flight settles before its next mma) */
+    if (chance(r, 40)) {
         d->p.decay = PT_DECAY_FACTORED;
         note(d, "decay factored");
     }
