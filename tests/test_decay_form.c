@@ -225,11 +225,11 @@ static bool generate(const char *tile, bool factored, int offset, pt_codegen_res
                 x->offset = offset > 0 || !pdt ? 1 : 0;
             if (!strncmp(id, "exp_decay.", 10))
                 decay = k;
-            if (pdt && offset == SPLIT && decay >= 0) { /* move it before the decay */
-                pt_lane_entry e = *x;
-                memmove(&p.lanes[l].entries[decay + 1], &p.lanes[l].entries[decay],
-                        sizeof e * (size_t)(k - decay));
-                p.lanes[l].entries[decay] = e;
+            if (pdt && offset == SPLIT && decay >= 0 && /* move it before the decay */
+                !pt_append(&p, &sg, x->stask, l, decay, x->offset, e)) {
+                pt_sprogram_free(&p);
+                pt_stask_graph_free(&sg);
+                return false;
             }
         }
     }
