@@ -190,80 +190,15 @@ __device__ __forceinline__ uint4 frag_packed_load(const uint8_t *q, int row, int
     return *reinterpret_cast<const uint4 *>(q + a);
 }
 
-// fp4 with the scale folded: fp4_pair reads the magnitude bits as the e2m1 value times 2^-126
-// (bf16) or 2^-14 (f16) and multiplies by 2^126 / 2^14 before the scale. Where s times that
-// power is finite in T (|s| < 4 in both types) one multiply by the folded scale gives the same
-// bf16/f16 result: both factors are exact, so the product is rounded once, as the reference
-// rounds it.
-template <typename T> __device__ __forceinline__ bool fp4_scale_folds(T s)
-{
-    const uint16_t b = *reinterpret_cast<const uint16_t *>(&s) & 0x7FFFu;
-    return b < (std::is_same<T, __half>::value ? 0x4400u : 0x4080u);  // 4.0: the first that overflows
-}
-
-// The power fp4_pair multiplies by, in both halves of a pair.
-template <typename T, typename P> __device__ __forceinline__ P fp4_power()
-{
-    const T p = std::is_same<T, __half>::value ? T(16384.f) : T(0x1p126f);
-    return P(p, p);
-}
-
-// fp4 pair j of a "fragments" word as the bits fp4_pair reads (magnitude at T's bits 6..8 for
-// bf16 / 9..11 for f16, sign at 15, both halves), w8 = w >> 8 (pairs 2 and 3 from it).
-//  - bf16: the pair's two nibbles masked, then one multiply by 2^a + 2^b lays two copies of
-//    them side by side — magnitudes at 6..8 (22..24), signs at 15 (31) — whose bits do not
-//    overlap, so the sum carries nothing and a mask keeps those bits. Three instructions a pair,
-//    one of them on the FMA pipe; the shift-and-or form takes four on the integer pipe, which the
-//    conversion keeps busier than the FMA pipe.
-//  - f16: the copies would overlap (magnitudes at 9..11 start where the sign's copy ends), so
-//    the shift-and-or form.
-template <typename T>
-__device__ __forceinline__ uint32_t fp4_frag_bits(uint32_t w, uint32_t w8, int j)
-{
-    if constexpr (std::is_same<T, __half>::value) {
-        const uint32_t x = w >> (4 * j);
-        return ((x & 0x00070007u) << 9) | ((x & 0x00080008u) << 12);
-    } else {
-        const uint32_t y = (j < 2 ? w : w8) & (j % 2 ? 0x00F000F0u : 0x000F000Fu);
-        return (y * (j % 2 ? 0x104u : 0x1040u)) & 0x81C081C0u;
-    }
-}
-
 // A fragments (as dequant_frag fills them) of chunk `odd` (0 or 1) of a lane's 16 bytes v.
 template <typename T, Quant QK>
 __device__ __forceinline__ void dequant_frag_packed(const uint4 &v, int odd, T s0, T s1, uint32_t (&f)[2][4])
 {
     const uint32_t w0 = odd ? v.z : v.x, w1 = odd ? v.w : v.y;
-    if constexpr (QK == Quant::FP4_E2M1) {
-        const uint32_t w0h = w0 >> 8, w1h = w1 >> 8;
-        using P = typename std::conditional<std::is_same<T, __half>::value, __half2, __nv_bfloat162>::type;
-        if (fp4_scale_folds(s0) && fp4_scale_folds(s1)) {
-            const P u0 = __hmul2(P(s0, s0), fp4_power<T, P>()), u1 = __hmul2(P(s1, s1), fp4_power<T, P>());
 #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const uint32_t b0 = fp4_frag_bits<T>(w0, w0h, j), b1 = fp4_frag_bits<T>(w1, w1h, j);
-                const P r0 = __hmul2(*reinterpret_cast<const P *>(&b0), u0);
-                const P r1 = __hmul2(*reinterpret_cast<const P *>(&b1), u1);
-                f[j / 2][(j % 2) * 2] = *reinterpret_cast<const uint32_t *>(&r0);
-                f[j / 2][(j % 2) * 2 + 1] = *reinterpret_cast<const uint32_t *>(&r1);
-            }
-        } else {  // a scale of 4 or more: the power and the scale apart, as fp4_pair
-            const P p = fp4_power<T, P>();
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const uint32_t b0 = fp4_frag_bits<T>(w0, w0h, j), b1 = fp4_frag_bits<T>(w1, w1h, j);
-                const P r0 = __hmul2(__hmul2(*reinterpret_cast<const P *>(&b0), p), P(s0, s0));
-                const P r1 = __hmul2(__hmul2(*reinterpret_cast<const P *>(&b1), p), P(s1, s1));
-                f[j / 2][(j % 2) * 2] = *reinterpret_cast<const uint32_t *>(&r0);
-                f[j / 2][(j % 2) * 2 + 1] = *reinterpret_cast<const uint32_t *>(&r1);
-            }
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            f[j / 2][(j % 2) * 2] = frag_pair_value<T, QK>(frag_pair_bits<T, QK>(w0, j), s0);
-            f[j / 2][(j % 2) * 2 + 1] = frag_pair_value<T, QK>(frag_pair_bits<T, QK>(w1, j), s1);
-        }
+    for (int j = 0; j < 4; ++j) {
+        f[j / 2][(j % 2) * 2] = frag_pair_value<T, QK>(frag_pair_bits<T, QK>(w0, j), s0);
+        f[j / 2][(j % 2) * 2 + 1] = frag_pair_value<T, QK>(frag_pair_bits<T, QK>(w1, j), s1);
     }
 }
 
