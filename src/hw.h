@@ -137,6 +137,10 @@ typedef struct {
                                     reads runs of fewer than 256 contiguous bytes along the loop
                                     axis (one 128-byte swizzle atom of a longer row per stage: a
                                     k tile of 64 half-precision elements). 0 = the full rate */
+    double dram_run_halving;     /* runs shorter than 128 bytes (a k tile of 128 or 64 packed
+                                    4-bit elements: 64 or 32 bytes of each weight row) read at
+                                    dram_short_run times this for each halving below 128.
+                                    0 = as 128-byte runs */
     /* thread-block clusters (hw "clusters"; partition.split_k_reduce cluster): cluster_capacity[c]
      * is how many clusters of c CTAs, one CTA per EU, are resident at once (the GPCs' SM
      * counts decide it, cudaOccupancyMaxActiveClusters measures it); 0 = clusters of c are

@@ -251,14 +251,29 @@ double pt_waves_workspace_ns(const pt_hw *hw, double written, double read)
     return hw->hbm_bytes_per_ns > 0 ? read / hw->hbm_bytes_per_ns + written / write_rate(hw) : 0;
 }
 
+/* Under 256 bytes a run streams at dram_short_run of the rate (round 125,
+ * bench/tma/promotion_probe.cu: one 128-byte atom of each 8-KB row per stage streamed 4.23 TB/s
+ * where longer runs streamed 4.42), and
+ * slower again under 128: bench/tma/run_probe.cu on an H100 (112 CTAs streaming 2-KB weight rows,
+ * 256-byte L2 promotion) read 64-byte runs 5-9% slower than 128-byte runs with as many bytes in
+ * flight, and low-bit GEMMs with k tiles of 128 (64-byte runs of 4-bit weights) ran 7-17%
+ * slower than with k 256, where the model had them equal: dram_run_halving per halving,
+ * fitted on those kernels (BENCHMARKS.md, session 39). */
+double pt_waves_run_rate(const pt_hw *hw, int64_t run)
+{
+    if (run <= 0 || run >= 256)
+        return 1;
+    double f = hw->dram_short_run > 0 ? hw->dram_short_run : 1;
+    for (int64_t r = run; hw->dram_run_halving > 0 && r < 128; r *= 2)
+        f *= hw->dram_run_halving;
+    return f;
+}
+
 double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
 {
     const pt_graph *g = sg->graph;
     if (!g || hw->hbm_bytes_per_ns <= 0)
         return 0;
-    /* Round 125 (bench/tma/promotion_probe.cu): a TMA ring reading one 128-byte atom of each
-     * 8-KB row per stage streamed 4.23 TB/s where longer runs streamed 4.42 */
-    double short_rate = hw->dram_short_run > 0 ? hw->dram_short_run : 1;
     double ns = 0;
     for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
         const pt_tensor *tn = &g->tensors[t];
@@ -271,7 +286,7 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
         int64_t run = tn->role == PT_ROLE_INPUT && along_loop ? pt_waves_load_run_bytes(sg, t) : 0;
         /* an output's bytes are written, at their own rate where the model has one */
         double rate = tn->role == PT_ROLE_OUTPUT ? write_rate(hw) : hw->hbm_bytes_per_ns;
-        ns += bytes / (rate * (run > 0 && run < 256 ? short_rate : 1));
+        ns += bytes / (rate * pt_waves_run_rate(hw, run));
     }
     return ns;
 }

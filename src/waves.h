@@ -25,7 +25,7 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
                                   const pt_timeline *tl, const pt_hw *hw);
 /* Compulsory global traffic: every input read and output written once. */
 double pt_waves_dram_bytes(const pt_stask_graph *sg);
-/* The DRAM floor: each input's bytes at hbm_gbps, or at hw->dram_short_run of it where its
+/* The DRAM floor: each input's bytes at hbm_gbps, or at pt_waves_run_rate of it where its
  * innermost axis is the loop's and its loads read runs of fewer than 256 contiguous bytes
  * (pt_waves_load_run_bytes); each output's at hbm_write_gbps where the model has it. */
 double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw);
@@ -38,6 +38,9 @@ double pt_waves_workspace_ns(const pt_hw *hw, double written, double read);
  * along the innermost axis, times the next axes' tiles while the rows are read whole; 0 when
  * no sTask loads t. */
 int64_t pt_waves_load_run_bytes(const pt_stask_graph *sg, int t);
+/* The fraction of hbm_gbps runs of `run` bytes are read at (dram_short_run under 256 bytes,
+ * dram_run_halving for each halving under 128); 1 for 0 (unknown) or 256 and more. */
+double pt_waves_run_rate(const pt_hw *hw, int64_t run);
 /* The tile time of a last wave of `tail` one-CTA-per-EU tiles after full waves, given the full
  * wave's in *t: simulated with the L2 shared `tail` ways (pt_waves_few_ctas), but no shorter
  * than the tail's share of the DRAM floor; *t is lowered only. */

@@ -2,8 +2,9 @@
  * (src/waves.h pt_waves_dram_floor_ns): a load reading fewer than 256 contiguous bytes of a row
  * per stage along the loop axis (one 128-byte swizzle atom: a k tile of 64 half-precision
  * elements) is charged at hw dram_short_run of hbm_gbps; longer runs and runs across an output
- * axis at the full rate; outputs at hbm_write_gbps; a model without those fields charges every
- * byte at hbm_gbps. */
+ * axis at the full rate; runs under 128 bytes (packed 4-bit weights at k 128 or 64) at
+ * dram_run_halving of that again per halving; outputs at hbm_write_gbps; a model without those
+ * fields charges every byte at hbm_gbps. */
 #include "ptest.h"
 #include "ptest_example.h"
 #include "sim.h"
@@ -117,11 +118,49 @@ static void kernel_time(void)
     pt_stask_graph_free(&sg);
 }
 
+/* Packed 4-bit weights [n][k/2] (gemm_w4a16, f16 activations): a k tile of 256 reads 128-byte runs, 128 reads 64 bytes and
+ * 64 reads 32, each halving charged dram_run_halving more; the bf16 activations keep their rate. */
+static void packed_runs(void)
+{
+    pt_graph g;
+    pt_stask_graph sg;
+    pt_hw h;
+    pt_error err;
+    CHECK(pt_hw_load(&h, "H100", &err));
+    CHECK(h.dram_run_halving > 0.5 && h.dram_run_halving < 1);
+    CHECK_NEAR(pt_waves_run_rate(&h, 128), h.dram_short_run, 1e-12);
+    CHECK_NEAR(pt_waves_run_rate(&h, 64), h.dram_short_run * h.dram_run_halving, 1e-12);
+    CHECK_NEAR(pt_waves_run_rate(&h, 32), h.dram_short_run * h.dram_run_halving * h.dram_run_halving, 1e-12);
+    CHECK(pt_waves_run_rate(&h, 256) == 1 && pt_waves_run_rate(&h, 0) == 1);
+    double floor[3] = {0};
+    const int ks[3] = {256, 128, 64};
+    for (int i = 0; i < 3; i++) {
+        char tile[96];
+        snprintf(tile, sizeof tile, "m=8,n=128,k=%d,wg=2,wg_axis=n", ks[i]);
+        if (!part(&g, &sg, "gemm_w4a16", "M=1,N=4096,K=4096,G=128", tile))
+            return;
+        int Wq = tensor_index(&g, "Wq");
+        CHECK_MSG(pt_waves_load_run_bytes(&sg, Wq) == ks[i] / 2, "k %d: %lld", ks[i],
+                  (long long)pt_waves_load_run_bytes(&sg, Wq));
+        floor[i] = pt_waves_dram_floor_ns(&sg, &h);
+        pt_stask_graph_free(&sg);
+    }
+    /* the weights are nearly all the bytes: each halving costs close to the factor */
+    CHECK_MSG(floor[1] > floor[0] / h.dram_run_halving * 0.97 && floor[1] < floor[0] / h.dram_run_halving,
+              "%g %g", floor[0], floor[1]);
+    CHECK_MSG(floor[2] > floor[1] / h.dram_run_halving * 0.97 && floor[2] < floor[1] / h.dram_run_halving,
+              "%g %g", floor[1], floor[2]);
+    pt_hw off = h;
+    off.dram_run_halving = 0; /* absent: runs under 128 bytes as 128-byte runs */
+    CHECK_NEAR(pt_waves_run_rate(&off, 32), h.dram_short_run, 1e-12);
+}
+
 int main(void)
 {
     PTEST_RUN(gemm_runs);
     PTEST_RUN(across_output_axis);
     PTEST_RUN(whole_rows);
     PTEST_RUN(kernel_time);
+    PTEST_RUN(packed_runs);
     PTEST_END();
 }

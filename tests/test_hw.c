@@ -91,6 +91,7 @@ static void test_builtins(void)
     CHECK_NEAR(h.hbm_bytes_per_ns, 4500, 1e-9); /* fitted, session 22 */
     CHECK_NEAR(h.dram_blend_p, 4.5, 1e-9); /* span and DRAM floor blended, not max */
     CHECK_NEAR(h.dram_short_run, 0.957, 1e-9); /* runs under 256 bytes (round 125) */
+    CHECK_NEAR(h.dram_run_halving, 0.8, 1e-9); /* per halving under 128 bytes (session 39) */
 
     /* the H100 is the H200's chip with its own memory: the on-chip numbers are the H200's */
     pt_hw h2;
