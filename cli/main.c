@@ -1,6 +1,8 @@
 /* main.c — pipethreader-cli: every step of PipeThreader headless, for scripts and CI. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -197,5 +199,12 @@ static int run_verb(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Into a file or pipe, stdout is written once at the end (up to 1 MiB), so a failed write
+     * happens in finish_stdout, which keeps its reason; stdio's own 4-KB buffer would write
+     * mid-verb, and the errno of that write is gone by the time the error flag is read. A
+     * terminal keeps its line buffering. */
+    static char out_buf[1 << 20];
+    if (!isatty(fileno(stdout)))
+        setvbuf(stdout, out_buf, _IOFBF, sizeof out_buf);
     return finish_stdout(run_verb(argc, argv));
 }

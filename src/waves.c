@@ -253,12 +253,12 @@ double pt_waves_workspace_ns(const pt_hw *hw, double written, double read)
 
 /* Under 256 bytes a run streams at dram_short_run of the rate (round 125,
  * bench/tma/promotion_probe.cu: one 128-byte atom of each 8-KB row per stage streamed 4.23 TB/s
- * where longer runs streamed 4.42), and
- * slower again under 128: bench/tma/run_probe.cu on an H100 (112 CTAs streaming 2-KB weight rows,
- * 256-byte L2 promotion) read 64-byte runs 5-9% slower than 128-byte runs with as many bytes in
- * flight, and low-bit GEMMs with k tiles of 128 (64-byte runs of 4-bit weights) ran 7-17%
- * slower than with k 256, where the model had them equal: dram_run_halving per halving,
- * fitted on those kernels (BENCHMARKS.md, session 39). */
+ * where longer runs streamed 4.42), and slower again under 128: bench/tma/run_probe.cu on an
+ * H100 (112 CTAs streaming 2-KB weight rows, 256-byte L2 promotion) read 64-byte runs 4-9%
+ * slower than 128-byte runs with as many rows a stage and bytes in flight, and low-bit GEMMs
+ * with k tiles of 128 (64-byte runs of 4-bit weights) ran 7-17% slower than with k 256, where
+ * the model had them equal: dram_run_halving per halving, fitted on those kernels
+ * (BENCHMARKS.md, session 39). */
 double pt_waves_run_rate(const pt_hw *hw, int64_t run)
 {
     if (run <= 0 || run >= 256)
