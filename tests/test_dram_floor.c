@@ -118,8 +118,9 @@ static void kernel_time(void)
     pt_stask_graph_free(&sg);
 }
 
-/* Packed 4-bit weights [n][k/2] (gemm_w4a16, f16 activations): a k tile of 256 reads 128-byte runs, 128 reads 64 bytes and
- * 64 reads 32, each halving charged dram_run_halving more; the bf16 activations keep their rate. */
+/* Packed 4-bit weights [n][k/2] (gemm_w4a16): a k tile of 256 reads 128-byte runs, 128 reads 64
+ * bytes and 64 reads 32, each halving charged dram_run_halving more; the f16 activations (runs of
+ * 256 bytes and more) keep their rate. */
 static void packed_runs(void)
 {
     pt_graph g;
