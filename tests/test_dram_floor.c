@@ -119,8 +119,8 @@ static void kernel_time(void)
 }
 
 /* Packed 4-bit weights [n][k/2] (gemm_w4a16): a k tile of 256 reads 128-byte runs, 128 reads 64
- * bytes and 64 reads 32, each halving charged dram_run_halving more; the f16 activations (runs of
- * 256 bytes and more) keep their rate. */
+ * bytes and 64 reads 32, each halving charged dram_run_halving more; the f16 activations' runs (2 bytes
+ * per k: 128 bytes or more) never pay it. */
 static void packed_runs(void)
 {
     pt_graph g;
