@@ -141,6 +141,10 @@ typedef struct {
                                     4-bit elements: 64 or 32 bytes of each weight row) read at
                                     dram_short_run times this for each halving below 128.
                                     0 = as 128-byte runs */
+    double dram_overfill_ns;     /* the bytes the whole chip's rings may hold in flight, as ns of
+                                    hbm_gbps, before a kernel that writes as much as it reads
+                                    streams slower (pt_waves_overfill_rate). 0 = no limit */
+    double dram_overfill_doubling; /* the DRAM rate's factor per doubling beyond it */
     /* thread-block clusters (hw "clusters"; partition.split_k_reduce cluster): cluster_capacity[c]
      * is how many clusters of c CTAs, one CTA per EU, are resident at once (the GPCs' SM
      * counts decide it, cudaOccupancyMaxActiveClusters measures it); 0 = clusters of c are

@@ -269,6 +269,60 @@ double pt_waves_run_rate(const pt_hw *hw, int64_t run)
     return f;
 }
 
+double pt_waves_ring_inflight_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    if (!p || !sg || !sg->tasks || !sg->graph)
+        return 0;
+    int64_t depth = 0;
+    double step = 0;
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        if (t->kind != PT_ST_LOAD || !t->buffered || t->region != PT_REGION_BODY ||
+            t->tensor < 0 || t->tensor >= PT_MAX_TENSORS)
+            continue;
+        int64_t st = p->stages[t->tensor] > 0 ? p->stages[t->tensor] : 1;
+        depth = depth == 0 || st < depth ? st : depth;
+        step += (double)t->bytes;
+    }
+    return (double)depth * step;
+}
+
+/* Reading further ahead costs a kernel that also writes. Measured on an H100: ChunkState (reads
+ * x, writes as many bytes of f32 states) ran 8-11% longer with its rings 3 or 4 stages ahead
+ * than 2 (ncu: the same DRAM bytes; the instrumented build: each load 2.7 -> 3.9 us from issue
+ * to arrival), and bench/tma/rw_probe.cu, its traffic with no arithmetic, 2-4% longer with the
+ * store and 5% shorter without it (BENCHMARKS.md, session 40). So the loss grows with the
+ * written share of the bytes, none with none written; the rate is fitted on the kernels. */
+double pt_waves_overfill_rate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                              int64_t ctas, int64_t items)
+{
+    if (!sg || !sg->graph || hw->dram_overfill_ns <= 0 || hw->dram_overfill_doubling <= 0 ||
+        hw->hbm_bytes_per_ns <= 0 || ctas < 1)
+        return 1;
+    const pt_graph *g = sg->graph;
+    double all = 0, written = 0;
+    for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
+        double b = compulsory_bytes(g, t);
+        all += b;
+        if (g->tensors[t].role == PT_ROLE_OUTPUT)
+            written += b;
+    }
+    double share = all > 0 ? 2 * written / all : 0;
+    if (share > 1)
+        share = 1;
+    if (ctas > hw->eu_count)
+        ctas = hw->eu_count;
+    /* a CTA's first work item reads with nothing written beside it */
+    double per_cta = (double)items / (double)ctas;
+    if (per_cta > 1)
+        share *= (per_cta - 1) / per_cta;
+    else
+        share = 0;
+    double chip = pt_waves_ring_inflight_bytes(p, sg) * (double)ctas;
+    double cap = hw->hbm_bytes_per_ns * hw->dram_overfill_ns;
+    return chip > cap && share > 0 ? pow(hw->dram_overfill_doubling, share * log2(chip / cap)) : 1;
+}
+
 double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
 {
     const pt_graph *g = sg->graph;
@@ -534,7 +588,7 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     tl->grid = p->partition.persistent ? (tiles < eus ? tiles : eus) : tiles;
     tl->waves = (tiles + eus - 1) / eus;
     tl->dram_bytes = pt_waves_dram_bytes(sg);
-    tl->dram_floor_ns = pt_waves_dram_floor_ns(sg, hw);
+    tl->dram_floor_ns = pt_waves_dram_floor_ns(sg, hw) / pt_waves_overfill_rate(p, sg, hw, tl->grid, tiles);
     tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;

@@ -41,6 +41,16 @@ int64_t pt_waves_load_run_bytes(const pt_stask_graph *sg, int t);
 /* The fraction of hbm_gbps runs of `run` bytes are read at (dram_short_run under 256 bytes,
  * dram_run_halving for each halving under 128); 1 for 0 (unknown) or 256 and more. */
 double pt_waves_run_rate(const pt_hw *hw, int64_t run);
+/* The bytes one CTA's body rings hold in flight: the producer issues an iteration's loads in
+ * order and stops at the first ring with no free stage, so it runs ahead by the shallowest
+ * ring's depth. 0 without body rings. */
+double pt_waves_ring_inflight_bytes(const pt_sprogram *p, const pt_stask_graph *sg);
+/* The fraction of its rates the DRAM floor of p moves its bytes at on `ctas` resident CTAs: 1
+ * while their rings hold at most dram_overfill_ns of hbm_gbps in flight, else
+ * dram_overfill_doubling per doubling beyond, in full where half the bytes are written and
+ * not at all where none are. */
+double pt_waves_overfill_rate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                              int64_t ctas, int64_t items);
 /* The tile time of a last wave of `tail` one-CTA-per-EU tiles after full waves, given the full
  * wave's in *t: simulated with the L2 shared `tail` ways (pt_waves_few_ctas), but no shorter
  * than the tail's share of the DRAM floor; *t is lowered only. */

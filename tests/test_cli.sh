@@ -206,11 +206,13 @@ stderr_has 'codegen sm90a: l=32, the rows of the causal exp_decay' "L=32 refused
 expect 0 "schedule mamba2_chunk_scan for sm90a" "$cli" schedule mamba2_chunk_scan --target sm90a --set B=8,S=2048 --top 1
 if grep -qE '^ +1 .* wg_axis=h wg=2 stages=4 persistent column run=2' "$tmp/out"; then ok "ChunkScan pick: the heads split, runs of 2 along columns"
 else bad "ChunkScan pick: $(grep -E '^ +1 ' "$tmp/out")"; fi
-# --measure's shortlist holds the best tile at a shallower ring than the model ranks first: on
-# the H100, ChunkState 2 steps ahead ran 8-12% faster than 4 (BENCHMARKS.md, session 35).
+# On the H100, ChunkState 2 steps ahead ran 8-12% faster than 4 (BENCHMARKS.md, sessions 35 and
+# 40): the model charges a kernel that writes as much as it reads for reading further ahead
+# (dram_overfill_*), so its pick is the 2-stage ring, and --measure's shortlist still holds the
+# deeper ones to time.
 expect 0 "schedule --measure 6 --candidates (ChunkState, H100)" "$cli" schedule mamba2_chunk_state --hw H100 --target sm90a --set B=8,S=2048 --measure 6 --candidates "$tmp/cand_cs"
-if grep -qE '^1 [0-9]+ l=64 n=128 wg_axis=h wg=2 stages=4 ' "$tmp/out" && grep -qE '^[0-9]+ [0-9]+ l=64 n=128 wg_axis=h wg=2 stages=2 ' "$tmp/out" &&
-   [ "$(ls "$tmp/cand_cs" | wc -l)" = 6 ]; then ok "--measure shortlist: the pick's tile at 4 and at 2 stages, 6 written"
+if grep -qE '^1 [0-9]+ l=64 n=128 wg_axis=h wg=2 stages=2 ' "$tmp/out" && grep -qE '^[0-9]+ [0-9]+ l=64 n=[0-9]+ wg_axis=h wg=2 stages=[34] ' "$tmp/out" &&
+   [ "$(ls "$tmp/cand_cs" | wc -l)" = 6 ]; then ok "--measure shortlist: the pick's tile at 2 stages first, deeper rings after, 6 written"
 else bad "--measure shortlist: $(cat "$tmp/out" | tail -7)"; fi
 # Issue 14: unaligned N and K are staged through 16-byte-pitched copies (src/staging.h): the
 # search through the sm90a generator finds programs, and their prediction holds the copies.

@@ -5,6 +5,8 @@
  * axis at the full rate; runs under 128 bytes (packed 4-bit weights at k 128 or 64) at
  * dram_run_halving of that again per halving; outputs at hbm_write_gbps; a model without those
  * fields charges every byte at hbm_gbps. */
+#include <math.h>
+
 #include "ptest.h"
 #include "ptest_example.h"
 #include "sim.h"
@@ -156,6 +158,62 @@ static void packed_runs(void)
     CHECK_NEAR(pt_waves_run_rate(&off, 32), h.dram_short_run, 1e-12);
 }
 
+/* ChunkState reads x and writes as many bytes of f32 states: with its rings 4 stages ahead
+ * instead of 2 (twice the bytes in flight, over dram_overfill_ns on 132 CTAs) its floor is read at
+ * dram_overfill_doubling per doubling, scaled by the written share and by the CTAs' work items
+ * after their first; a GEMM at M = 1 writes almost nothing and is not charged; a model without
+ * the fields charges nothing. */
+static void overfill(void)
+{
+    pt_graph g;
+    pt_stask_graph sg;
+    pt_hw h;
+    pt_error err;
+    CHECK(pt_hw_load(&h, "H100", &err));
+    CHECK(h.dram_overfill_ns > 0 && h.dram_overfill_doubling > 0.5 && h.dram_overfill_doubling < 1);
+    if (!part(&g, &sg, "mamba2_chunk_state", "B=8,S=2048,H=64,P=64,N=128,L=256",
+              "l=64,h=2,wg=2,wg_axis=h"))
+        return;
+    pt_sprogram p;
+    CHECK_MSG(pt_sprogram_default(&p, &sg, &h, &err), "%s", err.msg);
+    double rate[2] = {0}, inflight[2] = {0};
+    const int depth[2] = {2, 4};
+    for (int i = 0; i < 2; i++) {
+        for (int t = 0; t < PT_MAX_TENSORS; t++)
+            if (p.stages[t] > 0)
+                p.stages[t] = depth[i];
+        inflight[i] = pt_waves_ring_inflight_bytes(&p, &sg);
+        rate[i] = pt_waves_overfill_rate(&p, &sg, &h, 132, sg.tiles);
+    }
+    CHECK_MSG(inflight[1] == 2 * inflight[0] && inflight[0] > 0, "%g %g", inflight[0], inflight[1]);
+    double cap = h.hbm_bytes_per_ns * h.dram_overfill_ns;
+    CHECK_MSG(inflight[0] * 132 < cap * 1.1 && inflight[1] * 132 > cap, "%g %g", inflight[1] * 132, cap);
+    /* x and the states are nearly all the bytes, half written: close to the full exponent */
+    double per_cta = (double)sg.tiles / 132, want = pow(h.dram_overfill_doubling,
+                                                        log2(inflight[1] * 132 / cap) * (per_cta - 1) / per_cta);
+    CHECK_MSG(rate[1] < 1 && fabs(rate[1] - want) < 0.02, "%g vs %g", rate[1], want);
+    CHECK_MSG(rate[0] > rate[1], "%g %g", rate[0], rate[1]);
+    /* one work item a CTA: nothing written beside its reads */
+    CHECK(pt_waves_overfill_rate(&p, &sg, &h, 132, 132) == 1);
+    pt_hw off = h;
+    off.dram_overfill_ns = 0;
+    CHECK(pt_waves_overfill_rate(&p, &sg, &off, 132, sg.tiles) == 1);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+
+    if (!part(&g, &sg, "gemm_w4a16", "M=1,N=8192,K=8192,G=128", "m=8,n=128,k=256,wg=2,wg_axis=n"))
+        return;
+    CHECK_MSG(pt_sprogram_default(&p, &sg, &h, &err), "%s", err.msg);
+    for (int t = 0; t < PT_MAX_TENSORS; t++)
+        if (p.stages[t] > 0)
+            p.stages[t] = 8;
+    CHECK_MSG(pt_waves_ring_inflight_bytes(&p, &sg) * 64 > cap, "%g", pt_waves_ring_inflight_bytes(&p, &sg));
+    double r = pt_waves_overfill_rate(&p, &sg, &h, 64, 64 * 4);
+    CHECK_MSG(r > 0.999, "%g", r);
+    pt_sprogram_free(&p);
+    pt_stask_graph_free(&sg);
+}
+
 int main(void)
 {
     PTEST_RUN(gemm_runs);
@@ -163,5 +221,6 @@ int main(void)
     PTEST_RUN(whole_rows);
     PTEST_RUN(kernel_time);
     PTEST_RUN(packed_runs);
+    PTEST_RUN(overfill);
     PTEST_END();
 }
