@@ -1375,8 +1375,30 @@ static void start_baseline(const options *o, const run_state *s, run_result *r)
 static void check_run(const options *o, run_state *s, run_result *r)
 {
     step("check");
-    /* Reference: f32 slots for everything an op writes. */
+    /* Reference: f32 slots for everything an op writes. Say first, by name, when they cannot
+     * fit (a large Mamba2 shape's intermediates are tens of GB), rather than fail in the middle. */
     CUdeviceptr rslots[N_TENSORS];
+    size_t need = 0, big = 0, free_b = 0, total_b = 0;
+    int biggest = -1;
+    for (int t = 0; t < N_TENSORS; t++) {
+        const tensor_info *x = &TENSORS[t];
+        if (x->view_of >= 0 || x->role == ROLE_INPUT)
+            continue;
+        size_t b = (size_t)x->elems * 4;
+        need += b;
+        if (b > big) {
+            big = b;
+            biggest = t;
+        }
+    }
+    if (cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS && need > free_b) {
+        fprintf(stderr,
+                "harness: the f32 reference needs %.1f GB for the tensors the graph's ops write "
+                "(the largest, %s, %.1f GB) and the GPU has %.1f GB free: check a smaller shape, "
+                "or time this one with --no-check\n",
+                need / 1e9, biggest >= 0 ? TENSORS[biggest].name : "?", big / 1e9, free_b / 1e9);
+        exit(1);
+    }
     for (int t = 0; t < N_TENSORS; t++) {
         const tensor_info *x = &TENSORS[t];
         rslots[t] = 0;
