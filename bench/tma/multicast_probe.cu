@@ -9,6 +9,7 @@
 // One producer thread issues, one consumer warp only waits and releases (no math), so the
 // time is the loads'. Times: CUDA events, median of 9 launches after one warm-up.
 #include "pt_device.cuh"
+#include "probe_time.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@
 #include <vector>
 #include <algorithm>
 
-#define CK(x) do { auto e_ = (x); if (e_ != 0) { printf("error %d at %s:%d\n", (int)e_, __FILE__, __LINE__); exit(1); } } while (0)
 
 struct Cfg { int bm, bn, stages, mode, csize, splits, k_iters, gather, wait_cl, arrive_cta; };  // mode 0 B, 1 A+B, 2 A mc + B, 3 A only, 4 A mc only
 
@@ -116,9 +116,6 @@ int main()
     CK(cudaMemset(b, 2, nbuf * N * K * 2));
     CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
     CK(cudaFuncSetAttribute(probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     printf("M %ld, N %ld, K %ld bf16: A %.1f MB (L2-resident), B %.1f MB (HBM, 4 copies rotated)\n", M, N, K,
            M * K * 2 / 1e6, N * K * 2 / 1e6);
     const char *names[] = {"B only", "A + B", "A mc + B", "A only", "A mc only"};
@@ -143,21 +140,11 @@ int main()
         at[0].val.clusterDim.z = 1;
         lc.attrs = at;
         lc.numAttrs = 1;
-        std::vector<float> ts;
-        for (int r = 0; r < 13; ++r) {
-            cudaEventRecord(e0);
-            CK(cudaLaunchKernelEx(&lc, probe, ma, mah, mb[r % nbuf], c));
-            cudaEventRecord(e1);
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (r) ts.push_back(ms);
-        }
-        std::sort(ts.begin(), ts.end());
-        const double us = ts[ts.size() / 2] * 1e3;
+        const ProbeTimes t = probe_time(13, [&](int r) { CK(cudaLaunchKernelEx(&lc, probe, ma, mah, mb[r % nbuf], c)); });
+        const double us = t.median_ms * 1e3;
         const double per_cta = (double)c.k_iters * sb;  // bytes landing in each CTA
         printf("bn %3d split %d %-10s cluster %d gather %d wait_cl %d arrive_cta %d st %d: %7.2f us (best %.2f), %5.1f B/ns landing per CTA, B %.2f TB/s\n",
-               bn, splits, names[mode], cs, gather, wait_cl, arrive_cta, st, us, ts[0] * 1e3, per_cta / (us * 1e3),
+               bn, splits, names[mode], cs, gather, wait_cl, arrive_cta, st, us, t.best_ms * 1e3, per_cta / (us * 1e3),
                mode <= 2 ? (double)N * K * 2 / (us * 1e-6) / 1e12 : 0.0);
         fflush(stdout);
     };

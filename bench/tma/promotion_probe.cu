@@ -11,6 +11,7 @@
 //  7 as 6 with alternating {64, h} boxes: for each h rows, its KA atoms
 // promo: L2 promotion 0 none, 1 64B, 2 128B, 3 256B.
 #include "pt_device.cuh"
+#include "probe_time.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -18,7 +19,6 @@
 #include <vector>
 #include <algorithm>
 
-#define CK(x) do { auto e_ = (x); if (e_ != 0) { printf("error %d at %s:%d\n", (int)e_, __FILE__, __LINE__); exit(1); } } while (0)
 
 struct Cfg { int mode, bn, st, h, ka; long nb; };  // nb: stages' worth of work in the tensor
 
@@ -111,9 +111,6 @@ int main()
     CK(cudaMalloc(&k, bytes));
     CK(cudaMemset(k, 1, bytes));
     CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     auto run = [&](int mode, int bn, int st, int h, int ka, int promo) {
         CUtensorMap m;
         const CUtensorMapSwizzle S = CU_TENSOR_MAP_SWIZZLE_128B;
@@ -156,19 +153,9 @@ int main()
         const long smem = sb * st + 1024 + 256;
         if (smem > 227 * 1024) return;
         const double nbytes = (double)nb * sb;
-        std::vector<float> ts;
-        for (int r = 0; r < 9; ++r) {
-            cudaEventRecord(e0);
-            probe<<<132, 64, smem>>>(m, k, c);
-            cudaEventRecord(e1);
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (r) ts.push_back(ms);
-        }
-        std::sort(ts.begin(), ts.end());
+        const ProbeTimes t = probe_time(9, [&](int) { probe<<<132, 64, smem>>>(m, k, c); });
         printf("mode %d bn %3d st %d h %3d ka %d promo %d  %7.1f us  %.3f TB/s (best %.3f)\n", mode, bn, st, h, ka, promo,
-               ts[ts.size() / 2] * 1e3, nbytes / (ts[ts.size() / 2] * 1e-3) / 1e12, nbytes / (ts[0] * 1e-3) / 1e12);
+               t.median_ms * 1e3, nbytes / (t.median_ms * 1e-3) / 1e12, nbytes / (t.best_ms * 1e-3) / 1e12);
         fflush(stdout);
     };
     for (int promo = 0; promo < 4; ++promo) run(0, 128, 4, 0, 0, promo);

@@ -5,6 +5,7 @@
 // releases. Modes: own = each CTA a contiguous region; inter = block j to CTA j % grid; one or two
 // tensors per stage; one or two CTAs per SM.
 #include "pt_device.cuh"
+#include "probe_time.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +13,6 @@
 #include <vector>
 #include <algorithm>
 
-#define CK(x) do { auto e_ = (x); if (e_ != 0) { printf("error %d at %s:%d\n", (int)e_, __FILE__, __LINE__); exit(1); } } while (0)
 
 struct Cfg { int bn, stages, ntens, inter, bulk; long rows; };
 
@@ -95,23 +95,10 @@ int main()
     CK(cudaMemset(k, 1, bytes));
     CK(cudaMemset(v, 2, bytes));
     CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     auto timeit = [&](auto launch, double nbytes, const char *label) {
-        std::vector<float> ts;
-        for (int r = 0; r < 9; ++r) {
-            cudaEventRecord(e0);
-            launch();
-            cudaEventRecord(e1);
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (r) ts.push_back(ms);
-        }
-        std::sort(ts.begin(), ts.end());
-        printf("%-44s %8.1f us  %.3f TB/s (best %.3f)\n", label, ts[ts.size() / 2] * 1e3,
-               nbytes / (ts[ts.size() / 2] * 1e-3) / 1e12, nbytes / (ts[0] * 1e-3) / 1e12);
+        const ProbeTimes t = probe_time(9, [&](int) { launch(); });
+        printf("%-44s %8.1f us  %.3f TB/s (best %.3f)\n", label, t.median_ms * 1e3,
+               nbytes / (t.median_ms * 1e-3) / 1e12, nbytes / (t.best_ms * 1e-3) / 1e12);
         fflush(stdout);
     };
     for (int cpb : {4, 2}) {

@@ -5,6 +5,7 @@
 // stage one box {run, bn} (64-byte swizzle for 64-byte runs, 128-byte for 128), st stages, a
 // consumer warp that only releases; grid 112 (Llama-3-8B gate_up at n 256) or 132 CTAs.
 #include "pt_device.cuh"
+#include "probe_time.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +13,6 @@
 #include <vector>
 #include <algorithm>
 
-#define CK(x) do { auto e_ = (x); if (e_ != 0) { printf("error %d at %s:%d\n", (int)e_, __FILE__, __LINE__); exit(1); } } while (0)
 
 struct Cfg { int bn, st, run, kblocks; long bands; };
 
@@ -51,9 +51,6 @@ int main()
     CK(cudaMalloc(&k, bytes));
     CK(cudaMemset(k, 1, bytes));
     CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     auto go = [&](int grid, int bn, int run, int st, int promo) {
         CUtensorMap m;
         cuuint64_t d[2] = {(cuuint64_t)(W / 2), (cuuint64_t)rows}, s[1] = {(cuuint64_t)W};
@@ -68,21 +65,11 @@ int main()
         Cfg c{bn, st, run, (int)(W / run), rows / bn};
         const long smem = (long)bn * run * st + 1024 + 256;
         if (smem > 227 * 1024) return;
-        std::vector<float> ts;
-        for (int i = 0; i < 9; ++i) {
-            cudaEventRecord(e0);
-            probe<<<grid, 64, smem>>>(m, c);
-            cudaEventRecord(e1);
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (i) ts.push_back(ms);
-        }
-        std::sort(ts.begin(), ts.end());
+        const float med = probe_time(9, [&](int) { probe<<<grid, 64, smem>>>(m, c); }).median_ms;
         const double nb = (double)c.bands * bn * W;
         printf("grid %3d bn %3d run %3d B st %d (%3ld KB in flight) promo %d  %7.1f us  %.3f TB/s  %.1f GB/s per CTA\n",
-               grid, bn, run, st, (long)bn * run * st / 1024, promo, ts[ts.size() / 2] * 1e3,
-               nb / (ts[ts.size() / 2] * 1e-3) / 1e12, nb / (ts[ts.size() / 2] * 1e-3) / 1e9 / grid);
+               grid, bn, run, st, (long)bn * run * st / 1024, promo, med * 1e3,
+               nb / (med * 1e-3) / 1e12, nb / (med * 1e-3) / 1e9 / grid);
         fflush(stdout);
     };
     for (int grid : {112, 132})

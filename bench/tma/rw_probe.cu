@@ -9,6 +9,7 @@
 // and without the store, with and without B. B 8, S 2048, H 64, P 64, N 128: x 134 MB, states
 // 134 MB a launch, median of 8.
 #include "pt_device.cuh"
+#include "probe_time.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@
 #include <vector>
 #include <algorithm>
 
-#define CK(x) do { auto e_ = (x); if (e_ != 0) { printf("error %d at %s:%d\n", (int)e_, __FILE__, __LINE__); exit(1); } } while (0)
 
 enum { Bn = 8, S = 2048, H = 64, P = 64, N = 128, L = 256 };
 
@@ -82,9 +82,6 @@ int main()
     CK(cudaMemset(x, 1, xbytes));
     CK(cudaMemset(bm, 1, bbytes));
     CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
     auto go = [&](int l, int st, int store, int bmon) {
         CUtensorMap mx, mb, mo;
         cuuint32_t es3[3] = {1, 1, 1}, es2[2] = {1, 1};
@@ -107,18 +104,7 @@ int main()
         const long stage = (long)l * 2 * P * 2 + (bmon ? (long)l * N * 2 : 0);
         const long smem = stage * st + 65536 + 1024 + 256;
         if (smem > 227 * 1024) return;
-        std::vector<float> ts;
-        for (int i = 0; i < 9; ++i) {
-            cudaEventRecord(e0);
-            probe<<<132, 64, smem>>>(mx, mb, mo, c);
-            cudaEventRecord(e1);
-            CK(cudaEventSynchronize(e1));
-            float ms;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (i) ts.push_back(ms);
-        }
-        std::sort(ts.begin(), ts.end());
-        const double us = ts[ts.size() / 2] * 1e3, dram = (double)xbytes + (store ? (double)obytes : 0);
+        const double us = probe_time(9, [&](int) { probe<<<132, 64, smem>>>(mx, mb, mo, c); }).median_ms * 1e3, dram = (double)xbytes + (store ? (double)obytes : 0);
         printf("l %3d st %d (%3ld KB in flight) B %s store %s  %7.1f us  %.3f TB/s of DRAM (x%s)\n", l, st,
                stage * st / 1024, bmon ? "on " : "off", store ? "on " : "off", us, dram / us / 1e6,
                store ? " + states" : "");
