@@ -291,7 +291,7 @@ double pt_waves_ring_inflight_bytes(const pt_sprogram *p, const pt_stask_graph *
  * x, writes as many bytes of f32 states) ran 8-11% longer with its rings 3 or 4 stages ahead
  * than 2 (ncu: the same DRAM bytes; the instrumented build: each load 2.7 -> 3.9 us from issue
  * to arrival), and bench/tma/rw_probe.cu, its traffic with no arithmetic, 2-4% longer with the
- * store and 5% shorter without it (BENCHMARKS.md, session 40). So the loss grows with the
+ * store and 4-9% shorter without it (BENCHMARKS.md, session 40). So the loss grows with the
  * written share of the bytes, none with none written; the rate is fitted on the kernels. */
 double pt_waves_overfill_rate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                               int64_t ctas, int64_t items)

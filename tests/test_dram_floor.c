@@ -4,7 +4,8 @@
  * elements) is charged at hw dram_short_run of hbm_gbps; longer runs and runs across an output
  * axis at the full rate; runs under 128 bytes (packed 4-bit weights at k 128 or 64) at
  * dram_run_halving of that again per halving; outputs at hbm_write_gbps; a model without those
- * fields charges every byte at hbm_gbps. */
+ * fields charges every byte at hbm_gbps. A kernel that writes as it reads moves its bytes slower
+ * when its rings hold more than dram_overfill_ns of them in flight (pt_waves_overfill_rate). */
 #include <math.h>
 
 #include "ptest.h"
