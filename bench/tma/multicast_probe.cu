@@ -8,8 +8,7 @@
 //                     gathers the consumers of all C CTAs before any producer refills it.
 // One producer thread issues, one consumer warp only waits and releases (no math), so the
 // time is the loads'. Times: CUDA events, median of 9 launches after one warm-up.
-#include "pt_device.cuh"
-#include "probe_time.h"
+#include "probe.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -40,18 +39,14 @@ __global__ void __launch_bounds__(64, 1) probe(const __grid_constant__ CUtensorM
                                              const __grid_constant__ CUtensorMap mb, Cfg c)
 {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = probe_smem(smem_raw);
     const bool has_a = c.mode >= 1, has_b = c.mode <= 2, mc = c.mode == 2 || c.mode == 4;
     const int a_bytes = c.bm * 128, b_bytes = c.bn * 128;  // 64 bf16 columns a row
     const int sb = (has_a ? a_bytes : 0) + (has_b ? b_bytes : 0);
     uint64_t *full = (uint64_t *)(smem + (size_t)sb * c.stages);
     uint64_t *empty = full + 8;
     const uint32_t rank = c.csize > 1 ? cluster_rank() : 0;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < c.stages; ++s) { pt::mbar_init(&full[s], 1); pt::mbar_init(&empty[s], c.gather ? c.csize : 1); }
-        pt::mbar_fence_init();
-    }
-    __syncthreads();
+    probe_ring_init(full, empty, c.stages, c.gather ? c.csize : 1);
     if (c.csize > 1) { pt::cluster_arrive(); pt::cluster_wait(); }
     // tiles: cluster cl, rank r -> n tile (cl % (clusters per split)) * C + r, k range cl / that
     const int cl = blockIdx.x / c.csize, per_split = gridDim.x / c.csize / c.splits;

@@ -10,8 +10,7 @@
 //    one {64, bn} box per atom (a memory-bound GEMM's B tile)
 //  7 as 6 with alternating {64, h} boxes: for each h rows, its KA atoms
 // promo: L2 promotion 0 none, 1 64B, 2 128B, 3 256B.
-#include "pt_device.cuh"
-#include "probe_time.h"
+#include "probe.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -25,15 +24,11 @@ struct Cfg { int mode, bn, st, h, ka; long nb; };  // nb: stages' worth of work 
 __global__ void __launch_bounds__(64, 1) probe(const __grid_constant__ CUtensorMap m, const uint8_t *g, Cfg c)
 {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = probe_smem(smem_raw);
     const int sb = c.mode >= 6 ? c.bn * 128 * c.ka : c.bn * 256;
     uint64_t *full = (uint64_t *)(smem + (size_t)sb * c.st);
     uint64_t *empty = full + 8;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < c.st; ++s) { pt::mbar_init(&full[s], 1); pt::mbar_init(&empty[s], 1); }
-        pt::mbar_fence_init();
-    }
-    __syncthreads();
+    probe_ring_init(full, empty, c.st);
     const long b0 = c.nb * blockIdx.x / gridDim.x, b1 = c.nb * (blockIdx.x + 1) / gridDim.x;
     if (threadIdx.x == 0) {
         uint32_t cnt = 0;

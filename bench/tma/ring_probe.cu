@@ -4,8 +4,7 @@
 // every map had before session 21) or 1-D bulk copies; one consumer warp only waits and
 // releases. Modes: own = each CTA a contiguous region; inter = block j to CTA j % grid; one or two
 // tensors per stage; one or two CTAs per SM.
-#include "pt_device.cuh"
-#include "probe_time.h"
+#include "probe.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -20,16 +19,12 @@ __global__ void __launch_bounds__(64, 1) probe(const __grid_constant__ CUtensorM
                                              const uint8_t *gk, const uint8_t *gv, Cfg c)
 {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = probe_smem(smem_raw);
     const int tb = c.bn * 256;  // bytes per tensor per stage
     const int sb = tb * c.ntens;
     uint64_t *full = (uint64_t *)(smem + (size_t)sb * c.stages);
     uint64_t *empty = full + 8;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < c.stages; ++s) { pt::mbar_init(&full[s], 1); pt::mbar_init(&empty[s], 1); }
-        pt::mbar_fence_init();
-    }
-    __syncthreads();
+    probe_ring_init(full, empty, c.stages);
     const long nb = c.rows / c.bn;
     long b0, b1, step;
     if (c.inter) { b0 = blockIdx.x; b1 = nb; step = gridDim.x; }

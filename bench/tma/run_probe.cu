@@ -4,8 +4,7 @@
 // Here: rows of W bytes (2 KB: K = 4096 at 4 bits), one band of bn rows per CTA and pass, each
 // stage one box {run, bn} (64-byte swizzle for 64-byte runs, 128-byte for 128), st stages, a
 // consumer warp that only releases; grid 112 (Llama-3-8B gate_up at n 256) or 132 CTAs.
-#include "pt_device.cuh"
-#include "probe_time.h"
+#include "probe.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -19,15 +18,11 @@ struct Cfg { int bn, st, run, kblocks; long bands; };
 __global__ void __launch_bounds__(64, 1) probe(const __grid_constant__ CUtensorMap m, Cfg c)
 {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = probe_smem(smem_raw);
     const int sb = c.bn * c.run;
     uint64_t *full = (uint64_t *)(smem + (size_t)sb * c.st);
     uint64_t *empty = full + 8;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < c.st; ++s) { pt::mbar_init(&full[s], 1); pt::mbar_init(&empty[s], 1); }
-        pt::mbar_fence_init();
-    }
-    __syncthreads();
+    probe_ring_init(full, empty, c.st);
     uint32_t cnt = 0;
     for (long band = blockIdx.x; band < c.bands; band += gridDim.x)
         for (int kb = 0; kb < c.kblocks; ++kb, ++cnt) {

@@ -8,8 +8,7 @@
 // first); 132 persistent CTAs, runs of 2 tiles. Rings 2-4 deep at l 64, 2 deep at l 128, with
 // and without the store, with and without B. B 8, S 2048, H 64, P 64, N 128: x 134 MB, states
 // 134 MB a launch, median of 8.
-#include "pt_device.cuh"
-#include "probe_time.h"
+#include "probe.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -27,16 +26,12 @@ __global__ void __launch_bounds__(64, 1) probe(const __grid_constant__ CUtensorM
                                                const __grid_constant__ CUtensorMap mo, Cfg c)
 {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *smem = probe_smem(smem_raw);
     const int xb = c.l * 2 * P * 2, bb = c.bm ? c.l * N * 2 : 0, sb = xb + bb;
     uint8_t *out = smem + (size_t)sb * c.st;             /* 64 KB staging of the states */
     uint64_t *full = (uint64_t *)(out + 65536);
     uint64_t *empty = full + 8;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < c.st; ++s) { pt::mbar_init(&full[s], 1); pt::mbar_init(&empty[s], 1); }
-        pt::mbar_fence_init();
-    }
-    __syncthreads();
+    probe_ring_init(full, empty, c.st);
     const int chunks = S / L, pairs = H / 2, steps = L / c.l;
     const long tiles = (long)Bn * chunks * pairs;
     uint32_t cnt = 0;
