@@ -300,13 +300,10 @@ double pt_waves_overfill_rate(const pt_sprogram *p, const pt_stask_graph *sg, co
         hw->hbm_bytes_per_ns <= 0 || ctas < 1)
         return 1;
     const pt_graph *g = sg->graph;
-    double all = 0, written = 0;
-    for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++) {
-        double b = compulsory_bytes(g, t);
-        all += b;
+    double all = pt_waves_dram_bytes(sg), written = 0;
+    for (int t = 0; t < g->n_tensors && t < PT_MAX_TENSORS; t++)
         if (g->tensors[t].role == PT_ROLE_OUTPUT)
-            written += b;
-    }
+            written += compulsory_bytes(g, t);
     double share = all > 0 ? 2 * written / all : 0;
     if (share > 1)
         share = 1;
