@@ -16,7 +16,9 @@
 # SAN_TIMEOUT (per sanitizer run, default 300), SAN_EVERY (default 20; 0 = no sanitizer runs),
 # WORKLOADS (a space-separated subset, taken by seed mod its count), JOBS (parallel builds,
 # default nproc), RUN_JOBS (harnesses run at once, default 4: --check-only runs are not timed,
-# so they may share the GPU), NVCC, CUDA_PATH (passed to make).
+# so they may share the GPU), NVCC, CUDA_PATH (passed to make), DEADLINE_S (seconds from the
+# start: builds, runs and sanitizer runs not begun by then are skipped and counted as not run,
+# so a bounded device call still ends with its table; 0 or unset: none).
 # Replay one failure: gen_random_sprogram WORKLOAD SEED DIR && make -C DIR run (see DIR/replay.txt).
 # shellcheck disable=SC2016  # the xargs sh -c scripts expand their own arguments
 set -u
@@ -54,6 +56,9 @@ workload_of() { # seed -> workload (seed mod their count; of all ten, as gen_ran
     echo "$1"
 }
 start=$(date +%s)
+deadline=${DEADLINE_S:-0}
+# past_deadline START DEADLINE: true once DEADLINE seconds have gone by since START (never for 0);
+# the xargs scripts below repeat it inline, since a function does not reach their shells
 
 # 1. Generate (sequential, milliseconds each).
 list=$out/bundles.txt
@@ -79,17 +84,19 @@ while [ "$i" -lt "$n" ]; do
 done
 
 # 2. Build in parallel (nvcc is the slow part).
-xargs -P "$jobs" -I{} sh -c \
-    'make -C "$1/$2" $3 all >"$1/$2/build.log" 2>&1 || echo build >"$1/$2/FAILED"' \
-    sh "$out" {} "$make_vars" <"$list"
+xargs -P "$jobs" -I{} sh -c '
+    if [ "$4" -gt 0 ] && [ $(($(date +%s) - $5)) -ge "$4" ]; then echo >"$1/$2/SKIPPED"; exit 0; fi
+    make -C "$1/$2" $3 all >"$1/$2/build.log" 2>&1 || echo build >"$1/$2/FAILED"' \
+    sh "$out" {} "$make_vars" "$deadline" "$start" <"$list"
 built=$(date +%s)
 
 # 3. Run every harness (check only) under timeout, RUN_JOBS at a time.
 grep '^s[0-9]' "$list" | xargs -P "$run_jobs" -I{} sh -c '
     d=$1/$2
-    [ -e "$d/FAILED" ] && exit 0
+    [ -e "$d/FAILED" ] || [ -e "$d/SKIPPED" ] && exit 0
+    if [ "$4" -gt 0 ] && [ $(($(date +%s) - $5)) -ge "$4" ]; then echo >"$d/SKIPPED"; exit 0; fi
     (cd "$d" && timeout -k 5 "$3" ./harness --check-only --json-only) >"$d/result.json" 2>"$d/run.log"
-    echo $? >"$d/rc"' sh "$out" {} "$run_timeout"
+    echo $? >"$d/rc"' sh "$out" {} "$run_timeout" "$deadline" "$start"
 
 # A kernel that hangs holds the GPU and can push the runs beside it past their timeout: rerun
 # every timed-out bundle alone before calling it hung.
@@ -106,11 +113,12 @@ done
 if [ "$san_every" -gt 0 ] && [ -x "$CS" ]; then
     grep '^san' "$list" | xargs -P 4 -I{} sh -c '
         d=$1/$2
-        [ -e "$d/FAILED" ] && exit 0
+        [ -e "$d/FAILED" ] || [ -e "$d/SKIPPED" ] && exit 0
         for tool in memcheck racecheck; do
+            if [ "$5" -gt 0 ] && [ $(($(date +%s) - $6)) -ge "$5" ]; then echo >"$d/SKIPPED"; exit 0; fi
             (cd "$d" && timeout -k 5 "$3" "$4" --tool $tool --error-exitcode 9 ./harness --check-only --json-only) >"$d/$tool.log" 2>&1
             echo $? >"$d/$tool.rc"
-        done' sh "$out" {} "$san_timeout" "$CS"
+        done' sh "$out" {} "$san_timeout" "$CS" "$deadline" "$start"
 elif [ "$san_every" -gt 0 ]; then
     echo "note: compute-sanitizer not found: no sanitizer runs"
 fi
@@ -118,12 +126,16 @@ ran=$(date +%s)
 
 # 5. Table and summary.
 field() { sed -n "s/.*\"$2\": \([^,}]*\).*/\1/p" "$1" 2>/dev/null | head -1; }
-total=0 correct=0 failed=0 hung=0 san=0
+total=0 correct=0 failed=0 hung=0 san=0 skipped=0
 printf '%-7s %-22s %-8s %s\n' seed workload status "sProgram (see DIR/replay.txt)"
 i=0
 while [ "$i" -lt "$n" ]; do
     seed=$((seed0 + i)); d=$out/s$seed; w=$(workload_of "$seed")
-    i=$((i + 1)); total=$((total + 1))
+    i=$((i + 1))
+    if [ -e "$d/SKIPPED" ]; then
+        skipped=$((skipped + 1)); continue
+    fi
+    total=$((total + 1))
     what=$(head -1 "$d/replay.txt" 2>/dev/null | sed 's/^seed [0-9]* [a-z_0-9]* //')
     if [ -e "$d/FAILED" ]; then
         st=$(cat "$d/FAILED")
@@ -151,6 +163,7 @@ done
 for d in "$out"/san*; do
     [ -d "$d" ] || continue
     s=${d##*/san}
+    [ -e "$d/SKIPPED" ] && [ ! -e "$d/memcheck.rc" ] && continue
     if [ -e "$d/FAILED" ]; then
         san=$((san + 1)); echo "sanitizer sample seed $s: $(cat "$d/FAILED") failed"; continue
     fi
@@ -167,5 +180,6 @@ for d in "$out"/san*; do
     done
 done
 echo "bundles in $out (generate+build $((built - start)) s, runs $((ran - built)) s)"
+[ "$skipped" -gt 0 ] && echo "past DEADLINE_S=$deadline s: $skipped seeds not run"
 echo "differential: $total run, $correct correct, $failed failed, $hung hung, $san sanitizer reports"
 [ "$failed" -eq 0 ] && [ "$hung" -eq 0 ] && [ "$san" -eq 0 ]
