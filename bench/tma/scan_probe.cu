@@ -3,8 +3,8 @@
 // C {n 128, l 64} and the head pair's states {n 128, 2 x p 64} (once per tile), and for each
 // key block up to its row block x {p 64, 2 heads, s 64} (256-byte rows 8 KB apart) and
 // CB {s 64, l 64}; then it stores out {p 64, 2 heads, l 64} into [b, s, h, p], 256-byte rows
-// 8 KB apart, like x. ChunkState, which reads x the same way but writes 16-KB rows, streams at
-// 90% of a copy; ChunkScan at 65-70%. Here the same traffic with no arithmetic: one producer
+// 8 KB apart, like x. ChunkState, which reads x the same way but writes each tile's states as
+// one contiguous 64 KB, streams at 90% of a copy; ChunkScan at 65-70%. Here the same traffic with no arithmetic: one producer
 // thread fills a ring of st stages (x and CB) and a 2-copy resident buffer (C and states), one
 // consumer thread releases them and stores a 16-KB staging tile per tile by TMA (waiting for
 // the previous store's read first): 132 persistent CTAs, runs of 2 launch positions, the
