@@ -1372,6 +1372,13 @@ static void start_baseline(const options *o, const run_state *s, run_result *r)
 
 /* The f32 reference, then the kernel (and the baseline) on the same inputs, every output
  * element compared. */
+/* Does the f32 reference allocate a slot of its own for tensor x (what an op writes; inputs
+ * and views share another's)? */
+static bool ref_owns_slot(const tensor_info *x)
+{
+    return x->view_of < 0 && x->role != ROLE_INPUT;
+}
+
 static void check_run(const options *o, run_state *s, run_result *r)
 {
     step("check");
@@ -1382,7 +1389,7 @@ static void check_run(const options *o, run_state *s, run_result *r)
     int biggest = -1;
     for (int t = 0; t < N_TENSORS; t++) {
         const tensor_info *x = &TENSORS[t];
-        if (x->view_of >= 0 || x->role == ROLE_INPUT)
+        if (!ref_owns_slot(x))
             continue;
         size_t b = (size_t)x->elems * 4;
         need += b;
@@ -1402,10 +1409,10 @@ static void check_run(const options *o, run_state *s, run_result *r)
     for (int t = 0; t < N_TENSORS; t++) {
         const tensor_info *x = &TENSORS[t];
         rslots[t] = 0;
-        if (x->view_of < 0 && x->role == ROLE_INPUT)
-            rslots[t] = s->in0[t];
-        else if (x->view_of < 0)
+        if (ref_owns_slot(x))
             cu_check(cuMemAlloc(&rslots[t], (size_t)x->elems * 4), "cuMemAlloc(reference)");
+        else if (x->view_of < 0)
+            rslots[t] = s->in0[t];
     }
     for (int t = 0; t < N_TENSORS; t++)
         if (TENSORS[t].view_of >= 0)
@@ -1431,7 +1438,7 @@ static void check_run(const options *o, run_state *s, run_result *r)
         r->baseline_correct = r->br.mismatches == 0 && r->br.rel_fail == 0;
     }
     for (int t = 0; t < N_TENSORS; t++)
-        if (TENSORS[t].view_of < 0 && TENSORS[t].role != ROLE_INPUT)
+        if (ref_owns_slot(&TENSORS[t]))
             cu_check(cuMemFree(rslots[t]), "cuMemFree(reference)");
 }
 
