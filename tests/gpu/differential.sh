@@ -57,8 +57,10 @@ workload_of() { # seed -> workload (seed mod their count; of all ten, as gen_ran
 }
 start=$(date +%s)
 deadline=${DEADLINE_S:-0}
-# past_deadline START DEADLINE: true once DEADLINE seconds have gone by since START (never for 0);
-# the xargs scripts below repeat it inline, since a function does not reach their shells
+# the time past which nothing more is begun, 0 for none; the xargs scripts below test it inline
+# (a function of this shell does not reach theirs)
+end=0
+[ "$deadline" -gt 0 ] && end=$((start + deadline))
 
 # 1. Generate (sequential, milliseconds each).
 list=$out/bundles.txt
@@ -85,18 +87,18 @@ done
 
 # 2. Build in parallel (nvcc is the slow part).
 xargs -P "$jobs" -I{} sh -c '
-    if [ "$4" -gt 0 ] && [ $(($(date +%s) - $5)) -ge "$4" ]; then echo >"$1/$2/SKIPPED"; exit 0; fi
+    if [ "$4" -gt 0 ] && [ "$(date +%s)" -ge "$4" ]; then echo >"$1/$2/SKIPPED"; exit 0; fi
     make -C "$1/$2" $3 all >"$1/$2/build.log" 2>&1 || echo build >"$1/$2/FAILED"' \
-    sh "$out" {} "$make_vars" "$deadline" "$start" <"$list"
+    sh "$out" {} "$make_vars" "$end" <"$list"
 built=$(date +%s)
 
 # 3. Run every harness (check only) under timeout, RUN_JOBS at a time.
 grep '^s[0-9]' "$list" | xargs -P "$run_jobs" -I{} sh -c '
     d=$1/$2
     [ -e "$d/FAILED" ] || [ -e "$d/SKIPPED" ] && exit 0
-    if [ "$4" -gt 0 ] && [ $(($(date +%s) - $5)) -ge "$4" ]; then echo >"$d/SKIPPED"; exit 0; fi
+    if [ "$4" -gt 0 ] && [ "$(date +%s)" -ge "$4" ]; then echo >"$d/SKIPPED"; exit 0; fi
     (cd "$d" && timeout -k 5 "$3" ./harness --check-only --json-only) >"$d/result.json" 2>"$d/run.log"
-    echo $? >"$d/rc"' sh "$out" {} "$run_timeout" "$deadline" "$start"
+    echo $? >"$d/rc"' sh "$out" {} "$run_timeout" "$end"
 
 # A kernel that hangs holds the GPU and can push the runs beside it past their timeout: rerun
 # every timed-out bundle alone before calling it hung.
@@ -115,10 +117,10 @@ if [ "$san_every" -gt 0 ] && [ -x "$CS" ]; then
         d=$1/$2
         [ -e "$d/FAILED" ] || [ -e "$d/SKIPPED" ] && exit 0
         for tool in memcheck racecheck; do
-            if [ "$5" -gt 0 ] && [ $(($(date +%s) - $6)) -ge "$5" ]; then echo >"$d/SKIPPED"; exit 0; fi
+            if [ "$5" -gt 0 ] && [ "$(date +%s)" -ge "$5" ]; then echo >"$d/SKIPPED"; exit 0; fi
             (cd "$d" && timeout -k 5 "$3" "$4" --tool $tool --error-exitcode 9 ./harness --check-only --json-only) >"$d/$tool.log" 2>&1
             echo $? >"$d/$tool.rc"
-        done' sh "$out" {} "$san_timeout" "$CS" "$deadline" "$start"
+        done' sh "$out" {} "$san_timeout" "$CS" "$end"
 elif [ "$san_every" -gt 0 ]; then
     echo "note: compute-sanitizer not found: no sanitizer runs"
 fi
