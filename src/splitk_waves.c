@@ -310,8 +310,7 @@ static void kernel_fields(const dispatch *d, double span, pt_timeline *tl)
     double written = d->cluster ? 0 : (double)d->tiles * pt_split_k_ws_slots(d->S, elems) * elems * 4;
     double read = d->cluster ? 0 : (double)d->tiles * (d->S - 1) * elems * 4;
     tl->workspace_bytes = written + read;
-    tl->dram_floor_ns = (pt_waves_dram_floor_ns(d->sg, hw) + pt_waves_workspace_ns(hw, written, read)) /
-                        pt_waves_overfill_rate(d->p, d->sg, hw, tl->grid, d->items);
+    tl->dram_floor_ns = pt_waves_kernel_floor_ns(d->p, d->sg, hw, tl->grid, d->items, written, read);
     tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(d->sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;

@@ -278,8 +278,7 @@ static void kernel_fields(const sk_costs *k, const sk_run *r, double span, doubl
     tl->dram_bytes = pt_waves_dram_bytes(k->sg);
     tl->workspace_bytes = ws;
     /* ws counts each partial tile twice: written, and read back by the fix-up */
-    tl->dram_floor_ns = (pt_waves_dram_floor_ns(k->sg, hw) + pt_waves_workspace_ns(hw, ws / 2, ws / 2)) /
-                        pt_waves_overfill_rate(k->p, k->sg, hw, tl->grid, tl->work_items);
+    tl->dram_floor_ns = pt_waves_kernel_floor_ns(k->p, k->sg, hw, tl->grid, tl->work_items, ws / 2, ws / 2);
     /* the stream-K phase starts after the CTAs' whole tiles and cannot fetch its panels
      * faster than HBM gives them (sk_panel_bytes) */
     double sk_bytes = sk_panel_bytes(k);

@@ -320,6 +320,13 @@ double pt_waves_overfill_rate(const pt_sprogram *p, const pt_stask_graph *sg, co
     return chip > cap && share > 0 ? pow(hw->dram_overfill_doubling, share * log2(chip / cap)) : 1;
 }
 
+double pt_waves_kernel_floor_ns(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                                int64_t ctas, int64_t items, double written, double read)
+{
+    return (pt_waves_dram_floor_ns(sg, hw) + pt_waves_workspace_ns(hw, written, read)) /
+           pt_waves_overfill_rate(p, sg, hw, ctas, items);
+}
+
 double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
 {
     const pt_graph *g = sg->graph;
@@ -585,7 +592,7 @@ static bool simulate_kernel(const pt_sprogram *p, const pt_stask_graph *sg, cons
     tl->grid = p->partition.persistent ? (tiles < eus ? tiles : eus) : tiles;
     tl->waves = (tiles + eus - 1) / eus;
     tl->dram_bytes = pt_waves_dram_bytes(sg);
-    tl->dram_floor_ns = pt_waves_dram_floor_ns(sg, hw) / pt_waves_overfill_rate(p, sg, hw, tl->grid, tiles);
+    tl->dram_floor_ns = pt_waves_kernel_floor_ns(p, sg, hw, tl->grid, tiles, 0, 0);
     tl->kernel_time_ns = pt_waves_kernel_ns(hw, span, tl->dram_floor_ns);
     tl->flops = pt_stask_graph_total_flops(sg);
     tl->tflops = tl->kernel_time_ns > 0 ? tl->flops / tl->kernel_time_ns / 1e3 : 0;

@@ -51,6 +51,11 @@ double pt_waves_ring_inflight_bytes(const pt_sprogram *p, const pt_stask_graph *
  * not at all where none are. */
 double pt_waves_overfill_rate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                               int64_t ctas, int64_t items);
+/* A kernel's DRAM floor as its timeline reports it: the compulsory bytes' floor plus a
+ * workspace's (written, read: 0 without one), at pt_waves_overfill_rate of the rates for `items`
+ * work items on `ctas` CTAs. */
+double pt_waves_kernel_floor_ns(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
+                                int64_t ctas, int64_t items, double written, double read);
 /* The tile time of a last wave of `tail` one-CTA-per-EU tiles after full waves, given the full
  * wave's in *t: simulated with the L2 shared `tail` ways (pt_waves_few_ctas), but no shorter
  * than the tail's share of the DRAM floor; *t is lowered only. */
