@@ -12,7 +12,7 @@
 // positions, the column walk with the longest row blocks first (as raster.h's column raster and
 // codegen/sm90a/ssd_emit.c walk it). The store goes to out's own layout ("strided"), to a
 // scratch buffer of tiles in launch order ("contiguous", the same bytes), or nowhere. Forms: the
-// kernel's (h 2, st 4, rc 1), st 2 or 4 with two resident copies, and 4 heads a tile (512-byte
+// kernel's (h 2, st 4, rc 1), st 2 or 3 with one resident copy, st 2 or 4 with two, and 4 heads a tile (512-byte
 // rows, st 2). B 8, S 2048, H 64, P 64, N 128, L 256: x and out 134 MB each, states 67 MB,
 // median of 8.
 #include "probe.h"
@@ -145,7 +145,7 @@ int main()
     map(&mc, BF, 2, cm, dc, sc, bc, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
     const double compulsory = (double)xbytes + stbytes + cbytes + cbbytes * 10.0 / 16;  /* CB: 10 of 16 blocks */
     /* heads per tile, stages, resident copies: the kernel's form first */
-    static const int forms[][3] = {{2, 4, 1}, {2, 2, 2}, {2, 4, 2}, {4, 2, 1}};
+    static const int forms[][3] = {{2, 4, 1}, {2, 3, 1}, {2, 2, 1}, {2, 2, 2}, {2, 4, 2}, {4, 2, 1}};
     auto go = [&](int hp, int stages, int rc, int store) {
         const long smem = (long)(x_bytes(hp) + CB_BYTES) * stages + (long)rc * res_bytes(hp) + out_bytes(hp) + 1024 + 256;
         if (smem > 227 * 1024)
