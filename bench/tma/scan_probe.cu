@@ -12,9 +12,9 @@
 // positions, the column walk with the longest row blocks first (as raster.h's column raster and
 // codegen/sm90a/ssd_emit.c walk it). The store goes to out's own layout ("strided"), to a
 // scratch buffer of tiles in launch order ("contiguous", the same bytes), or nowhere. Forms: the
-// kernel's (h 2, st 4, rc 1), st 2 or 3 with one resident copy, st 2 or 4 with two, and 4 heads a tile (512-byte
-// rows, st 2). B 8, S 2048, H 64, P 64, N 128, L 256: x and out 134 MB each, states 67 MB,
-// median of 8.
+// kernel's (h 2, st 4, rc 1), st 2 or 3 with one resident copy, st 2 or 4 with two, and 4 heads
+// a tile (512-byte rows, st 2). B 8, S 2048, H 64, P 64, N 128, L 256: x and out 134 MB each,
+// states 67 MB, median of 8.
 #include "probe.h"
 #include <cuda.h>
 #include <cuda_runtime.h>
