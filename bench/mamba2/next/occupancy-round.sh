@@ -4,7 +4,8 @@
 # pick is bound by its two consumer warpgroups' own chains, 165 us of its 176 with no loads,
 # 0.44 instructions issued per scheduler cycle). Run on the GPU machine from the repository root
 # with cJSON available (`source .deps/unpack.sh`), OUT set to a folder that comes back;
-# mamba_ssm's kernels from ANCHORS (default .dev/anchors, a copy of shared/anchors/mamba2-triton).
+# mamba_ssm's kernels as bench/common/ssd-vs-mamba.sh finds them (../shared/anchors/mamba2-triton,
+# else a carried copy in .dev/anchors).
 #
 # One consumer warpgroup a CTA on one head (h 1, l 64, s 64, 2-stage rings, one tile a CTA of
 # 256 threads: 16384 CTAs at 8 x 2048, 71.9 KB of shared memory) as the generator writes it
@@ -14,12 +15,12 @@
 # launch, 40 + 120; ptxas reports no spills for either). Three CTAs an SM are three consumer
 # warpgroups where the pick has two, at the price of C and CB read once per head instead of
 # once per head pair. Timed against the pick (h 2, two warpgroups, persistent) and mamba_ssm in
-# one process, every element checked (ssd_time.py, 2 placements), at each of SHAPES (B:S, default
-# "8:2048 8:4096"; H 64, P 64, N 128, L 256). The sProgram has no field for CTAs an SM and the
-# model assumes one: if N 3 wins, that is the feature to build (generator, validator, simulator).
+# one process, every element checked (bench/common/ssd-vs-mamba.sh: ssd_time.py, 2 placements),
+# at each of SHAPES (B:S, default "8:2048 8:4096"; H 64, P 64, N 128, L 256). The sProgram has
+# no field for CTAs an SM and the model assumes one: if N 3 wins, that is the feature to build
+# (generator, validator, simulator).
 set -u
 . bench/common/round-start.sh occupancy
-anchors=${ANCHORS:-.dev/anchors}
 G=examples/mamba2_chunk_scan.json
 for BS in ${SHAPES:-8:2048 8:4096}; do
 IFS=: read -r Bn Sn <<<"$BS"
@@ -38,18 +39,5 @@ for n in 2 3; do
 done
 ls -d "$B"/*/ | xargs -P 4 -I{} sh -c 'make -s -C {} all lib > {}/build.log 2>&1 || echo "{}: build failed"'
 echo "$BS built $(( $(date +%s) - T0 )) s"
-PLACEMENTS=2 timeout 240 python3 bench/mamba2/ssd_time.py "$anchors" "$B/pick" "$B/w1" "$B/w1x2" "$B/w1x3" > "$B/t.jsonl" 2> "$B/t.err"
-echo "$BS timed rc $? $(( $(date +%s) - T0 )) s"; tail -2 "$B/t.err"
-python3 - "$B/t.jsonl" <<'PY'
-import json, sys
-for line in open(sys.argv[1]):
-    r = json.loads(line)
-    if "bundle" not in r:
-        print(r)
-        continue
-    t = r["times"]
-    print(f"{r['bundle']:6s} ours {t['ours']['median_ms'] * 1e3:8.1f} us  mamba_ssm {t['mamba_ssm']['median_ms'] * 1e3:8.1f}"
-          f"  x{r['speedup_vs_mamba_ssm']:.3f}  mismatches {r['check']['mismatches']}"
-          f" / {r['check'].get('vs_mamba_ssm', {}).get('mismatches')}")
-PY
+bash bench/common/ssd-vs-mamba.sh "$B" 240 "$B/pick" "$B/w1" "$B/w1x2" "$B/w1x3"
 done
