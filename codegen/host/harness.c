@@ -1370,8 +1370,6 @@ static void start_baseline(const options *o, const run_state *s, run_result *r)
         note("baseline: none: %s\n", r->no_baseline);
 }
 
-/* The f32 reference, then the kernel (and the baseline) on the same inputs, every output
- * element compared. */
 /* Does the f32 reference allocate a slot of its own for tensor x (what an op writes; inputs
  * and views share another's)? */
 static bool ref_owns_slot(const tensor_info *x)
@@ -1379,6 +1377,8 @@ static bool ref_owns_slot(const tensor_info *x)
     return x->view_of < 0 && x->role != ROLE_INPUT;
 }
 
+/* The f32 reference, then the kernel (and the baseline) on the same inputs, every output
+ * element compared. */
 static void check_run(const options *o, run_state *s, run_result *r)
 {
     step("check");
