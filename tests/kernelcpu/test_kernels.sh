@@ -12,7 +12,9 @@
 # to 2^29); where that is refused or still too big, or the variant is of another kind,
 # it is listed as not run. What is checked is the kernel's barriers, TMA boxes (the driver's
 # rules on tensor maps included), shared-memory layout and wgmma operands; not its speed. Skips
-# (77) without g++, gcc or python3.
+# (77) without g++, gcc or python3. PT_KCPU_EDIT, when set, is a Python script run as `SCRIPT
+# KERNEL.CU KERNEL.CU` on each bundle's copy before it is built (launch.c beside it): how a
+# hand edit of a generated kernel is checked on the CPU before it is timed (bench/*/results-*/).
 set -u
 cli=${1:?usage: test_kernels.sh CLI PATTERN}
 pattern=${2:?usage: test_kernels.sh CLI PATTERN}
@@ -83,6 +85,9 @@ while read -r name graph set tile edits; do
              reference.cu reference_host.c harness.c pt_harness.h graph_table.h; do
         [ -f "$b/$f" ] && cp "$b/$f" "$d/"
     done
+    if [ -n "${PT_KCPU_EDIT:-}" ] && ! python3 "$PT_KCPU_EDIT" "$d/kernel.cu" "$d/kernel.cu" >"$d/edit.log" 2>&1; then
+        echo "FAIL $name: the edit $PT_KCPU_EDIT: $(tail -1 "$d/edit.log")"; fails=$((fails + 1)); continue
+    fi
     if ! python3 "$here/make_module.py" "$d/kernel.cu" "$d/module.cpp" >"$d/build.log" 2>&1 ||
        ! "$CXX" -std=c++20 -O1 -w -x c++ -I"$here/include" -c "$d/kernel.cu" -o "$d/kernel.o" >>"$d/build.log" 2>&1 ||
        ! "$CXX" -std=c++20 -O1 -w -I"$here" -c "$d/module.cpp" -o "$d/module.o" >>"$d/build.log" 2>&1 ||
