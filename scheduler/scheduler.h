@@ -115,6 +115,8 @@ typedef struct {
     /* the graph's unsplit form (graph.h split_unsplit): one kernel, no combine (split 1,
      * combine_ns 0); prog and sg are of that graph */
     bool unsplit;
+    /* the prologue product issued a tile ahead (offsets 1 in prog: search.c) */
+    bool pro_ahead;
 } pt_schedule_candidate;
 
 /* One split count the search tried. */

@@ -507,6 +507,47 @@ static int split_values(const pt_graph *g)
     return ok ? N_SPLIT_OPTS : 1;
 }
 
+/* A candidate's prologue product issued a tile ahead (offset 1 on ChunkScan's C . statesᵀ:
+ * src/validate.c says when), kept where valid and predicted faster (the wave model credits the
+ * tile before's epilogue it runs under). Tried only where every consumer has 200 or more
+ * registers: the form holds a second accumulator, and it was measured on the 232-register
+ * pick (BENCHMARKS.md, session 43), not under three warpgroups' tighter budgets. */
+static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
+{
+    bool any = false;
+    for (int s = 0; s < c->sg.n; s++)
+        any |= c->sg.tasks[s].region == PT_REGION_PROLOGUE && c->sg.tasks[s].kind == PT_ST_MMA;
+    for (int r = 0; any && r < c->prog.n_roles; r++)
+        if (c->prog.roles[r].wg >= 0 && c->prog.roles[r].regs < 200)
+            any = false;
+    if (!any || !c->prog.partition.persistent)
+        return;
+    pt_sprogram q;
+    if (!pt_sprogram_copy(&q, &c->prog))
+        return;
+    for (int l = 0; l < q.n_lanes; l++)
+        for (int e = 0; e < q.lanes[l].n; e++) {
+            const pt_stask *t = &c->sg.tasks[q.lanes[l].entries[e].stask];
+            if (t->region == PT_REGION_PROLOGUE && t->kind == PT_ST_MMA)
+                q.lanes[l].entries[e].offset = 1;
+        }
+    pt_validation v;
+    pt_error err;
+    pt_timeline tl = {0};
+    if (pt_validate(&q, &c->sg, S->hw, &v, &err) &&
+        (!S->o || !S->o->accept || S->o->accept(S->o->ctx, &q, &c->sg, S->hw, &err)) &&
+        pt_simulate(&q, &c->sg, S->hw, &tl, &err) && tl.kernel_time_ns < c->predicted_ns) {
+        pt_sprogram_free(&c->prog);
+        c->prog = q;
+        c->predicted_ns = c->total_ns = tl.kernel_time_ns;
+        c->tflops = tl.tflops;
+        c->pro_ahead = true;
+    } else {
+        pt_sprogram_free(&q);
+    }
+    pt_timeline_free(&tl);
+}
+
 /* One candidate: tiling and io, its exp_decay lowered as `decay`. */
 static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io,
                           pt_decay_form decay)
@@ -599,6 +640,7 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     c.predicted_ns = c.total_ns = tl.kernel_time_ns;
     c.tflops = tl.tflops;
     pt_timeline_free(&tl);
+    try_prologue_ahead(S, &c);
     size_t n = 0;
     for (int a = 0; a < S->g->n_axes; a++)
         if (S->vals[a].n > 1 || (!S->g->axes[a].batch && tiling->tile[a] < S->g->axes[a].extent))
@@ -623,7 +665,10 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     else if (io->stream_k > 1 && n < sizeof c.desc)
         n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " stream-k=%d", io->stream_k);
     if (c.prog.decay != PT_DECAY_TILE && n < sizeof c.desc)
-        snprintf(c.desc + n, sizeof c.desc - n, " decay=%s", pt_decay_form_name(c.prog.decay));
+        n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " decay=%s",
+                              pt_decay_form_name(c.prog.decay));
+    if (c.pro_ahead && n < sizeof c.desc)
+        snprintf(c.desc + n, sizeof c.desc - n, " prologue-ahead");
     offer(&S->top, &c);
 }
 

@@ -326,9 +326,13 @@ bool pt_append(pt_sprogram *p, const pt_stask_graph *sg, int stask, int lane, in
         return pt_fail(err, "Append(%s): lane index %d is out of range; expected 0 to %d", id,
                        lane, p->n_lanes - 1);
     pt_lane *l = &p->lanes[lane];
-    if (offset != 0 && sg->tasks[stask].region != PT_REGION_BODY)
+    /* a prologue product may run a tile ahead (offset 1: validate.c says when) */
+    bool ahead = offset == 1 && sg->tasks[stask].region == PT_REGION_PROLOGUE &&
+                 sg->tasks[stask].kind == PT_ST_MMA;
+    if (offset != 0 && sg->tasks[stask].region != PT_REGION_BODY && !ahead)
         return pt_fail(err, "Append(%s, %s): offset %d given but %s is in the %s; offsets are "
-                            "for loop-body sTasks only", id, l->name, offset, id,
+                            "for loop-body sTasks, and 1 for a prologue product issued a tile "
+                            "ahead", id, l->name, offset, id,
                        pt_region_name(sg->tasks[stask].region));
     if (offset < -PT_MAX_OFFSET || offset > PT_MAX_OFFSET)
         return pt_fail(err, "Append(%s, %s): offset %d is out of range; expected %d to %d", id,

@@ -434,6 +434,59 @@ typedef struct {
     int *pos_of;       /* its position there */
 } vctx;
 
+/* A prologue product issued a tile ahead (offset 1 on a prologue tensor-core sTask): a persistent
+ * CTA issues the next tile's instance once this tile's loop is done, before this tile's
+ * epilogue, so its latency leaves the consumer's chain (docs/FORMAT-sprogram.md). Its operands
+ * must be loaded tiles, and the next tile's must not wait behind this tile's store (an output
+ * staged over a resident tile), or the warpgroup would wait for loads that wait for it. */
+static void check_prologue_ahead(const vctx *c, int s, int offset, const char *lane,
+                                 const char *ep)
+{
+    const pt_stask *t = &c->sg->tasks[s];
+    if (offset != 1 || t->region != PT_REGION_PROLOGUE || t->kind != PT_ST_MMA) {
+        problem_at(c->r, ep, "sTask %s has offset %d on lane %s but is in the %s; offsets are for "
+                   "loop-body sTasks, and 1 for a prologue product issued a tile ahead", t->id,
+                   offset, lane, region_name(t->region));
+        return;
+    }
+    if (!c->p->partition.persistent)
+        problem_at(c->r, ep, "sTask %s has offset 1 (issued during the tile before) but "
+                   "partition.persistent is false: only a persistent CTA has a tile before", t->id);
+    else if (c->sg->causal_op >= 0 && c->p->partition.run <= 1 && c->hw &&
+             c->sg->tiles > c->hw->eu_count)
+        /* causal tiles one at a time are handed out by an atomic (the generator's dynamic
+         * walk): the next tile is not known when this one ends */
+        problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but a persistent CTA "
+                   "takes causal tiles one at a time from an atomic, so its next tile is not "
+                   "known before this one ends; expected partition.run 2 or more", t->id);
+    else if (c->p->partition.stream_k > 0)
+        problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but partition.stream_k "
+                   "is set; expected whole tiles walked in a fixed order", t->id);
+    for (int d = 0; d < t->n_deps; d++) {
+        const pt_stask *u = &c->sg->tasks[t->deps[d].from];
+        if (u->kind != PT_ST_LOAD)
+            problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but reads %s, which "
+                       "the tile computes; expected loaded operands only", t->id, u->id);
+    }
+    for (int l = 0; l < lanes_of(c->p); l++) {
+        bool load = false, store = false;
+        for (int i = 0; i < lane_len(&c->p->lanes[l]); i++) {
+            int u = c->p->lanes[l].entries[i].stask;
+            load |= u >= 0 && u < c->sg->n && c->sg->tasks[u].kind == PT_ST_LOAD;
+            store |= u >= 0 && u < c->sg->n && c->sg->tasks[u].kind == PT_ST_STORE;
+        }
+        if (load && store)
+            problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but lane %s issues both "
+                       "the loads and the store: the next tile's operands would wait for this "
+                       "tile's store; expected the store on a consumer warpgroup (store_role)",
+                       t->id, c->p->lanes[l].name);
+    }
+    if (!pt_sprogram_staging_apart(c->p, c->sg, c->hw))
+        problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but the output is staged "
+                   "over a resident tile (partition.staging): the next tile's operands would wait "
+                   "for this tile's store; expected partition.staging \"apart\"", t->id);
+}
+
 static void check_placement(vctx *c)
 {
     const pt_sprogram *p = c->p;
@@ -475,9 +528,7 @@ static void check_placement(vctx *c)
                 problem_at(c->r, ep, "sTask %s has offset %d on lane %s; expected %d to %d", t->id,
                         e->offset, ln->name, -MAX_OFFSET, MAX_OFFSET);
             else if (e->offset != 0 && t->region != PT_REGION_BODY)
-                problem_at(c->r, ep, "sTask %s has offset %d on lane %s but is in the %s; offsets are "
-                              "for loop-body sTasks only", t->id, e->offset, ln->name,
-                        region_name(t->region));
+                check_prologue_ahead(c, e->stask, e->offset, ln->name, ep);
         }
     }
     for (int s = 0; s < sg->n; s++)

@@ -405,13 +405,27 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
      * (stages 2: the next tile's loaded during this one) is credited nothing more: measured, it
      * saved 0-6% where hiding the whole fill predicted 5-17% (BENCHMARKS.md, session 16), so
      * what the consumers pay per tile is not the fill this model would hide. */
-    double fill = first_compute;
-    if (pt_stask_graph_has_resident_load(sg)) {
-        double epilogue = last_compute - last_body;
-        if (epilogue < fill)
-            fill = epilogue > 0 ? epilogue : 0;
+    double fill = first_compute, epilogue = last_compute - last_body;
+    if (pt_stask_graph_has_resident_load(sg) && epilogue < fill)
+        fill = epilogue > 0 ? epilogue : 0;
+    /* A prologue product issued a tile ahead (offset 1, ChunkScan's C . statesᵀ) runs during
+     * the tile before's epilogue: the follow-on tile's chain starts without it, as much of it
+     * as that epilogue lasts. Measured on the H100 (BENCHMARKS.md, session 43): 1-1.5% of the
+     * ChunkScan pick at 8 x 2048-4096. */
+    double ahead = 0;
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *sp = &tl->spans[i];
+        int lane, pos;
+        if (sp->stask < 0 || sp->stask >= sg->n || sg->tasks[sp->stask].region != PT_REGION_PROLOGUE ||
+            sg->tasks[sp->stask].kind != PT_ST_MMA || !pt_sprogram_placement(p, sp->stask, &lane, &pos) ||
+            p->lanes[lane].entries[pos].offset != 1)
+            continue;
+        if (sp->end_ns - sp->start_ns > ahead)
+            ahead = sp->end_ns - sp->start_ns;
     }
-    return fill + (tail > 0 ? tail : 0) + hw->tile_overhead_ns;
+    if (ahead > epilogue)
+        ahead = epilogue > 0 ? epilogue : 0;
+    return fill + ahead + (tail > 0 ? tail : 0) + hw->tile_overhead_ns;
 }
 
 /* The load rates of the hardware model are per EU with every EU streaming: the whole chip's

@@ -39,6 +39,10 @@ typedef struct {
     bool scan;
     int op_pro, ax_pk, res_a, res_b;
     int64_t PK;
+    /* The prologue product issued a tile ahead (offset 1 on its lane): the next tile's C .
+     * statesᵀ goes into a second accumulator once this tile's loop is done, in flight over this
+     * tile's epilogue (ssd_emit.c) */
+    bool pro_ahead;
     int op_decay;                /* exp_decay along (m, k), -1 */
     /* The sProgram's decay "factored" (src/decay_form.h): exp_decay makes column factors, the
      * tile's multiply (chain.op_tile) its A fragment unscaled, the vector's (chain.op_vec) the

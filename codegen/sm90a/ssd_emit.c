@@ -108,19 +108,23 @@ static void emit_helpers(strbuf *sb, const sm90a_ssd *sd)
               g->tensors[sd->C].name);
     if (sd->scan)
         sb_printf(sb, "// mma.%s (prologue): %s . %sᵀ over PK as one wgmma group, both from shared memory\n"
-                      "// K-major (a: this warpgroup's first row of the resident tile, b: the other operand).\n"
+                      "// K-major (a: this warpgroup's first row of the resident tile, b: the other operand)%s.\n"
                       "__device__ __forceinline__ void mma_pro(float (&d)[BN / 2], const uint8_t *a, const uint8_t *b)\n{\n"
-                      "    pt::keep_all(d);\n"
+                      "%s"
                       "    pt::wgmma_fence();\n"
                       "    #pragma unroll\n"
                       "    for (int kk = 0; kk < PK / 16; ++kk) {\n"
                       "        const uint64_t da = pt::desc_sw128(a + (kk / 4) * PA_ATOM + (kk %% 4) * 32, 16, 1024);\n"
                       "        const uint64_t db = pt::desc_sw128(b + (kk / 4) * PB_ATOM + (kk %% 4) * 32, 16, 1024);\n"
-                      "        pt::wgmma_ss<BN, elem_t, 0, 0>::mma(d, da, db);\n"
+                      "        %s\n"
                       "    }\n"
                       "    pt::wgmma_commit();\n}\n\n",
                   g->tensors[g->ops[sd->op_pro].out].name, g->tensors[g->ops[sd->op_pro].in[0]].name,
-                  g->tensors[g->ops[sd->op_pro].in[1]].name);
+                  g->tensors[g->ops[sd->op_pro].in[1]].name,
+                  sd->pro_ahead ? ",\n// into a fresh accumulator: the first k16 step overwrites it" : "",
+                  sd->pro_ahead ? "" : "    pt::keep_all(d);\n",
+                  sd->pro_ahead ? "pt::wgmma_ss_zero<BN, elem_t>::mma(d, da, db, kk > 0);"
+                                : "pt::wgmma_ss<BN, elem_t, 0, 0>::mma(d, da, db);");
     if (sd->kp->causal)
         sb_puts(sb, "// The k blocks a tile runs under the causal mask: up to its last row (as the simulator\n"
                     "// counts them, pt_stask_graph_tile_iterations).\n"
@@ -413,36 +417,74 @@ static void emit_mvec_read(strbuf *sb, const sm90a_ssd *sd, int b, int w)
 /* A prologue task: once per tile before the loop. The product waits for both resident tiles,
  * completes (the accumulators are read next) and hands them back; the rest are CUDA-core
  * vector ops and the accumulators' row scaling. */
+/* The prologue product of tile TILE (an expression) into ACC: its Waits on both tiles and its
+ * records (under `if (GUARD)` when GUARD is given: tiles that exist), then its issue, under no
+ * branch (ptxas serialises every wgmma of a kernel when one is issued under a run-time
+ * branch, C7518). Tile n_tile's in place, or (pro_ahead) the first tile's before the loop and
+ * the next tile's at this one's end; the caller waits for the group. */
+static void emit_pro_issue(strbuf *sb, const sm90a_ssd *sd, int w, const pt_ktask *e,
+                           const char *ind, const char *acc, const char *tile, const char *guard)
+{
+    const pt_kprog *kp = sd->kp;
+    char la[8], ua[8], lb[8], ub[8];
+    sm90a_buf_name(&sd->sh, sd->res_a, la, ua, sizeof la);
+    sm90a_buf_name(&sd->sh, sd->res_b, lb, ub, sizeof lb);
+    const char *in = guard ? "    " : "";
+    if (guard)
+        sb_printf(sb, "%sif (%s) {\n", ind, guard);
+    char par[48];
+    snprintf(par, sizeof par, strcmp(tile, "0") == 0 ? "%s" : strchr(tile, ' ') ? "(%s) & 1" : "%s & 1",
+             tile);
+    sb_printf(sb, "%s%spt::mbar_wait(%s_full, %s);  // Wait: %s landed\n"
+                  "%s%spt::mbar_wait(%s_full, %s);  // Wait: %s landed\n",
+              ind, in, la, par, kp->sg->tasks[kp->bufs[sd->res_a].stask].id, ind, in, lb, par,
+              kp->sg->tasks[kp->bufs[sd->res_b].stask].id);
+    if (w == 0)
+        sb_printf(sb, "%s%sPT_REC(%d, %d, %s, 0, 1);\n"
+                      "%s%sPT_REC(%d, %d, %s, 0, 1);\n",
+                  ind, in, kp->bufs[sd->res_a].stask, kp->lane_load, tile, ind, in,
+                  kp->bufs[sd->res_b].stask, kp->lane_load, tile);
+    sb_printf(sb, "%s%sPT_REC(%d, %d, %s, 0, 0);\n", ind, in, e->stask, e->lane, tile);
+    if (guard)
+        sb_printf(sb, "%s}\n", ind);
+    /* this warpgroup's rows of the row operand (or the tile's, shared by the batch indices)
+     * and its batch index's rows of the other (or all of it, shared) */
+    long long pa = sd->ax_wg >= 0 ? sd->wg_rows[sd->res_a] * 128 * w : 64LL * 128 * w;
+    long long pb = sd->ax_wg >= 0 ? sd->wg_rows[sd->res_b] * 128 * w : 0;
+    sb_printf(sb, "%smma_pro(%s, smem + OFF_%s + %lld, smem + OFF_%s + %lld);%s\n", ind, acc, ua, pa,
+              ub, pb, guard ? "  // past the CTA's last tile: on the tiles still there, dropped" : "");
+}
+
 static void emit_prologue_task(strbuf *sb, const sm90a_steps *st, int w, const pt_ktask *e)
 {
     const sm90a_ssd *sd = st->view;
     const pt_kprog *kp = sd->kp;
     const pt_graph *g = sd->g;
     char la[8], ua[8], lb[8], ub[8];
-    sb_printf(sb, "            {   // %s (prologue)\n", kp->sg->tasks[e->stask].id);
+    sb_printf(sb, "            {   // %s (prologue%s)\n", kp->sg->tasks[e->stask].id,
+              sd->pro_ahead && e->body == PT_KB_MMA ? ", issued a tile ahead" : "");
     if (e->body == PT_KB_MMA) {
         sm90a_buf_name(&sd->sh, sd->res_a, la, ua, sizeof la);
         sm90a_buf_name(&sd->sh, sd->res_b, lb, ub, sizeof lb);
-        sb_printf(sb, "                pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n"
-                      "                pt::mbar_wait(%s_full, n_tile & 1);  // Wait: %s landed\n",
-                  la, kp->sg->tasks[kp->bufs[sd->res_a].stask].id, lb,
-                  kp->sg->tasks[kp->bufs[sd->res_b].stask].id);
-        if (w == 0)
-            sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 1);\n"
-                          "                PT_REC(%d, %d, n_tile, 0, 1);\n",
-                      kp->bufs[sd->res_a].stask, kp->lane_load, kp->bufs[sd->res_b].stask, kp->lane_load);
-        /* this warpgroup's rows of the row operand (or the tile's, shared by the batch indices)
-         * and its batch index's rows of the other (or all of it, shared) */
-        long long pa = sd->ax_wg >= 0 ? sd->wg_rows[sd->res_a] * 128 * w : 64LL * 128 * w;
-        long long pb = sd->ax_wg >= 0 ? sd->wg_rows[sd->res_b] * 128 * w : 0;
-        sb_printf(sb, "                PT_REC(%d, %d, n_tile, 0, 0);\n"
-                      "                mma_pro(acc, smem + OFF_%s + %lld, smem + OFF_%s + %lld);\n"
-                      "                pt::wgmma_wait<0>();\n"
-                      "                pt::keep_all(acc);\n"
-                      "                PT_REC(%d, %d, n_tile, 0, 1);\n"
-                      "                __syncwarp();\n"
-                      "                if (lane == 0) {  // this warp's reads of both tiles are done\n",
-                  e->stask, e->lane, ua, pa, ub, pb, e->stask, e->lane);
+        if (sd->pro_ahead) {
+            sb_printf(sb, "                pt::wgmma_wait<0>();  // issued at the last tile's end, or before the first\n"
+                          "                pt::keep_all(acc2);\n"
+                          "                PT_REC(%d, %d, n_tile, 0, 1);\n"
+                          "                #pragma unroll\n"
+                          "                for (int r = 0; r < BN / 2; ++r)\n"
+                          "                    acc[r] = acc2[r];\n"
+                          "                __syncwarp();\n"
+                          "                if (lane == 0) {  // this warp's reads of both tiles are done\n",
+                      e->stask, e->lane);
+        } else {
+            emit_pro_issue(sb, sd, w, e, "                ", "acc", "n_tile", NULL);
+            sb_printf(sb, "                pt::wgmma_wait<0>();\n"
+                          "                pt::keep_all(acc);\n"
+                          "                PT_REC(%d, %d, n_tile, 0, 1);\n"
+                          "                __syncwarp();\n"
+                          "                if (lane == 0) {  // this warp's reads of both tiles are done\n",
+                      e->stask, e->lane);
+        }
         /* the output staged over either operand: its rows are handed back by the store */
         if (kp->bufs[kp->staging].over != sd->res_a)
             sb_printf(sb, "                    pt::mbar_arrive(%s_empty);\n", la);
@@ -600,6 +642,13 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
             sb_printf(sb, ", %sbase = 0", lo);
         }
     sb_puts(sb, ";\n        float acc[BN / 2];\n");
+    const pt_ktask *pro_mma = NULL;  /* the prologue product, issued a tile ahead */
+    for (int i = 0; sd->pro_ahead && i < W->n_pro; i++)
+        if (W->pro[i].body == PT_KB_MMA)
+            pro_mma = &W->pro[i];
+    if (pro_mma)
+        sb_printf(sb, "        float acc2[BN / 2];  // %s of the tile to come, issued before this one's epilogue\n",
+                  kp->sg->tasks[pro_mma->stask].id);
     emit_value_decls(sb, sd);
     if (kp->dynamic) {
         int r = sm90a_first_resident(kp);
@@ -613,6 +662,9 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                       "            if (t >= TILES)\n"
                       "                break;\n", lo, kp->sg->tasks[kp->bufs[r].stask].id);
     } else {
+        if (pro_mma)  /* the first tile's product (a CTA without tiles issues it on nothing) */
+            emit_pro_issue(sb, sd, w, pro_mma, "        ", "acc2", "0",
+                           kp->run > 1 ? "(int)blockIdx.x * RUN < TILES" : "(int)blockIdx.x < TILES");
         sm90a_emit_work_loop(sb, &sd->sh, "        ");
     }
     sb_printf(sb, "            %s\n            tile_coords(t, %s);\n"
@@ -623,11 +675,12 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                   sd->row_tile, w);
     else
         sb_puts(sb, "            const int n_iter = n_iter_tile;\n");
-    sb_puts(sb, "            #pragma unroll\n"
-                "            for (int r = 0; r < BN / 2; ++r) {\n"
-                "                acc[r] = 0.f;\n"
-                "                pt::keep(acc[r]);  // zeroed before a wgmma is in flight\n"
-                "            }\n");
+    if (!pro_mma)  /* else the product's copy sets them */
+        sb_puts(sb, "            #pragma unroll\n"
+                    "            for (int r = 0; r < BN / 2; ++r) {\n"
+                    "                acc[r] = 0.f;\n"
+                    "                pt::keep(acc[r]);  // zeroed before a wgmma is in flight\n"
+                    "            }\n");
     emit_tile_residents(sb, sd, w);
     sm90a_steps st = {.sh = &sd->sh, .view = sd, .task = emit_entry};
     for (int v = 0; v < kp->n_vals; v++)
@@ -644,6 +697,14 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
             sm90a_buf_name(&sd->sh, b, lo, up, sizeof lo);
             sb_printf(sb, "            %sbase += n_iter_tile;\n", lo);
         }
+    if (pro_mma) {  /* the next tile's product, in flight over this tile's epilogue */
+        sb_printf(sb, "            // %s of the next tile, in flight over this tile's epilogue\n",
+                  kp->sg->tasks[pro_mma->stask].id);
+        emit_pro_issue(sb, sd, w, pro_mma, "            ", "acc2", "n_tile + 1",
+                       kp->run > 1 ? "(int)(((int64_t)blockIdx.x + (int64_t)((q + 1) / RUN) * gridDim.x) "
+                                     "* RUN + (q + 1) % RUN) < TILES"
+                                   : "t + (int)gridDim.x < TILES");
+    }
     bool over = kp->bufs[kp->staging].over >= 0;
     if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
         sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
@@ -677,6 +738,8 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
     if (kp->store_wg == w)
         sm90a_emit_consumer_store(sb, &sd->sh, "            ", "lead");
     sb_puts(sb, "        }\n");
+    if (pro_mma)
+        sb_puts(sb, "        pt::wgmma_wait<0>();  // the product issued past the CTA's last tile\n");
     if (kp->store_wg == w)
         sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
     sb_puts(sb, "#ifdef PT_TRACE\n        tracer.end();\n#endif\n    }\n");

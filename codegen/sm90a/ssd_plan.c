@@ -256,6 +256,24 @@ static bool plan_pro(sm90a_ssd *sd, pt_error *err)
     if (sd->PK % 64)
         REFUSE("prologue matmul \"%s\": %s = %lld; expected a multiple of 64 (128-byte swizzle "
                "atoms of K-major operands)", op->name, g->axes[sd->ax_pk].name, (long long)sd->PK);
+    /* every warpgroup's product a tile ahead, or none (src/validate.c checks the rest) */
+    const pt_kprog *kp = sd->kp;
+    int ahead = 0, on = 0;
+    for (int w = 0; w < kp->wgs; w++)
+        for (int i = 0; i < kp->consumer[w].n_pro; i++)
+            if (kp->consumer[w].pro[i].op == sd->op_pro) {
+                on++;
+                ahead += kp->consumer[w].pro[i].offset == 1;
+            }
+    if (ahead > 0 && ahead != on)
+        REFUSE("prologue matmul \"%s\": %d of its %d warpgroups' sTasks are issued a tile ahead "
+               "(offset 1); expected every one or none", op->name, ahead, on);
+    if (ahead > 0 && (!kp->persistent || kp->dynamic || kp->stream_k || kp->split_k > 1))
+        REFUSE("prologue matmul \"%s\" issued a tile ahead (offset 1): expected a persistent CTA "
+               "walking its tiles in a fixed order (not %s)", op->name,
+               !kp->persistent ? "one tile a CTA" : kp->dynamic ? "tiles handed out by an atomic"
+               : kp->stream_k ? "stream-K" : "split-K");
+    sd->pro_ahead = ahead > 0;
     if (sd->res_a < 0 || sd->res_b < 0 || sd->kp->bufs[sd->res_a].kind != PT_KBUF_RESIDENT ||
         sd->kp->bufs[sd->res_b].kind != PT_KBUF_RESIDENT)
         REFUSE("prologue matmul \"%s\": \"%s\" and \"%s\" must be loaded once per tile (prologue "
