@@ -503,6 +503,29 @@ static void test_runs(void)
     pt_explorer_model_free(m);
 }
 
+/* A tile offset from the explorer: a prologue product takes 0 or 1, other prologue sTasks
+ * none; where the program cannot have it, the validator's reason reaches the user. */
+static void test_prologue_ahead(void)
+{
+    pt_error err = {{0}};
+    pt_explorer_model *m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "mamba2_chunk_scan", "H200", &err), "%s", err.msg);
+    int mma = -1, exp_l = -1;
+    for (int s = 0; s < m->sg.n; s++) {
+        if (m->sg.tasks[s].region == PT_REGION_PROLOGUE && m->sg.tasks[s].kind == PT_ST_MMA && mma < 0)
+            mma = s;
+        if (m->sg.tasks[s].region == PT_REGION_PROLOGUE && m->sg.tasks[s].kind != PT_ST_MMA &&
+            m->sg.tasks[s].kind != PT_ST_LOAD && exp_l < 0)
+            exp_l = s;
+    }
+    CHECK(mma >= 0 && exp_l >= 0);
+    CHECK(!pt_explorer_model_set_offset(m, exp_l, 1, &err));
+    CHECK_CONTAINS(err.msg, "1 for a prologue product issued a tile ahead");
+    bool ok = pt_explorer_model_set_offset(m, mma, 1, &err);
+    CHECK_MSG(ok || strstr(err.msg, "issued") != NULL, "%s", err.msg);
+    pt_explorer_model_free(m);
+}
+
 /* Split-K through a cluster from the explorer: on with a split, refused on a persistent grid
  * naming the field, undone as one edit. */
 static void test_split_cluster(void)
@@ -544,6 +567,7 @@ int main(void)
     PTEST_RUN(test_trace_overlay);
     PTEST_RUN(test_retile_keeps_partition);
     PTEST_RUN(test_runs);
+    PTEST_RUN(test_prologue_ahead);
     PTEST_RUN(test_decay_form);
     PTEST_RUN(test_split_cluster);
     PTEST_END();

@@ -246,8 +246,9 @@ static GtkWidget *form_label(const char *text)
 }
 
 /* The selected sTask's iteration offset (loop-body sTasks): +1 issues the next iteration's
- * instance in this loop step (look-ahead). Rebuilt alone when the selection changes, so that
- * what the user is typing in the tile entries stays. */
+ * instance in this loop step (look-ahead); for a prologue product (ChunkScan's C . statesᵀ),
+ * 0 or 1: +1 issues the next tile's instance before this tile's epilogue. Rebuilt alone when
+ * the selection changes, so that what the user is typing in the tile entries stays. */
 static void build_offset_row(PtWindow *self)
 {
     const pt_explorer_model *m = self->model;
@@ -258,18 +259,23 @@ static void build_offset_row(PtWindow *self)
     while ((child = gtk_widget_get_first_child(self->offset_box)))
         gtk_box_remove(GTK_BOX(self->offset_box), child);
     int sel = self->selected, lane, pos;
-    if (!m->have_prog || !m->have_sg || sel < 0 || sel >= m->sg.n ||
-        m->sg.tasks[sel].region != PT_REGION_BODY ||
-        !pt_sprogram_placement(&m->prog, sel, &lane, &pos))
+    if (!m->have_prog || !m->have_sg || sel < 0 || sel >= m->sg.n)
+        return;
+    bool body = m->sg.tasks[sel].region == PT_REGION_BODY;
+    bool pro_mma = m->sg.tasks[sel].region == PT_REGION_PROLOGUE && m->sg.tasks[sel].kind == PT_ST_MMA;
+    if ((!body && !pro_mma) || !pt_sprogram_placement(&m->prog, sel, &lane, &pos))
         return;
     GtkWidget *offset_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-    char *text = g_strdup_printf("Iteration offset of %s", m->sg.tasks[sel].id);
+    char *text = g_strdup_printf(body ? "Iteration offset of %s" : "Tile offset of %s",
+                                 m->sg.tasks[sel].id);
     gtk_box_append(GTK_BOX(offset_row), form_label(text));
-    GtkWidget *spin = gtk_spin_button_new_with_range(-8, 8, 1);
+    GtkWidget *spin = gtk_spin_button_new_with_range(body ? -8 : 0, body ? 8 : 1, 1);
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), m->prog.lanes[lane].entries[pos].offset);
     gtk_accessible_update_property(GTK_ACCESSIBLE(spin), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
-    gtk_widget_set_tooltip_text(spin, "Look-ahead: +1 issues the next iteration's instance in "
-                                      "this loop step (win.offset)");
+    gtk_widget_set_tooltip_text(spin, body ? "Look-ahead: +1 issues the next iteration's instance in "
+                                             "this loop step (win.offset)"
+                                           : "+1 issues the next tile's instance once this tile's "
+                                             "loop is done, before its epilogue (win.offset)");
     g_free(text);
     g_object_set_data_full(G_OBJECT(spin), "pt-stask", g_strdup(m->sg.tasks[sel].id), g_free);
     g_signal_connect(spin, "value-changed", G_CALLBACK(on_offset_changed), self);
