@@ -292,6 +292,25 @@ static int64_t staging_over_resident_bytes(const pt_stask_graph *sg)
     return staging > 0 && staging <= resident_max ? staging : 0;
 }
 
+int pt_sprogram_store_lane_loads(const pt_sprogram *p, const pt_stask_graph *sg)
+{
+    if (!p || !sg || !sg->tasks)
+        return -1;
+    for (int l = 0; l < lanes_of(p); l++) {
+        bool load = false, store = false;
+        for (int i = 0; i < lane_len(&p->lanes[l]); i++) {
+            int s = p->lanes[l].entries[i].stask;
+            if (s < 0 || s >= sg->n)
+                continue;
+            load |= sg->tasks[s].kind == PT_ST_LOAD;
+            store |= sg->tasks[s].kind == PT_ST_STORE;
+        }
+        if (load && store)
+            return l;
+    }
+    return -1;
+}
+
 bool pt_sprogram_staging_apart(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
 {
     if (!p || !sg || !sg->tasks)
@@ -468,19 +487,12 @@ static void check_prologue_ahead(const vctx *c, int s, int offset, const char *l
             problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but reads %s, which "
                        "the tile computes; expected loaded operands only", t->id, u->id);
     }
-    for (int l = 0; l < lanes_of(c->p); l++) {
-        bool load = false, store = false;
-        for (int i = 0; i < lane_len(&c->p->lanes[l]); i++) {
-            int u = c->p->lanes[l].entries[i].stask;
-            load |= u >= 0 && u < c->sg->n && c->sg->tasks[u].kind == PT_ST_LOAD;
-            store |= u >= 0 && u < c->sg->n && c->sg->tasks[u].kind == PT_ST_STORE;
-        }
-        if (load && store)
-            problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but lane %s issues both "
-                       "the loads and the store: the next tile's operands would wait for this "
-                       "tile's store; expected the store on a consumer warpgroup (store_role)",
-                       t->id, c->p->lanes[l].name);
-    }
+    int sl = pt_sprogram_store_lane_loads(c->p, c->sg);
+    if (sl >= 0)
+        problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but lane %s issues both "
+                   "the loads and the store: the next tile's operands would wait for this "
+                   "tile's store; expected the store on a consumer warpgroup (store_role)",
+                   t->id, c->p->lanes[sl].name);
     if (!pt_sprogram_staging_apart(c->p, c->sg, c->hw))
         problem_at(c->r, ep, "sTask %s has offset 1 (issued a tile ahead) but the output is staged "
                    "over a resident tile (partition.staging): the next tile's operands would wait "

@@ -54,6 +54,9 @@ int64_t pt_sprogram_smem_bytes_on(const pt_sprogram *p, const pt_stask_graph *sg
  * the other chunks wait for the leader's loop to end before they write? */
 bool pt_sprogram_cluster_slots_over_rings(const pt_sprogram *p, const pt_stask_graph *sg,
                                           const pt_hw *hw);
+/* The lane that issues both loads and a store (the store then holds the next tile's loads
+ * until this tile's epilogue is done), or -1. */
+int pt_sprogram_store_lane_loads(const pt_sprogram *p, const pt_stask_graph *sg);
 /* Does the output staging tile get a buffer of its own? A resident tile (attention's Q) takes
  * it once the loop is done, unless the program is persistent and both still fit (then the
  * next tile's resident load need not wait for this tile's store). No staging: true. */

@@ -349,25 +349,6 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
     return ns;
 }
 
-/* Does a store sit on a lane that also issues loads? That lane then issues the next tile's
- * loads only after this tile's store, which waits for the whole epilogue. */
-static bool store_blocks_loads(const pt_sprogram *p, const pt_stask_graph *sg)
-{
-    for (int l = 0; l < p->n_lanes; l++) {
-        bool load = false, store = false;
-        for (int e = 0; e < p->lanes[l].n; e++) {
-            int s = p->lanes[l].entries[e].stask;
-            if (s < 0 || s >= sg->n)
-                continue;
-            load |= sg->tasks[s].kind == PT_ST_LOAD;
-            store |= sg->tasks[s].kind == PT_ST_STORE;
-        }
-        if (load && store)
-            return true;
-    }
-    return false;
-}
-
 /* A persistent CTA runs its tiles back to back and pays no block launch (tile_overhead_ns).
  * When the loads' lane is free to run ahead, the producer also loads the next tile while the
  * consumers finish the current one, so a follow-on tile hides the final store and part of the
@@ -382,7 +363,7 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
                                   const pt_timeline *tl, const pt_hw *hw)
 {
     /* with O staged over the resident Q, the next Q waits for the store to read it */
-    if (store_blocks_loads(p, sg) || !pt_sprogram_staging_apart(p, sg, hw))
+    if (pt_sprogram_store_lane_loads(p, sg) >= 0 || !pt_sprogram_staging_apart(p, sg, hw))
         return hw->tile_overhead_ns;
     double first_compute = -1, last_compute = 0, last_body = 0;
     for (int64_t i = 0; i < tl->n_spans; i++) {
