@@ -618,6 +618,46 @@ static void emit_decay_pivot(strbuf *sb, const sm90a_steps *st, int w)
               sd->g->tensors[sd->g->ops[sd->chain.op_decay].in[0]].name, x);
 }
 
+/* The end of consumer w's tile: its accumulators (back in their own units) staged for the
+ * store, handed to the storing role, and stored where that is this warpgroup. */
+static void emit_tile_store(strbuf *sb, const sm90a_ssd *sd, int w)
+{
+    const pt_kprog *kp = sd->kp;
+    const pt_krole *W = &kp->consumer[w];
+    bool over = kp->bufs[kp->staging].over >= 0;
+    if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
+        sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
+                    "                pt::tma_store_wait_read();\n"
+                    "                pt::mbar_arrive(c_empty);\n"
+                    "            }\n");
+    if (over)  /* this tile's rows of the resident tile, which this warpgroup's product has read */
+        sb_printf(sb, "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows\n"
+                      "            // of %s's tile.\n",
+                  kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt),
+                  sd->g->tensors[kp->bufs[kp->bufs[kp->staging].over].tensor].name);
+    else
+        sb_printf(sb, "            if (n_tile > 0)\n"
+                      "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n"
+                      "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n",
+                      kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt));
+    /* the staging tile's 64-column boxes hold every warpgroup's rows: (batch index, m) when
+     * the warpgroups split a batch axis */
+    sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);\n", W->epilogue.stask, W->epilogue.lane);
+    if (sd->factored)
+        sb_puts(sb, "            pt::decay_unpivot(fx, acc, lane);  // the row factor back on the sum\n");
+    sb_printf(sb, "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, %s,\n"
+                  "                                                    %d * 64 + warp * 16 + lane / 4, lane);\n"
+                  "            PT_REC(%d, %d, n_tile, 0, 1);\n"
+                  "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
+                  "            pt::named_sync(%d, 128);\n"
+                  "            if (lead)\n"
+                  "                pt::mbar_arrive(c_full);\n",
+              sd->ax_wg >= 0 ? "WGS * BM * 128" : "BM * 128", w,
+              W->epilogue.stask, W->epilogue.lane, 1 + w);
+    if (kp->store_wg == w)
+        sm90a_emit_consumer_store(sb, &sd->sh, "            ", "lead");
+}
+
 static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
 {
     const pt_kprog *kp = sd->kp;
@@ -705,38 +745,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                                      "* RUN + (q + 1) % RUN) < TILES"
                                    : "t + (int)gridDim.x < TILES");
     }
-    bool over = kp->bufs[kp->staging].over >= 0;
-    if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
-        sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
-                    "                pt::tma_store_wait_read();\n"
-                    "                pt::mbar_arrive(c_empty);\n"
-                    "            }\n");
-    if (over)  /* this tile's rows of the resident tile, which this warpgroup's product has read */
-        sb_printf(sb, "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows\n"
-                      "            // of %s's tile.\n",
-                  kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt),
-                  sd->g->tensors[kp->bufs[kp->bufs[kp->staging].over].tensor].name);
-    else
-        sb_printf(sb, "            if (n_tile > 0)\n"
-                      "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n"
-                      "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n",
-                      kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt));
-    /* the staging tile's 64-column boxes hold every warpgroup's rows: (batch index, m) when
-     * the warpgroups split a batch axis */
-    sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);\n", W->epilogue.stask, W->epilogue.lane);
-    if (sd->factored)
-        sb_puts(sb, "            pt::decay_unpivot(fx, acc, lane);  // the row factor back on the sum\n");
-    sb_printf(sb, "            pt::store_rows_sw128<out_t, BN, C_CHUNK>(acc, smem + OFF_C, %s,\n"
-                  "                                                    %d * 64 + warp * 16 + lane / 4, lane);\n"
-                  "            PT_REC(%d, %d, n_tile, 0, 1);\n"
-                  "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
-                  "            pt::named_sync(%d, 128);\n"
-                  "            if (lead)\n"
-                  "                pt::mbar_arrive(c_full);\n",
-              sd->ax_wg >= 0 ? "WGS * BM * 128" : "BM * 128", w,
-              W->epilogue.stask, W->epilogue.lane, 1 + w);
-    if (kp->store_wg == w)
-        sm90a_emit_consumer_store(sb, &sd->sh, "            ", "lead");
+    emit_tile_store(sb, sd, w);
     sb_puts(sb, "        }\n");
     if (pro_mma)
         sb_puts(sb, "        pt::wgmma_wait<0>();  // the product issued past the CTA's last tile\n");
