@@ -516,7 +516,7 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
 {
     bool any = false;
     for (int s = 0; s < c->sg.n; s++)
-        any |= c->sg.tasks[s].region == PT_REGION_PROLOGUE && c->sg.tasks[s].kind == PT_ST_MMA;
+        any |= pt_stask_prologue_product(&c->sg, s);
     for (int r = 0; any && r < c->prog.n_roles; r++)
         if (c->prog.roles[r].wg >= 0 && c->prog.roles[r].regs < 200)
             any = false;
@@ -526,11 +526,9 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
     if (!pt_sprogram_copy(&q, &c->prog))
         return;
     for (int l = 0; l < q.n_lanes; l++)
-        for (int e = 0; e < q.lanes[l].n; e++) {
-            const pt_stask *t = &c->sg.tasks[q.lanes[l].entries[e].stask];
-            if (t->region == PT_REGION_PROLOGUE && t->kind == PT_ST_MMA)
+        for (int e = 0; e < q.lanes[l].n; e++)
+            if (pt_stask_prologue_product(&c->sg, q.lanes[l].entries[e].stask))
                 q.lanes[l].entries[e].offset = 1;
-        }
     pt_validation v;
     pt_error err;
     pt_timeline tl = {0};

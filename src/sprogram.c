@@ -327,8 +327,7 @@ bool pt_append(pt_sprogram *p, const pt_stask_graph *sg, int stask, int lane, in
                        lane, p->n_lanes - 1);
     pt_lane *l = &p->lanes[lane];
     /* a prologue product may run a tile ahead (offset 1: validate.c says when) */
-    bool ahead = offset == 1 && sg->tasks[stask].region == PT_REGION_PROLOGUE &&
-                 sg->tasks[stask].kind == PT_ST_MMA;
+    bool ahead = offset == 1 && pt_stask_prologue_product(sg, stask);
     if (offset != 0 && sg->tasks[stask].region != PT_REGION_BODY && !ahead)
         return pt_fail(err, "Append(%s, %s): offset %d given but %s is in the %s; offsets are "
                             "for loop-body sTasks, and 1 for a prologue product issued a tile "

@@ -102,6 +102,12 @@ bool pt_stask_writes_ring(const pt_stask_graph *sg, int s)
     return false;
 }
 
+bool pt_stask_prologue_product(const pt_stask_graph *sg, int s)
+{
+    return sg && sg->tasks && s >= 0 && s < sg->n && sg->tasks[s].region == PT_REGION_PROLOGUE &&
+           sg->tasks[s].kind == PT_ST_MMA;
+}
+
 bool pt_stask_fills_ring(const pt_stask_graph *sg, int s)
 {
     if (!sg || !sg->tasks || s < 0 || s >= sg->n)

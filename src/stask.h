@@ -113,6 +113,9 @@ bool pt_stask_dequant_rows(const pt_stask_graph *sg, int s);
 /* Does sTask s fill a ring of stages: a buffered load, or a tile written into a ring
  * (pt_stask_writes_ring)? Such a tensor has stages in the sProgram. */
 bool pt_stask_fills_ring(const pt_stask_graph *sg, int s);
+/* Is sTask s a prologue product (a tensor-core sTask run once per tile before the loop:
+ * ChunkScan's C . statesᵀ)? The one kind of sTask that may be issued a tile ahead (offset 1). */
+bool pt_stask_prologue_product(const pt_stask_graph *sg, int s);
 
 /* sTask-partition: graph + tiling -> sTask-graph (Propagate is applied first). */
 bool pt_partition(pt_stask_graph *sg, const pt_graph *g, const pt_tiling *tiling, pt_error *err);

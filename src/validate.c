@@ -462,7 +462,7 @@ static void check_prologue_ahead(const vctx *c, int s, int offset, const char *l
                                  const char *ep)
 {
     const pt_stask *t = &c->sg->tasks[s];
-    if (offset != 1 || t->region != PT_REGION_PROLOGUE || t->kind != PT_ST_MMA) {
+    if (offset != 1 || !pt_stask_prologue_product(c->sg, s)) {
         problem_at(c->r, ep, "sTask %s has offset %d on lane %s but is in the %s; offsets are for "
                    "loop-body sTasks, and 1 for a prologue product issued a tile ahead", t->id,
                    offset, lane, region_name(t->region));

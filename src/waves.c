@@ -397,9 +397,8 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
     for (int64_t i = 0; i < tl->n_spans; i++) {
         const pt_span *sp = &tl->spans[i];
         int lane, pos;
-        if (sp->stask < 0 || sp->stask >= sg->n || sg->tasks[sp->stask].region != PT_REGION_PROLOGUE ||
-            sg->tasks[sp->stask].kind != PT_ST_MMA || !pt_sprogram_placement(p, sp->stask, &lane, &pos) ||
-            p->lanes[lane].entries[pos].offset != 1)
+        if (!pt_stask_prologue_product(sg, sp->stask) ||
+            !pt_sprogram_placement(p, sp->stask, &lane, &pos) || p->lanes[lane].entries[pos].offset != 1)
             continue;
         if (sp->end_ns - sp->start_ns > ahead)
             ahead = sp->end_ns - sp->start_ns;

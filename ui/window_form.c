@@ -262,7 +262,7 @@ static void build_offset_row(PtWindow *self)
     if (!m->have_prog || !m->have_sg || sel < 0 || sel >= m->sg.n)
         return;
     bool body = m->sg.tasks[sel].region == PT_REGION_BODY;
-    bool pro_mma = m->sg.tasks[sel].region == PT_REGION_PROLOGUE && m->sg.tasks[sel].kind == PT_ST_MMA;
+    bool pro_mma = pt_stask_prologue_product(&m->sg, sel);
     if ((!body && !pro_mma) || !pt_sprogram_placement(&m->prog, sel, &lane, &pos))
         return;
     GtkWidget *offset_row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);

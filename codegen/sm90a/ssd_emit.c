@@ -414,9 +414,6 @@ static void emit_mvec_read(strbuf *sb, const sm90a_ssd *sd, int b, int w)
               (long long)(sd->ax_wg >= 0 ? sd->wg_off[b] * w : 64 * w), lo, lo, lo);
 }
 
-/* A prologue task: once per tile before the loop. The product waits for both resident tiles,
- * completes (the accumulators are read next) and hands them back; the rest are CUDA-core
- * vector ops and the accumulators' row scaling. */
 /* The prologue product of tile TILE (an expression) into ACC: its Waits on both tiles and its
  * records (under `if (GUARD)` when GUARD is given: tiles that exist), then its issue, under no
  * branch (ptxas serialises every wgmma of a kernel when one is issued under a run-time
@@ -455,6 +452,9 @@ static void emit_pro_issue(strbuf *sb, const sm90a_ssd *sd, int w, const pt_ktas
               ub, pb, guard ? "  // past the CTA's last tile: on the tiles still there, dropped" : "");
 }
 
+/* A prologue task: once per tile before the loop. The product waits for both resident tiles,
+ * completes (the accumulators are read next) and hands them back; the rest are CUDA-core
+ * vector ops and the accumulators' row scaling. */
 static void emit_prologue_task(strbuf *sb, const sm90a_steps *st, int w, const pt_ktask *e)
 {
     const sm90a_ssd *sd = st->view;
