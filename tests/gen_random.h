@@ -51,6 +51,8 @@ int entry_offset(const draw *d, int s);
 bool set_offset(draw *d, const char *id, int offset, pt_error *err);
 /* 30%: the stores move to a TMA lane of a random consumer warpgroup (of wgs). */
 void store_role(draw *d, rng *r, int wgs, pt_error *err);
+/* The stores on consumer warpgroup w's own TMA lane. */
+void store_role_on(draw *d, int w, pt_error *err);
 /* d->workload's built-in graph with d->set, on H200. */
 bool load_graph(draw *d, pt_error *err);
 /* Partition with d->tile over the graph's defaults; the default sProgram. */

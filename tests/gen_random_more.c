@@ -193,7 +193,18 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
         set_offset(d, "load.CB", 1, err);
     store_role(d, r, wgs, err);
     draw_grid(d, r);
-    if (d->p.partition.persistent && chance(r, 50)) {
+    /* a persistent CTA may issue the next tile's prologue product (C statesT) a tile ahead: the
+     * validator asks for the store off the loads' lane and the output staged apart */
+    if (d->p.partition.persistent && chance(r, 35)) {
+        if (pt_sprogram_store_lane_loads(&d->p, &d->sg) >= 0)
+            store_role_on(d, uni(r, 0, wgs - 1), err);
+        d->p.partition.staging = PT_STAGING_APART;
+        for (int w = 0; w < wgs; w++) {
+            char id[64];
+            snprintf(id, sizeof id, "mma.y_off.wg%d", w);
+            set_offset(d, id, 1, err);
+        }
+    } else if (d->p.partition.persistent && chance(r, 50)) {
         d->p.partition.staging = chance(r, 50) ? PT_STAGING_APART : PT_STAGING_OVER_RESIDENT;
         note(d, "output staged %s", pt_staging_name(d->p.partition.staging));
     }

@@ -132,7 +132,12 @@ void store_role(draw *d, rng *r, int wgs, pt_error *err)
 {
     if (!chance(r, 30))
         return;
-    int w = uni(r, 0, wgs - 1);
+    store_role_on(d, uni(r, 0, wgs - 1), err);
+}
+
+/* The stores on consumer warpgroup w's own TMA lane. */
+void store_role_on(draw *d, int w, pt_error *err)
+{
     char role[16], lane[PT_LANE_NAME_MAX];
     snprintf(role, sizeof role, "wg%d", w);
     int ri = -1;
