@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gen_random.h"
+#include "validate.h"
 
 /* An sTask of the whole EU ("sub.diff") or its copy in every consumer warpgroup ("mul.xs.wg1"):
  * run `offset` iterations ahead. */

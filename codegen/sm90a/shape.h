@@ -118,6 +118,10 @@ void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* The head of a loop over the CTA's whole tiles, one line without its `{`: strided by the
  * grid, or in runs of RUN positions (partition.run; the kernel defines RUN). */
 const char *sm90a_tile_for(const pt_kprog *kp);
+/* The launch position of the CTA's first tile, and of the tile after t (tile q of a run) in that
+ * walk: where a product issued a tile ahead looks (past TILES: the CTA has no such tile). */
+const char *sm90a_tile_first(const pt_kprog *kp);
+const char *sm90a_tile_next(const pt_kprog *kp);
 /* `const int n_iter = ...;` of a work item: the tile's trip count, or its split-K chunk's
  * (k0 and n_iter from t and kc). */
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind);

@@ -702,9 +702,11 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
                       "            if (t >= TILES)\n"
                       "                break;\n", lo, kp->sg->tasks[kp->bufs[r].stask].id);
     } else {
-        if (pro_mma)  /* the first tile's product (a CTA without tiles issues it on nothing) */
-            emit_pro_issue(sb, sd, w, pro_mma, "        ", "acc2", "0",
-                           kp->run > 1 ? "(int)blockIdx.x * RUN < TILES" : "(int)blockIdx.x < TILES");
+        if (pro_mma) {  /* the first tile's product (a CTA without tiles issues it on nothing) */
+            char has[96];
+            snprintf(has, sizeof has, "%s < TILES", sm90a_tile_first(kp));
+            emit_pro_issue(sb, sd, w, pro_mma, "        ", "acc2", "0", has);
+        }
         sm90a_emit_work_loop(sb, &sd->sh, "        ");
     }
     sb_printf(sb, "            %s\n            tile_coords(t, %s);\n"
@@ -740,10 +742,9 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
     if (pro_mma) {  /* the next tile's product, in flight over this tile's epilogue */
         sb_printf(sb, "            // %s of the next tile, in flight over this tile's epilogue\n",
                   kp->sg->tasks[pro_mma->stask].id);
-        emit_pro_issue(sb, sd, w, pro_mma, "            ", "acc2", "n_tile + 1",
-                       kp->run > 1 ? "(int)(((int64_t)blockIdx.x + (int64_t)((q + 1) / RUN) * gridDim.x) "
-                                     "* RUN + (q + 1) % RUN) < TILES"
-                                   : "t + (int)gridDim.x < TILES");
+        char has[160];
+        snprintf(has, sizeof has, "%s < TILES", sm90a_tile_next(kp));
+        emit_pro_issue(sb, sd, w, pro_mma, "            ", "acc2", "n_tile + 1", has);
     }
     emit_tile_store(sb, sd, w);
     sb_puts(sb, "        }\n");

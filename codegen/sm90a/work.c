@@ -32,13 +32,26 @@ void sm90a_emit_work_loop(strbuf *sb, const sm90a_shape *sh, const char *ind)
         sb_printf(sb, "%s%s {\n", ind, sm90a_tile_for(sh->kp));
 }
 
+/* The launch position of a CTA's tile q in runs of RUN positions: CTA i takes runs i, i + grid,
+ * ..., so that consecutive tiles share the coordinates a kept ring needs (src/ring_reuse.h); t
+ * grows with q. One expression for the loop's walk and for the next tile's position (a product
+ * issued a tile ahead), so the two cannot drift apart. q: a primary expression. */
+#define RUN_POS(q) "(int)(((int64_t)blockIdx.x + (int64_t)(" q " / RUN) * gridDim.x) * RUN + " q " % RUN)"
+
 const char *sm90a_tile_for(const pt_kprog *kp)
 {
-    /* runs of RUN positions: CTA i takes runs i, i + grid, ..., so that consecutive tiles
-     * share the coordinates a kept ring needs (src/ring_reuse.h); t grows with q */
-    return kp->run > 1 ? "for (int q = 0, t = blockIdx.x * RUN; t < TILES; ++q, ++n_tile, "
-                         "t = (int)(((int64_t)blockIdx.x + (int64_t)(q / RUN) * gridDim.x) * RUN + q % RUN))"
+    return kp->run > 1 ? "for (int q = 0, t = blockIdx.x * RUN; t < TILES; ++q, ++n_tile, t = " RUN_POS("q") ")"
                        : "for (int t = blockIdx.x; t < TILES; t += gridDim.x, ++n_tile)";
+}
+
+const char *sm90a_tile_first(const pt_kprog *kp)
+{
+    return kp->run > 1 ? "(int)blockIdx.x * RUN" : "(int)blockIdx.x";
+}
+
+const char *sm90a_tile_next(const pt_kprog *kp)
+{
+    return kp->run > 1 ? RUN_POS("(q + 1)") : "t + (int)gridDim.x";
 }
 
 void sm90a_emit_iters(strbuf *sb, const sm90a_shape *sh, const char *ind)
