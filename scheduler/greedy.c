@@ -272,7 +272,8 @@ static bool place_all(pt_sprogram *p, const pt_stask_graph *sg, const pt_intra_o
             offset = 0;
             position = 0;
         }
-        if (o->store_by_consumer && s->kind == PT_ST_STORE) {
+        /* a warpgroup's own store (tiling wg_stores) stays on that warpgroup's lane */
+        if (o->store_by_consumer && s->kind == PT_ST_STORE && s->wg < 0) {
             char name[PT_LANE_NAME_MAX];
             int last = p->n_roles - 1;
             snprintf(name, sizeof name, "tma.%s", p->roles[last].name);

@@ -546,6 +546,53 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
     pt_timeline_free(&tl);
 }
 
+/* Each warpgroup storing its own rows (tiling wg_stores): the same tiling re-partitioned so
+ * each warpgroup's store waits for its own epilogue only, the program rebuilt with the same
+ * options (and the prologue product ahead where c had it), kept where predicted faster. Tried
+ * where the warpgroups split a batch axis (Mamba2's heads), the form measured faster there
+ * (BENCHMARKS.md, session 44); elsewhere each warpgroup's rows are the same rows of one tensor
+ * and the sm90a generator stores them whole. */
+static void try_wg_stores(search *S, pt_schedule_candidate *c, const pt_intra_opts *io)
+{
+    pt_tiling t = c->sg.tiling;
+    if (t.warpgroups < 2 || t.wg_axis <= 0 || !S->g->axes[t.wg_axis - 1].batch || t.wg_stores)
+        return;
+    t.wg_stores = true;
+    pt_schedule_candidate w;
+    memset(&w, 0, sizeof w);
+    pt_error err;
+    pt_validation v;
+    pt_timeline tl = {0};
+    if (!pt_partition(&w.sg, S->g, &t, &err))
+        return;
+    bool ok = pt_schedule_intra(&w.prog, &w.sg, S->hw, io, &err);
+    if (ok) {
+        w.prog.decay = c->prog.decay;
+        if (c->pro_ahead)
+            for (int l = 0; l < w.prog.n_lanes; l++)
+                for (int e = 0; e < w.prog.lanes[l].n; e++)
+                    if (pt_stask_prologue_product(&w.sg, w.prog.lanes[l].entries[e].stask))
+                        w.prog.lanes[l].entries[e].offset = 1;
+        ok = pt_validate(&w.prog, &w.sg, S->hw, &v, &err) &&
+             (!S->o || !S->o->accept || S->o->accept(S->o->ctx, &w.prog, &w.sg, S->hw, &err)) &&
+             pt_simulate(&w.prog, &w.sg, S->hw, &tl, &err) && tl.kernel_time_ns < c->predicted_ns;
+        if (!ok)
+            pt_sprogram_free(&w.prog);
+    }
+    if (ok) {
+        pt_sprogram_resolve_choices(&w.prog, &w.sg, S->hw);
+        pt_sprogram_free(&c->prog);
+        pt_stask_graph_free(&c->sg);
+        c->prog = w.prog;
+        c->sg = w.sg;
+        c->predicted_ns = c->total_ns = tl.kernel_time_ns;
+        c->tflops = tl.tflops;
+    } else {
+        pt_stask_graph_free(&w.sg);
+    }
+    pt_timeline_free(&tl);
+}
+
 /* One candidate: tiling and io, its exp_decay lowered as `decay`. */
 static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io,
                           pt_decay_form decay)
@@ -639,6 +686,7 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     c.tflops = tl.tflops;
     pt_timeline_free(&tl);
     try_prologue_ahead(S, &c);
+    try_wg_stores(S, &c, io);
     size_t n = 0;
     for (int a = 0; a < S->g->n_axes; a++)
         if (S->vals[a].n > 1 || (!S->g->axes[a].batch && tiling->tile[a] < S->g->axes[a].extent))
@@ -666,7 +714,9 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
         n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " decay=%s",
                               pt_decay_form_name(c.prog.decay));
     if (c.pro_ahead && n < sizeof c.desc)
-        snprintf(c.desc + n, sizeof c.desc - n, " prologue-ahead");
+        n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " prologue-ahead");
+    if (c.sg.tiling.wg_stores && n < sizeof c.desc)
+        snprintf(c.desc + n, sizeof c.desc - n, " wg-stores");
     offer(&S->top, &c);
 }
 

@@ -21,6 +21,12 @@ int pt_sprogram_natural_lane(const pt_sprogram *p, const pt_stask *t)
     int wg = t->wg < 0 ? 0 : t->wg;
     switch (t->seu) {
     case PT_SEU_TMA:
+        /* a warpgroup's own store (tiling wg_stores) on that warpgroup's TMA lane */
+        if (t->kind == PT_ST_STORE && t->wg >= 0) {
+            snprintf(name, sizeof name, "tma.wg%d", t->wg);
+            if (pt_sprogram_find_lane(p, name) >= 0)
+                return pt_sprogram_find_lane(p, name);
+        }
         return pt_sprogram_find_lane(p, "tma");
     case PT_SEU_TENSOR_CORE:
         snprintf(name, sizeof name, "tc.wg%d", wg);

@@ -484,18 +484,30 @@ static bool emit_store(builder *b, int t)
         }
         producers[n++] = p;
     }
-    int st = add_task(b, PT_ST_STORE, b->region[t], NONE, t, 0, "store.%s", x->name);
-    if (st < 0)
-        return false;
-    for (int i = 0; i < n; i++)
-        if (!add_dep(b, st, producers[i], 0))
+    if (b->sg->tiling.wg_stores && first == 0)
+        return pt_fail(b->err, "%s: tiling: wg_stores=1 but output \"%s\" is not split between "
+                               "warpgroups (%d warpgroup%s); expected wg_stores=0 or 2+ warpgroups "
+                               "that each compute their own rows of it", b->g->file, x->name,
+                       b->wgs, b->wgs == 1 ? "" : "s");
+    /* one store of the whole tile after every warpgroup's part, or (wg_stores) one store of
+     * each warpgroup's rows, after that warpgroup's part only */
+    int parts = b->sg->tiling.wg_stores ? n : 1;
+    for (int k = 0; k < parts; k++) {
+        int st = parts > 1 ? add_task(b, PT_ST_STORE, b->region[t], NONE, t, first + k, "store.%s", x->name)
+                           : add_task(b, PT_ST_STORE, b->region[t], NONE, t, 0, "store.%s", x->name);
+        if (st < 0)
             return false;
-    pt_stask *s = &b->sg->tasks[st];
-    s->bytes = (s->elems * pt_dtype_bits(x->dtype) + 7) / 8;
-    char shape[64];
-    shape_str(s, shape, sizeof shape);
-    set_expr(s, "%s[%s] %s -> global", x->name, shape,
-             pt_dtype_name(x->dtype));
+        for (int i = 0; i < n; i++)
+            if ((parts == 1 || i == k) && !add_dep(b, st, producers[i], 0))
+                return false;
+        pt_stask *s = &b->sg->tasks[st];
+        if (parts > 1)
+            s->wg = k; /* whose rows: the store goes on that warpgroup's TMA lane */
+        s->bytes = (s->elems * pt_dtype_bits(x->dtype) + 7) / 8;
+        char shape[64];
+        shape_str(s, shape, sizeof shape);
+        set_expr(s, "%s[%s] %s -> global", x->name, shape, pt_dtype_name(x->dtype));
+    }
     return true;
 }
 

@@ -42,7 +42,12 @@ bool pt_tiling_parse(const pt_graph *g, const char *spec, const char *what, pt_t
         if (!eq || end == eq + 1 || *end)
             return pt_fail(err, "%s: \"%s\": expected axis=N with N a whole number", what, item);
         *eq = 0;
-        if (strcmp(item, "wg") == 0 || strcmp(item, "warpgroups") == 0) {
+        if (strcmp(item, "wg_stores") == 0) {
+            if (v != 0 && v != 1)
+                return pt_fail(err, "%s: wg_stores=%ld: expected 0 (one store of the tile) or 1 "
+                               "(each warpgroup stores its own rows)", what, v);
+            t->wg_stores = v == 1;
+        } else if (strcmp(item, "wg") == 0 || strcmp(item, "warpgroups") == 0) {
             if (v < 1 || v > PT_MAX_WARPGROUPS)
                 return pt_fail(err, "%s: wg=%ld: expected 1 to %d consumer warpgroups", what, v,
                                PT_MAX_WARPGROUPS);
@@ -56,7 +61,7 @@ bool pt_tiling_parse(const pt_graph *g, const char *spec, const char *what, pt_t
                     strcat(names, g->axes[i].name);
                 }
                 return pt_fail(err, "%s: \"%s\" is not an axis of %s; expected one of: %s, wg, "
-                               "wg_axis",
+                               "wg_axis, wg_stores",
                                what, item, g->name, names);
             }
             if (v < 1 || v > PT_MAX_TILE)

@@ -118,6 +118,8 @@ static void add_role(pt_sprogram *p, const char *name, int regs, int wg)
 
 static void add_lane(pt_sprogram *p, const char *name, pt_seu_kind seu, int role)
 {
+    if (p->n_lanes == PT_MAX_LANES)
+        return; /* seven warpgroups' own store lanes: the stores fall back to the lane "tma" */
     pt_lane *l = &p->lanes[p->n_lanes++];
     snprintf(l->name, sizeof l->name, "%s", name);
     l->seu = seu;
@@ -167,6 +169,11 @@ void pt_sprogram_init(pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw)
 
     if (ring_writer)
         add_lane(p, "cuda.producer", PT_SEU_CUDA_CORE, 0);
+    /* each warpgroup stores its own rows (tiling wg_stores): from its own TMA lane */
+    for (int w = 0; sg && sg->tiling.wg_stores && w < wgs; w++) {
+        snprintf(name, sizeof name, "tma.wg%d", w);
+        add_lane(p, name, PT_SEU_TMA, 1 + w);
+    }
 
     /* A ring of 2 is the least that overlaps a copy (or a dequantisation) with its consumer. */
     for (int i = 0; sg && sg->tasks && i < sg->n; i++) {

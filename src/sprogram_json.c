@@ -153,7 +153,7 @@ static bool load_tiling(const loader *L, const cJSON *root, pt_tiling *t)
                            axis, L->g->name);
         t->wg_axis = a + 1;
     }
-    return true;
+    return pt_json_get_bool(root, "wg_stores", false, L->file, "$", &t->wg_stores, L->err);
 }
 
 static bool load_stages(const loader *L, const cJSON *root)
@@ -522,7 +522,7 @@ static bool load_decay(const loader *L, const cJSON *root)
 static bool load_root(loader *L, const cJSON *root, bool *partitioned)
 {
     static const char *const keys[] = {"format", "version", "graph", "hw", "params", "tile",
-                                       "warpgroups", "wg_axis", "stages", "roles", "partition", "lanes",
+                                       "warpgroups", "wg_axis", "wg_stores", "stages", "roles", "partition", "lanes",
                                        "waits", "decay", NULL};
     if (!cJSON_IsObject(root))
         return fail_at(L, "$", "is %s; expected an sProgram object", pt_json_type(root));
@@ -656,6 +656,8 @@ static void write_header(strbuf *b, const pt_sprogram *p, const pt_stask_graph *
         sb_printf(b, ",\n  \"wg_axis\": ");
         sb_json_string(b, g->axes[p->tiling.wg_axis - 1].name);
     }
+    if (p->tiling.wg_stores)
+        sb_printf(b, ",\n  \"wg_stores\": true");
     if (p->decay != PT_DECAY_TILE)
         sb_printf(b, ",\n  \"decay\": \"%s\"", pt_decay_form_name(p->decay));
     sb_printf(b, ",\n  \"stages\": {");

@@ -72,6 +72,9 @@ typedef struct {
     int64_t tile[PT_MAX_AXES];
     int warpgroups;
     int wg_axis;        /* 1 + that axis; 0 = the default, the output's first non-batch axis */
+    bool wg_stores;     /* each consumer warpgroup stores its own rows of an output (one store
+                           sTask per warpgroup, store.X.wgN, on its TMA lane tma.wgN) instead of
+                           one store of the whole tile after every warpgroup's epilogue */
 } pt_tiling;
 
 typedef struct {

@@ -228,7 +228,7 @@ static int64_t smem_bytes_parts(const pt_sprogram *p, const pt_stask_graph *sg, 
         const pt_stask *t = &sg->tasks[s];
         if (t->kind == PT_ST_STORE &&
             (s != staging || tile_buffer_bytes_on(sg, t, hw) > resident_max ||
-             p->partition.staging == PT_STAGING_APART))
+             p->partition.staging == PT_STAGING_APART || sg->tiling.wg_stores))
             total = sat_add(total, tile_buffer_bytes_on(sg, t, hw));
     }
     for (int x = 0; x < PT_MAX_TENSORS; x++) {
@@ -279,6 +279,10 @@ int64_t pt_sprogram_smem_bytes(const pt_sprogram *p, const pt_stask_graph *sg)
  * staging tile has a buffer of its own and there is no choice to make). */
 static int64_t staging_over_resident_bytes(const pt_stask_graph *sg)
 {
+    /* each warpgroup's own store (tiling wg_stores) stages its rows apart: the warpgroups
+     * finish at different times, and a resident tile is free only once all are done */
+    if (sg->tiling.wg_stores)
+        return 0;
     int64_t resident_max = 0, staging = 0;
     for (int s = 0; s < sg->n; s++) {
         const pt_stask *t = &sg->tasks[s];
@@ -774,6 +778,11 @@ static void check_partition(vctx *c)
         problem_at(c->r, "$.partition.order", "longest_first orders tiles of unequal length, "
                                               "which only a causal mask makes; this graph has "
                                               "none (use raster or auto)");
+    if (ps->staging == PT_STAGING_OVER_RESIDENT && c->sg->tiling.wg_stores)
+        problem_at(c->r, "$.partition.staging", "over_resident, but wg_stores is set: each "
+                                                "warpgroup stages its own rows apart (a resident "
+                                                "tile is free only when every warpgroup is done); "
+                                                "use apart or auto");
     if (ps->staging == PT_STAGING_APART && !ps->persistent && staging_choice(c->sg))
         problem_at(c->r, "$.partition.staging", "apart: a staging tile of its own only pays in a "
                                                 "persistent program (the next tile's loads run "

@@ -103,9 +103,12 @@ bool draw_ssd_state(draw *d, rng *r, pt_error *err)
     }
     heads_set(d, Bt, L * C, G, H, P, N, L);
     const char *hx = G ? "hg" : "h";
+    /* a third of the several-warpgroup draws store each warpgroup's head itself (from the
+     * values drawn, so that the seeds' other draws stay as they were) */
+    bool own = wgs > 1 && (C + Bt + H) % 3 == 0;
     if (wgs > 1)
-        snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,%s=%d,wg=%d,wg_axis=%s", bn, bk, hx, wgs,
-                 wgs, hx);
+        snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,%s=%d,wg=%d,wg_axis=%s%s", bn, bk, hx, wgs,
+                 wgs, hx, own ? ",wg_stores=1" : "");
     else
         snprintf(d->tile, sizeof d->tile, "p=64,n=%d,l=%d,wg=1", bn, bk);
     if (!load_graph(d, err) || !partition_default(d, err))
@@ -119,7 +122,8 @@ bool draw_ssd_state(draw *d, rng *r, pt_error *err)
     }
     if (chance(r, 25))
         set_offset(d, "load.x", pick(r, (const int[]){1, 2}, 2), err);
-    store_role(d, r, wgs, err);
+    if (!own)
+        store_role(d, r, wgs, err);
     draw_grid(d, r);
     return true;
 }
@@ -149,6 +153,9 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
         if (H < wgs)
             H = wgs + uni(r, 0, 2);
     }
+    /* a third of the several-warpgroup draws: each warpgroup stores its own rows (from the
+     * values drawn, so that the seeds' other draws stay as they were) */
+    bool own = wgs > 1 && (C + Bt + H + L / 128) % 3 == 0;
     int G = grouped(d, r, "mamba2_chunk_scan_grouped");
     if (small_sizes) {
         Bt = 1;
@@ -166,10 +173,11 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
     heads_set(d, Bt, L * C, G, H, P, N, L);
     const char *hx = G ? "hg" : "h";
     if (on_heads)
-        snprintf(d->tile, sizeof d->tile, "l=64,s=%d,p=%d,n=%d,%s=%d,wg=%d,wg_axis=%s", bk, bn, bnn,
-                 hx, wgs, wgs, hx);
+        snprintf(d->tile, sizeof d->tile, "l=64,s=%d,p=%d,n=%d,%s=%d,wg=%d,wg_axis=%s%s", bk, bn,
+                 bnn, hx, wgs, wgs, hx, own ? ",wg_stores=1" : "");
     else
-        snprintf(d->tile, sizeof d->tile, "l=%d,s=%d,p=%d,n=%d,wg=%d", bm, bk, bn, bnn, wgs);
+        snprintf(d->tile, sizeof d->tile, "l=%d,s=%d,p=%d,n=%d,wg=%d%s", bm, bk, bn, bnn, wgs,
+                 own ? ",wg_stores=1" : "");
     if (!load_graph(d, err) || !partition_default(d, err))
         return false;
     static const char *const rings[] = {"CB", "x", "dt", "dA_s"};
@@ -192,12 +200,13 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
     }
     if (chance(r, 20))
         set_offset(d, "load.CB", 1, err);
-    store_role(d, r, wgs, err);
+    if (!own)
+        store_role(d, r, wgs, err);
     draw_grid(d, r);
     /* a persistent CTA may issue the next tile's prologue product (C statesT) a tile ahead: the
      * validator asks for the store off the loads' lane and the output staged apart */
     if (d->p.partition.persistent && chance(r, 35)) {
-        if (pt_sprogram_store_lane_loads(&d->p, &d->sg) >= 0)
+        if (pt_sprogram_store_lane_loads(&d->p, &d->sg) >= 0 && !own)
             store_role_on(d, uni(r, 0, wgs - 1), err);
         d->p.partition.staging = PT_STAGING_APART;
         for (int w = 0; w < wgs; w++) {

@@ -309,6 +309,76 @@ static void test_refusals(void)
  * are staged; the sm90a launcher copies inputs in before the kernel and outputs back after it,
  * and an aligned GEMM prints none of it. A dequantised GEMM's packed weights are not staged:
  * refused, naming the axis and the rule. */
+/* Each warpgroup storing its own rows (tiling wg_stores): one store sTask per warpgroup that
+ * waits for that warpgroup's epilogue only, on its own TMA lane; one staging tile of every
+ * warpgroup's rows, apart; the kernel program names each warpgroup's store; what cannot be
+ * built is refused by name. */
+static void test_wg_stores(void)
+{
+    if (setup("mamba2_chunk_scan", "B=1,S=512,H=4", "l=64,h=2,wg=2,wg_axis=h,wg_stores=1")) {
+        int s0 = pt_stask_find(&F.sg, "store.out.wg0"), s1 = pt_stask_find(&F.sg, "store.out.wg1");
+        CHECK(s0 >= 0 && s1 >= 0 && pt_stask_find(&F.sg, "store.out") < 0);
+        for (int w = 0; w < 2 && s0 >= 0 && s1 >= 0; w++) {
+            const pt_stask *t = &F.sg.tasks[w ? s1 : s0];
+            CHECK(t->wg == w && t->n_deps == 1 && t->tile[3] == 1); /* one head's rows */
+            CHECK(t->n_deps == 1 && F.sg.tasks[t->deps[0].from].wg == w);
+        }
+        int whole = 0;
+        if (build()) {
+            CHECK(F.kp.wg_stores && F.kp.wg_store_stask[0] == s0 && F.kp.wg_store_stask[1] == s1);
+            CHECK(F.kp.consumer[0].stores && F.kp.consumer[1].stores && !F.kp.producer.stores);
+            whole = (int)F.kp.bufs[F.kp.staging].bytes;
+            CHECK(F.kp.bufs[F.kp.staging].over < 0);
+        }
+        /* the same tile stored whole has a staging tile of the same size */
+        char *json = pt_sprogram_to_json(&F.p, &F.sg);
+        CHECK(json && strstr(json, "\"wg_stores\": true"));
+        pt_sprogram p2;
+        pt_stask_graph sg2;
+        CHECK_MSG(json && pt_sprogram_load_text(&p2, &sg2, &F.g, "t.json", json, strlen(json), &F.err),
+                  "%s", F.err.msg);
+        if (json) {
+            CHECK(sg2.tiling.wg_stores && pt_stask_find(&sg2, "store.out.wg1") >= 0);
+            pt_sprogram_free(&p2);
+            pt_stask_graph_free(&sg2);
+        }
+        free(json);
+        /* staged over a resident tile: refused, naming the field */
+        F.p.partition.staging = PT_STAGING_OVER_RESIDENT;
+        pt_validation v;
+        CHECK(!pt_validate(&F.p, &F.sg, &F.hw, &v, &F.err));
+        CHECK_CONTAINS(F.err.msg, "over_resident, but wg_stores is set");
+        F.p.partition.staging = PT_STAGING_AUTO;
+        /* warpgroup 1's store on warpgroup 0's lane: the kernel program refuses it */
+        int l0 = pt_sprogram_find_lane(&F.p, "tma.wg0");
+        CHECK(l0 >= 0 && pt_append(&F.p, &F.sg, s1, l0, -1, 0, &F.err));
+        pt_kprog kp;
+        CHECK(!pt_kprog_build(&kp, &F.p, &F.sg, &F.hw, "test", &F.err));
+        CHECK_CONTAINS(F.err.msg, "store.out.wg1 is on lane tma.wg0");
+        teardown();
+        if (setup("mamba2_chunk_scan", "B=1,S=512,H=4", "l=64,h=2,wg=2,wg_axis=h") && build())
+            CHECK(whole > 0 && (int)F.kp.bufs[F.kp.staging].bytes == whole);
+    }
+    teardown();
+    /* one warpgroup: the partition says why; a GEMM: the sm90a generator says where it applies */
+    memset(&F, 0, sizeof F);
+    const char *text = pt_embedded_find(pt_embedded_examples, "mamba2_chunk_scan");
+    pt_tiling t;
+    CHECK(pt_graph_load_text(&F.g, "scan", text, strlen(text), "B=1,S=512,H=4", &F.err));
+    pt_tiling_defaults(&F.g, &t);
+    CHECK(pt_tiling_parse(&F.g, "l=64,h=1,wg=1,wg_stores=1", "--tile", &t, &F.err));
+    CHECK(!pt_partition(&F.sg, &F.g, &t, &F.err));
+    CHECK_CONTAINS(F.err.msg, "wg_stores=1 but output \"out\" is not split between warpgroups");
+    CHECK(!pt_tiling_parse(&F.g, "wg_stores=2", "--tile", &t, &F.err));
+    CHECK_CONTAINS(F.err.msg, "wg_stores=2: expected 0");
+    if (setup("gemm_f16", "M=512,N=512,K=512", "m=128,n=128,wg=2,wg_stores=1")) {
+        pt_codegen_result r;
+        CHECK(!pt_codegen_sm90a(&F.p, &F.sg, &F.hw, &r, &F.err));
+        CHECK_CONTAINS(F.err.msg, "generated for Mamba2's ChunkState and ChunkScan only");
+    }
+    teardown();
+}
+
 static void test_staging(void)
 {
     static const struct {
@@ -363,6 +433,7 @@ static void test_staging(void)
 int main(void)
 {
     PTEST_RUN(test_staging);
+    PTEST_RUN(test_wg_stores);
     PTEST_RUN(test_gemm);
     PTEST_RUN(test_gemm_exact_rings);
     PTEST_RUN(test_gemm_stream_k);

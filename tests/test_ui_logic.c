@@ -526,6 +526,37 @@ static void test_prologue_ahead(void)
     pt_explorer_model_free(m);
 }
 
+/* Each warpgroup storing its own rows from the explorer (the tiling's wg_stores): one store per
+ * warpgroup on that warpgroup's TMA lane, saved with the program, and back to one store; with
+ * one warpgroup the partition's reason reaches the user and the program is unchanged. */
+static void test_wg_stores(void)
+{
+    pt_error err = {{0}};
+    pt_explorer_model *m = pt_explorer_model_new();
+    CHECK_MSG(pt_explorer_model_load(m, "mamba2_chunk_scan", "H200", &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_retile(m, "l=64,h=2,wg=2,wg_axis=h,wg_stores=1", &err), "%s", err.msg);
+    CHECK(m->sg.tiling.wg_stores);
+    for (int w = 0; w < 2; w++) {
+        char id[32], lane_name[32];
+        snprintf(id, sizeof id, "store.out.wg%d", w);
+        snprintf(lane_name, sizeof lane_name, "tma.wg%d", w);
+        int s = pt_stask_find(&m->sg, id), lane = -1, pos;
+        CHECK_MSG(s >= 0, "no sTask %s", id);
+        CHECK(s >= 0 && pt_sprogram_placement(&m->prog, s, &lane, &pos));
+        CHECK_MSG(lane >= 0 && strcmp(m->prog.lanes[lane].name, lane_name) == 0, "%s on %s", id,
+                  lane >= 0 ? m->prog.lanes[lane].name : "none");
+    }
+    char *json = pt_sprogram_to_json(&m->prog, &m->sg);
+    CHECK(json && strstr(json, "\"wg_stores\": true"));
+    free(json);
+    CHECK_MSG(pt_explorer_model_retile(m, "wg_stores=0", &err), "%s", err.msg);
+    CHECK(!m->sg.tiling.wg_stores && pt_stask_find(&m->sg, "store.out") >= 0);
+    CHECK(!pt_explorer_model_retile(m, "wg=1,h=1,wg_stores=1", &err));
+    CHECK_CONTAINS(err.msg, "wg_stores=1 but output");
+    CHECK(m->sg.tiling.warpgroups == 2 && !m->sg.tiling.wg_stores);
+    pt_explorer_model_free(m);
+}
+
 /* Split-K through a cluster from the explorer: on with a split, refused on a persistent grid
  * naming the field, undone as one edit. */
 static void test_split_cluster(void)
@@ -570,5 +601,6 @@ int main(void)
     PTEST_RUN(test_prologue_ahead);
     PTEST_RUN(test_decay_form);
     PTEST_RUN(test_split_cluster);
+    PTEST_RUN(test_wg_stores);
     PTEST_END();
 }

@@ -65,6 +65,34 @@ static void on_rows_axis_changed(GObject *dd, GParamSpec *pspec, gpointer data)
     g_free(spec);
 }
 
+/* Who stores the output (the tiling's wg_stores): re-tile with each warpgroup storing its own
+ * rows, or one store of the whole tile. */
+static void on_wg_stores_toggled(GtkCheckButton *b, gpointer data)
+{
+    if (g_object_get_data(G_OBJECT(b), "pt-building"))
+        return;
+    gtk_widget_activate_action(GTK_WIDGET(data), "win.tile", "s",
+                               gtk_check_button_get_active(b) ? "wg_stores=1" : "wg_stores=0");
+}
+
+static GtkWidget *wg_stores_check(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    if (m->sg.tiling.warpgroups < 2)
+        return NULL;
+    GtkWidget *b = gtk_check_button_new_with_mnemonic("Warpgroups _store their own rows");
+    g_object_set_data(G_OBJECT(b), "pt-building", GINT_TO_POINTER(1));
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(b), m->sg.tiling.wg_stores);
+    g_object_set_data(G_OBJECT(b), "pt-building", NULL);
+    g_object_set_data(G_OBJECT(b), "pt-wg-stores", GINT_TO_POINTER(1));
+    gtk_widget_set_tooltip_text(b, "Each consumer warpgroup stores its own rows of the output "
+                                   "from its own TMA lane (store.X.wgN on tma.wgN), so no "
+                                   "warpgroup waits for another's epilogue; off: one store of "
+                                   "the whole tile after every warpgroup's part");
+    g_signal_connect(b, "toggled", G_CALLBACK(on_wg_stores_toggled), self);
+    return b;
+}
+
 /* Is the graph one matmul, optionally of dequantised weights: the kinds whose kernel is
  * generated with the tensor-core rows on either output axis? */
 static bool single_matmul(const pt_graph *g)
@@ -438,6 +466,9 @@ static void build_form_now(PtWindow *self)
                                        "and re-partition (Enter in a field does the same)");
     g_signal_connect(apply, "clicked", G_CALLBACK(on_apply_tile), self);
     gtk_grid_attach(GTK_GRID(tile), apply, 0, row + 1, 3, 1);
+    GtkWidget *stores = wg_stores_check(self);
+    if (stores)
+        gtk_grid_attach(GTK_GRID(tile), stores, 3, row + 1, 3, 1);
     gtk_box_append(GTK_BOX(self->form_box), tile);
 
     GtkWidget *stages = gtk_grid_new();

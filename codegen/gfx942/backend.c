@@ -51,6 +51,9 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
         return pt_fail(err, "codegen gfx942: graph \"%s\" has %d ops; this backend generates "
                             "single matmuls, attention (matmul -> online_softmax -> matmul) and "
                             "FlashDecoding's combine", g->name, g->n_ops);
+    if (sg->tiling.wg_stores)
+        return pt_fail(err, "codegen gfx942: wg_stores=1: each warpgroup storing its own rows is "
+                            "generated for sm90a only; expected wg_stores=0");
     if (sg->rows_axis != pt_default_rows_axis(g, &sg->tiling))
         return pt_fail(err, "codegen gfx942: wg_axis \"%s\": the MFMA rows run along the "
                             "output's first axis only (A and B are not swapped on this target)",

@@ -216,6 +216,10 @@ typedef struct pt_kprog {
     int staging;                 /* the STAGING buffer */
     int rows;                    /* the ROWS buffer, -1 */
     int store_stask, store_lane, store_wg; /* store_wg -1: the producer stores */
+    bool wg_stores;              /* each consumer warpgroup stores its own rows (tiling
+                                    wg_stores): wg_store_stask[w] from lane wg_store_lane[w];
+                                    store_* above are warpgroup 0's */
+    int wg_store_stask[PT_KP_MAX_WG], wg_store_lane[PT_KP_MAX_WG];
     int n_vals;
     pt_kval vals[PT_KP_MAX_VALS];
     int n_xwaits;

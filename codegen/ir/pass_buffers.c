@@ -117,6 +117,9 @@ static bool collect(pt_kprog *kp, const char *who, pt_error *err)
                     return false;
                 kp->rows = kp->n_bufs - 1;
             } else if (pass == 2 && t->kind == PT_ST_STORE && !lse_of(kp->g, t->tensor)) {
+                if (kp->staging >= 0 && sg->tiling.wg_stores &&
+                    kp->bufs[kp->staging].tensor == t->tensor)
+                    continue; /* another warpgroup's rows of the one staging tile */
                 if (kp->staging >= 0)
                     KREFUSE("%s: the graph stores two tensors (%s and %s); one output is generated "
                             "so far", who, kp->g->tensors[kp->bufs[kp->staging].tensor].name,
@@ -128,6 +131,16 @@ static bool collect(pt_kprog *kp, const char *who, pt_error *err)
         }
     if (kp->staging < 0)
         KREFUSE("%s: the sTask-graph stores no output", who);
+    if (sg->tiling.wg_stores) {
+        /* one staging tile holds every warpgroup's rows (each stores its own part, a box of
+         * the part's shape): wgs times the store sTask's tile */
+        pt_kbuf *st = &kp->bufs[kp->staging];
+        pt_smem_layout L;
+        pt_smem_layout_of(kp->hw, &L);
+        st->bytes *= sg->tiling.warpgroups;
+        if (st->pitch > 0)
+            st->pitch = align_up(st->bytes, L.align);
+    }
     return true;
 }
 

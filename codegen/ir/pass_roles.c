@@ -69,6 +69,39 @@ static bool producer(pt_kprog *kp, const char *who, pt_error *err)
     return true;
 }
 
+/* Each warpgroup stores its own rows (tiling wg_stores): store.X.wgN from a lane of role wgN,
+ * so a warpgroup never waits for another's epilogue. */
+static bool wg_stores(pt_kprog *kp, const char *who, pt_error *err)
+{
+    const pt_sprogram *p = kp->p;
+    int n = 0;
+    kp->wg_stores = true;
+    for (int s = 0; s < kp->sg->n; s++) {
+        const pt_stask *t = &kp->sg->tasks[s];
+        if (t->kind != PT_ST_STORE || t->tensor != kp->bufs[kp->staging].tensor)
+            continue;
+        int lane, pos;
+        if (!pt_sprogram_placement(p, s, &lane, &pos))
+            KREFUSE("%s: sTask %s is not placed", who, t->id);
+        int rw = p->roles[p->lanes[lane].role].wg;
+        if (t->wg < 0 || t->wg >= kp->wgs || rw != t->wg)
+            KREFUSE("%s: %s is on lane %s of role %s; with wg_stores each warpgroup stores its "
+                    "own rows from a TMA lane of its own role (tma.wg%d)", who, t->id,
+                    p->lanes[lane].name, p->roles[p->lanes[lane].role].name, t->wg < 0 ? 0 : t->wg);
+        kp->wg_store_stask[t->wg] = s;
+        kp->wg_store_lane[t->wg] = lane;
+        kp->consumer[t->wg].stores = true;
+        n++;
+    }
+    if (n != kp->wgs)
+        KREFUSE("%s: wg_stores: %d stores of %s for %d warpgroups; expected one each", who, n,
+                kp->g->tensors[kp->bufs[kp->staging].tensor].name, kp->wgs);
+    if (kp->rows >= 0)
+        KREFUSE("%s: wg_stores: the log-sum-exp rows are stored with the tile by one thread; "
+                "expected wg_stores=0", who);
+    return true;
+}
+
 static bool store(pt_kprog *kp, const char *who, pt_error *err)
 {
     const pt_sprogram *p = kp->p;
@@ -89,7 +122,7 @@ static bool store(pt_kprog *kp, const char *who, pt_error *err)
         kp->producer.stores = true;
     else
         kp->consumer[r->wg].stores = true;
-    return true;
+    return kp->sg->tiling.wg_stores ? wg_stores(kp, who, err) : true;
 }
 
 /* A compute sTask on the role of its warpgroup: a step task (body), a prologue task or the

@@ -33,6 +33,10 @@ static bool generate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw
                        g->name, g->n_ops);
     if (ssd && !sm90a_ssd_check_shape(g, err))
         return false;
+    if (!ssd && sg->tiling.wg_stores)
+        return pt_fail(err, "codegen sm90a: wg_stores=1: each warpgroup storing its own rows is "
+                            "generated for Mamba2's ChunkState and ChunkScan only; expected "
+                            "wg_stores=0 for graph \"%s\"", g->name);
     int rows = pt_default_rows_axis(g, &sg->tiling);
     if (!gemm && sg->rows_axis != rows)
         return pt_fail(err, "codegen sm90a: wg_axis \"%s\": only a single matmul's tensor-core "

@@ -625,7 +625,14 @@ static void emit_tile_store(strbuf *sb, const sm90a_ssd *sd, int w)
     const pt_kprog *kp = sd->kp;
     const pt_krole *W = &kp->consumer[w];
     bool over = kp->bufs[kp->staging].over >= 0;
-    if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
+    if (kp->wg_stores)  /* its own rows of the staging tile: free once its own last store read them */
+        sb_puts(sb, "            if (n_tile > 0) {  // this warpgroup's last store has read its rows\n"
+                    "                if (lead)\n"
+                    "                    pt::tma_store_wait_read();\n");
+    if (kp->wg_stores)
+        sb_printf(sb, "                pt::named_sync(%d, 128);\n"
+                      "            }\n", 1 + w);
+    else if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
         sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"
                     "                pt::tma_store_wait_read();\n"
                     "                pt::mbar_arrive(c_empty);\n"
@@ -635,11 +642,13 @@ static void emit_tile_store(strbuf *sb, const sm90a_ssd *sd, int w)
                       "            // of %s's tile.\n",
                   kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt),
                   sd->g->tensors[kp->bufs[kp->bufs[kp->staging].over].tensor].name);
-    else
-        sb_printf(sb, "            if (n_tile > 0)\n"
-                      "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n"
-                      "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n",
-                      kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt));
+    else {
+        if (!kp->wg_stores)
+            sb_puts(sb, "            if (n_tile > 0)\n"
+                        "                pt::mbar_wait(c_empty, (n_tile - 1) & 1);  // Wait: the staging tile is free\n");
+        sb_printf(sb, "            // %s: f32 accumulators -> %s, staged 128B-swizzled in this warpgroup's rows.\n",
+                  kp->sg->tasks[W->epilogue.stask].id, pt_dtype_name(sd->out_dt));
+    }
     /* the staging tile's 64-column boxes hold every warpgroup's rows: (batch index, m) when
      * the warpgroups split a batch axis */
     sb_printf(sb, "            PT_REC(%d, %d, n_tile, 0, 0);\n", W->epilogue.stask, W->epilogue.lane);
@@ -649,11 +658,21 @@ static void emit_tile_store(strbuf *sb, const sm90a_ssd *sd, int w)
                   "                                                    %d * 64 + warp * 16 + lane / 4, lane);\n"
                   "            PT_REC(%d, %d, n_tile, 0, 1);\n"
                   "            pt::fence_proxy_async();  // the TMA store reads what these threads wrote\n"
-                  "            pt::named_sync(%d, 128);\n"
-                  "            if (lead)\n"
-                  "                pt::mbar_arrive(c_full);\n",
+                  "            pt::named_sync(%d, 128);\n",
               sd->ax_wg >= 0 ? "WGS * BM * 128" : "BM * 128", w,
               W->epilogue.stask, W->epilogue.lane, 1 + w);
+    if (kp->wg_stores) {  /* this warpgroup's rows, without waiting for the others */
+        sb_printf(sb, "            if (lead) {  // %s sits on this warpgroup's lane\n"
+                      "                PT_REC(%d, %d, n_tile, 0, 0);\n",
+                  kp->sg->tasks[kp->wg_store_stask[w]].id, kp->wg_store_stask[w], kp->wg_store_lane[w]);
+        sm90a_emit_tma_store_part(sb, &sd->sh, "                ", w);
+        sb_printf(sb, "                pt::tma_store_commit();\n"
+                      "                PT_REC(%d, %d, n_tile, 0, 1);\n"
+                      "            }\n", kp->wg_store_stask[w], kp->wg_store_lane[w]);
+        return;
+    }
+    sb_puts(sb, "            if (lead)\n"
+                "                pt::mbar_arrive(c_full);\n");
     if (kp->store_wg == w)
         sm90a_emit_consumer_store(sb, &sd->sh, "            ", "lead");
 }
@@ -750,7 +769,7 @@ static void emit_consumer_wg(strbuf *sb, const sm90a_ssd *sd, int w)
     sb_puts(sb, "        }\n");
     if (pro_mma)
         sb_puts(sb, "        pt::wgmma_wait<0>();  // the product issued past the CTA's last tile\n");
-    if (kp->store_wg == w)
+    if (kp->store_wg == w || kp->wg_stores)
         sb_puts(sb, "        if (lead)\n            pt::tma_store_wait_all();\n");
     sb_puts(sb, "#ifdef PT_TRACE\n        tracer.end();\n#endif\n    }\n");
 }

@@ -55,11 +55,26 @@ static const char *origin(const sm90a_shape *sh, int a, char *buf, size_t cap)
     return buf;
 }
 
+/* The origin of axis a in warpgroup part's rows of a tile (part -1: the whole tile's): the
+ * warpgroups' split axis moves on by the part's share of the tile. */
+static const char *part_origin(const sm90a_shape *sh, int a, int part, char *buf, size_t cap)
+{
+    const pt_stask_graph *sg = sh->kp->sg;
+    origin(sh, a, buf, cap);
+    size_t n = strlen(buf);
+    if (part > 0 && a == sg->split_axis && n + 24 < cap)
+        snprintf(buf + n, cap - n, "%s%lld", n ? " + " : "",
+                 (long long)(part * (sg->tiling.tile[a] / sh->kp->wgs)));
+    return buf;
+}
+
 /* A full-rank transfer (shape.h: full_rank) of buffer b: one box per 128-byte atom of the
  * innermost axis (one box when unswizzled), the coordinates every axis's origin. `load`: into
- * smem at `dst` completing on `bar`, else the store of the staging tile. */
+ * smem at `dst` completing on `bar`, else the store of the staging tile, or (part >= 0, tiling
+ * wg_stores) of warpgroup part's rows of it: the map's box is one part's, and a part's rows lie
+ * together in each atom. */
 static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char *dst,
-                           const char *bar, const char *ind, bool load)
+                           const char *bar, const char *ind, bool load, int part)
 {
     const pt_kprog *kp = sh->kp;
     const pt_kbuf *B = &kp->bufs[b];
@@ -83,6 +98,11 @@ static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char 
     bool plain = sh->plain_buf[b];
     int64_t rows = B->bytes / B->row_bytes, atom = 128 / B->elem_bytes;
     const char *ax = kp->g->axes[inner].name;
+    char at[128];
+    snprintf(at, sizeof at, "%s", dst);
+    if (part > 0)
+        snprintf(at, sizeof at, "%s + %lld", dst, (long long)(part * rows / kp->wgs * 128));
+    dst = at;
     if (plain)
         sb_printf(sb, "%s{   const int a = 0;  // one unswizzled box: the tile's rows one after another\n", ind);
     else
@@ -96,7 +116,7 @@ static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char 
         sb_printf(sb, "%s    pt::tma_store_%dd(&tm_%s, %s + a * %lld, ", ind, n, lo, dst,
                   (long long)(rows * 128));
     for (int d = 0; d < n; d++) {
-        origin(sh, T->axes[pos[d]], o, sizeof o);
+        part_origin(sh, T->axes[pos[d]], part, o, sizeof o);
         if (d == 0) {
             sb_printf(sb, "%s%sa * %lld", o, o[0] ? " + " : "", (long long)atom);
             continue;
@@ -113,7 +133,7 @@ static void full_rank_copy(strbuf *sb, const sm90a_shape *sh, int b, const char 
             sb_puts(sb, "(");
         for (int k = span - 1; k >= 0; k--) {
             int a = T->axes[pos[d] - k];
-            origin(sh, a, o, sizeof o);
+            part_origin(sh, a, part, o, sizeof o);
             if (k < span - 1)
                 sb_printf(sb, ") * %lld + ", (long long)kp->g->axes[a].extent);
             sb_puts(sb, o[0] ? o : "0");
@@ -132,7 +152,7 @@ void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *s
             snprintf(dst, sizeof dst, "smem + OFF_%s + %s * %s_PITCH", up, stage, up);
         else
             snprintf(dst, sizeof dst, "smem + OFF_%s", up);
-        full_rank_copy(sb, sh, b, dst, bar, ind, true);
+        full_rank_copy(sb, sh, b, dst, bar, ind, true, -1);
         return;
     }
     int inner, outer;
@@ -170,7 +190,7 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
         char lo[8], up[8], src[48];
         sm90a_buf_name(sh, kp->staging, lo, up, sizeof lo);
         snprintf(src, sizeof src, "smem + OFF_%s", up);
-        full_rank_copy(sb, sh, kp->staging, src, NULL, ind, false);
+        full_rank_copy(sb, sh, kp->staging, src, NULL, ind, false, -1);
         return;
     }
     int b = kp->staging, inner, outer;
@@ -185,6 +205,14 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
               ind, sh->size[inner], up, up, kp->g->axes[inner].name, ind, batched ? 3 : 2, lo, up,
               sh->size[outer], oi, oi[0] ? " + " : "", up, oo[0] ? oo : "0", batched ? ", " : "",
               batched ? sh->batch : "");
+}
+
+void sm90a_emit_tma_store_part(strbuf *sb, const sm90a_shape *sh, const char *ind, int part)
+{
+    char lo[8], up[8], src[48];
+    sm90a_buf_name(sh, sh->kp->staging, lo, up, sizeof lo);
+    snprintf(src, sizeof src, "smem + OFF_%s", up);
+    full_rank_copy(sb, sh, sh->kp->staging, src, NULL, ind, false, part);
 }
 
 /* The bytes a buffer's loads bring (its expect_tx). A swizzled box is whole 128-byte atoms, so
