@@ -4,7 +4,7 @@
 # the same without wg_stores ("ahead", the store on tma.wg1 as in session 43's pick), without the
 # product ahead too ("plain"), and session 43's hand edit ownstore.py on "ahead" ("npo", what the
 # generated pick should reproduce): mamba_ssm interleaved (ssd-vs-mamba.sh) and the harness, 3
-# passes. (2) The ssd_scan_ahead and ssd_s*_wgstores variants through run-gpu-tests.sh. (3) The
+# passes; ChunkState's pick at 8 x 8192 against it with one store (no_wg_stores.py). (2) The ssd_scan_ahead and ssd_s*_wgstores variants through run-gpu-tests.sh. (3) The
 # differential test, seeds 1-48 of mamba2_chunk_scan and of mamba2_chunk_state. (4) bench/mamba2/run
 # (ChunkScan picks against mamba_ssm) at the issue's shapes, as far as the time allows.
 set -u
@@ -19,18 +19,11 @@ IFS=: read -r Bn Sn <<<"$BS"
 SET=B=$Bn,S=$Sn,H=64,P=64,N=128,L=256
 B=$W/b$Bn-s$Sn; mkdir -p $B
 "$CLI" schedule $G --set $SET --hw "$HWM" --target sm90a -q -o "$B/pick.json" >/dev/null || { echo "schedule failed"; exit 1; }
+python3 bench/common/no_wg_stores.py "$B/pick.json" "$B/ahead.json" tma.wg1 || exit 1
 python3 - "$B" <<'PY'
 import json, sys
 b = sys.argv[1]
-p = json.load(open(b + "/pick.json"))
-assert p.get("wg_stores"), "the pick has no wg_stores"
-p.pop("wg_stores")
-lanes = [l for l in p["lanes"] if not (l["name"].startswith("tma.wg") and all(
-    (e if isinstance(e, str) else e["stask"]).startswith("store.") for e in l["order"]))]
-lanes.append({"name": "tma.wg1", "seu": "tma", "role": "wg1", "order": ["store.out"]})
-p["lanes"] = lanes
-p["waits"] = [w for w in p["waits"] if not w["stask"].startswith("store.out")] + [
-    {"stask": "store.out", "on": "add.out.wg%d" % w, "distance": 0} for w in (0, 1)]
+p = json.load(open(b + "/ahead.json"))
 p["partition"]["staging"] = "apart"
 json.dump(p, open(b + "/ahead.json", "w"), indent=1)
 for ln in p["lanes"]:
@@ -50,6 +43,17 @@ cp "$B/ssd.jsonl" "$R/ssd-b$Bn-s$Sn.jsonl"; cp "$B/pick.json" "$R/pick-b$Bn-s$Sn
 bash bench/common/harness-passes.sh 3 "$B/plain" "$B/ahead" "$B/pick" "$B/npo" | tee "$R/passes-b$Bn-s$Sn.txt"
 done
 echo "part 1 done $(( $(date +%s) - S0 )) s"
+# ChunkState at 8 x 8192: its pick (each warpgroup storing its own head) against the same
+# program with one store from tma.wg1 (the form the model ties it with)
+GS=examples/mamba2_chunk_state.json; SET=B=8,S=8192,H=64,P=64,N=128,L=256; B=$W/state; mkdir -p $B
+"$CLI" schedule $GS --set $SET --hw "$HWM" --target sm90a -q -o "$B/pick.json" >/dev/null &&
+python3 bench/common/no_wg_stores.py "$B/pick.json" "$B/one.json" tma.wg1 &&
+for f in pick one; do "$CLI" codegen $GS --set $SET --program "$B/$f.json" --target sm90a -o "$B/$f" >/dev/null &&
+    echo "state $f $("$CLI" simulate $GS --set $SET --program "$B/$f.json" --hw "$HWM" | grep predicted)"; done &&
+ls -d "$B"/*/ | xargs -P 2 -I{} sh -c 'make -s -C {} all lib > {}/build.log 2>&1 || echo "{}: build failed"' &&
+bash bench/common/ssd-vs-mamba.sh "$B" 120 "$B/pick" "$B/one" && cp "$B/ssd.jsonl" "$R/ssd-state-b8-s8192.jsonl" &&
+bash bench/common/harness-passes.sh 3 "$B/pick" "$B/one" | tee "$R/passes-state-b8-s8192.txt"
+echo "part 1b done $(( $(date +%s) - S0 )) s"
 grep -E '^(ssd_scan_ahead|ssd_s[a-z]+_wgstores)' tests/codegen/variants.txt > /tmp/v2.txt
 RUN_TIMEOUT=60 timeout 150 sh tests/gpu/run-gpu-tests.sh "$CLI" /tmp/v2.txt /tmp/v2-out 2>&1 | tail -14 > $OUT/variants.txt
 cp /tmp/v2-out/results.jsonl $OUT/variants.jsonl 2>/dev/null; tail -3 $OUT/variants.txt
