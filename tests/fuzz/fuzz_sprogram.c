@@ -1,6 +1,6 @@
-/* fuzz_sprogram.c — libFuzzer target: the sProgram loader against two built-in graphs, then
- * validation, simulation, sm90a code generation (GEMM and attention planners: whatever they do
- * not refuse is printed) and saving of whatever loads. */
+/* fuzz_sprogram.c — libFuzzer target: the sProgram loader against three built-in graphs, then
+ * validation, simulation, sm90a code generation (GEMM, attention and Mamba2 ChunkScan planners:
+ * whatever they do not refuse is printed) and saving of whatever loads. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +13,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static pt_graph graphs[2];
+    enum { N_GRAPHS = 3 };
+    static pt_graph graphs[N_GRAPHS];
     static pt_hw hw;
     static bool ready;
-    static const char *names[2] = {"gemm_f16", "flash_attention"};
-    static const char *sets[2] = {NULL, "S=1024"};
+    static const char *names[N_GRAPHS] = {"gemm_f16", "flash_attention", "mamba2_chunk_scan"};
+    static const char *sets[N_GRAPHS] = {NULL, "S=1024", "B=1,S=512,H=4"};
     pt_error err;
     if (!ready) {
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < N_GRAPHS; i++) {
             const char *t = pt_embedded_find(pt_embedded_examples, names[i]);
             if (!t || !pt_graph_load_text(&graphs[i], names[i], t, strlen(t), sets[i], &err))
                 abort();
@@ -29,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         ready = true;
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < N_GRAPHS; i++) {
         pt_sprogram p;
         pt_stask_graph sg;
         if (!pt_sprogram_load_text(&p, &sg, &graphs[i], "fuzz.json", (const char *)data, size,
