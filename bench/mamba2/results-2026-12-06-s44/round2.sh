@@ -58,10 +58,10 @@ grep -E '^(ssd_scan_ahead|ssd_s[a-z]+_wgstores)' tests/codegen/variants.txt > /t
 RUN_TIMEOUT=60 timeout 150 sh tests/gpu/run-gpu-tests.sh "$CLI" /tmp/v2.txt /tmp/v2-out 2>&1 | tail -14 > $OUT/variants.txt
 cp /tmp/v2-out/results.jsonl $OUT/variants.jsonl 2>/dev/null; tail -3 $OUT/variants.txt
 for w in mamba2_chunk_scan mamba2_chunk_state; do
-    WORKLOADS=$w SAN_EVERY=0 DEADLINE_S=90 RUN_TIMEOUT=30 sh tests/gpu/differential.sh .dev/build 48 1 /tmp/diff-$w 2>&1 | tail -40 > $OUT/differential-$w.txt
+    WORKLOADS=$w SAN_EVERY=0 DEADLINE_S=60 RUN_TIMEOUT=30 sh tests/gpu/differential.sh .dev/build 40 1 /tmp/diff-$w 2>&1 | tail -40 > $OUT/differential-$w.txt
     tail -1 $OUT/differential-$w.txt
 done
-left=$(( 480 - ($(date +%s) - S0) ))
+left=$(( 420 - ($(date +%s) - S0) ))
 echo "part 4: $left s left"
 [ $left -gt 90 ] && ANCHORS=$(pwd)/.dev/anchors KERNELS=scan SHAPES="${SWEEP:-8:8192:64:64:128:256 64:2048:64:64:128:256 64:4096:64:64:128:256}" \
     timeout $((left - 10)) bash bench/mamba2/run "$CLI" $OUT/sweep 2>&1 | tail -20
