@@ -5,7 +5,7 @@
 # product ahead too ("plain"), and session 43's hand edit ownstore.py on "ahead" ("npo", what the
 # generated pick should reproduce): mamba_ssm interleaved (ssd-vs-mamba.sh) and the harness, 3
 # passes; ChunkState's pick at 8 x 8192 against it with one store (no_wg_stores.py). (2) The ssd_scan_ahead and ssd_s*_wgstores variants through run-gpu-tests.sh. (3) The
-# differential test, seeds 1-48 of mamba2_chunk_scan and of mamba2_chunk_state. (4) bench/mamba2/run
+# differential test, seeds 1-40 of mamba2_chunk_scan and of mamba2_chunk_state. (4) bench/mamba2/run
 # (ChunkScan picks against mamba_ssm) at the issue's shapes, as far as the time allows.
 set -u
 S0=$(date +%s)
