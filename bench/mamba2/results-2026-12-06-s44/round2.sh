@@ -61,7 +61,7 @@ ls -d "$B"/*/ | xargs -P 2 -I{} sh -c 'make -s -C {} all lib > {}/build.log 2>&1
 bash bench/common/ssd-vs-mamba.sh "$B" 120 "$B/pick" "$B/one" && cp "$B/ssd.jsonl" "$R/ssd-state-b8-s8192.jsonl" &&
 bash bench/common/harness-passes.sh 3 "$B/pick" "$B/one" | tee "$R/passes-state-b8-s8192.txt"
 echo "part 1b done $(( $(date +%s) - S0 )) s"
-left=$(( 420 - ($(date +%s) - S0) ))
+left=$(( 330 - ($(date +%s) - S0) ))
 echo "part 4: $left s left"
 [ $left -gt 90 ] && ANCHORS=$(pwd)/.dev/anchors KERNELS=scan SHAPES="${SWEEP:-8:8192:64:64:128:256 64:2048:64:64:128:256 64:4096:64:64:128:256}" \
     timeout $((left - 10)) bash bench/mamba2/run "$CLI" $OUT/sweep 2>&1 | tail -20
