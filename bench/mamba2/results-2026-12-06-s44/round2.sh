@@ -47,12 +47,13 @@ grep -E '^(ssd_scan_ahead|ssd_s[a-z]+_wgstores)' tests/codegen/variants.txt > /t
 RUN_TIMEOUT=60 timeout 150 sh tests/gpu/run-gpu-tests.sh "$CLI" /tmp/v2.txt /tmp/v2-out 2>&1 | tail -14 > $OUT/variants.txt
 cp /tmp/v2-out/results.jsonl $OUT/variants.jsonl 2>/dev/null; tail -3 $OUT/variants.txt
 for w in mamba2_chunk_scan mamba2_chunk_state; do
-    WORKLOADS=$w SAN_EVERY=0 DEADLINE_S=60 RUN_TIMEOUT=30 sh tests/gpu/differential.sh .dev/build 40 1 /tmp/diff-$w 2>&1 | tail -40 > $OUT/differential-$w.txt
+    WORKLOADS=$w SAN_EVERY=0 DEADLINE_S=60 RUN_TIMEOUT=30 sh tests/gpu/differential.sh .dev/build ${NDIFF:-40} 1 /tmp/diff-$w 2>&1 | tail -40 > $OUT/differential-$w.txt
     tail -1 $OUT/differential-$w.txt
 done
 # ChunkState at 8 x 8192: its pick (each warpgroup storing its own head) against the same
 # program with one store from tma.wg1 (the form the model ties it with)
 GS=examples/mamba2_chunk_state.json; SET=B=8,S=8192,H=64,P=64,N=128,L=256; B=$W/state; mkdir -p $B
+[ $(( ${END:-330} - ($(date +%s) - S0) )) -gt 100 ] &&
 "$CLI" schedule $GS --set $SET --hw "$HWM" --target sm90a -q -o "$B/pick.json" >/dev/null &&
 python3 bench/common/no_wg_stores.py "$B/pick.json" "$B/one.json" tma.wg1 &&
 for f in pick one; do "$CLI" codegen $GS --set $SET --program "$B/$f.json" --target sm90a -o "$B/$f" >/dev/null &&
@@ -61,7 +62,7 @@ ls -d "$B"/*/ | xargs -P 2 -I{} sh -c 'make -s -C {} all lib > {}/build.log 2>&1
 bash bench/common/ssd-vs-mamba.sh "$B" 120 "$B/pick" "$B/one" && cp "$B/ssd.jsonl" "$R/ssd-state-b8-s8192.jsonl" &&
 bash bench/common/harness-passes.sh 3 "$B/pick" "$B/one" | tee "$R/passes-state-b8-s8192.txt"
 echo "part 1b done $(( $(date +%s) - S0 )) s"
-left=$(( 330 - ($(date +%s) - S0) ))
+left=$(( ${END:-330} - ($(date +%s) - S0) ))
 echo "part 4: $left s left"
 [ $left -gt 90 ] && ANCHORS=$(pwd)/.dev/anchors KERNELS=scan SHAPES="${SWEEP:-8:8192:64:64:128:256 64:2048:64:64:128:256 64:4096:64:64:128:256}" \
     timeout $((left - 10)) bash bench/mamba2/run "$CLI" $OUT/sweep 2>&1 | tail -20
