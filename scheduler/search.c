@@ -548,14 +548,21 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
 
 /* Each warpgroup storing its own rows (tiling wg_stores): the same tiling re-partitioned so
  * each warpgroup's store waits for its own epilogue only, the program rebuilt with the same
- * options (and the prologue product ahead where c had it), kept where predicted faster. Tried
- * where the warpgroups split a batch axis (Mamba2's heads), the form measured faster there
- * (BENCHMARKS.md, session 44); elsewhere each warpgroup's rows are the same rows of one tensor
- * and the sm90a generator stores them whole. */
+ * options (and the prologue product ahead where c had it), kept where predicted faster. The
+ * model credits little (the warpgroups' chains are alike, so one store after both costs it
+ * nothing; on the GPU the warpgroups then run in step and contend): 0.05% at ChunkScan B 8, where
+ * the hand-edited form measured 1.6-2.0% faster (BENCHMARKS.md, session 44). So it is tried only
+ * where it was measured, the warpgroups on a batch axis of a tile with a prologue product
+ * (ChunkScan's heads); ChunkState's picks, where the model ties the two forms, keep one store
+ * until it is timed there. */
 static void try_wg_stores(search *S, pt_schedule_candidate *c, const pt_intra_opts *io)
 {
     pt_tiling t = c->sg.tiling;
-    if (t.warpgroups < 2 || t.wg_axis <= 0 || !S->g->axes[t.wg_axis - 1].batch || t.wg_stores)
+    bool pro = false;
+    for (int s = 0; s < c->sg.n; s++)
+        pro |= pt_stask_prologue_product(&c->sg, s);
+    if (t.warpgroups < 2 || t.wg_axis <= 0 || !S->g->axes[t.wg_axis - 1].batch || t.wg_stores ||
+        !pro)
         return;
     t.wg_stores = true;
     pt_schedule_candidate w;
