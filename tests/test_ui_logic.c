@@ -554,6 +554,27 @@ static void test_wg_stores(void)
     CHECK(!pt_explorer_model_retile(m, "wg=1,h=1,wg_stores=1", &err));
     CHECK_CONTAINS(err.msg, "wg_stores=1 but output");
     CHECK(m->sg.tiling.warpgroups == 2 && !m->sg.tiling.wg_stores);
+    /* toggling it starts the lanes over (the stores' ids change) but keeps the decay's form,
+     * the stages, the runs and, where still valid, the offsets */
+    CHECK_MSG(pt_explorer_model_set_decay(m, PT_DECAY_FACTORED, &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_set_stages(m, "CB", 3, &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_set_run(m, 2, &err), "%s", err.msg);
+    CHECK_MSG(pt_explorer_model_retile(m, "wg_stores=1", &err), "%s", err.msg);
+    int cb = pt_graph_find_tensor(&m->graph, "CB");
+    CHECK(m->sg.tiling.wg_stores && m->prog.decay == PT_DECAY_FACTORED);
+    CHECK(cb >= 0 && m->prog.stages[cb] == 3 && m->prog.partition.run == 2);
+    for (int w = 0; w < 2; w++) {
+        char id[32];
+        snprintf(id, sizeof id, "mma.y_off.wg%d", w);
+        CHECK_MSG(pt_explorer_model_set_offset(m, pt_stask_find(&m->sg, id), 1, &err), "%s", err.msg);
+    }
+    CHECK_MSG(pt_explorer_model_retile(m, "wg_stores=0", &err), "%s", err.msg);
+    int y0 = pt_stask_find(&m->sg, "mma.y_off.wg0"), lane, pos;
+    CHECK(y0 >= 0 && pt_sprogram_placement(&m->prog, y0, &lane, &pos));
+    /* one store on the loads' lane: the product cannot run ahead, so its offset is dropped */
+    CHECK(y0 >= 0 && m->prog.lanes[lane].entries[pos].offset == 0);
+    CHECK(m->prog.decay == PT_DECAY_FACTORED && m->prog.stages[cb] == 3);
+    CHECK_MSG(pt_explorer_model_retile(m, "wg_stores=1", &err), "%s", err.msg);
     pt_explorer_model_free(m);
 }
 

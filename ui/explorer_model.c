@@ -550,6 +550,42 @@ bool pt_explorer_model_set_decay(pt_explorer_model *m, pt_decay_form form, pt_er
     return commit(m, &c, NULL, NULL, err);
 }
 
+/* A retile that starts the lanes over (some sTask of the old partition is gone, as when each
+ * warpgroup's store replaces the tile's one) still keeps what the user chose where the new
+ * program stays valid with it: the decay's form, the rings' stages and the iteration offsets of
+ * the sTasks both partitions have. */
+static void carry_choices(const pt_explorer_model *m, pt_sprogram *np, const pt_stask_graph *nsg)
+{
+    pt_error verr = {{0}};
+    pt_decay_form decay = np->decay;
+    np->decay = m->prog.decay;
+    if (!pt_validate(np, nsg, &m->hw, NULL, &verr))
+        np->decay = decay;
+    int stages[PT_MAX_TENSORS];
+    memcpy(stages, np->stages, sizeof stages);
+    for (int t = 0; t < PT_MAX_TENSORS; t++)
+        if (m->prog.stages[t] > 0 && np->stages[t] > 0)
+            np->stages[t] = m->prog.stages[t];
+    if (!pt_validate(np, nsg, &m->hw, NULL, &verr))
+        memcpy(np->stages, stages, sizeof stages);
+    pt_sprogram before;
+    if (!pt_sprogram_copy(&before, np))
+        return;
+    for (int l = 0; l < m->prog.n_lanes; l++)
+        for (int e = 0; e < m->prog.lanes[l].n; e++) {
+            const pt_lane_entry *old = &m->prog.lanes[l].entries[e];
+            int s = old->offset ? pt_stask_find(nsg, m->sg.tasks[old->stask].id) : -1, nl, np_;
+            if (s >= 0 && pt_sprogram_placement(np, s, &nl, &np_))
+                np->lanes[nl].entries[np_].offset = old->offset;
+        }
+    if (!pt_validate(np, nsg, &m->hw, NULL, &verr)) {
+        pt_sprogram_free(np);
+        *np = before;
+    } else {
+        pt_sprogram_free(&before);
+    }
+}
+
 bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *err)
 {
     if (!m->have_prog)
@@ -593,6 +629,7 @@ bool pt_explorer_model_retile(pt_explorer_model *m, const char *spec, pt_error *
     pt_error verr = {{0}};
     if (!pt_validate(&np, &nsg, &m->hw, NULL, &verr))
         np.partition = fresh;
+    carry_choices(m, &np, &nsg);
     return commit(m, &np, &nsg, &t, err);
 }
 
