@@ -648,5 +648,23 @@ python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p['partition']={'pe
 expect 1 "validate the prologue ahead with one tile a CTA" "$cli" validate mamba2_chunk_scan --set "$scan8" --program "$tmp/ahead_np.json"
 stderr_has "only a persistent CTA has a tile before" "refused: no tile before"
 
+# Each warpgroup storing its own head (tiling wg_stores): the ChunkScan pick at 8 x 2048 has it,
+# its kernel stores from both warpgroups, and what cannot have it is refused with the rule.
+if grep -q '"wg_stores": true' "$tmp/ahead.json" &&
+   python3 -c "import json,sys; p=json.load(open(sys.argv[1])); sys.exit(0 if all(any(l['name'] == 'tma.wg%d' % w and l['order'] == ['store.out.wg%d' % w] for l in p['lanes']) for w in (0, 1)) else 1)" "$tmp/ahead.json"; then
+    ok "the pick stores each warpgroup's head from its own lane"
+else bad "wg_stores pick: $(grep -n 'store' "$tmp/ahead.json" | head -3)"; fi
+if grep -q 'store.out.wg0 sits on this warpgroup' "$tmp/ahead.bundle/kernel.cu" &&
+   grep -q 'store.out.wg1 sits on this warpgroup' "$tmp/ahead.bundle/kernel.cu"; then
+    ok "its kernel stores from each warpgroup"
+else bad "wg_stores kernel: $(grep -n 'tma_store_5d' "$tmp/ahead.bundle/kernel.cu" | head -3)"; fi
+python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p['wg_stores']='yes'; json.dump(p, open(sys.argv[2],'w'))" "$tmp/ahead.json" "$tmp/ws_bad.json"
+expect 1 "load wg_stores that is not a boolean" "$cli" validate mamba2_chunk_scan --set "$scan8" --program "$tmp/ws_bad.json"
+stderr_has "\$.wg_stores: is a string; expected true or false" "the field is named"
+expect 1 "partition with wg_stores and one warpgroup" "$cli" partition mamba2_chunk_scan --set "$scan8" --tile l=64,h=1,wg=1,wg_stores=1
+stderr_has 'wg_stores=1 but output "out" is not split between warpgroups' "refused with the rule"
+expect 1 "codegen a GEMM with wg_stores" "$cli" codegen gemm_f16 --tile m=128,n=128,wg=2,wg_stores=1 --target sm90a -o "$tmp/ws_gemm"
+stderr_has "generated for Mamba2's ChunkState and ChunkScan only" "the generator says where it applies"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]
