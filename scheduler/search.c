@@ -512,11 +512,26 @@ static int split_values(const pt_graph *g)
  * tile before's epilogue it runs under). Tried only where every consumer has 200 or more
  * registers: the form holds a second accumulator, and it was measured on the 232-register
  * pick (BENCHMARKS.md, session 43), not under three warpgroups' tighter budgets. */
+static bool has_prologue_product(const pt_stask_graph *sg)
+{
+    for (int s = 0; s < sg->n; s++)
+        if (pt_stask_prologue_product(sg, s))
+            return true;
+    return false;
+}
+
+/* Offset 1 on every prologue product of p: each issued a tile ahead. */
+static void set_prologue_ahead(pt_sprogram *p, const pt_stask_graph *sg)
+{
+    for (int l = 0; l < p->n_lanes; l++)
+        for (int e = 0; e < p->lanes[l].n; e++)
+            if (pt_stask_prologue_product(sg, p->lanes[l].entries[e].stask))
+                p->lanes[l].entries[e].offset = 1;
+}
+
 static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
 {
-    bool any = false;
-    for (int s = 0; s < c->sg.n; s++)
-        any |= pt_stask_prologue_product(&c->sg, s);
+    bool any = has_prologue_product(&c->sg);
     for (int r = 0; any && r < c->prog.n_roles; r++)
         if (c->prog.roles[r].wg >= 0 && c->prog.roles[r].regs < 200)
             any = false;
@@ -525,10 +540,7 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
     pt_sprogram q;
     if (!pt_sprogram_copy(&q, &c->prog))
         return;
-    for (int l = 0; l < q.n_lanes; l++)
-        for (int e = 0; e < q.lanes[l].n; e++)
-            if (pt_stask_prologue_product(&c->sg, q.lanes[l].entries[e].stask))
-                q.lanes[l].entries[e].offset = 1;
+    set_prologue_ahead(&q, &c->sg);
     pt_validation v;
     pt_error err;
     pt_timeline tl = {0};
@@ -558,11 +570,8 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
 static void try_wg_stores(search *S, pt_schedule_candidate *c, const pt_intra_opts *io)
 {
     pt_tiling t = c->sg.tiling;
-    bool pro = false;
-    for (int s = 0; s < c->sg.n; s++)
-        pro |= pt_stask_prologue_product(&c->sg, s);
     if (t.warpgroups < 2 || t.wg_axis <= 0 || !S->g->axes[t.wg_axis - 1].batch || t.wg_stores ||
-        !pro)
+        !has_prologue_product(&c->sg))
         return;
     t.wg_stores = true;
     pt_schedule_candidate w;
@@ -576,10 +585,7 @@ static void try_wg_stores(search *S, pt_schedule_candidate *c, const pt_intra_op
     if (ok) {
         w.prog.decay = c->prog.decay;
         if (c->pro_ahead)
-            for (int l = 0; l < w.prog.n_lanes; l++)
-                for (int e = 0; e < w.prog.lanes[l].n; e++)
-                    if (pt_stask_prologue_product(&w.sg, w.prog.lanes[l].entries[e].stask))
-                        w.prog.lanes[l].entries[e].offset = 1;
+            set_prologue_ahead(&w.prog, &w.sg);
         ok = pt_validate(&w.prog, &w.sg, S->hw, &v, &err) &&
              (!S->o || !S->o->accept || S->o->accept(S->o->ctx, &w.prog, &w.sg, S->hw, &err)) &&
              pt_simulate(&w.prog, &w.sg, S->hw, &tl, &err) && tl.kernel_time_ns < c->predicted_ns;

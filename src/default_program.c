@@ -24,8 +24,9 @@ int pt_sprogram_natural_lane(const pt_sprogram *p, const pt_stask *t)
         /* a warpgroup's own store (tiling wg_stores) on that warpgroup's TMA lane */
         if (t->kind == PT_ST_STORE && t->wg >= 0) {
             snprintf(name, sizeof name, "tma.wg%d", t->wg);
-            if (pt_sprogram_find_lane(p, name) >= 0)
-                return pt_sprogram_find_lane(p, name);
+            int own = pt_sprogram_find_lane(p, name);
+            if (own >= 0)
+                return own;
         }
         return pt_sprogram_find_lane(p, "tma");
     case PT_SEU_TENSOR_CORE:

@@ -106,7 +106,7 @@ void sm90a_emit_tma_load(strbuf *sb, const sm90a_shape *sh, int b, const char *s
 /* The TMA store of the staging tile, in 128-byte boxes along the innermost axis. */
 void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind);
 /* The store of consumer warpgroup part's rows of the staging tile (tiling wg_stores; a
- * full-rank map whose box is one part's). */
+ * full-rank map whose box is one part's), or of the whole tile (part -1, any full-rank map). */
 void sm90a_emit_tma_store_part(strbuf *sb, const sm90a_shape *sh, const char *ind, int part);
 
 /* The constants of the buffers: STAGES_X, X_BYTES, X_PITCH, OFF_X, X_CHUNK (staging), OFF_BAR. */

@@ -626,11 +626,10 @@ static void emit_tile_store(strbuf *sb, const sm90a_ssd *sd, int w)
     const pt_krole *W = &kp->consumer[w];
     bool over = kp->bufs[kp->staging].over >= 0;
     if (kp->wg_stores)  /* its own rows of the staging tile: free once its own last store read them */
-        sb_puts(sb, "            if (n_tile > 0) {  // this warpgroup's last store has read its rows\n"
-                    "                if (lead)\n"
-                    "                    pt::tma_store_wait_read();\n");
-    if (kp->wg_stores)
-        sb_printf(sb, "                pt::named_sync(%d, 128);\n"
+        sb_printf(sb, "            if (n_tile > 0) {  // this warpgroup's last store has read its rows\n"
+                      "                if (lead)\n"
+                      "                    pt::tma_store_wait_read();\n"
+                      "                pt::named_sync(%d, 128);\n"
                       "            }\n", 1 + w);
     else if (kp->store_wg == w && sm90a_staging_release_deferred(kp))
         sb_puts(sb, "            if (n_tile > 0 && lead) {  // the last store read the staging tile\n"

@@ -187,10 +187,7 @@ void sm90a_emit_tma_store(strbuf *sb, const sm90a_shape *sh, const char *ind)
 {
     const pt_kprog *kp = sh->kp;
     if (sh->full_rank) {
-        char lo[8], up[8], src[48];
-        sm90a_buf_name(sh, kp->staging, lo, up, sizeof lo);
-        snprintf(src, sizeof src, "smem + OFF_%s", up);
-        full_rank_copy(sb, sh, kp->staging, src, NULL, ind, false, -1);
+        sm90a_emit_tma_store_part(sb, sh, ind, -1);
         return;
     }
     int b = kp->staging, inner, outer;
