@@ -45,7 +45,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         {"--from", "from", true},     {"--top", "top", true},
         {"--budget", "budget", true}, {"--measure", "measure", true},
         {"--candidates", "candidates", true}, {"--resimulate", "resimulate", false},
-        {"--decay", "decay", true},
+        {"--decay", "decay", true},   {"--ragged", "ragged", false},
     };
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -132,6 +132,7 @@ bool cli_parse(int argc, char **argv, const char *allowed, cli_opts *o)
         }
         else if (!strcmp(n, "json")) o->json = true;
         else if (!strcmp(n, "resimulate")) o->resimulate = true;
+        else if (!strcmp(n, "ragged")) o->ragged = true;
         else if (!strcmp(n, "q")) o->quiet = true;
         else if (!strcmp(n, "width")) {
             char *end;

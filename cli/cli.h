@@ -37,6 +37,7 @@ typedef struct {
     const char *decay;         /* --decay FORM (schedule: every candidate's decay form) */
     bool json;                 /* --json */
     bool resimulate;           /* --resimulate (report: predict again with today's model) */
+    bool ragged;               /* --ragged (schedule: warpgroup counts that leave a batch tile ragged) */
     bool quiet;                /* -q */
     int width;                 /* --width N for the text timeline */
     bool split_searched;       /* set by schedule: it searches the graph's split count, so a

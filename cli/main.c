@@ -47,7 +47,7 @@ static const struct {
      "  --target T       code generator: sm90a (Hopper: TMA, mbarrier, wgmma; the default)\n"
      "  -o DIR           the bundle directory\n"},
     {"schedule", verb_schedule,
-     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N [--candidates DIR]] [--target sm90a] [--decay FORM] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
+     "schedule GRAPH [--hw H] [--set P=V,...] [-o PROG] [--top K] [--budget SECONDS] [--measure N [--candidates DIR]] [--target sm90a] [--decay FORM] [--ragged] [--remote 'CMD'] [--timeout S] [--build-timeout S]",
      "The automatic scheduler: searches tile shapes (the reduction tile too), consumer\n"
      "warpgroups, stages, look-ahead and ping-pong pipelining, persistent or one-CTA-per-tile\n"
      "grids and rasterisation; each candidate gets the greedy intra-EU schedule, is validated\n"
@@ -66,7 +66,10 @@ static const struct {
      "                   each: rank, predicted ns, description) instead of measuring them\n"
      "  --decay FORM     every candidate's exp_decay lowering: tile, factored, or any (the\n"
      "                   default: each candidate in both forms where the graph has the factored\n"
-     "                   form's chain; docs/FORMAT-sprogram.md)\n"},
+     "                   form's chain; docs/FORMAT-sprogram.md)\n"
+     "  --ragged         also put warpgroups on a batch axis in counts that do not divide it\n"
+     "                   (64 heads in 22 triples, the last tile ragged; not yet timed, so\n"
+     "                   off by default)\n"},
     {"report", verb_report, "report TRACE [--json] [--resimulate [--hw H]]",
      "Predicted against measured from a profiled trace (written by profile): the sample (CTAs,\n"
      "iterations, records dropped or unpaired; a partial sample is marked), busy % per lane\n"

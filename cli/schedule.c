@@ -208,7 +208,7 @@ int verb_schedule(int argc, char **argv)
 {
     cli_opts o = {.verb = "schedule", .split_searched = true};
     if (!cli_parse(argc, argv,
-                   "hw,set,o,top,budget,measure,candidates,target,remote,timeout,build-timeout,q,decay",
+                   "hw,set,o,top,budget,measure,candidates,target,remote,timeout,build-timeout,q,decay,ragged",
                    &o))
         return EXIT_USAGE;
     if (o.candidates && o.measure <= 0) {
@@ -263,7 +263,8 @@ int verb_schedule(int argc, char **argv)
     snprintf(what, sizeof what, "the %s code generator", sc.target ? sc.target->name : "");
     pt_schedule_opts so = {.top_k = top, .budget_s = o.budget_s, .progress = on_search_progress,
                            .accept = accept_target, .accept_what = what, .ctx = &sc,
-                           .source = &src, .decay = decay, .decay_any = decay_any};
+                           .source = &src, .decay = decay, .decay_any = decay_any,
+                           .ragged_batch = o.ragged};
     pt_schedule_result r;
     if (!pt_schedule(&in.graph, &in.hw, &so, &r, &err)) {
         fprintf(stderr, "%s\n", err.msg);

@@ -93,6 +93,9 @@ typedef struct {
      * hw.h decay_factored_*_work). */
     pt_decay_form decay;
     bool decay_any;
+    /* also try warpgroup counts on a batch axis that do not divide it (three on 64 heads: the
+     * last tile ragged). Off by default until such a pick is timed (BENCHMARKS.md, session 45). */
+    bool ragged_batch;
 } pt_schedule_opts;
 
 typedef struct {

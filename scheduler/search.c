@@ -961,7 +961,10 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
             n *= swapped[a].n;
         r->total += n;
     }
-    /* a third pass with the warpgroups on a batch axis, one batch index each */
+    /* a third pass with the warpgroups on a batch axis, one batch index each. With
+     * ragged_batch, also a count that does not divide the axis: the last tile is ragged (64
+     * heads in 22 triples: the last one has one head), and the simulator charges it in full,
+     * so such a split is picked only where its extra warpgroup pays for the idle slots. */
     value_set by_batch[PT_MAX_AXES];
     memcpy(by_batch, S.vals, sizeof by_batch);
     int bsplit = batch_split_axis(g, hw);
@@ -969,7 +972,8 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
         value_set *bs = &by_batch[bsplit];
         bs->n = 0;
         for (int w = 2; w <= 3; w++)
-            if (g->axes[bsplit].extent % w == 0)
+            if (g->axes[bsplit].extent % w == 0 ||
+                (o && o->ragged_batch && g->axes[bsplit].extent > w))
                 add_value(bs, w);
         int64_t n = per_tiling / max_wgs; /* one warpgroup count per batch tile */
         for (int a = 0; a < g->n_axes; a++)

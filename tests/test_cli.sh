@@ -206,6 +206,14 @@ stderr_has 'codegen sm90a: l=32, the rows of the causal exp_decay' "L=32 refused
 expect 0 "schedule mamba2_chunk_scan for sm90a" "$cli" schedule mamba2_chunk_scan --target sm90a --set B=8,S=2048 --top 1
 if grep -qE '^ +1 .* wg_axis=h wg=2 stages=4 persistent column run=2' "$tmp/out"; then ok "ChunkScan pick: the heads split, runs of 2 along columns"
 else bad "ChunkScan pick: $(grep -E '^ +1 ' "$tmp/out")"; fi
+# --ragged: warpgroup counts that do not divide the heads (three on 64: the last triple has one
+# head) are searched, and only then; their tiles are charged in full.
+expect 0 "schedule mamba2_chunk_scan --ragged" "$cli" schedule mamba2_chunk_scan --hw H100 --target sm90a --set B=4,S=1024 --top 1 --ragged -o "$tmp/ragged.json"
+if grep -qE '^ +1 .* h=3 .*wg_axis=h wg=3 ' "$tmp/out" && grep -qE '"h": 3' "$tmp/ragged.json"; then ok "--ragged: three warpgroups on 64 heads predicted fastest"
+else bad "--ragged pick: $(grep -E '^ +1 ' "$tmp/out")"; fi
+expect 0 "schedule mamba2_chunk_scan without --ragged" "$cli" schedule mamba2_chunk_scan --hw H100 --target sm90a --set B=4,S=1024 --top 64
+if grep -qE 'wg=3' "$tmp/out"; then bad "a ragged split searched without --ragged: $(grep -m1 'wg=3' "$tmp/out")"
+else ok "without --ragged no count that leaves the heads ragged"; fi
 # On the H100, ChunkState 2 steps ahead ran 8-12% faster than 4 (BENCHMARKS.md, sessions 35 and
 # 40): the model charges a kernel that writes as much as it reads for reading further ahead
 # (dram_overfill_*), so its pick is the 2-stage ring, and --measure's shortlist still holds the
