@@ -81,6 +81,7 @@ typedef struct {
     int top_k;
     const pt_backend *target; /* NULL: any valid sProgram; else only what it generates */
     pt_decay_form decay;      /* the program's: a search keeps the decay form the user chose */
+    gboolean ragged;          /* win.auto-schedule-ragged: warpgroups not dividing a batch axis */
     char source[1024];
     pt_schedule_result r;
     gboolean have_r;
@@ -133,7 +134,7 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
     pt_schedule_opts so = {.top_k = sj->top_k, .budget_s = sj->budget_s,
                            .progress = search_progress, .accept = search_accept,
                            .accept_what = what, .stop = search_stop, .ctx = sj,
-                           .decay = sj->decay};
+                           .decay = sj->decay, .ragged_batch = sj->ragged};
     char budget[64];
     if (sj->budget_s > 0)
         snprintf(budget, sizeof budget, "%g seconds", sj->budget_s);
@@ -162,6 +163,9 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
         pt_job_log(job, "every candidate with the decay as a tile, as the program has it; "
                         "pipethreader-cli schedule also tries each with the decay factored "
                         "(\"Factored decay\" switches this program's)");
+    if (sj->ragged)
+        pt_job_log(job, "also trying warpgroup counts that do not divide a batch axis (the last "
+                        "tile ragged, charged in full)");
     if (!pt_schedule(sj->graph, &sj->hw, &so, &sj->r, err))
         return false;
     sj->have_r = true;
@@ -283,6 +287,11 @@ static void action_schedule_run(GSimpleAction *a, GVariant *p, gpointer data)
     sj->graph = g_memdup2(&m->graph, sizeof m->graph);
     sj->hw = m->hw;
     sj->decay = m->prog.decay;
+    GVariant *ragged = g_action_group_get_action_state(G_ACTION_GROUP(st->win),
+                                                       "auto-schedule-ragged");
+    sj->ragged = ragged && g_variant_get_boolean(ragged);
+    if (ragged)
+        g_variant_unref(ragged);
     g_strlcpy(sj->source, m->source, sizeof sj->source);
     if (st->sd_status)
         gtk_label_set_text(GTK_LABEL(st->sd_status), "Searching…");
@@ -443,6 +452,14 @@ static void build_schedule_dialog(pt_actions *st)
     gtk_grid_attach(GTK_GRID(grid), st->sd_topk, 1, 1, 1, 1);
     st->sd_sm90a = gtk_check_button_new_with_mnemonic("");
     gtk_grid_attach(GTK_GRID(grid), st->sd_sm90a, 1, 2, 1, 1);
+    /* bound to a window action, so that the choice outlives the dialog and tests can set it */
+    GtkWidget *ragged = gtk_check_button_new_with_mnemonic("Also try _ragged warpgroup splits");
+    gtk_actionable_set_action_name(GTK_ACTIONABLE(ragged), "win.auto-schedule-ragged");
+    gtk_widget_set_tooltip_text(ragged, "Warpgroup counts that do not divide a batch axis (three "
+                                        "warpgroups on 64 heads: the last tile one head short, "
+                                        "charged in full). Untimed on a GPU so far, so off by "
+                                        "default");
+    gtk_grid_attach(GTK_GRID(grid), ragged, 1, 3, 1, 1);
     gtk_box_append(GTK_BOX(box), grid);
 
     st->sd_status = gtk_label_new(NULL);
@@ -872,6 +889,7 @@ static void action_preferences(GSimpleAction *a, GVariant *p, gpointer data)
 static const GActionEntry entries[] = {
     {"auto-schedule", action_schedule, NULL, NULL, NULL, {0}},
     {"auto-schedule-run", action_schedule_run, "(dxib)", NULL, NULL, {0}},
+    {"auto-schedule-ragged", NULL, NULL, "false", NULL, {0}},
     {"schedule-apply", action_schedule_apply, "i", NULL, NULL, {0}},
     {"profile", action_profile, NULL, NULL, NULL, {0}},
     {"export-kernel", action_export_kernel, NULL, NULL, NULL, {0}},

@@ -7,6 +7,8 @@
  *   win.auto-schedule-run (dxib)  search off the UI thread with a budget of seconds (d, 0: none)
  *                                 and of candidates (x, 0: none), top k (i), sm90a-only (b); the
  *                                 best candidate replaces the sProgram as an undoable edit
+ *   win.auto-schedule-ragged      (state b) searches also try warpgroup counts that do not
+ *                                 divide a batch axis (scheduler.h ragged_batch); off by default
  *   win.schedule-apply (i)        put candidate i (0 = best) of the last search in place instead
  *   win.profile                   Compile & Profile with the Preferences' remote command (or
  *                                 this machine's GPU); the measured spans are laid over the

@@ -122,6 +122,25 @@ static void test_auto_schedule(void)
     g_assert_cmpfloat(wait_job(60), >=, 0);
     g_assert_true(log_has("every candidate with the decay factored, as the program has it"));
     g_assert_cmpint(pt_window_get_model(win)->prog.decay, ==, PT_DECAY_FACTORED);
+    /* Without ragged splits no candidate has three warpgroups on 64 heads; with them (the
+     * dialog's check button, a window action) the H200 model's whole-space pick does. */
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, FALSE));
+    g_assert_cmpfloat(wait_job(120), >=, 0);
+    g_assert_cmpint(pt_window_get_model(win)->sg.tiling.warpgroups, ==, 2);
+    g_assert_false(log_has("also trying warpgroup counts that do not divide"));
+    GVariant *st = g_action_group_get_action_state(G_ACTION_GROUP(win), "auto-schedule-ragged");
+    g_assert_false(g_variant_get_boolean(st));
+    g_variant_unref(st);
+    explorer_activate("auto-schedule-ragged", NULL);
+    st = g_action_group_get_action_state(G_ACTION_GROUP(win), "auto-schedule-ragged");
+    g_assert_true(g_variant_get_boolean(st));
+    g_variant_unref(st);
+    explorer_activate("auto-schedule-run", g_variant_new("(dxib)", 0.0, (gint64)0, 1, FALSE));
+    g_assert_cmpfloat(wait_job(120), >=, 0);
+    g_assert_null(pt_window_get_error(win));
+    g_assert_true(log_has("also trying warpgroup counts that do not divide a batch axis"));
+    g_assert_cmpint(pt_window_get_model(win)->sg.tiling.warpgroups, ==, 3);
+    explorer_activate("auto-schedule-ragged", NULL);
     g_free(before);
     g_free(after);
     g_free(undone);
