@@ -123,6 +123,12 @@ typedef struct {
                                     partial) saves of launch_ns: its launch and prologue overlap
                                     the first kernel's tail. 0 = nothing (no such launch) */
     double tile_overhead_ns;     /* per output tile (block scheduling, tile index math) */
+    double wg_store_stagger;     /* per-warpgroup stores (tiling wg_stores) on a persistent
+                                    CTA: the share of the warpgroups' stagger at a joint store
+                                    (the last warpgroup's epilogue end less the first's) that a
+                                    follow-on tile wins back, its early warpgroups starting the
+                                    next tile without waiting for the others (waves.c). 0 =
+                                    nothing */
     double dynamic_claim_ns;     /* per tile a persistent CTA claims from a dynamic hand-out
                                     (an atomic on a global counter before the tile's loads);
                                     0 = free */

@@ -349,6 +349,39 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
     return ns;
 }
 
+/* Each consumer warpgroup storing its own rows (tiling wg_stores) needs no barrier among the
+ * warpgroups at the tile's end: the one that finishes its epilogue first starts the next tile
+ * at once, where a joint store holds it until the last one is done (the staging buffer is
+ * free again only after the store that reads it all). The simulated tile starts its warpgroups
+ * together, so the stagger a joint store realigns every tile (the last warpgroup's last
+ * compute end less the first's) is what the follow-on tile can win; hw.wg_store_stagger says
+ * how much of it does (the warpgroups still meet on the shared tensor and CUDA cores). */
+static double wg_store_stagger(const pt_sprogram *p, const pt_stask_graph *sg,
+                               const pt_timeline *tl, const pt_hw *hw)
+{
+    if (!sg->tiling.wg_stores || sg->tiling.warpgroups < 2 || !(hw->wg_store_stagger > 0))
+        return 0;
+    double end[PT_MAX_ROLES] = {0};
+    for (int64_t i = 0; i < tl->n_spans; i++) {
+        const pt_span *s = &tl->spans[i];
+        if (s->lane < 0 || s->lane >= p->n_lanes || p->lanes[s->lane].seu == PT_SEU_TMA)
+            continue;
+        int r = p->lanes[s->lane].role;
+        if (r >= 0 && r < PT_MAX_ROLES && s->end_ns > end[r])
+            end[r] = s->end_ns;
+    }
+    double first = -1, last = 0;
+    for (int r = 0; r < p->n_roles && r < PT_MAX_ROLES; r++) {
+        if (!(end[r] > 0))
+            continue;
+        if (first < 0 || end[r] < first)
+            first = end[r];
+        if (end[r] > last)
+            last = end[r];
+    }
+    return first < 0 ? 0 : hw->wg_store_stagger * (last - first);
+}
+
 /* A persistent CTA runs its tiles back to back and pays no block launch (tile_overhead_ns).
  * When the loads' lane is free to run ahead, the producer also loads the next tile while the
  * consumers finish the current one, so a follow-on tile hides the final store and part of the
@@ -405,7 +438,8 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
     }
     if (ahead > epilogue)
         ahead = epilogue > 0 ? epilogue : 0;
-    return fill + ahead + (tail > 0 ? tail : 0) + hw->tile_overhead_ns;
+    return fill + ahead + wg_store_stagger(p, sg, tl, hw) + (tail > 0 ? tail : 0) +
+           hw->tile_overhead_ns;
 }
 
 /* The load rates of the hardware model are per EU with every EU streaming: the whole chip's
