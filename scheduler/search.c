@@ -561,12 +561,10 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
 /* Each warpgroup storing its own rows (tiling wg_stores): the same tiling re-partitioned so
  * each warpgroup's store waits for its own epilogue only, the program rebuilt with the same
  * options (and the prologue product ahead where c had it), kept where predicted faster. The
- * model credits little (the warpgroups' chains are alike, so one store after both costs it
- * nothing; on the GPU the warpgroups then run in step and contend): 0.05% at ChunkScan B 8, where
- * the hand-edited form measured 1.6-2.0% faster (BENCHMARKS.md, session 44). So it is tried only
- * where it was measured, the warpgroups on a batch axis of a tile with a prologue product
- * (ChunkScan's heads); ChunkState's picks, where the model ties the two forms, keep one store
- * until it is timed there. */
+ * model credits it through hw.wg_store_stagger (waves.c), fitted on ChunkScan at B 8 (measured
+ * 1.9-2.4% faster, BENCHMARKS.md session 45). It is tried only where it was measured, the
+ * warpgroups on a batch axis of a tile with a prologue product (ChunkScan's heads); ChunkState,
+ * where the model would credit it 0.4%, keeps one store until it is timed there. */
 static void try_wg_stores(search *S, pt_schedule_candidate *c, const pt_intra_opts *io)
 {
     pt_tiling t = c->sg.tiling;
