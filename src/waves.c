@@ -355,31 +355,18 @@ double pt_waves_dram_floor_ns(const pt_stask_graph *sg, const pt_hw *hw)
  * free again only after the store that reads it all). The simulated tile starts its warpgroups
  * together, so the stagger a joint store realigns every tile (the last warpgroup's last
  * compute end less the first's) is what the follow-on tile can win; hw.wg_store_stagger says
- * how much of it does (the warpgroups still meet on the shared tensor and CUDA cores). */
-static double wg_store_stagger(const pt_sprogram *p, const pt_stask_graph *sg,
-                               const pt_timeline *tl, const pt_hw *hw)
+ * how much of it does (the warpgroups still meet on the shared tensor and CUDA cores).
+ * role_end: each role's last compute end (0: none), last: the latest of them. */
+static double wg_store_stagger(const double *role_end, int n_roles, double last,
+                               const pt_stask_graph *sg, const pt_hw *hw)
 {
     if (!sg->tiling.wg_stores || sg->tiling.warpgroups < 2 || !(hw->wg_store_stagger > 0))
         return 0;
-    double end[PT_MAX_ROLES] = {0};
-    for (int64_t i = 0; i < tl->n_spans; i++) {
-        const pt_span *s = &tl->spans[i];
-        if (s->lane < 0 || s->lane >= p->n_lanes || p->lanes[s->lane].seu == PT_SEU_TMA)
-            continue;
-        int r = p->lanes[s->lane].role;
-        if (r >= 0 && r < PT_MAX_ROLES && s->end_ns > end[r])
-            end[r] = s->end_ns;
-    }
-    double first = -1, last = 0;
-    for (int r = 0; r < p->n_roles && r < PT_MAX_ROLES; r++) {
-        if (!(end[r] > 0))
-            continue;
-        if (first < 0 || end[r] < first)
-            first = end[r];
-        if (end[r] > last)
-            last = end[r];
-    }
-    return first < 0 ? 0 : hw->wg_store_stagger * (last - first);
+    double first = last;
+    for (int r = 0; r < n_roles; r++)
+        if (role_end[r] > 0 && role_end[r] < first)
+            first = role_end[r];
+    return hw->wg_store_stagger * (last - first);
 }
 
 /* A persistent CTA runs its tiles back to back and pays no block launch (tile_overhead_ns).
@@ -398,7 +385,7 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
     /* with O staged over the resident Q, the next Q waits for the store to read it */
     if (pt_sprogram_store_lane_loads(p, sg) >= 0 || !pt_sprogram_staging_apart(p, sg, hw))
         return hw->tile_overhead_ns;
-    double first_compute = -1, last_compute = 0, last_body = 0;
+    double first_compute = -1, last_compute = 0, last_body = 0, role_end[PT_MAX_ROLES] = {0};
     for (int64_t i = 0; i < tl->n_spans; i++) {
         const pt_span *s = &tl->spans[i];
         if (s->lane < 0 || s->lane >= p->n_lanes || p->lanes[s->lane].seu == PT_SEU_TMA)
@@ -407,6 +394,9 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
             first_compute = s->start_ns;
         if (s->end_ns > last_compute)
             last_compute = s->end_ns;
+        int r = p->lanes[s->lane].role;
+        if (r >= 0 && r < PT_MAX_ROLES && s->end_ns > role_end[r])
+            role_end[r] = s->end_ns;
         if (s->stask >= 0 && s->stask < sg->n && sg->tasks[s->stask].region == PT_REGION_BODY &&
             s->end_ns > last_body)
             last_body = s->end_ns;
@@ -438,8 +428,9 @@ double pt_waves_persistent_saving(const pt_sprogram *p, const pt_stask_graph *sg
     }
     if (ahead > epilogue)
         ahead = epilogue > 0 ? epilogue : 0;
-    return fill + ahead + wg_store_stagger(p, sg, tl, hw) + (tail > 0 ? tail : 0) +
-           hw->tile_overhead_ns;
+    int n_roles = p->n_roles < PT_MAX_ROLES ? p->n_roles : PT_MAX_ROLES;
+    return fill + ahead + wg_store_stagger(role_end, n_roles, last_compute, sg, hw) +
+           (tail > 0 ? tail : 0) + hw->tile_overhead_ns;
 }
 
 /* The load rates of the hardware model are per EU with every EU streaming: the whole chip's
