@@ -178,6 +178,10 @@ typedef struct {
     pt_kop ops[PT_KP_MAX_OPS];         /* the steady step */
     int n_steady;
     pt_kgroup steady[PT_KP_MAX_PENDING]; /* groups in flight at the start of a steady step */
+    int release_with[PT_KP_MAX_TASKS]; /* a CUDA-core task's ring stages: handed back when the
+                                          group of this asynchronous task of the same iteration
+                                          completes, or -1: once read, after a proxy fence
+                                          (pass_step.c, decision 4) */
     int peel;            /* steady steps printed after the fill before the loop */
     int n_pro;           /* prologue tasks: once per tile before the loop (a loop graph's
                             compute sTasks of the prologue region: Mamba2 ChunkScan's C.states),

@@ -20,6 +20,20 @@
  *    within straight-line code and serialises every wgmma when a register touched in a loop
  *    may be written across the back edge).
  *
+ * 4. Release points (release_points): a stage a task reads on the CUDA cores (ld.shared,
+ *    ldmatrix into registers) is handed back to the producer by each warp's arrival on its
+ *    empty barrier. ptxas issues that arrival without waiting for the loads' results, and the
+ *    producer's next TMA fill of the stage can then land before a load has read it: measured on
+ *    H100, a three-warpgroup ChunkScan whose warps handed CB's stage back right after their
+ *    ldmatrix lost up to 1e4 elements a launch (bench/mamba2/results-2026-12-07-s47). So a
+ *    stage whose values flow into an asynchronous group of the same iteration is handed back
+ *    when that group completes (it consumed registers made from the loads, so they have
+ *    returned); the reader's other stages go back once read, after a proxy fence
+ *    (fence.proxy.async also waits for the loads), which costs about 2% in a ChunkScan where
+ *    the deferral costs nothing. The deferral holds a stage until the group's wait, so it is
+ *    taken only where the ring has stages enough that the producer never waits on it for an
+ *    iteration the role reads before that wait.
+ *
  * pt_kpass_step runs the step from nothing in flight until the groups pending at its start
  * repeat (the steady state), and counts the steps a printer peels before its loop. */
 #include <stdio.h>
@@ -354,12 +368,66 @@ static bool steady(pt_kprog *kp, int w, const char *who, pt_error *err)
     return true;
 }
 
+/* Whether task b of role R reads, directly or through the role's synchronous tasks, the value
+ * task a writes (the same iteration's: a value is made and read once per iteration). */
+static bool flows(const pt_kprog *kp, const pt_krole *R, int a, int b, int depth)
+{
+    const pt_ktask *A = &R->tasks[a];
+    if (A->out < 0 || depth > PT_KP_MAX_TASKS)
+        return false;
+    if (reads(&R->tasks[b], A->out))
+        return true;
+    for (int t = 0; t < R->n_tasks; t++)
+        if (t != a && t != b && !R->tasks[t].async && reads(&R->tasks[t], A->out) &&
+            flows(kp, R, t, b, depth + 1))
+            return true;
+    return false;
+}
+
+/* Decision 4 (the head comment): for each synchronous task of role w that reads ring stages,
+ * the asynchronous task whose group's completion hands them back, or -1. */
+static void release_points(pt_kprog *kp, int w)
+{
+    pt_krole *R = &kp->consumer[w];
+    for (int e = 0; e < R->n_tasks; e++) {
+        const pt_ktask *E = &R->tasks[e];
+        int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, E, rings);
+        if (E->async || !n)
+            continue;
+        for (int m = 0; m < R->n_tasks && R->release_with[e] < 0; m++) {
+            if (!R->tasks[m].async || !flows(kp, R, e, m, 0))
+                continue;
+            /* the steady step's wait that completes m's group: it ran `step` steps back */
+            int g = 1;
+            for (int k = 0; k < R->n_ops && g > 0; k++)
+                for (int d = 0; d < R->ops[k].n_done; d++)
+                    if (R->ops[k].kind == PT_KOP_WAIT && R->ops[k].done[d].task == m)
+                        g = R->ops[k].done[d].step;
+            if (g > 0)
+                continue;
+            /* iteration i is read in step i - o_e and handed back in step i - o_m - g; the
+             * read of i + stages must come in a later step */
+            int held = E->offset - R->tasks[m].offset - g;
+            bool fits = true;
+            for (int r = 0; r < n; r++)
+                fits &= kp->bufs[rings[r]].stages > held;
+            if (fits)
+                R->release_with[e] = m;
+        }
+    }
+}
+
 bool pt_kpass_step(pt_kprog *kp, const char *who, pt_error *err)
 {
+    for (int w = 0; w < kp->wgs; w++)
+        for (int e = 0; e < PT_KP_MAX_TASKS; e++)
+            kp->consumer[w].release_with[e] = -1;
     if (kp->loop == PT_KLOOP_NONE)
         return true;
-    for (int w = 0; w < kp->wgs; w++)
+    for (int w = 0; w < kp->wgs; w++) {
         if (!steady(kp, w, who, err))
             return false;
+        release_points(kp, w);
+    }
     return true;
 }

@@ -197,6 +197,9 @@ static void emit_consumer(strbuf *sb, const sm90a_combine *c)
     if (over)
         sb_puts(sb, IND "    pt::named_sync(1, 128);  // every thread read Y: O is staged over it\n");
     else {
+        /* the loads into registers have returned before the tiles go back to the TMA
+         * (docs/CODEGEN-sm90a.md, a stage read on the CUDA cores) */
+        sb_puts(sb, IND "    pt::fence_proxy_async();\n");
         sb_puts(sb, c->x_plain ? IND "    if (warp_lane == 0)  // this warp is done with Y\n"
                                  IND "        pt::mbar_arrive(y_empty);\n"
                                : IND "    if (warp_lane == 0) {  // this warp is done with X and Y\n"

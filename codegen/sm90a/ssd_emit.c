@@ -373,11 +373,16 @@ static void emit_entry(strbuf *sb, const step_ctx *c, const pt_ktask *e)
                   ew_name(g->ops[e->op].kind), out, x, y);
     }
     if (!e->async) {
-        /* done on this thread; each warp hands back the stages it read */
+        /* done on this thread; each warp hands back the stages it read: with the group its
+         * values feed (steps.c), or now, after a fence that waits for its loads (pass_step.c,
+         * decision 4) */
         sb_printf(sb, "                PT_REC(%d, %d, n_tile, i, 1);\n", e->stask, e->lane);
         int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, e, rings);
+        if (kp->consumer[c->w].release_with[e - kp->consumer[c->w].tasks] >= 0)
+            n = 0;
         if (n)
-            sb_puts(sb, "                __syncwarp();\n");
+            sb_puts(sb, "                pt::fence_proxy_async();  // the loads have returned before the stage goes back\n"
+                        "                __syncwarp();\n");
         for (int r = 0; r < n; r++) {
             char lo[8], up[8];
             sm90a_buf_name(&sd->sh, rings[r], lo, up, sizeof lo);
@@ -406,6 +411,7 @@ static void emit_mvec_read(strbuf *sb, const sm90a_ssd *sd, int b, int w)
                   "                r_%s[0] = p[0];\n"
                   "                r_%s[1] = p[8];\n"
                   "            }\n"
+                  "            pt::fence_proxy_async();  // the loads have returned before the tile goes back\n"
                   "            __syncwarp();\n"
                   "            if (lane == 0)\n"
                   "                pt::mbar_arrive(%s_empty);  // this warp holds its rows in registers\n",
@@ -539,7 +545,8 @@ static void emit_tile_residents(strbuf *sb, const sm90a_ssd *sd, int w)
             else
                 sb_printf(sb, "            const float r_%s = reinterpret_cast<const float *>(smem + OFF_%s)[(%s) & %d];\n",
                           lo, up, sd->sh.flat[b], 16 / kp->bufs[b].elem_bytes - 1);
-            sb_printf(sb, "            __syncwarp();\n"
+            sb_printf(sb, "            pt::fence_proxy_async();  // the load has returned before the tile goes back\n"
+                          "            __syncwarp();\n"
                           "            if (lane == 0)\n"
                           "                pt::mbar_arrive(%s_empty);  // this warp holds the tile's %s in a register\n",
                       lo, sd->g->tensors[kp->bufs[b].tensor].name);

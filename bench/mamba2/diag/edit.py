@@ -10,7 +10,15 @@ warpgroup 0's rows) come from (bisect.sh):
   perm    warpgroups 0 and 2 trade the heads they compute (their data slots and store heads),
           keeping their staging rows
   lock    every consumer warpgroup meets the others at each tile's start (named barrier 5)
-  relb    x's ring stage released by every warp after its wgmma wait, not by the lead only"""
+  relb    x's ring stage released by every warp after its wgmma wait, not by the lead only
+  defer_x, defer_u3, defer_u5   that ring's stage (CB, dt, dA_s) released at the step's end,
+          after the wgmma wait, not right after the warp read it
+  defer_u4   dA_l's resident tile released after the tile's loop, not once read
+  consume_u4, consume_x   before the warp's arrival that releases dA_l's tile (CB's stage), its
+          lane 0 hands the values the warp read from it to a shared-memory atomic, so that the
+          arrival issues only once those reads have returned (a few cycles, no throttling)
+  fence_x, fence_u3, fence_u5, fence_u4   a proxy fence (fence.proxy.async.shared::cta) by every
+          lane between its reads of that buffer and the warp's arrival that releases it"""
 import re
 import sys
 
@@ -50,6 +58,52 @@ elif v == "lock":
 elif v == "relb":
     head = head.replace("pt::mbar_init(&empty_b[s], WGS);", "pt::mbar_init(&empty_b[s], 4 * WGS);")
     roles = [r.replace("if (lead)\n                        pt::mbar_arrive(&empty_b", "if (lane == 0)\n                        pt::mbar_arrive(&empty_b") for r in roles]
+elif v.startswith("defer_"):
+    b = v[len("defer_"):]
+    if b == "u4":
+        old = "            __syncwarp();\n            if (lane == 0)\n                pt::mbar_arrive(u4_empty);  // this warp holds its rows in registers\n"
+        new = "            u5base += n_iter_tile;\n"
+        for k, r in enumerate(roles):
+            assert old in r and new in r, v
+            r = r.replace(old, "")
+            roles[k] = r.replace(new, "            __syncwarp();\n            if (lane == 0)\n                pt::mbar_arrive(u4_empty);  // deferred\n" + new, 1)
+    else:
+        old = "                __syncwarp();\n                if (lane == 0)\n                    pt::mbar_arrive(&empty_%s[s_%s]);  // this warp read the stage\n" % (b, b)
+        at = "            pt::wgmma_wait<0>();  // every wgmma group committed so far done\n            pt::keep_all(acc);\n"
+        base = {"x": "xbase", "u3": "u3base", "u5": "u5base"}[b]
+        for k, r in enumerate(roles):
+            assert old in r and at in r, v
+            r = r.replace(old, "")
+            roles[k] = r.replace(at, at + "            __syncwarp();\n            if (lane == 0)\n                pt::mbar_arrive(&empty_%s[(%s + (uint32_t)v) %% STAGES_%s]);  // deferred\n" % (b, base, b.upper()), 1)
+elif v.startswith("consume_"):
+    helper = ('__device__ __forceinline__ void pt_consume(uint8_t *smem, uint32_t v)\n{\n'
+              '    asm volatile("red.shared.xor.b32 [%0], %1;" ::"r"(pt::smem_addr(smem + OFF_BAR + 256)), "r"(v) : "memory");\n}\n\n')
+    if "pt_consume" not in head:
+        head = head.replace('extern "C" __global__', helper + 'extern "C" __global__', 1)
+    b = v[len("consume_"):]
+    for k, r in enumerate(roles):
+        if b == "u4":
+            old = "            __syncwarp();\n            if (lane == 0)\n                pt::mbar_arrive(u4_empty);"
+            assert old in r, v
+            roles[k] = r.replace(old, "            if (lane == 0)\n                pt_consume(smem, __float_as_uint(r_u4[0]) ^ __float_as_uint(r_u4[1]));\n" + old, 1)
+        else:
+            m = re.search(r"( *)pt::afrag_tile<KS, false>\(v3_0, [^\n]*\n", r)
+            assert m, v
+            ins = (m.group(1) + "{   uint32_t h = 0;\n" + m.group(1) + "    for (int kk = 0; kk < KS; ++kk)\n" + m.group(1) +
+                   "        for (int j = 0; j < 4; ++j)\n" + m.group(1) + "            h ^= v3_0[kk][j];\n" + m.group(1) +
+                   "    if (lane == 0)\n" + m.group(1) + "        pt_consume(smem, h);\n" + m.group(1) + "}\n")
+            roles[k] = r[:m.end()] + ins + r[m.end():]
+elif v.startswith("fence_"):
+    b = v[len("fence_"):]
+    if b == "u4":
+        old = "            __syncwarp();\n            if (lane == 0)\n                pt::mbar_arrive(u4_empty);"
+        new = "            pt::fence_proxy_async();\n" + old
+    else:
+        old = "                __syncwarp();\n                if (lane == 0)\n                    pt::mbar_arrive(&empty_%s[s_%s]);" % (b, b)
+        new = "                pt::fence_proxy_async();\n" + old
+    for k, r in enumerate(roles):
+        assert old in r, v
+        roles[k] = r.replace(old, new, 1)
 else:
     sys.exit(f"unknown variant {v}")
 out = head + "".join(roles)

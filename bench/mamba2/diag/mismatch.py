@@ -43,6 +43,8 @@ def main():
                 o = outs[k.out].float().reshape(ref.shape)
                 bad = ~((o - ref).abs() <= 0.01 * scale + 0.02 * ref.abs())
                 masks.append(bad)
+                if len(masks) == 1:
+                    first_out = o.clone()
                 nan = int(torch.isnan(o).sum().item())
                 rec.setdefault("per_launch", []).append({"bad": int(bad.sum().item()), "nan": nan})
             every = masks[0].clone()
@@ -69,15 +71,10 @@ def main():
                     rec["by"]["l"] = top(collections.Counter(s % k.L for s in cols["s"]), 12)
                     rec["by"]["l_tile64"] = top(collections.Counter((s % k.L) // 64 for s in cols["s"]))
                     rec["by"]["l_in_tile"] = top(collections.Counter(s % 64 for s in cols["s"]), 12)
-                first = masks[0].nonzero()[:6].tolist()
-                o0 = None
-                rec["examples"] = []
-                outs[k.out].fill_(float("nan"))
-                b.launch(slots)
-                torch.cuda.synchronize()
-                o0 = outs[k.out].float().reshape(ref.shape)
-                for e in first:
-                    rec["examples"].append({"at": e, "ours": o0[tuple(e)].item(), "ref": ref[tuple(e)].item()})
+                first = masks[0].nonzero()[:12].tolist()
+                rec["scale"] = scale
+                rec["examples"] = [{"at": e, "ours": first_out[tuple(e)].item(), "ref": ref[tuple(e)].item()}
+                                   for e in first]  # the first launch's wrong elements
         except Exception as e:
             rec["error"] = f"{type(e).__name__}: {e}"
         print(json.dumps(rec), flush=True)

@@ -1,0 +1,199 @@
+/* test_cuda_core_release.c — when a generated sm90a kernel hands back a stage its warps read on
+ * the CUDA cores (codegen/ir/pass_step.c, decision 4; docs/CODEGEN-sm90a.md).
+ *
+ * Session 47 measured on H100: a three-warpgroup ChunkScan whose warps arrived on CB's empty
+ * barrier right after their ldmatrix of the stage lost up to 1e4 output elements a launch (the
+ * producer's next TMA fill landed before the loads had read it; ptxas does not wait for the
+ * loads' results before the arrival). The kernels must now hand such a stage back when the
+ * wgmma group its values feed has completed, or else only after a proxy fence, and a resident
+ * tile read into registers after the same fence. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen.h"
+#include "embedded.h"
+#include "propagate.h"
+#include "ptest.h"
+#include "validate.h"
+
+typedef struct {
+    pt_graph g;
+    pt_hw hw;
+    pt_stask_graph sg;
+    pt_sprogram p;
+    pt_error err;
+} fx;
+
+static fx F; /* large: static */
+
+static bool setup(const char *example, const char *set)
+{
+    memset(&F, 0, sizeof F);
+    const char *text = pt_embedded_find(pt_embedded_examples, example);
+    pt_tiling t;
+    bool ok = text && pt_graph_load_text(&F.g, example, text, strlen(text), set, &F.err) &&
+              pt_hw_load(&F.hw, "H100", &F.err);
+    if (ok) {
+        pt_tiling_defaults(&F.g, &t);
+        ok = pt_partition(&F.sg, &F.g, &t, &F.err) && pt_sprogram_default(&F.p, &F.sg, &F.hw, &F.err);
+    }
+    CHECK_MSG(ok, "%s %s: %s", example, set ? set : "", F.err.msg);
+    return ok;
+}
+
+static void teardown(void)
+{
+    pt_sprogram_free(&F.p);
+    pt_stask_graph_free(&F.sg);
+}
+
+static bool offset(const char *id, int off)
+{
+    int s = pt_stask_find(&F.sg, id), lane = -1, pos = -1;
+    bool ok = s >= 0 && pt_sprogram_placement(&F.p, s, &lane, &pos) &&
+              pt_append(&F.p, &F.sg, s, lane, pos, off, &F.err);
+    CHECK_MSG(ok, "%s at %+d: %s", id, off, F.err.msg);
+    return ok;
+}
+
+static char *generate(void)
+{
+    pt_codegen_result out;
+    memset(&out, 0, sizeof out);
+    bool ok = pt_codegen_sm90a(&F.p, &F.sg, &F.hw, &out, &F.err);
+    CHECK_MSG(ok, "codegen: %s", F.err.msg);
+    if (!ok)
+        return NULL;
+    free(out.host_c);
+    return out.kernel_cu;
+}
+
+/* a kernel lacking a line: the line, not the kernel, in the message */
+#define HAS(k, s) CHECK_MSG(strstr((k), (s)) != NULL, "the kernel lacks \"%s\"", (s))
+
+static int count(const char *k, const char *s)
+{
+    int n = 0;
+    for (const char *p = strstr(k, s); p; p = strstr(p + 1, s))
+        n++;
+    return n;
+}
+
+/* Every arrival that hands back a stage or a resident tile right after the warp's own reads
+ * follows a proxy fence within the three lines before it. */
+static void check_immediate_releases_fenced(const char *k, const char *what)
+{
+    static const char *marks[] = {"// this warp read the stage", "// this warp holds"};
+    for (int m = 0; m < 2; m++)
+        for (const char *p = strstr(k, marks[m]); p; p = strstr(p + 1, marks[m])) {
+            const char *q = p;
+            for (int lines = 0; q > k && lines < 4; q--)
+                lines += *q == '\n';
+            char window[512];
+            size_t n = (size_t)(p - q) < sizeof window - 1 ? (size_t)(p - q) : sizeof window - 1;
+            memcpy(window, q, n);
+            window[n] = 0;
+            CHECK_MSG(strstr(window, "pt::fence_proxy_async();") != NULL,
+                      "%s: an arrival after the warp's reads without a fence before it:%s", what, window);
+        }
+}
+
+/* The default ChunkScan: decay (dA_s), Pw (CB) and Pdt (dt) feed mma.y_intra of the same
+ * iteration, so all three stages go back after its wait, none right after its reads. */
+static void test_chunk_scan_defers_every_ring(void)
+{
+    if (!setup("mamba2_chunk_scan", NULL))
+        return;
+    char *k = generate();
+    if (k) {
+        CHECK_MSG(count(k, "// this warp read the stage") == 0, "%s", "a CUDA-core stage released at its read");
+        for (int w = 0; w < 2; w++) {
+            char s[128];
+            snprintf(s, sizeof s, "mma.y_intra.wg%d of iteration i is complete: the stages mul.Pw.wg%d read go back", w, w);
+            HAS(k, s);
+            snprintf(s, sizeof s, "the stages exp_decay.decay.wg%d read go back", w);
+            HAS(k, s);
+            snprintf(s, sizeof s, "the stages mul.Pdt.wg%d read go back", w);
+            HAS(k, s);
+        }
+        /* after the group's wait, each warp once */
+        const char *wait = strstr(k, "pt::wgmma_wait<0>();  // every wgmma group committed so far done");
+        const char *back = strstr(k, "read go back");
+        CHECK(wait && back && wait < back);
+        HAS(k, "__syncwarp();\n                    if (lane == 0) {\n                        pt::mbar_arrive(&empty_");
+        check_immediate_releases_fenced(k, "chunk_scan");
+        free(k);
+    }
+    teardown();
+}
+
+/* chain-ahead: decay and Pw a step ahead of their mma; the stages are held one step more,
+ * which three stages allow: still deferred. With CB's ring of one stage the deferral would
+ * stall the producer for a stage the role reads before the wait: CB goes back at its read,
+ * after the fence, while the other rings stay deferred. */
+static void test_chain_ahead(void)
+{
+    if (!setup("mamba2_chunk_scan", NULL))
+        return;
+    bool ok = offset("exp_decay.decay.wg0", 1) && offset("mul.Pw.wg0", 1) &&
+              offset("exp_decay.decay.wg1", 1) && offset("mul.Pw.wg1", 1);
+    char *k = ok ? generate() : NULL;
+    if (k) {
+        CHECK(count(k, "// this warp read the stage") == 0);
+        HAS(k, "the stages mul.Pw.wg0 read go back");
+        free(k);
+    }
+    int cb = pt_graph_find_tensor(&F.g, "CB");
+    CHECK(cb >= 0);
+    if (ok && cb >= 0) {
+        F.p.stages[cb] = 1;
+        if (pt_validate(&F.p, &F.sg, &F.hw, NULL, &F.err)) {
+            k = generate();
+            if (k) {
+                CHECK(strstr(k, "the stages mul.Pw.wg0 read go back") == NULL);
+                CHECK(count(k, "// this warp read the stage") >= 2);
+                HAS(k, "the stages mul.Pdt.wg0 read go back");
+                check_immediate_releases_fenced(k, "chain-ahead, CB 1 stage");
+                free(k);
+            }
+        } else {
+            /* the validator's word on a one-stage ring under a +1 offset: then a two-stage
+             * ring holding a slot one step is the tightest the deferral meets */
+            F.p.stages[cb] = 2;
+            CHECK_MSG(pt_validate(&F.p, &F.sg, &F.hw, NULL, &F.err), "%s", F.err.msg);
+            k = generate();
+            if (k) {
+                HAS(k, "the stages mul.Pw.wg0 read go back");
+                free(k);
+            }
+        }
+    }
+    teardown();
+}
+
+/* ChunkState: its A operand is made from x, dt and dA_s on the CUDA cores (deferred), and
+ * dA_last is one scalar per tile held in a register (fenced). The grouped forms alike. */
+static void test_other_ssd_kernels(void)
+{
+    static const char *ex[] = {"mamba2_chunk_state", "mamba2_chunk_state_grouped", "mamba2_chunk_scan_grouped"};
+    for (int i = 0; i < 3; i++) {
+        if (!setup(ex[i], NULL))
+            continue;
+        char *k = generate();
+        if (k) {
+            CHECK_MSG(count(k, "read go back") > 0, "%s: no stage handed back with its group", ex[i]);
+            check_immediate_releases_fenced(k, ex[i]);
+            free(k);
+        }
+        teardown();
+    }
+}
+
+int main(void)
+{
+    PTEST_RUN(test_chunk_scan_defers_every_ring);
+    PTEST_RUN(test_chain_ahead);
+    PTEST_RUN(test_other_ssd_kernels);
+    PTEST_END();
+}
