@@ -58,27 +58,34 @@ static void emit_release(strbuf *sb, const step_ctx *c, const pt_kgroup *gr, con
                   ind, vexpr, gr->step + e->offset, kp->sg->tasks[e->stask].id, up, ind, ind,
                   e->stask, e->lane, ind, ind, lo, lo, up, ind, ind);
     }
-    /* the stages the CUDA cores read for this group's operands go back with it, each warp's
-     * (pass_step.c, decision 4: only now have the warp's loads surely returned) */
+    /* the stages the CUDA cores read for this group's operands go back with it, each warp's, in
+     * one guarded block (pass_step.c, decision 4: only now have the warp's loads surely
+     * returned) */
     const pt_krole *R = &kp->consumer[c->w];
+    char readers[160] = "";
+    for (int t = 0, len = 0; t < R->n_tasks; t++)
+        if (R->release_with[t] == gr->task && len < (int)sizeof readers)
+            len += snprintf(readers + len, sizeof readers - (size_t)len, "%s%s", len ? ", " : "",
+                            kp->sg->tasks[R->tasks[t].stask].id);
+    if (!readers[0])
+        return;
+    sb_printf(sb, "%s{   const int i = %s + %d;  // %s of iteration i is complete: the stages %s read go back\n"
+                  "%s    if (i >= 0 && i < n_iter) {\n"
+                  "%s        __syncwarp();\n"
+                  "%s        if (lane == 0) {\n",
+              ind, vexpr, gr->step + e->offset, kp->sg->tasks[e->stask].id, readers, ind, ind, ind);
     for (int t = 0; t < R->n_tasks; t++) {
         if (R->release_with[t] != gr->task)
             continue;
         n = pt_kprog_task_rings(kp, &R->tasks[t], rings);
-        sb_printf(sb, "%s{   const int i = %s + %d;  // %s of iteration i is complete: the stages %s read go back\n"
-                      "%s    if (i >= 0 && i < n_iter) {\n"
-                      "%s        __syncwarp();\n"
-                      "%s        if (lane == 0) {\n",
-                  ind, vexpr, gr->step + e->offset, kp->sg->tasks[e->stask].id,
-                  kp->sg->tasks[R->tasks[t].stask].id, ind, ind, ind);
         for (int r = 0; r < n; r++) {
             char lo[8], up[8];
             sm90a_buf_name(c->st->sh, rings[r], lo, up, sizeof lo);
             sb_printf(sb, "%s            pt::mbar_arrive(&empty_%s[(%sbase + (uint32_t)i) %% STAGES_%s]);\n",
                       ind, lo, lo, up);
         }
-        sb_printf(sb, "%s        }\n%s    }\n%s}\n", ind, ind, ind);
     }
+    sb_printf(sb, "%s        }\n%s    }\n%s}\n", ind, ind, ind);
 }
 
 /* The carried values written by asynchronous tasks (accumulators), pinned once the last
