@@ -15,6 +15,7 @@
 #include "embedded.h"
 #include "propagate.h"
 #include "ptest.h"
+#include "sm90a_generate.h"
 #include "validate.h"
 
 typedef struct {
@@ -222,8 +223,34 @@ static void test_other_ssd_kernels(void)
     }
 }
 
+/* The low-bit GEMM whose warps dequantise their own rows of B into wgmma's A fragments (the
+ * swapped, small-M form): each warp's loads of Wq's and the scales' stages are fenced before the
+ * warp hands both stages back (int4 and fp4; the "fragments" packing shares this code,
+ * emit_rows_group in codegen/sm90a/gemm_dequant.c). */
+static void test_dequant_rows(void)
+{
+    static const char *ex[] = {"gemm_w4a16", "gemm_wfp4a16"};
+    for (int i = 0; i < 2; i++) {
+        pt_codegen_result out;
+        pt_error e = {0};
+        bool ok = pt_test_sm90a_generate(ex[i], "M=1,N=4096,K=4096", "m=8,n=64,k=256,wg=1,wg_axis=n", &out, &e);
+        CHECK_MSG(ok, "%s: %s", ex[i], e.msg);
+        if (!ok)
+            continue;
+        const char *k = out.kernel_cu;
+        const char *read = strstr(k, "// this warp has read its rows of both stages");
+        const char *fence = read ? strstr(read, "pt::fence_proxy_async();") : NULL;
+        const char *back = read ? strstr(read, "pt::mbar_arrive(&empty_bq[sq]);") : NULL;
+        CHECK_MSG(read && back, "%s: no per-warp release of Wq's stage", ex[i]);
+        CHECK_MSG(fence && back && fence < back, "%s: Wq's stage goes back without a fence after the reads", ex[i]);
+        free(out.kernel_cu);
+        free(out.host_c);
+    }
+}
+
 int main(void)
 {
+    PTEST_RUN(test_dequant_rows);
     PTEST_RUN(test_chunk_scan_defers_every_ring);
     PTEST_RUN(test_chain_ahead);
     PTEST_RUN(test_other_ssd_kernels);

@@ -228,7 +228,11 @@ static void emit_rows_group(strbuf *sb, const sm90a_gemm *gm)
                   "                                                               sc[(c + h) % LOOK][r][0], sc[(c + h) % LOOK][r][1], f[r][h]);\n"
                 : "                        pt::dequant_frag<elem_t, QKIND>(pk[(c + h) % LOOK][r], lane % 4, sc[(c + h) % LOOK][r][0],\n"
                   "                                                        sc[(c + h) % LOOK][r][1], f[r][h]);\n");
+    /* the fence: ptxas does not wait for a shared load's result before an mbarrier arrival, so
+     * without it the producer's next TMA fill of the stage could land before this warp's loads
+     * have read it (pass_step.c, decision 4, measured on ChunkScan's CB) */
     sb_puts(sb, "                if (g == BK / 32 / CH - 1) {  // this warp has read its rows of both stages\n"
+                "                    pt::fence_proxy_async();  // the loads have returned before the stages go back\n"
                 "                    __syncwarp();\n"
                 "                    if (lane == 0) {\n"
                 "                        pt::mbar_arrive(&empty_bq[sq]);\n"

@@ -3,8 +3,10 @@
 # decision 4) on the GPU. (1) bench/mamba2/diag/verify.sh: the racing three-warpgroup forms as
 # now generated, checked launch after launch, and the pick at 8 x 2048 against its pre-fix form
 # (.dev/old-h2s, carried), timed; (2) tests/gpu/release-race-test.sh; (3) every variant of
-# tests/codegen/variants.txt whose kernel.cu the fix changed (changed-variants.txt: 89 ChunkScan /
-# ChunkState, 9 decode-combine; GEMM and attention kernels are byte-identical) through
+# tests/codegen/variants.txt whose kernel.cu the fixes changed (changed-variants.txt: 89 ChunkScan /
+# ChunkState, 9 decode-combine, 29 low-bit GEMM with the rows dequantised in registers, whose
+# warps now fence before handing Wq's and the scales' stages back; GEMM and attention kernels
+# are byte-identical) through
 # run-gpu-tests.sh, every element checked; (4) tests/gpu/device-lib-test.sh.
 # From the repository root on the GPU machine after `source .deps/unpack.sh`.
 set -u
