@@ -39,6 +39,7 @@
 
 #include "backend.h"
 #include "codegen.h"
+#include "release_lint.h"
 #include "embedded.h"
 #include "json_util.h"
 #include "propagate.h"
@@ -428,6 +429,7 @@ static void print_reasons(FILE *f)
 /* ---- the contract checks of --check --------------------------------------------------------- */
 
 static int failures;
+static pt_release_lint releases; /* summed over the accepted draws' kernels */
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)
@@ -490,6 +492,17 @@ static void check_accepted(draw *d, uint64_t seed)
                 fail("seed %llu %s: the kernel %s a wgmma group in flight but the contract says "
                      "%d", (unsigned long long)seed, d->workload, late ? "keeps" : "does not keep",
                      h.mma_in_flight);
+            /* a stage its warps read on the CUDA cores goes back only once the reads returned */
+            pt_release_lint r;
+            char where[512];
+            if (out.kernel_cu && pt_release_lint_kernel(out.kernel_cu, &r, where, sizeof where))
+                fail("seed %llu %s: the kernel hands back a stage right after its warps' reads "
+                     "without a proxy fence:%s", (unsigned long long)seed, d->workload, where);
+            if (out.kernel_cu) {
+                releases.immediate += r.immediate;
+                releases.deferred += r.deferred;
+                releases.unfenced += r.unfenced;
+            }
             pt_codegen_result_free(&out);
         }
         pt_sprogram_free(&p2);
@@ -553,6 +566,9 @@ static int check_mode(const char *which, uint64_t seed0, int count)
     printf("gen_random_sprogram --check %s: %d seeds, %d accepted, %d draws, %d GEMM draws with "
            "stuck rings (all deadlock in the simulator too), %d failures\n", which, count,
            accepted, draws, stuck, failures);
+    printf("stages read on the CUDA cores: %d handed back with their wgmma group, %d right after the "
+           "reads behind a fence, %d without one\n", releases.deferred, releases.immediate,
+           releases.unfenced);
     print_reasons(stdout);
     return failures ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #include "embedded.h"
 #include "propagate.h"
 #include "ptest.h"
+#include "release_lint.h"
 #include "sm90a_generate.h"
 #include "validate.h"
 
@@ -82,22 +83,12 @@ static int count(const char *k, const char *s)
 }
 
 /* Every arrival that hands back a stage or a resident tile right after the warp's own reads
- * follows a proxy fence within the three lines before it. */
+ * follows a proxy fence (release_lint.h). */
 static void check_immediate_releases_fenced(const char *k, const char *what)
 {
-    static const char *marks[] = {"// this warp read the stage", "// this warp holds"};
-    for (int m = 0; m < 2; m++)
-        for (const char *p = strstr(k, marks[m]); p; p = strstr(p + 1, marks[m])) {
-            const char *q = p;
-            for (int lines = 0; q > k && lines < 4; q--)
-                lines += *q == '\n';
-            char window[512];
-            size_t n = (size_t)(p - q) < sizeof window - 1 ? (size_t)(p - q) : sizeof window - 1;
-            memcpy(window, q, n);
-            window[n] = 0;
-            CHECK_MSG(strstr(window, "pt::fence_proxy_async();") != NULL,
-                      "%s: an arrival after the warp's reads without a fence before it:%s", what, window);
-        }
+    char where[512];
+    CHECK_MSG(pt_release_lint_kernel(k, NULL, where, sizeof where) == 0,
+              "%s: an arrival after the warp's reads without a fence before it:%s", what, where);
 }
 
 /* Whether the kernel hands back the stages READER read in one deferred release, and (GROUP not
