@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 48, second device call. (1) What the low-bit fence costs: session 41's picks for 8B.o
 # (N 4096, K 4096) at M 1 and 16, int4 and fp4 (bench/lowbit/results-2026-12-06-s41), as now
-# generated (each warp fences before handing Wq's and the scales' stages back) and with that one
-# line removed, every element checked, then timed by their harness, PASSES passes. (2) The
+# generated (each warp fences before handing Wq's and the scales' stages back), with that one
+# line removed, and with the release deferred to the wgmma groups the stages feed
+# (defer_lowbit.py), every element checked, then timed by their harness, PASSES passes. (2) The
 # ChunkScan pick (session 44's, on this GPU's model) as now generated against mamba_ssm in one
 # process (ssd-vs-mamba.sh: CUDA graphs, rotated inputs, interleaved, every element checked) at
 # SHAPES. From the repository root on the GPU machine after `source .deps/unpack.sh`.
@@ -14,8 +15,9 @@ for f in w4a16 wfp4a16; do for m in 1 16; do
     n=$f-m$m
     "$CLI" codegen tests/codegen/graphs/gemm_${f}_bf16_frag.json --set M=$m,N=4096,K=4096,G=128 \
         --program $S41/program-$f-8Bo-m$m-pick.json --target sm90a -o $W/$n-fence >/dev/null || echo "$n: codegen failed"
-    cp -r $W/$n-fence $W/$n-nofence
+    cp -r $W/$n-fence $W/$n-nofence; cp -r $W/$n-fence $W/$n-defer
     sed -i '/the loads have returned before the stages go back/d' $W/$n-nofence/kernel.cu
+    python3 bench/mamba2/results-2026-12-07-s48/defer_lowbit.py $W/$n-defer
     echo "$n fences: $(grep -c fence_proxy_async $W/$n-fence/kernel.cu) / $(grep -c fence_proxy_async $W/$n-nofence/kernel.cu)"
 done; done
 ls -d $W/*/ | xargs -P 8 -I{} sh -c 'make -s -C {} all > {}/build.log 2>&1 || echo "{}: build failed"'
