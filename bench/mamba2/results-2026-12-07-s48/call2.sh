@@ -11,7 +11,7 @@ set -u
 . bench/common/round-start.sh call2
 W=/tmp/c2; rm -rf $W; mkdir -p $W
 S41=bench/lowbit/results-2026-12-06-s41
-for f in w4a16 wfp4a16; do for m in 1 16; do
+for f in w4a16 wfp4a16; do for m in ${LB_MS:-1 16}; do
     n=$f-m$m
     "$CLI" codegen tests/codegen/graphs/gemm_${f}_bf16_frag.json --set M=$m,N=4096,K=4096,G=128 \
         --program $S41/program-$f-8Bo-m$m-pick.json --target sm90a -o $W/$n-fence >/dev/null || echo "$n: codegen failed"
@@ -27,7 +27,7 @@ bash bench/common/harness-passes.sh ${PASSES:-3} $W/*/ | tee $R/lowbit-passes.tx
 echo "lowbit done $(( $(date +%s) - T0 )) s"
 G=examples/mamba2_chunk_scan.json; HWM=$(sh bench/common/hw-model.sh)
 P=bench/mamba2/results-2026-12-07-s45/programs
-for BS in ${SHAPES:-8:2048 8:4096}; do
+for BS in ${SHAPES-8:2048 8:4096}; do
     IFS=: read -r Bn Sn <<<"$BS"
     B=$W/scan-b$Bn-s$Sn; mkdir -p $B
     "$CLI" codegen $G --set B=$Bn,S=$Sn,H=64,P=64,N=128,L=256 --program $P/h2-$HWM-b$Bn-s$Sn.json --target sm90a -o $B/pick >/dev/null
