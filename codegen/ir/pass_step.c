@@ -370,7 +370,7 @@ static bool steady(pt_kprog *kp, int w, const char *who, pt_error *err)
 
 /* Whether task b of role R reads, directly or through the role's synchronous tasks, the value
  * task a writes (the same iteration's: a value is made and read once per iteration). */
-static bool flows(const pt_kprog *kp, const pt_krole *R, int a, int b, int depth)
+static bool flows(const pt_krole *R, int a, int b, int depth)
 {
     const pt_ktask *A = &R->tasks[a];
     if (A->out < 0 || depth > PT_KP_MAX_TASKS)
@@ -379,7 +379,7 @@ static bool flows(const pt_kprog *kp, const pt_krole *R, int a, int b, int depth
         return true;
     for (int t = 0; t < R->n_tasks; t++)
         if (t != a && t != b && !R->tasks[t].async && reads(&R->tasks[t], A->out) &&
-            flows(kp, R, t, b, depth + 1))
+            flows(R, t, b, depth + 1))
             return true;
     return false;
 }
@@ -395,7 +395,7 @@ static void release_points(pt_kprog *kp, int w)
         if (E->async || !n)
             continue;
         for (int m = 0; m < R->n_tasks && R->release_with[e] < 0; m++) {
-            if (!R->tasks[m].async || !flows(kp, R, e, m, 0))
+            if (!R->tasks[m].async || !flows(R, e, m, 0))
                 continue;
             /* the steady step's wait that completes m's group: it ran `step` steps back */
             int g = 1;
