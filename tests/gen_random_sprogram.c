@@ -495,10 +495,11 @@ static void check_accepted(draw *d, uint64_t seed)
             /* a stage its warps read on the CUDA cores goes back only once the reads returned */
             pt_release_lint r;
             char where[512];
-            if (out.kernel_cu && pt_release_lint_kernel(out.kernel_cu, &r, where, sizeof where))
-                fail("seed %llu %s: the kernel hands back a stage right after its warps' reads "
-                     "without a proxy fence:%s", (unsigned long long)seed, d->workload, where);
             if (out.kernel_cu) {
+                if (pt_release_lint_kernel(out.kernel_cu, &r, where, sizeof where))
+                    fail("seed %llu %s: the kernel hands back a stage right after its warps' "
+                         "reads without a proxy fence:%s", (unsigned long long)seed, d->workload,
+                         where);
                 releases.immediate += r.immediate;
                 releases.deferred += r.deferred;
                 releases.unfenced += r.unfenced;
