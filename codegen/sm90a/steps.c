@@ -62,22 +62,23 @@ static void emit_release(strbuf *sb, const step_ctx *c, const pt_kgroup *gr, con
      * one guarded block (pass_step.c, decision 4: only now have the warp's loads surely
      * returned) */
     const pt_krole *R = &kp->consumer[c->w];
-    char readers[160] = "";
-    for (int t = 0, len = 0; t < R->n_tasks; t++)
-        if (R->release_with[t] == gr->task && len < (int)sizeof readers)
-            len += snprintf(readers + len, sizeof readers - (size_t)len, "%s%s", len ? ", " : "",
-                            kp->sg->tasks[R->tasks[t].stask].id);
-    if (!readers[0])
+    int with[PT_KP_MAX_TASKS], nw = 0;
+    for (int t = 0; t < R->n_tasks; t++)
+        if (R->release_with[t] == gr->task)
+            with[nw++] = t;
+    if (!nw)
         return;
+    char readers[160] = "";
+    for (int j = 0, len = 0; j < nw && len < (int)sizeof readers; j++)
+        len += snprintf(readers + len, sizeof readers - (size_t)len, "%s%s", len ? ", " : "",
+                        kp->sg->tasks[R->tasks[with[j]].stask].id);
     sb_printf(sb, "%s{   const int i = %s + %d;  // %s of iteration i is complete: the stages %s read go back\n"
                   "%s    if (i >= 0 && i < n_iter) {\n"
                   "%s        __syncwarp();\n"
                   "%s        if (lane == 0) {\n",
               ind, vexpr, gr->step + e->offset, kp->sg->tasks[e->stask].id, readers, ind, ind, ind);
-    for (int t = 0; t < R->n_tasks; t++) {
-        if (R->release_with[t] != gr->task)
-            continue;
-        n = pt_kprog_task_rings(kp, &R->tasks[t], rings);
+    for (int j = 0; j < nw; j++) {
+        n = pt_kprog_task_rings(kp, &R->tasks[with[j]], rings);
         for (int r = 0; r < n; r++) {
             char lo[8], up[8];
             sm90a_buf_name(c->st->sh, rings[r], lo, up, sizeof lo);
