@@ -83,6 +83,7 @@ bool pt_span_wait_reason(const pt_sprogram *p, const pt_stask_graph *sg, const p
             const pt_span *r0 = find_span(tl, c, back);
             double when = r0 ? r0->end_ns : -HUGE_VAL;
             int64_t it = back;
+            int by = c;
             if (lag > 0) {
                 int64_t j = back + lag < iters ? back + lag : iters - 1;
                 const pt_span *r1 = find_span(tl, c, j);
@@ -91,10 +92,19 @@ bool pt_span_wait_reason(const pt_sprogram *p, const pt_stask_graph *sg, const p
                     it = j;
                 }
             }
+            /* a CUDA-core reader whose stage goes back with a wgmma group: that group's end
+             * (stage_hold.h; read with Hopper's asynchronous groups, as the sim does there) */
+            int grp = pt_stage_release_group(p, sg, &h, NULL, c);
+            const pt_span *g0 = grp >= 0 ? find_span(tl, grp, back) : NULL;
+            if (g0 && g0->end_ns > when) {
+                when = g0->end_ns;
+                by = grp;
+                it = back;
+            }
             if (when > best) {
                 best = when;
                 out->kind = PT_WAIT_STAGE;
-                out->stask = c;
+                out->stask = by;
                 out->iter = it;
                 out->tensor = t->tensor;
                 out->stages = k;
@@ -217,6 +227,11 @@ int64_t pt_ring_occupancy(const pt_sprogram *p, const pt_stask_graph *sg, const 
                 if (r1 && r1->issue_ns > w)
                     w = r1->issue_ns;
             }
+            int grp = pt_stage_release_group(p, sg, &h, NULL, c); /* as the wait reason above */
+            const pt_span *g0 = grp >= 0 && ld->iter >= 0 && ld->iter < iters ? BY(grp, ld->iter)
+                                                                              : NULL;
+            if (g0 && g0->end_ns > w)
+                w = g0->end_ns;
             rel = any ? fmax(rel, w) : w;
             any = true;
         }

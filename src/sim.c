@@ -431,10 +431,15 @@ static bool build_deps(sim_state *S, pt_error *err)
     const pt_stask_graph *sg = S->sg;
     const pt_sprogram *p = S->p;
     int n = S->n;
-    size_t cap = 0;
+    /* a ring's filler gets at most two rules per reader (its own, and its lag's or its
+     * group's), and one per mma reading a reader that dequantises rows: bounded by 2n + D */
+    size_t cap = 0, data = 0;
     for (int s = 0; s < n; s++)
-        cap += (size_t)sg->tasks[s].n_deps + 3 * (size_t)n;
-    cap += (size_t)p->n_waits + 1;
+        data += (size_t)(sg->tasks[s].n_deps < 0 ? 0 : sg->tasks[s].n_deps);
+    cap = data + (size_t)(p->n_waits < 0 ? 0 : p->n_waits) + 1;
+    for (int s = 0; s < n; s++)
+        if (pt_stask_fills_ring(sg, s))
+            cap += 2 * (size_t)n + data;
     S->deps = malloc(cap * sizeof *S->deps);
     S->dep_off = malloc(((size_t)n + 1) * sizeof *S->dep_off);
     if (!S->deps || !S->dep_off)
@@ -480,6 +485,11 @@ static bool build_deps(sim_state *S, pt_error *err)
                     /* a warpgroup dequantising its rows hands the packed stage back inside
                      * the step that issues their mma, after its Waits (the validator's
                      * release set, stage_hold.h): the mma's own loads hold it too */
+                    /* a CUDA-core reader whose stages go back when a group that consumed
+                     * its registers completes holds them until then */
+                    int grp = pt_stage_release_group(p, sg, &hold, S->hw, c);
+                    if (grp >= 0)
+                        S->deps[m++] = (dep_ent){.from = grp, .mode = DM_STAGE, .k = k, .lag = 0};
                     if (pt_stask_dequant_rows(sg, c))
                         for (int r = 0; r < n; r++)
                             if (sg->tasks[r].kind == PT_ST_MMA && pt_stage_reader(sg, c, r))

@@ -21,6 +21,7 @@
 #ifndef PT_STAGE_HOLD_H
 #define PT_STAGE_HOLD_H
 
+#include "hw.h"
 #include "sprogram.h"
 
 typedef struct {
@@ -29,6 +30,9 @@ typedef struct {
     int mma_in_flight;           /* wgmma groups a consumer keeps in flight across a step */
     bool in_flight_possible;     /* the loop body is wgmma only (lag 1 could be generated) */
     bool progress;               /* the rings make progress under these lags */
+    bool defer_reads;            /* a CUDA-core reader's stages go back with a wgmma group
+                                    (pt_stage_release_group) rather than behind a fence once
+                                    read: taken where the rings still progress so */
 } pt_stage_hold;
 
 /* Decide the contract for (p, sg). Never fails: an sProgram the validator refuses still gets
@@ -52,9 +56,10 @@ int64_t pt_stage_release_iter(const pt_stage_hold *h, int tensor, int64_t iter, 
  * issues R at iteration i + lag (iteration i + lag - o_R + o_e): the consumer releases the
  * slot at a wgmma wait inside that step, never later than its end. `clamp` marks R itself at
  * i + lag, taken at the last iteration when past the end (the loop's final wait releases it);
- * other entries past either end of the loop are not part of that step. For GEMM (the body of
- * the consumer is its mma alone) the set is exactly {R at i + lag}. Returns the count (may
- * exceed cap). */
+ * other entries past either end of the loop are not part of that step. A reader whose stages
+ * go back with a group M (pt_stage_release_group; lag 0) counts from the step that issues M at
+ * iteration i instead, and M there is the clamped entry. For GEMM (the body of the consumer is
+ * its mma alone) the set is exactly {R at i + lag}. Returns the count (may exceed cap). */
 typedef struct {
     int stask;
     int delta;
@@ -62,6 +67,27 @@ typedef struct {
 } pt_stage_release;
 int pt_stage_release_set(const pt_sprogram *p, const pt_stask_graph *sg, const pt_stage_hold *h,
                          int load, pt_stage_release *out, int cap);
+
+/* The tensor-core sTask whose wgmma group's completion hands back the stages a CUDA-core
+ * reader holds, or -1 where they go back once read. A warp's arrival on a stage's `empty`
+ * barrier does not wait for its shared-memory loads to return, so a stage read into registers
+ * on the CUDA cores goes back either behind a proxy fence right after the reads, or (this
+ * function's choice, which costs nothing) when a group that consumed registers made from them
+ * has completed: the first mma, in lane order, of the reader's role that reads its output at
+ * distance 0 (directly or through that role's CUDA-core sTasks) and whose step of the same
+ * iteration comes before the ring would need the stage again (stages > o_reader - o_mma).
+ * Where the reader runs ahead of that mma (o_reader > o_mma) the stage is held into a later
+ * step than the reader's; the release set below, the simulator and the generators all take
+ * this one decision. The contract takes these deferrals all together (h->defer_reads) where
+ * the rings still progress with them — a stage held into a later step can close a cycle through
+ * the producer's lane order, where the fence's early release would not — else none (h NULL:
+ * none). Never for a dequantisation into registers along the tensor-core rows
+ * (its generator hands the stages back after a fence inside the step) nor where the matrix
+ * unit is synchronous (hw: NULL reads as Hopper's asynchronous wgmma). Where a CUDA-core
+ * sTask reads a ring no group outlives its step (lag 0), so the group's step is the one its
+ * offset names. */
+int pt_stage_release_group(const pt_sprogram *p, const pt_stask_graph *sg,
+                           const pt_stage_hold *h, const pt_hw *hw, int reader);
 
 /* Is sTask `s` a reader that holds the stage of buffered load `load` (a loop-body sTask that
  * reads it at distance 0)? */

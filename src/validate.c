@@ -801,7 +801,7 @@ typedef struct {
     int n_edges, cap_edges;
     bool oom;
     const int *stages; /* ring depth per tensor (the program's, or a trial's) */
-    const int *lag;    /* stage_hold.h: the slot of iteration i is freed by the reader of i+lag */
+    const pt_stage_hold *hold; /* when a slot is freed (stage_hold.h); NULL: lag 0, no deferral */
 } igraph;
 
 static int node(const igraph *g, int s, int i)
@@ -938,12 +938,8 @@ static void stage_edges(igraph *g)
         int st = g->stages[ld->tensor];
         if (st < 1 || st >= g->iters)
             continue;
-        pt_stage_hold h;
-        memset(&h, 0, sizeof h);
-        if (g->lag)
-            memcpy(h.lag, g->lag, sizeof h.lag);
         pt_stage_release rel[64];
-        int nr = pt_stage_release_set(g->c->p, sg, &h, l, rel, 64);
+        int nr = pt_stage_release_set(g->c->p, sg, g->hold, l, rel, 64);
         for (int r = 0; r < nr && r < 64; r++)
             for (int i = st; i < g->iters; i++) {
                 int j = i - st + rel[r].delta;
@@ -1078,10 +1074,10 @@ static int check_iterations(const vctx *c, const int *stages)
 
 /* Is there a cycle in the instance graph with these ring depths and release lags? 1: yes
  * (written to msg), 0: no, -1: out of memory or too large. */
-static int instance_cycle(const vctx *c, const int *stages, const int *lag, char *msg,
+static int instance_cycle(const vctx *c, const int *stages, const pt_stage_hold *hold, char *msg,
                           size_t cap)
 {
-    igraph g = {.c = c, .iters = check_iterations(c, stages), .stages = stages, .lag = lag};
+    igraph g = {.c = c, .iters = check_iterations(c, stages), .stages = stages, .hold = hold};
     g.base = malloc(((size_t)c->sg->n + 1) * sizeof *g.base);
     if (!g.base)
         return -1;
@@ -1125,7 +1121,7 @@ static bool explain_stages(vctx *c, const pt_stage_hold *h)
         memcpy(trial, c->p->stages, sizeof trial);
         for (int need = have + 1; need <= 16 && need <= have + MAX_OFFSET * 2 + 2; need++) {
             trial[x] = need;
-            int r = instance_cycle(c, trial, h->lag, NULL, 0);
+            int r = instance_cycle(c, trial, h, NULL, 0);
             if (r < 0)
                 return false;
             if (r > 0)
@@ -1147,7 +1143,7 @@ static void check_deadlock(vctx *c)
     pt_stage_hold h;
     pt_stage_hold_decide(c->p, c->sg, &h);
     char msg[sizeof c->r->problems[0]];
-    int r = instance_cycle(c, c->p->stages, h.lag, msg, sizeof msg);
+    int r = instance_cycle(c, c->p->stages, &h, msg, sizeof msg);
     if (r < 0)
         problem(c->r, "out of memory while looking for deadlocks (or the sTask-graph is too "
                       "large to check)");
@@ -1158,7 +1154,8 @@ static void check_deadlock(vctx *c)
 }
 
 bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
-                               const int *stages, const int *lag, char *msg, size_t cap)
+                               const int *stages, const pt_stage_hold *hold, char *msg,
+                               size_t cap)
 {
     if (msg && cap)
         msg[0] = 0;
@@ -1181,7 +1178,7 @@ bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
                     c.pos_of[s] = i;
                 }
             }
-        ok = instance_cycle(&c, stages ? stages : p->stages, lag, msg, cap) == 0;
+        ok = instance_cycle(&c, stages ? stages : p->stages, hold, msg, cap) == 0;
     }
     free(c.lane_of);
     free(c.pos_of);

@@ -11,6 +11,7 @@
 #define PT_VALIDATE_H
 
 #include "sprogram.h"
+#include "stage_hold.h"
 
 #define PT_MAX_PROBLEMS 32
 
@@ -30,11 +31,13 @@ typedef struct {
  * first one as a single line. */
 bool pt_validate(const pt_sprogram *p, const pt_stask_graph *sg, const pt_hw *hw,
                  pt_validation *report, pt_error *err);
-/* Do the rings make progress with these stages and release lags (stage_hold.h; lag NULL =
- * all 0)? No cycle through lane orders, data dependencies, Waits and stage reuse. On a cycle,
- * msg (may be NULL) receives it. Used by pt_stage_hold_decide and the validator. */
+/* Do the rings make progress with these stages and this release contract (stage_hold.h:
+ * its lags and deferred releases; NULL = lag 0, no deferral)? No cycle through lane orders,
+ * data dependencies, Waits and stage reuse. On a cycle, msg (may be NULL) receives it. Used by
+ * pt_stage_hold_decide and the validator. */
 bool pt_validate_ring_progress(const pt_sprogram *p, const pt_stask_graph *sg,
-                               const int *stages, const int *lag, char *msg, size_t cap);
+                               const int *stages, const pt_stage_hold *hold, char *msg,
+                               size_t cap);
 /* Bytes sTask t's tile takes in shared memory (before a buffer's 1024-byte alignment): rows of
  * the innermost axis longer than one 128-byte swizzle atom are stored as whole atoms (a head
  * dim of 96 f16 takes 128 columns: TMA boxes and wgmma descriptors step by atoms, and the pad

@@ -16,7 +16,9 @@
 #include "propagate.h"
 #include "ptest.h"
 #include "release_lint.h"
+#include "sim.h"
 #include "sm90a_generate.h"
+#include "stage_hold.h"
 #include "validate.h"
 
 typedef struct {
@@ -236,11 +238,99 @@ static void test_dequant_rows(void)
     }
 }
 
+/* Move sTask `id` to position `pos` of its lane, keeping its offset. */
+static bool move_to(const char *id, int pos)
+{
+    int s = pt_stask_find(&F.sg, id), lane = -1, at = -1;
+    bool ok = s >= 0 && pt_sprogram_placement(&F.p, s, &lane, &at);
+    int off = ok ? F.p.lanes[lane].entries[at].offset : 0;
+    ok = ok && pt_append(&F.p, &F.sg, s, lane, pos, off, &F.err);
+    CHECK_MSG(ok, "%s to position %d: %s", id, pos, F.err.msg);
+    return ok;
+}
+
+/* The end of sTask s's instance of iteration i in tl, or -1. */
+static double span_end(const pt_timeline *tl, int s, int64_t i)
+{
+    for (int64_t k = 0; k < tl->n_spans; k++)
+        if (tl->spans[k].stask == s && tl->spans[k].iter == i)
+            return tl->spans[k].end_ns;
+    return -1;
+}
+
+/* A deferral that closes a cycle (gen_random_sprogram mamba2_chunk_scan seed 28; variant
+ * ssd_scan_defer_cycle): CB loaded an iteration ahead into two stages, warpgroup 1's decay,
+ * Pw and Pdt an iteration ahead of its mma. Handed back with mma.y_intra.wg1, CB's stage of
+ * iteration i would wait for Pdt of i + 1, hence for dt of i + 1, which the producer loads
+ * after CB of i + 2 — into that very stage: session 47's generator wrote this kernel and it
+ * hangs (on the CPU emulator). The contract must see the cycle and hand the stages back behind
+ * fences instead; with a third stage of CB the deferral is taken, and the simulator then holds
+ * CB's stage until the group completes. */
+static void test_deferral_that_would_cycle(void)
+{
+    if (!setup("mamba2_chunk_scan", "B=1,S=768,H=4"))
+        return;
+    int cb = pt_graph_find_tensor(&F.g, "CB");
+    bool ok = cb >= 0 && offset("load.CB", 1) && offset("exp_decay.decay.wg0", 1) &&
+              offset("mul.Pw.wg0", 1) && offset("exp_decay.decay.wg1", 1) &&
+              offset("mul.Pw.wg1", 1) && offset("mul.Pdt.wg1", 1) && move_to("mul.Pdt.wg0", 2);
+    if (!ok) {
+        teardown();
+        return;
+    }
+    F.p.stages[cb] = 2;
+    pt_stage_hold h;
+    pt_stage_hold_decide(&F.p, &F.sg, &h);
+    CHECK(h.progress);
+    CHECK_MSG(!h.defer_reads, "%s", "the contract defers the CUDA-core releases into a cycle");
+    pt_stage_hold forced = h;
+    forced.defer_reads = true;
+    char msg[512];
+    CHECK(!pt_validate_ring_progress(&F.p, &F.sg, F.p.stages, &forced, msg, sizeof msg));
+    CHECK_CONTAINS(msg, "load.CB");
+    CHECK_MSG(pt_validate(&F.p, &F.sg, &F.hw, NULL, &F.err), "%s", F.err.msg);
+    char *k = generate();
+    if (k) {
+        CHECK_MSG(count(k, "read go back") == 0, "%s", "a stage handed back with its group");
+        CHECK(count(k, "// this warp read the stage") > 0);
+        check_immediate_releases_fenced(k, "the deferral that would cycle");
+        free(k);
+    }
+    /* a third stage: deferred, and timed so */
+    F.p.stages[cb] = 3;
+    pt_stage_hold_decide(&F.p, &F.sg, &h);
+    CHECK(h.progress && h.defer_reads);
+    int pw = pt_stask_find(&F.sg, "mul.Pw.wg1"), mma = pt_stask_find(&F.sg, "mma.y_intra.wg1");
+    CHECK(pt_stage_release_group(&F.p, &F.sg, &h, &F.hw, pw) == mma);
+    k = generate();
+    if (k) {
+        CHECK(deferred(k, "mma.y_intra.wg1 of iteration", "mul.Pw.wg1"));
+        free(k);
+    }
+    pt_timeline tl = {0};
+    CHECK_MSG(pt_simulate(&F.p, &F.sg, &F.hw, &tl, &F.err), "%s", F.err.msg);
+    int load = pt_stask_find(&F.sg, "load.CB"), checked = 0;
+    for (int64_t k2 = 0; k2 < tl.n_spans; k2++) {
+        const pt_span *sp = &tl.spans[k2];
+        if (sp->stask != load || sp->iter < 3)
+            continue;
+        double held = span_end(&tl, mma, sp->iter - 3);
+        CHECK_MSG(held >= 0 && sp->start_ns >= held - 1e-6,
+                  "load.CB[%lld] starts at %.1f ns, before mma.y_intra.wg1[%lld] hands its stage "
+                  "back at %.1f ns", (long long)sp->iter, sp->start_ns, (long long)sp->iter - 3, held);
+        checked++;
+    }
+    CHECK(checked > 0);
+    pt_timeline_free(&tl);
+    teardown();
+}
+
 int main(void)
 {
     PTEST_RUN(test_dequant_rows);
     PTEST_RUN(test_chunk_scan_defers_every_ring);
     PTEST_RUN(test_chain_ahead);
     PTEST_RUN(test_other_ssd_kernels);
+    PTEST_RUN(test_deferral_that_would_cycle);
     PTEST_END();
 }

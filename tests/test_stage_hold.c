@@ -105,14 +105,14 @@ static void check_tight_ring(void)
     CHECK_MSG(h.mma_in_flight == 0, "the contract keeps %d group(s) in flight", h.mma_in_flight);
     CHECK(pt_stage_hold_iterations(&h, A) == 1);
     /* what the old kernel did: a stage released one iteration late; the rings are stuck */
-    int late[PT_MAX_TENSORS] = {0};
+    pt_stage_hold late = h;
     for (int x = 0; x < PT_MAX_TENSORS; x++)
-        late[x] = h.ring[x];
+        late.lag[x] = h.ring[x];
     char msg[320];
-    CHECK(!pt_validate_ring_progress(&F.p, &F.sg, F.p.stages, late, msg, sizeof msg));
+    CHECK(!pt_validate_ring_progress(&F.p, &F.sg, F.p.stages, &late, msg, sizeof msg));
     CHECK_CONTAINS(msg, "deadlock: ");
     /* and with the contract's release, they progress: validator, simulator, generator agree */
-    CHECK(pt_validate_ring_progress(&F.p, &F.sg, F.p.stages, h.lag, NULL, 0));
+    CHECK(pt_validate_ring_progress(&F.p, &F.sg, F.p.stages, &h, NULL, 0));
     pt_validation v;
     CHECK_MSG(pt_validate(&F.p, &F.sg, &F.hw, &v, &F.err), "%s", F.err.msg);
     CHECK_MSG(simulate(), "%s", F.err.msg);

@@ -55,9 +55,10 @@ static int64_t find_instance(const instance_index *ix, int stask, int64_t iter)
 /* The instances whose release of a stage the load instance s waited for, as the simulator's
  * DM_STAGE rule has it: each reader R of iteration i - S once i >= S (with one wgmma group in
  * flight the release also waits for R's next issue, an issue and no completion to draw an
- * arrow from; the arrow stays on the completion it needs). */
-static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_span *s,
-                      int *dep_stask, int64_t *dep_iter, int cap)
+ * arrow from; the arrow stays on the completion it needs), and where R hands its stage back
+ * with a wgmma group (stage_hold.h), that group of the same iteration. */
+static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_stage_hold *h,
+                      const pt_span *s, int *dep_stask, int64_t *dep_iter, int cap)
 {
     if (!p || s->stask < 0 || s->stask >= sg->n)
         return 0;
@@ -72,11 +73,16 @@ static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_s
     int n = 0;
     for (int c = 0; c < sg->n; c++)
         if (pt_stage_reader(sg, s->stask, c)) {
-            if (n < cap) {
-                dep_stask[n] = c;
-                dep_iter[n] = j;
+            int grp = pt_stage_release_group(p, sg, h, NULL, c);
+            for (int who = c, twice = 0; twice < 2; twice++, who = grp) {
+                if (who < 0)
+                    break;
+                if (n < cap) {
+                    dep_stask[n] = who;
+                    dep_iter[n] = j;
+                }
+                n++;
             }
-            n++;
         }
     return n < cap ? n : cap;
 }
@@ -138,6 +144,10 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
     cmp_spans = tl->spans; /* qsort has no context argument in C11 */
     qsort(ix.order, (size_t)n, sizeof(int64_t), cmp_instance);
     int64_t iters = tl->eu_iterations > 0 ? tl->eu_iterations : 1, e = 0;
+    pt_stage_hold hold; /* the contract the simulator timed, decided once */
+    memset(&hold, 0, sizeof hold);
+    if (p)
+        pt_stage_hold_lags(p, sg, &hold);
     enum { CAP = PT_MAX_DEPS + 64 };
     int dep_stask[CAP];
     int64_t dep_iter[CAP];
@@ -153,7 +163,7 @@ bool pt_span_deps_build(pt_span_deps *d, const pt_timeline *tl, const pt_sprogra
         if (k > CAP)
             k = CAP;
         int n_dw = k;
-        k += stage_deps(p, sg, s, dep_stask + k, dep_iter + k, CAP - k);
+        k += stage_deps(p, sg, &hold, s, dep_stask + k, dep_iter + k, CAP - k);
         if (k > CAP)
             k = CAP;
         for (int j = 0; j < k; j++) {

@@ -38,7 +38,7 @@ static bool ring_load(const pt_stask_graph *sg, int s)
 }
 
 char *pt_stage_wait_text(const pt_sprogram *p, const pt_stask_graph *sg, const pt_graph *g,
-                         int stask)
+                         const pt_hw *hw, int stask)
 {
     if (!p || !sg || stask < 0 || stask >= sg->n)
         return NULL;
@@ -68,6 +68,13 @@ char *pt_stage_wait_text(const pt_sprogram *p, const pt_stask_graph *sg, const p
                 S, S == 1 ? "" : "s", S == 1 ? "s" : "");
         else
             len += (size_t)snprintf(out + len, 1024 - len, " (no reader holds it)");
+        for (int c = 0; c < sg->n && len < 900; c++) {
+            int grp = pt_stage_reader(sg, stask, c) ? pt_stage_release_group(p, sg, &h, hw, c) : -1;
+            if (grp >= 0)
+                len += (size_t)snprintf(out + len, 1024 - len,
+                    "; %s hands it back only when %s of the same iteration has completed",
+                    sg->tasks[c].id, sg->tasks[grp].id);
+        }
         return out;
     }
     /* A reader: which ring's stage it hands back. */
@@ -79,9 +86,14 @@ char *pt_stage_wait_text(const pt_sprogram *p, const pt_stask_graph *sg, const p
         int lag = h.lag[t->tensor];
         if (len >= 1000)
             break;
+        int grp = pt_stage_release_group(p, sg, &h, hw, stask);
+        char when[PT_STASK_ID_MAX + 128] = "";
+        if (grp >= 0)
+            snprintf(when, sizeof when, " when %s of the same iteration has completed (its wgmma "
+                     "group consumed the registers read from the stage)", sg->tasks[grp].id);
         len += (size_t)snprintf(out + len, 1024 - len,
-            "%sreleases a stage of the %s ring: iteration j frees the stage %s of iteration "
-            "j%+d waits for", len ? "\n" : "", tensor_name(g, t->tensor), t->id, S - lag);
+            "%sreleases a stage of the %s ring%s: iteration j frees the stage %s of iteration "
+            "j%+d waits for", len ? "\n" : "", tensor_name(g, t->tensor), when, t->id, S - lag);
     }
     if (len == 0) {
         free(out);

@@ -6,10 +6,12 @@
 #define PT_STAGE_WAITS_H
 
 #include "graph.h"
+#include "hw.h"
 #include "sprogram.h"
 
-/* A malloc'd paragraph for sTask `stask`, or NULL when no stage rule involves it. */
+/* A malloc'd paragraph for sTask `stask`, or NULL when no stage rule involves it. hw (NULL:
+ * Hopper's) says whether a CUDA-core reader may hand its stage back with a wgmma group. */
 char *pt_stage_wait_text(const pt_sprogram *p, const pt_stask_graph *sg, const pt_graph *g,
-                         int stask);
+                         const pt_hw *hw, int stask);
 
 #endif

@@ -127,7 +127,7 @@ void win_update_inspector(PtWindow *self, int i)
         g_string_append(s, " none");
     /* Rings: the producer's wait for a free stage is in no Wait list but in every pipelined
      * kernel (the dotted arrows). */
-    char *stage = m->have_prog ? pt_stage_wait_text(&m->prog, &m->sg, &m->graph, i) : NULL;
+    char *stage = m->have_prog ? pt_stage_wait_text(&m->prog, &m->sg, &m->graph, &m->hw, i) : NULL;
     if (stage)
         g_string_append_printf(s, "\n%s", stage);
     free(stage);

@@ -23,6 +23,7 @@
 #define PT_KPROG_H
 
 #include "sprogram.h"
+#include "stage_hold.h"
 #include "streamk.h"
 
 #define PT_KP_MAX_WG 4           /* consumer warpgroups */
@@ -229,6 +230,7 @@ typedef struct pt_kprog {
     int n_xwaits;
     pt_kxwait xw[PT_KP_MAX_XWAITS];
     int carry;                   /* async groups kept in flight across steps (stage_hold) */
+    pt_stage_hold hold;          /* the contract on ring stages (src/stage_hold.h) */
     pt_kloop loop;
     int unroll;                  /* steps printed per loop turn: the largest value ring */
     /* shared memory: barriers after the buffers */

@@ -164,6 +164,7 @@ static bool hold(pt_kprog *kp, const char *who, pt_error *err)
         KREFUSE("%s: the rings of %s cannot make progress with this producer order (validate the "
                 "sProgram for the stage count it needs)", who, rings);
     kp->carry = h.mma_in_flight;
+    kp->hold = h;
     return true;
 }
 

@@ -32,7 +32,9 @@
  *    (fence.proxy.async also waits for the loads), which costs about 2% in a ChunkScan where
  *    the deferral costs nothing. The deferral holds a stage until the group's wait, so it is
  *    taken only where the ring has stages enough that the producer never waits on it for an
- *    iteration the role reads before that wait.
+ *    iteration the role reads before that wait, and only where the rings still make progress
+ *    with it. That choice is the stage contract's (src/stage_hold.h, pt_stage_release_group),
+ *    so the validator proves and the simulator times the release the kernel makes.
  *
  * pt_kpass_step runs the step from nothing in flight until the groups pending at its start
  * repeat (the steady state), and counts the steps a printer peels before its loop. */
@@ -368,53 +370,37 @@ static bool steady(pt_kprog *kp, int w, const char *who, pt_error *err)
     return true;
 }
 
-/* Whether task b of role R reads, directly or through the role's synchronous tasks, the value
- * task a writes (the same iteration's: a value is made and read once per iteration). */
-static bool flows(const pt_krole *R, int a, int b, int depth)
-{
-    const pt_ktask *A = &R->tasks[a];
-    if (A->out < 0 || depth > PT_KP_MAX_TASKS)
-        return false;
-    if (reads(&R->tasks[b], A->out))
-        return true;
-    for (int t = 0; t < R->n_tasks; t++)
-        if (t != a && t != b && !R->tasks[t].async && reads(&R->tasks[t], A->out) &&
-            flows(R, t, b, depth + 1))
-            return true;
-    return false;
-}
-
-/* Decision 4 (the head comment): for each synchronous task of role w that reads ring stages,
- * the asynchronous task whose group's completion hands them back, or -1. */
-static void release_points(pt_kprog *kp, int w)
+/* Decision 4 (the head comment), taken once for the model and the generators by
+ * pt_stage_release_group (src/stage_hold.h): for each synchronous task of role w that reads
+ * ring stages, the asynchronous task whose group's completion hands them back, or -1. */
+static bool release_points(pt_kprog *kp, int w, const char *who, pt_error *err)
 {
     pt_krole *R = &kp->consumer[w];
     for (int e = 0; e < R->n_tasks; e++) {
         const pt_ktask *E = &R->tasks[e];
-        int rings[PT_KTASK_INS], n = pt_kprog_task_rings(kp, E, rings);
-        if (E->async || !n)
+        int rings[PT_KTASK_INS];
+        if (E->async || !pt_kprog_task_rings(kp, E, rings))
             continue;
-        for (int m = 0; m < R->n_tasks && R->release_with[e] < 0; m++) {
-            if (!R->tasks[m].async || !flows(R, e, m, 0))
-                continue;
-            /* the steady step's wait that completes m's group: it ran `step` steps back */
-            int g = 1;
-            for (int k = 0; k < R->n_ops && g > 0; k++)
-                for (int d = 0; d < R->ops[k].n_done; d++)
-                    if (R->ops[k].kind == PT_KOP_WAIT && R->ops[k].done[d].task == m)
-                        g = R->ops[k].done[d].step;
-            if (g > 0)
-                continue;
-            /* iteration i is read in step i - o_e and handed back in step i - o_m - g; the
-             * read of i + stages must come in a later step */
-            int held = E->offset - R->tasks[m].offset - g;
-            bool fits = true;
-            for (int r = 0; r < n; r++)
-                fits &= kp->bufs[rings[r]].stages > held;
-            if (fits)
-                R->release_with[e] = m;
-        }
+        int grp = pt_stage_release_group(kp->p, kp->sg, &kp->hold, kp->hw, E->stask), m = -1;
+        if (grp < 0)
+            continue;
+        for (int k = 0; k < R->n_tasks && m < 0; k++)
+            if (R->tasks[k].stask == grp && R->tasks[k].async)
+                m = k;
+        /* the steady step's wait that completes m's group: it ran `step` steps back */
+        int g = 1;
+        for (int k = 0; m >= 0 && k < R->n_ops && g > 0; k++)
+            for (int d = 0; d < R->ops[k].n_done; d++)
+                if (R->ops[k].kind == PT_KOP_WAIT && R->ops[k].done[d].task == m)
+                    g = R->ops[k].done[d].step;
+        if (m < 0 || g > 0)
+            KREFUSE("%s: warpgroup %d: %s's ring stages go back when %s's group completes "
+                    "(stage_hold.h), which %s", who, w, kp->sg->tasks[E->stask].id,
+                    kp->sg->tasks[grp].id,
+                    m < 0 ? "this warpgroup does not issue" : "completes in a later step");
+        R->release_with[e] = m;
     }
+    return true;
 }
 
 bool pt_kpass_step(pt_kprog *kp, const char *who, pt_error *err)
@@ -427,7 +413,8 @@ bool pt_kpass_step(pt_kprog *kp, const char *who, pt_error *err)
     for (int w = 0; w < kp->wgs; w++) {
         if (!steady(kp, w, who, err))
             return false;
-        release_points(kp, w);
+        if (!release_points(kp, w, who, err))
+            return false;
     }
     return true;
 }
