@@ -24,6 +24,8 @@
 #include "propagate.h"
 #include "sim.h"
 #include "sprogram.h"
+#include "stage_hold.h"
+#include "stage_waits.h"
 #include "unsaved.h"
 
 #include "ptest.h"
@@ -609,6 +611,59 @@ static void test_split_cluster(void)
     pt_explorer_model_free(m);
 }
 
+/* ChunkScan's default program hands CB's stage back when mma.y_intra of the same iteration has
+ * completed (stage_hold.h, pt_stage_release_group), not at mul.Pw's end: the inspector says so,
+ * the critical path's stage edge of a CB load goes to that mma's instance, and a load that
+ * waited for the stage names it. */
+static void test_deferred_stage_release(void)
+{
+    sim_case c;
+    memset(&c, 0, sizeof c);
+    CHECK(sim_example(&c, "mamba2_chunk_scan"));
+    int load = pt_stask_find(&c.sg, "load.CB"), pw = pt_stask_find(&c.sg, "mul.Pw.wg0");
+    int mma = pt_stask_find(&c.sg, "mma.y_intra.wg0");
+    CHECK(load >= 0 && pw >= 0 && mma >= 0);
+    char *t = pt_stage_wait_text(&c.p, &c.sg, &c.g, &c.hw, load);
+    CHECK(t && strstr(t, "mul.Pw.wg0 hands it back only when mma.y_intra.wg0 of the same iteration has completed"));
+    free(t);
+    t = pt_stage_wait_text(&c.p, &c.sg, &c.g, &c.hw, pw);
+    CHECK(t && strstr(t, "releases a stage of the CB ring when mma.y_intra.wg0 of the same iteration has completed"));
+    free(t);
+    pt_span_deps d;
+    CHECK(pt_span_deps_build(&d, &c.tl, &c.p, &c.sg));
+    int64_t ld = find_span(&c, "load.CB", 2), m0 = find_span(&c, "mma.y_intra.wg0", 0);
+    bool edge = false;
+    for (int64_t e = ld >= 0 ? d.off[ld] : 0; ld >= 0 && e < d.off[ld + 1]; e++)
+        edge |= d.idx[e] == m0 && d.is_wait[e] == PT_DEP_STAGE;
+    CHECK_MSG(edge, "%s", "load.CB[2] has no stage edge to mma.y_intra.wg0[0]");
+    pt_span_deps_free(&d);
+    /* with one stage a ring, the producer waits before the loads of iteration 1 (dA_s's, the
+     * first in its order): a mma.y_intra instance of iteration 0 released the stage, not the
+     * CUDA-core reader */
+    static const char *const rings[] = {"CB", "dt", "dA_s"};
+    for (int k = 0; k < 3; k++)
+        c.p.stages[pt_graph_find_tensor(&c.g, rings[k])] = 1;
+    pt_error err = {{0}};
+    pt_timeline_free(&c.tl);
+    CHECK_MSG(pt_simulate(&c.p, &c.sg, &c.hw, &c.tl, &err), "%s", err.msg);
+    int stage_waits = 0;
+    for (int64_t i = 0; i < c.tl.n_spans; i++) {
+        pt_wait_reason r;
+        const pt_span *sp = &c.tl.spans[i];
+        if (sp->iter != 1 || c.sg.tasks[sp->stask].kind != PT_ST_LOAD ||
+            !pt_span_wait_reason(&c.p, &c.sg, &c.tl, i, &r) || r.kind != PT_WAIT_STAGE)
+            continue;
+        stage_waits++;
+        CHECK_MSG(r.iter == 0 && strncmp(c.sg.tasks[r.stask].id, "mma.y_intra.wg", 14) == 0,
+                  "%s[1] waits for a stage released by %s[%lld]", c.sg.tasks[sp->stask].id,
+                  c.sg.tasks[r.stask].id, (long long)r.iter);
+    }
+    CHECK(stage_waits > 0);
+    pt_timeline_free(&c.tl);
+    pt_sprogram_free(&c.p);
+    pt_stask_graph_free(&c.sg);
+}
+
 int main(void)
 {
     PTEST_RUN(test_chain);
@@ -623,5 +678,6 @@ int main(void)
     PTEST_RUN(test_decay_form);
     PTEST_RUN(test_split_cluster);
     PTEST_RUN(test_wg_stores);
+    PTEST_RUN(test_deferred_stage_release);
     PTEST_END();
 }

@@ -29,23 +29,8 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PT_VARIANT_HW="${PT_VARIANT_HW:-$here/H200-4sm.json}"
-for f in kernelcpu_run kernelcpu_driver combine_check gemm_check attn_check decode_check; do
-    "$CXX" -std=c++20 -O1 -pthread -Wall -Wextra -Werror -I"$here" -c "$here/$f.cpp" -o "$tmp/$f.o" ||
-        { echo "FAIL: $f.cpp does not compile"; exit 1; }
-done
-"$CXX" -std=c++20 -O1 -c "$root/tests/refcpu/refcpu_half.cpp" -o "$tmp/half.o" || exit 1
-# harness_check DIR LABEL [ARGS...]: the bundle's harness built in DIR, check only, with ARGS;
-# one ok or FAIL line; its exit status
-harness_check() {
-    hd=$1 label=$2
-    shift 2
-    if "$hd/check" --check-only "$@" >"$hd/check.log" 2>&1 </dev/null; then
-        echo "ok   $label ($(grep -m1 '^check:' "$hd/check.log" | sed 's/^check: correct: //'))"
-    else
-        echo "FAIL $label: $(grep -E '^(check|harness|kernelcpu)|mismatch' "$hd/check.log" | head -12)"
-        return 1
-    fi
-}
+. "$here/bundle.sh"
+kcpu_init || exit 1
 fails=0 n=0 ran=0
 grep -E "^($pattern) " "$root/tests/codegen/variants.txt" >"$tmp/variants.txt"
 while read -r name graph set tile edits; do
@@ -79,33 +64,8 @@ while read -r name graph set tile edits; do
     -*) echo "--   $name: not run (${what#- })"; continue ;;
     esac
     checker=${what%% *} args=${what#* }
-    mkdir -p "$d"
-    # the bundle's kernel beside the headers it needs, but not its device library: include/ has it
-    for f in kernel.cu launch.c pt_tile.cuh pt_combine.cuh pt_ssd.cuh pt_dequant.cuh raster.h trace_abi.h \
-             reference.cu reference_host.c harness.c pt_harness.h graph_table.h; do
-        [ -f "$b/$f" ] && cp "$b/$f" "$d/"
-    done
-    if [ -n "${PT_KCPU_EDIT:-}" ] && ! python3 "$PT_KCPU_EDIT" "$d/kernel.cu" "$d/kernel.cu" >"$d/edit.log" 2>&1; then
-        echo "FAIL $name: the edit $PT_KCPU_EDIT: $(tail -1 "$d/edit.log")"; fails=$((fails + 1)); continue
-    fi
-    if ! python3 "$here/make_module.py" "$d/kernel.cu" "$d/module.cpp" >"$d/build.log" 2>&1 ||
-       ! "$CXX" -std=c++20 -O1 -w -x c++ -I"$here/include" -c "$d/kernel.cu" -o "$d/kernel.o" >>"$d/build.log" 2>&1 ||
-       ! "$CXX" -std=c++20 -O1 -w -I"$here" -c "$d/module.cpp" -o "$d/module.o" >>"$d/build.log" 2>&1 ||
-       ! "$CC" -O1 -I"$here/include" -c "$d/launch.c" -o "$d/launch.o" >>"$d/build.log" 2>&1; then
-        echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
-    fi
+    kcpu_build "$b" "$d" "$checker" "$name" || { fails=$((fails + 1)); continue; }
     if [ "$checker" = harness ]; then
-        # the bundle's harness and reference kernels (reference.cu's __shared__ arrays one per block)
-        if ! python3 "$here/make_module.py" "$d/reference.cu" "$d/refmodule.cpp" kernelcpu_reference >>"$d/build.log" 2>&1 ||
-           ! "$CXX" -std=c++20 -O1 -w -x c++ -DKERNELCPU_SHARED_STATIC -I"$here/include" -c "$d/reference.cu" \
-                -o "$d/reference.o" >>"$d/build.log" 2>&1 ||
-           ! "$CXX" -std=c++20 -O1 -w -I"$here" -c "$d/refmodule.cpp" -o "$d/refmodule.o" >>"$d/build.log" 2>&1 ||
-           ! (cd "$d" && "$CC" -O1 -w -fopenmp -I"$here/include" -c reference_host.c harness.c) >>"$d/build.log" 2>&1 ||
-           ! "$CXX" -pthread -fopenmp "$d/kernel.o" "$d/module.o" "$d/launch.o" "$d/reference.o" "$d/refmodule.o" \
-                "$d/reference_host.o" "$d/harness.o" "$tmp/kernelcpu_run.o" "$tmp/kernelcpu_driver.o" "$tmp/half.o" \
-                -o "$d/check" -lm >>"$d/build.log" 2>&1; then
-            echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
-        fi
         ran=$((ran + 1))
         # the default draws, then the GPU tests' other input ranges of this variant
         # (tests/gpu/input-ranges.txt), which reach paths the default draws do not (the factored
@@ -120,10 +80,6 @@ while read -r name graph set tile edits; do
         fails=$((fails + bad))
         rm -rf "$d" "$b"
         continue
-    fi
-    if ! "$CXX" -pthread "$tmp/$checker.o" "$d/kernel.o" "$d/module.o" "$d/launch.o" "$tmp/kernelcpu_run.o" \
-            "$tmp/half.o" -o "$d/check" >>"$d/build.log" 2>&1; then
-        echo "FAIL $name: build: $(head -c 1500 "$d/build.log")"; fails=$((fails + 1)); continue
     fi
     ran=$((ran + 1))
     # shellcheck disable=SC2086
