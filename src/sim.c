@@ -482,14 +482,14 @@ static bool build_deps(sim_state *S, pt_error *err)
                     S->deps[m++] = (dep_ent){.from = c, .mode = DM_STAGE, .k = k, .lag = 0};
                     if (lag > 0)
                         S->deps[m++] = (dep_ent){.from = c, .mode = DM_STAGE, .k = k, .lag = lag};
-                    /* a warpgroup dequantising its rows hands the packed stage back inside
-                     * the step that issues their mma, after its Waits (the validator's
-                     * release set, stage_hold.h): the mma's own loads hold it too */
                     /* a CUDA-core reader whose stages go back when a group that consumed
                      * its registers completes holds them until then */
                     int grp = pt_stage_release_group(p, sg, &hold, S->hw, c);
                     if (grp >= 0)
                         S->deps[m++] = (dep_ent){.from = grp, .mode = DM_STAGE, .k = k, .lag = 0};
+                    /* a warpgroup dequantising its rows hands the packed stage back inside
+                     * the step that issues their mma, after its Waits (the validator's
+                     * release set, stage_hold.h): the mma's own loads hold it too */
                     if (pt_stask_dequant_rows(sg, c))
                         for (int r = 0; r < n; r++)
                             if (sg->tasks[r].kind == PT_ST_MMA && pt_stage_reader(sg, c, r))

@@ -68,15 +68,12 @@ static bool placement(const pt_sprogram *p, int s, int *lane, int *offset)
     return true;
 }
 
-/* A loop-body sTask placed on a lane of `role`: its lane, or -1. */
-static int body_lane_of_role(const pt_sprogram *p, const pt_stask_graph *sg, int s, int role,
-                             int *offset)
+/* Is s a loop-body sTask placed on a lane of `role`? */
+static bool body_task_of_role(const pt_sprogram *p, const pt_stask_graph *sg, int s, int role)
 {
-    int l;
-    if (s < 0 || s >= sg->n || sg->tasks[s].region != PT_REGION_BODY ||
-        !placement(p, s, &l, offset) || p->lanes[l].role != role)
-        return -1;
-    return l;
+    int l, pos;
+    return s >= 0 && s < sg->n && sg->tasks[s].region == PT_REGION_BODY &&
+           pt_sprogram_placement(p, s, &l, &pos) && p->lanes[l].role == role;
 }
 
 /* Does b read, at distance 0, what a writes: directly, or through synchronous loop-body sTasks
@@ -96,8 +93,7 @@ static bool flows(const pt_sprogram *p, const pt_stask_graph *sg, int a, int b, 
             continue;
         if (t == b)
             return true;
-        int off;
-        if (T->kind != PT_ST_MMA && body_lane_of_role(p, sg, t, role, &off) >= 0 &&
+        if (T->kind != PT_ST_MMA && body_task_of_role(p, sg, t, role) &&
             flows(p, sg, t, b, role, depth + 1))
             return true;
     }

@@ -73,12 +73,10 @@ static int stage_deps(const pt_sprogram *p, const pt_stask_graph *sg, const pt_s
     int n = 0;
     for (int c = 0; c < sg->n; c++)
         if (pt_stage_reader(sg, s->stask, c)) {
-            int grp = pt_stage_release_group(p, sg, h, NULL, c);
-            for (int who = c, twice = 0; twice < 2; twice++, who = grp) {
-                if (who < 0)
-                    break;
+            int who[2] = {c, pt_stage_release_group(p, sg, h, NULL, c)};
+            for (int w = 0; w < 2 && who[w] >= 0; w++) {
                 if (n < cap) {
-                    dep_stask[n] = who;
+                    dep_stask[n] = who[w];
                     dep_iter[n] = j;
                 }
                 n++;

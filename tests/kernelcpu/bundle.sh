@@ -1,6 +1,20 @@
 # bundle.sh — sourced by test_kernels.sh and differential.sh: one generated sm90a bundle built
 # against the emulated device library of this folder and run on the CPU (README.md).
-# Needs here (this folder), root (the repository), tmp (a scratch folder), CXX and CC set.
+# Needs here (this folder) and root (the repository) set; kcpu_setup sets CXX, CC and tmp.
+
+# kcpu_setup: the compilers (CXX_REFCPU, CC; the script exits 77 without them or python3), a
+# scratch folder $tmp removed at exit, and kcpu_init's objects in it (the script exits 1 if
+# they do not compile)
+kcpu_setup() {
+    CXX=${CXX_REFCPU:-g++}
+    CC=${CC:-gcc}
+    for t in "$CXX" "$CC" python3; do
+        command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not found"; exit 77; }
+    done
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    kcpu_init || exit 1
+}
 
 # kcpu_init: the emulator, the driver stand-in and the checkers, compiled once into $tmp
 kcpu_init() {

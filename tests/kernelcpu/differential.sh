@@ -21,16 +21,9 @@ case $build in /*) ;; *) build=$(pwd)/$build ;; esac
 gen=$build/tests/gen_random_sprogram
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-CXX=${CXX_REFCPU:-g++}
-CC=${CC:-gcc}
-for t in "$CXX" "$CC" python3; do
-    command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not found"; exit 77; }
-done
-[ -x "$gen" ] || { echo "FAIL: $gen is not an executable (build the tree first)"; exit 1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$here/bundle.sh"
-kcpu_init || exit 1
+kcpu_setup
+[ -x "$gen" ] || { echo "FAIL: $gen is not an executable (build the tree first)"; exit 1; }
 workloads=${WORKLOADS:-"gemm_f16 gemm_bf16 flash_attention flash_attention_bf16 gemm_w4a16 gemm_wfp4a16
 mamba2_chunk_state mamba2_chunk_scan flash_decoding flash_decoding_combine flash_decoding_unsplit"}
 n_workloads=$(echo $workloads | wc -w)

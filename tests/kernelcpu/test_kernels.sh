@@ -21,16 +21,9 @@ pattern=${2:?usage: test_kernels.sh CLI PATTERN}
 case $cli in /*) ;; *) cli=$(pwd)/$cli ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-CXX=${CXX_REFCPU:-g++}
-CC=${CC:-gcc}
-for t in "$CXX" "$CC" python3; do
-    command -v "$t" >/dev/null 2>&1 || { echo "SKIP: $t not found"; exit 77; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export PT_VARIANT_HW="${PT_VARIANT_HW:-$here/H200-4sm.json}"
 . "$here/bundle.sh"
-kcpu_init || exit 1
+kcpu_setup
+export PT_VARIANT_HW="${PT_VARIANT_HW:-$here/H200-4sm.json}"
 fails=0 n=0 ran=0
 grep -E "^($pattern) " "$root/tests/codegen/variants.txt" >"$tmp/variants.txt"
 while read -r name graph set tile edits; do
