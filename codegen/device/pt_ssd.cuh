@@ -438,33 +438,6 @@ __device__ __forceinline__ decay_pivot decay_pivot_make(const X &x, float (&acc)
     return f;
 }
 
-// decay_pivot_make where the accumulators still owe the prologue's row scaling exp(x_r) (ssd.h
-// fold_exp): in the row factor's units that scaling is exp(x_r) / exp(x_r - p) = exp(p), one
-// factor for the warp, so one multiply per accumulator does both (two, and two exponentials
-// a thread, when they are separate); a warp outside the factored range takes exp(x_r) itself.
-template <typename T, int R, typename X>
-__device__ __forceinline__ decay_pivot decay_pivot_make_scaled(const X &x, float (&acc)[R], int lane)
-{
-    constexpr float LOG2E = 1.4426950408889634f;
-    decay_pivot f;
-    const float x0 = a_at(x, 0, 0, lane), x1 = a_at(x, 0, 2, lane);
-    f.owed = false;
-    f.p = __shfl_sync(0xffffffffu, x0, 0);  // lane 0 holds row g = 0
-    const float d0 = x0 - f.p, d1 = x1 - f.p;
-    f.on = __all_sync(0xffffffffu, fabsf(d0) <= FACTORED_RANGE<T> && fabsf(d1) <= FACTORED_RANGE<T>);
-    f.rf[0] = exp2_approx(d0 * LOG2E);
-    f.rf[1] = exp2_approx(d1 * LOG2E);
-    float s[2];
-    if (f.on) {
-        s[0] = s[1] = exp2_approx(f.p * LOG2E);
-    } else {
-        s[0] = ew<Ew::EXP>(x0, 0.f);
-        s[1] = ew<Ew::EXP>(x1, 0.f);
-    }
-    acc_rows_op<Ew::MUL>(acc, s, lane);
-    return f;
-}
-
 // The accumulators back in their own units before the store (a no-op for a warp that left the
 // factored form).
 template <int R> __device__ __forceinline__ void decay_unpivot(const decay_pivot &f, float (&acc)[R], int lane)

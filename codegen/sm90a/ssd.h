@@ -52,13 +52,6 @@ typedef struct {
      * iteration ahead of its mma): a warp leaving the factored form owes its multiply back,
      * paid before its warpgroup's next mma, where no group is in flight (ssd_plan.c). */
     bool decay_defer;
-    /* The factored decay with the prologue's row scaling folded into the pivot: where each
-     * consumer's last prologue task scales the accumulators by exp of the rows the decay reads,
-     * a value nothing else reads, the pivot does that multiply as one factor (pt_ssd.cuh
-     * decay_pivot_make_scaled). fold_exp[w] / fold_mul[w]: consumer w's exp and multiply in its
-     * prologue, fold_val the value between them; fold false: -1. */
-    bool fold;
-    int fold_exp[PT_KP_MAX_WG], fold_mul[PT_KP_MAX_WG], fold_val;
     pt_decay_chain chain;
     bool mvec_buf[PT_KP_MAX_BUFS];   /* a resident f32 vector along m, read into registers */
     char row_tile[16];

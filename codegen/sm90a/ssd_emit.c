@@ -500,18 +500,6 @@ static void emit_prologue_task(strbuf *sb, const sm90a_steps *st, int w, const p
                     "            }\n");
         return;
     }
-    if (sd->fold && e == &kp->consumer[w].pro[sd->fold_exp[w]]) {
-        sb_printf(sb, "                // folded into the pivot's multiply below (exp of the rows it reads)\n"
-                      "                PT_REC(%d, %d, n_tile, 0, 0);\n"
-                      "                PT_REC(%d, %d, n_tile, 0, 1);\n"
-                      "            }\n", e->stask, e->lane, e->stask, e->lane);
-        return;
-    }
-    if (sd->fold && e == &kp->consumer[w].pro[sd->fold_mul[w]]) {
-        sb_puts(sb, "                // with the pivot below: one factor for both\n"
-                    "            }\n");
-        return;
-    }
     sm90a_step_ctx c = {.st = st, .w = w};
     char x[160] = "", y[160] = "0.f", out[24] = "";
     snprintf(out, sizeof out, "%s0", sd->vname[e->out]);
@@ -602,7 +590,7 @@ static void emit_value_decls(strbuf *sb, const sm90a_ssd *sd)
 {
     const pt_kprog *kp = sd->kp;
     for (int v = 0; v < kp->n_vals; v++)
-        for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC && v != sd->fold_val; s++) {
+        for (int s = 0; s < kp->vals[v].slots && sd->vkind[v] != SSD_ACC; s++) {
             const char *name = sd->g->tensors[kp->vals[v].tensor].name;
             if (sd->vkind[v] == SSD_DCOLS) {
                 sb_printf(sb, "        float %s%d[pt::DPAIRS<KS>][2];  // %s of ring slot %d: this lane's pairs of column factors (the factored decay)\n",
@@ -631,19 +619,10 @@ static void emit_decay_pivot(strbuf *sb, const sm90a_steps *st, int w)
     char x[160];
     const step_ctx c = {.st = st, .w = w};
     operand(x, sizeof x, &c, decay_task(sd, w), 0);
-    const char *rows = sd->g->tensors[sd->g->ops[sd->chain.op_decay].in[0]].name;
     sb_printf(sb, "            // the factored decay: this warp's pivot; its accumulator rows in units of\n"
-                  "            // the row factor exp(%s - pivot) until the store\n", rows);
-    if (!sd->fold) {
-        sb_printf(sb, "            pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(%s, acc, lane);\n", x);
-        return;
-    }
-    const pt_ktask *m = &sd->kp->consumer[w].pro[sd->fold_mul[w]];
-    sb_printf(sb, "            // and %s (the accumulators times exp(%s)) in the same multiply\n"
-                  "            PT_REC(%d, %d, n_tile, 0, 0);\n"
-                  "            pt::decay_pivot fx = pt::decay_pivot_make_scaled<elem_t>(%s, acc, lane);\n"
-                  "            PT_REC(%d, %d, n_tile, 0, 1);\n",
-              sd->kp->sg->tasks[m->stask].id, rows, m->stask, m->lane, x, m->stask, m->lane);
+                  "            // the row factor exp(%s - pivot) until the store\n"
+                  "            pt::decay_pivot fx = pt::decay_pivot_make<elem_t>(%s, acc, lane);\n",
+              sd->g->tensors[sd->g->ops[sd->chain.op_decay].in[0]].name, x);
 }
 
 /* The end of consumer w's tile: its accumulators (back in their own units) staged for the

@@ -750,77 +750,6 @@ static bool plan_factored_steps(sm90a_ssd *sd, pt_error *err)
     return true;
 }
 
-/* Does any task of consumer R but its prologue task `skip` read value v? */
-static bool value_read_elsewhere(const pt_krole *R, int skip, int v)
-{
-    const pt_ktask *all[2 * PT_KP_MAX_TASKS + 1];
-    int n = 0;
-    for (int i = 0; i < R->n_pro; i++)
-        if (i != skip)
-            all[n++] = &R->pro[i];
-    for (int i = 0; i < R->n_tasks; i++)
-        all[n++] = &R->tasks[i];
-    all[n++] = &R->epilogue;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < all[i]->n_in; k++)
-            if (all[i]->in[k].kind == PT_KSRC_VAL && all[i]->in[k].index == v)
-                return true;
-    return false;
-}
-
-/* The prologue's row scaling folded into the factored decay's pivot (ssd.h fold): on every
- * consumer the last prologue task that writes the accumulators multiplies them by a value made
- * by an exp, in the prologue, of the very rows the decay's first operand reads, and nothing
- * else reads that value. Otherwise the tasks are printed as they are. */
-static void plan_fold(sm90a_ssd *sd)
-{
-    const pt_kprog *kp = sd->kp;
-    const pt_graph *g = sd->g;
-    sd->fold = false;
-    sd->fold_val = -1;
-    for (int w = 0; w < PT_KP_MAX_WG; w++)
-        sd->fold_exp[w] = sd->fold_mul[w] = -1;
-    if (!sd->factored || !sd->scan)
-        return;
-    int val = -1;
-    for (int w = 0; w < kp->wgs; w++) {
-        const pt_krole *R = &kp->consumer[w];
-        const pt_ktask *dec = NULL;
-        for (int i = 0; i < R->n_tasks && !dec; i++)
-            if (R->tasks[i].op == sd->chain.op_decay)
-                dec = &R->tasks[i];
-        int mul = -1;
-        for (int i = 0; i < R->n_pro; i++)
-            if (R->pro[i].body != PT_KB_MMA && R->pro[i].out >= 0 &&
-                sd->vkind[R->pro[i].out] == SSD_ACC)
-                mul = i;
-        if (!dec || mul < 0)
-            return;
-        const pt_ktask *m = &R->pro[mul];
-        if (g->ops[m->op].kind != PT_OP_MUL || m->n_in != 2)
-            return;
-        int k = operand_kind(sd, m, 0) == SSD_ACC ? 1 : 0;
-        if (m->in[k].kind != PT_KSRC_VAL || sd->vkind[m->in[k].index] != SSD_MVEC)
-            return;
-        int v = m->in[k].index, ex = -1;
-        for (int i = 0; i < mul; i++)
-            if (R->pro[i].out == v)
-                ex = i;
-        if (ex < 0)
-            return;
-        const pt_ktask *e = &R->pro[ex];
-        if (e->body != PT_KB_EWISE || g->ops[e->op].kind != PT_OP_EXP || e->n_in != 1 ||
-            e->in[0].kind != dec->in[0].kind || e->in[0].index != dec->in[0].index ||
-            value_read_elsewhere(R, mul, v) || (val >= 0 && v != val))
-            return;
-        val = v;
-        sd->fold_exp[w] = ex;
-        sd->fold_mul[w] = mul;
-    }
-    sd->fold = val >= 0;
-    sd->fold_val = val;
-}
-
 /* A pointwise or exp_decay task of the loop or the prologue: its output's form must follow
  * from its operands' (ssd_emit.c prints one device call per form). */
 static bool plan_cuda_task(const sm90a_ssd *sd, const pt_ktask *t, bool prologue, pt_error *err)
@@ -950,10 +879,7 @@ static bool plan_tasks(sm90a_ssd *sd, pt_error *err)
             REFUSE("warpgroup %d's epilogue must convert the accumulators", w);
         }
     }
-    if (sd->factored && !plan_factored_steps(sd, err))
-        return false;
-    plan_fold(sd);
-    return true;
+    return !sd->factored || plan_factored_steps(sd, err);
 }
 
 /* Tile coordinates: one variable g<axis> per axis with more than one tile; origins. */
