@@ -64,9 +64,10 @@ static const struct {
      "                   --build-timeout and signals as for profile\n"
      "  --candidates DIR with --measure N: write those N sPrograms as DIR/cand-RANK.json (a line\n"
      "                   each: rank, predicted ns, description) instead of measuring them\n"
-     "  --decay FORM     every candidate's exp_decay lowering: tile, factored, or any (the\n"
-     "                   default: each candidate in both forms where the graph has the factored\n"
-     "                   form's chain; docs/FORMAT-sprogram.md)\n"
+     "  --decay FORM     every candidate's exp_decay lowering: tile, factored, factored16 (its\n"
+     "                   column factor rounded to 16 bits: faster, the decayed tile rounded\n"
+     "                   twice) or any (the default: each candidate in all three where the\n"
+     "                   graph has the factored forms' chain; docs/FORMAT-sprogram.md)\n"
      "  --ragged         also put warpgroups on a batch axis in counts that do not divide it\n"
      "                   (64 heads in 22 triples, the last tile ragged; not yet timed, so\n"
      "                   off by default)\n"},

@@ -217,11 +217,11 @@ int verb_schedule(int argc, char **argv)
     }
     search_ctx sc = {.quiet = o.quiet};
     pt_error err = {{0}};
-    /* no --decay, or "any": both forms where the graph has the factored form's chain */
+    /* no --decay, or "any": every form where the graph has the factored forms' chain */
     pt_decay_form decay = PT_DECAY_TILE;
     bool decay_any = !o.decay || !strcmp(o.decay, "any");
     if (!decay_any && !pt_decay_form_parse(o.decay, &decay)) {
-        cli_error("schedule: --decay %s: expected tile, factored or any", o.decay);
+        cli_error("schedule: --decay %s: expected tile, factored, factored16 or any", o.decay);
         return EXIT_USAGE;
     }
     if (o.target && !pt_backend_lookup(o.target, "schedule: ", &sc.target, &err)) {
@@ -244,8 +244,8 @@ int verb_schedule(int argc, char **argv)
             sc.target = be;
     }
     pt_decay_chain chain;
-    if (decay == PT_DECAY_FACTORED && !pt_decay_chain_find(&in.graph, &chain, &err)) {
-        cli_error("schedule: --decay factored: %s", err.msg);
+    if (pt_decay_is_factored(decay) && !pt_decay_chain_find(&in.graph, &chain, &err)) {
+        cli_error("schedule: --decay %s: %s", pt_decay_form_name(decay), err.msg);
         cli_inputs_free(&in);
         return EXIT_INVALID;
     }

@@ -57,6 +57,10 @@ typedef struct {
      * `piv` and `pvc`), over a column walk in blocks of pivot_kblock; -1 for none. */
     int pivot_op, pivot_decay;
     int64_t pivot_kblock;
+    /* decay "factored16": the column factor exp(p - y_c) w_c is rounded to 16 bits before it
+     * scales the tile T (tensor pivot_tile, the kernel's parameter `pvt`), and the product again;
+     * w is the pivot op's input pivot_w (its parameter in<pivot_w>). -1 for the one rounding. */
+    int pivot_tile, pivot_w;
 } gen;
 
 static bool is_ident(const char *s)
@@ -284,6 +288,9 @@ static void param_list(const gen *G, const pt_op *op, char *out, size_t cap)
                               "const %s *__restrict__ piv, const %s *__restrict__ pvc, ",
                               ctype(storage_dtype(g, d->in[0])),
                               ctype(storage_dtype(g, d->in[d->n_in - 1])));
+        if (G->pivot_tile >= 0)
+            o += (size_t)snprintf(out + o, cap - o, "const %s *__restrict__ pvt, ",
+                                  ctype(storage_dtype(g, G->pivot_tile)));
     }
     /* an output storing a ragged sequence (graph.h): the kernel's `out` is a local that puts
      * element i at its place in the sequence (gen_per_element) */
@@ -484,12 +491,30 @@ static void round_in_pivot_units(const gen *G, pt_dtype d, const char *ind)
               "%s            pv_on = %s < pv_c - pv_c %% %lldLL;\n"
               "%s            break;\n"
               "%s        }\n"
-              "%s    const float rf = pv_on ? expf(%s - pv) : 1.0f;\n"
-              "%s    out[i] = %s(out[i] / rf)) * rf;\n"
-              "%s}\n",
+              "%s    const float rf = pv_on ? expf(%s - pv) : 1.0f;\n",
               ind, ind, rc, rc, PT_DECAY_PIVOT_ROWS, ind, x0, ind, ind, PT_DECAY_PIVOT_ROWS, ext,
               ind, xr, range, ind, PT_DECAY_PIVOT_ROWS - 1, ext, ind, yc, range, ind,
-              G->coord[dec->col_axis], kb, ind, ind, ind, xp, ind, cvt, ind);
+              G->coord[dec->col_axis], kb, ind, ind, ind, xp);
+    if (G->pivot_tile >= 0) {  /* factored16: the factor rounded, then the product (0 stays 0) */
+        char tv[1400], wv[1400], wp[8], yv[1400];
+        read_at(G, G->pivot_tile, "pvt", NULL, tv, sizeof tv);
+        snprintf(wp, sizeof wp, "in%d", G->pivot_w);
+        read_at(G, g->ops[G->pivot_op].in[G->pivot_w], wp, NULL, wv, sizeof wv);
+        cpos[cp] = G->coord[dec->col_axis];
+        read_at(G, tc, "pvc", cpos, yv, sizeof yv);
+        sb_printf(G->b,
+                  "%s    if (pv_on && out[i] != 0.0f) {\n"
+                  "%s        const float fct = %s(expf(pv - %s) * %s));\n"
+                  "%s        out[i] = %s(%s * fct)) * rf;\n"
+                  "%s    } else {\n"
+                  "%s        out[i] = %s(out[i] / rf)) * rf;\n"
+                  "%s    }\n"
+                  "%s}\n",
+                  ind, ind, cvt, yv, wv, ind, cvt, tv, ind, ind, cvt, ind, ind);
+        return;
+    }
+    sb_printf(G->b, "%s    out[i] = %s(out[i] / rf)) * rf;\n"
+                    "%s}\n", ind, cvt, ind);
 }
 
 /* Elementwise ops, dequantize, fill, exp_decay, cumsum and reductions: one thread per output
@@ -505,6 +530,8 @@ static bool gen_per_element(const gen *G, int oi, pt_error *err)
         return false;
     if (pt_tensor_ragged_pos(g, out) > 0) /* its place in the sequence reads every coordinate */
         mark_tensor_axes(g, op->out, used);
+    if (oi == G->pivot_op && G->pivot_tile >= 0)  /* factored16 reads the tile itself */
+        mark_tensor_axes(g, G->pivot_tile, used);
 
     char params[1024];
     param_list(G, op, params, sizeof params);
@@ -966,6 +993,8 @@ static void emit_host_launch(strbuf *host, const gen *G, int oi, const char *lin
         const pt_op *d = &g->ops[G->pivot_decay];
         sb_printf(host, "        CUdeviceptr piv = slots[%d], pvc = slots[%d];\n",
                   base_of(g, d->in[0]), base_of(g, d->in[d->n_in - 1]));
+        if (G->pivot_tile >= 0)
+            sb_printf(host, "        CUdeviceptr pvt = slots[%d];\n", base_of(g, G->pivot_tile));
     }
     sb_printf(host, "        CUdeviceptr out = slots[%d];\n", op->out);
     if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
@@ -978,7 +1007,7 @@ static void emit_host_launch(strbuf *host, const gen *G, int oi, const char *lin
     if (op->kind == PT_OP_DEQUANTIZE)
         sb_printf(host, "&scales, ");
     if (piv)
-        sb_printf(host, "&piv, &pvc, ");
+        sb_printf(host, G->pivot_tile >= 0 ? "&piv, &pvc, &pvt, " : "&piv, &pvc, ");
     sb_printf(host, "&out, ");
     if (op->kind == PT_OP_ONLINE_SOFTMAX && op->lse >= 0)
         sb_printf(host, "&lse, ");
@@ -1000,14 +1029,20 @@ bool pt_codegen_reference_for(const pt_graph *g, pt_decay_form decay, const pt_t
                               pt_codegen_result *out, pt_error *err)
 {
     memset(out, 0, sizeof *out);
-    gen G = {.g = g, .pivot_op = -1, .pivot_decay = -1};
-    if (decay == PT_DECAY_FACTORED) {
+    gen G = {.g = g, .pivot_op = -1, .pivot_decay = -1, .pivot_tile = -1, .pivot_w = -1};
+    if (pt_decay_is_factored(decay)) {
         pt_decay_chain c;
         if (!pt_decay_chain_find(g, &c, err))
             return false;
         G.pivot_op = c.op_vec;
         G.pivot_decay = c.op_decay;
         G.pivot_kblock = tiling ? tiling->tile[g->ops[c.op_decay].col_axis] : 0;
+        if (decay == PT_DECAY_FACTORED16) {
+            const pt_op *mt = &g->ops[c.op_tile], *mv = &g->ops[c.op_vec];
+            int dec = g->ops[c.op_decay].out;
+            G.pivot_tile = mt->in[0] == dec ? mt->in[1] : mt->in[0];
+            G.pivot_w = mv->in[0] == mt->out ? 1 : 0;
+        }
     }
     strbuf dev = {0}, host = {0};
     G.b = &dev;

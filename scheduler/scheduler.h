@@ -89,8 +89,8 @@ typedef struct {
     const pt_graph_source *source;
     /* the decay form every candidate takes (sProgram "decay", decay_form.h); the default (0)
      * is the tile form. With decay_any, where the graph has the factored form's chain, every
-     * candidate is also tried with the factored decay (its model fitted to the H200's timing:
-     * hw.h decay_factored_*_work). */
+     * candidate is also tried with each factored decay, "factored" and "factored16" (their
+     * model fitted to measured kernels: hw.h decay_factored_*_work). */
     pt_decay_form decay;
     bool decay_any;
     /* also try warpgroup counts on a batch axis that do not divide it (three on 64 heads: the

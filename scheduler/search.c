@@ -431,7 +431,8 @@ typedef struct {
     value_set vals[PT_MAX_AXES];
     pt_refusals *why_invalid;  /* partition, schedule, validation or simulation refused */
     pt_refusals *why_refused;  /* valid, but the acceptance test (o->accept) refused */
-    bool decay_both;           /* every candidate in both decay forms (o->decay_any) */
+    bool decay_both;           /* every candidate in every decay form (o->decay_any): tile,
+                                  factored and factored16 (decay_form.h) */
 } search;
 
 /* The reduction splits searched: split-K a handful of ways up to the depth where a chunk's
@@ -856,7 +857,7 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
 {
     pt_schedule_result *r = S->top.r;
     const pt_schedule_opts *o = S->o;
-    const int forms = S->decay_both ? 2 : 1; /* each combination in each decay form searched */
+    const int forms = S->decay_both ? 3 : 1; /* each combination in each decay form searched */
     int wgs = t->warpgroups;
     bool batch = split >= 0 && S->g->axes[split].batch;
     bool split_ok = split < 0   ? wgs == 1
@@ -897,8 +898,10 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
                             r->pruned_invalid += forms;
                         } else if (pays[ki] && sk_ok) {
                             try_candidate(S, t, &io, o ? o->decay : PT_DECAY_TILE);
-                            if (S->decay_both)
+                            if (S->decay_both) {
                                 try_candidate(S, t, &io, PT_DECAY_FACTORED);
+                                try_candidate(S, t, &io, PT_DECAY_FACTORED16);
+                            }
                         } else {
                             r->seen += forms;
                             r->pruned_split_k += forms;
@@ -944,7 +947,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
     const int max_wgs = max_warpgroups(g);
     int64_t per_tiling = max_wgs * 3 /* stages */ * PT_LOOKAHEAD_COUNT * 2 /* ping-pong */ * N_PARTS *
-                         n_split * (S.decay_both ? 2 : 1);
+                         n_split * (S.decay_both ? 3 : 1);
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)
         r->total *= S.vals[a].n;

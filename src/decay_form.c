@@ -5,7 +5,7 @@
 
 const char *pt_decay_form_name(pt_decay_form f)
 {
-    return f == PT_DECAY_FACTORED ? "factored" : "tile";
+    return f == PT_DECAY_FACTORED16 ? "factored16" : f == PT_DECAY_FACTORED ? "factored" : "tile";
 }
 
 bool pt_decay_form_parse(const char *s, pt_decay_form *out)
@@ -16,6 +16,8 @@ bool pt_decay_form_parse(const char *s, pt_decay_form *out)
         *out = PT_DECAY_TILE;
     else if (strcmp(s, "factored") == 0)
         *out = PT_DECAY_FACTORED;
+    else if (strcmp(s, "factored16") == 0)
+        *out = PT_DECAY_FACTORED16;
     else
         return false;
     return true;

@@ -15,10 +15,20 @@
 #include "graph.h"
 #include "pt_error.h"
 
-typedef enum { PT_DECAY_TILE, PT_DECAY_FACTORED } pt_decay_form;
+/* FACTORED16 is the factored form with each column factor (times the vector) rounded to the
+ * tile's 16-bit type before it scales the tile, so an element of the decayed tile is rounded
+ * twice (the factor, then the product) where FACTORED rounds it once: half the CUDA-core
+ * instructions per element (one paired multiply instead of a multiply and a fused add, one
+ * shuffle instead of two), for about 1.4x the rounding error of that operand. */
+typedef enum { PT_DECAY_TILE, PT_DECAY_FACTORED, PT_DECAY_FACTORED16 } pt_decay_form;
 
 const char *pt_decay_form_name(pt_decay_form f);
 bool pt_decay_form_parse(const char *s, pt_decay_form *out);
+/* Either factored form (the pivot, the column factors and the row factor). */
+static inline bool pt_decay_is_factored(pt_decay_form f)
+{
+    return f == PT_DECAY_FACTORED || f == PT_DECAY_FACTORED16;
+}
 
 /* The ops the factored form rewrites: the exp_decay, the multiply of a tile by its result
  * ("tile"), and the multiply of that by a vector along the decay's columns ("vec"), whose
@@ -39,6 +49,11 @@ typedef struct {
 #define PT_DECAY_FACTORED_EXP_WORK 0.92
 #define PT_DECAY_FACTORED_TILE_WORK 0.92
 #define PT_DECAY_FACTORED_VEC_WORK 0.92
+/* The vector's multiply of FACTORED16 against FACTORED's: 34 instructions per thread and k block
+ * against 58 by count (0.59), but fitted, as the three above are, to what the whole kernel
+ * gained: 3.0% on the H100 with ChunkScan's pick at B 8, S 2048 and 4096 (0.25 predicts 2.8%;
+ * 0.6 predicted 0.5%). */
+#define PT_DECAY_FACTORED16_VEC_WORK 0.25
 
 /* How the factored form rounds, which the reference mirrors (codegen/reference.c): each warp's
  * PT_DECAY_PIVOT_ROWS rows (aligned along the decay's rows) take the first as the pivot p, and

@@ -136,6 +136,9 @@ typedef struct {
      * tile form's exp_decay, tile multiply and vector multiply at those kinds' rates; 0 = the
      * instruction-count estimates of decay_form.h */
     double decay_factored_exp_work, decay_factored_tile_work, decay_factored_vec_work;
+    /* decay "factored16": its vector multiply's work as a fraction of decay "factored"'s; 0 =
+     * decay_form.h's */
+    double decay_factored16_vec_work;
     double dram_blend_p;         /* kernel time = (span^p + floor^p)^(1/p) of the SM pipelines'
                                     span and the DRAM floor: a kernel near its floor does not
                                     overlap compute and HBM perfectly. 0 = max(span, floor) */

@@ -1471,9 +1471,13 @@ static void stask_cost(const sim_state *S, const pt_decay_chain *decay, int s, d
         else if (t->op == decay->op_tile)
             *rate /= h->decay_factored_tile_work > 0 ? h->decay_factored_tile_work
                                                     : PT_DECAY_FACTORED_TILE_WORK;
-        else if (t->op == decay->op_vec)
+        else if (t->op == decay->op_vec) {
             *rate /= h->decay_factored_vec_work > 0 ? h->decay_factored_vec_work
                                                    : PT_DECAY_FACTORED_VEC_WORK;
+            if (S->p->decay == PT_DECAY_FACTORED16)  /* the factor rounded: half the work */
+                *rate /= h->decay_factored16_vec_work > 0 ? h->decay_factored16_vec_work
+                                                         : PT_DECAY_FACTORED16_VEC_WORK;
+        }
     }
     if (t->kind != PT_ST_DEQUANT)
         return;
@@ -1520,7 +1524,7 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     pt_decay_chain chain;
     pt_error decay_err = {{0}};
     const pt_decay_chain *decay =
-        S->p->decay == PT_DECAY_FACTORED && sg->graph && pt_decay_chain_find(sg->graph, &chain, &decay_err)
+        pt_decay_is_factored(S->p->decay) && sg->graph && pt_decay_chain_find(sg->graph, &chain, &decay_err)
             ? &chain
             : NULL;
     for (int s = 0; s < n; s++) {

@@ -509,10 +509,10 @@ static bool load_decay(const loader *L, const cJSON *root)
     if (!pt_json_get_string(root, "decay", false, L->file, "$", &form, L->err))
         return false;
     if (form && !pt_decay_form_parse(form, &L->p->decay))
-        return fail_at(L, "$.decay", "is \"%.64s\"; expected tile or factored", form);
+        return fail_at(L, "$.decay", "is \"%.64s\"; expected tile, factored or factored16", form);
     pt_decay_chain chain;
     pt_error e2 = {{0}};
-    if (L->p->decay == PT_DECAY_FACTORED && !pt_decay_chain_find(L->g, &chain, &e2))
+    if (pt_decay_is_factored(L->p->decay) && !pt_decay_chain_find(L->g, &chain, &e2))
         return fail_at(L, "$.decay", "%s", e2.msg);
     return true;
 }

@@ -1270,7 +1270,7 @@ static void check_decay(vctx *c)
 {
     pt_decay_chain chain;
     pt_error e = {{0}};
-    if (c->p->decay == PT_DECAY_FACTORED && c->sg->graph &&
+    if (pt_decay_is_factored(c->p->decay) && c->sg->graph &&
         !pt_decay_chain_find(c->sg->graph, &chain, &e))
         problem_at(c->r, "$.decay", "%s", e.msg);
 }

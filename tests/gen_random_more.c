@@ -221,8 +221,8 @@ bool draw_ssd_scan(draw *d, rng *r, pt_error *err)
     /* the decay factored (decay_form.h), also an iteration ahead (a warp leaving the range
      * while the mma before it is in flight settles before its next mma) */
     if (chance(r, 40)) {
-        d->p.decay = PT_DECAY_FACTORED;
-        note(d, "decay factored");
+        d->p.decay = chance(r, 50) ? PT_DECAY_FACTORED16 : PT_DECAY_FACTORED;
+        note(d, "decay %s", pt_decay_form_name(d->p.decay));
     }
     return true;
 }

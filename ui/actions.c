@@ -161,8 +161,9 @@ static bool search_run(pt_job *job, void *data, pt_error *err)
                    pt_decay_form_name(sj->decay));
     else if (pt_decay_chain_find(sj->graph, &chain, &chain_err))
         pt_job_log(job, "every candidate with the decay as a tile, as the program has it; "
-                        "pipethreader-cli schedule also tries each with the decay factored "
-                        "(\"Factored decay\" switches this program's)");
+                        "pipethreader-cli schedule also tries each with the decay factored and "
+                        "factored16 (\"Factored decay\" and \"16-bit factor\" switch this "
+                        "program's)");
     if (sj->ragged)
         pt_job_log(job, "also trying warpgroup counts that do not divide a batch axis (the last "
                         "tile ragged, charged in full)");

@@ -541,7 +541,7 @@ bool pt_explorer_model_set_decay(pt_explorer_model *m, pt_decay_form form, pt_er
     if (m->prog.decay == form)
         return pt_fail(err, "the decay is already %s", pt_decay_form_name(form));
     pt_decay_chain chain;
-    if (form == PT_DECAY_FACTORED && !pt_decay_chain_find(&m->graph, &chain, err))
+    if (pt_decay_is_factored(form) && !pt_decay_chain_find(&m->graph, &chain, err))
         return false;
     pt_sprogram c;
     if (!begin(m, &c, err))

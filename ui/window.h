@@ -116,6 +116,9 @@ GtkWidget *pt_window_get_split_cluster_check(PtWindow *self);
 /* The "factored decay" check button (the sProgram's "decay"; sends win.decay), or NULL when the
  * graph has no exp_decay chain. */
 GtkWidget *pt_window_get_decay_check(PtWindow *self);
+/* Its "16-bit factor" check button (decay "factored16"; insensitive with the tile form), or NULL
+ * as that one. */
+GtkWidget *pt_window_get_decay16_check(PtWindow *self);
 /* The tile form's drop-down of the tensor-core rows' axis (wg_axis), or NULL when the graph
  * has no choice. */
 GtkWidget *pt_window_get_rows_axis_drop_down(PtWindow *self);

@@ -207,9 +207,20 @@ static void on_decay_toggled(GtkCheckButton *check, gpointer data)
                                gtk_check_button_get_active(check) ? "factored" : "tile");
 }
 
+static void on_decay16_toggled(GtkCheckButton *check, gpointer data)
+{
+    gtk_widget_activate_action(GTK_WIDGET(data), "win.decay", "s",
+                               gtk_check_button_get_active(check) ? "factored16" : "factored");
+}
+
 GtkWidget *pt_window_get_decay_check(PtWindow *self)
 {
     return form_widget(self, GTK_TYPE_CHECK_BUTTON, "pt-decay", NULL);
+}
+
+GtkWidget *pt_window_get_decay16_check(PtWindow *self)
+{
+    return form_widget(self, GTK_TYPE_CHECK_BUTTON, "pt-decay16", NULL);
 }
 
 /* The decay's form (decay_form.h), only where the graph has the chain it applies to. */
@@ -221,18 +232,27 @@ static void build_decay(PtWindow *self)
     if (!pt_decay_chain_find(&m->graph, &chain, &e))
         return;
     GtkWidget *check = gtk_check_button_new_with_mnemonic("_Factored decay");
-    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), m->prog.decay == PT_DECAY_FACTORED);
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), pt_decay_is_factored(m->prog.decay));
     g_object_set_data(G_OBJECT(check), "pt-decay", GINT_TO_POINTER(1));
     char *tip = g_strdup_printf("%s as column factors: its row factor scales the accumulators "
                                 "once per tile instead of every element; a warp whose rows span "
-                                "too much falls back to the tile (win.decay). Predicted from "
-                                "instruction counts, not yet measured",
+                                "too much falls back to the tile (win.decay)",
                                 m->graph.ops[chain.op_decay].name);
     gtk_widget_set_tooltip_text(check, tip);
     g_free(tip);
     g_signal_connect(check, "toggled", G_CALLBACK(on_decay_toggled), self);
+    /* the factored form's rounding: the column factor to 16 bits first (decay "factored16") */
+    GtkWidget *r16 = gtk_check_button_new_with_mnemonic("_16-bit factor");
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(r16), m->prog.decay == PT_DECAY_FACTORED16);
+    gtk_widget_set_sensitive(r16, pt_decay_is_factored(m->prog.decay));
+    g_object_set_data(G_OBJECT(r16), "pt-decay16", GINT_TO_POINTER(1));
+    gtk_widget_set_tooltip_text(r16, "The column factor rounded to the tile's 16-bit type before "
+                                     "it scales the tile: one paired multiply per element pair "
+                                     "instead of two, the decayed tile rounded twice (win.decay)");
+    g_signal_connect(r16, "toggled", G_CALLBACK(on_decay16_toggled), self);
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6); /* a row, as the other parts */
     gtk_box_append(GTK_BOX(row), check);
+    gtk_box_append(GTK_BOX(row), r16);
     gtk_box_append(GTK_BOX(self->form_box), row);
 }
 

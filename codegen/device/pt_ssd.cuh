@@ -566,12 +566,27 @@ __device__ __forceinline__ void afrag_decay_direct(uint32_t (&a)[KS][4], const u
         }
 }
 
+// a * b for pairs: the factor already rounded to 16 bits, the product rounded again (decay
+// "factored16": one paired multiply where mul2_split_bits takes two).
+template <typename T> __device__ __forceinline__ uint32_t mul2_bits(uint32_t a, uint32_t b);
+template <> __device__ __forceinline__ uint32_t mul2_bits<__nv_bfloat16>(uint32_t a, uint32_t b)
+{
+    const __nv_bfloat162 r = __hmul2(*reinterpret_cast<__nv_bfloat162 *>(&a), *reinterpret_cast<__nv_bfloat162 *>(&b));
+    return *reinterpret_cast<const uint32_t *>(&r);
+}
+template <> __device__ __forceinline__ uint32_t mul2_bits<__half>(uint32_t a, uint32_t b)
+{
+    const __half2 r = __hmul2(*reinterpret_cast<__half2 *>(&a), *reinterpret_cast<__half2 *>(&b));
+    return *reinterpret_cast<const uint32_t *>(&r);
+}
+
 // The A fragment: the tile times the column factors (decay_cols) times the vector w along k, 0
 // where col > row when CAUSAL; or, once the warp left the factored form, every element. Each
 // lane multiplies its pairs' factors by w and packs them; each thread takes the pairs of its
 // columns from their lanes (two shuffles per pair: the factor in two parts, mul2_split_bits) and
-// scales two fragment registers with each.
-template <bool CAUSAL, typename T, int KS, typename W, typename X>
+// scales two fragment registers with each. ROUND16 (decay "factored16"): the factor's 16-bit
+// part alone, one shuffle and one paired multiply (the element rounded twice).
+template <bool CAUSAL, typename T, int KS, bool ROUND16 = false, typename W, typename X>
 __device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t (&tile)[KS][4],
                                             const float (&cols)[DPAIRS<KS>][2], const W &w,
                                             const decay_pivot &f, const X &x, int row0, int col0,
@@ -600,8 +615,10 @@ __device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t
         if (dpair<KS>(lane, q, kk, h)) {
             const float f0 = cols[q][0] * kv_at(w, kk, 2 * h, t), f1 = cols[q][1] * kv_at(w, kk, 2 * h + 1, t);
             hi[q] = pack2<T>(f0, f1);
-            const float2 r = unpack2<T>(hi[q]);
-            lo[q] = pack2<T>(f0 - r.x, f1 - r.y);
+            if constexpr (!ROUND16) {
+                const float2 r = unpack2<T>(hi[q]);
+                lo[q] = pack2<T>(f0 - r.x, f1 - r.y);
+            }
         }
     }
 #pragma unroll
@@ -610,10 +627,15 @@ __device__ __forceinline__ void afrag_decay(uint32_t (&a)[KS][4], const uint32_t
         for (int h = 0; h < 2; ++h) {
             const int src = (8 * kk + 4 * h + t) % 32, q = (8 * kk + 4 * h) / 32;
             const uint32_t mh = __shfl_sync(0xffffffffu, hi[q], src);
-            const uint32_t ml = __shfl_sync(0xffffffffu, lo[q], src);
             // registers 2 h and 2 h + 1: rows g and g + 8, columns 2t + 8 h and the next
-            a[kk][2 * h] = mul2_split_bits<T>(tile[kk][2 * h], mh, ml);
-            a[kk][2 * h + 1] = mul2_split_bits<T>(tile[kk][2 * h + 1], mh, ml);
+            if constexpr (ROUND16) {
+                a[kk][2 * h] = mul2_bits<T>(tile[kk][2 * h], mh);
+                a[kk][2 * h + 1] = mul2_bits<T>(tile[kk][2 * h + 1], mh);
+            } else {
+                const uint32_t ml = __shfl_sync(0xffffffffu, lo[q], src);
+                a[kk][2 * h] = mul2_split_bits<T>(tile[kk][2 * h], mh, ml);
+                a[kk][2 * h + 1] = mul2_split_bits<T>(tile[kk][2 * h + 1], mh, ml);
+            }
         }
     if (mask)
 #pragma unroll

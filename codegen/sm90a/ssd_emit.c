@@ -304,8 +304,10 @@ static void emit_factored(strbuf *sb, const step_ctx *c, const pt_ktask *e, cons
         operand(y, sizeof y, c, e, 1 - f);
         snprintf(cols, sizeof cols, "%s%d", sd->vname[d->out],
                  sm90a_step_slot(c, e->offset, sd->kp->vals[d->out].slots));
-        sb_printf(sb, "                pt::afrag_decay<%s, elem_t, KS>(%s, %s, %s, %s, fx, %s, %s, i * BK, lane);\n",
-                  causal ? "true" : "false", out, tile, cols, y, x, row0);
+        /* decay "factored16": the column factor rounded to 16 bits first (decay_form.h) */
+        bool r16 = sd->kp->p->decay == PT_DECAY_FACTORED16;
+        sb_printf(sb, "                pt::afrag_decay<%s, elem_t, KS%s>(%s, %s, %s, %s, fx, %s, %s, i * BK, lane);\n",
+                  causal ? "true" : "false", r16 ? ", true" : "", out, tile, cols, y, x, row0);
     }
 }
 

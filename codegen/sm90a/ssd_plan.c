@@ -103,7 +103,7 @@ static bool plan_graph(sm90a_ssd *sd, pt_error *err)
                mm->n_reduce > 0 ? g->axes[mm->reduce_axes[0]].name : "(none)");
     }
     sd->scan = sd->op_pro >= 0;
-    if (sd->kp->p->decay == PT_DECAY_FACTORED) {
+    if (pt_decay_is_factored(sd->kp->p->decay)) {
         if (!pt_decay_chain_find(g, &sd->chain, err))
             return false;
         if (sd->chain.op_decay != sd->op_decay || sd->chain.op_matmul != sd->op_mm)

@@ -536,11 +536,31 @@ static void test_decay(void)
     g_assert_nonnull(strstr(j, "\"decay\": \"factored\""));
     g_free(j);
     g_assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(pt_window_get_decay_check(win))));
+    /* the 16-bit factor: sensitive once factored, sets "factored16", no slower */
+    GtkWidget *r16 = pt_window_get_decay16_check(win);
+    g_assert_nonnull(r16);
+    g_assert_true(gtk_widget_get_sensitive(r16));
+    g_assert_false(gtk_check_button_get_active(GTK_CHECK_BUTTON(r16)));
+    double factored = m->tl.kernel_time_ns;
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(r16), TRUE);
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->prog.decay, ==, PT_DECAY_FACTORED16);
+    g_assert_cmpfloat(m->tl.kernel_time_ns, <=, factored);
+    j = prog_json();
+    g_assert_nonnull(strstr(j, "\"decay\": \"factored16\""));
+    g_free(j);
+    g_assert_true(gtk_check_button_get_active(GTK_CHECK_BUTTON(pt_window_get_decay_check(win))));
+    explorer_activate("undo", NULL);
+    spin(100);
+    m = pt_window_get_model(win);
+    g_assert_cmpint(m->prog.decay, ==, PT_DECAY_FACTORED);
     explorer_activate("undo", NULL);
     spin(100);
     m = pt_window_get_model(win);
     g_assert_cmpint(m->prog.decay, ==, PT_DECAY_TILE);
     g_assert_cmpfloat(m->tl.kernel_time_ns, ==, before);
+    g_assert_false(gtk_widget_get_sensitive(pt_window_get_decay16_check(win)));
 }
 
 int main(int argc, char **argv)
