@@ -30,7 +30,7 @@ while read -r name graph set tile edits; do
     # the instrumented build (-DPT_TRACE: the trace stamps, predicated stores in inline PTX)
     # compiles warning-free too, for the first variant of each graph (and of its factored decay)
     key=$graph
-    case $name in *_fact_*) key="$graph+factored" ;; esac
+    case $name in *_fact_*) key="$graph+factored" ;; *_fact16_*) key="$graph+factored16" ;; esac
     case " $traced " in *" $key "*) ;; *)
         traced="$traced $key"
         if ! "$NVCC" -cubin -O3 -gencode=arch=compute_90a,code=sm_90a -DPT_TRACE -Werror all-warnings \
@@ -64,12 +64,18 @@ while read -r name graph set tile edits; do
             grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
         done
         # the factored decay: the tile's fragment times the column factors in pairs, the factor
-        # in two parts (a paired multiply, then a paired fused add: one rounding); its reference
-        # rounds in the row factor's units, in a kernel of its own that must compile too
+        # in two parts (a paired multiply, then a paired fused add: one rounding), or with
+        # factored16 its 16-bit part alone (paired multiplies, no paired fused add); its
+        # reference rounds in the row factor's units, in a kernel of its own that must compile too
         case $name in ssd_scan_*fact*)
-            for want in "mul(\.rn)?\.(bf16|f16)x2" "fma\.rn\.(bf16|f16)x2"; do
-                grep -qE "$want" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks $want"; fails=$((fails + 1)); }
-            done
+            grep -qE "mul(\.rn)?\.(bf16|f16)x2" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks paired multiplies"; fails=$((fails + 1)); }
+            case $name in
+            *fact16*)
+                ! grep -qE "fma\.rn\.(bf16|f16)x2" "$d/kernel.ptx" || { echo "FAIL $name: factored16 PTX has the split factor's paired fused add"; fails=$((fails + 1)); }
+                grep -q "const float fct = " "$d/reference.cu" || { echo "FAIL $name: reference.cu does not round the factor first"; fails=$((fails + 1)); } ;;
+            *)
+                grep -qE "fma\.rn\.(bf16|f16)x2" "$d/kernel.ptx" || { echo "FAIL $name: PTX lacks the split factor's paired fused add"; fails=$((fails + 1)); } ;;
+            esac
             grep -q "pv_on" "$d/reference.cu" || { echo "FAIL $name: reference.cu does not round in pivot units"; fails=$((fails + 1)); }
             "$NVCC" -cubin -gencode=arch=compute_90a,code=sm_90a -Werror all-warnings -o "$d/reference.cubin" \
                 "$d/reference.cu" >"$d/ref.txt" 2>&1 || { echo "FAIL $name: reference.cu: $(head -c 800 "$d/ref.txt")"; fails=$((fails + 1)); } ;;
