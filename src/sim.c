@@ -1474,7 +1474,7 @@ static void stask_cost(const sim_state *S, const pt_decay_chain *decay, int s, d
         else if (t->op == decay->op_vec) {
             *rate /= h->decay_factored_vec_work > 0 ? h->decay_factored_vec_work
                                                    : PT_DECAY_FACTORED_VEC_WORK;
-            if (S->p->decay == PT_DECAY_FACTORED16)  /* the factor rounded: half the work */
+            if (S->p->decay == PT_DECAY_FACTORED16)  /* the factor rounded: fitted, decay_form.h */
                 *rate /= h->decay_factored16_vec_work > 0 ? h->decay_factored16_vec_work
                                                          : PT_DECAY_FACTORED16_VEC_WORK;
         }
