@@ -161,16 +161,20 @@ static void json(void)
 }
 
 /* The time of the decay's exp_decay and tile multiply spans, and of the loop's mma spans. */
+/* The summed span of t's sTasks whose id starts with prefix. */
+static double span_sum(const pt_timeline *t, const pt_stask_graph *sg, const char *prefix)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < t->n_spans; i++)
+        if (!strncmp(sg->tasks[t->spans[i].stask].id, prefix, strlen(prefix)))
+            sum += t->spans[i].end_ns - t->spans[i].start_ns;
+    return sum;
+}
+
 static void span_sums(const pt_timeline *t, const pt_stask_graph *sg, double *decay, double *mma)
 {
-    for (int64_t i = 0; i < t->n_spans; i++) {
-        const char *id = sg->tasks[t->spans[i].stask].id;
-        double len = t->spans[i].end_ns - t->spans[i].start_ns;
-        if (!strncmp(id, "exp_decay.", 10) || !strncmp(id, "mul.Pw.", 7))
-            *decay += len;
-        if (!strncmp(id, "mma.y_intra.", 12))
-            *mma += len;
-    }
+    *decay += span_sum(t, sg, "exp_decay.") + span_sum(t, sg, "mul.Pw.");
+    *mma += span_sum(t, sg, "mma.y_intra.");
 }
 
 /* The same ChunkScan program predicted faster with the factored decay, by the little the H200
@@ -214,13 +218,8 @@ static void simulated(void)
     if (ok3) {
         CHECK_MSG(c.kernel_time_ns < 0.999 * b.kernel_time_ns && c.kernel_time_ns > 0.94 * b.kernel_time_ns,
                   "%g vs %g", c.kernel_time_ns, b.kernel_time_ns);
-        double vb = 0, vc = 0;  /* the vector's multiply, mul.Pdt */
-        for (int64_t i = 0; i < b.n_spans; i++)
-            if (!strncmp(sg.tasks[b.spans[i].stask].id, "mul.Pdt.", 8))
-                vb += b.spans[i].end_ns - b.spans[i].start_ns;
-        for (int64_t i = 0; i < c.n_spans; i++)
-            if (!strncmp(sg.tasks[c.spans[i].stask].id, "mul.Pdt.", 8))
-                vc += c.spans[i].end_ns - c.spans[i].start_ns;
+        /* the vector's multiply, mul.Pdt */
+        double vb = span_sum(&b, &sg, "mul.Pdt."), vc = span_sum(&c, &sg, "mul.Pdt.");
         CHECK_MSG(vc < 0.5 * vb && vc > 0.1 * vb, "%g vs %g", vc, vb);
         pt_timeline_free(&c);
     }
