@@ -435,6 +435,12 @@ typedef struct {
                                   factored and factored16 (decay_form.h) */
 } search;
 
+/* Decay forms each combination is tried in (search_tiling's try_candidate calls). */
+static int decay_forms(const search *S)
+{
+    return S->decay_both ? 3 : 1;
+}
+
 /* The reduction splits searched: split-K a handful of ways up to the depth where a chunk's
  * partial-tile traffic starts to rival its loop, with its partial tiles added through the
  * global workspace or (cluster) the shared memory of the tile's thread-block cluster; and
@@ -857,7 +863,7 @@ static void search_tiling(search *S, const pt_tiling *t, int split, int n_split,
 {
     pt_schedule_result *r = S->top.r;
     const pt_schedule_opts *o = S->o;
-    const int forms = S->decay_both ? 3 : 1; /* each combination in each decay form searched */
+    const int forms = decay_forms(S); /* each combination in each decay form searched */
     int wgs = t->warpgroups;
     bool batch = split >= 0 && S->g->axes[split].batch;
     bool split_ok = split < 0   ? wgs == 1
@@ -947,7 +953,7 @@ bool pt_schedule_graph(const pt_graph *g, const pt_hw *hw, const pt_schedule_opt
     const int *stages_opts = hw->smem_per_block <= 65536 ? stages_small : stages_big;
     const int max_wgs = max_warpgroups(g);
     int64_t per_tiling = max_wgs * 3 /* stages */ * PT_LOOKAHEAD_COUNT * 2 /* ping-pong */ * N_PARTS *
-                         n_split * (S.decay_both ? 3 : 1);
+                         n_split * decay_forms(&S);
     r->total = per_tiling;
     for (int a = 0; a < g->n_axes; a++)
         r->total *= S.vals[a].n;
