@@ -237,7 +237,18 @@ bool cli_load_graph(const cli_opts *o, cli_inputs *in)
             in->graph = one;
         }
     }
-    if (!ok || !pt_hw_load(&in->hw, o->hw ? o->hw : "H200", &err)) {
+    /* without --hw, the model an sProgram was scheduled for is the one it is validated,
+     * simulated and generated against (its $.hw), so that an H100 pick is not read as an H200
+     * one; a model it names that is neither built in nor a file (one scheduled with a model file
+     * named otherwise) leaves the default, and the user is told */
+    char phw[sizeof in->prog.hw_name];
+    bool from_prog = ok && !o->hw && o->program && pt_sprogram_hw_peek(o->program, phw, sizeof phw);
+    if (from_prog && !pt_hw_load(&in->hw, phw, &err)) {
+        fprintf(stderr, "%s: note: $.hw names \"%s\", which is not a built-in model or a model "
+                        "file here; read against H200 (--hw chooses the model)\n", o->program, phw);
+        from_prog = false;
+    }
+    if (!ok || (!from_prog && !pt_hw_load(&in->hw, o->hw ? o->hw : "H200", &err))) {
         fprintf(stderr, "%s\n", err.msg);
         return false;
     }

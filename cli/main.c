@@ -15,7 +15,8 @@ static const struct {
     {"partition", verb_partition, "partition GRAPH [--hw H] [--tile axis=N,...] [--set P=V,...] [-o FILE] [--json]",
      "sTask-partition of an operator graph: prints the sTask-graph (or writes it as JSON).\n"
      "  GRAPH            a graph JSON file, or the name of a built-in example\n"
-     "  --hw H           hardware model: H100, H200 (default), MI300X, or a JSON file\n"
+     "  --hw H           hardware model: H100, H200 (default), MI300X, or a JSON file; with\n"
+     "                   --program, the default is the model the sProgram names (its \"hw\")\n"
      "  --tile SPEC      tile per axis and consumer warpgroups, e.g. m=128,n=256,k=64,wg=2\n"
      "                   (over the graph's \"defaults\"; Propagate fills the other axes)\n"
      "  --set P=V,...    override graph parameters, e.g. S=8192,CAUSAL=1\n"

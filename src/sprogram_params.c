@@ -71,15 +71,26 @@ int pt_sprogram_params_peek(const char *path, pt_sprogram_param *out)
     return n;
 }
 
-bool pt_sprogram_graph_peek(const char *path, char *out, size_t cap)
+/* The non-empty string $.KEY of the sProgram file at `path` into out (shorter than cap). */
+static bool peek_string(const char *path, const char *key, char *out, size_t cap)
 {
     cJSON *root = peek_root(path);
-    const cJSON *g = root ? cJSON_GetObjectItemCaseSensitive(root, "graph") : NULL;
+    const cJSON *g = root ? cJSON_GetObjectItemCaseSensitive(root, key) : NULL;
     bool ok = cJSON_IsString(g) && g->valuestring[0] && strlen(g->valuestring) < cap;
     if (ok)
         snprintf(out, cap, "%s", g->valuestring);
     cJSON_Delete(root);
     return ok;
+}
+
+bool pt_sprogram_graph_peek(const char *path, char *out, size_t cap)
+{
+    return peek_string(path, "graph", out, cap);
+}
+
+bool pt_sprogram_hw_peek(const char *path, char *out, size_t cap)
+{
+    return peek_string(path, "hw", out, cap);
 }
 
 /* The value `set` gives parameter `name` (its last mention, as the loader applies them), or

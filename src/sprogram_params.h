@@ -22,6 +22,10 @@ int pt_sprogram_params_peek(const char *path, pt_sprogram_param *out);
  * cannot be read (the loader reports that in full later). */
 bool pt_sprogram_graph_peek(const char *path, char *out, size_t cap);
 
+/* The hardware model the sProgram file at `path` was scheduled for ($.hw: a built-in name or a
+ * model file) into out; false when it names none or cannot be read. */
+bool pt_sprogram_hw_peek(const char *path, char *out, size_t cap);
+
 /* `set` ("P=V,...", or NULL) followed by every parameter of pp that `set` leaves out, as one
  * malloc'd override string in *out (NULL when both are empty). A parameter that `set` gives a
  * value other than the program's is refused, naming the option, the file and the value. */

@@ -222,6 +222,20 @@ expect 0 "schedule --measure 6 --candidates (ChunkState, H100)" "$cli" schedule 
 if grep -qE '^1 [0-9]+ l=64 n=128 wg_axis=h wg=2 stages=2 ' "$tmp/out" && grep -qE '^[0-9]+ [0-9]+ l=64 n=[0-9]+ wg_axis=h wg=2 stages=[34] ' "$tmp/out" &&
    [ "$(ls "$tmp/cand_cs" | wc -l)" = 6 ]; then ok "--measure shortlist: the pick's tile at 2 stages first, deeper rings after, 6 written"
 else bad "--measure shortlist: $(cat "$tmp/out" | tail -7)"; fi
+# An sProgram is read against the model it was scheduled for ($.hw) unless --hw says otherwise;
+# a model it names that is not here leaves the default (H200), with a note naming the file and field.
+"$cli" schedule mamba2_chunk_state --hw H100 --target sm90a --set B=8,S=2048 --top 1 -o "$tmp/cs_h100.json" >/dev/null 2>&1
+expect 0 "simulate an H100 sProgram without --hw" "$cli" simulate mamba2_chunk_state --set B=8,S=2048 --program "$tmp/cs_h100.json"
+if grep -qE '^predicted kernel time .* on H100 ' "$tmp/out"; then ok "read against its own model (H100)"
+else bad "model of an H100 sProgram: $(head -1 "$tmp/out")"; fi
+expect 0 "simulate an H100 sProgram with --hw H200" "$cli" simulate mamba2_chunk_state --set B=8,S=2048 --program "$tmp/cs_h100.json" --hw H200
+if grep -qE '^predicted kernel time .* on H200 ' "$tmp/out"; then ok "--hw overrides the sProgram's model"
+else bad "--hw H200 on an H100 sProgram: $(head -1 "$tmp/out")"; fi
+sed 's/"hw": "H100"/"hw": "H999"/' "$tmp/cs_h100.json" >"$tmp/cs_h999.json"
+expect 0 "simulate an sProgram naming a model not here" "$cli" simulate mamba2_chunk_state --set B=8,S=2048 --program "$tmp/cs_h999.json"
+stderr_has "cs_h999.json: note: \$.hw names \"H999\", which is not a built-in model or a model file here; read against H200" "a model not here: the file, \$.hw and the model used named"
+if grep -qE '^predicted kernel time .* on H200 ' "$tmp/out"; then ok "a model not here: read against H200"
+else bad "a model not here: $(head -1 "$tmp/out")"; fi
 # Issue 14: unaligned N and K are staged through 16-byte-pitched copies (src/staging.h): the
 # search through the sm90a generator finds programs, and their prediction holds the copies.
 expect 0 "schedule unaligned N for sm90a" "$cli" schedule gemm_f16 -q --target sm90a --set M=4096,N=1001,K=4096 --top 1 -o "$tmp/u1001.json"
