@@ -30,6 +30,7 @@
 #include "scheduler.h"
 #include "search_internal.h"
 #include "splitk.h"
+#include "stage_hold.h"
 #include "streamk.h"
 #include "validate.h"
 
@@ -611,6 +612,38 @@ static void try_wg_stores(search *S, pt_schedule_candidate *c, const pt_intra_op
     pt_timeline_free(&tl);
 }
 
+/* CUDA-core readers handing their ring stages back behind a proxy fence once read ("release":
+ * "fence") instead of with the wgmma group that consumed what they made: the same program,
+ * kept where predicted faster. The fence costs the reader (hw.proxy_fence_ns) and frees the
+ * stage sooner: on the H100 1.9% faster on ChunkState (memory-bound, its rings 2 deep) and 3.6%
+ * slower on ChunkScan (bound by its CUDA-core work), BENCHMARKS.md session 51. Tried only where
+ * some reader's stages do go back with a group. */
+static void try_fenced_release(search *S, pt_schedule_candidate *c)
+{
+    pt_stage_hold h;
+    pt_stage_hold_lags(&c->prog, &c->sg, &h);
+    if (!h.defer_reads || c->prog.release == PT_RELEASE_FENCE)
+        return;
+    pt_sprogram q;
+    if (!pt_sprogram_copy(&q, &c->prog))
+        return;
+    q.release = PT_RELEASE_FENCE;
+    pt_validation v;
+    pt_error err;
+    pt_timeline tl = {0};
+    if (pt_validate(&q, &c->sg, S->hw, &v, &err) &&
+        (!S->o || !S->o->accept || S->o->accept(S->o->ctx, &q, &c->sg, S->hw, &err)) &&
+        pt_simulate(&q, &c->sg, S->hw, &tl, &err) && tl.kernel_time_ns < c->predicted_ns) {
+        pt_sprogram_free(&c->prog);
+        c->prog = q;
+        c->predicted_ns = c->total_ns = tl.kernel_time_ns;
+        c->tflops = tl.tflops;
+    } else {
+        pt_sprogram_free(&q);
+    }
+    pt_timeline_free(&tl);
+}
+
 /* One candidate: tiling and io, its exp_decay lowered as `decay`. */
 static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opts *io,
                           pt_decay_form decay)
@@ -705,6 +738,7 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     pt_timeline_free(&tl);
     try_prologue_ahead(S, &c);
     try_wg_stores(S, &c, io);
+    try_fenced_release(S, &c);
     size_t n = 0;
     for (int a = 0; a < S->g->n_axes; a++)
         if (S->vals[a].n > 1 || (!S->g->axes[a].batch && tiling->tile[a] < S->g->axes[a].extent))
@@ -734,7 +768,9 @@ static void try_candidate(search *S, const pt_tiling *tiling, const pt_intra_opt
     if (c.pro_ahead && n < sizeof c.desc)
         n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " prologue-ahead");
     if (c.sg.tiling.wg_stores && n < sizeof c.desc)
-        snprintf(c.desc + n, sizeof c.desc - n, " wg-stores");
+        n += (size_t)snprintf(c.desc + n, sizeof c.desc - n, " wg-stores");
+    if (c.prog.release == PT_RELEASE_FENCE && n < sizeof c.desc)
+        snprintf(c.desc + n, sizeof c.desc - n, " release=fence");
     offer(&S->top, &c);
 }
 

@@ -126,6 +126,7 @@ static const field fields[] = {
     FLD("tile_overhead_ns", F_NUM, tile_overhead_ns, 0, 1e9, false),
     FLD_OPT("wg_store_stagger", F_NUM, wg_store_stagger, 0, 1),
     FLD_OPT("dynamic_claim_ns", F_NUM, dynamic_claim_ns, 0, 1e6),
+    FLD_OPT("proxy_fence_ns", F_NUM, proxy_fence_ns, 0, 1e6),
     FLD_OPT("decay_factored_exp_work", F_NUM, decay_factored_exp_work, 0, 1),
     FLD_OPT("decay_factored_tile_work", F_NUM, decay_factored_tile_work, 0, 1),
     FLD_OPT("decay_factored_vec_work", F_NUM, decay_factored_vec_work, 0, 1),
@@ -145,7 +146,7 @@ static const char *const top_keys[] = {
     "format", "version", "base", "name", "vendor", "arch", "source", "sources",
     "eu_count", "clock_ghz", "warp_size", "smem_per_eu", "smem_per_block", "regs_per_eu",
     "max_regs_per_thread", "min_regs_per_thread", "max_threads_per_block", "max_warps_per_eu",
-    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "hbm_write_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_frag_rate", "dequant_frag_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "dequant_frag_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "launch_base_ns", "launch_ramp_floor_ns", "dependent_launch_saved_ns", "tile_overhead_ns", "wg_store_stagger", "dynamic_claim_ns", "decay_factored_exp_work", "decay_factored_tile_work", "decay_factored_vec_work", "decay_factored16_vec_work", "mma",
+    "l2_bytes", "hbm_gbps", "l2_gbps", "l2_sm_gbps", "hbm_write_gbps", "reuse_gbps", "lds_read_bytes_per_clk", "dequant_rows_rate", "dequant_rows_fp4_rate", "dequant_frag_rate", "dequant_frag_fp4_rate", "dequant_tile_rate", "dequant_rows_block_ns", "dequant_frag_block_ns", "simds_per_eu", "cuda_core_power", "cuda_core_fair", "barrier_ns", "barrier_wait_ns", "launch_ns", "launch_base_ns", "launch_ramp_floor_ns", "dependent_launch_saved_ns", "tile_overhead_ns", "wg_store_stagger", "dynamic_claim_ns", "proxy_fence_ns", "decay_factored_exp_work", "decay_factored_tile_work", "decay_factored_vec_work", "decay_factored16_vec_work", "mma",
     "tma_box_max", "tma_oob_row_ns", "dram_blend_p", "dram_short_run", "dram_run_halving", "dram_overfill_ns", "dram_overfill_doubling", "clusters", "seus", "costs", NULL};
 static const char *const cluster_keys[] = {"capacity", "sync_ns", "source", NULL};
 static const char *const mma_keys[] = {"m", "n_max", "n_step", "k_bytes", "source", NULL};

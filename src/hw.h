@@ -132,6 +132,10 @@ typedef struct {
     double dynamic_claim_ns;     /* per tile a persistent CTA claims from a dynamic hand-out
                                     (an atomic on a global counter before the tile's loads);
                                     0 = free */
+    double proxy_fence_ns;       /* per instance of a CUDA-core sTask that hands its ring stages
+                                    back behind a proxy fence once read (stage_hold.h): the
+                                    warp waits there for its shared-memory loads; 0 = free.
+                                    Dequantisation's fitted rates already hold theirs */
     /* The factored decay's pieces (decay_form.h): their work per element as a fraction of the
      * tile form's exp_decay, tile multiply and vector multiply at those kinds' rates; 0 = the
      * instruction-count estimates of decay_form.h */

@@ -1498,6 +1498,34 @@ static void stask_cost(const sim_state *S, const pt_decay_chain *decay, int s, d
     }
 }
 
+/* A CUDA-core sTask that reads a ring stage into registers and hands it back behind a proxy
+ * fence (the sProgram's "release": "fence", or where no wgmma group can take it: stage_hold.h)
+ * waits at the fence for its loads: hw.proxy_fence_ns more per instance. Dequantisation is left
+ * out: its rates were fitted on kernels that fence. */
+static void charge_fences(sim_state *S)
+{
+    const pt_stask_graph *sg = S->sg;
+    if (S->hw->proxy_fence_ns <= 0)
+        return;
+    pt_stage_hold hold;
+    pt_stage_hold_lags(S->p, sg, &hold);
+    for (int s = 0; s < sg->n; s++) {
+        const pt_stask *t = &sg->tasks[s];
+        int L, pos;
+        if (t->region != PT_REGION_BODY || t->kind == PT_ST_MMA || t->kind == PT_ST_LOAD ||
+            t->kind == PT_ST_DEQUANT || !pt_sprogram_placement(S->p, s, &L, &pos) ||
+            S->p->lanes[L].seu != PT_SEU_CUDA_CORE || pt_stask_fills_ring(sg, s) ||
+            pt_stage_release_group(S->p, sg, &hold, S->hw, s) >= 0)
+            continue;
+        bool reads_ring = false;
+        for (int l = 0; l < sg->n && !reads_ring; l++)
+            reads_ring = pt_stask_fills_ring(sg, l) && sg->tasks[l].region == PT_REGION_BODY &&
+                         pt_stage_reader(sg, l, s);
+        if (reads_ring)
+            S->latency[s] += S->hw->proxy_fence_ns;
+    }
+}
+
 static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
 {
     const pt_stask_graph *sg = S->sg;
@@ -1560,6 +1588,7 @@ static bool sim_setup(sim_state *S, int64_t *n_inst, pt_error *err)
     }
     if (!place_tasks(S, n_inst, err) || !build_deps(S, err) || !build_lanes(S, err))
         return false;
+    charge_fences(S);
     S->clock_slow = power_capped_slowdown(S);
     S->simds = S->hw->simds_per_eu > PT_MAX_SIMDS ? PT_MAX_SIMDS : S->hw->simds_per_eu;
     S->fair = S->hw->cuda_core_fair && S->simds == 0 && loop_cc_all_peaked(S);

@@ -201,6 +201,22 @@ void pt_sprogram_free(pt_sprogram *p)
     memset(p, 0, sizeof *p);
 }
 
+const char *pt_release_form_name(pt_release_form f)
+{
+    return f == PT_RELEASE_FENCE ? "fence" : "group";
+}
+
+bool pt_release_form_parse(const char *s, pt_release_form *out)
+{
+    if (s && strcmp(s, "group") == 0)
+        *out = PT_RELEASE_GROUP;
+    else if (s && strcmp(s, "fence") == 0)
+        *out = PT_RELEASE_FENCE;
+    else
+        return false;
+    return true;
+}
+
 bool pt_sprogram_copy(pt_sprogram *dst, const pt_sprogram *src)
 {
     if (dst == src)

@@ -92,6 +92,14 @@ typedef struct {
     int64_t value;
 } pt_sprogram_param;
 
+/* How a CUDA-core sTask that reads a ring stage into registers hands it back (stage_hold.h):
+ * GROUP with the wgmma group that consumed what it made, where the rings still progress so
+ * (else as FENCE); FENCE behind a proxy fence right after its own reads. */
+typedef enum { PT_RELEASE_GROUP = 0, PT_RELEASE_FENCE = 1 } pt_release_form;
+
+const char *pt_release_form_name(pt_release_form f);
+bool pt_release_form_parse(const char *s, pt_release_form *out);
+
 typedef struct {
     char graph_name[PT_NAME_MAX];
     char hw_name[48];
@@ -109,6 +117,8 @@ typedef struct {
     pt_wait_entry *waits;
     pt_partition_spec partition;
     pt_decay_form decay;           /* "decay": how exp_decay's tile is lowered (decay_form.h) */
+    pt_release_form release;       /* "release": how a CUDA-core reader hands a ring stage back
+                                      (stage_hold.h) */
 } pt_sprogram;
 
 const char *pt_raster_name(pt_raster r);

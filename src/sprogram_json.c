@@ -517,13 +517,24 @@ static bool load_decay(const loader *L, const cJSON *root)
     return true;
 }
 
+/* "release": absent means "group", what every file before the choice means. */
+static bool load_release(const loader *L, const cJSON *root)
+{
+    const char *form = NULL;
+    if (!pt_json_get_string(root, "release", false, L->file, "$", &form, L->err))
+        return false;
+    if (form && !pt_release_form_parse(form, &L->p->release))
+        return fail_at(L, "$.release", "is \"%.64s\"; expected group or fence", form);
+    return true;
+}
+
 /* ---- load entry points ------------------------------------------------------------------- */
 
 static bool load_root(loader *L, const cJSON *root, bool *partitioned)
 {
     static const char *const keys[] = {"format", "version", "graph", "hw", "params", "tile",
                                        "warpgroups", "wg_axis", "wg_stores", "stages", "roles", "partition", "lanes",
-                                       "waits", "decay", NULL};
+                                       "waits", "decay", "release", NULL};
     if (!cJSON_IsObject(root))
         return fail_at(L, "$", "is %s; expected an sProgram object", pt_json_type(root));
     if (!pt_json_expect_kind(root, PT_FILE_SPROGRAM, L->file, L->err))
@@ -552,7 +563,7 @@ static bool load_root(loader *L, const cJSON *root, bool *partitioned)
     L->p->tiling = given;
     snprintf(L->p->graph_name, sizeof L->p->graph_name, "%s", L->g->name);
     memcpy(L->p->hw_name, hw, sizeof hw);
-    return load_decay(L, root) && load_params(L, root) && load_stages(L, root) && load_roles(L, root) && load_partition(L, root) &&
+    return load_decay(L, root) && load_release(L, root) && load_params(L, root) && load_stages(L, root) && load_roles(L, root) && load_partition(L, root) &&
            load_lanes(L, root) && load_waits(L, root);
 }
 
@@ -660,6 +671,8 @@ static void write_header(strbuf *b, const pt_sprogram *p, const pt_stask_graph *
         sb_printf(b, ",\n  \"wg_stores\": true");
     if (p->decay != PT_DECAY_TILE)
         sb_printf(b, ",\n  \"decay\": \"%s\"", pt_decay_form_name(p->decay));
+    if (p->release != PT_RELEASE_GROUP)
+        sb_printf(b, ",\n  \"release\": \"%s\"", pt_release_form_name(p->release));
     sb_printf(b, ",\n  \"stages\": {");
     k = 0;
     for (int t = 0; g && t < g->n_tensors && t < PT_MAX_TENSORS; t++)

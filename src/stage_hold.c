@@ -182,9 +182,10 @@ static void decide(const pt_sprogram *p, const pt_stask_graph *sg, pt_stage_hold
             return;
         }
     }
-    /* CUDA-core readers hand their stages back with a wgmma group where that keeps the rings
-     * progressing (stage_hold.h); otherwise each goes back behind a fence once read */
-    if (any_group(p, sg)) {
+    /* CUDA-core readers hand their stages back with a wgmma group where the sProgram asks for
+     * it ("release": "group", the default) and that keeps the rings progressing (stage_hold.h);
+     * otherwise each goes back behind a fence once read */
+    if (p->release == PT_RELEASE_GROUP && any_group(p, sg)) {
         h->defer_reads = true;
         if (!pt_validate_ring_progress(p, sg, p->stages, h, NULL, 0))
             h->defer_reads = false;

@@ -32,7 +32,8 @@ typedef struct {
     bool progress;               /* the rings make progress under these lags */
     bool defer_reads;            /* a CUDA-core reader's stages go back with a wgmma group
                                     (pt_stage_release_group) rather than behind a fence once
-                                    read: taken where the rings still progress so */
+                                    read: taken where the sProgram's release is "group" and
+                                    the rings still progress so */
 } pt_stage_hold;
 
 /* Decide the contract for (p, sg). Never fails: an sProgram the validator refuses still gets

@@ -226,6 +226,8 @@ else bad "--measure shortlist: $(cat "$tmp/out" | tail -7)"; fi
 # a model it names that is not here leaves the default (H200), with a note naming the file and field.
 "$cli" schedule mamba2_chunk_state --hw H100 --target sm90a --set B=8,S=2048 --top 1 -o "$tmp/cs_h100.json" >/dev/null 2>&1
 expect 0 "simulate an H100 sProgram without --hw" "$cli" simulate mamba2_chunk_state --set B=8,S=2048 --program "$tmp/cs_h100.json"
+if grep -q '"release": "fence"' "$tmp/cs_h100.json"; then ok "ChunkState's H100 pick hands its stages back behind a fence"
+else bad "ChunkState's H100 pick: no \"release\": \"fence\""; fi
 if grep -qE '^predicted kernel time .* on H100 ' "$tmp/out"; then ok "read against its own model (H100)"
 else bad "model of an H100 sProgram: $(head -1 "$tmp/out")"; fi
 expect 0 "simulate an H100 sProgram with --hw H200" "$cli" simulate mamba2_chunk_state --set B=8,S=2048 --program "$tmp/cs_h100.json" --hw H200
