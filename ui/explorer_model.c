@@ -550,6 +550,19 @@ bool pt_explorer_model_set_decay(pt_explorer_model *m, pt_decay_form form, pt_er
     return commit(m, &c, NULL, NULL, err);
 }
 
+bool pt_explorer_model_set_release(pt_explorer_model *m, pt_release_form form, pt_error *err)
+{
+    if (!m->have_prog)
+        return pt_fail(err, "nothing is loaded");
+    if (m->prog.release == form)
+        return pt_fail(err, "the release is already %s", pt_release_form_name(form));
+    pt_sprogram c;
+    if (!begin(m, &c, err))
+        return false;
+    c.release = form;
+    return commit(m, &c, NULL, NULL, err);
+}
+
 /* A retile that starts the lanes over (some sTask of the old partition is gone, as when each
  * warpgroup's store replaces the tile's one) still keeps what the user chose where the new
  * program stays valid with it: the decay's form, the rings' stages and the iteration offsets of
@@ -561,6 +574,7 @@ static void carry_choices(const pt_explorer_model *m, pt_sprogram *np, const pt_
     np->decay = m->prog.decay;
     if (!pt_validate(np, nsg, &m->hw, NULL, &verr))
         np->decay = decay;
+    np->release = m->prog.release; /* valid in every program: it only moves releases */
     int stages[PT_MAX_TENSORS];
     memcpy(stages, np->stages, sizeof stages);
     for (int t = 0; t < PT_MAX_TENSORS; t++)

@@ -202,6 +202,8 @@ bool pt_explorer_model_set_run(pt_explorer_model *m, int run, pt_error *err);
 /* The sProgram's "decay" (decay_form.h): exp_decay as a tile or factored (its row factor on
  * the accumulators); refused for a graph without the exp_decay chain, with the reason. */
 bool pt_explorer_model_set_decay(pt_explorer_model *m, pt_decay_form form, pt_error *err);
+/* The sProgram's "release" (stage_hold.h): how CUDA-core readers hand ring stages back. */
+bool pt_explorer_model_set_release(pt_explorer_model *m, pt_release_form form, pt_error *err);
 /* Re-tile with a spec like "m=128,n=128,k=64,wg=2" applied over the current tiling: Propagate
  * and re-partition; the placement and waits are kept where every sTask id survives, else the
  * default sProgram of the new sTask-graph. */

@@ -380,7 +380,7 @@ void win_update_title_and_actions(PtWindow *self)
     enable(self, "undo", pt_explorer_model_can_undo(m));
     enable(self, "redo", pt_explorer_model_can_redo(m));
     static const char *const edits[] = {"append", "wait-add", "wait-remove", "stages", "split-k", "split-cluster",
-                                        "stream-k", "run", "tile", "decay",
+                                        "stream-k", "run", "tile", "decay", "release",
                                         "save", "save-as", "wait-add-dialog", "wait-remove-last",
                                         "show-critical", "show-ctas", "unroll-loop"};
     for (guint i = 0; i < G_N_ELEMENTS(edits); i++)
@@ -663,6 +663,20 @@ static void action_decay(GSimpleAction *a, GVariant *p, gpointer data)
     win_edited(self, pt_explorer_model_set_decay(self->model, form, &err), &err);
 }
 
+static void action_release(GSimpleAction *a, GVariant *p, gpointer data)
+{
+    PtWindow *self = data;
+    (void)a;
+    pt_error err = {{0}};
+    pt_release_form form;
+    if (!pt_release_form_parse(g_variant_get_string(p, NULL), &form)) {
+        pt_fail(&err, "release \"%s\": expected group or fence", g_variant_get_string(p, NULL));
+        win_edited(self, false, &err);
+        return;
+    }
+    win_edited(self, pt_explorer_model_set_release(self->model, form, &err), &err);
+}
+
 static void action_split_cluster(GSimpleAction *a, GVariant *p, gpointer data)
 {
     PtWindow *self = data;
@@ -845,6 +859,7 @@ static const GActionEntry win_actions[] = {
     {"split-k", action_split_k, "i", NULL, NULL, {0}},
     {"split-cluster", action_split_cluster, "b", NULL, NULL, {0}},
     {"decay", action_decay, "s", NULL, NULL, {0}},
+    {"release", action_release, "s", NULL, NULL, {0}},
     {"stream-k", action_stream_k, "i", NULL, NULL, {0}},
     {"run", action_run, "i", NULL, NULL, {0}},
     {"offset", action_offset, "(si)", NULL, NULL, {0}},

@@ -119,6 +119,8 @@ GtkWidget *pt_window_get_decay_check(PtWindow *self);
 /* Its "16-bit factor" check button (decay "factored16"; insensitive with the tile form), or NULL
  * as that one. */
 GtkWidget *pt_window_get_decay16_check(PtWindow *self);
+/* The "Fence releases" check button (sProgram "release"), or NULL where it changes nothing. */
+GtkWidget *pt_window_get_release_check(PtWindow *self);
 /* The tile form's drop-down of the tensor-core rows' axis (wg_axis), or NULL when the graph
  * has no choice. */
 GtkWidget *pt_window_get_rows_axis_drop_down(PtWindow *self);

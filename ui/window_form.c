@@ -1,12 +1,14 @@
 /* window_form.c — the inspector's form in PtWindow: tile sizes per graph axis (Propagate on
  * Apply) and the axis of the tensor-core rows, stages of the buffered tensors, the inter-EU
  * partition's split-K, stream-K grid and tiles per run, and the selected loop-body sTask's
- * iteration offset, and the decay's form where the graph has an exp_decay chain. Its widgets
- * only send win.tile / win.stages / win.split-k / win.stream-k / win.run / win.offset /
- * win.decay; the form is rebuilt from the model after every load and edit. */
+ * iteration offset, the decay's form where the graph has an exp_decay chain, and how CUDA-core
+ * readers hand ring stages back where that is a choice. Its widgets only send win.tile /
+ * win.stages / win.split-k / win.stream-k / win.run / win.offset / win.decay / win.release;
+ * the form is rebuilt from the model after every load and edit. */
 #include "window_private.h"
 
 #include "ring_reuse.h"
+#include "stage_hold.h"
 #include "streamk.h"
 
 static void apply_tile_form(PtWindow *self)
@@ -253,6 +255,41 @@ static void build_decay(PtWindow *self)
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6); /* a row, as the other parts */
     gtk_box_append(GTK_BOX(row), check);
     gtk_box_append(GTK_BOX(row), r16);
+    gtk_box_append(GTK_BOX(self->form_box), row);
+}
+
+static void on_release_toggled(GtkCheckButton *check, gpointer data)
+{
+    gtk_widget_activate_action(GTK_WIDGET(data), "win.release", "s",
+                               gtk_check_button_get_active(check) ? "fence" : "group");
+}
+
+GtkWidget *pt_window_get_release_check(PtWindow *self)
+{
+    return form_widget(self, GTK_TYPE_CHECK_BUTTON, "pt-release", NULL);
+}
+
+/* The release form (sProgram "release"), only where it changes something: some CUDA-core
+ * reader would hand its stages back with a wgmma group, or the program already fences. */
+static void build_release(PtWindow *self)
+{
+    const pt_explorer_model *m = self->model;
+    pt_sprogram g = m->prog; /* read only: the contract's decision under "group" */
+    g.release = PT_RELEASE_GROUP;
+    pt_stage_hold h;
+    pt_stage_hold_lags(&g, &m->sg, &h);
+    if (!h.defer_reads && m->prog.release != PT_RELEASE_FENCE)
+        return;
+    GtkWidget *check = gtk_check_button_new_with_mnemonic("Fence _releases");
+    gtk_check_button_set_active(GTK_CHECK_BUTTON(check), m->prog.release == PT_RELEASE_FENCE);
+    g_object_set_data(G_OBJECT(check), "pt-release", GINT_TO_POINTER(1));
+    gtk_widget_set_tooltip_text(check, "CUDA-core sTasks hand the ring stages they read back "
+                                       "behind a proxy fence right after their reads, instead of "
+                                       "with the wgmma group that used them: the stage is free "
+                                       "sooner, each read waits for its loads (win.release)");
+    g_signal_connect(check, "toggled", G_CALLBACK(on_release_toggled), self);
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    gtk_box_append(GTK_BOX(row), check);
     gtk_box_append(GTK_BOX(self->form_box), row);
 }
 
@@ -518,6 +555,7 @@ static void build_form_now(PtWindow *self)
     gtk_box_append(GTK_BOX(self->form_box), stages);
     build_partition(self);
     build_decay(self);
+    build_release(self);
 
     self->offset_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     gtk_box_append(GTK_BOX(self->form_box), self->offset_box);
