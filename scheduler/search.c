@@ -528,6 +528,28 @@ static bool has_prologue_product(const pt_stask_graph *sg)
     return false;
 }
 
+/* q, a variant of c's program over the same partition, replaces it where it is valid, the
+ * acceptance test takes it and it is predicted faster (true); otherwise q is freed (false). */
+static bool keep_if_faster(search *S, pt_schedule_candidate *c, pt_sprogram *q)
+{
+    pt_validation v;
+    pt_error err;
+    pt_timeline tl = {0};
+    bool faster = pt_validate(q, &c->sg, S->hw, &v, &err) &&
+                  (!S->o || !S->o->accept || S->o->accept(S->o->ctx, q, &c->sg, S->hw, &err)) &&
+                  pt_simulate(q, &c->sg, S->hw, &tl, &err) && tl.kernel_time_ns < c->predicted_ns;
+    if (faster) {
+        pt_sprogram_free(&c->prog);
+        c->prog = *q;
+        c->predicted_ns = c->total_ns = tl.kernel_time_ns;
+        c->tflops = tl.tflops;
+    } else {
+        pt_sprogram_free(q);
+    }
+    pt_timeline_free(&tl);
+    return faster;
+}
+
 /* Offset 1 on every prologue product of p: each issued a tile ahead. */
 static void set_prologue_ahead(pt_sprogram *p, const pt_stask_graph *sg)
 {
@@ -549,21 +571,8 @@ static void try_prologue_ahead(search *S, pt_schedule_candidate *c)
     if (!pt_sprogram_copy(&q, &c->prog))
         return;
     set_prologue_ahead(&q, &c->sg);
-    pt_validation v;
-    pt_error err;
-    pt_timeline tl = {0};
-    if (pt_validate(&q, &c->sg, S->hw, &v, &err) &&
-        (!S->o || !S->o->accept || S->o->accept(S->o->ctx, &q, &c->sg, S->hw, &err)) &&
-        pt_simulate(&q, &c->sg, S->hw, &tl, &err) && tl.kernel_time_ns < c->predicted_ns) {
-        pt_sprogram_free(&c->prog);
-        c->prog = q;
-        c->predicted_ns = c->total_ns = tl.kernel_time_ns;
-        c->tflops = tl.tflops;
+    if (keep_if_faster(S, c, &q))
         c->pro_ahead = true;
-    } else {
-        pt_sprogram_free(&q);
-    }
-    pt_timeline_free(&tl);
 }
 
 /* Each warpgroup storing its own rows (tiling wg_stores): the same tiling re-partitioned so
@@ -617,31 +626,22 @@ static void try_wg_stores(search *S, pt_schedule_candidate *c, const pt_intra_op
  * kept where predicted faster. The fence costs the reader (hw.proxy_fence_ns) and frees the
  * stage sooner: on the H100 1.9% faster on ChunkState (memory-bound, its rings 2 deep) and 3.6%
  * slower on ChunkScan (bound by its CUDA-core work), BENCHMARKS.md session 51. Tried only where
- * some reader's stages do go back with a group. */
+ * some reader's stages do go back with a group, on candidates near the list. */
 static void try_fenced_release(search *S, pt_schedule_candidate *c)
 {
     pt_stage_hold h;
     pt_stage_hold_lags(&c->prog, &c->sg, &h);
     if (!h.defer_reads || c->prog.release == PT_RELEASE_FENCE)
         return;
+    /* the fence moves a kernel by a few percent: a candidate further than 5% behind the k-th
+     * best cannot enter the list with it (this halves the simulations on ChunkScan) */
+    if (c->predicted_ns > 1.05 * kth_best(&S->top))
+        return;
     pt_sprogram q;
     if (!pt_sprogram_copy(&q, &c->prog))
         return;
     q.release = PT_RELEASE_FENCE;
-    pt_validation v;
-    pt_error err;
-    pt_timeline tl = {0};
-    if (pt_validate(&q, &c->sg, S->hw, &v, &err) &&
-        (!S->o || !S->o->accept || S->o->accept(S->o->ctx, &q, &c->sg, S->hw, &err)) &&
-        pt_simulate(&q, &c->sg, S->hw, &tl, &err) && tl.kernel_time_ns < c->predicted_ns) {
-        pt_sprogram_free(&c->prog);
-        c->prog = q;
-        c->predicted_ns = c->total_ns = tl.kernel_time_ns;
-        c->tflops = tl.tflops;
-    } else {
-        pt_sprogram_free(&q);
-    }
-    pt_timeline_free(&tl);
+    keep_if_faster(S, c, &q);
 }
 
 /* One candidate: tiling and io, its exp_decay lowered as `decay`. */
