@@ -225,14 +225,15 @@ GtkWidget *pt_window_get_decay16_check(PtWindow *self)
     return form_widget(self, GTK_TYPE_CHECK_BUTTON, "pt-decay16", NULL);
 }
 
-/* The decay's form (decay_form.h), only where the graph has the chain it applies to. */
-static void build_decay(PtWindow *self)
+/* The decay's form (decay_form.h), only where the graph has the chain it applies to: its row,
+ * or NULL. */
+static GtkWidget *build_decay(PtWindow *self)
 {
     const pt_explorer_model *m = self->model;
     pt_decay_chain chain;
     pt_error e = {{0}};
     if (!pt_decay_chain_find(&m->graph, &chain, &e))
-        return;
+        return NULL;
     GtkWidget *check = gtk_check_button_new_with_mnemonic("_Factored decay");
     gtk_check_button_set_active(GTK_CHECK_BUTTON(check), pt_decay_is_factored(m->prog.decay));
     g_object_set_data(G_OBJECT(check), "pt-decay", GINT_TO_POINTER(1));
@@ -256,6 +257,7 @@ static void build_decay(PtWindow *self)
     gtk_box_append(GTK_BOX(row), check);
     gtk_box_append(GTK_BOX(row), r16);
     gtk_box_append(GTK_BOX(self->form_box), row);
+    return row;
 }
 
 static void on_release_toggled(GtkCheckButton *check, gpointer data)
@@ -270,8 +272,9 @@ GtkWidget *pt_window_get_release_check(PtWindow *self)
 }
 
 /* The release form (sProgram "release"), only where it changes something: some CUDA-core
- * reader would hand its stages back with a wgmma group, or the program already fences. */
-static void build_release(PtWindow *self)
+ * reader would hand its stages back with a wgmma group, or the program already fences. On
+ * `row` (the decay's) where there is one, so the form keeps its height. */
+static void build_release(PtWindow *self, GtkWidget *row)
 {
     const pt_explorer_model *m = self->model;
     pt_sprogram g = m->prog; /* read only: the contract's decision under "group" */
@@ -288,9 +291,11 @@ static void build_release(PtWindow *self)
                                        "with the wgmma group that used them: the stage is free "
                                        "sooner, each read waits for its loads (win.release)");
     g_signal_connect(check, "toggled", G_CALLBACK(on_release_toggled), self);
-    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+    if (!row) {
+        row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+        gtk_box_append(GTK_BOX(self->form_box), row);
+    }
     gtk_box_append(GTK_BOX(row), check);
-    gtk_box_append(GTK_BOX(self->form_box), row);
 }
 
 static void on_run_changed(GtkSpinButton *spin, gpointer data)
@@ -554,8 +559,7 @@ static void build_form_now(PtWindow *self)
         gtk_grid_attach(GTK_GRID(stages), form_label("none"), 0, 1, 1, 1);
     gtk_box_append(GTK_BOX(self->form_box), stages);
     build_partition(self);
-    build_decay(self);
-    build_release(self);
+    build_release(self, build_decay(self));
 
     self->offset_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     gtk_box_append(GTK_BOX(self->form_box), self->offset_box);
